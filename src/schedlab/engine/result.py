@@ -1,0 +1,64 @@
+"""The outcome of one simulation: per-job columns, time series, statistics.
+
+Metrics, plots, writers and the experiment store read only a :class:`Result`;
+they never look inside the engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+FINISHED, KILLED, REJECTED = 0, 1, 2
+STATUS_NAMES = ("finished", "killed", "rejected")
+
+
+@dataclass
+class Result:
+    """Per-job columns (numpy int64, one entry per simulated job, in workload order).
+
+    ``start``/``end`` are -1 for rejected jobs.  ``runtime`` is the runtime the
+    job asked for in the workload; the time it really held its processors is
+    ``end - start`` (shorter when it was killed at its estimate).
+    ``planned_start`` is the first start time a planning policy promised the
+    job (-1 where the policy makes no promises).
+
+    ``series_time``/``series_busy``/``series_queue`` describe step functions:
+    from ``series_time[k]`` until the next entry, ``series_busy[k]`` processors
+    were in use and ``series_queue[k]`` jobs were waiting.
+    """
+
+    processors: int
+    policy: str
+    job_id: np.ndarray
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    width: np.ndarray
+    estimate: np.ndarray
+    runtime: np.ndarray
+    status: np.ndarray
+    planned_start: np.ndarray
+    series_time: np.ndarray
+    series_busy: np.ndarray
+    series_queue: np.ndarray
+    workload: str = "workload"
+    params: dict[str, Any] = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    reject_reasons: dict[int, str] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.job_id)
+
+    @property
+    def accepted(self) -> np.ndarray:
+        """Boolean mask of jobs that ran (finished or killed)."""
+        return self.status != REJECTED
+
+    def status_names(self) -> list[str]:
+        """Status of every job as a word: finished, killed or rejected."""
+        return [STATUS_NAMES[s] for s in self.status.tolist()]

@@ -1,0 +1,80 @@
+"""The job record and the workload that carries jobs plus trace metadata.
+
+Times are integer seconds since the start of the trace (SWF is integer
+seconds; integer time keeps every run exact and bit-reproducible).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Iterator, Mapping, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One batch job as submitted.
+
+    ``estimate`` is the user's requested wall time (always >= 1 once a
+    workload is loaded); ``runtime`` is what the job really needs (>= 0).  A
+    job whose runtime exceeds its estimate is killed at the estimate unless
+    the simulation runs with ``overrun="extend"``.
+    """
+
+    id: int
+    submit: int
+    runtime: int
+    estimate: int
+    width: int
+    user: int = -1
+    group: int = -1
+    queue: int = -1
+    deadline: int | None = None
+
+    @property
+    def area(self) -> int:
+        """Processor-seconds the job really uses (width x runtime)."""
+        return self.width * self.runtime
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Jobs ordered by (submit, id) plus what the trace says about itself.
+
+    ``processors`` is the machine size the trace was recorded on (SWF header
+    ``MaxProcs``, else ``MaxNodes``, else the widest job).  ``skipped`` counts
+    the records that could not be simulated, by reason; readers always fill
+    it so that the counts can be reported.
+    """
+
+    jobs: tuple[Job, ...]
+    processors: int
+    name: str = "workload"
+    header: Mapping[str, str] = field(default_factory=dict)
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    unix_start_time: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __iter__(self) -> Iterator[Job]:
+        return iter(self.jobs)
+
+    def __getitem__(self, index: int) -> Job:
+        return self.jobs[index]
+
+    def with_jobs(self, jobs: Sequence[Job], **changes) -> "Workload":
+        """A copy with other jobs (re-sorted by submit, id) and other metadata."""
+        ordered = tuple(sorted(jobs, key=lambda j: (j.submit, j.id)))
+        return replace(self, jobs=ordered, **changes)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """Columnar int64 view: id, submit, runtime, estimate, width, user, group, queue."""
+        names = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")
+        n = len(self.jobs)
+        if n == 0:
+            return {name: np.zeros(0, dtype=np.int64) for name in names}
+        rows = np.array([(j.id, j.submit, j.runtime, j.estimate, j.width, j.user, j.group, j.queue)
+                         for j in self.jobs], dtype=np.int64)
+        return {name: rows[:, k].copy() for k, name in enumerate(names)}
