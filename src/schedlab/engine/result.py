@@ -25,6 +25,9 @@ class Result:
     ``planned_start`` is the first start time a planning policy promised the
     job (-1 where the policy makes no promises).
 
+    ``suspended`` is the time each job spent suspended between its start and
+    its end (gang scheduling); ``None`` means no job was ever suspended.
+
     ``series_time``/``series_busy``/``series_queue`` describe step functions:
     from ``series_time[k]`` until the next entry, ``series_busy[k]`` processors
     were in use and ``series_queue[k]`` jobs were waiting.
@@ -50,6 +53,7 @@ class Result:
     reject_reasons: dict[int, str] = field(default_factory=dict)
     skipped: dict[str, int] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    suspended: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)

@@ -1,0 +1,29 @@
+"""schedlab: simulate, compare and reproduce parallel batch-job scheduling policies.
+
+The public API::
+
+    import schedlab
+    workload = schedlab.load_workload("KTH-SP2-1996-2.1-cln.swf.gz")
+    result = schedlab.simulate(workload, "sjf+easy")
+    metrics = schedlab.compute_metrics(result)
+"""
+
+__version__ = "0.1.0"
+
+from schedlab.api import compare, load_workload, simulate  # noqa: E402
+from schedlab.engine.result import Result  # noqa: E402
+from schedlab.errors import InputError, PolicyError  # noqa: E402
+from schedlab.policies import Policy, available_policies, make_policy  # noqa: E402
+from schedlab.workload.job import Job, Workload  # noqa: E402
+
+
+def compute_metrics(result: Result) -> dict:
+    """Aggregate metrics of a result (names and formulas: docs/metrics.md)."""
+    from schedlab.metrics import compute_metrics as _compute
+    return _compute(result)
+
+
+__all__ = [
+    "Job", "Policy", "InputError", "PolicyError", "Result", "Workload", "available_policies",
+    "compare", "compute_metrics", "load_workload", "make_policy", "simulate", "__version__",
+]

@@ -1,0 +1,67 @@
+"""The public Python API: load a workload, pick a policy, simulate, compare.
+
+The CLI and the experiment layer are thin wrappers over these functions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from schedlab.engine.result import Result
+from schedlab.engine.simulator import ProgressCallback, run
+from schedlab.errors import InputError
+from schedlab.policies.registry import PolicySpec, make_policy
+from schedlab.workload.job import Workload
+
+
+def load_workload(source: str | Path | Workload, *, width_field: str = "requested",
+                  missing_estimate: str = "use-runtime", strict: bool = False,
+                  processors: int | None = None, seed: int = 0,
+                  jobs: int | None = None) -> Workload:
+    """A workload from an SWF file (plain or gzip) or a built-in model name.
+
+    A name that is not an existing file is looked up among the built-in
+    models (``lublin``, …; see ``docs/models.md``), generated with ``seed``,
+    ``jobs`` and ``processors``.  SWF options are described in
+    ``docs/workloads.md``.
+    """
+    if isinstance(source, Workload):
+        return source
+    path = Path(source)
+    if path.exists():
+        if path.is_dir():
+            raise InputError("expected an SWF file, got a directory", file=str(path))
+        from schedlab.workload.swf import read_swf
+        return read_swf(path, width_field=width_field, missing_estimate=missing_estimate,
+                        strict=strict, processors=processors)
+    from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
+    if str(source) in BUILTIN_MODELS:
+        return generate_builtin(str(source), n_jobs=jobs, processors=processors, seed=seed)
+    raise InputError(f"no such file, and not a built-in model "
+                     f"(models: {', '.join(sorted(BUILTIN_MODELS))})", file=str(source))
+
+
+def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", *,
+             processors: int | None = None, overrun: str = "kill",
+             progress: ProgressCallback | None = None) -> Result:
+    """Simulate one policy on one workload and return the per-job :class:`Result`.
+
+    ``policy`` is a name (``"sjf+easy"``), a mapping with ``name`` and
+    parameters, or a :class:`~schedlab.policies.base.Policy`.  A workload
+    given as a path or model name is loaded with default options.
+    """
+    loaded = load_workload(workload, processors=processors)
+    return run(loaded, make_policy(policy), processors=processors, overrun=overrun,
+               progress=progress)
+
+
+def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
+            processors: int | None = None, overrun: str = "kill") -> dict[str, Result]:
+    """Simulate several policies on the same workload; results keyed by policy name."""
+    loaded = load_workload(workload, processors=processors)
+    results: dict[str, Result] = {}
+    for spec in policies:
+        policy = make_policy(spec)
+        results[policy.name] = run(loaded, policy, processors=processors, overrun=overrun)
+    return results

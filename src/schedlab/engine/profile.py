@@ -1,0 +1,165 @@
+"""The availability profile: free processors over future time.
+
+One implementation shared by every policy that plans ahead: conservative
+backfilling, planning-based scheduling and dynP's virtual schedules (Streit
+2002, §5), reservations (Margo et al.), QoPS admission (Islam et al.) and
+schedule-based grid search.
+
+The profile is a step function kept as two parallel lists: ``times[k]`` is a
+breakpoint and ``free[k]`` the number of free processors on
+``[times[k], times[k+1])``; the last step runs to infinity.  All intervals are
+half-open, so a job ending at ``t`` and one starting at ``t`` never overlap.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+
+class Profile:
+    """Free processors as a step function of (integer) time from ``origin`` on."""
+
+    __slots__ = ("capacity", "_times", "_free")
+
+    def __init__(self, capacity: int, origin: int = 0) -> None:
+        if capacity <= 0:
+            raise ValueError(f"capacity must be > 0, got {capacity}")
+        self.capacity = capacity
+        self._times = [origin]
+        self._free = [capacity]
+
+    def copy(self) -> "Profile":
+        """An independent copy (two list copies: cheap enough for what-if schedules)."""
+        clone = Profile.__new__(Profile)
+        clone.capacity = self.capacity
+        clone._times = self._times.copy()
+        clone._free = self._free.copy()
+        return clone
+
+    @property
+    def origin(self) -> int:
+        return self._times[0]
+
+    def steps(self) -> list[tuple[int, int]]:
+        """The breakpoints as ``(time, free processors from then on)`` pairs."""
+        return list(zip(self._times, self._free))
+
+    def free_at(self, t: int) -> int:
+        """Free processors at time ``t`` (``t`` >= origin)."""
+        return self._free[bisect_right(self._times, t) - 1]
+
+    def min_free(self, start: int, end: int) -> int:
+        """Fewest free processors anywhere in ``[start, end)``."""
+        times, free = self._times, self._free
+        k = bisect_right(times, start) - 1
+        lowest = free[k]
+        k += 1
+        n = len(times)
+        while k < n and times[k] < end:
+            if free[k] < lowest:
+                lowest = free[k]
+            k += 1
+        return lowest
+
+    def earliest_fit(self, width: int, duration: int, after: int) -> int:
+        """Earliest ``s >= after`` with ``width`` processors free on ``[s, s + duration)``.
+
+        The scan walks the steps from ``after``: on a step with too few free
+        processors it jumps to the next step; otherwise it checks the steps the
+        window covers and restarts behind the first one that blocks.  Every
+        step is looked at a bounded number of times, so the search is linear
+        in the number of breakpoints behind ``after``.
+        """
+        if width > self.capacity:
+            raise ValueError(f"width {width} exceeds capacity {self.capacity}")
+        times, free = self._times, self._free
+        n = len(times)
+        k = bisect_right(times, after) - 1
+        start = after
+        while True:
+            while free[k] < width:
+                k += 1
+                start = times[k]
+            end = start + duration
+            j = k + 1
+            while j < n and times[j] < end:
+                if free[j] < width:
+                    break
+                j += 1
+            else:
+                return start
+            k = j
+            start = times[j]
+
+    def reserve(self, start: int, duration: int, width: int) -> None:
+        """Take ``width`` processors on ``[start, start + duration)``.
+
+        Raises ``ValueError`` if that would leave fewer than 0 free anywhere:
+        the caller asked for something that does not fit.
+        """
+        if duration <= 0 or width == 0:
+            return
+        end = start + duration
+        first = self._split(start)
+        last = self._split(end)
+        free = self._free
+        for k in range(first, last):
+            if free[k] < width:
+                for undo in range(first, k):
+                    free[undo] += width
+                self._merge_around(first, last)
+                raise ValueError(
+                    f"reserving {width} processors on [{start}, {end}) does not fit: "
+                    f"only {free[k]} free at {self._times[k]}")
+            free[k] -= width
+        self._merge_around(first, last)
+
+    def release(self, start: int, duration: int, width: int) -> None:
+        """Give back ``width`` processors on ``[start, start + duration)``."""
+        if duration <= 0 or width == 0:
+            return
+        end = start + duration
+        first = self._split(start)
+        last = self._split(end)
+        free = self._free
+        capacity = self.capacity
+        for k in range(first, last):
+            free[k] += width
+            if free[k] > capacity:
+                raise ValueError(f"releasing {width} processors on [{start}, {end}) "
+                                 f"exceeds capacity at {self._times[k]}")
+        self._merge_around(first, last)
+
+    def discard_before(self, t: int) -> None:
+        """Forget the past: make ``t`` the new origin (``t`` >= origin)."""
+        times = self._times
+        k = bisect_right(times, t) - 1
+        if k > 0:
+            del times[:k]
+            del self._free[:k]
+        times[0] = t
+
+    def _split(self, t: int) -> int:
+        """Index of the breakpoint at ``t``, inserting one if needed (``t`` >= origin)."""
+        times = self._times
+        k = bisect_left(times, t)
+        if k < len(times) and times[k] == t:
+            return k
+        if k == 0:
+            raise ValueError(f"time {t} is before the profile origin {times[0]}")
+        times.insert(k, t)
+        self._free.insert(k, self._free[k - 1])
+        return k
+
+    def _merge_around(self, first: int, last: int) -> None:
+        """Drop breakpoints at ``last`` and ``first`` whose step equals the one before."""
+        times, free = self._times, self._free
+        if last < len(times) and free[last] == free[last - 1]:
+            del times[last]
+            del free[last]
+        if first > 0 and free[first] == free[first - 1]:
+            del times[first]
+            del free[first]
+
+    def __repr__(self) -> str:
+        return f"Profile(capacity={self.capacity}, steps={self.steps()!r})"

@@ -1,0 +1,242 @@
+"""Aggregate metrics of one simulated cluster, as a flat dict for metrics.json.
+
+The names returned by :func:`compute_metrics` are a contract: they appear in
+``metrics.json`` and are documented, with formula and source, in
+``docs/metrics.md`` and in :data:`METRIC_DOCS`.
+
+Conventions (the same for every metric):
+
+* Rejected jobs never ran: they are counted (``rejected``,
+  ``rejected_pct``, ``rejected_area_pct``) and left out of every time metric.
+* The observation window is [first submit, last end] over the jobs that ran
+  (Streit 2002, §5.1: lastEndTime - firstSubmitTime).  Makespan,
+  utilization, loss of capacity and the time-weighted queue length are
+  taken over it.
+* A mean over no jobs (or over a total weight of 0) and a ratio over a
+  window of length 0 are 0.0, so that the dict is always JSON-safe (no NaN).
+  ``finished + killed == 0`` tells that there was nothing to measure.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
+from schedlab.errors import InputError
+from schedlab.metrics import series
+from schedlab.metrics.classes import flat_breakdowns
+from schedlab.metrics.jobs import (
+    AcceptedJobs,
+    accepted_jobs,
+    bounded_slowdown,
+    expansion_factor,
+    mean,
+    node_seconds,
+    response_time,
+    slowdown,
+    wait_time,
+    weighted_mean,
+)
+
+#: Bounds (seconds) of the bounded slowdown reported as avg_bsld_<tau>
+#: (Feitelson et al. 1997 use 10 s; Streit 2002, §5.2 uses 60 s and 300 s).
+BSLD_TAUS = (10, 60, 300)
+
+#: Bounds (seconds) of Streit's width-weighted slowdown reported as sldww_<tau>
+#: (Streit 2002, §5.1 and Fig. 5 for 60 s; §5.2 and Fig. 7 for 300 s).
+SLDWW_TAUS = (60, 300)
+
+#: One line per flat metric name: meaning and source.  docs/metrics.md gives
+#: the full formulas.
+METRIC_DOCS: dict[str, str] = {
+    "jobs": "number of jobs in the result (finished + killed + rejected)",
+    "finished": "jobs that ran to completion",
+    "killed": "jobs killed at their estimate (Streit 2002, §4: CCS kills overrunning jobs)",
+    "rejected": "jobs rejected by the policy; excluded from every time metric",
+    "rejected_pct": "percentage of jobs rejected (QoPS, Islam et al., §4: unadmitted jobs)",
+    "rejected_area_pct": "percentage of requested processor-seconds (width x trace runtime) "
+                         "rejected (QoPS, Islam et al., §4: unadmitted processor-seconds)",
+    "avg_wait": "mean of start - submit, seconds",
+    "max_wait": "largest start - submit, seconds",
+    "avg_response": "ART: mean of end - submit, seconds (Streit 2002, §3.2)",
+    "artww": "ARTwW: response time weighted by width, seconds (Streit 2002, §3.2, §5.1)",
+    "avg_slowdown": "mean of max(response, 1) / max(run, 1) (Zhou et al., §5)",
+    "avg_bsld_10": "mean bounded slowdown max(1, response / max(run, 10)) (Feitelson et al. 1997)",
+    "avg_bsld_60": "mean bounded slowdown with tau = 60 s",
+    "avg_bsld_300": "mean bounded slowdown with tau = 300 s",
+    "sldww_60": "SLDwW_60: width-weighted mean of max(response, 60) / max(run, 60) "
+                "(Streit 2002, §5.1)",
+    "sldww_300": "SLDwW_300: the same with a 300 s bound (Streit 2002, §5.2, Fig. 7)",
+    "makespan": "last end - first submit, seconds (Streit 2002, §3.2 MS, relative to first submit)",
+    "utilization": "UTIL: sum(width x run) / (N x (last end - first submit)) (Streit 2002, §5.1)",
+    "utilization_margo": "node-seconds used / node-seconds available over the observation "
+                         "window (Margo et al., §4, eq. 1)",
+    "loss_of_capacity": "LOC: processor-seconds idle while jobs wait / (N x window) "
+                        "(Zhang et al. 2000, used by Streit 2002, §5.2)",
+    "expansion_factor_weighted": "mean of (wait + estimate) / estimate weighted by node-seconds "
+                                 "(Margo et al., §4, eq. 2)",
+    "wait_weighted": "mean wait weighted by node-seconds, seconds (Margo et al., §4, eq. 3)",
+    "avg_queue": "time-weighted mean number of waiting jobs over the window",
+    "max_queue": "largest number of waiting jobs held for a positive time",
+}
+
+
+def observation_window(jobs: AcceptedJobs) -> tuple[int, int]:
+    """[first submit, last end] over the jobs that ran; (0, 0) when none ran."""
+    if len(jobs) == 0:
+        return 0, 0
+    return int(jobs.submit.min()), int(jobs.end.max())
+
+
+def makespan(jobs: AcceptedJobs) -> int:
+    """Last end - first submit (Streit 2002, §3.2 MS = max end, here from the first submit)."""
+    t0, t1 = observation_window(jobs)
+    return t1 - t0
+
+
+def utilization_streit(jobs: AcceptedJobs, processors: int) -> float:
+    """UTIL = sum(width x run) / (N x (lastEnd - firstSubmit)) (Streit 2002, §5.1).
+
+    Streit's RequestedResources is the job's width; RunTime is end - start.
+    """
+    span = makespan(jobs)
+    if span == 0:
+        return 0.0
+    return float(np.sum(node_seconds(jobs))) / (processors * span)
+
+
+def utilization_margo(jobs: AcceptedJobs, processors: int,
+                      window: tuple[int, int] | None = None) -> float:
+    """Node-seconds used / node-seconds available (Margo et al., §4, eq. 1).
+
+    The paper measures "the percentage of the entire cluster being used
+    during the simulation".  The interval is ``window`` (t0, t1); each job's
+    node-seconds are clipped to it, which is how a month of a production log
+    is measured.  By default the window is the observation window
+    [first submit, last end], and the value then equals Streit's UTIL.
+    """
+    if window is None:
+        t0, t1 = observation_window(jobs)
+    else:
+        t0, t1 = window
+        if not t1 > t0:
+            raise InputError(f"expected a window (t0, t1) with t1 > t0, got {window!r}",
+                             field="window")
+    if t1 == t0:
+        return 0.0
+    inside = np.minimum(jobs.end, t1) - np.maximum(jobs.start, t0)
+    used = float(np.sum(jobs.width * np.maximum(inside, 0)))
+    return used / (processors * (t1 - t0))
+
+
+def loss_of_capacity(result: Result, window: tuple[int, int]) -> float:
+    """Fraction of capacity idle while jobs wait (Zhang et al. 2000; Streit 2002, §5.2).
+
+    LOC = sum_i n_i (t_{i+1} - t_i) delta_i / (N x (t1 - t0)) over the steps
+    of the series inside the window, where n_i is the number of idle
+    processors and delta_i is 1 when at least one job waits.  When the
+    queue is never empty (a saturated system) LOC = 1 - utilization, the
+    identity Streit states in §5.2.
+    """
+    t0, t1 = window
+    if t1 <= t0:
+        return 0.0
+    idle = result.processors - np.asarray(result.series_busy, dtype=np.int64)
+    waiting = np.asarray(result.series_queue) > 0
+    lost = series.integrate(result.series_time, idle * waiting, t0, t1)
+    return lost / (result.processors * (t1 - t0))
+
+
+def max_queue(result: Result) -> int:
+    """Largest number of waiting jobs held for a positive time (0 with no series)."""
+    _, queue = series.settle(result.series_time, result.series_queue)
+    return int(queue.max()) if len(queue) else 0
+
+
+def status_counts(result: Result) -> dict[str, int]:
+    """Number of jobs in total and per status."""
+    status = np.asarray(result.status)
+    return {
+        "jobs": int(len(status)),
+        "finished": int(np.count_nonzero(status == FINISHED)),
+        "killed": int(np.count_nonzero(status == KILLED)),
+        "rejected": int(np.count_nonzero(status == REJECTED)),
+    }
+
+
+def rejection_shares(result: Result) -> dict[str, float]:
+    """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §4).
+
+    A job's requested processor-seconds are width x its trace runtime (a
+    rejected job never ran, so nothing else is known of its size).
+    """
+    rejected = np.asarray(result.status) == REJECTED
+    area = np.asarray(result.width, dtype=np.float64) * np.asarray(result.runtime)
+    total_area = float(np.sum(area))
+    jobs = len(rejected)
+    return {
+        "rejected_pct": 100.0 * np.count_nonzero(rejected) / jobs if jobs else 0.0,
+        "rejected_area_pct": 100.0 * float(np.sum(area[rejected])) / total_area
+        if total_area else 0.0,
+    }
+
+
+def time_metrics(jobs: AcceptedJobs) -> dict[str, float | int]:
+    """User-centric means over the jobs that ran: wait, response, slowdowns."""
+    wait = wait_time(jobs)
+    response = response_time(jobs)
+    metrics: dict[str, float | int] = {
+        "avg_wait": mean(wait),
+        "max_wait": int(wait.max()) if len(wait) else 0,
+        "avg_response": mean(response),
+        "artww": weighted_mean(response, jobs.width),
+        "avg_slowdown": mean(slowdown(jobs)),
+    }
+    for tau in BSLD_TAUS:
+        metrics[f"avg_bsld_{tau}"] = mean(bounded_slowdown(jobs, tau))
+    for tau in SLDWW_TAUS:
+        metrics[f"sldww_{tau}"] = weighted_mean(bounded_slowdown(jobs, tau), jobs.width)
+    return metrics
+
+
+def margo_weighted(jobs: AcceptedJobs) -> dict[str, float]:
+    """Node-seconds-weighted expansion factor and wait (Margo et al., §4, eq. 2–3)."""
+    weights = node_seconds(jobs)
+    return {
+        "expansion_factor_weighted": weighted_mean(expansion_factor(jobs), weights),
+        "wait_weighted": weighted_mean(wait_time(jobs), weights),
+    }
+
+
+def capacity_metrics(result: Result, jobs: AcceptedJobs) -> dict[str, float | int]:
+    """Owner-centric metrics over the observation window: makespan, utilization, LOC, queue."""
+    window = observation_window(jobs)
+    return {
+        "makespan": makespan(jobs),
+        "utilization": utilization_streit(jobs, result.processors),
+        "utilization_margo": utilization_margo(jobs, result.processors),
+        "loss_of_capacity": loss_of_capacity(result, window),
+        "avg_queue": series.time_weighted_mean(result.series_time, result.series_queue,
+                                               *window),
+        "max_queue": max_queue(result),
+    }
+
+
+def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float | int]:
+    """All aggregate metrics of a result as a flat, JSON-safe dict.
+
+    With ``classes`` the per-class breakdowns by width and run time are
+    included under names such as ``width_2_64.avg_wait`` (see
+    :mod:`schedlab.metrics.classes`).
+    """
+    jobs = accepted_jobs(result)
+    metrics: dict[str, float | int] = {}
+    metrics.update(status_counts(result))
+    metrics.update(rejection_shares(result))
+    metrics.update(time_metrics(jobs))
+    metrics.update(margo_weighted(jobs))
+    metrics.update(capacity_metrics(result, jobs))
+    if classes:
+        metrics.update(flat_breakdowns(result))
+    return metrics
+

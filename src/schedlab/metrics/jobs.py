@@ -1,0 +1,139 @@
+"""Per-job metrics: one value per job that ran, as numpy vectors.
+
+Every function here takes an :class:`AcceptedJobs` (the columns of the jobs
+that finished or were killed; rejected jobs never ran and have no times) and
+returns a vector aligned with it.  Times are integer seconds; ratios are
+float64.
+
+Definitions (see docs/metrics.md for the full list with sources):
+
+* wait = start - submit, response = end - submit, run = end - start
+  (the time the job really held its processors, shorter than the trace
+  runtime when it was killed at its estimate) — Streit 2002, §5.1.
+* slowdown = response / run (Zhou et al., §5: s_i = t_i^r / t_i^e), with
+  both clamped below at the 1-second time resolution so that a job of run
+  time 0 has a finite slowdown: max(response, 1) / max(run, 1).
+* bounded slowdown = max(1, response / max(run, tau)) (Feitelson et al.
+  1997).  It is equal to Streit's max(response, tau) / max(run, tau)
+  (Streit 2002, §5.1) because response >= run >= 0.
+* expansion factor = (wait + requested) / requested with the estimate as the
+  requested wall-clock time (Margo et al., §4), the estimate clamped below at
+  1 second.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedlab.engine.result import Result
+from schedlab.errors import InputError
+
+#: Time resolution of the simulation in seconds: the smallest run time or
+#: estimate a ratio divides by.
+TIME_RESOLUTION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptedJobs:
+    """Columns (int64) of the jobs that ran — finished or killed — in workload order."""
+
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    width: np.ndarray
+    estimate: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.submit)
+
+    def subset(self, mask: np.ndarray) -> AcceptedJobs:
+        """The jobs selected by a boolean mask aligned with these columns."""
+        return AcceptedJobs(self.submit[mask], self.start[mask], self.end[mask],
+                            self.width[mask], self.estimate[mask])
+
+
+def accepted_jobs(result: Result) -> AcceptedJobs:
+    """Extract the jobs that ran from a result; rejected jobs are left out."""
+    keep = result.accepted
+    return AcceptedJobs(
+        submit=np.asarray(result.submit, dtype=np.int64)[keep],
+        start=np.asarray(result.start, dtype=np.int64)[keep],
+        end=np.asarray(result.end, dtype=np.int64)[keep],
+        width=np.asarray(result.width, dtype=np.int64)[keep],
+        estimate=np.asarray(result.estimate, dtype=np.int64)[keep],
+    )
+
+
+def wait_time(jobs: AcceptedJobs) -> np.ndarray:
+    """Queue wait: start - submit (Streit 2002, §5.1; Margo et al., §4)."""
+    return jobs.start - jobs.submit
+
+
+def response_time(jobs: AcceptedJobs) -> np.ndarray:
+    """Response (turnaround) time: end - submit (Streit 2002, §5.1)."""
+    return jobs.end - jobs.submit
+
+
+def run_time(jobs: AcceptedJobs) -> np.ndarray:
+    """Time the job held its processors: end - start (Streit 2002, §5.1, j.RunTime)."""
+    return jobs.end - jobs.start
+
+
+def node_seconds(jobs: AcceptedJobs) -> np.ndarray:
+    """Processor-seconds used: width x run time (Margo et al., §4, job_node_seconds)."""
+    return jobs.width * run_time(jobs)
+
+
+def slowdown(jobs: AcceptedJobs) -> np.ndarray:
+    """Plain slowdown response / run (Zhou et al., §5), clamped at the time resolution.
+
+    Both terms are floored at :data:`TIME_RESOLUTION` so that a job with run
+    time 0 gets a finite value (1.0 when it did not wait, its wait in seconds
+    otherwise); for run >= 1 s this is exactly response / run.
+    """
+    response = np.maximum(response_time(jobs), TIME_RESOLUTION)
+    return response / np.maximum(run_time(jobs), TIME_RESOLUTION)
+
+
+def bounded_slowdown(jobs: AcceptedJobs, tau: float) -> np.ndarray:
+    """Bounded slowdown max(1, response / max(run, tau)) (Feitelson et al. 1997).
+
+    Streit 2002, §5.1 writes the same quantity as
+    max(response, tau) / max(run, tau); the two agree because
+    response >= run.  ``tau`` is the bound in seconds (Streit uses 60 s and
+    300 s, Feitelson et al. 10 s).
+    """
+    if not tau > 0:
+        raise InputError(f"expected a bound in seconds > 0, got {tau!r}", field="tau")
+    ratio = response_time(jobs) / np.maximum(run_time(jobs), tau)
+    return np.maximum(ratio, 1.0)
+
+
+def expansion_factor(jobs: AcceptedJobs) -> np.ndarray:
+    """Expansion factor (wait + requested) / requested (Margo et al., §4).
+
+    The requested wall-clock time is the job's estimate, floored at
+    :data:`TIME_RESOLUTION` so that a missing (0) estimate does not divide by 0.
+    """
+    requested = np.maximum(jobs.estimate, TIME_RESOLUTION)
+    return (wait_time(jobs) + requested) / requested
+
+
+def mean(values: np.ndarray) -> float:
+    """Arithmetic mean of a per-job vector; 0.0 for an empty vector (JSON-safe, no NaN)."""
+    return float(np.mean(values)) if len(values) else 0.0
+
+
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
+    """Sum(weights x values) / sum(weights); 0.0 when the weights sum to 0.
+
+    The form of Streit's ARTwW / SLDwW (weights = widths, Streit 2002, §5.1)
+    and of Margo's eq. 2–3 (weights = node-seconds).
+    """
+    weights = np.asarray(weights, dtype=np.float64)
+    total = float(np.sum(weights))
+    if total == 0.0:
+        return 0.0
+    return float(np.sum(weights * values)) / total

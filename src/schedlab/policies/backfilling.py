@@ -1,0 +1,233 @@
+"""Queue scheduling with no backfilling, EASY backfilling and conservative backfilling.
+
+Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
+:mod:`schedlab.policies.orderings`), so ``sjf+easy`` is ``EasyBackfilling(order="sjf")``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from schedlab.engine.profile import Profile
+from schedlab.policies.base import Policy, check_choice
+from schedlab.policies.orderings import ORDERINGS, in_order
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.workload.job import Job
+
+
+class _Ordered(Policy):
+    """A policy parameterised by a queue ordering."""
+
+    family = ""
+
+    def __init__(self, *, order: str = "fcfs") -> None:
+        check_choice(type(self).__name__, "order", order, ORDERINGS)
+        self.order = order
+
+    @property
+    def name(self) -> str:
+        return self.order if self.family == "none" else f"{self.order}+{self.family}"
+
+
+class NoBackfilling(_Ordered):
+    """Start jobs strictly in queue order; stop at the first one that does not fit.
+
+    The plain list schedulers FCFS, SJF and LJF (Streit 2002, §2) without any
+    backfilling: a wide job at the head blocks everything behind it.
+    """
+
+    family = "none"
+
+    def schedule(self, ctx: Context) -> None:
+        waiting = ctx.waiting
+        if self.order == "fcfs":
+            while waiting:
+                head = next(iter(waiting.values()))
+                if head.width > ctx.free:
+                    return
+                ctx.start(head)
+            return
+        for job in in_order(waiting.values(), self.order):
+            if job.width > ctx.free:
+                return
+            ctx.start(job)
+
+
+def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
+    """EASY's reservation for a job of ``width`` that does not fit now.
+
+    The shadow time is the earliest expected end (by estimates) at which at
+    least ``width`` processors are free; the extra processors are those free
+    at the shadow time beyond ``width``, counting *every* running job whose
+    expected end is at or before the shadow time — several may end exactly
+    at it (Lifka 1995; Skovira et al. 1996; Mu'alem & Feitelson 2001, §2).
+    """
+    available = ctx.free
+    shadow = -1
+    for end, released in ctx.releases():
+        if shadow >= 0 and end > shadow:
+            break
+        available += released
+        if shadow < 0 and available >= width:
+            shadow = end
+    return shadow, available - width
+
+
+class EasyBackfilling(_Ordered):
+    """EASY backfilling: only the first waiting job that cannot start gets a reservation.
+
+    Jobs start from the head of the ordered queue while they fit.  The first
+    one that does not fit gets a reservation at the shadow time
+    (:func:`shadow_and_extra`).  Every later job, in queue order, starts now
+    if it fits in the free processors and either ends by its estimate no
+    later than the shadow time (intervals are half-open, so ending exactly at
+    it is allowed) or uses no more than the remaining extra processors.
+    The reservation is recomputed at every pass, so an early finish moves it
+    forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2).
+    """
+
+    family = "easy"
+
+    def schedule(self, ctx: Context) -> None:
+        if ctx.free == 0 or not ctx.waiting:
+            return
+        queue = in_order(ctx.waiting.values(), self.order)
+        position = 0
+        for job in queue:
+            if job.width > ctx.free:
+                break
+            ctx.start(job)
+            position += 1
+        if position == len(queue) or ctx.free == 0:
+            return
+        head = queue[position]
+        shadow, extra = shadow_and_extra(ctx, head.width)
+        now = ctx.now
+        free = ctx.free
+        for job in queue[position + 1:]:
+            width = job.width
+            if width > free:
+                continue
+            if now + job.estimate <= shadow:
+                ctx.start(job)
+                free -= width
+            elif width <= extra:
+                ctx.start(job)
+                free -= width
+                extra -= width
+            else:
+                continue
+            if free == 0:
+                return
+
+
+class ConservativeBackfilling(_Ordered):
+    """Conservative backfilling: every job gets a reservation when it arrives.
+
+    The policy keeps an availability :class:`~schedlab.engine.profile.Profile`
+    of running jobs (until their expected ends) and of every waiting job's
+    reservation.  An arriving job is booked at the earliest time it fits
+    without moving any existing reservation; it starts when that time comes.
+    When a job ends before its expected end, the waiting jobs are re-placed
+    one at a time in queue order (for ``fcfs``, arrival order): each gives up
+    its slot and takes the earliest fit from now, which is never later than
+    the slot it gave up (Mu'alem & Feitelson 2001, §2; Feitelson & Weil 1998).
+
+    Under ``overrun="extend"`` a job can hold its processors past its
+    expected end, so a booked start may not be possible when it comes; then
+    the whole plan is rebuilt from the machine as it is, in queue order, and
+    the "never later" promise does not hold for the jobs it moves.
+    """
+
+    family = "conservative"
+
+    def __init__(self, *, order: str = "fcfs") -> None:
+        super().__init__(order=order)
+        self._profile: Profile | None = None
+        self._booked_start: dict[int, int] = {}
+        self._booked_end: dict[int, int] = {}
+        self._compress_pending = False
+        self._wake = -1
+
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        profile = self._current_profile(ctx)
+        start = profile.earliest_fit(job.width, job.estimate, ctx.now)
+        profile.reserve(start, job.estimate, job.width)
+        self._booked_start[job.id] = start
+        ctx.plan(job, start)
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        booked_end = self._booked_end.pop(job.id)
+        if booked_end > ctx.now:
+            profile = self._profile_from_now(ctx)
+            profile.release(ctx.now, booked_end - ctx.now, job.width)
+            self._compress_pending = True
+
+    def schedule(self, ctx: Context) -> None:
+        profile = self._current_profile(ctx)
+        now = ctx.now
+        booked = self._booked_start
+        due = [job for job in ctx.waiting.values() if booked[job.id] <= now]
+        if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
+            self._rebuild(ctx)
+            due = [job for job in ctx.waiting.values() if booked[job.id] == now]
+            profile = self._profile
+        for job in due:
+            del booked[job.id]
+            self._booked_end[job.id] = now + job.estimate
+            ctx.start(job)
+        self._wake_for_next_booking(ctx)
+
+    def _wake_for_next_booking(self, ctx: Context) -> None:
+        """Ask for a pass at the next booked start.
+
+        Most booked starts coincide with an expected end, hence with an event,
+        but not all: compression moves jobs one at a time, so a job may stay
+        booked behind the old slot of a job re-placed after it.
+        """
+        if self._booked_start:
+            upcoming = min(self._booked_start.values())
+            if upcoming != self._wake and upcoming > ctx.now:
+                self._wake = upcoming
+                ctx.wake_at(upcoming)
+
+    def _profile_from_now(self, ctx: Context) -> Profile:
+        """The profile with the past forgotten."""
+        if self._profile is None:
+            self._profile = Profile(ctx.processors, ctx.now)
+        self._profile.discard_before(ctx.now)
+        return self._profile
+
+    def _current_profile(self, ctx: Context) -> Profile:
+        """The profile from now, compressed once if jobs ended early since the last look."""
+        profile = self._profile_from_now(ctx)
+        if self._compress_pending:
+            self._compress_pending = False
+            self._compress(ctx, profile)
+        return profile
+
+    def _compress(self, ctx: Context, profile: Profile) -> None:
+        """Re-place every waiting job, in queue order, at its earliest fit (never later)."""
+        now = ctx.now
+        booked = self._booked_start
+        for job in in_order(ctx.waiting.values(), self.order):
+            old = booked.get(job.id, now)
+            if old <= now:
+                continue    # starting now already, or just arrived and not booked yet
+            profile.release(old, job.estimate, job.width)
+            start = profile.earliest_fit(job.width, job.estimate, now)
+            profile.reserve(start, job.estimate, job.width)
+            booked[job.id] = start
+
+    def _rebuild(self, ctx: Context) -> None:
+        """Plan again from the machine as it is (only needed after an overrun)."""
+        profile = ctx.profile()
+        self._booked_end = {job.id: ctx.expected_end(job) for job in ctx.running.values()}
+        for job in in_order(ctx.waiting.values(), self.order):
+            start = profile.earliest_fit(job.width, job.estimate, ctx.now)
+            profile.reserve(start, job.estimate, job.width)
+            self._booked_start[job.id] = start
+        self._profile = profile
+        ctx.count("plan_rebuilds")

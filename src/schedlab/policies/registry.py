@@ -1,0 +1,120 @@
+"""Policies by name: built-in compositions, parameters, and third-party plug-ins.
+
+A policy is named ``ORDER+BACKFILL`` (``sjf+easy``, ``ljf+conservative``) or
+just ``ORDER`` for no backfilling; ``easy`` and ``conservative`` alias the
+FCFS ones.  A spec is a name, a mapping ``{"name": ..., **params}``, or a
+ready :class:`~schedlab.policies.base.Policy`.
+
+Third-party packages register policies under the ``schedlab.policies``
+entry-point group: the entry point's name is the policy name and it must load
+a :class:`Policy` subclass (or a callable taking the parameters as keywords
+and returning a policy).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Any, Callable, Mapping
+
+from schedlab.errors import InputError
+from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
+from schedlab.policies.base import Policy
+from schedlab.policies.orderings import ORDERINGS
+
+ENTRY_POINT_GROUP = "schedlab.policies"
+PolicySpec = str | Mapping[str, Any] | Policy
+
+
+@dataclass(frozen=True)
+class PolicyEntry:
+    """One registered policy name: how to build it and what it is."""
+
+    name: str
+    factory: Callable[..., Policy]
+    fixed: Mapping[str, Any]
+    summary: str
+    source: str = "schedlab"
+
+    def parameters(self) -> dict[str, Any]:
+        """The parameters a user may set, with their defaults."""
+        cls = self.factory if isinstance(self.factory, type) else None
+        if cls is None or not issubclass(cls, Policy):
+            return {}
+        return {k: v for k, v in cls.param_defaults().items() if k not in self.fixed}
+
+    def build(self, params: Mapping[str, Any]) -> Policy:
+        allowed = self.parameters()
+        for key in params:
+            if key not in allowed and self.source == "schedlab":
+                known = ", ".join(allowed) or "none"
+                raise InputError(f"policy {self.name!r} has no parameter {key!r} "
+                                 f"(parameters: {known})", field=key)
+        return self.factory(**self.fixed, **params)
+
+
+_FAMILIES = {
+    "none": (NoBackfilling, "no backfilling: jobs start strictly in queue order"),
+    "easy": (EasyBackfilling, "EASY backfilling: the first waiting job gets a reservation"),
+    "conservative": (ConservativeBackfilling,
+                     "conservative backfilling: every job gets a reservation at arrival"),
+}
+_ALIASES = {"easy": "fcfs+easy", "conservative": "fcfs+conservative"}
+
+
+def _builtin_entries() -> dict[str, PolicyEntry]:
+    entries = {}
+    for order in ORDERINGS:
+        for family, (cls, summary) in _FAMILIES.items():
+            name = order if family == "none" else f"{order}+{family}"
+            entries[name] = PolicyEntry(name, cls, {"order": order}, f"{order.upper()}, {summary}")
+    return entries
+
+
+_BUILTIN = _builtin_entries()
+
+
+def _plugin_entries() -> dict[str, PolicyEntry]:
+    found = {}
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        factory = ep.load()
+        doc = (getattr(factory, "__doc__", None) or "").strip().splitlines()
+        found[ep.name] = PolicyEntry(ep.name, factory, {}, doc[0] if doc else "",
+                                     source=ep.value)
+    return found
+
+
+def available_policies() -> dict[str, PolicyEntry]:
+    """Every policy name that :func:`make_policy` accepts (aliases excluded)."""
+    return {**_BUILTIN, **_plugin_entries()}
+
+
+def canonical_name(name: str) -> str:
+    """``easy`` -> ``fcfs+easy``, ``sjf+none`` -> ``sjf``; other names unchanged."""
+    name = name.strip().lower()
+    name = _ALIASES.get(name, name)
+    if name.endswith("+none"):
+        name = name[: -len("+none")]
+    return name
+
+
+def make_policy(spec: PolicySpec) -> Policy:
+    """Build a policy from a name, a ``{"name": ..., **params}`` mapping or a Policy."""
+    if isinstance(spec, Policy):
+        return spec
+    if isinstance(spec, str):
+        name, params = spec, {}
+    elif isinstance(spec, Mapping):
+        if "name" not in spec:
+            raise InputError("a policy mapping needs a 'name' key", field="name")
+        params = {k: v for k, v in spec.items() if k != "name"}
+        name = spec["name"]
+    else:
+        raise InputError(f"a policy is a name or a mapping, got {type(spec).__name__}",
+                         field="policy")
+    key = canonical_name(name)
+    entry = _BUILTIN.get(key) or _plugin_entries().get(key)
+    if entry is None:
+        known = ", ".join(sorted(available_policies()))
+        raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
+    return entry.build(params)
