@@ -1,0 +1,547 @@
+"""Read and write the Standard Workload Format (SWF) of the Parallel Workloads Archive.
+
+An SWF file is a header of comment lines (``; Key: value``) followed by one
+line per job with 18 whitespace-separated numeric fields (SPEC §1.1).  The
+reader turns it into a :class:`~schedlab.workload.job.Workload`; the writer
+saves a workload or a simulated schedule (:class:`~schedlab.engine.result.Result`)
+as SWF again, so that a schedule round-trips through the reader.
+
+The reader is vectorised: all records are converted by one call to
+``numpy.loadtxt`` and checked with array operations.  Only when something is
+wrong does a slow line-by-line pass run, to name the file, line and field in
+the error.  The exact rules are in ``docs/workloads.md``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import math
+import os
+import re
+import tempfile
+import warnings
+import zlib
+from importlib import metadata
+from pathlib import Path
+from typing import Literal, NamedTuple, NoReturn
+
+import numpy as np
+
+from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
+from schedlab.errors import InputError
+from schedlab.workload.job import Job, Workload
+
+#: Field names of the 18 SWF fields, in file order (field k is FIELD_NAMES[k - 1]).
+FIELD_NAMES = (
+    "job number", "submit time", "wait time", "run time", "allocated processors",
+    "average CPU time used", "used memory", "requested processors", "requested time",
+    "requested memory", "status", "user ID", "group ID", "executable number",
+    "queue number", "partition number", "preceding job number",
+    "think time from preceding job",
+)
+N_FIELDS = len(FIELD_NAMES)
+
+#: Reasons a record is skipped, in the order they are tested: a record is
+#: counted under the first reason that applies.
+SKIP_REASONS = ("runtime < 0", "width <= 0", "no estimate", "width > machine")
+
+WidthField = Literal["requested", "allocated"]
+MissingEstimate = Literal["use-runtime", "drop"]
+WIDTH_FIELDS = ("requested", "allocated")
+MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
+
+# 0-based column indices of the fields the reader uses.
+_JOB, _SUBMIT, _WAIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME = 0, 1, 2, 3, 4, 7, 8
+_STATUS, _USER, _GROUP, _QUEUE = 10, 11, 12, 14
+# Count fields must hold integral values; time fields may be decimal and are
+# truncated to whole seconds (the SWF definition permits fractional times).
+_INTEGER_COLUMNS = (_JOB, _ALLOC, _REQ_PROCS, _USER, _GROUP, _QUEUE)
+_TIME_COLUMNS = (_SUBMIT, _RUN, _REQ_TIME)
+# Beyond 2**53 a float64 no longer holds every integer exactly.
+_MAX_MAGNITUDE = 2.0 ** 53
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
+
+#: SWF status codes written for the Result statuses (SWF field 11: 1 completed,
+#: 0 failed, 5 cancelled).  A job killed at its estimate did not complete.
+SWF_STATUS = {FINISHED: 1, KILLED: 0, REJECTED: 5}
+
+
+def field_label(column: int) -> str:
+    """The label of a 0-based column in messages, e.g. ``'4 (run time)'``."""
+    return f"{column + 1} ({FIELD_NAMES[column]})"
+
+
+class _Header(NamedTuple):
+    """Header comments: key -> value (repeated keys joined by newlines) and key -> first line."""
+
+    values: dict[str, str]
+    lines: dict[str, int]
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
+             missing_estimate: MissingEstimate = "use-runtime", strict: bool = False,
+             processors: int | None = None) -> Workload:
+    """Read an SWF trace (plain or gzip, detected by its magic bytes) into a Workload.
+
+    Rules (SPEC §1.1; details in docs/workloads.md):
+
+    * width: with ``width_field="requested"`` field 8 if > 0, else field 5;
+      with ``"allocated"`` field 5 if > 0, else field 8;
+    * estimate: field 9 if > 0 (at least 1 s); otherwise the runtime (at
+      least 1 s) with ``missing_estimate="use-runtime"``, or the job is skipped
+      as ``"no estimate"`` with ``"drop"``;
+    * runtime: field 4; submit: field 2, kept as in the trace (not rebased);
+    * machine size: ``processors`` if given, else header ``MaxProcs``, else
+      ``MaxNodes``, else the widest job;
+    * records that cannot be simulated are skipped and counted by reason in
+      ``Workload.skipped`` (every reason of :data:`SKIP_REASONS` is present);
+      with ``strict=True`` the first such record raises instead.
+
+    Malformed input raises :class:`InputError` naming file, line and field.
+    """
+    source = str(path)
+    _check_choice("width_field", width_field, WIDTH_FIELDS)
+    _check_choice("missing_estimate", missing_estimate, MISSING_ESTIMATE_RULES)
+    data = _read_bytes(source)
+    header = _parse_header(_comment_lines(data, source))
+    table = _parse_records(data, source)
+    _check_submit_times(table[:, _SUBMIT], data, source)
+    return _build_workload(table, data, source, header, width_field=width_field,
+                           missing_estimate=missing_estimate, strict=strict,
+                           processors=processors)
+
+
+def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    """Reject a keyword argument that is not one of its allowed words."""
+    if value not in choices:
+        raise InputError(f"The '{name}' parameter of read_swf must be one of "
+                         f"{', '.join(repr(c) for c in choices)}. Got {value!r} instead.")
+
+
+def _read_bytes(source: str) -> bytes:
+    """The file's content, decompressed when it starts with the gzip magic bytes."""
+    try:
+        raw = Path(source).read_bytes()
+    except OSError as err:
+        raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
+    if not raw.startswith(_GZIP_MAGIC):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (EOFError, OSError, zlib.error) as err:
+        raise InputError(f"truncated or corrupt gzip data ({err})", file=source) from None
+
+
+def _comment_lines(data: bytes, source: str) -> list[tuple[int, str]]:
+    """(line number, text after ';') of every comment line, in file order.
+
+    A comment line is one whose first non-blank character is ';'.  A ';'
+    after data on a record line is not a comment: the record is malformed and
+    the slow pass reports it.
+    """
+    buf = np.frombuffer(data, dtype=np.uint8)
+    semicolons = np.flatnonzero(buf == ord(";"))
+    if semicolons.size == 0:
+        return []
+    newlines = np.flatnonzero(buf == ord("\n"))
+    line_index = np.searchsorted(newlines, semicolons)
+    starts = np.concatenate(([0], newlines + 1))[line_index]
+    comments: list[tuple[int, str]] = []
+    seen_line = -1
+    for pos, start, index in zip(semicolons.tolist(), starts.tolist(), line_index.tolist()):
+        if index == seen_line:
+            continue
+        if data[start:pos].strip():
+            _raise_first_record_error(data, source, "';' after data on a record line")
+        seen_line = index
+        end = data.find(b"\n", pos)
+        text = data[pos + 1:end if end >= 0 else len(data)]
+        comments.append((index + 1, text.decode("utf-8", errors="replace").rstrip()))
+    return comments
+
+
+def _parse_header(comments: list[tuple[int, str]]) -> _Header:
+    """Header dictionary from comment lines ``; Key: value``.
+
+    A repeated key (``Note``, ``Queue`` …) keeps all its values joined by
+    newlines; a comment line without ``Key:`` continues the previous key's
+    value (before any key it goes to ``Comment``); empty comment lines are
+    ignored.  ``Key://`` (a URL) is not a key.
+    """
+    values: dict[str, str] = {}
+    lines: dict[str, int] = {}
+    current = "Comment"
+    for line, text in comments:
+        if not text.strip():
+            continue
+        match = _HEADER_KEY.fullmatch(text)
+        if match:
+            current, value = match.group(1), match.group(2)
+            lines.setdefault(current, line)
+        else:
+            value = text.strip()
+            lines.setdefault(current, line)
+        values[current] = f"{values[current]}\n{value}" if current in values else value
+    return _Header(values, lines)
+
+
+def _parse_records(data: bytes, source: str) -> np.ndarray:
+    """All records as a float64 (n, 18) array, checked for shape and value range.
+
+    Fast path: one ``numpy.loadtxt`` call.  On any failure the slow pass
+    (:func:`_raise_first_record_error`) names the first bad line and field.
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # "input contained no data"
+            table = np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
+    except ValueError as err:
+        _raise_first_record_error(data, source, str(err))
+    if table.size == 0:
+        raise InputError("no job records (the file is empty or holds only comment lines)",
+                         file=source)
+    if table.shape[1] != N_FIELDS or not _values_in_range(table):
+        _raise_first_record_error(data, source, "unexpected field count or value")
+    return table
+
+
+def _values_in_range(table: np.ndarray) -> bool:
+    """True when every field is finite, used fields fit exactly, count fields are integral."""
+    if not np.isfinite(table).all():
+        return False
+    used = table[:, _INTEGER_COLUMNS + _TIME_COLUMNS]
+    if (np.abs(used) > _MAX_MAGNITUDE).any():
+        return False
+    counts = table[:, _INTEGER_COLUMNS]
+    return bool((counts == np.trunc(counts)).all())
+
+
+def _raise_first_record_error(data: bytes, source: str, cause: str) -> NoReturn:
+    """Scan the records line by line and raise an InputError for the first bad one.
+
+    Checks, per record line in file order: 18 fields; every field a decimal
+    number; used fields of magnitude <= 2**53; count fields (1, 5, 8, 12, 13,
+    15) integral.  ``cause`` is what the fast path saw; it is reported only
+    if the scan finds nothing more precise.
+    """
+    for line_no, line in enumerate(data.split(b"\n"), start=1):
+        tokens = line.split()
+        if not tokens or tokens[0].startswith(b";"):
+            continue
+        _check_record_tokens(tokens, source, line_no)
+    raise InputError(f"unreadable job records ({cause})", file=source)
+
+
+def _check_record_tokens(tokens: list[bytes], source: str, line_no: int) -> None:
+    """Raise an InputError naming the first bad field of one record line."""
+    if len(tokens) < N_FIELDS:
+        raise InputError(f"expected {N_FIELDS} fields, got {len(tokens)}",
+                         file=source, line=line_no, field=field_label(len(tokens)))
+    if len(tokens) > N_FIELDS:
+        raise InputError(f"expected {N_FIELDS} fields, got {len(tokens)}",
+                         file=source, line=line_no, field=f"{N_FIELDS + 1} (extra)")
+    for column, token in enumerate(tokens):
+        text = token.decode("latin-1")
+        if not _NUMBER.fullmatch(token) or not math.isfinite(float(token)):
+            raise InputError(f"expected a number, got {text!r}",
+                             file=source, line=line_no, field=field_label(column))
+        value = float(token)
+        used = column in _INTEGER_COLUMNS or column in _TIME_COLUMNS
+        if used and abs(value) > _MAX_MAGNITUDE:
+            raise InputError(f"expected a number of magnitude at most 2**53, got {text!r}",
+                             file=source, line=line_no, field=field_label(column))
+        if column in _INTEGER_COLUMNS and not value.is_integer():
+            raise InputError(f"expected an integer, got {text!r}",
+                             file=source, line=line_no, field=field_label(column))
+
+
+def _record_line_number(data: bytes, record: int) -> int:
+    """File line number (1-based) of the record with 0-based index ``record``.
+
+    Used only to word error messages, so a plain scan is fine.
+    """
+    seen = -1
+    for line_no, line in enumerate(data.split(b"\n"), start=1):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b";"):
+            seen += 1
+            if seen == record:
+                return line_no
+    raise IndexError(record)
+
+
+def _check_submit_times(submit: np.ndarray, data: bytes, source: str) -> None:
+    """Submit times must be >= 0 and must not decrease from one record to the next."""
+    negative = np.flatnonzero(submit < 0)
+    if negative.size:
+        k = int(negative[0])
+        raise InputError(f"expected a submit time >= 0, got {_number(submit[k])}", file=source,
+                         line=_record_line_number(data, k), field=field_label(_SUBMIT))
+    backwards = np.flatnonzero(np.diff(submit) < 0)
+    if backwards.size:
+        k = int(backwards[0]) + 1
+        previous_line = _record_line_number(data, k - 1)
+        raise InputError(
+            f"submit times must not decrease: got {_number(submit[k])} after "
+            f"{_number(submit[k - 1])} on line {previous_line}",
+            file=source, line=_record_line_number(data, k), field=field_label(_SUBMIT))
+
+
+def _number(value: float) -> str:
+    """A field value as the user wrote it (integral values without '.0')."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
+def _widths(table: np.ndarray, width_field: WidthField) -> tuple[np.ndarray, np.ndarray]:
+    """Job widths and, per job, the column they came from (SPEC §1.1 width rule)."""
+    first, second = (_REQ_PROCS, _ALLOC) if width_field == "requested" else (_ALLOC, _REQ_PROCS)
+    use_first = table[:, first] > 0
+    width = np.where(use_first, table[:, first], table[:, second]).astype(np.int64)
+    source_column = np.where(use_first, first, second)
+    return width, source_column
+
+
+def _skip_masks(table: np.ndarray, width: np.ndarray,
+                missing_estimate: MissingEstimate) -> dict[str, np.ndarray]:
+    """Boolean masks of the records skipped for each reason except 'width > machine'.
+
+    A record counts under the first reason of :data:`SKIP_REASONS` that applies.
+    """
+    bad_runtime = table[:, _RUN] < 0
+    bad_width = ~bad_runtime & (width <= 0)
+    no_estimate = np.zeros(len(table), dtype=bool)
+    if missing_estimate == "drop":
+        no_estimate = ~bad_runtime & ~bad_width & (table[:, _REQ_TIME] <= 0)
+    return {"runtime < 0": bad_runtime, "width <= 0": bad_width, "no estimate": no_estimate}
+
+
+def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header, *,
+                    width_field: WidthField, missing_estimate: MissingEstimate,
+                    strict: bool, processors: int | None) -> Workload:
+    """Apply the width/estimate/skip rules to the parsed records and build the Workload."""
+    width, width_column = _widths(table, width_field)
+    masks = _skip_masks(table, width, missing_estimate)
+    simulable = ~(masks["runtime < 0"] | masks["width <= 0"] | masks["no estimate"])
+    machine = _machine_size(processors, header, width[simulable], source)
+    masks["width > machine"] = simulable & (width > machine)
+    keep = simulable & ~masks["width > machine"]
+    if strict:
+        _raise_first_skip(masks, table, width, width_column, machine, data, source)
+    skipped = {reason: int(masks[reason].sum()) for reason in SKIP_REASONS}
+    if not keep.any():
+        counts = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
+        raise InputError(f"no job can be simulated: all {len(table)} records were skipped "
+                         f"({counts})", file=source)
+    jobs = _make_jobs(table[keep], width[keep])
+    return Workload(jobs=jobs, processors=machine, name=_trace_name(source),
+                    header=header.values, skipped=skipped,
+                    unix_start_time=_header_int(header, "UnixStartTime", source))
+
+
+def _machine_size(processors: int | None, header: _Header, widths: np.ndarray,
+                  source: str) -> int:
+    """Machine size: the argument, else MaxProcs, else MaxNodes, else the widest job."""
+    if processors is not None:
+        if isinstance(processors, bool) or not isinstance(processors, (int, np.integer)) \
+                or processors <= 0:
+            raise InputError(f"The 'processors' parameter of read_swf must be an int > 0. "
+                             f"Got {processors!r} instead.", file=source)
+        return int(processors)
+    for key in ("MaxProcs", "MaxNodes"):
+        value = _header_int(header, key, source)
+        if value is not None:
+            if value <= 0:
+                raise InputError(f"expected a machine size > 0, got {value} (give the number "
+                                 f"of processors explicitly to override it)", file=source,
+                                 line=header.lines[key], field=key)
+            return value
+    return int(widths.max()) if widths.size else 0
+
+
+def _header_int(header: _Header, key: str, source: str) -> int | None:
+    """An integer header value, None when the key is absent."""
+    if key not in header.values:
+        return None
+    text = header.values[key]
+    try:
+        return int(text)
+    except ValueError:
+        raise InputError(f"expected an integer, got {text!r}", file=source,
+                         line=header.lines[key], field=key) from None
+
+
+def _raise_first_skip(masks: dict[str, np.ndarray], table: np.ndarray, width: np.ndarray,
+                      width_column: np.ndarray, machine: int, data: bytes,
+                      source: str) -> None:
+    """Strict mode: raise an InputError for the first record that would be skipped."""
+    firsts = {reason: int(np.argmax(mask)) for reason, mask in masks.items() if mask.any()}
+    if not firsts:
+        return
+    reason = min(firsts, key=firsts.__getitem__)
+    k = firsts[reason]
+    line = _record_line_number(data, k)
+    if reason == "runtime < 0":
+        column, message = _RUN, f"expected a run time >= 0, got {_number(table[k, _RUN])}"
+    elif reason == "width <= 0":
+        column = _REQ_PROCS
+        message = (f"expected a width > 0 in field 8 or field 5, got "
+                   f"{_number(table[k, _REQ_PROCS])} and {_number(table[k, _ALLOC])}")
+    elif reason == "no estimate":
+        column = _REQ_TIME
+        message = (f"expected a requested time > 0 (missing estimates are dropped), "
+                   f"got {_number(table[k, _REQ_TIME])}")
+    else:
+        column = int(width_column[k])
+        message = f"expected a width <= {machine} (the machine size), got {int(width[k])}"
+    raise InputError(f"{message} (strict mode)", file=source, line=line,
+                     field=field_label(column))
+
+
+def _make_jobs(table: np.ndarray, width: np.ndarray) -> tuple[Job, ...]:
+    """Job objects (built once, column-wise) ordered by (submit, id).
+
+    Times are truncated to whole seconds; estimate = requested time (>= 1 s)
+    when given, else the runtime (>= 1 s).
+    """
+    submit = np.trunc(table[:, _SUBMIT]).astype(np.int64)
+    runtime = np.trunc(table[:, _RUN]).astype(np.int64)
+    requested = table[:, _REQ_TIME]
+    estimate = np.where(requested > 0, np.trunc(requested), runtime)
+    estimate = np.maximum(estimate, 1).astype(np.int64)
+    ids = table[:, _JOB].astype(np.int64)
+    order = np.lexsort((ids, submit))
+    columns = (ids, submit, runtime, estimate, width, table[:, _USER].astype(np.int64),
+               table[:, _GROUP].astype(np.int64), table[:, _QUEUE].astype(np.int64))
+    return tuple(map(Job, *(column[order].tolist() for column in columns)))
+
+
+def _trace_name(source: str) -> str:
+    """File name without directory, ``.gz`` and ``.swf``."""
+    name = Path(source).name
+    for suffix in (".gz", ".swf"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
+              unix_start_time: int | None = None) -> None:
+    """Write a workload or a simulated schedule as a valid SWF file, atomically.
+
+    A :class:`Workload` is written as a trace that has not run (wait time and
+    status -1, allocated = requested processors = width).  A :class:`Result`
+    is written with the simulated wait (start - submit) and run time
+    (end - start); status 1 finished, 0 killed at its estimate, 5 rejected
+    (wait, run time and allocated processors -1).  Records are ordered by
+    (submit, job id).  The header carries ``MaxProcs``, ``UnixStartTime``
+    (``unix_start_time`` or the workload's, when known) and a ``Note`` naming
+    schedlab and the policy.  A path ending in ``.gz`` is gzip-compressed.
+    The file is written to a temporary file in the same directory and moved
+    into place with ``os.replace``, so readers never see a partial file.
+    """
+    if isinstance(schedule, Workload):
+        rows = _workload_rows(schedule)
+        start_time = schedule.unix_start_time if unix_start_time is None else unix_start_time
+        notes = [f"Workload '{schedule.name}' written by schedlab {_version()}; it has not "
+                 "run: wait time and status are -1, allocated processors = width."]
+    elif isinstance(schedule, Result):
+        rows = _result_rows(schedule)
+        start_time = unix_start_time
+        notes = [f"Schedule of workload '{schedule.workload}' simulated by schedlab "
+                 f"{_version()} with policy '{schedule.policy}'{_params_text(schedule.params)}.",
+                 "Status 1 = finished, 0 = killed at its estimate, 5 = rejected (never "
+                 "started: wait time, run time and allocated processors are -1)."]
+    else:
+        raise TypeError(f"write_swf needs a Workload or a Result, got {type(schedule).__name__}")
+    header = _header_text(len(rows), schedule.processors, start_time, notes)
+    payload = (header + "".join(_format_rows(rows))).encode("ascii")
+    if str(path).lower().endswith(".gz"):
+        payload = gzip.compress(payload, mtime=0)
+    _write_atomically(Path(path), payload)
+
+
+def _version() -> str:
+    """The installed schedlab version, for the provenance note."""
+    return metadata.version("schedlab")
+
+
+def _params_text(params: dict) -> str:
+    """Policy parameters as ' (k=v, ...)' for the header note, '' when there are none."""
+    if not params:
+        return ""
+    return " (" + ", ".join(f"{k}={params[k]}" for k in sorted(params)) + ")"
+
+
+def _header_text(n_jobs: int, processors: int, unix_start_time: int | None,
+                 notes: list[str]) -> str:
+    """SWF header comment block."""
+    lines = ["Version: 2.2", f"MaxJobs: {n_jobs}", f"MaxRecords: {n_jobs}"]
+    if unix_start_time is not None:
+        lines.append(f"UnixStartTime: {int(unix_start_time)}")
+    lines.append(f"MaxProcs: {int(processors)}")
+    lines += [f"Note: {note}" for note in notes]
+    return "".join(f"; {line}\n" for line in lines) + ";\n"
+
+
+def _workload_rows(workload: Workload) -> np.ndarray:
+    """(n, 18) int64 SWF records of a workload that has not run."""
+    rows = np.full((len(workload), N_FIELDS), -1, dtype=np.int64)
+    if len(workload):
+        values = np.array([(j.id, j.submit, j.runtime, j.width, j.width, j.estimate,
+                            j.user, j.group, j.queue) for j in workload.jobs], dtype=np.int64)
+        columns = (_JOB, _SUBMIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME, _USER, _GROUP, _QUEUE)
+        rows[:, columns] = values
+    return rows
+
+
+def _result_rows(result: Result) -> np.ndarray:
+    """(n, 18) int64 SWF records of a simulated schedule, ordered by (submit, job id)."""
+    order = np.lexsort((result.job_id, result.submit))
+    status = np.asarray(result.status)[order]
+    ran = status != REJECTED
+    start, end = result.start[order], result.end[order]
+    width = result.width[order]
+    rows = np.full((len(result), N_FIELDS), -1, dtype=np.int64)
+    rows[:, _JOB] = result.job_id[order]
+    rows[:, _SUBMIT] = result.submit[order]
+    rows[:, _WAIT] = np.where(ran, start - result.submit[order], -1)
+    rows[:, _RUN] = np.where(ran, end - start, -1)
+    rows[:, _ALLOC] = np.where(ran, width, -1)
+    rows[:, _REQ_PROCS] = width
+    rows[:, _REQ_TIME] = result.estimate[order]
+    rows[:, _STATUS] = np.select([status == FINISHED, status == KILLED, status == REJECTED],
+                            [SWF_STATUS[FINISHED], SWF_STATUS[KILLED], SWF_STATUS[REJECTED]],
+                            default=-1)
+    return rows
+
+
+def _format_rows(rows: np.ndarray) -> list[str]:
+    """One text line per record, fields separated by single spaces."""
+    template = " ".join(["%d"] * N_FIELDS) + "\n"
+    return [template % row for row in map(tuple, rows.tolist())]
+
+
+def _write_atomically(path: Path, payload: bytes) -> None:
+    """Write via a temporary file in the target directory and ``os.replace``."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as err:
+        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
