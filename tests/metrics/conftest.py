@@ -37,8 +37,13 @@ def derived_series(rows: list[Row]) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 def build_result(rows: list[Row], processors: int, *,
                  series: list[tuple[int, int, int]] | None = None,
+                 suspended: list[int] | None = None,
                  policy: str = "test") -> Result:
-    """A Result with one job per row (ids 1..n) and the given or derived series."""
+    """A Result with one job per row (ids 1..n) and the given or derived series.
+
+    ``series`` rows are (time, busy, queue); ``suspended`` the seconds each job
+    spent suspended (gang scheduling), absent by default.
+    """
     columns = np.array(rows, dtype=np.int64).reshape(len(rows), 7).T
     submit, start, end, width, estimate, runtime, status = columns
     if series is None:
@@ -52,6 +57,7 @@ def build_result(rows: list[Row], processors: int, *,
         runtime=runtime, status=status,
         planned_start=np.full(len(rows), -1, dtype=np.int64),
         series_time=times, series_busy=busy, series_queue=queue,
+        suspended=None if suspended is None else np.array(suspended, dtype=np.int64),
     )
 
 

@@ -53,14 +53,14 @@ METRIC_DOCS: dict[str, str] = {
     "finished": "jobs that ran to completion",
     "killed": "jobs killed at their estimate (Streit 2002, §4: CCS kills overrunning jobs)",
     "rejected": "jobs rejected by the policy; excluded from every time metric",
-    "rejected_pct": "percentage of jobs rejected (QoPS, Islam et al., §4: unadmitted jobs)",
+    "rejected_pct": "percentage of jobs rejected (QoPS, Islam et al., §5.1: unadmitted jobs)",
     "rejected_area_pct": "percentage of requested processor-seconds (width x trace runtime) "
-                         "rejected (QoPS, Islam et al., §4: unadmitted processor-seconds)",
+                         "rejected (QoPS, Islam et al., §5.1: unadmitted processor-seconds)",
     "avg_wait": "mean of start - submit, seconds",
     "max_wait": "largest start - submit, seconds",
     "avg_response": "ART: mean of end - submit, seconds (Streit 2002, §3.2)",
     "artww": "ARTwW: response time weighted by width, seconds (Streit 2002, §3.2, §5.1)",
-    "avg_slowdown": "mean of max(response, 1) / max(run, 1) (Zhou et al., §5)",
+    "avg_slowdown": "mean of max(response, 1) / max(run, 1) (Zhou et al., §4)",
     "avg_bsld_10": "mean bounded slowdown max(1, response / max(run, 10)) (Feitelson et al. 1997)",
     "avg_bsld_60": "mean bounded slowdown with tau = 60 s",
     "avg_bsld_300": "mean bounded slowdown with tau = 300 s",
@@ -69,7 +69,7 @@ METRIC_DOCS: dict[str, str] = {
     "sldww_300": "SLDwW_300: the same with a 300 s bound (Streit 2002, §5.2, Fig. 7)",
     "makespan": "last end - first submit, seconds (Streit 2002, §3.2 MS, relative to first submit)",
     "utilization": "UTIL: sum(width x run) / (N x (last end - first submit)) (Streit 2002, §5.1)",
-    "utilization_margo": "node-seconds used / node-seconds available over the observation "
+    "utilization_margo": "integral of busy processors / (N x window) over the observation "
                          "window (Margo et al., §4, eq. 1)",
     "loss_of_capacity": "LOC: processor-seconds idle while jobs wait / (N x window) "
                         "(Zhang et al. 2000, used by Streit 2002, §5.2)",
@@ -97,7 +97,8 @@ def makespan(jobs: AcceptedJobs) -> int:
 def utilization_streit(jobs: AcceptedJobs, processors: int) -> float:
     """UTIL = sum(width x run) / (N x (lastEnd - firstSubmit)) (Streit 2002, §5.1).
 
-    Streit's RequestedResources is the job's width; RunTime is end - start.
+    Streit's RequestedResources is the job's width; RunTime is end - start
+    (less any time suspended, see :func:`schedlab.metrics.jobs.run_time`).
     """
     span = makespan(jobs)
     if span == 0:
@@ -105,28 +106,32 @@ def utilization_streit(jobs: AcceptedJobs, processors: int) -> float:
     return float(np.sum(node_seconds(jobs))) / (processors * span)
 
 
-def utilization_margo(jobs: AcceptedJobs, processors: int,
-                      window: tuple[int, int] | None = None) -> float:
+def utilization_margo(result: Result, window: tuple[int, int] | None = None) -> float:
     """Node-seconds used / node-seconds available (Margo et al., §4, eq. 1).
 
     The paper measures "the percentage of the entire cluster being used
-    during the simulation".  The interval is ``window`` (t0, t1); each job's
-    node-seconds are clipped to it, which is how a month of a production log
-    is measured.  By default the window is the observation window
-    [first submit, last end], and the value then equals Streit's UTIL.
+    during the simulation" from snapshots of the machine's instantaneous
+    utilization.  Here the node-seconds used are the integral of the busy
+    series over ``window`` (t0, t1), exact for any window and for suspended
+    gang jobs.  By default the window is the observation window
+    [first submit, last end]; there the value equals Streit's UTIL computed
+    from the job columns, which the tests check.
     """
     if window is None:
-        t0, t1 = observation_window(jobs)
-    else:
-        t0, t1 = window
-        if not t1 > t0:
-            raise InputError(f"expected a window (t0, t1) with t1 > t0, got {window!r}",
-                             field="window")
-    if t1 == t0:
+        return busy_fraction(result, *observation_window(accepted_jobs(result)))
+    t0, t1 = window
+    if not t1 > t0:
+        raise InputError(f"expected a window (t0, t1) with t1 > t0, got {window!r}",
+                         field="window")
+    return busy_fraction(result, t0, t1)
+
+
+def busy_fraction(result: Result, t0: int, t1: int) -> float:
+    """Integral of the busy series over [t0, t1] / (N x (t1 - t0)); 0.0 for an empty window."""
+    if t1 <= t0:
         return 0.0
-    inside = np.minimum(jobs.end, t1) - np.maximum(jobs.start, t0)
-    used = float(np.sum(jobs.width * np.maximum(inside, 0)))
-    return used / (processors * (t1 - t0))
+    used = series.integrate(result.series_time, result.series_busy, t0, t1)
+    return used / (result.processors * (t1 - t0))
 
 
 def loss_of_capacity(result: Result, window: tuple[int, int]) -> float:
@@ -165,7 +170,7 @@ def status_counts(result: Result) -> dict[str, int]:
 
 
 def rejection_shares(result: Result) -> dict[str, float]:
-    """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §4).
+    """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §5.1).
 
     A job's requested processor-seconds are width x its trace runtime (a
     rejected job never ran, so nothing else is known of its size).
@@ -214,7 +219,7 @@ def capacity_metrics(result: Result, jobs: AcceptedJobs) -> dict[str, float | in
     return {
         "makespan": makespan(jobs),
         "utilization": utilization_streit(jobs, result.processors),
-        "utilization_margo": utilization_margo(jobs, result.processors),
+        "utilization_margo": busy_fraction(result, *window),
         "loss_of_capacity": loss_of_capacity(result, window),
         "avg_queue": series.time_weighted_mean(result.series_time, result.series_queue,
                                                *window),

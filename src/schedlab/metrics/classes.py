@@ -1,6 +1,6 @@
 """Per-class breakdowns: by job width (Margo et al.) and by run time (Streit).
 
-Width classes follow Margo et al., §5 (Graphs 10–13): small = 1 node,
+Width classes follow Margo et al., §6 (Graphs 10–13): small = 1 node,
 medium = 2–64 nodes, large = 65–256 nodes; a fourth class > 256 holds the
 jobs of machines larger than DataStar.  A node of the paper is a processor
 of our space-shared model (the job's width).
@@ -52,7 +52,7 @@ class JobClass:
         return (values > self.lower) & (values <= self.upper)
 
 
-#: Margo et al., §5: small / medium / large, plus the jobs wider than 256.
+#: Margo et al., §6: small / medium / large, plus the jobs wider than 256.
 WIDTH_CLASSES = (
     JobClass("width_1", "1", 0, 1),
     JobClass("width_2_64", "2-64", 1, 64),
@@ -120,7 +120,7 @@ def breakdown(jobs: AcceptedJobs, keys: np.ndarray,
 
 
 def breakdown_by_width(result: Result) -> list[ClassStats]:
-    """Metrics per width class 1 / 2–64 / 65–256 / >256 (Margo et al., §5)."""
+    """Metrics per width class 1 / 2–64 / 65–256 / >256 (Margo et al., §6)."""
     jobs = accepted_jobs(result)
     return breakdown(jobs, jobs.width, WIDTH_CLASSES)
 

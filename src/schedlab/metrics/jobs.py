@@ -7,10 +7,11 @@ float64.
 
 Definitions (see docs/metrics.md for the full list with sources):
 
-* wait = start - submit, response = end - submit, run = end - start
-  (the time the job really held its processors, shorter than the trace
-  runtime when it was killed at its estimate) — Streit 2002, §5.1.
-* slowdown = response / run (Zhou et al., §5: s_i = t_i^r / t_i^e), with
+* wait = start - submit, response = end - submit, run = end - start -
+  suspended (the time the job really held its processors: shorter than the
+  trace runtime when it was killed at its estimate, and without the time a
+  gang scheduler kept it suspended) — Streit 2002, §5.1; Zhou et al., §4.
+* slowdown = response / run (Zhou et al., §4: s_i = t_i^r / t_i^e), with
   both clamped below at the 1-second time resolution so that a job of run
   time 0 has a finite slowdown: max(response, 1) / max(run, 1).
 * bounded slowdown = max(1, response / max(run, tau)) (Feitelson et al.
@@ -37,13 +38,18 @@ TIME_RESOLUTION = 1
 
 @dataclass(frozen=True, slots=True)
 class AcceptedJobs:
-    """Columns (int64) of the jobs that ran — finished or killed — in workload order."""
+    """Columns (int64) of the jobs that ran — finished or killed — in workload order.
+
+    ``suspended`` is the time each job spent suspended between its start and
+    its end (0 without gang scheduling).
+    """
 
     submit: np.ndarray
     start: np.ndarray
     end: np.ndarray
     width: np.ndarray
     estimate: np.ndarray
+    suspended: np.ndarray
 
     def __len__(self) -> int:
         return len(self.submit)
@@ -51,18 +57,21 @@ class AcceptedJobs:
     def subset(self, mask: np.ndarray) -> AcceptedJobs:
         """The jobs selected by a boolean mask aligned with these columns."""
         return AcceptedJobs(self.submit[mask], self.start[mask], self.end[mask],
-                            self.width[mask], self.estimate[mask])
+                            self.width[mask], self.estimate[mask], self.suspended[mask])
 
 
 def accepted_jobs(result: Result) -> AcceptedJobs:
     """Extract the jobs that ran from a result; rejected jobs are left out."""
     keep = result.accepted
+    suspended = (np.zeros(len(result), dtype=np.int64) if result.suspended is None
+                 else np.asarray(result.suspended, dtype=np.int64))
     return AcceptedJobs(
         submit=np.asarray(result.submit, dtype=np.int64)[keep],
         start=np.asarray(result.start, dtype=np.int64)[keep],
         end=np.asarray(result.end, dtype=np.int64)[keep],
         width=np.asarray(result.width, dtype=np.int64)[keep],
         estimate=np.asarray(result.estimate, dtype=np.int64)[keep],
+        suspended=suspended[keep],
     )
 
 
@@ -77,8 +86,13 @@ def response_time(jobs: AcceptedJobs) -> np.ndarray:
 
 
 def run_time(jobs: AcceptedJobs) -> np.ndarray:
-    """Time the job held its processors: end - start (Streit 2002, §5.1, j.RunTime)."""
-    return jobs.end - jobs.start
+    """Time the job held its processors: end - start - suspended.
+
+    Streit 2002, §5.1 defines j.RunTime = j.EndTime - j.StartTime; under gang
+    scheduling the time spent suspended is taken out, so that the run time is
+    the service time t_i^e of Zhou et al., §4.
+    """
+    return jobs.end - jobs.start - jobs.suspended
 
 
 def node_seconds(jobs: AcceptedJobs) -> np.ndarray:
@@ -87,7 +101,7 @@ def node_seconds(jobs: AcceptedJobs) -> np.ndarray:
 
 
 def slowdown(jobs: AcceptedJobs) -> np.ndarray:
-    """Plain slowdown response / run (Zhou et al., §5), clamped at the time resolution.
+    """Plain slowdown response / run (Zhou et al., §4), clamped at the time resolution.
 
     Both terms are floored at :data:`TIME_RESOLUTION` so that a job with run
     time 0 gets a finite value (1.0 when it did not wait, its wait in seconds

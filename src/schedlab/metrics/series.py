@@ -8,7 +8,7 @@ intermediate states); only the last one at each instant lasts a positive
 time, so only it carries weight.  Times must be non-decreasing.
 
 The utilization series (busy / N) is the instantaneous utilization that
-Margo et al. (§4, Graphs 6–7) plot over the simulation; the queue series is
+Margo et al. (§6, Graphs 6–7) plot over the simulation; the queue series is
 their queue depth (§5, "Graphs of the queue depth").
 """
 
@@ -94,7 +94,7 @@ def series_window(result: Result) -> tuple[int, int]:
 
 def utilization_series(result: Result, step: float | None = None,
                        window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Fraction of processors in use over time (Margo et al., §4, Graphs 6–7).
+    """Fraction of processors in use over time (Margo et al., §6, Graphs 6–7).
 
     Without ``step`` the settled step function itself is returned (times,
     busy / N).  With ``step`` it is resampled to bin means over ``window``
@@ -106,7 +106,7 @@ def utilization_series(result: Result, step: float | None = None,
 
 def queue_series(result: Result, step: float | None = None,
                  window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Number of waiting jobs over time (Margo et al., §5, queue depth).
+    """Number of waiting jobs over time (Margo et al., §6, queue depth).
 
     Same conventions as :func:`utilization_series`.
     """
