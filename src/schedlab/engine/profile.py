@@ -91,6 +91,39 @@ class Profile:
             k = j
             start = times[j]
 
+    def earlier_fit(self, width: int, duration: int, after: int, booked: int) -> int:
+        """Earliest start before ``booked`` for a job already reserved at ``booked``.
+
+        The answer is what :meth:`earliest_fit` would give after releasing the
+        job's own reservation ``[booked, booked + duration)``, if that is earlier
+        than ``booked``; otherwise -1.  Nothing is modified, so a compression pass
+        pays for release and re-reserve only for the jobs that really move.
+        """
+        times, free = self._times, self._free
+        n = len(times)
+        own_end = booked + duration
+        k = bisect_right(times, after) - 1
+        start = after
+        while start < booked:
+            while free[k] < width:
+                k += 1
+                start = times[k]
+                if start >= booked:
+                    return -1
+            end = start + duration
+            j = k + 1
+            while j < n and times[j] < end:
+                t = times[j]
+                available = free[j] + width if booked <= t < own_end else free[j]
+                if available < width:
+                    break
+                j += 1
+            else:
+                return start
+            k = j
+            start = times[j]
+        return -1
+
     def reserve(self, start: int, duration: int, width: int) -> None:
         """Take ``width`` processors on ``[start, start + duration)``.
 

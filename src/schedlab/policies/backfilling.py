@@ -216,8 +216,10 @@ class ConservativeBackfilling(_Ordered):
             old = booked.get(job.id, now)
             if old <= now:
                 continue    # starting now already, or just arrived and not booked yet
+            start = profile.earlier_fit(job.width, job.estimate, now, old)
+            if start < 0:
+                continue
             profile.release(old, job.estimate, job.width)
-            start = profile.earliest_fit(job.width, job.estimate, now)
             profile.reserve(start, job.estimate, job.width)
             booked[job.id] = start
 

@@ -1,0 +1,33 @@
+# Two entry points (README): `make run` and `make test`. Both create .venv and
+# install schedlab into it first; the install is repeated only when
+# pyproject.toml changes.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+OUT ?= out/compare
+
+.PHONY: run test test-all bench clean
+
+$(BIN)/schedlab: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $@
+
+# The main job: compare the classic policies on the built-in Lublin-Feitelson
+# workload (10,000 jobs, 128 processors); table on screen, figure in $(OUT).
+run: $(BIN)/schedlab
+	$(BIN)/schedlab compare lublin --out $(OUT)
+
+# The test suite without the slow reproduction runs (what CI runs).
+test: $(BIN)/schedlab
+	$(BIN)/python -m pytest -m "not slow" -q
+
+# Everything, slow reproduction runs included.
+test-all: $(BIN)/schedlab
+	$(BIN)/python -m pytest -q
+
+bench: $(BIN)/schedlab
+	$(BIN)/python bench/run_bench.py
+
+clean:
+	rm -rf $(VENV) out .pytest_cache .hypothesis

@@ -1,0 +1,81 @@
+"""``schedlab compare``: several policies on one workload, one table and one figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from schedlab.cli.common import (SUMMARY_FORMATS, SUMMARY_METRICS, DelayedProgress, JobsOpt,
+                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt, SeedOpt,
+                                 ShrinkOpt, StrictOpt, WidthFieldOpt, WorkloadArg, console, load,
+                                 metrics_table, report_skips)
+from schedlab.errors import InputError
+
+DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
+
+
+def compare(
+    workload: WorkloadArg,
+    policies: Annotated[str, typer.Option(
+        "--policies", help="Comma-separated policy names.")] = DEFAULT_POLICIES,
+    procs: ProcsOpt = None,
+    out: Annotated[Path, typer.Option(
+        help="Directory for the figure, the table (CSV) and one sub-directory per policy.")]
+        = Path("schedlab-compare"),
+    overrun: OverrunOpt = "kill",
+    width_field: WidthFieldOpt = "requested",
+    missing_estimate: MissingEstimateOpt = "use-runtime",
+    strict: StrictOpt = False,
+    jobs: JobsOpt = None,
+    seed: SeedOpt = 0,
+    shrink: ShrinkOpt = None,
+    perfect_estimates: PerfectOpt = False,
+) -> None:
+    """Simulate several policies on one workload; print one table, write one figure."""
+    from schedlab.engine.simulator import run
+    from schedlab.metrics import compute_metrics
+    from schedlab.output import atomic_write_text, write_jobs_csv, write_metrics_json
+    from schedlab.policies.registry import make_policy
+    from schedlab.viz.compare import comparison_figure
+
+    names = [p.strip() for p in policies.split(",") if p.strip()]
+    if not names:
+        raise InputError("give at least one policy name", field="--policies")
+    chosen = [make_policy(name) for name in names]
+    loaded = load(workload, procs=procs, width_field=width_field,
+                  missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                  shrink=shrink, perfect_estimates=perfect_estimates)
+    report_skips(loaded)
+    rows: dict[str, dict] = {}
+    results = {}
+    for policy in chosen:
+        bar = DelayedProgress(f"{policy.name} on {loaded.name}")
+        try:
+            result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar)
+        finally:
+            bar.close()
+        rows[policy.name] = compute_metrics(result)
+        results[policy.name] = result
+        write_jobs_csv(result, out / _safe(policy.name) / "jobs.csv")
+        write_metrics_json(result, rows[policy.name], out / _safe(policy.name) / "metrics.json")
+    machine = next(iter(results.values())).processors
+    title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
+    console.print(metrics_table(title, rows, SUMMARY_METRICS, SUMMARY_FORMATS))
+    atomic_write_text(out / "metrics.csv", _metrics_csv(rows))
+    figure = comparison_figure(rows, title, out / "comparison.png")
+    console.print(f"wrote {figure}, {out / 'metrics.csv'} and per-policy results in {out}/")
+
+
+def _safe(name: str) -> str:
+    return name.replace("+", "_").replace("/", "_")
+
+
+def _metrics_csv(rows: dict[str, dict]) -> str:
+    names = sorted({k for metrics in rows.values() for k in metrics})
+    lines = [",".join(["policy", *names])]
+    for policy, metrics in rows.items():
+        lines.append(",".join([policy, *("" if metrics.get(n) is None else str(metrics[n])
+                                          for n in names)]))
+    return "\n".join(lines) + "\n"

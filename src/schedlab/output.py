@@ -1,0 +1,97 @@
+"""Writing results to disk: jobs.csv, metrics.json — always atomically.
+
+A file is written to a temporary name in the same directory and then moved
+into place with ``os.replace``, so a crash or Ctrl-C never leaves a
+half-written output that a later step could read as a result.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.engine.result import STATUS_NAMES, Result
+
+JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
+               "wait", "planned_start")
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def jobs_csv_text(result: Result) -> str:
+    """The per-job table as CSV (``JOB_COLUMNS``); start, end, wait and
+    planned_start are empty where they do not exist (rejected jobs, no plan)."""
+    accepted = result.accepted
+    wait = np.where(accepted, result.start - result.submit, -1)
+    columns = [result.job_id, result.submit, result.start, result.end, result.width,
+               result.estimate, result.runtime]
+    text_cols = [c.astype(str) for c in columns]
+    for k in (2, 3):
+        text_cols[k] = np.where(accepted, text_cols[k], "")
+    status = np.array(STATUS_NAMES, dtype=object)[result.status]
+    wait_text = np.where(accepted, wait.astype(str), "")
+    planned = np.where(result.planned_start >= 0, result.planned_start.astype(str), "")
+    rows = zip(*text_cols, status, wait_text, planned)
+    lines = [",".join(JOB_COLUMNS)]
+    lines.extend(",".join(row) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
+def write_jobs_csv(result: Result, path: str | Path) -> None:
+    atomic_write_text(path, jobs_csv_text(result))
+
+
+def json_safe(value: Any) -> Any:
+    """Numbers JSON can hold: numpy scalars to Python, NaN/inf to None."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def metrics_document(result: Result, metrics: dict[str, Any]) -> dict[str, Any]:
+    """Everything metrics.json holds: metrics (flat names), policy statistics, run facts."""
+    return json_safe({
+        "workload": result.workload,
+        "policy": result.policy,
+        "params": result.params,
+        "processors": result.processors,
+        "metrics": metrics,
+        "policy_stats": result.stats,
+        "skipped": result.skipped,
+        "meta": result.meta,
+    })
+
+
+def write_metrics_json(result: Result, metrics: dict[str, Any], path: str | Path) -> None:
+    atomic_write_text(path, json.dumps(metrics_document(result, metrics), indent=2,
+                                       sort_keys=False) + "\n")

@@ -1,0 +1,1 @@
+"""Figures: policy comparisons, curves against load, Gantt charts, time series."""
