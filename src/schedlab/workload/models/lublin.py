@@ -69,8 +69,10 @@ class LublinParameters:
     "UMed should be in [UHi-1.5, UHi-3.5]").  The arrival gamma's shape is
     ``a_arr * arar``: ``(a_arr, b_arr)`` fit the peak hours and the
     arrive-rush-to-all ratio ``arar`` widens them to the whole day.
+    ``name`` starts the names of the workloads generated with the set.
     """
 
+    name: str
     serial_prob: float
     pow2_prob: float
     u_low: float
@@ -95,6 +97,7 @@ class LublinParameters:
 #: PA_BATCH -0.003, PB_BATCH 0.6986; AARR_BATCH 6.0415, BARR_BATCH 0.8531,
 #: ANUM_BATCH 6.1271, BNUM_BATCH 5.2740, ARAR_BATCH 1.0519).
 BATCH = LublinParameters(
+    name="lublin-batch",
     serial_prob=0.2927, pow2_prob=0.6686, u_low=1.2, u_hi_offset=7 - 5, u_prob=0.875,
     a1=6.57, b1=0.823, a2=639.1, b2=0.0156, pa=-0.003, pb=0.6986,
     a_arr=6.0415, b_arr=0.8531, a_num=6.1271, b_num=5.2740, arar=1.0519,
@@ -105,8 +108,11 @@ BATCH = LublinParameters(
 #: POW2_PROB 0.576, ULOW 0.8, UMED 4.5 with UHI 7, UPROB 0.86; A1 4.2, B1 0.94,
 #: A2 312, B2 0.03, PA -0.0054, PB 0.78; AARR 10.2303, BARR 0.4871,
 #: ANUM 8.1737, BNUM 3.9631, ARAR 1.0225).  The archive's ``lublin_256``
-#: trace was generated with this set.
+#: trace was generated with this set, and it is schedlab's default: it gives
+#: an offered load of about 0.7 on 128 processors, the batch set only about
+#: 0.36 (docs/models.md).
 WHOLE_SAMPLE = LublinParameters(
+    name="lublin",
     serial_prob=0.244, pow2_prob=0.576, u_low=0.8, u_hi_offset=7 - 4.5, u_prob=0.86,
     a1=4.2, b1=0.94, a2=312.0, b2=0.03, pa=-0.0054, pb=0.78,
     a_arr=10.2303, b_arr=0.4871, a_num=8.1737, b_num=3.9631, arar=1.0225,
@@ -115,7 +121,7 @@ WHOLE_SAMPLE = LublinParameters(
 
 def generate_lublin(n_jobs: int = 10_000, processors: int = 128, seed: int = 0, *,
                     estimates: bool = True,
-                    params: LublinParameters = BATCH) -> Workload:
+                    params: LublinParameters = WHOLE_SAMPLE) -> Workload:
     """Generate ``n_jobs`` jobs of the Lublin-Feitelson model on ``processors``.
 
     Uses one ``numpy.random.default_rng(seed)`` for everything, so the same
@@ -124,7 +130,8 @@ def generate_lublin(n_jobs: int = 10_000, processors: int = 128, seed: int = 0, 
     (:func:`~schedlab.workload.models.estimates.add_estimates`, maximal
     estimate 48 h, above the model's longest runtime); with ``False`` every
     estimate equals the runtime (perfect estimates).  Jobs get ids 1..n in
-    submission order.
+    submission order.  ``params`` chooses the published parameter set:
+    :data:`WHOLE_SAMPLE` (all jobs, the default) or :data:`BATCH`.
     """
     _check_arguments(n_jobs, processors)
     rng = np.random.default_rng(seed)
@@ -135,11 +142,11 @@ def generate_lublin(n_jobs: int = 10_000, processors: int = 128, seed: int = 0, 
     jobs = tuple(Job(id=i + 1, submit=int(s), runtime=int(r), estimate=int(e), width=int(w))
                  for i, (s, r, e, w) in enumerate(zip(submits.tolist(), runtimes.tolist(),
                                                       requested.tolist(), widths.tolist())))
-    name = f"lublin-{processors}p-{n_jobs}j-s{seed}"
+    name = f"{params.name}-{processors}p-{n_jobs}j-s{seed}"
     header = {
         "MaxJobs": str(n_jobs),
         "MaxProcs": str(processors),
-        "Note": ("Lublin-Feitelson 2003 model"
+        "Note": (f"Lublin-Feitelson 2003 model ({params.name})"
                  + (f", Tsafrir 2005 estimates (max {DEFAULT_MAX_ESTIMATE} s)" if estimates
                     else ", perfect estimates")
                  + f", seed {seed}"),

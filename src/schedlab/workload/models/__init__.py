@@ -1,0 +1,58 @@
+"""Synthetic workload models, and the built-in workloads that need no download.
+
+``BUILTIN_MODELS`` maps the name of each built-in workload to the function
+that generates it; :func:`generate_builtin` is what the command line uses
+when no trace is given (SPEC §1.3: "a built-in default workload ... so the
+main command works on a fresh machine").
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from schedlab.errors import InputError
+from schedlab.workload.job import Workload
+from schedlab.workload.models.lublin import generate_lublin
+
+
+def lublin_128(n_jobs: int = 10_000, processors: int = 128, seed: int = 0) -> Workload:
+    """The default workload: the Lublin-Feitelson model on a 128-processor machine.
+
+    Whole-sample parameters (:data:`~schedlab.workload.models.lublin.WHOLE_SAMPLE`),
+    Tsafrir estimates; offered load about 0.7 (docs/models.md).
+    """
+    return generate_lublin(n_jobs, processors, seed)
+
+
+def lublin_256(n_jobs: int = 10_000, processors: int = 256, seed: int = 0) -> Workload:
+    """The Lublin-Feitelson model on a 256-processor machine, as the archive's lublin_256 trace."""
+    return generate_lublin(n_jobs, processors, seed)
+
+
+#: Built-in workload name -> generator taking ``(n_jobs, processors, seed)``.
+BUILTIN_MODELS: dict[str, Callable[..., Workload]] = {
+    "lublin": lublin_128,
+    "lublin256": lublin_256,
+}
+
+#: The workload used when the user names none.
+DEFAULT_MODEL = "lublin"
+
+
+def generate_builtin(name: str, *, n_jobs: int | None = None, processors: int | None = None,
+                     seed: int = 0) -> Workload:
+    """Generate the built-in workload ``name``; ``None`` keeps the model's default.
+
+    Raises InputError naming the known models when ``name`` is not one.
+    """
+    generator = BUILTIN_MODELS.get(name)
+    if generator is None:
+        known = ", ".join(sorted(BUILTIN_MODELS))
+        raise InputError(f"unknown built-in workload {name!r}; expected one of: {known}",
+                         field="model")
+    overrides = {key: value for key, value in (("n_jobs", n_jobs), ("processors", processors))
+                 if value is not None}
+    return generator(seed=seed, **overrides)
+
+
+__all__ = ["BUILTIN_MODELS", "DEFAULT_MODEL", "generate_builtin", "generate_lublin"]
