@@ -14,8 +14,8 @@ What it measures (bench/README.md explains each choice):
 Every run is a separate process, timed from spawn to exit with
 time.perf_counter (so interpreter start-up, imports, reading the .gz trace and
 writing results all count); its peak resident set size is GNU time's %M
-(/usr/bin/time wraps each run; ru_maxrss of that one process). Each configuration runs `--repeat`
-times and the median is reported. A run only counts if it simulated the whole
+(/usr/bin/time wraps each run; ru_maxrss of that one process). Each
+configuration runs `--repeat` times, interleaved, and the median is reported. A run only counts if it simulated the whole
 trace: schedlab's jobs.csv must hold one row per SWF job record, AccaSim must
 report every record loaded and finished.
 
@@ -24,6 +24,7 @@ medians, and the ratios schedlab / AccaSim for fcfs vs FIFO and fcfs+easy vs EAS
 """
 
 import argparse
+import contextlib
 import csv
 import datetime
 import gzip
@@ -125,7 +126,7 @@ def timed_process(argv, timeout):
             started = time.perf_counter()
             child = subprocess.Popen(gnu_time_prefix(rss_file) + list(argv), stdout=out, stderr=err,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
-            killer = threading.Timer(timeout, lambda: (expired.set(), os.killpg(child.pid, signal.SIGKILL)))
+            killer = threading.Timer(timeout, kill_group, (child.pid, expired))
             killer.start()
             _, status, usage = os.wait4(child.pid, 0)
             wall = time.perf_counter() - started
@@ -140,6 +141,13 @@ def timed_process(argv, timeout):
             stdout=out_path.read_text(),
             stderr=err_path.read_text(),
         )
+
+
+def kill_group(pid, expired):
+    """Mark the run as timed out and kill its whole process group (it may just have exited)."""
+    expired.set()
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def rss_method():
@@ -292,38 +300,40 @@ def summarise(runs):
     return summary
 
 
-def measure(label, repeat, run_once):
-    """Call `run_once` `repeat` times (stopping at the first failure); return the runs and their summary."""
-    runs = []
-    for index in range(repeat):
-        run = run_once()
-        runs.append(run)
-        shown = run["error"] or f"{run['wall_seconds']:.2f} s, {run['peak_rss_mib']:.0f} MiB"
-        print(f"  {label} [{index + 1}/{repeat}]: {shown}", file=sys.stderr, flush=True)
-        if run["error"]:
-            break
-    return {"runs": runs, **summarise(runs)}
+def measure_interleaved(runners, repeat):
+    """Run every configuration `repeat` times, round-robin; return runs and summary per configuration.
+
+    `runners` maps a (simulator, policy) key to a function doing one run.
+    Rounds interleave the configurations (A B C, A B C, ...) so that a burst
+    of load from elsewhere on the machine spreads over all of them instead of
+    spoiling one. A configuration that fails is not run again.
+    """
+    runs = {key: [] for key in runners}
+    for round_index in range(repeat):
+        for key, run_once in runners.items():
+            if any(run["error"] for run in runs[key]):
+                continue
+            run = run_once()
+            runs[key].append(run)
+            shown = run["error"] or f"{run['wall_seconds']:.2f} s, {run['peak_rss_mib']:.0f} MiB"
+            print(f"  {' '.join(key)} [{round_index + 1}/{repeat}]: {shown}", file=sys.stderr, flush=True)
+    return {key: {"runs": key_runs, **summarise(key_runs)} for key, key_runs in runs.items()}
 
 
-def bench_schedlab(args, trace, trace_path, records):
-    """Benchmark every schedlab policy on one trace; entries keyed by policy."""
-    if not args.schedlab.exists():
-        missing = {"runs": [], "ok": False, "error": f"{args.schedlab} not found"}
-        return {policy: dict(missing) for policy in SCHEDLAB_POLICIES}
+def schedlab_runners(args, trace_path, records):
+    """One runner per schedlab policy, keyed ("schedlab", policy)."""
     return {
-        policy: measure(f"schedlab {trace.key} {policy}", args.repeat,
-                        lambda policy=policy: schedlab_run(args.schedlab, trace_path, policy,
-                                                           records, args.timeout))
+        ("schedlab", policy): lambda policy=policy: schedlab_run(args.schedlab, trace_path, policy,
+                                                                 records, args.timeout)
         for policy in SCHEDLAB_POLICIES
     }
 
 
-def bench_accasim(args, python, trace, trace_path, records):
-    """Benchmark AccaSim's FIFO and EASY dispatchers on one trace; entries keyed by dispatcher."""
+def accasim_runners(args, python, trace, trace_path, records):
+    """One runner per AccaSim dispatcher, keyed ("accasim", dispatcher)."""
     return {
-        dispatcher: measure(f"accasim {trace.key} {dispatcher}", args.repeat,
-                            lambda dispatcher=dispatcher: accasim_run(python, trace_path, trace.accasim_config,
-                                                                      dispatcher, records, args.timeout))
+        ("accasim", dispatcher): lambda dispatcher=dispatcher: accasim_run(
+            python, trace_path, trace.accasim_config, dispatcher, records, args.timeout)
         for dispatcher in ACCASIM_DISPATCHERS
     }
 
@@ -380,8 +390,13 @@ def git_commit():
 
 
 def machine_description(schedlab, accasim):
-    """CPU model, core count, memory, OS, and the Python and package versions of both simulators."""
-    version_of = "import importlib.metadata as m, sys; print(sys.version.split()[0], m.version({!r}))"
+    """CPU model, core count, memory, OS, load, and the package and Python versions of both simulators.
+
+    The load average is recorded because the machine may be shared: a load
+    above the core count while the benchmark runs makes wall times noisy.
+    """
+    version_of = ("import importlib.metadata as m, sys; "
+                  "print(m.version({!r}), '(Python ' + sys.version.split()[0] + ')')")
     schedlab_python = schedlab.parent / "python"
     machine = {
         "cpu_model": cpu_model(),
@@ -390,6 +405,7 @@ def machine_description(schedlab, accasim):
         "peak_rss_method": rss_method(),
         "memory_gib": total_memory_gib(),
         "os": f"{platform.system()} {platform.release()}",
+        "load_average_at_start": [round(load, 2) for load in os.getloadavg()],
         "bench_python": platform.python_version(),
         "schedlab": interpreter_report(schedlab_python, version_of.format("schedlab"))
         if schedlab_python.exists() else None,
@@ -436,8 +452,9 @@ def markdown_report(results):
     """The machine, the timing table and the ratio table, as markdown."""
     machine = results["machine"]
     lines = [f"Machine: {machine['cpu_model']}, {machine['logical_cpus']} logical CPUs "
-             f"({machine['usable_cpus']} usable), {machine['memory_gib']} GiB, {machine['os']}; "
-             f"schedlab {machine.get('schedlab')}; AccaSim {machine.get('accasim')}; "
+             f"({machine['usable_cpus']} usable), {machine['memory_gib']} GiB, {machine['os']}, "
+             f"load average {machine['load_average_at_start'][0]} at start; "
+             f"schedlab {machine['schedlab'] or 'not found'}; AccaSim {machine.get('accasim') or 'not run'}; "
              f"{results['repeat']} runs each, {results['date']}",
              "",
              "| trace | jobs | simulator | policy | runs | wall s, median (min-max) | peak RSS MiB (median) "
@@ -458,24 +475,36 @@ def bench_trace(args, trace, accasim):
         raise SystemExit(f"{trace_path}: trace not found (expected {trace.jobs:,} jobs); "
                          f"give its directory with --workloads")
     records = count_swf_records(trace_path)
+    if records != trace.jobs:
+        raise SystemExit(f"{trace_path}: {records:,} job records, expected {trace.jobs:,}; "
+                         f"this is not the trace the benchmark is defined on")
+    runners = {}
+    if args.schedlab.exists():
+        runners.update(schedlab_runners(args, trace_path, records))
+    with_accasim = accasim is not None and trace.accasim_config is not None
+    if with_accasim:
+        runners.update(accasim_runners(args, accasim, trace, trace_path, records))
+    measured = measure_interleaved(runners, args.repeat)
+    missing = {"runs": [], "ok": False, "error": f"{args.schedlab} not found"}
     entry = {"file": trace.filename, "jobs": records, "processors": trace.processors,
-             "schedlab": bench_schedlab(args, trace, trace_path, records)}
-    if accasim is not None and trace.accasim_config is not None:
-        entry["accasim"] = bench_accasim(args, accasim, trace, trace_path, records)
+             "schedlab": {policy: measured.get(("schedlab", policy), missing) for policy in SCHEDLAB_POLICIES}}
+    if with_accasim:
+        entry["accasim"] = {dispatcher: measured[("accasim", dispatcher)] for dispatcher in ACCASIM_DISPATCHERS}
         entry["ratios"] = ratios(entry["schedlab"], entry["accasim"])
     return entry
 
 
 def main(argv=None):
     """Run the benchmark, print the markdown report, write bench/results.json."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = parse_args(argv)
     traces = [t for t in TRACES if args.only in (None, t.key)]
     wants_accasim = not args.skip_accasim and any(t.accasim_config for t in traces)
     accasim = ensure_accasim_venv() if wants_accasim else None
     results = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "repeat": args.repeat,
-        "command": " ".join(["python", "bench/run_bench.py", *(sys.argv[1:] if argv is None else argv)]),
+        "command": " ".join(["python", "bench/run_bench.py", *argv]),
         "machine": machine_description(args.schedlab, accasim),
         "traces": {trace.key: bench_trace(args, trace, accasim) for trace in traces},
     }
