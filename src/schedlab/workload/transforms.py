@@ -1,0 +1,128 @@
+"""Workload transforms: pure functions Workload -> Workload (SPEC §1.2).
+
+Every transform returns a new workload and leaves its argument untouched.
+The machine size, header, skip counts and Unix start time are kept; the name
+gains a suffix recording the transform, so results and plots say what they
+ran on: ``KTH-SP2-1996-2.1-cln~shrink0.8~perfect``.  Submit times stay
+seconds since the trace start (they are never rebased).
+
+Parameter mistakes raise :class:`~schedlab.errors.InputError`.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from schedlab.errors import InputError
+from schedlab.workload.job import Job, Workload
+
+#: Separator between a workload's name and the transforms applied to it.
+NAME_SEPARATOR = "~"
+
+
+def shrink(workload: Workload, factor: float) -> Workload:
+    """Multiply every interarrival time by ``factor`` (Streit 2002, §5, shrinking factor).
+
+    ``submit_i' = submit_0 + round(factor * (submit_i - submit_0))`` where
+    ``submit_0`` is the first submit time and ``round`` rounds halves up
+    (``floor(x + 0.5)``), so times stay integer seconds and never decrease.
+    A factor below 1 raises the load.  A job's deadline, if any, moves with
+    its submit time (the time it grants after submission is unchanged).
+    """
+    if isinstance(factor, bool) or not isinstance(factor, Real) \
+            or not math.isfinite(factor) or factor <= 0:
+        raise InputError(f"The 'factor' parameter of shrink must be a finite number > 0. "
+                         f"Got {factor!r} instead.")
+    suffix = f"shrink{factor:g}"
+    if not workload.jobs:
+        return workload.with_jobs((), name=_suffixed(workload.name, suffix))
+    submit = np.array([j.submit for j in workload.jobs], dtype=np.int64)
+    offset = submit - submit[0]
+    new_submit = submit[0] + np.floor(factor * offset + 0.5).astype(np.int64)
+    jobs = [_with_submit(job, s) for job, s in zip(workload.jobs, new_submit.tolist())]
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
+
+
+def _with_submit(job: Job, submit: int) -> Job:
+    """The job submitted at another time; a deadline keeps its distance to the submit."""
+    deadline = None if job.deadline is None else job.deadline + submit - job.submit
+    return Job(job.id, submit, job.runtime, job.estimate, job.width, job.user, job.group,
+               job.queue, deadline)
+
+
+def perfect_estimates(workload: Workload) -> Workload:
+    """Set every estimate to the job's runtime, at least 1 s (Streit 2002, §5.2, Fig. 6)."""
+    jobs = [Job(j.id, j.submit, j.runtime, max(j.runtime, 1), j.width, j.user, j.group,
+                j.queue, j.deadline) for j in workload.jobs]
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"))
+
+
+def split_wide_jobs(workload: Workload, max_width: int) -> Workload:
+    """Split every job wider than ``max_width`` into jobs of width <= ``max_width``.
+
+    Streit 2002, §4, item 3: "large jobs are split up in width, so that the
+    maximum job width is only 64, but the total area of all jobs is not
+    changed".  A job of width ``w > m`` becomes ``ceil(w / m)`` jobs with the
+    same submit time, runtime, estimate, user, group, queue and deadline:
+    ``floor(w / m)`` parts of width ``m`` and, if ``w`` is not a multiple of
+    ``m``, one part of width ``w mod m`` — the widths sum to ``w``.
+
+    Ids: the first part keeps the job's id; the other parts get new ids
+    ``max_id + 1, max_id + 2, ...`` (``max_id`` = largest id in the workload),
+    handed out in workload order (submit, id) and, within a job, part by part.
+    So ids stay unique and the result is deterministic.
+    """
+    if isinstance(max_width, bool) or not isinstance(max_width, (int, np.integer)) \
+            or max_width < 1:
+        raise InputError(f"The 'max_width' parameter of split_wide_jobs must be an int >= 1. "
+                         f"Got {max_width!r} instead.")
+    next_id = max((j.id for j in workload.jobs), default=0) + 1
+    jobs: list[Job] = []
+    for job in workload.jobs:
+        widths = _part_widths(job.width, int(max_width))
+        jobs.append(_with_width(job, job.id, widths[0]))
+        for width in widths[1:]:
+            jobs.append(_with_width(job, next_id, width))
+            next_id += 1
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, f"split{max_width}"))
+
+
+def _part_widths(width: int, max_width: int) -> list[int]:
+    """Widths of the parts of one job: full parts of ``max_width``, then the remainder."""
+    full, rest = divmod(width, max_width)
+    return [max_width] * full + ([rest] if rest else [])
+
+
+def _with_width(job: Job, job_id: int, width: int) -> Job:
+    """A copy of the job with another id and width."""
+    return Job(job_id, job.submit, job.runtime, job.estimate, width, job.user, job.group,
+               job.queue, job.deadline)
+
+
+def first_jobs(workload: Workload, n: int) -> Workload:
+    """The first ``n`` jobs in (submit, id) order (all of them if there are fewer)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise InputError(f"The 'n' parameter of first_jobs must be an int >= 1. "
+                         f"Got {n!r} instead.")
+    return workload.with_jobs(workload.jobs[:n], name=_suffixed(workload.name, f"first{n}"))
+
+
+def time_window(workload: Workload, start: int, end: int) -> Workload:
+    """The jobs submitted in ``[start, end)`` (seconds since the trace start, not rebased)."""
+    for name, value in (("start", start), ("end", end)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(f"The '{name}' parameter of time_window must be an int. "
+                             f"Got {value!r} instead.")
+    if end <= start:
+        raise InputError(f"The 'end' parameter of time_window must be greater than "
+                         f"start={start}. Got {end!r} instead.")
+    jobs = [j for j in workload.jobs if start <= j.submit < end]
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, f"window{start}-{end}"))
+
+
+def _suffixed(name: str, suffix: str) -> str:
+    """The workload name with one more transform recorded."""
+    return f"{name}{NAME_SEPARATOR}{suffix}"
