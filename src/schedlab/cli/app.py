@@ -2,14 +2,16 @@
 
 Exit codes (a contract): 0 success; 2 bad input or usage, with a one-line
 reason naming file, line and field where there is one; 1 internal error.
+Usage errors (unknown option, missing argument, a value of the wrong type)
+are typer's own and exit with 2 as well.
 """
 
 from __future__ import annotations
 
-import sys
+import functools
 import traceback
+from typing import Callable
 
-import click
 import typer
 
 from schedlab.cli.analyze import analyze
@@ -19,44 +21,38 @@ from schedlab.cli.policies import policies
 from schedlab.cli.simulate import simulate
 from schedlab.errors import InputError
 
+EXIT_INTERNAL, EXIT_INPUT = 1, 2
+
 app = typer.Typer(
     name="schedlab", no_args_is_help=True, add_completion=False,
+    pretty_exceptions_enable=False,
     help="Simulate, compare and reproduce parallel batch-job scheduling policies.")
-app.command("simulate")(simulate)
-app.command("compare")(compare)
-app.command("analyze")(analyze)
-app.command("policies")(policies)
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT = 0, 1, 2
+
+def guarded(command: Callable[..., None]) -> Callable[..., None]:
+    """Turn a user mistake into one line and exit code 2, anything else into exit code 1."""
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except InputError as err:
+            err_console.print(f"schedlab: error: {err}", markup=False, highlight=False)
+            raise typer.Exit(EXIT_INPUT) from None
+        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+            raise
+        except Exception:  # noqa: BLE001 - the last line of defence
+            err_console.print("schedlab: internal error (please report it with this output):",
+                              markup=False)
+            err_console.print(traceback.format_exc(), markup=False, highlight=False)
+            raise typer.Exit(EXIT_INTERNAL) from None
+    return wrapper
+
+
+for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
+                      ("policies", policies)):
+    app.command(name)(guarded(command))
 
 
 def main() -> None:
     """Console entry point."""
-    sys.exit(run_cli())
-
-
-def run_cli(argv: list[str] | None = None) -> int:
-    """Run the CLI on ``argv`` and return its exit code (every failure becomes a code)."""
-    try:
-        app(args=argv, prog_name="schedlab", standalone_mode=False)
-    except InputError as err:
-        err_console.print(f"schedlab: error: {err}", markup=False, highlight=False)
-        return EXIT_INPUT
-    except click.exceptions.UsageError as err:
-        err.show()
-        return EXIT_INPUT
-    except click.exceptions.Abort:
-        err_console.print("schedlab: interrupted", markup=False)
-        return 130
-    except click.exceptions.Exit as done:
-        return done.exit_code
-    except click.exceptions.ClickException as err:
-        err.show()
-        return EXIT_INPUT
-    except Exception:  # noqa: BLE001 - the last line of defence
-        err_console.print("schedlab: internal error (please report it with this output):",
-                          markup=False)
-        err_console.print(traceback.format_exc(), markup=False, highlight=False)
-        return EXIT_INTERNAL
-    return EXIT_OK
-
+    app(prog_name="schedlab")

@@ -99,17 +99,20 @@ class DelayedProgress:
 
 def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str],
                   formats: dict[str, str]) -> Table:
-    """A rich table: one row per run (policy), one column per metric."""
+    """A rich table: one row per metric, one column per run (policy).
+
+    Metrics run down the side so that several policies fit an 80-column terminal.
+    """
     table = Table(title=title)
-    table.add_column("policy", style="bold")
+    table.add_column("metric", style="bold")
+    for label in rows:
+        table.add_column(label.replace("+", "+\n"), justify="right")
     for name in names:
-        table.add_column(name, justify="right")
-    for label, metrics in rows.items():
         cells = []
-        for name in names:
+        for metrics in rows.values():
             value = metrics.get(name)
             cells.append("-" if value is None else format(value, formats.get(name, ".2f")))
-        table.add_row(label, *cells)
+        table.add_row(name, *cells)
     return table
 
 

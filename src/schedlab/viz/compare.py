@@ -32,6 +32,10 @@ def comparison_figure(rows: dict[str, dict], title: str, path: str | Path) -> Pa
         bars = ax.bar(range(len(policies)), values, color=[colors[k % 10] for k in range(len(policies))])
         ax.bar_label(bars, fmt="%.3g", fontsize=8)
         ax.set_xticks(range(len(policies)), policies, rotation=25, ha="right", fontsize=9)
+        positive = [v for v in values if v > 0]
+        if positive and max(positive) > 20 * min(positive):
+            ax.set_yscale("log")          # one policy far off would flatten the others
+            label += " (log scale)"
         ax.set_title(label, fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         ax.set_axisbelow(True)
