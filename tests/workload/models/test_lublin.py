@@ -8,7 +8,6 @@ statistic, far below the gap a wrong rule would open.
 
 from __future__ import annotations
 
-import gzip
 import math
 import time
 from pathlib import Path
@@ -31,6 +30,7 @@ from schedlab.workload.models.lublin import (
     sample_log_interarrivals,
     warp_through_day,
 )
+from schedlab.workload.swf import read_swf
 
 TRACE = Path("/work/shared/workloads/lublin_256.swf.gz")
 
@@ -303,9 +303,9 @@ def reference_trace() -> dict[str, np.ndarray]:
     """lublin_256.swf: 10,000 jobs from the authors' generator (whole-sample set, 256 nodes)."""
     if not TRACE.exists():
         pytest.skip(f"{TRACE} is not present")
-    with gzip.open(TRACE, "rt") as handle:
-        rows = np.loadtxt(handle, comments=";", dtype=np.int64)
-    return {"submit": rows[:, 1], "runtime": rows[:, 3], "width": rows[:, 4]}
+    trace = read_swf(TRACE)
+    assert len(trace) == 10_000 and trace.processors == 256
+    return trace.to_arrays()
 
 
 @pytest.fixture(scope="module")
