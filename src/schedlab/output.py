@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.engine.result import STATUS_NAMES, Result
+from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
@@ -45,19 +45,17 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 def jobs_csv_text(result: Result) -> str:
     """The per-job table as CSV (``JOB_COLUMNS``); start, end, wait and
     planned_start are empty where they do not exist (rejected jobs, no plan)."""
-    accepted = result.accepted
-    wait = np.where(accepted, result.start - result.submit, -1)
-    columns = [result.job_id, result.submit, result.start, result.end, result.width,
-               result.estimate, result.runtime]
-    text_cols = [c.astype(str) for c in columns]
-    for k in (2, 3):
-        text_cols[k] = np.where(accepted, text_cols[k], "")
-    status = np.array(STATUS_NAMES, dtype=object)[result.status]
-    wait_text = np.where(accepted, wait.astype(str), "")
-    planned = np.where(result.planned_start >= 0, result.planned_start.astype(str), "")
-    rows = zip(*text_cols, status, wait_text, planned)
     lines = [",".join(JOB_COLUMNS)]
-    lines.extend(",".join(row) for row in rows)
+    for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
+            result.job_id.tolist(), result.submit.tolist(), result.start.tolist(),
+            result.end.tolist(), result.width.tolist(), result.estimate.tolist(),
+            result.runtime.tolist(), result.status.tolist(), result.planned_start.tolist()):
+        plan = "" if planned < 0 else planned
+        if status == REJECTED:
+            lines.append(f"{job_id},{submit},,,{width},{estimate},{runtime},rejected,,{plan}")
+        else:
+            lines.append(f"{job_id},{submit},{start},{end},{width},{estimate},{runtime},"
+                         f"{STATUS_NAMES[status]},{start - submit},{plan}")
     return "\n".join(lines) + "\n"
 
 
