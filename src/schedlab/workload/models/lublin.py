@@ -2,7 +2,7 @@
 
 U. Lublin and D. G. Feitelson, "The workload on parallel supercomputers:
 modeling the characteristics of rigid jobs", J. Parallel Distrib. Comput.
-63(11), 2003.  The model has three independent parts:
+63(11), 2003.  The model has three parts:
 
 * **job size** - a job is serial with probability ``serial_prob``; otherwise
   ``log2(size)`` follows a *two-stage uniform* distribution (uniform on
@@ -139,19 +139,24 @@ def generate_lublin(n_jobs: int = 10_000, processors: int = 128, seed: int = 0, 
     widths = sample_widths(n_jobs, processors, params, rng)
     runtimes = sample_runtimes(widths, params, rng)
     requested = add_estimates(runtimes, rng) if estimates else runtimes
-    jobs = tuple(Job(id=i + 1, submit=int(s), runtime=int(r), estimate=int(e), width=int(w))
+    jobs = tuple(Job(id=i + 1, submit=s, runtime=r, estimate=e, width=w)
                  for i, (s, r, e, w) in enumerate(zip(submits.tolist(), runtimes.tolist(),
                                                       requested.tolist(), widths.tolist())))
-    name = f"{params.name}-{processors}p-{n_jobs}j-s{seed}"
-    header = {
+    return Workload(jobs=jobs, processors=processors,
+                    name=f"{params.name}-{processors}p-{n_jobs}j-s{seed}",
+                    header=_header(n_jobs, processors, seed, params, estimates))
+
+
+def _header(n_jobs: int, processors: int, seed: int, params: LublinParameters,
+            estimates: bool) -> dict[str, str]:
+    """SWF-style header fields saying what was generated and how."""
+    estimate_model = (f"Tsafrir 2005 estimates (max {DEFAULT_MAX_ESTIMATE} s)" if estimates
+                      else "perfect estimates")
+    return {
         "MaxJobs": str(n_jobs),
         "MaxProcs": str(processors),
-        "Note": (f"Lublin-Feitelson 2003 model ({params.name})"
-                 + (f", Tsafrir 2005 estimates (max {DEFAULT_MAX_ESTIMATE} s)" if estimates
-                    else ", perfect estimates")
-                 + f", seed {seed}"),
+        "Note": f"Lublin-Feitelson 2003 model ({params.name}), {estimate_model}, seed {seed}",
     }
-    return Workload(jobs=jobs, processors=processors, name=name, header=header)
 
 
 def _check_arguments(n_jobs: int, processors: int) -> None:
