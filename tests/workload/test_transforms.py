@@ -45,6 +45,12 @@ def test_shrink_by_two_doubles_interarrivals_and_moves_deadlines():
     assert [j.deadline for j in stretched] == [None, None, 903, None]
 
 
+def test_shrink_rounds_the_decimal_product_exactly():
+    # 0.7 * 45 is 31.499999999999996 in floating point; the decimal 31.5 rounds up to 32
+    jobs = workload_of(Job(1, 0, 1, 1, 1), Job(2, 5, 1, 1, 1), Job(3, 45, 1, 1, 1))
+    assert submits(shrink(jobs, 0.7)) == [0, 4, 32]  # 0.7 * 5 = 3.5 -> 4
+
+
 def test_shrink_keeps_everything_else():
     shrunk = shrink(FOUR, 0.8)
     for old, new in zip(FOUR, shrunk):

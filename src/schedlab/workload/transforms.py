@@ -12,6 +12,7 @@ Parameter mistakes raise :class:`~schedlab.errors.InputError`.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from numbers import Real
 
 import numpy as np
@@ -29,6 +30,9 @@ def shrink(workload: Workload, factor: float) -> Workload:
     ``submit_i' = submit_0 + round(factor * (submit_i - submit_0))`` where
     ``submit_0`` is the first submit time and ``round`` rounds halves up
     (``floor(x + 0.5)``), so times stay integer seconds and never decrease.
+    The product is computed exactly in integers with the factor taken as the
+    decimal number it prints as (0.7 is 7/10, so 0.7 x 45 = 31.5 rounds to 32,
+    where floating point would give 31.499999999999996 and round down).
     A factor below 1 raises the load.  A job's deadline, if any, moves with
     its submit time (the time it grants after submission is unchanged).
     """
@@ -39,10 +43,11 @@ def shrink(workload: Workload, factor: float) -> Workload:
     suffix = f"shrink{factor:g}"
     if not workload.jobs:
         return workload.with_jobs((), name=_suffixed(workload.name, suffix))
-    submit = np.array([j.submit for j in workload.jobs], dtype=np.int64)
-    offset = submit - submit[0]
-    new_submit = submit[0] + np.floor(factor * offset + 0.5).astype(np.int64)
-    jobs = [_with_submit(job, s) for job, s in zip(workload.jobs, new_submit.tolist())]
+    ratio = Fraction(repr(float(factor)))
+    num, den = ratio.numerator, ratio.denominator
+    first = workload.jobs[0].submit
+    jobs = [_with_submit(job, first + (2 * num * (job.submit - first) + den) // (2 * den))
+            for job in workload.jobs]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
 
 
