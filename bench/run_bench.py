@@ -15,9 +15,10 @@ Every run is a separate process, timed from spawn to exit with
 time.perf_counter (so interpreter start-up, imports, reading the .gz trace and
 writing results all count); its peak resident set size is GNU time's %M
 (/usr/bin/time wraps each run; ru_maxrss of that one process). Each
-configuration runs `--repeat` times, interleaved, and the median is reported. A run only counts if it simulated the whole
-trace: schedlab's jobs.csv must hold one row per SWF job record, AccaSim must
-report every record loaded and finished.
+configuration runs `--repeat` times, interleaved, and the median is reported.
+A run only counts if it simulated the whole trace: every SWF job record must
+be a row of schedlab's jobs.csv or a record its reader reports as skipped
+(metrics.json), and AccaSim must report every record loaded and finished.
 
 Results: a markdown table on stdout and bench/results.json (machine, every run,
 medians, and the ratios schedlab / AccaSim for fcfs vs FIFO and fcfs+easy vs EASY).
@@ -201,22 +202,38 @@ def jobs_csv_summary(out_dir):
     return counts
 
 
+def skipped_records(out_dir):
+    """The SWF records schedlab's reader skipped, by reason, from OUT/metrics.json.
+
+    The reader skips records it cannot simulate (SPEC §1.1), e.g. SDSC-BLUE's
+    10,744 records whose runtime is -1, and reports every one of them.
+    """
+    with open(Path(out_dir) / "metrics.json") as handle:
+        return json.load(handle).get("skipped", {})
+
+
 def schedlab_run(schedlab, trace_path, policy, records, timeout):
-    """Time one `schedlab simulate` process and check it simulated every job record."""
+    """Time one `schedlab simulate` process and check it accounted for every job record.
+
+    Every SWF record must be either a row of jobs.csv or a record the reader
+    reports as skipped.
+    """
     with tempfile.TemporaryDirectory(prefix="schedlab-bench-") as scratch:
         out_dir = Path(scratch) / "out"
         argv = [str(schedlab), "simulate", str(trace_path), "--policy", policy, "--out", str(out_dir)]
         run = timed_process(argv, timeout)
         reason = failure_reason(run)
         statuses = {} if reason else jobs_csv_summary(out_dir)
-    simulated = sum(statuses.values())
-    if reason is None and simulated != records:
-        reason = f"jobs.csv has {simulated} rows for {records} job records"
+        skipped = {} if reason else skipped_records(out_dir)
+    simulated, dropped = sum(statuses.values()), sum(skipped.values())
+    if reason is None and simulated + dropped != records:
+        reason = f"jobs.csv has {simulated} rows and {dropped} records were skipped, of {records} job records"
     return {
         "wall_seconds": run.wall_seconds,
         "peak_rss_mib": run.peak_rss_mib,
         "jobs_simulated": simulated,
         "statuses": statuses,
+        "skipped": skipped,
         "error": reason,
     }
 
@@ -232,13 +249,17 @@ def ensure_accasim_venv():
     """Create bench/.venv-accasim with AccaSim installed, unless it already exists.
 
     AccaSim lives in its own virtualenv so that its dependencies never mix
-    with schedlab's; the interpreter is the one running this script.
+    with schedlab's; the interpreter is the one running this script. The
+    virtualenv ignores itself in git (a `.gitignore` of `*` inside it, as
+    `python -m venv` writes from Python 3.13 on), so a broad `git add` in the
+    repository never picks up its 300 MiB of installed packages.
     """
     python = accasim_python()
     if python.exists():
         return python
     print(f"creating {ACCASIM_VENV} and installing {ACCASIM_REQUIREMENT} ...", file=sys.stderr)
     subprocess.run([sys.executable, "-m", "venv", str(ACCASIM_VENV)], check=True)
+    (ACCASIM_VENV / ".gitignore").write_text("*\n")
     subprocess.run([str(python), "-m", "pip", "install", "--quiet", ACCASIM_REQUIREMENT], check=True)
     return python
 
@@ -434,7 +455,8 @@ def results_rows(results):
         for simulator, policy, entry in named:
             rss = f"{entry['median_peak_rss_mib']:.0f}" if entry.get("ok") else "n/a"
             own = entry.get("median_accasim_simulation_seconds")
-            rows.append(f"| {key} | {trace['jobs']:,} | {simulator} | {policy} | {len(entry['runs'])} "
+            simulated = f"{entry['jobs_simulated']:,}" if entry.get("ok") else "n/a"
+            rows.append(f"| {key} | {trace['jobs']:,} | {simulator} | {policy} | {simulated} | {len(entry['runs'])} "
                         f"| {seconds_cell(entry)} | {rss} | {f'{own:.2f}' if own else ''} |")
     return rows
 
@@ -457,9 +479,9 @@ def markdown_report(results):
              f"schedlab {machine['schedlab'] or 'not found'}; AccaSim {machine.get('accasim') or 'not run'}; "
              f"{results['repeat']} runs each, {results['date']}",
              "",
-             "| trace | jobs | simulator | policy | runs | wall s, median (min-max) | peak RSS MiB (median) "
-             "| AccaSim's own simulation s |",
-             "| --- | ---: | --- | --- | ---: | --- | ---: | ---: |",
+             "| trace | job records | simulator | policy | jobs simulated | runs | wall s, median (min-max) "
+             "| peak RSS MiB (median) | AccaSim's own simulation s |",
+             "| --- | ---: | --- | --- | ---: | ---: | --- | ---: | ---: |",
              *results_rows(results)]
     pairs = ratio_rows(results)
     if pairs:
