@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
+from schedlab.errors import InputError
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
@@ -28,17 +29,24 @@ def atomic_write_text(path: str | Path, text: str) -> None:
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place."""
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place.
+
+    A directory that cannot be created or written is a user mistake
+    (:class:`InputError` naming the path).
+    """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
         os.replace(tmp, path)
     except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        Path(tmp).unlink(missing_ok=True)
         raise
 
 

@@ -382,11 +382,18 @@ def test_write_is_atomic_and_leaves_no_temporary_file(tmp_path, monkeypatch):
     assert len(read_swf(path)) == 3
 
 
-def test_write_into_a_missing_directory_is_an_input_error(tmp_path):
+def test_write_creates_a_missing_directory(tmp_path):
     path = tmp_path / "missing" / "out.swf"
+    write_swf(hand_result(), path)
+    assert len(read_swf(path)) == 3
+
+
+def test_write_where_a_file_blocks_the_directory_is_an_input_error(tmp_path):
+    (tmp_path / "blocker").write_text("not a directory")
+    path = tmp_path / "blocker" / "out.swf"
     with pytest.raises(InputError) as info:
         write_swf(hand_result(), path)
-    assert str(info.value) == f"{path}: cannot write the file: No such file or directory"
+    assert str(info.value).startswith(f"{path}: cannot write the file:")
 
 
 # --------------------------------------------------------------------------- real traces

@@ -9,16 +9,17 @@ reader.  It is registered by the application with
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.workload.stats import (STREIT_TABLE2, TraceStatistics, compare_to_reference,
-                                     trace_statistics)
 from schedlab.workload.swf import read_swf
+
+if TYPE_CHECKING:
+    from schedlab.workload.stats import TraceStatistics
 
 
 def analyze(
@@ -41,6 +42,8 @@ def analyze(
         help="Weibull fit of the interarrival times.")] = "moments",
 ) -> None:
     """Print trace statistics (Streit 2002, Table 2) and the reader's skip counts."""
+    from schedlab.workload.stats import trace_statistics   # scipy: loaded only when needed
+
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=processors)
     statistics = trace_statistics(workload, weibull_method=weibull)
@@ -59,6 +62,8 @@ def _statistics_table(name: str, statistics: TraceStatistics,
         for label, value in statistics.rows():
             table.add_row(label, format_value(value))
         return table
+    from schedlab.workload.stats import STREIT_TABLE2, compare_to_reference
+
     table.add_column(f"Streit {compare.upper()}", justify="right")
     table.add_column("rel. difference", justify="right")
     for label, ours, paper, difference in compare_to_reference(statistics,

@@ -157,10 +157,13 @@ class Profile:
         free = self._free
         capacity = self.capacity
         for k in range(first, last):
-            free[k] += width
-            if free[k] > capacity:
+            if free[k] + width > capacity:
+                for undo in range(first, k):
+                    free[undo] -= width
+                self._merge_around(first, last)
                 raise ValueError(f"releasing {width} processors on [{start}, {end}) "
                                  f"exceeds capacity at {self._times[k]}")
+            free[k] += width
         self._merge_around(first, last)
 
     def discard_before(self, t: int) -> None:

@@ -165,5 +165,6 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
-              "wall_time_s": round(wall, 6), "jobs": len(jobs)},
+              "wall_time_s": round(wall, 6), "jobs": len(jobs),
+              "unix_start_time": workload.unix_start_time},
     )

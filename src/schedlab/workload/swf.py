@@ -19,17 +19,17 @@ import io
 import math
 import os
 import re
-import tempfile
 import warnings
 import zlib
-from importlib import metadata
 from pathlib import Path
 from typing import Literal, NamedTuple, NoReturn
 
 import numpy as np
 
+from schedlab import __version__
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
+from schedlab.output import atomic_write_bytes
 from schedlab.workload.job import Job, Workload
 
 #: Field names of the 18 SWF fields, in file order (field k is FIELD_NAMES[k - 1]).
@@ -452,13 +452,14 @@ def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
     if isinstance(schedule, Workload):
         rows = _workload_rows(schedule)
         start_time = schedule.unix_start_time if unix_start_time is None else unix_start_time
-        notes = [f"Workload '{schedule.name}' written by schedlab {_version()}; it has not "
+        notes = [f"Workload '{schedule.name}' written by schedlab {__version__}; it has not "
                  "run: wait time and status are -1, allocated processors = width."]
     elif isinstance(schedule, Result):
         rows = _result_rows(schedule)
-        start_time = unix_start_time
+        start_time = schedule.meta.get("unix_start_time") if unix_start_time is None \
+            else unix_start_time
         notes = [f"Schedule of workload '{schedule.workload}' simulated by schedlab "
-                 f"{_version()} with policy '{schedule.policy}'{_params_text(schedule.params)}.",
+                 f"{__version__} with policy '{schedule.policy}'{_params_text(schedule.params)}.",
                  "Status 1 = finished, 0 = killed at its estimate, 5 = rejected (never "
                  "started: wait time, run time and allocated processors are -1)."]
     else:
@@ -467,12 +468,7 @@ def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
     payload = (header + "".join(_format_rows(rows))).encode("ascii")
     if str(path).lower().endswith(".gz"):
         payload = gzip.compress(payload, mtime=0)
-    _write_atomically(Path(path), payload)
-
-
-def _version() -> str:
-    """The installed schedlab version, for the provenance note."""
-    return metadata.version("schedlab")
+    atomic_write_bytes(path, payload)
 
 
 def _params_text(params: dict) -> str:
@@ -529,19 +525,3 @@ def _format_rows(rows: np.ndarray) -> list[str]:
     """One text line per record, fields separated by single spaces."""
     template = " ".join(["%d"] * N_FIELDS) + "\n"
     return [template % row for row in map(tuple, rows.tolist())]
-
-
-def _write_atomically(path: Path, payload: bytes) -> None:
-    """Write via a temporary file in the target directory and ``os.replace``."""
-    try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as err:
-        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
