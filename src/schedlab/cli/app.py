@@ -17,8 +17,10 @@ import typer
 from schedlab.cli.analyze import analyze
 from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
+from schedlab.cli.generate import generate
 from schedlab.cli.policies import policies
 from schedlab.cli.simulate import simulate
+from schedlab.cli.transform import transform
 from schedlab.errors import InputError
 
 EXIT_INTERNAL, EXIT_INPUT = 1, 2
@@ -49,7 +51,7 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
 
 
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
-                      ("policies", policies)):
+                      ("transform", transform), ("generate", generate), ("policies", policies)):
     app.command(name)(guarded(command))
 
 

@@ -40,8 +40,12 @@ PerfectOpt = Annotated[bool, typer.Option(
 
 def load(workload: str, *, procs: int | None, width_field: str, missing_estimate: str,
          strict: bool, jobs: int | None, seed: int, shrink: float | None,
-         perfect_estimates: bool) -> Workload:
-    """Load a workload and apply the transforms asked for on the command line."""
+         perfect_estimates: bool, split: int | None = None,
+         window: tuple[int, int] | None = None) -> Workload:
+    """Load a workload and apply the transforms asked for on the command line.
+
+    Order: time window, first N jobs, width split, shrinking, perfect estimates.
+    """
     from pathlib import Path
 
     from schedlab.api import load_workload
@@ -51,8 +55,12 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
                            strict=strict, processors=procs, seed=seed,
                            jobs=None if is_file else jobs)
+    if window is not None:
+        loaded = transforms.time_window(loaded, *window)
     if is_file and jobs is not None:
         loaded = transforms.first_jobs(loaded, jobs)
+    if split is not None:
+        loaded = transforms.split_wide_jobs(loaded, split)
     if shrink is not None:
         loaded = transforms.shrink(loaded, shrink)
     if perfect_estimates:
@@ -114,6 +122,20 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
             cells.append("-" if value is None else format(value, formats.get(name, ".2f")))
         table.add_row(name, *cells)
     return table
+
+
+def parse_window(text: str | None) -> tuple[int, int] | None:
+    """``"START:END"`` in seconds since the trace start -> ``(START, END)``."""
+    if text is None:
+        return None
+    start, sep, end = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return int(start), int(end)
+    except ValueError:
+        raise InputError(f"expected START:END in whole seconds, got {text!r}",
+                         field="--window") from None
 
 
 SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
