@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -48,6 +50,39 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextmanager
+def atomic_directory(path: str | Path) -> Iterator[Path]:
+    """Build a whole output directory beside ``path`` and swap it in only on success.
+
+    Yields the temporary directory to write into.  If the block raises, the
+    temporary directory is removed and an earlier ``path`` is left untouched;
+    otherwise the old directory (if any) is replaced by the new one.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError("expected a directory for the results, found a file", file=str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    except OSError as err:
+        raise InputError(f"cannot write the directory: {err.strerror or err}",
+                         file=str(path)) from None
+    try:
+        yield staging
+        staging.chmod(0o755)
+        if path.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old",
+                                            dir=path.parent))
+            os.replace(path, retired / path.name)
+            os.replace(staging, path)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, path)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
 
 
 def jobs_csv_text(result: Result) -> str:

@@ -14,7 +14,7 @@ from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)   # an error stays on one line
 
 WorkloadArg = Annotated[str, typer.Argument(
     help="An SWF trace (plain or .gz) or a built-in model name (e.g. 'lublin').")]
@@ -51,6 +51,9 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     from schedlab.api import load_workload
     from schedlab.workload import transforms
 
+    if procs is not None and procs <= 0:
+        raise InputError(f"expected a number of processors >= 1, got {procs}",
+                         field="--procs")
     is_file = Path(workload).exists()
     loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
                            strict=strict, processors=procs, seed=seed,

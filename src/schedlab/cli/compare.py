@@ -36,7 +36,8 @@ def compare(
     """Simulate several policies on one workload; print one table, write one figure."""
     from schedlab.engine.simulator import run
     from schedlab.metrics import compute_metrics
-    from schedlab.output import atomic_write_text, write_jobs_csv, write_metrics_json
+    from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
+                                 write_metrics_json)
     from schedlab.policies.registry import make_policy
     from schedlab.viz.compare import comparison_figure
 
@@ -50,22 +51,25 @@ def compare(
     report_skips(loaded)
     rows: dict[str, dict] = {}
     results = {}
-    for policy in chosen:
-        bar = DelayedProgress(f"{policy.name} on {loaded.name}")
-        try:
-            result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar)
-        finally:
-            bar.close()
-        rows[policy.name] = compute_metrics(result)
-        results[policy.name] = result
-        write_jobs_csv(result, out / _safe(policy.name) / "jobs.csv")
-        write_metrics_json(result, rows[policy.name], out / _safe(policy.name) / "metrics.json")
-    machine = next(iter(results.values())).processors
-    title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
+    with atomic_directory(out) as staging:
+        for policy in chosen:
+            bar = DelayedProgress(f"{policy.name} on {loaded.name}")
+            try:
+                result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar)
+            finally:
+                bar.close()
+            rows[policy.name] = compute_metrics(result)
+            results[policy.name] = result
+            write_jobs_csv(result, staging / _safe(policy.name) / "jobs.csv")
+            write_metrics_json(result, rows[policy.name],
+                               staging / _safe(policy.name) / "metrics.json")
+        machine = next(iter(results.values())).processors
+        title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
+        atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
+        comparison_figure(rows, title, staging / "comparison.png")
     console.print(metrics_table(title, rows, SUMMARY_METRICS, SUMMARY_FORMATS))
-    atomic_write_text(out / "metrics.csv", _metrics_csv(rows))
-    figure = comparison_figure(rows, title, out / "comparison.png")
-    console.print(f"wrote {figure}, {out / 'metrics.csv'} and per-policy results in {out}/")
+    console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
+                  f"results in {out}/")
 
 
 def _safe(name: str) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import insort
 from heapq import heappush
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import REJECTED
@@ -72,10 +72,14 @@ class Context:
         end = self._expected_end[job.id]
         return end if end > self.now else self.now + 1
 
-    def releases(self) -> list[tuple[int, int]]:
-        """``(expected end, width)`` of every running job, earliest end first."""
-        floor = self.now + 1
-        return [(end if end > self.now else floor, width) for end, _, width in self._by_end]
+    def releases(self) -> Iterator[tuple[int, int]]:
+        """``(expected end, width)`` of every running job, earliest end first.
+
+        A generator: EASY's shadow-time search usually stops after a few jobs.
+        """
+        now = self.now
+        for end, _, width in self._by_end:
+            yield (end if end > now else now + 1), width
 
     def profile(self) -> Profile:
         """A fresh availability profile from ``now``: running jobs until their expected ends."""

@@ -87,11 +87,12 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None)
     s_busy: list[int] = []
     s_queue: list[int] = []
     capacity = ctx.processors
+    submits = [job.submit for job in jobs]
+    submits.append(float("inf"))            # sentinel: no submission left
     while nxt < n or events:
-        if events and (nxt >= n or events[0][0] <= jobs[nxt].submit):
+        now = submits[nxt]
+        if events and events[0][0] <= now:
             now = events[0][0]
-        else:
-            now = jobs[nxt].submit
         ctx.now = now
         # 1. finishes
         while events and events[0][0] == now and events[0][1] == FINISH:
@@ -108,7 +109,7 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None)
             ctx._done += 1
             on_finish(ctx, job)
         # 2. submissions
-        while nxt < n and jobs[nxt].submit == now:
+        while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
             waiting[job.id] = job

@@ -45,7 +45,8 @@ class Policy:
         """Names of the keyword parameters of ``__init__``."""
         signature = inspect.signature(cls.__init__)
         return [p.name for p in signature.parameters.values()
-                if p.name != "self" and p.kind is not inspect.Parameter.VAR_KEYWORD]
+                if p.name != "self" and p.kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                       inspect.Parameter.VAR_KEYWORD)]
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:
