@@ -13,7 +13,7 @@ What it measures (bench/README.md explains each choice):
 
 Every run is a separate process, timed from spawn to exit with
 time.perf_counter (so interpreter start-up, imports, reading the .gz trace and
-writing results all count); its peak resident set size is GNU time's %M
+writing results all count), with its CPU time (user + system) beside; its peak resident set size is GNU time's %M
 (/usr/bin/time wraps each run; ru_maxrss of that one process). Each
 configuration runs `--repeat` times, interleaved, and the median is reported.
 A run only counts if it simulated the whole trace: every SWF job record must
@@ -78,9 +78,10 @@ TRACES = (
 
 @dataclass(frozen=True)
 class ProcessRun:
-    """One finished child process: wall time, peak RSS, exit code, captured output."""
+    """One finished child process: wall and CPU time, peak RSS, exit code, captured output."""
 
     wall_seconds: float
+    cpu_seconds: float
     peak_rss_mib: float
     exit_code: int
     timed_out: bool
@@ -115,7 +116,11 @@ def timed_process(argv, timeout):
     """Run `argv` to completion; return its wall time, peak RSS and output.
 
     The wall time runs from just before the spawn to the moment the child is
-    reaped. The peak RSS is measured as rss_method() describes. The child
+    reaped. The CPU time is user + system time from the rusage os.wait4
+    returns, which includes the descendants the child waited for (the
+    simulator under GNU time); unlike wall time it hardly grows when other
+    processes compete for the cores. The peak RSS is measured as
+    rss_method() describes. The child
     runs in its own session, so that after `timeout` seconds the whole
     process group (GNU time and the program it runs) is killed.
     """
@@ -136,6 +141,7 @@ def timed_process(argv, timeout):
         child.returncode = os.waitstatus_to_exitcode(status)
         return ProcessRun(
             wall_seconds=wall,
+            cpu_seconds=usage.ru_utime + usage.ru_stime,
             peak_rss_mib=peak_rss_kib(rss_file, usage) / 1024.0,
             exit_code=child.returncode,
             timed_out=expired.is_set(),
@@ -230,6 +236,7 @@ def schedlab_run(schedlab, trace_path, policy, records, timeout):
         reason = f"jobs.csv has {simulated} rows and {dropped} records were skipped, of {records} job records"
     return {
         "wall_seconds": run.wall_seconds,
+        "cpu_seconds": run.cpu_seconds,
         "peak_rss_mib": run.peak_rss_mib,
         "jobs_simulated": simulated,
         "statuses": statuses,
@@ -284,6 +291,7 @@ def accasim_run(python, trace_path, config, dispatcher, records, timeout):
         reason = f"AccaSim loaded {summary.get('jobs_loaded')} and finished {finished} of {records} job records"
     return {
         "wall_seconds": run.wall_seconds,
+        "cpu_seconds": run.cpu_seconds,
         "peak_rss_mib": run.peak_rss_mib,
         "jobs_simulated": finished,
         "jobs_rejected": summary.get("jobs_rejected"),
@@ -302,7 +310,7 @@ def count_swf_records(trace_path):
 
 
 def summarise(runs):
-    """Median (and range) of wall time and peak RSS over the runs, if all of them count."""
+    """Median (and range) of wall time, median CPU time and peak RSS over the runs, if all of them count."""
     errors = [run["error"] for run in runs if run["error"]]
     if errors:
         return {"ok": False, "error": errors[0]}
@@ -312,6 +320,7 @@ def summarise(runs):
         "median_wall_seconds": statistics.median(walls),
         "min_wall_seconds": min(walls),
         "max_wall_seconds": max(walls),
+        "median_cpu_seconds": statistics.median(run["cpu_seconds"] for run in runs),
         "median_peak_rss_mib": statistics.median(run["peak_rss_mib"] for run in runs),
         "jobs_simulated": runs[0]["jobs_simulated"],
     }
@@ -360,13 +369,14 @@ def accasim_runners(args, python, trace, trace_path, records):
 
 
 def ratios(schedlab, accasim):
-    """schedlab / AccaSim ratios of median wall time and peak RSS, for each dispatcher pair that has both."""
+    """schedlab / AccaSim ratios of median wall time, CPU time and peak RSS, for each pair that has both."""
     pairs = {}
     for dispatcher, policy in COUNTERPARTS.items():
         ours, theirs = schedlab.get(policy, {}), accasim.get(dispatcher, {})
         if ours.get("ok") and theirs.get("ok"):
             pairs[f"{policy} / {dispatcher}"] = {
                 "wall_time": ours["median_wall_seconds"] / theirs["median_wall_seconds"],
+                "cpu_time": ours["median_cpu_seconds"] / theirs["median_cpu_seconds"],
                 "peak_rss": ours["median_peak_rss_mib"] / theirs["median_peak_rss_mib"],
             }
     return pairs
@@ -454,10 +464,11 @@ def results_rows(results):
         named += [("AccaSim", dispatcher.upper(), entry) for dispatcher, entry in trace.get("accasim", {}).items()]
         for simulator, policy, entry in named:
             rss = f"{entry['median_peak_rss_mib']:.0f}" if entry.get("ok") else "n/a"
+            cpu = f"{entry['median_cpu_seconds']:.2f}" if entry.get("ok") else "n/a"
             own = entry.get("median_accasim_simulation_seconds")
             simulated = f"{entry['jobs_simulated']:,}" if entry.get("ok") else "n/a"
             rows.append(f"| {key} | {trace['jobs']:,} | {simulator} | {policy} | {simulated} | {len(entry['runs'])} "
-                        f"| {seconds_cell(entry)} | {rss} | {f'{own:.2f}' if own else ''} |")
+                        f"| {seconds_cell(entry)} | {cpu} | {rss} | {f'{own:.2f}' if own else ''} |")
     return rows
 
 
@@ -466,7 +477,8 @@ def ratio_rows(results):
     rows = []
     for key, trace in results["traces"].items():
         for pair, ratio in trace.get("ratios", {}).items():
-            rows.append(f"| {key} | {pair} | {ratio['wall_time']:.3f} | {ratio['peak_rss']:.3f} |")
+            rows.append(f"| {key} | {pair} | {ratio['wall_time']:.3f} | {ratio['cpu_time']:.3f} "
+                        f"| {ratio['peak_rss']:.3f} |")
     return rows
 
 
@@ -480,13 +492,13 @@ def markdown_report(results):
              f"{results['repeat']} runs each, {results['date']}",
              "",
              "| trace | job records | simulator | policy | jobs simulated | runs | wall s, median (min-max) "
-             "| peak RSS MiB (median) | AccaSim's own simulation s |",
-             "| --- | ---: | --- | --- | ---: | ---: | --- | ---: | ---: |",
+             "| CPU s (median) | peak RSS MiB (median) | AccaSim's own simulation s |",
+             "| --- | ---: | --- | --- | ---: | ---: | --- | ---: | ---: | ---: |",
              *results_rows(results)]
     pairs = ratio_rows(results)
     if pairs:
-        lines += ["", "| trace | schedlab / AccaSim | wall-time ratio | peak-RSS ratio |",
-                  "| --- | --- | ---: | ---: |", *pairs]
+        lines += ["", "| trace | schedlab / AccaSim | wall-time ratio | CPU-time ratio | peak-RSS ratio |",
+                  "| --- | --- | ---: | ---: | ---: |", *pairs]
     return "\n".join(lines)
 
 
