@@ -117,7 +117,7 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
     table = Table(title=title)
     table.add_column("metric", style="bold")
     for label in rows:
-        table.add_column(label.replace("+", "+\n"), justify="right")
+        table.add_column(label.replace("+", "+\n"), justify="right", overflow="fold")
     for name in names:
         cells = []
         for metrics in rows.values():
