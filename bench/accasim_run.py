@@ -42,7 +42,8 @@ def restore_collections_mapping():
     removed in Python 3.10 (it lives in collections.abc since 3.3). Setting the
     alias before AccaSim is imported lets the released package run on Python
     3.11 unchanged, without editing its installed files. It is the only
-    incompatibility: nothing else in AccaSim uses a removed name.
+    incompatibility on the path this driver uses (reader, FirstFit, FIFO,
+    EASY, simulator loop).
     """
     if not hasattr(collections, "Mapping"):
         collections.Mapping = collections.abc.Mapping
