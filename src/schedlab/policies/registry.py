@@ -14,7 +14,6 @@ and returning a policy).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any, Callable, Mapping
 
 from schedlab.errors import InputError
@@ -75,6 +74,8 @@ _BUILTIN = _builtin_entries()
 
 
 def _plugin_entries() -> dict[str, PolicyEntry]:
+    from importlib.metadata import entry_points   # 25 ms to import: only when needed
+
     found = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         factory = ep.load()
