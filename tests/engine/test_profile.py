@@ -158,6 +158,32 @@ def test_earliest_fit_wider_than_the_machine_raises():
         Profile(8).earliest_fit(9, 1, 0)
 
 
+# ------------------------------------------------------------------- earlier_fit
+def test_earlier_fit_counts_the_jobs_own_reservation_as_free():
+    # 2 taken on [0, 10) by a running job; the job asking holds all 4 on [10, 15).
+    profile = profile_with(4, (0, 10, 2), (10, 5, 4))
+    assert profile.steps() == [(0, 2), (10, 0), (15, 4)]
+    assert profile.earlier_fit(4, 5, 0, 10) == -1      # nothing earlier than 10
+    profile.release(3, 7, 2)                            # the running job ends at 3
+    before = profile.steps()
+    assert profile.earlier_fit(4, 5, 3, 10) == 3
+    assert profile.earlier_fit(4, 5, 7, 10) == 7        # [7, 12) overlaps its own old slot
+    assert profile.earlier_fit(4, 5, 10, 10) == -1      # not earlier than the booking
+    assert profile.steps() == before                    # nothing was modified
+
+
+@pytest.mark.parametrize("duration,after,expected", [
+    (10, 0, 15),    # [0, 10) runs into the 1-free step at 5; 15 is before 20
+    (10, 16, 16),
+    (4, 0, 0),
+    (10, 20, -1),
+])
+def test_earlier_fit_skips_blocked_steps(duration, after, expected):
+    # Another job holds 3 of 4 on [5, 15); the asking job (width 2) is booked at 20.
+    profile = profile_with(4, (5, 10, 3), (20, duration, 2))
+    assert profile.earlier_fit(2, duration, after, 20) == expected
+
+
 # ---------------------------------------------------------------- discard_before
 @pytest.mark.parametrize("t,expected", [
     (5, [(5, 8), (10, 5), (15, 8)]),
@@ -226,6 +252,13 @@ class Reference:
             s += 1
         return s
 
+    def earlier_fit(self, width: int, duration: int, after: int, booked: int) -> int:
+        """The earliest fit once the job's own slot at ``booked`` is free, if before ``booked``; else -1."""
+        self.add(booked, duration, width)
+        start = self.earliest_fit(width, duration, after)
+        self.add(booked, duration, -width)
+        return start if start < booked else -1
+
 
 def assert_canonical(profile: Profile) -> None:
     """Breakpoints strictly increasing, each a real change, every value in [0, capacity]."""
@@ -265,6 +298,11 @@ def test_profile_matches_brute_force(capacity, ops, asks):
         origin = profile.origin
         assert [profile.free_at(t) for t in range(origin, HORIZON)] == \
             [reference.at(t) for t in range(origin, HORIZON)]
+    for start, duration, width in held:
+        for after in (profile.origin, start - 3, start):
+            after = max(after, profile.origin)
+            assert profile.earlier_fit(width, duration, after, start) == \
+                reference.earlier_fit(width, duration, after, start)
     for width, duration, after in asks:
         width, after = min(width, capacity), after + profile.origin
         assert profile.earliest_fit(width, duration, after) == \
@@ -287,3 +325,19 @@ def apply_reserve(profile: Profile, reference: Reference, held: list, start: int
     with pytest.raises(ValueError, match="does not fit"):
         profile.reserve(start, duration, width)
     assert profile.steps() == before
+
+
+def test_from_releases_equals_one_reservation_per_running_job():
+    # Three running jobs seen at time 5: two end at 7 (widths 2 and 3), one at 9 (width 1).
+    built = Profile.from_releases(10, 5, [(7, 2), (7, 3), (9, 1)])
+    assert built.steps() == [(5, 4), (7, 9), (9, 10)]
+    reserved = Profile(10, 5)
+    for end, width in [(7, 2), (7, 3), (9, 1)]:
+        reserved.reserve(5, end - 5, width)
+    assert built.steps() == reserved.steps()
+
+
+def test_from_releases_of_an_idle_machine_and_of_too_many_jobs():
+    assert Profile.from_releases(10, 5, []).steps() == [(5, 10)]
+    with pytest.raises(ValueError, match="more than the capacity"):
+        Profile.from_releases(4, 0, [(3, 3), (5, 2)])

@@ -83,10 +83,7 @@ class Context:
 
     def profile(self) -> Profile:
         """A fresh availability profile from ``now``: running jobs until their expected ends."""
-        profile = Profile(self.processors, self.now)
-        for end, width in self.releases():
-            profile.reserve(self.now, end - self.now, width)
-        return profile
+        return Profile.from_releases(self.processors, self.now, self.releases())
 
     def planned_start(self, job: Job) -> int:
         """The first start time promised to ``job`` by :meth:`plan`, or -1."""

@@ -14,6 +14,7 @@ half-open, so a job ending at ``t`` and one starting at ``t`` never overlap.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from typing import Iterable
 
 
 class Profile:
@@ -27,6 +28,38 @@ class Profile:
         self.capacity = capacity
         self._times = [origin]
         self._free = [capacity]
+
+    @classmethod
+    def from_releases(cls, capacity: int, origin: int,
+                      releases: Iterable[tuple[int, int]]) -> "Profile":
+        """The profile of running jobs: ``(end, width)`` pairs sorted by end, all ends > origin.
+
+        Built in one pass (linear in the number of jobs) instead of one
+        reservation per job: the free count starts at ``capacity`` minus every
+        width and rises at each end.
+        """
+        ends: list[int] = []
+        gains: list[int] = []
+        for end, width in releases:
+            if ends and ends[-1] == end:
+                gains[-1] += width
+            else:
+                ends.append(end)
+                gains.append(width)
+        profile = cls.__new__(cls)
+        profile.capacity = capacity
+        free = capacity - sum(gains)
+        if free < 0:
+            raise ValueError(f"running jobs need {capacity - free} processors, "
+                             f"more than the capacity {capacity}")
+        times, levels = [origin], [free]
+        for end, gain in zip(ends, gains):
+            free += gain
+            times.append(end)
+            levels.append(free)
+        profile._times = times
+        profile._free = levels
+        return profile
 
     def copy(self) -> "Profile":
         """An independent copy (two list copies: cheap enough for what-if schedules)."""
