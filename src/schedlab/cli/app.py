@@ -19,7 +19,9 @@ from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
 from schedlab.cli.generate import generate
 from schedlab.cli.policies import policies
+from schedlab.cli.results import results
 from schedlab.cli.simulate import simulate
+from schedlab.cli.sweep import sweep
 from schedlab.cli.transform import transform
 from schedlab.errors import InputError
 
@@ -51,7 +53,8 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
 
 
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
-                      ("transform", transform), ("generate", generate), ("policies", policies)):
+                      ("transform", transform), ("generate", generate), ("policies", policies),
+                      ("sweep", sweep), ("results", results)):
     app.command(name)(guarded(command))
 
 
