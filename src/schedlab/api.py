@@ -19,12 +19,15 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
                   missing_estimate: str = "use-runtime", strict: bool = False,
                   processors: int | None = None, seed: int = 0,
                   jobs: int | None = None) -> Workload:
-    """A workload from an SWF file (plain or gzip) or a built-in model name.
+    """A workload from an SWF file (plain or gzip), a Slurm sacct file, a built-in
+    model name or the name of a cached catalog trace.
 
-    A name that is not an existing file is looked up among the built-in
-    models (``lublin``, …; see ``docs/models.md``), generated with ``seed``,
-    ``jobs`` and ``processors``.  SWF options are described in
-    ``docs/workloads.md``.
+    A file whose first line starts with ``JobID|`` is read as ``sacct
+    --parsable2`` output (``docs/interop.md``).  A name that is not an existing
+    file is looked up among the built-in models (``lublin``, …; see
+    ``docs/models.md``), generated with ``seed``, ``jobs`` and ``processors``,
+    then among the traces of ``schedlab traces list``, read from the cache
+    (``docs/traces.md``).  SWF options are described in ``docs/workloads.md``.
     """
     if isinstance(source, Workload):
         return source
@@ -32,14 +35,23 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     if path.exists():
         if path.is_dir():
             raise InputError("expected an SWF file, got a directory", file=str(path))
+        from schedlab.interop import is_sacct_file, read_sacct
+        if is_sacct_file(path):
+            return read_sacct(path, missing_estimate=missing_estimate, processors=processors)
         from schedlab.workload.swf import read_swf
         return read_swf(path, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=processors)
     from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
     if str(source) in BUILTIN_MODELS:
         return generate_builtin(str(source), n_jobs=jobs, processors=processors, seed=seed)
-    raise InputError(f"no such file, and not a built-in model "
-                     f"(models: {', '.join(sorted(BUILTIN_MODELS))})", file=str(source))
+    from schedlab.workload.catalog import cached_trace
+    cached = cached_trace(str(source))
+    if cached is not None:
+        return load_workload(cached, width_field=width_field, missing_estimate=missing_estimate,
+                             strict=strict, processors=processors)
+    raise InputError(f"no such file, not a built-in model "
+                     f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
+                     f"`schedlab traces list`", file=str(source))
 
 
 def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", *,

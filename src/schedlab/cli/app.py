@@ -17,11 +17,13 @@ import typer
 from schedlab.cli.analyze import analyze
 from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
+from schedlab.cli.export import export
 from schedlab.cli.generate import generate
 from schedlab.cli.policies import policies
 from schedlab.cli.results import results
 from schedlab.cli.simulate import simulate
 from schedlab.cli.sweep import sweep
+from schedlab.cli.traces import traces_app
 from schedlab.cli.transform import transform
 from schedlab.errors import InputError
 
@@ -54,8 +56,9 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
 
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
                       ("transform", transform), ("generate", generate), ("policies", policies),
-                      ("sweep", sweep), ("results", results)):
+                      ("sweep", sweep), ("results", results), ("export", export)):
     app.command(name)(guarded(command))
+app.add_typer(traces_app(guarded))
 
 
 def main() -> None:
