@@ -1,0 +1,131 @@
+"""``schedlab results``: what an experiment directory holds, as tables or CSV."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, List, Optional
+
+import typer
+from rich.table import Table
+
+from schedlab.cli.common import console
+from schedlab.errors import InputError
+
+#: Metrics shown when none is asked for (names of docs/metrics.md).
+DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
+#: Columns that say which run a row is, apart from the metrics.
+SPEC_COLUMNS = ("workload", "policy", "seed", "processors", "overrun")
+
+
+def results(
+    exp_dir: Annotated[Path, typer.Argument(help="An experiment directory made by "
+                                                 "'schedlab sweep'.")],
+    csv: Annotated[Optional[Path], typer.Option(
+        "--csv", help="Write every run with every column (spec, status, metrics) to this CSV "
+                      "file.")] = None,
+    metric: Annotated[Optional[List[str]], typer.Option(
+        "--metric", "-m", help="A metric to show (repeatable; default: "
+                               f"{', '.join(DEFAULT_METRICS)}).")] = None,
+) -> None:
+    """Summarize an experiment: runs by status, then the mean of key metrics per setting.
+
+    A setting is a policy (with its parameters) on a workload under one
+    combination of transforms; the mean runs over its seeds.
+    """
+    from schedlab.experiments import load_results
+    from schedlab.output import atomic_write_text
+
+    frame = load_results(exp_dir)
+    names = list(metric) if metric else list(DEFAULT_METRICS)
+    check_metrics(frame, names)
+    console.print(status_table(frame))
+    finished = frame[frame["status"] == "finished"]
+    if len(finished):
+        console.print(means_table(summary_frame(finished, names), names))
+    if csv is not None:
+        atomic_write_text(csv, frame.to_csv(index=False))
+        console.print(f"wrote {len(frame)} runs to {csv}", markup=False, highlight=False)
+
+
+def check_metrics(frame, names: list[str]) -> None:
+    """Every requested metric must be a column of the results."""
+    known = [c for c in frame.columns if c not in metric_exclusions(frame)]
+    for name in names:
+        if name not in known:
+            shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+            raise InputError(f"no metric {name!r} in these results (metrics: "
+                             f"{shown or 'none, no run finished'})", field="--metric")
+
+
+def metric_exclusions(frame) -> set[str]:
+    """Columns of :func:`load_results` that are not metrics."""
+    return {c for c in frame.columns if c.startswith(("param.", "transform.", "stat."))} | {
+        "run_id", *SPEC_COLUMNS, "status", "wall_time", "error", "schedlab_version",
+        "finished_at"}
+
+
+def status_table(frame) -> Table:
+    """Runs per status."""
+    table = Table(title=f"{len(frame)} runs")
+    table.add_column("status")
+    table.add_column("runs", justify="right")
+    for status, count in frame["status"].value_counts().sort_index().items():
+        table.add_row(str(status), str(count))
+    return table
+
+
+def setting_columns(frame) -> list[str]:
+    """What makes a setting: workload, transforms, policy label; machine size and overrun
+    mode when they vary."""
+    columns = ["workload"] + [c for c in frame.columns if c.startswith("transform.")]
+    columns.append("setting")
+    columns += [c for c in ("processors", "overrun") if frame[c].nunique(dropna=False) > 1]
+    return columns
+
+
+def policy_label(row) -> str:
+    """``sjf+easy`` or ``dynp(k=4)``: the policy with the parameters of the run."""
+    params = [f"{c.removeprefix('param.')}={row[c]}" for c in row.index
+              if c.startswith("param.") and not _missing(row[c])]
+    return f"{row['policy']}({', '.join(params)})" if params else row["policy"]
+
+
+def summary_frame(finished, names: list[str]):
+    """Mean of each metric per setting over its seeds, with the number of runs ``n``."""
+    frame = finished.copy()
+    frame["setting"] = frame.apply(policy_label, axis=1) if len(frame) else []
+    keys = setting_columns(frame)
+    grouped = frame.groupby(keys, dropna=False, sort=True)
+    means = grouped[names].mean()
+    means.insert(0, "n", grouped.size())
+    return means.reset_index().rename(columns={"setting": "policy"})
+
+
+def means_table(summary, names: list[str]) -> Table:
+    """The per-setting means as a rich table."""
+    table = Table(title="mean over seeds (finished runs)")
+    labels = [c for c in summary.columns if c not in names]
+    for column in labels:
+        table.add_column(column.removeprefix("transform."), overflow="fold",
+                         justify="right" if column == "n" else "left")
+    for name in names:
+        table.add_column(name, justify="right", overflow="fold")
+    for _, row in summary.iterrows():
+        table.add_row(*[_cell(row[c]) for c in labels], *[_number(row[n]) for n in names])
+    return table
+
+
+def _missing(value) -> bool:
+    """None, NaN or pandas' NA."""
+    import pandas as pd
+    return bool(pd.isna(value))
+
+
+def _cell(value) -> str:
+    return "-" if _missing(value) else str(value)
+
+
+def _number(value) -> str:
+    if _missing(value):
+        return "-"
+    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"

@@ -1,0 +1,127 @@
+"""``schedlab sweep``: run every run of an experiment file, resumably, with a progress bar."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+
+from schedlab.cli.common import console, err_console
+from schedlab.errors import InputError
+
+#: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
+EXIT_INTERRUPTED = 130
+#: Failed runs listed at the end of a sweep (all of them are in ``schedlab results``).
+FAILURES_SHOWN = 10
+
+
+class SweepProgress:
+    """A rich progress bar on stderr: runs done, finished and failed counts, ETA.
+
+    Drawn only when stderr is a terminal, so piped output and logs stay clean.
+    """
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.finished = 0
+        self.failed = 0
+        self.bar = Progress(
+            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[green]{task.fields[finished]} finished[/] "
+                       "[red]{task.fields[failed]} failed[/]"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            console=err_console, disable=not err_console.is_terminal)
+        self.task = None
+
+    def started(self, pending: int, done_before: int) -> None:
+        if done_before:
+            err_console.print(f"{done_before} runs already stored, skipped", markup=False,
+                              highlight=False)
+        self.bar.start()
+        self.task = self.bar.add_task(self.label, total=pending, finished=0, failed=0)
+
+    def recorded(self, record) -> None:
+        if record.status == "finished":
+            self.finished += 1
+        else:
+            self.failed += 1
+        self.bar.update(self.task, advance=1, finished=self.finished, failed=self.failed)
+
+    def close(self) -> None:
+        self.bar.stop()
+
+
+def sweep(
+    experiment: Annotated[Path, typer.Argument(
+        help="The experiment file (TOML; format in docs/experiments.md).")],
+    out: Annotated[Optional[Path], typer.Option(
+        help="Experiment directory for the results (default: the file's name without .toml, "
+             "in the current directory).")] = None,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", help="Worker processes (default: every core; 1 runs in this process). "
+                             "With '--dask local', the size of the local cluster.")] = None,
+    dask: Annotated[Optional[str], typer.Option(
+        "--dask", help="Run on Dask: 'tcp://HOST:PORT' of a running scheduler, or 'local' for "
+                       "a local cluster of worker processes.")] = None,
+    retry_failed: Annotated[bool, typer.Option(
+        "--retry-failed", help="Run again the runs stored as failed.")] = False,
+) -> None:
+    """Run an experiment: every combination of its workloads, transforms, policies and seeds.
+
+    Runs already stored in the experiment directory are skipped, so rerunning
+    after a crash or Ctrl-C resumes.  Exit code 1 when some run failed.
+    """
+    from schedlab.experiments import load_experiment, run_sweep
+
+    loaded = load_experiment(experiment)
+    exp_dir = out if out is not None else Path(experiment.name.removesuffix(".toml"))
+    executor, workers = choose_executor(jobs, dask)
+    progress = SweepProgress(loaded.name or experiment.stem)
+    try:
+        summary = run_sweep(loaded, exp_dir, executor=executor, jobs=workers,
+                            dask_address=dask, retry_failed=retry_failed, observer=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        err_console.print(f"schedlab: interrupted; {progress.finished + progress.failed} runs "
+                          f"were stored in {exp_dir}. Run the same command again to resume.",
+                          markup=False, highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+    progress.close()
+    report(summary)
+    if summary.failures:
+        raise typer.Exit(1)
+
+
+def choose_executor(jobs: int | None, dask: str | None) -> tuple[str, int | None]:
+    """``--dask`` -> dask; ``--jobs 1`` -> serial; otherwise the process pool."""
+    if jobs is not None and jobs < 1:
+        raise InputError(f"expected a number of workers >= 1, got {jobs}", field="--jobs")
+    if dask is not None:
+        if not (dask == "local" or dask.startswith("tcp://")):
+            raise InputError(f"expected 'local' or tcp://HOST:PORT, got {dask!r}",
+                             field="--dask")
+        return "dask", jobs
+    if jobs == 1:
+        return "serial", None
+    return "pool", jobs
+
+
+def report(summary) -> None:
+    """One line of counts, then the first failed runs with their errors."""
+    console.print(f"{summary.total} runs: {summary.finished} finished and {summary.failed} "
+                  f"failed now, {summary.already_finished} finished before"
+                  + (f", {summary.already_failed} failed before (not retried)"
+                     if summary.already_failed else "")
+                  + f" ({summary.wall_time:.1f} s) -> {summary.exp_dir}",
+                  markup=False, highlight=False)
+    failures = list(summary.failures.items())
+    for run_id, error in failures[:FAILURES_SHOWN]:
+        console.print(f"  failed {run_id}: {error}", markup=False, highlight=False)
+    if len(failures) > FAILURES_SHOWN:
+        console.print(f"  ... and {len(failures) - FAILURES_SHOWN} more", markup=False)
+    if failures:
+        console.print(f"see 'schedlab results {summary.exp_dir}'; rerun with --retry-failed "
+                      f"to run them again", markup=False, highlight=False)

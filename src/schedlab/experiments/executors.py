@@ -1,0 +1,219 @@
+"""Where the runs of a sweep execute: in this process, a local process pool, or Dask.
+
+Every executor takes runs and yields one :class:`~schedlab.experiments.runner.RunRecord`
+per run, in completion order; the sweep stores each as it arrives.  Runs are
+deterministic, so the records do not depend on the executor or the number
+of workers (only ``wall_time`` does).
+
+* :class:`SerialExecutor` — one run after the other, in this process.
+* :class:`PoolExecutor` — ``concurrent.futures.ProcessPoolExecutor`` with
+  the ``forkserver`` start method (safe with the threads of the progress
+  display; the server preloads schedlab so that workers start fast).  At
+  most two runs per worker are in flight.  If a worker process dies (killed,
+  out of memory) the pool breaks: the runs that were in flight go to a new
+  pool, and a run that was in flight at :data:`MAX_WORKER_DEATHS` breaks is
+  recorded as failed.
+* :class:`DaskExecutor` — ``dask.distributed``: connects to a running
+  scheduler (``tcp://HOST:PORT``) or starts a ``LocalCluster`` of worker
+  processes on the loopback interface.  Dask itself moves the tasks of a
+  worker that dies to another one; a task that kills three workers comes
+  back as ``KilledWorker`` and is recorded as failed.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from collections import Counter, deque
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Iterator, Sequence
+
+from schedlab.errors import InputError
+from schedlab.experiments.runner import (WORKER_MODULES, RunRecord, describe_error, execute_run,
+                                        failed_record)
+from schedlab.experiments.spec import RunSpec
+
+EXECUTORS = ("serial", "pool", "dask")
+#: Runs queued per pool worker: one running, one waiting, so no worker idles.
+RUNS_PER_WORKER = 2
+#: A run in flight when this many pool workers died is recorded as failed.
+MAX_WORKER_DEATHS = 3
+DASK_CONNECT_TIMEOUT = "10s"
+
+
+def default_workers() -> int:
+    """The number of cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+        else (os.cpu_count() or 1)
+
+
+class SerialExecutor:
+    """Runs one after the other in the calling process."""
+
+    workers = 1
+
+    def __enter__(self) -> "SerialExecutor":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+        for run in runs:
+            yield execute_run(run)
+
+
+class PoolExecutor:
+    """A local process pool of ``workers`` processes (``forkserver`` start method)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(list(WORKER_MODULES))
+
+    def __enter__(self) -> "PoolExecutor":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        return None
+
+    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+        """Records in completion order; a broken pool is replaced by a new one."""
+        queue = deque(runs)
+        deaths: Counter[str] = Counter()
+        while queue:
+            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
+            finished_cleanly = False
+            try:
+                yield from self._drain(pool, queue, deaths)
+                finished_cleanly = True
+            finally:
+                # On Ctrl-C or an error, do not wait for the queued runs.
+                pool.shutdown(wait=finished_cleanly, cancel_futures=not finished_cleanly)
+
+    def _drain(self, pool: ProcessPoolExecutor, queue: deque[RunSpec],
+               deaths: Counter[str]) -> Iterator[RunRecord]:
+        """Feed the pool from ``queue`` until it is empty or the pool breaks."""
+        in_flight: dict[Future, RunSpec] = {}
+        while queue or in_flight:
+            while queue and len(in_flight) < RUNS_PER_WORKER * self.workers:
+                run = queue.popleft()
+                in_flight[pool.submit(execute_run, run)] = run
+            done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+            for future in done:
+                if isinstance(future.exception(), BrokenProcessPool):
+                    yield from self._requeue(in_flight, queue, deaths)
+                    return
+                in_flight.pop(future)
+                yield future.result()
+
+    @staticmethod
+    def _requeue(in_flight: dict[Future, RunSpec], queue: deque[RunSpec],
+                 deaths: Counter[str]) -> Iterator[RunRecord]:
+        """After a worker died: keep what finished, retry the rest, give up on repeat victims."""
+        for future, run in sorted(in_flight.items(), key=lambda item: item[1].run_id,
+                                  reverse=True):
+            if future.done() and future.exception() is None:
+                yield future.result()
+                continue
+            deaths[run.run_id] += 1
+            if deaths[run.run_id] >= MAX_WORKER_DEATHS:
+                yield failed_record(run, f"WorkerDied: a worker process died while this run "
+                                         f"was in flight, {MAX_WORKER_DEATHS} times (killed, "
+                                         f"or out of memory)")
+            else:
+                queue.appendleft(run)
+        in_flight.clear()
+
+
+class DaskExecutor:
+    """Runs as tasks of a ``dask.distributed`` cluster.
+
+    ``address`` is a scheduler address (``tcp://HOST:PORT``), or ``None`` to
+    start a ``LocalCluster`` of ``workers`` single-threaded worker processes
+    listening on 127.0.0.1 only.  Workers must be able to import schedlab
+    and read the workload files at the same paths.
+    """
+
+    def __init__(self, address: str | None, workers: int | None) -> None:
+        self.address = address
+        self.workers = workers
+        self._cluster = None
+        self._client = None
+
+    def __enter__(self) -> "DaskExecutor":
+        from distributed import Client, LocalCluster
+
+        if self.address is None:
+            self._cluster = LocalCluster(
+                n_workers=self.workers or default_workers(), threads_per_worker=1,
+                processes=True, host="127.0.0.1", dashboard_address=None,
+                silence_logs=logging.ERROR)
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(self.address, timeout=DASK_CONNECT_TIMEOUT)
+            except (OSError, TimeoutError, ValueError) as err:
+                raise InputError(f"cannot connect to the Dask scheduler at {self.address!r}: "
+                                 f"{err}", field="--dask") from None
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._client is not None:
+            self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()
+
+    @property
+    def client(self):
+        return self._client
+
+    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+        """Submit every run, then yield records as tasks complete."""
+        from distributed import as_completed
+
+        by_key = {}
+        futures = []
+        for run in runs:
+            future = self._client.submit(execute_run, run, key=f"schedlab-run-{run.run_id}",
+                                         pure=False)
+            by_key[future.key] = run
+            futures.append(future)
+        try:
+            for future in as_completed(futures):
+                run = by_key[future.key]
+                try:
+                    record = future.result()
+                except Exception as err:  # noqa: BLE001 - KilledWorker and the like
+                    record = failed_record(run, describe_error(err))
+                future.release()
+                yield record
+        finally:
+            self._client.cancel([f for f in futures if not f.done()])
+
+
+def make_executor(kind: str, *, jobs: int | None = None, dask_address: str | None = None):
+    """The executor named ``kind`` (serial, pool, dask), checked for sensible options.
+
+    ``jobs`` is the number of pool workers, or of ``LocalCluster`` workers
+    (default: every core); a remote Dask cluster has its own workers.
+    """
+    if kind not in EXECUTORS:
+        raise InputError(f"expected one of {', '.join(EXECUTORS)}, got {kind!r}",
+                         field="executor")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise InputError(f"expected a number of workers >= 1, got {jobs!r}", field="--jobs")
+    if kind == "dask":
+        address = None if dask_address in (None, "local") else dask_address
+        if address is not None and jobs is not None:
+            raise InputError("--jobs sets the size of a local cluster; a running Dask cluster "
+                             "has its own workers", field="--jobs")
+        return DaskExecutor(address, jobs)
+    if dask_address is not None:
+        raise InputError(f"a Dask address applies to the dask executor, not {kind!r}",
+                         field="--dask")
+    if kind == "serial":
+        return SerialExecutor()
+    return PoolExecutor(jobs or default_workers())

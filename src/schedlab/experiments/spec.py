@@ -1,0 +1,593 @@
+"""Experiment files (TOML) -> the list of runs they describe.
+
+An experiment names workloads, transforms, policies with parameter grids,
+seeds, machine sizes and overrun modes; its runs are the cartesian product
+of all of them (docs/experiments.md has a complete example).  Everything is
+checked here, before any run starts: an unknown key, a value of the wrong
+type, an unknown policy or parameter (every combination is built once with
+:func:`~schedlab.policies.registry.make_policy`) or a missing workload file
+raises :class:`~schedlab.errors.InputError` naming the file, the key path
+(``policies[2].grid.k[1]``; indices count from 0) and what was expected.
+
+A run's identity is the canonical JSON of its :class:`RunSpec` without the
+location of its trace file; ``run_id`` is a hash of it, so rerunning a
+sweep finds the runs it has already done, and moving a trace or the
+experiment file does not change it.  A trace file is identified by its name
+and the SHA-256 of its content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from schedlab.errors import InputError
+
+TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
+            "processors", "overrun")
+WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
+                 "missing_estimate", "strict")
+#: Reader options that only an SWF file understands.
+FILE_ONLY_KEYS = ("width_field", "missing_estimate", "strict")
+#: Transforms in the order they are applied (the order of ``schedlab simulate``).
+TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates")
+POLICY_KEYS = ("name", "params", "grid")
+WIDTH_FIELDS = ("requested", "allocated")
+MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
+OVERRUN_MODES = ("kill", "extend")
+RUN_ID_LENGTH = 16
+
+
+@dataclass(frozen=True)
+class WorkloadSource:
+    """Where a run's jobs come from: a built-in model or an SWF file, with reader options.
+
+    ``source`` is the model name or the file's absolute path; ``digest`` is the
+    SHA-256 of a file's content (``None`` for a model); ``options`` are the
+    sorted ``(key, value)`` pairs of ``jobs``, ``window`` and the SWF reader
+    options that were given.
+    """
+
+    kind: str
+    source: str
+    label: str
+    digest: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def is_file(self) -> bool:
+        return self.kind == "file"
+
+    def option(self, key: str, default: Any = None) -> Any:
+        return dict(self.options).get(key, default)
+
+    def identity(self) -> dict[str, Any]:
+        """What the workload is, independent of where its file lives."""
+        name = Path(self.source).name if self.is_file else self.source
+        ident: dict[str, Any] = {"kind": self.kind, "name": name, "label": self.label,
+                                 "options": _plain(dict(self.options))}
+        if self.digest is not None:
+            ident["sha256"] = self.digest
+        return ident
+
+    def to_dict(self) -> dict[str, Any]:
+        """The identity plus the file's location."""
+        return {**self.identity(), "source": self.source}
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One simulation of a sweep: workload, transforms, policy, seed, machine, overrun.
+
+    ``transforms`` are ``(name, value)`` pairs in the order they are applied;
+    ``params`` the policy parameters given in the experiment file, sorted by
+    name; ``seed`` is ``None`` when the workload is a trace (nothing random);
+    ``processors`` is ``None`` for the workload's own machine size.
+    """
+
+    workload: WorkloadSource
+    transforms: tuple[tuple[str, Any], ...]
+    policy: str
+    params: tuple[tuple[str, Any], ...]
+    seed: int | None
+    processors: int | None
+    overrun: str
+    run_id: str = field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "run_id", run_id_of(self.identity()))
+
+    def identity(self) -> dict[str, Any]:
+        """The fields that define the run (hashed into ``run_id``)."""
+        return {"workload": self.workload.identity(),
+                "transforms": _plain(dict(self.transforms)),
+                "policy": self.policy, "params": _plain(dict(self.params)),
+                "seed": self.seed, "processors": self.processors, "overrun": self.overrun}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything needed to redo the run (stored as ``spec_json``)."""
+        return {**self.identity(), "workload": self.workload.to_dict(), "run_id": self.run_id}
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A parsed, validated experiment file and its runs in expansion order."""
+
+    path: Path | None
+    text: str
+    name: str
+    description: str
+    runs: tuple[RunSpec, ...]
+
+
+def canonical_json(value: Any) -> str:
+    """JSON with sorted keys and no spaces: the same data always gives the same text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False)
+
+
+def run_id_of(identity: Mapping[str, Any]) -> str:
+    """The first 16 hex digits of the SHA-256 of the canonical JSON of a run's identity."""
+    return hashlib.sha256(canonical_json(identity).encode("utf-8")).hexdigest()[:RUN_ID_LENGTH]
+
+
+def _plain(value: Any) -> Any:
+    """Tuples to lists, recursively, so that identities are JSON as written."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_experiment(path: str | Path) -> Experiment:
+    """Read, validate and expand an experiment file.
+
+    Relative workload paths are relative to the file's directory.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError("no such experiment file", file=str(path)) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the experiment file: {err}", file=str(path)) from None
+    data = parse_toml(text, str(path))
+    return experiment_from_mapping(data, base_dir=path.resolve().parent, file=str(path),
+                                   text=text)
+
+
+def parse_toml(text: str, file: str) -> dict[str, Any]:
+    """The TOML document as a dict; a syntax error names its line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        found = re.search(r"\(at line (\d+), column \d+\)", message)
+        if found:
+            line, reason = int(found.group(1)), message[:found.start()].strip()
+        elif message.endswith("(at end of document)"):
+            line = text.count("\n") + 1
+            reason = message.removesuffix("(at end of document)").strip() + " (at the end)"
+        else:
+            line, reason = None, message
+        raise InputError(f"not valid TOML: {reason}", file=file, line=line) from None
+
+
+def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = ".",
+                            file: str = "<experiment>", text: str | None = None) -> Experiment:
+    """Validate an experiment given as a mapping (the parsed TOML) and expand its runs.
+
+    ``text`` is the experiment as the user wrote it (kept with the results);
+    without it the mapping is written out as TOML.
+    """
+    check = _Checker(file)
+    check.keys(data, "", TOP_KEYS)
+    name = check.text(data.get("name", ""), "name")
+    description = check.text(data.get("description", ""), "description")
+    seeds = check.int_list(data.get("seeds", [0]), "seeds", low=0)
+    processors = check.int_list(data.get("processors", [None]), "processors", low=1,
+                                allow_none=True)
+    overrun = check.choice_list(data.get("overrun", ["kill"]), "overrun", OVERRUN_MODES)
+    if "workloads" not in data:
+        raise check.error("workloads", "expected at least one workload, found no 'workloads' key")
+    workloads = [parse_workload(entry, f"workloads[{i}]", Path(base_dir), check)
+                 for i, entry in enumerate(check.nonempty_list(data["workloads"], "workloads"))]
+    check.unique_labels(workloads)
+    transforms = parse_transforms(data.get("transforms", {}), check)
+    if "policies" not in data:
+        raise check.error("policies", "expected at least one policy, found no 'policies' key")
+    policies = [combo for i, entry in
+                enumerate(check.nonempty_list(data["policies"], "policies"))
+                for combo in parse_policy(entry, f"policies[{i}]", check)]
+    runs = expand(workloads, transforms, policies, seeds, processors, overrun, check)
+    if text is None:
+        text = to_toml(data)
+    return Experiment(path=None if file == "<experiment>" else Path(file), text=text,
+                      name=name, description=description, runs=tuple(runs))
+
+
+# --------------------------------------------------------------------------- sections
+
+
+@dataclass(frozen=True)
+class _WorkloadEntry:
+    source: WorkloadSource
+    seeds: tuple[int, ...] | None
+    path: str
+
+
+@dataclass(frozen=True)
+class _PolicyCombo:
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    path: str
+
+
+def parse_workload(entry: Any, path: str, base_dir: Path, check: "_Checker") -> _WorkloadEntry:
+    """One ``[[workloads]]`` entry (or a bare string: the source) -> a WorkloadSource."""
+    from schedlab.workload.models import BUILTIN_MODELS
+
+    if isinstance(entry, str):
+        entry = {"source": entry}
+    check.keys(entry, path, WORKLOAD_KEYS)
+    if "source" not in entry:
+        raise check.error(f"{path}.source", "expected the workload's 'source': a built-in "
+                          f"model ({', '.join(sorted(BUILTIN_MODELS))}) or an SWF file")
+    source = check.text(entry["source"], f"{path}.source")
+    options: dict[str, Any] = {}
+    if "jobs" in entry:
+        options["jobs"] = check.integer(entry["jobs"], f"{path}.jobs", low=1)
+    if "window" in entry:
+        options["window"] = check.window(entry["window"], f"{path}.window")
+    is_model = source in BUILTIN_MODELS and not (base_dir / source).exists()
+    if is_model:
+        for key in FILE_ONLY_KEYS:
+            if key in entry:
+                raise check.error(f"{path}.{key}", f"applies to SWF files only, and "
+                                  f"{source!r} is a built-in model")
+        seeds = (tuple(check.int_list(entry["seeds"], f"{path}.seeds", low=0))
+                 if "seeds" in entry else None)
+        label = check.text(entry.get("label", source), f"{path}.label")
+        return _WorkloadEntry(WorkloadSource("model", source, label, None,
+                                             tuple(sorted(options.items()))), seeds, path)
+    file = _workload_file(source, base_dir, f"{path}.source", check)
+    if "seeds" in entry:
+        raise check.error(f"{path}.seeds", "applies to built-in models only: a trace file "
+                          "has nothing random")
+    if "width_field" in entry:
+        options["width_field"] = check.choice(entry["width_field"], f"{path}.width_field",
+                                              WIDTH_FIELDS)
+    if "missing_estimate" in entry:
+        options["missing_estimate"] = check.choice(
+            entry["missing_estimate"], f"{path}.missing_estimate", MISSING_ESTIMATE_RULES)
+    if "strict" in entry:
+        options["strict"] = check.boolean(entry["strict"], f"{path}.strict")
+    label = check.text(entry.get("label", trace_label(file)), f"{path}.label")
+    return _WorkloadEntry(WorkloadSource("file", str(file), label, file_digest(file),
+                                         tuple(sorted(options.items()))), None, path)
+
+
+def _workload_file(source: str, base_dir: Path, path: str, check: "_Checker") -> Path:
+    """The absolute path of a workload file; a missing one is named in the error."""
+    from schedlab.workload.models import BUILTIN_MODELS
+
+    file = (base_dir / source).resolve()
+    if not file.is_file():
+        what = "a directory" if file.is_dir() else "no such file"
+        raise InputError(f"expected an SWF file or a built-in model "
+                         f"({', '.join(sorted(BUILTIN_MODELS))}); {what}: {file}",
+                         file=check.file, field=path)
+    return file
+
+
+def trace_label(file: Path) -> str:
+    """``KTH-SP2-1996-2.1-cln.swf.gz`` -> ``KTH-SP2-1996-2.1-cln``."""
+    name = file.name
+    for suffix in (".gz", ".swf"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def file_digest(file: Path) -> str:
+    """SHA-256 of a file's bytes, read in blocks."""
+    digest = hashlib.sha256()
+    with open(file, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def parse_transforms(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any], ...]]:
+    """``[transforms]`` -> every combination of the transform values, in application order."""
+    check.keys(section, "transforms", TRANSFORM_KEYS)
+    axes: list[list[tuple[str, Any]]] = []
+    for key in TRANSFORM_KEYS:
+        if key not in section:
+            continue
+        path = f"transforms.{key}"
+        if key == "split":
+            values: list[Any] = check.int_list(section[key], path, low=1)
+        elif key == "shrink":
+            values = check.number_list(section[key], path)
+        else:
+            values = check.bool_list(section[key], path)
+        axes.append([(key, value) for value in values])
+    return [tuple(combo) for combo in itertools.product(*axes)]
+
+
+def parse_policy(entry: Any, path: str, check: "_Checker") -> list[_PolicyCombo]:
+    """One policy entry -> one combination per point of its parameter grid.
+
+    ``params`` holds fixed values, ``grid`` lists of values to sweep; every
+    combination is built once with ``make_policy`` so that an unknown policy
+    or parameter, or a value the policy refuses, is reported before any run.
+    """
+    if isinstance(entry, str):
+        entry = {"name": entry}
+    check.keys(entry, path, POLICY_KEYS)
+    if "name" not in entry:
+        raise check.error(f"{path}.name", "expected the policy's 'name' (see 'schedlab policies')")
+    name = check.text(entry["name"], f"{path}.name")
+    fixed = check.table(entry.get("params", {}), f"{path}.params")
+    grid = check.table(entry.get("grid", {}), f"{path}.grid")
+    for key, value in fixed.items():
+        check.json_value(value, f"{path}.params.{key}")
+    both = sorted(set(fixed) & set(grid))
+    if both:
+        raise check.error(f"{path}.grid.{both[0]}", "is also set in 'params'; give a parameter "
+                          "either a fixed value (params) or values to sweep (grid)")
+    axes = []
+    for key, values in grid.items():
+        values = check.nonempty_list(values, f"{path}.grid.{key}")
+        for i, value in enumerate(values):
+            check.json_value(value, f"{path}.grid.{key}[{i}]")
+        axes.append([(key, i, value) for i, value in enumerate(values)])
+    combos = []
+    for point in itertools.product(*axes):
+        params = {**fixed, **{key: value for key, _, value in point}}
+        policy_name = _validated_policy(name, params, path, point, check)
+        combos.append(_PolicyCombo(policy_name, tuple(sorted(params.items())), path))
+    return combos
+
+
+def _validated_policy(name: str, params: dict[str, Any], path: str,
+                      point: Sequence[tuple[str, int, Any]], check: "_Checker") -> str:
+    """Build the policy once; return its canonical name or raise naming the key path."""
+    from schedlab.policies.registry import make_policy
+
+    try:
+        return make_policy({"name": name, **params}).name
+    except InputError as err:
+        raise check.error(_param_path(err.field, path, point), err.reason) from None
+    except TypeError as err:
+        raise check.error(f"{path}.params", f"policy {name!r} refused its parameters: {err}") \
+            from None
+
+
+def _param_path(param: str | None, path: str, point: Sequence[tuple[str, int, Any]]) -> str:
+    """Key path of the value a policy refused: its grid entry, its params entry or the name."""
+    if param is None or param in ("policy", "name"):
+        return f"{path}.name"
+    for key, index, _ in point:
+        if key == param:
+            return f"{path}.grid.{key}[{index}]"
+    return f"{path}.params.{param}"
+
+
+# --------------------------------------------------------------------------- expansion
+
+
+def expand(workloads: Sequence[_WorkloadEntry], transforms: Sequence[tuple[tuple[str, Any], ...]],
+           policies: Sequence[_PolicyCombo], seeds: Sequence[int],
+           processors: Sequence[int | None], overrun: Sequence[str],
+           check: "_Checker") -> list[RunSpec]:
+    """The cartesian product, workload-major so that runs of one workload are adjacent.
+
+    Seeds multiply the runs of built-in models only (a trace run has seed
+    ``None``).  Two entries that give the same run are a mistake, reported
+    with both key paths.
+    """
+    runs: list[RunSpec] = []
+    seen: dict[str, str] = {}
+    for entry in workloads:
+        entry_seeds: Iterable[int | None] = (
+            [None] if entry.source.is_file else (entry.seeds or seeds))
+        for combo, policy, seed, machine, mode in itertools.product(
+                transforms, policies, entry_seeds, processors, overrun):
+            run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode)
+            where = f"{entry.path} with {policy.path}"
+            if run.run_id in seen:
+                raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "
+                                  f"{where}: {run.policy} {dict(run.params)} "
+                                  f"{dict(run.transforms)}); remove the repetition")
+            seen[run.run_id] = where
+            runs.append(run)
+    return runs
+
+
+# --------------------------------------------------------------------------- checks
+
+
+class _Checker:
+    """Type checks that raise InputError naming the experiment file and the key path."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def error(self, path: str, message: str) -> InputError:
+        return InputError(message, file=self.file, field=path or "(top level)")
+
+    def keys(self, table: Any, path: str, allowed: Sequence[str]) -> None:
+        if not isinstance(table, Mapping):
+            raise self.error(path, f"expected a table, got {_kind(table)}")
+        for key in table:
+            if key not in allowed:
+                where = f"{path}.{key}" if path else key
+                raise self.error(where, f"unknown key {key!r}; expected one of: "
+                                 f"{', '.join(allowed)}")
+
+    def table(self, value: Any, path: str) -> dict[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.error(path, f"expected a table of parameters, got {_kind(value)}")
+        return dict(value)
+
+    def text(self, value: Any, path: str) -> str:
+        if not isinstance(value, str):
+            raise self.error(path, f"expected a string, got {_kind(value)}")
+        return value
+
+    def boolean(self, value: Any, path: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(path, f"expected true or false, got {_kind(value)}")
+        return value
+
+    def integer(self, value: Any, path: str, *, low: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.error(path, f"expected an integer >= {low}, got {_kind(value)}")
+        if value < low:
+            raise self.error(path, f"expected an integer >= {low}, got {value}")
+        return value
+
+    def number(self, value: Any, path: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                or not math.isfinite(value) or value <= 0:
+            raise self.error(path, f"expected a finite number > 0, got {_kind(value)}")
+        return float(value)
+
+    def choice(self, value: Any, path: str, choices: Sequence[str]) -> str:
+        if value not in choices or not isinstance(value, str):
+            raise self.error(path, f"expected one of {', '.join(map(repr, choices))}, "
+                             f"got {_kind(value)}")
+        return value
+
+    def window(self, value: Any, path: str) -> tuple[int, int]:
+        if not isinstance(value, list) or len(value) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, int) for v in value):
+            raise self.error(path, f"expected [START, END] in whole seconds, got {_kind(value)}")
+        if value[1] <= value[0]:
+            raise self.error(path, f"expected END > START, got {value}")
+        return value[0], value[1]
+
+    def json_value(self, value: Any, path: str) -> None:
+        """A parameter value must be plain data: string, number, boolean, list or table."""
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                self.json_value(item, f"{path}.{key}")
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                self.json_value(item, f"{path}[{i}]")
+        elif isinstance(value, float) and not math.isfinite(value):
+            raise self.error(path, f"expected a finite number, got {value}")
+        elif not isinstance(value, (str, int, float, bool)):
+            raise self.error(path, f"expected a string, number, boolean, list or table, "
+                             f"got {_kind(value)}")
+
+    def nonempty_list(self, value: Any, path: str) -> list[Any]:
+        if not isinstance(value, list):
+            raise self.error(path, f"expected a list, got {_kind(value)}")
+        if not value:
+            raise self.error(path, "expected a non-empty list")
+        return value
+
+    def _scalar_or_list(self, value: Any, path: str) -> list[tuple[str, Any]]:
+        """A single value is a one-element list; each element comes with its key path."""
+        if isinstance(value, list):
+            return [(f"{path}[{i}]", v) for i, v in enumerate(self.nonempty_list(value, path))]
+        return [(path, value)]
+
+    def int_list(self, value: Any, path: str, *, low: int,
+                 allow_none: bool = False) -> list[Any]:
+        if allow_none and value == [None]:
+            return [None]
+        return [self.integer(v, p, low=low) for p, v in self._scalar_or_list(value, path)]
+
+    def number_list(self, value: Any, path: str) -> list[float]:
+        return [self.number(v, p) for p, v in self._scalar_or_list(value, path)]
+
+    def bool_list(self, value: Any, path: str) -> list[bool]:
+        return [self.boolean(v, p) for p, v in self._scalar_or_list(value, path)]
+
+    def choice_list(self, value: Any, path: str, choices: Sequence[str]) -> list[str]:
+        return [self.choice(v, p, choices) for p, v in self._scalar_or_list(value, path)]
+
+    def unique_labels(self, workloads: Sequence[_WorkloadEntry]) -> None:
+        first: dict[str, str] = {}
+        for entry in workloads:
+            label = entry.source.label
+            if label in first:
+                raise self.error(f"{entry.path}.label", f"label {label!r} is already used by "
+                                 f"{first[label]}; give each workload its own 'label'")
+            first[label] = entry.path
+
+
+def _kind(value: Any) -> str:
+    """A value as an error message shows it: its TOML type and the value itself."""
+    names = {bool: "boolean", int: "integer", float: "float", str: "string", list: "array",
+             dict: "table"}
+    kind = next((n for t, n in names.items() if type(value) is t), type(value).__name__)
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    return f"{kind} {shown}"
+
+
+# --------------------------------------------------------------------------- TOML writer
+
+
+def to_toml(data: Mapping[str, Any]) -> str:
+    """Write an experiment mapping as TOML (plain values first, then tables).
+
+    Handles what an experiment holds: strings, numbers, booleans, lists and
+    nested tables; lists of tables become arrays of tables.
+    """
+    lines: list[str] = []
+    _toml_table(data, "", lines)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _toml_table(table: Mapping[str, Any], prefix: str, lines: list[str]) -> None:
+    nested = []
+    for key, value in table.items():
+        if isinstance(value, Mapping) or (isinstance(value, list) and value
+                                          and all(isinstance(v, Mapping) for v in value)):
+            nested.append((key, value))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    for key, value in nested:
+        name = f"{prefix}{_toml_key(key)}"
+        if isinstance(value, Mapping):
+            lines.extend(["", f"[{name}]"])
+            _toml_table(value, f"{name}.", lines)
+        else:
+            for item in value:
+                lines.extend(["", f"[[{name}]]"])
+                _toml_table(item, f"{name}.", lines)
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}"
+                                for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise InputError(f"cannot write {type(value).__name__} {value!r} as TOML", field="experiment")
