@@ -39,4 +39,4 @@ def export(
         (run if run.is_dir() else run.parent) / EXPORT_FORMATS[format])
     write_evalys_jobs_csv(result, target)
     console.print(f"wrote {target} ({len(result)} jobs, {format} format)", markup=False,
-                  highlight=False)
+                  highlight=False, soft_wrap=True)

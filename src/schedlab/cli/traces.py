@@ -48,7 +48,7 @@ def list_traces(catalog: CatalogOpt = None, cache_dir: CacheDirOpt = None) -> No
                       "known" if trace.sha256 else "unknown", _CACHE_WORDS[state])
     console.print(table)
     console.print(f"cache directory: {cache_dir or default_cache_dir()}", markup=False,
-                  highlight=False)
+                  highlight=False, soft_wrap=True)
 
 
 def fetch_trace(
@@ -70,9 +70,12 @@ def fetch_trace(
     finally:
         bar.close()
     action = f"downloaded {trace.url} to" if fetched.downloaded else "already cached:"
-    console.print(f"{trace.name}: {action} {fetched.path}", markup=False, highlight=False)
+    console.print(f"{trace.name}: {action} {fetched.path}", markup=False, highlight=False,
+                  soft_wrap=True)
     if fetched.verified:
-        console.print(f"sha256 verified: {fetched.sha256}", markup=False, highlight=False)
+        console.print(f"sha256 verified: {fetched.sha256}", markup=False, highlight=False,
+                  soft_wrap=True)
     else:
         console.print(f"checksum unknown: the catalog has no sha256 for {trace.name}; "
-                      f"this file's sha256 is {fetched.sha256}", markup=False, highlight=False)
+                      f"this file's sha256 is {fetched.sha256}", markup=False, highlight=False,
+                      soft_wrap=True)
