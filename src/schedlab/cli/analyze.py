@@ -2,8 +2,9 @@
 
 The command loads an SWF trace, prints the rows of Streit's trace analyzer
 (Streit 2002, §4, Table 2) as a table — optionally beside one of Streit's
-published columns with the relative difference — and the skip counts of the
-reader.  It is registered by the application with
+published columns with the relative difference, or, for a synthetic job set,
+beside the trace it was generated from (Table 3 vs Table 2) — and the skip
+counts of the reader.  It is registered by the application with
 ``app.command("analyze")(analyze)``.
 """
 
@@ -40,6 +41,12 @@ def analyze(
              "difference.")] = None,
     weibull: Annotated[Literal["moments", "mle"], typer.Option(
         help="Weibull fit of the interarrival times.")] = "moments",
+    compare_trace: Annotated[Optional[str], typer.Option(
+        "--compare-trace",
+        help="The source of a synthetic set (an SWF trace, a Streit model file or a built-in "
+             "parameter name such as 'kth'): print its Table 2 rows beside ours (Table 3) "
+             "with the relative difference; with --compare also Streit's Table 2 and 3 "
+             "columns.")] = None,
 ) -> None:
     """Print trace statistics (Streit 2002, Table 2) and the reader's skip counts."""
     from schedlab.workload.stats import trace_statistics   # scipy: loaded only when needed
@@ -48,8 +55,60 @@ def analyze(
                         strict=strict, processors=processors)
     statistics = trace_statistics(workload, weibull_method=weibull)
     console = Console()
-    console.print(_statistics_table(workload.name, statistics, compare))
+    if compare_trace is None:
+        console.print(_statistics_table(workload.name, statistics, compare))
+    else:
+        source_name, source = _source_statistics(compare_trace, weibull, width_field,
+                                                 missing_estimate)
+        console.print(_generated_table(workload.name, statistics, source_name, source, compare))
     console.print(_skip_table(workload.skipped))
+
+
+def _source_statistics(source: str, weibull: str, width_field: str,
+                       missing_estimate: str) -> tuple[str, TraceStatistics]:
+    """Table 2 rows of the source of a synthetic set: from its trace (read with the same
+    options) or, for a model file or built-in parameter name, as stored in the model."""
+    from pathlib import Path
+
+    from schedlab.workload.models.streit import is_model_file, resolve_model
+    from schedlab.workload.stats import trace_statistics
+
+    if Path(source).is_file() and not is_model_file(source):
+        workload = read_swf(source, width_field=width_field, missing_estimate=missing_estimate)
+        return workload.name, trace_statistics(workload, weibull_method=weibull)
+    model = resolve_model(source)
+    return model.source, model.source_statistics()
+
+
+def _generated_table(name: str, statistics: TraceStatistics, source_name: str,
+                     source: TraceStatistics, compare: str | None) -> Table:
+    """A synthetic set beside its source (Streit 2002, Table 3 vs Table 2), and Streit's
+    own pair of columns when ``compare`` names one of his traces."""
+    from schedlab.workload.stats import STREIT_TABLE2, STREIT_TABLE3, compare_to_reference
+
+    table = Table(title=f"{escape(name)} (generated, Table 3) vs {escape(source_name)} "
+                        "(source, Table 2)")
+    for header in ("row", "source", "generated", "rel. difference"):
+        table.add_column(header, justify="left" if header == "row" else "right")
+    rows = [[label, format_value(theirs), format_value(ours), _difference_text(difference)]
+            for label, ours, theirs, difference in compare_to_reference(statistics, source)]
+    if compare is not None:
+        for header in (f"Streit {compare.upper()}_trace", f"Streit {compare.upper()}_syn",
+                       "Streit rel. difference"):
+            table.add_column(header, justify="right")
+        paper = compare_to_reference(STREIT_TABLE3[compare], STREIT_TABLE2[compare])
+        for row, (_, synthetic, trace, difference) in zip(rows, paper):
+            row += [format_value(trace), format_value(synthetic), _difference_text(difference)]
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _difference_text(difference: float | None) -> str:
+    """A relative difference as a signed percentage; n/a where it is undefined."""
+    if difference is None or difference != difference:
+        return "n/a"
+    return f"{difference:+.1%}"
 
 
 def _statistics_table(name: str, statistics: TraceStatistics,
@@ -68,8 +127,8 @@ def _statistics_table(name: str, statistics: TraceStatistics,
     table.add_column("rel. difference", justify="right")
     for label, ours, paper, difference in compare_to_reference(statistics,
                                                                STREIT_TABLE2[compare]):
-        shown = "n/a" if difference is None else f"{difference:+.1%}"
-        table.add_row(label, format_value(ours), format_value(paper), shown)
+        table.add_row(label, format_value(ours), format_value(paper),
+                      _difference_text(difference))
     return table
 
 

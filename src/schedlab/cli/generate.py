@@ -1,27 +1,99 @@
-"""``schedlab generate``: write a synthetic workload from a built-in model as SWF."""
+"""``schedlab generate``: write a synthetic workload from a built-in model as SWF.
+
+``schedlab generate streit --from TRACE`` runs Streit's trace analyzer on an
+SWF trace (or loads a saved model or a built-in parameter file) and
+generates a synthetic job set from it (Streit 2002, §4); ``--save-model``
+writes the analyzer's output.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import console
+from schedlab.cli.common import MissingEstimateOpt, WidthFieldOpt, console
+from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    from schedlab.workload.job import Workload
+
+STREIT = "streit"
 
 
 def generate(
-    model: Annotated[str, typer.Argument(help="A built-in model (docs/models.md), e.g. 'lublin'.")],
-    output: Annotated[Path, typer.Option("--output", "-o", help="The SWF file to write.")],
+    model: Annotated[str, typer.Argument(
+        help="A built-in model (docs/models.md), e.g. 'lublin' or 'KTH_syn'; 'streit' "
+             "generates from --from.")],
+    output: Annotated[Optional[Path], typer.Option(
+        "--output", "-o", help="The SWF file to write.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-n", help="Number of jobs.")] = None,
     procs: Annotated[Optional[int], typer.Option("--procs", help="Machine size.")] = None,
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same jobs.")] = 0,
+    source: Annotated[Optional[str], typer.Option(
+        "--from", help="streit: an SWF trace to analyse, a saved model (.json, .json.gz) or "
+                       "a built-in parameter name (kth, sdscblue, nasa, lublin256).")] = None,
+    save_model: Annotated[Optional[Path], typer.Option(
+        "--save-model", help="streit: also write the analyzer output (JSON; gzip if .gz).")
+    ] = None,
+    estimate_bins: Annotated[int, typer.Option(
+        help="streit, analysing a trace: estimate bins per decade.")] = 4,
+    runtime_bins: Annotated[int, typer.Option(
+        help="streit, analysing a trace: bins per decade of the runtime/estimate scale.")] = 6,
+    width_bins: Annotated[str, typer.Option(
+        help="streit, analysing a trace: width classes 'pow2' or 'exact'.")] = "pow2",
+    width_field: WidthFieldOpt = "requested",
+    missing_estimate: MissingEstimateOpt = "use-runtime",
 ) -> None:
     """Generate a synthetic workload and write it as an SWF trace."""
+    if model == STREIT:
+        _generate_streit(source, output, save_model, jobs=jobs, procs=procs, seed=seed,
+                         analyzer={"estimate_bins": estimate_bins, "runtime_bins": runtime_bins,
+                                   "width_bins": width_bins, "width_field": width_field,
+                                   "missing_estimate": missing_estimate})
+        return
+    for value, option in ((source, "--from"), (save_model, "--save-model")):
+        if value is not None:
+            raise InputError(f"{option} is only for 'schedlab generate streit', not for "
+                             f"the model {model!r}", field=option)
+    if output is None:
+        raise InputError("expected the SWF file to write (--output/-o)", field="--output")
     from schedlab.workload.models import generate_builtin
+
+    _write(generate_builtin(model, n_jobs=jobs, processors=procs, seed=seed), output)
+
+
+def _generate_streit(source: str | None, output: Path | None, save_model: Path | None, *,
+                     jobs: int | None, procs: int | None, seed: int, analyzer: dict) -> None:
+    """Analyse (or load) the model named by ``--from``; save it and/or generate from it."""
+    from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, DEFAULT_JOBS,
+                                                 generate_streit, resolve_model,
+                                                 save_model as write_model)
+
+    if source is None:
+        raise InputError("'streit' needs --from TRACE (an SWF trace, a model file or a "
+                         "built-in parameter name such as 'kth')", field="--from")
+    if output is None and save_model is None:
+        raise InputError("expected --output/-o (the SWF file to write) or --save-model",
+                         field="--output")
+    model = resolve_model(source, **analyzer)
+    builtin = not Path(source).exists() and source.lower() in BUILTIN_PARAMETERS
+    name = BUILTIN_PARAMETERS[source.lower()][1] if builtin else None
+    if save_model is not None:
+        write_model(model, save_model)
+        console.print(f"wrote {save_model}: Streit model of {model.source} "
+                      f"({len(model.cells)} matrix cells, Weibull alpha "
+                      f"{model.weibull_alpha:.3f}, beta {model.weibull_beta:.1f} s)")
+    if output is not None:
+        _write(generate_streit(model, DEFAULT_JOBS if jobs is None else jobs, seed,
+                               processors=procs, name=name), output)
+
+
+def _write(workload: Workload, output: Path) -> None:
+    """Write the workload as SWF and say what was written."""
     from schedlab.workload.swf import write_swf
 
-    workload = generate_builtin(model, n_jobs=jobs, processors=procs, seed=seed)
     write_swf(workload, output)
     console.print(f"wrote {output}: {len(workload)} jobs ({workload.name}) "
                   f"on {workload.processors} processors")

@@ -1,7 +1,8 @@
 """Trace statistics in the form of Streit's trace analyzer (Streit 2002, §4, Table 2).
 
 :func:`trace_statistics` computes the rows of Table 2 for a workload;
-:data:`STREIT_TABLE2` holds the values Streit published for his four traces,
+:data:`STREIT_TABLE2` holds the values Streit published for his four traces
+and :data:`STREIT_TABLE3` those of the synthetic job sets made from them,
 and :func:`compare_to_reference` lines ours up against them.
 
 Weibull parameterisation (Streit 2002, §4): the interarrival times follow
@@ -112,6 +113,37 @@ STREIT_TABLE2: dict[str, TraceStatistics] = {
         runtime_avg=6119, runtime_min=0, runtime_max=510209, overrun_jobs=4327,
         interarrival_avg=934, interarrival_min=0, interarrival_max=79503,
         weibull_alpha=0.4, weibull_beta=290),
+}
+
+
+#: Streit's published Table 3 (Streit 2002, §4): the synthetic job sets of
+#: 10 000 jobs generated from the four traces of Table 2 (CTC_syn, KTH_syn,
+#: PC2_syn, SDSC_syn).  The table has no Weibull rows: those fields are NaN.
+STREIT_TABLE3: dict[str, TraceStatistics] = {
+    "ctc": TraceStatistics(
+        jobs=10000, max_width=330, machine_width=430, avg_width=10.67,
+        estimate_avg=24260, estimate_min=0, estimate_max=64800,
+        runtime_avg=10924, runtime_min=0, runtime_max=71998, overrun_jobs=929,
+        interarrival_avg=287, interarrival_min=0, interarrival_max=24815,
+        weibull_alpha=math.nan, weibull_beta=math.nan),
+    "kth": TraceStatistics(
+        jobs=10000, max_width=100, machine_width=100, avg_width=7.73,
+        estimate_avg=13643, estimate_min=60, estimate_max=216000,
+        runtime_avg=9060, runtime_min=0, runtime_max=215965, overrun_jobs=178,
+        interarrival_avg=1047, interarrival_min=0, interarrival_max=191258,
+        weibull_alpha=math.nan, weibull_beta=math.nan),
+    "pc2": TraceStatistics(
+        jobs=10000, max_width=96, machine_width=96, avg_width=6.48,
+        estimate_avg=11516, estimate_min=1, estimate_max=604800,
+        runtime_avg=4442, runtime_min=1, runtime_max=604800, overrun_jobs=0,
+        interarrival_avg=1013, interarrival_min=0, interarrival_max=236546,
+        weibull_alpha=math.nan, weibull_beta=math.nan),
+    "sdsc": TraceStatistics(
+        jobs=10000, max_width=128, machine_width=352, avg_width=10.71,
+        estimate_avg=14305, estimate_min=0, estimate_max=64800,
+        runtime_avg=6085, runtime_min=0, runtime_max=64884, overrun_jobs=640,
+        interarrival_avg=945, interarrival_min=0, interarrival_max=76019,
+        weibull_alpha=math.nan, weibull_beta=math.nan),
 }
 
 

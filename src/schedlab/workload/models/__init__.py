@@ -13,6 +13,8 @@ from typing import Callable
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 from schedlab.workload.models.lublin import generate_lublin
+from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, DEFAULT_JOBS, analyze_trace,
+                                             generate_streit, synthetic_job_set)
 
 
 def lublin_128(n_jobs: int = 10_000, processors: int = 128, seed: int = 0) -> Workload:
@@ -29,10 +31,25 @@ def lublin_256(n_jobs: int = 10_000, processors: int = 256, seed: int = 0) -> Wo
     return generate_lublin(n_jobs, processors, seed)
 
 
+def streit_job_set(key: str) -> Callable[..., Workload]:
+    """The generator of Streit's synthetic job set from built-in parameter file ``key``.
+
+    Streit 2002, §4: by default 10,000 jobs from the Weibull interarrival fit
+    and the 3-D matrix of a trace (``models/streit.py``).
+    """
+    def generate(n_jobs: int = DEFAULT_JOBS, processors: int | None = None,
+                 seed: int = 0) -> Workload:
+        return synthetic_job_set(key, n_jobs=n_jobs, processors=processors, seed=seed)
+
+    generate.__doc__ = f"Streit's synthetic job set from the '{key}' parameter file."
+    return generate
+
+
 #: Built-in workload name -> generator taking ``(n_jobs, processors, seed)``.
 BUILTIN_MODELS: dict[str, Callable[..., Workload]] = {
     "lublin": lublin_128,
     "lublin256": lublin_256,
+    **{name: streit_job_set(key) for key, (_, name, _) in BUILTIN_PARAMETERS.items()},
 }
 
 #: The workload used when the user names none.
@@ -55,4 +72,5 @@ def generate_builtin(name: str, *, n_jobs: int | None = None, processors: int | 
     return generator(seed=seed, **overrides)
 
 
-__all__ = ["BUILTIN_MODELS", "DEFAULT_MODEL", "generate_builtin", "generate_lublin"]
+__all__ = ["BUILTIN_MODELS", "DEFAULT_MODEL", "analyze_trace", "generate_builtin",
+           "generate_lublin", "generate_streit"]
