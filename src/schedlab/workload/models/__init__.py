@@ -3,7 +3,10 @@
 ``BUILTIN_MODELS`` maps the name of each built-in workload to the function
 that generates it; :func:`generate_builtin` is what the command line uses
 when no trace is given (SPEC §1.3: "a built-in default workload ... so the
-main command works on a fresh machine").
+main command works on a fresh machine").  Besides the Lublin-Feitelson
+model they include Streit's synthetic job sets (``KTH_syn``, ``SDSCBLUE_syn``,
+``NASA_syn``, ``LUBLIN256_syn``: Streit 2002, §4), generated from parameter
+files shipped in ``models/data``.
 """
 
 from __future__ import annotations

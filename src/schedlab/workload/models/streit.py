@@ -134,9 +134,10 @@ class RatioBins:
         """The bin of each runtime fraction ``q``."""
         kinds = np.array(self.kinds)
         result = np.empty(len(fraction), dtype=np.int64)
-        for kind, selected in ((ZERO, fraction == 0), (EQUAL, fraction == 1),
-                               (SHORT, (fraction > 0) & (fraction < 1)), (OVER, fraction > 1)):
-            candidates = np.flatnonzero(np.isin(kinds, (SHORT, NEAR) if kind == SHORT else kind))
+        groups = ((fraction == 0, (ZERO,)), (fraction == 1, (EQUAL,)),
+                  ((fraction > 0) & (fraction < 1), (SHORT, NEAR)), (fraction > 1, (OVER,)))
+        for selected, group in groups:
+            candidates = np.flatnonzero(np.isin(kinds, group))   # increasing lower bounds
             position = np.searchsorted(self.low[candidates], fraction[selected], side="right") - 1
             result[selected] = candidates[np.clip(position, 0, len(candidates) - 1)]
         return result
@@ -481,9 +482,10 @@ def resolve_model(source: str, **analyzer_options: Any) -> StreitModel:
             return load_model(path)
         from schedlab.workload.swf import read_swf
 
-        reader = {key: analyzer_options.pop(key) for key in ("width_field", "missing_estimate")
-                  if key in analyzer_options}
-        return analyze_trace(read_swf(path, **reader), **analyzer_options)
+        reader_keys = ("width_field", "missing_estimate")
+        reader = {k: v for k, v in analyzer_options.items() if k in reader_keys}
+        analyzer = {k: v for k, v in analyzer_options.items() if k not in reader_keys}
+        return analyze_trace(read_swf(path, **reader), **analyzer)
     if source.lower() in BUILTIN_PARAMETERS:
         return load_builtin_model(source.lower())
     known = ", ".join(sorted(BUILTIN_PARAMETERS))
