@@ -12,6 +12,10 @@ The shapes are chosen to make the hard cases frequent rather than rare:
 
 Job ids are a random permutation, so the workload order (submit, id) is not
 the order in which the jobs were drawn.
+
+Each job is drawn as one flat tuple of shared strategies and turned into a
+:class:`Job` by plain arithmetic: building strategies inside every draw
+makes generation ten times slower than the simulations it feeds.
 """
 
 from __future__ import annotations
@@ -21,67 +25,94 @@ from hypothesis import strategies as st
 from schedlab.workload.job import Job, Workload
 
 #: Gaps between consecutive submissions: mostly bursts, now and then a lull.
-GAPS = st.one_of(st.just(0), st.just(0), st.integers(1, 10), st.integers(11, 400))
+GAPS = st.one_of(st.just(0), st.just(0), st.integers(1, 5), st.integers(6, 400))
+RUNTIMES = st.one_of(st.just(0), st.integers(1, 8), st.integers(9, 40), st.integers(41, 600))
+POSITIVE_RUNTIMES = st.one_of(st.integers(1, 8), st.integers(9, 40), st.integers(41, 600))
+#: The tight regime: every time within a few seconds, so nearly everything collides.
+TIGHT_GAPS = st.one_of(st.just(0), st.integers(1, 3))
+TIGHT_RUNTIMES = st.integers(0, 6)
+TIGHT_POSITIVE_RUNTIMES = st.integers(1, 6)
+#: How the estimate relates to the runtime; "above" and "far" end early.
+ESTIMATE_KINDS = st.sampled_from(["exact", "below", "above", "far"])
+NO_EARLY_END_KINDS = st.sampled_from(["exact", "below"])
+MACHINE_WIDE = 0
+#: Raw widths: 0 stands for machine-wide; others are folded onto the machine.
+RAW_WIDTHS = st.one_of(st.just(MACHINE_WIDE), st.just(1), st.integers(1, 64))
+SPREADS = st.integers(0, 1000)
 
 
-def runtimes(*, allow_zero: bool = True) -> st.SearchStrategy[int]:
-    """Runtimes in seconds: zero, short (collisions likely) or long."""
-    short = st.integers(1, 30)
-    long = st.integers(31, 600)
-    if allow_zero:
-        return st.one_of(st.just(0), short, long)
-    return st.one_of(short, long)
+def estimate_for(runtime: int, kind: str, spread: int) -> int:
+    """A user estimate (>= 1) of the given kind for ``runtime``.
 
-
-@st.composite
-def estimates(draw, runtime: int, *, early_ends: bool = True) -> int:
-    """A user estimate (>= 1) for ``runtime``: below it, exact, or above it.
-
-    With ``early_ends=False`` the estimate never exceeds the runtime, so
-    every job holds its processors until exactly its expected end under
-    ``overrun="kill"`` (needs ``runtime >= 1``).
+    ``exact`` is the runtime itself (1 for a zero runtime), ``below`` is
+    shorter (killed or overrunning), ``above`` one to four seconds longer
+    (near-coincident ends) and ``far`` several times longer; ``spread``
+    picks the value within the kind.
     """
-    choices = [st.just(max(1, runtime))]
-    if runtime >= 2:
-        choices.append(st.integers(1, runtime - 1))
+    if kind == "below" and runtime >= 2:
+        return 1 + spread % (runtime - 1)
+    if kind == "above":
+        return runtime + 1 + spread % 4
+    if kind == "far":
+        return 5 * runtime + 1 + spread
+    return max(1, runtime)
+
+
+def width_for(raw: int, processors: int) -> int:
+    """Fold a raw width onto a ``processors``-wide machine (0 means machine-wide)."""
+    return processors if raw == MACHINE_WIDE else 1 + (raw - 1) % processors
+
+
+def job_parts(*, early_ends: bool = True,
+              tight: bool = False) -> st.SearchStrategy[tuple[int, str, int, int]]:
+    """Flat ``(runtime, estimate kind, spread, raw width)`` tuples.
+
+    With ``early_ends=False`` no estimate exceeds its runtime (and no runtime
+    is zero), so under ``overrun="kill"`` every job holds its processors until
+    exactly its expected end.  ``tight`` keeps runtimes within 6 seconds.
+    """
     if early_ends:
-        choices.append(st.integers(runtime + 1, 2 * runtime + 20))
-        choices.append(st.integers(5 * runtime + 1, 5 * runtime + 1000))
-    return draw(st.one_of(choices))
+        runtimes = TIGHT_RUNTIMES if tight else RUNTIMES
+        return st.tuples(runtimes, ESTIMATE_KINDS, SPREADS, RAW_WIDTHS)
+    runtimes = TIGHT_POSITIVE_RUNTIMES if tight else POSITIVE_RUNTIMES
+    return st.tuples(runtimes, NO_EARLY_END_KINDS, SPREADS, RAW_WIDTHS)
 
 
-def widths(processors: int) -> st.SearchStrategy[int]:
-    """Job widths on a ``processors``-wide machine, machine-wide and 1 often."""
-    return st.one_of(st.just(processors), st.just(1), st.integers(1, processors))
+def build_job(job_id: int, submit: int, processors: int, parts: tuple[int, str, int, int]) -> Job:
+    runtime, kind, spread, raw_width = parts
+    return Job(job_id, submit, runtime, estimate_for(runtime, kind, spread),
+               width_for(raw_width, processors))
 
 
-@st.composite
-def jobs(draw, *, job_id: int = 1, submit: int = 0, processors: int = 8,
-         early_ends: bool = True) -> Job:
+def jobs(*, job_id: int = 1, submit: int = 0, processors: int = 8,
+         early_ends: bool = True, tight: bool = False) -> st.SearchStrategy[Job]:
     """One job with the given id and submit time on a ``processors``-wide machine."""
-    runtime = draw(runtimes(allow_zero=early_ends))
-    estimate = draw(estimates(runtime, early_ends=early_ends))
-    width = draw(widths(processors))
-    return Job(job_id, submit, runtime, estimate, width)
+    return job_parts(early_ends=early_ends, tight=tight).map(
+        lambda parts: build_job(job_id, submit, processors, parts))
 
 
 @st.composite
-def workloads(draw, *, max_jobs: int = 25, min_jobs: int = 1, processors: int | None = None,
+def workloads(draw, *, max_jobs: int = 30, min_jobs: int = 2, processors: int | None = None,
               early_ends: bool = True) -> Workload:
     """A workload of ``min_jobs``..``max_jobs`` jobs, sorted by (submit, id).
 
     ``processors`` fixes the machine size; by default it is drawn from 1..16
     (1 makes every job machine-wide).  ``early_ends=False`` gives only jobs
-    whose estimate is at most their runtime (see :func:`estimates`).
+    whose estimate is at most their runtime (see :func:`job_parts`).  Half
+    the workloads are tight (every runtime and gap within a few seconds),
+    where reservations, shadow times and ends fall within a second or two of
+    each other; the others spread from bursts to long lulls.
     """
     machine = processors if processors is not None else draw(st.integers(1, 16))
-    n = draw(st.integers(min_jobs, max_jobs))
-    ids = draw(st.permutations(range(1, n + 1)))
+    tight = draw(st.booleans())
+    gaps = TIGHT_GAPS if tight else GAPS
+    rows = draw(st.lists(st.tuples(gaps, job_parts(early_ends=early_ends, tight=tight)),
+                         min_size=min_jobs, max_size=max_jobs))
+    ids = draw(st.permutations(range(1, len(rows) + 1)))
     submit = draw(st.integers(0, 50))
     drawn = []
-    for job_id in ids:
-        drawn.append(draw(jobs(job_id=job_id, submit=submit, processors=machine,
-                               early_ends=early_ends)))
-        submit += draw(GAPS)
+    for job_id, (gap, parts) in zip(ids, rows):
+        drawn.append(build_job(job_id, submit, machine, parts))
+        submit += gap
     ordered = tuple(sorted(drawn, key=lambda j: (j.submit, j.id)))
     return Workload(ordered, machine, name="hypothesis")

@@ -229,7 +229,7 @@ def test_overrunning_job_is_expected_to_end_one_second_from_now():
         ctx.wake_at(25)
 
     def look(ctx, jobs):
-        seen.append((ctx.expected_end(jobs[1]), ctx.releases(), ctx.profile().steps()))
+        seen.append((ctx.expected_end(jobs[1]), list(ctx.releases()), ctx.profile().steps()))
 
     workload = Workload((Job(1, 0, 30, 20, 3),), 4)
     run_script(workload, {0: start_and_wake, 5: look, 25: look}, overrun="extend")

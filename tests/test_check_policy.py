@@ -1,0 +1,171 @@
+"""The conformance suite: it passes every built-in policy and fails broken ones.
+
+A conformance suite that cannot fail proves nothing, so each broken policy
+below makes a mistake the engine's own validation does not catch at once
+(docs/engine.md, "Invariants"): decisions drawn from global random state,
+state leaking from one run into the next, bookkeeping changed behind the
+engine's back, a job dropped instead of rejected.  The last part registers a
+third-party policy through the ``schedlab.policies`` entry-point group.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import textwrap
+
+import pytest
+
+import schedlab
+from schedlab.engine.simulator import run
+from schedlab.policies.base import Policy
+from schedlab.testing import check_policy
+from schedlab.workload.job import Job, Workload
+
+
+@pytest.mark.parametrize("name", sorted(schedlab.available_policies()))
+def test_every_registered_policy_passes(name):
+    check_policy(name)
+
+
+def test_policy_given_as_mapping_instance_or_factory_passes():
+    check_policy({"name": "sjf+easy"})
+    check_policy(schedlab.make_policy("ljf+conservative"))
+    check_policy(lambda: schedlab.make_policy("fcfs"))
+
+
+# ------------------------------------------------------------ broken policies
+def start_in_order(ctx, jobs) -> None:
+    """Start the given jobs in order while they fit."""
+    for job in jobs:
+        if job.width > ctx.free:
+            return
+        ctx.start(job)
+
+
+_GLOBAL_RNG = random.Random(2001)
+
+
+class GlobalRandomPick(Policy):
+    """Starts waiting jobs in an order drawn from a module-level random generator."""
+
+    name = "global-random"
+
+    def schedule(self, ctx) -> None:
+        jobs = list(ctx.waiting.values())
+        _GLOBAL_RNG.shuffle(jobs)
+        start_in_order(ctx, jobs)
+
+
+class LeakyAlternation(Policy):
+    """Keeps a run counter on the class: every other run it serves the queue backwards."""
+
+    name = "leaky"
+    runs = 0
+
+    def __init__(self) -> None:
+        self.counted = False
+
+    def schedule(self, ctx) -> None:
+        if not self.counted:
+            type(self).runs += 1
+            self.counted = True
+        jobs = list(ctx.waiting.values())
+        start_in_order(ctx, jobs if type(self).runs % 2 else jobs[::-1])
+
+
+class Overbooking(Policy):
+    """Tells the engine the whole machine is free before every start."""
+
+    name = "overbooking"
+
+    def schedule(self, ctx) -> None:
+        for job in list(ctx.waiting.values()):
+            ctx.free = ctx.processors
+            ctx.start(job)
+
+
+class SilentDrop(Policy):
+    """Removes wide jobs from the queue itself instead of calling ``ctx.reject``."""
+
+    name = "silent-drop"
+
+    def on_submit(self, ctx, job) -> None:
+        if 2 * job.width > ctx.processors:
+            del ctx.waiting[job.id]
+
+    def schedule(self, ctx) -> None:
+        start_in_order(ctx, list(ctx.waiting.values()))
+
+
+@pytest.mark.parametrize("policy,message", [
+    (GlobalRandomPick(), r"global-random on '.*' \(kill\): two runs differ in 'start'"),
+    (LeakyAlternation(), r"leaky on '.*' \(kill\): two runs differ in 'start'"),
+    (Overbooking(), r"overbooking on '.*' \(kill\): \d+ processors in use at time \d+ "
+                    r"on a \d+-processor machine"),
+    (SilentDrop(), r"silent-drop on '.*' \(kill\): job \d+ starts before it is submitted"),
+], ids=["global-random", "state-leak", "overbooking", "silent-drop"])
+def test_broken_policy_fails(policy, message):
+    with pytest.raises(AssertionError, match=message):
+        check_policy(policy)
+
+
+# ------------------------------------------------------- a third-party plug-in
+PLUGIN_MODULE = "schedlab_plugin_demo"
+PLUGIN_SOURCE = '''
+from schedlab.policies.base import Policy
+
+
+class WidestFirst(Policy):
+    """Widest job first, no backfilling."""
+
+    name = "widest"
+
+    def __init__(self, *, cap: int = 0) -> None:
+        self.cap = cap
+
+    def schedule(self, ctx) -> None:
+        for job in sorted(ctx.waiting.values(), key=lambda j: (-j.width, j.submit, j.id)):
+            if job.width > ctx.free:
+                return
+            ctx.start(job)
+'''
+
+
+@pytest.fixture
+def plugin_on_path(tmp_path, monkeypatch):
+    """An installed-looking distribution that registers ``widest`` as a policy."""
+    (tmp_path / f"{PLUGIN_MODULE}.py").write_text(textwrap.dedent(PLUGIN_SOURCE))
+    dist_info = tmp_path / f"{PLUGIN_MODULE}-1.0.dist-info"
+    dist_info.mkdir()
+    (dist_info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: schedlab-plugin-demo\nVersion: 1.0\n")
+    (dist_info / "entry_points.txt").write_text(
+        f"[schedlab.policies]\nwidest = {PLUGIN_MODULE}:WidestFirst\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield
+    sys.modules.pop(PLUGIN_MODULE, None)
+
+
+def test_plugin_is_found_through_its_entry_point(plugin_on_path):
+    entry = schedlab.available_policies()["widest"]
+    assert entry.source == f"{PLUGIN_MODULE}:WidestFirst"
+    assert entry.summary == "Widest job first, no backfilling."
+    policy = schedlab.make_policy("widest")
+    assert type(policy).__name__ == "WidestFirst"
+    assert schedlab.make_policy({"name": "widest", "cap": 3}).get_params() == {"cap": 3}
+
+
+def test_plugin_runs_and_passes_the_conformance_suite(plugin_on_path):
+    # Machine of 4: the 4-wide job 2 goes first although job 1 came first.
+    workload = Workload((Job(1, 0, 5, 5, 1), Job(2, 0, 5, 5, 4)), 4)
+    result = run(workload, schedlab.make_policy("widest"))
+    assert result.start.tolist() == [5, 0]
+    assert result.policy == "widest"
+    check_policy("widest")
+
+
+def test_plugin_disappears_with_its_distribution():
+    assert "widest" not in schedlab.available_policies()
+    with pytest.raises(schedlab.InputError, match="unknown policy 'widest'"):
+        schedlab.make_policy("widest")
