@@ -23,6 +23,7 @@ import json
 import re
 from datetime import datetime
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -51,18 +52,18 @@ NO_ENERGY = "-1.000000"
 
 
 class _FreeProcessors:
-    """The free processors 0..P-1 as sorted, disjoint, maximal closed intervals."""
+    """The free processors of 0..P-1 as sorted, disjoint, maximal closed intervals
+    (``lows[k]``-``highs[k]``); ``free`` counts them."""
 
     def __init__(self, processors: int) -> None:
         self.lows = [0]
         self.highs = [processors - 1]
-
-    def free(self) -> int:
-        return sum(high - low + 1 for low, high in zip(self.lows, self.highs))
+        self.free = processors
 
     def take(self, width: int) -> list[tuple[int, int]]:
         """First fit: the lowest contiguous block of ``width`` processors if one exists,
         else the lowest-numbered free processors (several intervals)."""
+        self.free -= width
         for k, (low, high) in enumerate(zip(self.lows, self.highs)):
             if high - low + 1 >= width:
                 self._shrink(k, low + width)
@@ -85,6 +86,7 @@ class _FreeProcessors:
     def give(self, pieces: list[tuple[int, int]]) -> None:
         """Return intervals, merging them with free neighbours."""
         for low, high in pieces:
+            self.free += high - low + 1
             k = bisect.bisect_left(self.lows, low)
             if k > 0 and self.highs[k - 1] + 1 == low:
                 k -= 1
@@ -112,12 +114,13 @@ def processor_allocation(result: Result) -> list[list[tuple[int, int]]]:
     """
     pool = _FreeProcessors(result.processors)
     allocation: list[list[tuple[int, int]]] = [[] for _ in range(len(result))]
+    widths = result.width.tolist()
     for time, kind, k in _allocation_events(result):
         if kind == _END:
             pool.give(allocation[k])
             continue
-        width = int(result.width[k])
-        if width > pool.free():
+        width = widths[k]
+        if width > pool.free:
             raise InputError(f"the schedule uses more than {result.processors} processors "
                              f"at time {time} (job {int(result.job_id[k])} needs {width})",
                              field="processors")
@@ -307,6 +310,17 @@ SACCT_SKIP_REASONS = ("job step", "cancelled before start", "not started", "stil
 NO_TIME_LIMIT = ("UNLIMITED", "Partition_Limit")
 
 _NO_TIME = ("", "None", "Unknown")
+
+
+class _SacctJob(NamedTuple):
+    """What one job line says, in Unix seconds and seconds (limit None: no limit)."""
+
+    submit: int
+    start: int
+    runtime: int
+    limit: int | None
+    width: int
+
 _DURATION = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)")
 
 
@@ -344,7 +358,7 @@ def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
     lines = _sacct_lines(source)
     columns = _sacct_header(lines[0], source)
     skipped = dict.fromkeys(SACCT_SKIP_REASONS, 0)
-    records: list[tuple[int, int, int, int | None, int]] = []   # submit, start, runtime, limit, width
+    records: list[_SacctJob] = []
     names: list[tuple[str | None, str | None, str | None]] = []
     for line_no, text in enumerate(lines[1:], start=2):
         if not text.strip():
@@ -418,9 +432,8 @@ def _sacct_skip_reason(row: dict[str, str]) -> str | None:
     return None
 
 
-def _sacct_record(row: dict[str, str], source: str,
-                  line_no: int) -> tuple[int, int, int, int | None, int]:
-    """(submit, start, runtime, time limit or None, width) of one job line."""
+def _sacct_record(row: dict[str, str], source: str, line_no: int) -> _SacctJob:
+    """The times, limit and width of one job line."""
     submit = _sacct_time(row, "Submit", source, line_no)
     start = _sacct_time(row, "Start", source, line_no)
     end = _sacct_time(row, "End", source, line_no)
@@ -431,7 +444,7 @@ def _sacct_record(row: dict[str, str], source: str,
                else end - start)
     limit = (None if row["Timelimit"] in NO_TIME_LIMIT
              else _sacct_duration(row, "Timelimit", source, line_no))
-    return submit, start, runtime, limit, _sacct_width(row, source, line_no)
+    return _SacctJob(submit, start, runtime, limit, _sacct_width(row, source, line_no))
 
 
 def _sacct_time(row: dict[str, str], name: str, source: str, line_no: int) -> int:
@@ -474,18 +487,16 @@ def _sacct_width(row: dict[str, str], source: str, line_no: int) -> int:
     return 0
 
 
-def _data_skip_reason(record: tuple[int, int, int, int | None, int],
-                      missing_estimate: str) -> str | None:
+def _data_skip_reason(record: _SacctJob, missing_estimate: str) -> str | None:
     """'width <= 0' or 'no estimate' (with the drop rule) for a job that cannot be simulated."""
-    _, _, _, limit, width = record
-    if width <= 0:
+    if record.width <= 0:
         return "width <= 0"
-    if (limit is None or limit <= 0) and missing_estimate == "drop":
+    if (record.limit is None or record.limit <= 0) and missing_estimate == "drop":
         return "no estimate"
     return None
 
 
-def _sacct_workload(records: list[tuple[int, int, int, int | None, int]],
+def _sacct_workload(records: list[_SacctJob],
                     names: list[tuple[str | None, str | None, str | None]],
                     skipped: dict[str, int],
                     processors: int | None, source: str) -> Workload:
@@ -495,12 +506,12 @@ def _sacct_workload(records: list[tuple[int, int, int, int | None, int]],
         raise InputError(f"The 'processors' parameter of read_sacct must be an int > 0. "
                          f"Got {processors!r} instead.", file=source)
     machine = processors if processors is not None else _peak_cpus(records)
-    kept = [k for k, record in enumerate(records) if record[4] <= machine]
+    kept = [k for k, record in enumerate(records) if record.width <= machine]
     skipped["width > machine"] = len(records) - len(kept)
     if not kept:
         counts = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
         raise InputError(f"no job can be simulated ({counts})", file=source)
-    origin = min(records[k][0] for k in kept)
+    origin = min(records[k].submit for k in kept)
     numbering: tuple[dict[str, int], ...] = ({}, {}, {})
     jobs = []
     for number, k in enumerate(kept, start=1):
@@ -517,14 +528,14 @@ def _sacct_workload(records: list[tuple[int, int, int, int | None, int]],
                     skipped=skipped, unix_start_time=origin)
 
 
-def _peak_cpus(records: list[tuple[int, int, int, int | None, int]]) -> int:
+def _peak_cpus(records: list[_SacctJob]) -> int:
     """The most CPUs held at once by the jobs as they really ran (ends before starts),
     and at least the widest job."""
     if not records:
         return 0
-    starts = np.array([r[1] for r in records], dtype=np.int64)
-    ends = starts + np.array([r[2] for r in records], dtype=np.int64)
-    widths = np.array([r[4] for r in records], dtype=np.int64)
+    starts = np.array([r.start for r in records], dtype=np.int64)
+    ends = starts + np.array([r.runtime for r in records], dtype=np.int64)
+    widths = np.array([r.width for r in records], dtype=np.int64)
     times = np.concatenate([ends, starts])
     kinds = np.concatenate([np.zeros(len(ends), np.int64), np.ones(len(starts), np.int64)])
     deltas = np.concatenate([-widths, widths])
