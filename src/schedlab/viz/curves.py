@@ -1,0 +1,263 @@
+"""A metric against load, shrinking factor or any numeric parameter, one line per policy.
+
+The figures of Streit 2002 (§5, Figs. 2–8: ARTwW, SLDwW_60, SLDwW_300 and
+utilization against the shrinking factor, one diagram per job set) and of
+QoPS (Islam et al., §5.2, Figs. 4–6: unadmitted jobs, unadmitted
+processor-seconds and utilization against the load factor) share one form:
+each point is a simulation run, points of one policy are joined by a line,
+and the x axis is the parameter the sweep varies.  :func:`curve_figure`
+draws that form from the results table of an experiment
+(``schedlab.experiments.load_results``): one diagram per workload, one line
+per policy, the mean over seeds with a min–max band when a point has
+several seeds, and optionally the paper's own values as hollow markers on a
+dotted line for a side-by-side reading.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from schedlab.errors import InputError
+from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_figure,
+                                paper_style, policy_styles, readable_number)
+
+#: Axis labels for the metrics the papers plot; other metrics show their flat name.
+METRIC_LABELS = {
+    "artww": "ARTwW [s]",
+    "avg_response": "ART [s]",
+    "avg_wait": "average wait [s]",
+    "wait_weighted": "wait weighted by node-seconds [s]",
+    "sldww_60": "SLDwW₆₀",
+    "sldww_300": "SLDwW₃₀₀",
+    "avg_bsld_60": "average bounded slowdown (τ = 60 s)",
+    "utilization": "utilization",
+    "utilization_margo": "utilization (Margo eq. 1)",
+    "loss_of_capacity": "loss of capacity",
+    "rejected_pct": "unadmitted jobs [%]",
+    "rejected_area_pct": "unadmitted processor-seconds [%]",
+    "expansion_factor_weighted": "expansion factor (node-seconds weighted)",
+}
+
+#: Axis labels for the usual sweep axes.
+X_LABELS = {
+    "transform.shrink": "shrinking factor",
+    "transform.load": "load factor",
+}
+
+#: Columns that describe a run's setting besides its policy and seed.
+AXIS_PREFIXES = ("param.", "transform.")
+AXIS_COLUMNS = ("processors", "overrun")
+
+#: Up to this many swept values each get a tick of their own.
+MAX_VALUE_TICKS = 8
+
+#: Columns of a reference table (``workload`` is optional).
+REFERENCE_COLUMNS = ("policy", "x", "value")
+
+
+def metric_label(metric: str) -> str:
+    """The axis label of a metric: a paper name with its unit, or the flat name."""
+    return METRIC_LABELS.get(metric, metric)
+
+
+def x_label(column: str) -> str:
+    """The axis label of a sweep column: ``transform.shrink`` -> ``shrinking factor``."""
+    return X_LABELS.get(column, column.split(".", 1)[-1].replace("_", " "))
+
+
+def finished_runs(results: pd.DataFrame) -> pd.DataFrame:
+    """The runs that finished (a failed run has no metrics to plot)."""
+    if "status" not in results.columns:
+        return results
+    return results[results["status"] == "finished"]
+
+
+def numeric_column(frame: pd.DataFrame, column: str, role: str) -> pd.Series:
+    """``frame[column]`` as floats; a missing or non-numeric column is a user mistake.
+
+    ``role`` names the argument the column came from (``x``, ``metric``).
+    """
+    if column not in frame.columns:
+        choices = ", ".join(sorted(c for c in frame.columns
+                                   if pd.api.types.is_numeric_dtype(frame[c])))
+        raise InputError(f"no column {column!r} in the results (numeric columns: {choices})",
+                         field=role)
+    values = pd.to_numeric(frame[column], errors="coerce")
+    if values.notna().sum() == 0:
+        raise InputError(f"column {column!r} holds no number in any finished run", field=role)
+    return values.astype(np.float64)
+
+
+def varying_axes(runs: pd.DataFrame, exclude: Iterable[str] = ()) -> list[str]:
+    """Sweep columns (``param.*``, ``transform.*``, ``processors``, ``overrun``) that take
+    more than one value among ``runs``, except those in ``exclude``."""
+    skip = set(exclude)
+    return [c for c in runs.columns
+            if c not in skip and (c.startswith(AXIS_PREFIXES) or c in AXIS_COLUMNS)
+            and runs[c].dropna().astype(str).nunique() > 1]
+
+
+def setting_text(value: object) -> str:
+    """A setting as written in a label: 2 rather than 2.0 (a column with gaps is float)."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def line_labels(runs: pd.DataFrame, x: str | None = None) -> pd.Series:
+    """A line per policy and per value of every other varying sweep column.
+
+    ``fcfs+easy`` when only the policy (and ``x``, and the seed) varies;
+    ``dynp (k=4)`` when a parameter grid varies too, so that runs of
+    different settings are never averaged together — only seeds are.
+    """
+    axes = varying_axes(runs, exclude=() if x is None else (x,))
+    labels = runs["policy"].astype(str)
+    if not axes:
+        return labels
+    parts = [runs[c].map(lambda v, name=c.split(".", 1)[-1]:
+                         "" if pd.isna(v) else f"{name}={setting_text(v)}") for c in axes]
+    settings = pd.concat(parts, axis=1).apply(lambda row: ", ".join(p for p in row if p), axis=1)
+    return labels.where(settings == "", labels + " (" + settings + ")")
+
+
+def curve_points(results: pd.DataFrame, metric: str, x: str) -> pd.DataFrame:
+    """One point per (workload, line, x): mean, min and max of the metric, and the runs.
+
+    Lines are :func:`line_labels`.  Only finished runs with a number in both
+    columns count.  The result is sorted by workload, line and x — the
+    order lines are drawn in.
+    """
+    runs = finished_runs(results)
+    if runs.empty:
+        raise InputError("no finished run to plot", field="status")
+    table = pd.DataFrame({
+        "workload": runs["workload"].astype(str) if "workload" in runs else "workload",
+        "line": line_labels(runs, x),
+        "x": numeric_column(runs, x, "x"),
+        "value": numeric_column(runs, metric, "metric"),
+    }).dropna()
+    grouped = table.groupby(["workload", "line", "x"], sort=True)["value"]
+    points = grouped.agg(["mean", "min", "max", "count"]).reset_index()
+    return points.rename(columns={"count": "runs"})
+
+
+def check_reference(reference: pd.DataFrame) -> pd.DataFrame:
+    """A reference table must have policy, x and value columns (workload optional)."""
+    missing = [c for c in REFERENCE_COLUMNS if c not in reference.columns]
+    if missing:
+        raise InputError(f"the reference points need the columns {', '.join(REFERENCE_COLUMNS)}"
+                         f" (missing: {', '.join(missing)})", field="reference")
+    return reference
+
+
+def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink", *,
+                 reference: pd.DataFrame | None = None, reference_label: str = "paper",
+                 styles: dict[str, LineStyle] | None = None, title: str | None = None,
+                 invert_x: bool = False) -> Figure:
+    """Plot ``metric`` against the numeric column ``x``, one line per policy (Streit 2002, §5).
+
+    ``results`` is a results table (one row per run with ``workload``,
+    ``policy``, ``status`` and the metric and x columns).  A policy run
+    with several settings of another sweep column gets one line per
+    setting (:func:`line_labels`).  ``reference`` holds the paper's values
+    (columns policy — a line label —, x, value and optionally workload),
+    drawn in that line's colour as hollow markers on a dotted line.
+    ``styles`` fixes each line's colour and marker (default: from the lines
+    shown); ``invert_x`` draws x decreasing, so that the load grows to the
+    right when the shrinking factor decreases.
+    """
+    points = curve_points(results, metric, x)
+    if reference is not None:
+        reference = check_reference(reference)
+    lines = sorted(points["line"].unique())
+    styles = styles or policy_styles(lines)
+    workloads = sorted(points["workload"].unique())
+    with paper_style():
+        figure, axes = facet_axes(len(workloads))
+        for ax, workload in zip(axes, workloads):
+            draw_workload(ax, points[points["workload"] == workload], styles)
+            if reference is not None:
+                draw_reference(ax, reference_for(reference, workload, len(workloads)), styles)
+            ax.set_title(workload if len(workloads) > 1 else "")
+            ax.set_xlabel(x_label(x))
+            ax.set_ylabel(metric_label(metric))
+            ax.yaxis.set_major_formatter(NUMBER_FORMATTER)
+            mark_sweep_values(ax, points["x"])
+            if invert_x:
+                ax.invert_xaxis()
+        for ax in axes[len(workloads):]:
+            ax.set_visible(False)
+        legend_entries = curve_legend(lines, styles, int(points["runs"].max()),
+                                      reference_label if reference is not None else None)
+        figure.legend(handles=legend_entries, loc=LEGEND_PLACE)
+        figure.suptitle(title or f"{metric_label(metric)} against {x_label(x)}")
+    return figure
+
+
+def facet_axes(count: int) -> tuple[Figure, list]:
+    """A figure with ``count`` diagrams, two per row beyond one (Streit's 2 x 2 layout)."""
+    columns = 1 if count == 1 else 2
+    rows = math.ceil(count / columns)
+    figure = new_figure(4.6 * columns + 1.8, 3.4 * rows + 0.5)
+    axes = figure.subplots(rows, columns, squeeze=False)
+    return figure, list(axes.flat)
+
+
+def mark_sweep_values(ax, values: pd.Series) -> None:
+    """Ticks at the swept values themselves when there are few of them (as in Streit's figures)."""
+    distinct = np.unique(values.to_numpy(np.float64))
+    if len(distinct) <= MAX_VALUE_TICKS:
+        ax.set_xticks(distinct, [readable_number(v) for v in distinct])
+
+
+def draw_workload(ax, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
+    """One line per label through the mean values, a band where seeds disagree."""
+    for label, line in points.groupby("line", sort=True):
+        style = styles[label]
+        ax.plot(line["x"], line["mean"], color=style.color, marker=style.marker,
+                linestyle=style.linestyle, label=label)
+        if (line["runs"] > 1).any():
+            ax.fill_between(line["x"], line["min"], line["max"], color=style.color,
+                            alpha=0.15, linewidth=0)
+
+
+def reference_for(reference: pd.DataFrame, workload: str, workloads: int) -> pd.DataFrame:
+    """The reference points of one diagram: those of its workload, or all when unlabelled."""
+    if "workload" in reference.columns:
+        return reference[reference["workload"].astype(str) == workload]
+    if workloads > 1:
+        raise InputError("reference points need a workload column when the results hold "
+                         "several workloads", field="reference")
+    return reference
+
+
+def draw_reference(ax, reference: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
+    """The paper's values: hollow markers on a dotted line, in the policy's colour."""
+    for policy, line in reference.sort_values("x").groupby("policy", sort=True):
+        style = styles.get(str(policy))
+        if style is None:
+            continue  # a policy the paper shows but this experiment did not run
+        ax.plot(line["x"], line["value"], color=style.color, marker=style.marker,
+                markerfacecolor="white", linestyle=":", linewidth=1.0)
+
+
+def curve_legend(lines: Iterable[str], styles: dict[str, LineStyle], most_runs: int,
+                 reference_label: str | None) -> list:
+    """Legend handles: one per line, then what the band and the hollow markers mean."""
+    handles: list = [Line2D([], [], color=styles[p].color, marker=styles[p].marker,
+                            linestyle=styles[p].linestyle, label=p) for p in lines]
+    if most_runs > 1:
+        handles.append(Patch(color="#999999", alpha=0.3,
+                             label=f"min–max over up to {most_runs} seeds"))
+    if reference_label is not None:
+        handles.append(Line2D([], [], color="#555555", marker="o", markerfacecolor="white",
+                              linestyle=":", linewidth=1.0, label=reference_label))
+    return handles

@@ -1,0 +1,193 @@
+"""One paper-like look for every figure, and the helpers that save figures.
+
+Figures are built as :class:`matplotlib.figure.Figure` objects without
+pyplot: nothing is registered in pyplot's global figure manager, so no
+figure outlives the function that made it and no state leaks from one
+figure to the next.  Raster output is drawn by the Agg canvas
+(:class:`~matplotlib.backends.backend_agg.FigureCanvasAgg`, attached
+explicitly), vector output by matplotlib's SVG writer; the process-wide
+backend is never switched.
+
+The palette is Okabe & Ito's colour-blind-safe set ("Color Universal
+Design", 2008), with its yellow — too pale for a line on white — replaced
+by a mid grey.  Every figure that shows policies takes its colours from
+:func:`policy_styles` over the *whole* set of policies of an experiment,
+so one policy keeps one colour, marker and line style in every figure of a
+report.
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter
+
+from schedlab.errors import InputError
+from schedlab.output import atomic_write_bytes
+
+#: Okabe-Ito colours in the order lines receive them (yellow replaced by grey).
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+           "#7F7F7F")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+#: Gantt colours by job status (rejected jobs hold no processors and are not drawn).
+STATUS_COLORS = {"finished": "#56B4E9", "killed": "#D55E00"}
+
+#: Gantt colours by width class, keyed by the class names of schedlab.metrics.classes.
+WIDTH_CLASS_COLORS = {"width_1": "#56B4E9", "width_2_64": "#009E73",
+                      "width_65_256": "#E69F00", "width_gt_256": "#CC79A7"}
+
+#: The default style: white background, readable 10-11 pt text, light grid,
+#: no top/right frame lines, plain (not scientific) numbers up to a million,
+#: and fixed SVG ids and no date so that the same figure gives the same bytes.
+PAPER_STYLE = {
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.labelsize": 10,
+    "xtick.labelsize": 9,
+    "ytick.labelsize": 9,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "figure.titlesize": 12,
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "axes.edgecolor": "#333333",
+    "axes.linewidth": 0.8,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "grid.color": "#DDDDDD",
+    "grid.linewidth": 0.6,
+    "axes.prop_cycle": matplotlib.cycler(color=list(PALETTE)),
+    "axes.formatter.limits": (-4, 6),
+    "lines.linewidth": 1.6,
+    "lines.markersize": 5.5,
+    "savefig.facecolor": "white",
+    "svg.fonttype": "path",
+    "svg.hashsalt": "schedlab",
+}
+
+#: Legends sit right of the diagrams, centred, clear of the title above.
+LEGEND_PLACE = "outside right center"
+
+FORMATS = ("png", "svg")
+DPI = 150
+
+
+@dataclass(frozen=True, slots=True)
+class LineStyle:
+    """How one policy is drawn: colour, marker and line style."""
+
+    color: str
+    marker: str
+    linestyle: str
+
+
+@contextmanager
+def paper_style() -> Iterator[None]:
+    """Apply :data:`PAPER_STYLE` for the duration of a figure's construction or saving.
+
+    ``rc_context`` restores the caller's settings on exit, so the style never
+    leaks into the user's own plots.
+    """
+    with matplotlib.rc_context(PAPER_STYLE):
+        yield
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A pyplot-free figure of ``width`` x ``height`` inches with an Agg canvas."""
+    figure = Figure(figsize=(width, height), layout="constrained")
+    FigureCanvasAgg(figure)
+    return figure
+
+
+def policy_styles(names: Iterable[str]) -> dict[str, LineStyle]:
+    """A fixed line style for every policy name, assigned in sorted name order.
+
+    Pass the policies of the whole experiment so that a policy is drawn the
+    same way in every figure.  Beyond eight policies colours repeat with a
+    different marker and a dashed line.
+    """
+    styles: dict[str, LineStyle] = {}
+    for k, name in enumerate(sorted(set(names))):
+        styles[name] = LineStyle(
+            color=PALETTE[k % len(PALETTE)],
+            marker=MARKERS[(k + k // len(PALETTE)) % len(MARKERS)],
+            linestyle="-" if k < len(PALETTE) else "--")
+    return styles
+
+
+def time_unit(span: float) -> tuple[str, float]:
+    """The unit for a time axis covering ``span`` seconds: (label, seconds per unit).
+
+    Chosen so that tick labels stay short: seconds below 10 minutes, minutes
+    below 10 hours, hours below 10 days, days above.
+    """
+    if span < 600:
+        return "s", 1.0
+    if span < 36_000:
+        return "min", 60.0
+    if span < 864_000:
+        return "h", 3600.0
+    return "days", 86_400.0
+
+
+def readable_number(value: float, _position: object = None) -> str:
+    """A tick label: thousands separated by commas, at most three significant decimals."""
+    if value == 0:
+        return "0"
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+NUMBER_FORMATTER = FuncFormatter(readable_number)
+
+
+def check_format(fmt: str) -> str:
+    """``png`` or ``svg`` (case-insensitive); anything else is a user mistake."""
+    lowered = fmt.lower().lstrip(".")
+    if lowered not in FORMATS:
+        raise InputError(f"expected an image format png or svg, got {fmt!r}", field="format")
+    return lowered
+
+
+def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
+    """The figure encoded as PNG or SVG.
+
+    The SVG carries no date and fixed ids, and the PNG no software version,
+    so the bytes depend only on the figure.
+    """
+    fmt = check_format(fmt)
+    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    buffer = io.BytesIO()
+    with paper_style():
+        figure.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
+    return buffer.getvalue()
+
+
+def save_figure(figure: Figure, path: str | Path, fmt: str | None = None) -> Path:
+    """Write the figure to ``path`` atomically (no half-written image is ever visible).
+
+    The format is ``fmt`` if given, else the file's suffix (``.png`` or ``.svg``).
+    """
+    path = Path(path)
+    chosen = check_format(fmt if fmt is not None else (path.suffix or ".png"))
+    atomic_write_bytes(path, figure_bytes(figure, chosen))
+    return path
+
+
+def save_png_and_svg(figure: Figure, stem: str | Path) -> tuple[Path, Path]:
+    """Write ``STEM.png`` and ``STEM.svg`` side by side (paper figures in both forms)."""
+    stem = Path(stem)
+    return (save_figure(figure, stem.with_name(stem.name + ".png"), "png"),
+            save_figure(figure, stem.with_name(stem.name + ".svg"), "svg"))

@@ -1,0 +1,78 @@
+"""Bars per width or run-time class, read from flat metric names."""
+
+from __future__ import annotations
+
+import pytest
+
+from schedlab.errors import InputError
+from schedlab.metrics import compute_metrics
+from schedlab.viz.classes import class_tick, class_values, classes_figure, rows_from_results
+from schedlab.metrics.classes import WIDTH_CLASSES
+
+from .helpers import small_result
+
+
+def flat(counts: dict[str, int], waits: dict[str, float]) -> dict[str, float]:
+    """Flat per-class metrics with the given job counts and average waits (others 0)."""
+    row: dict[str, float] = {}
+    for job_class in WIDTH_CLASSES:
+        row[f"{job_class.name}.jobs"] = counts.get(job_class.name, 0)
+        row[f"{job_class.name}.avg_wait"] = waits.get(job_class.name, 0.0)
+    return row
+
+
+ROWS = {"fcfs": flat({"width_1": 3, "width_2_64": 5}, {"width_1": 10.0, "width_2_64": 200.0}),
+        "sjf": flat({"width_1": 3, "width_2_64": 4}, {"width_1": 5.0, "width_2_64": 400.0})}
+
+
+def test_classes_without_jobs_anywhere_are_left_out() -> None:
+    classes, values, counts = class_values(ROWS, "width", "avg_wait")
+    assert [c.label for c in classes] == ["1", "2-64"]
+    assert values == {"fcfs": [10.0, 200.0], "sjf": [5.0, 400.0]}
+    assert counts == [[3, 3], [5, 4]]
+
+
+def test_the_tick_says_how_many_jobs_a_class_holds() -> None:
+    assert class_tick(WIDTH_CLASSES[0], [3, 3]) == "1\nn = 3"
+    assert class_tick(WIDTH_CLASSES[1], [5, 4]) == "2-64\nn = 4–5"
+    assert class_tick(WIDTH_CLASSES[1], [1200]) == "2-64\nn = 1,200"
+
+
+def test_bars_have_the_values_and_each_label_its_colour() -> None:
+    figure = classes_figure(ROWS, "width", "avg_wait")
+    ax = figure.axes[0]
+    heights = [bar.get_height() for bar in ax.patches]
+    assert heights == [10.0, 200.0, 5.0, 400.0]          # fcfs bars, then sjf bars
+    colours = {bar.get_facecolor() for bar in ax.patches[:2]}
+    assert len(colours) == 1
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1\nn = 3", "2-64\nn = 4–5"]
+    assert ax.get_ylabel() == "average wait [s]"
+    assert [t.get_text() for t in ax.texts] == ["10", "200", "5", "400"]
+
+
+def test_a_result_gives_its_breakdown_by_run_time() -> None:
+    """fcfs+easy on the small trace: run times 100, 50, 100 (killed at its estimate), 20 s,
+    all <= 5 min; waits 0, 110, 0, 0 -> mean 27.5."""
+    rows = rows_from_results({"fcfs+easy": small_result()})
+    classes, values, counts = class_values(rows, "runtime", "avg_wait")
+    assert [c.label for c in classes] == ["<=5m"]
+    assert values == {"fcfs+easy": [27.5]} and counts == [[4]]
+    assert rows["fcfs+easy"] == {k: v for k, v in compute_metrics(small_result()).items()
+                                 if k.startswith(("width_", "runtime_"))}
+
+
+def test_bad_choices_are_user_mistakes() -> None:
+    with pytest.raises(InputError, match="field by: expected classes by width or runtime"):
+        classes_figure(ROWS, "user")
+    with pytest.raises(InputError, match="field metric: expected a class metric"):
+        classes_figure(ROWS, "width", "artww")
+    with pytest.raises(InputError, match="run 'x' has no metric 'width_1.jobs'"):
+        classes_figure({"x": {"avg_wait": 1.0}})
+    with pytest.raises(InputError, match="no run to draw"):
+        classes_figure({})
+    with pytest.raises(InputError, match="no job ran in any class"):
+        classes_figure({"x": flat({}, {})})
+
+
+def test_a_log_scale_on_request() -> None:
+    assert classes_figure(ROWS, log=True).axes[0].get_yscale() == "log"
