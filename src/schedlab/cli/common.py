@@ -54,13 +54,15 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     if procs is not None and procs <= 0:
         raise InputError(f"expected a number of processors >= 1, got {procs}",
                          field="--procs")
-    is_file = Path(workload).exists()
+    from schedlab.workload.models import BUILTIN_MODELS
+
+    is_model = workload in BUILTIN_MODELS and not Path(workload).exists()
     loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
                            strict=strict, processors=procs, seed=seed,
-                           jobs=None if is_file else jobs)
+                           jobs=jobs if is_model else None)
     if window is not None:
         loaded = transforms.time_window(loaded, *window)
-    if is_file and jobs is not None:
+    if not is_model and jobs is not None:
         loaded = transforms.first_jobs(loaded, jobs)
     if split is not None:
         loaded = transforms.split_wide_jobs(loaded, split)
