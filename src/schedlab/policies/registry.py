@@ -19,7 +19,9 @@ from typing import Any, Callable, Mapping
 from schedlab.errors import InputError
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import Policy
+from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
 from schedlab.policies.orderings import ORDERINGS
+from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
 
 ENTRY_POINT_GROUP = "schedlab.policies"
 PolicySpec = str | Mapping[str, Any] | Policy
@@ -67,6 +69,17 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
         for family, (cls, summary) in _FAMILIES.items():
             name = order if family == "none" else f"{order}+{family}"
             entries[name] = PolicyEntry(name, cls, {"order": order}, f"{order.upper()}, {summary}")
+    for order in PLAN_ORDERINGS:
+        name = f"{order}+plan"
+        entries[name] = PolicyEntry(name, PlanningScheduler, {"order": order},
+                                    f"{order.upper()}, planning-based: full schedule rebuilt "
+                                    f"at every job end (Streit 2002, §5)")
+    entries["dynp-basic"] = PolicyEntry("dynp-basic", BasicDynP, {},
+                                        "basic dynP: the queue's average estimate picks "
+                                        "SJF/FCFS/LJF at each submission (Streit 2002, §3.1)")
+    entries["dynp"] = PolicyEntry("dynp", SelfTuningDynP, {},
+                                  "self-tuning dynP: plans with the policy whose full schedule "
+                                  "is best (Streit 2002, §3.2)")
     return entries
 
 

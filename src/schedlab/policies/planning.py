@@ -1,0 +1,205 @@
+"""Planning-based scheduling: the full schedule of CCS / MuPSSiE (Streit 2002, §5).
+
+The scheduler keeps a plan with a proposed start time for every waiting job:
+
+* a submitted job is placed into the plan at once, at the earliest time it
+  fits around the running jobs and every job already planned, and that time
+  is promised to it (``planned_start`` in jobs.csv is this first promise);
+* every time a job ends the whole plan is rebuilt: first the running jobs
+  (until their expected ends, by estimates), then the waiting jobs one by
+  one in the order of the policy, each at the earliest time it fits;
+* a job whose proposed start has come starts.
+
+This is what Streit calls FCFS, SJF and LJF "with conservative backfilling"
+(§3.1).  How it differs from :class:`~schedlab.policies.backfilling.ConservativeBackfilling`
+is written down in docs/policies/planning.md: a rebuild may move a planned
+job *later* (an SJF rebuild puts a short newcomer first), while conservative
+backfilling only ever moves a reservation earlier.
+
+:class:`PlanningScheduler` is also the base of dynP (:mod:`schedlab.policies.dynp`),
+whose self-tuning step replaces the plan by the best of several candidate
+schedules built with :func:`place_in_order`.
+"""
+
+from __future__ import annotations
+
+from heapq import heapify, heappop, heappush
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from schedlab.engine.profile import Profile
+from schedlab.policies.base import Policy, check_choice
+from schedlab.policies.orderings import ORDERINGS, TIMED_ORDERINGS, in_order_at
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.workload.job import Job
+
+#: Orderings a planning-based policy can use (the static ones and LXF).
+PLAN_ORDERINGS: tuple[str, ...] = (*ORDERINGS, *TIMED_ORDERINGS)
+
+
+def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]:
+    """Place ``jobs`` one by one, in the given order, each at its earliest fit from ``now``.
+
+    Reserves every job in ``profile`` and returns the start times, aligned
+    with ``jobs``.  This is the schedule generation of CCS (Streit 2002, §5):
+    "every running and pending job is placed into the schedule", in the
+    order of the scheduling policy.
+    """
+    starts = []
+    fit, reserve = profile.earliest_fit, profile.reserve
+    for job in jobs:
+        start = fit(job.width, job.estimate, now)
+        reserve(start, job.estimate, job.width)
+        starts.append(start)
+    return starts
+
+
+class PlanningScheduler(Policy):
+    """Planning-based scheduling with a fixed ordering (Streit 2002, §5).
+
+    ``order`` is ``fcfs``, ``sjf``, ``ljf`` or ``lxf`` (largest expansion
+    factor first, :func:`~schedlab.policies.orderings.lxf_key_at`).  A new job
+    is placed into the plan at once at its earliest fit; at every job end the
+    plan is rebuilt from the fixed part of the schedule (:meth:`fixed_profile`)
+    with the waiting jobs in policy order.  :meth:`proposed_starts` gives the
+    current proposed start of every waiting job.
+
+    Under ``overrun="extend"`` a job may hold its processors past its
+    expected end, so a planned start can be impossible when it comes; the
+    plan is then rebuilt from the machine as it is.
+    """
+
+    family = "plan"
+
+    def __init__(self, *, order: str = "fcfs") -> None:
+        check_choice(type(self).__name__, "order", order, PLAN_ORDERINGS)
+        self.order = order
+        self._profile: Profile | None = None       # running jobs + the plan, from now on
+        self._plan: dict[int, int] = {}            # proposed start of every waiting job
+        self._starts: list[tuple[int, int]] = []   # the same as a heap of (start, job id)
+        self._arrivals: list[Job] = []             # submitted since the last pass
+        self._replan = True                        # rebuild at the next pass
+        self._wake = -1
+
+    @property
+    def name(self) -> str:
+        return f"{self.order}+{self.family}"
+
+    # ------------------------------------------------------------ engine calls
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        self._arrivals.append(job)
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        self._replan = True
+
+    def schedule(self, ctx: Context) -> None:
+        if self._replan or self._arrivals:
+            self._update_plan(ctx)
+            self._promise_arrivals(ctx)
+        self._start_due(ctx)
+        self._wake_for_next_start(ctx)
+
+    # ------------------------------------------------------------------ views
+    def proposed_starts(self) -> dict[int, int]:
+        """The current proposed start of every waiting job, by job id.
+
+        Unlike ``planned_start`` in the result (the first promise), this is
+        the plan as it stands now: a rebuild after a job end may have moved a
+        job earlier or, with SJF/LJF/LXF, later.
+        """
+        return dict(self._plan)
+
+    def fixed_profile(self, ctx: Context) -> Profile:
+        """The part of the schedule that no policy order moves, from now on.
+
+        The running jobs until their expected ends (Streit 2002, §5: the
+        rebuild places the running jobs first).  This is where advance
+        reservations join the schedule: the policy has no influence on them.
+        """
+        return ctx.profile()
+
+    def queue(self, ctx: Context, order: str) -> list[Job]:
+        """The waiting jobs in the named order at this instant."""
+        return in_order_at(ctx.waiting.values(), order, ctx.now)
+
+    # -------------------------------------------------------------- the plan
+    def _update_plan(self, ctx: Context) -> None:
+        """Bring the plan up to date after job ends (rebuild) or submissions (insert)."""
+        if self._replan:
+            self.rebuild(ctx)
+        else:
+            self._insert_arrivals(ctx)
+
+    def rebuild(self, ctx: Context) -> None:
+        """The whole plan anew: fixed part, then the waiting jobs in policy order."""
+        profile = self.fixed_profile(ctx)
+        queue = self.queue(ctx, self.order)
+        self.adopt(profile, queue, place_in_order(profile, queue, ctx.now))
+
+    def adopt(self, profile: Profile, queue: Sequence[Job], starts: Sequence[int]) -> None:
+        """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``queue``."""
+        self._profile = profile
+        self._plan = {job.id: start for job, start in zip(queue, starts)}
+        self._starts = [(start, job.id) for job, start in zip(queue, starts)]
+        heapify(self._starts)
+        self._replan = False
+
+    def _insert_arrivals(self, ctx: Context) -> None:
+        """Place each new job at its earliest fit around the plan, in arrival order."""
+        profile = self._profile
+        now = ctx.now
+        profile.discard_before(now)
+        for job in self._arrivals:
+            start = profile.earliest_fit(job.width, job.estimate, now)
+            profile.reserve(start, job.estimate, job.width)
+            self._plan[job.id] = start
+            heappush(self._starts, (start, job.id))
+
+    def _promise_arrivals(self, ctx: Context) -> None:
+        """Tell the engine each new job's proposed start (kept there as its first promise)."""
+        plan = self._plan
+        for job in self._arrivals:
+            ctx.plan(job, plan[job.id])
+        self._arrivals = []
+
+    def _start_due(self, ctx: Context) -> list[Job]:
+        """Start every job whose proposed start has come; returns the jobs started.
+
+        Under ``overrun="kill"`` the due jobs always fit: the plan holds every
+        running job until its expected end, and a job that ends earlier
+        triggers a rebuild.  Under ``"extend"`` an overrunning job can still
+        hold processors the plan gave away; the plan is rebuilt from the
+        machine as it is, which puts only fitting jobs at now.
+        """
+        due = self._pop_due(ctx.now)
+        if sum(ctx.waiting[job_id].width for job_id in due) > ctx.free:
+            self.rebuild(ctx)
+            due = self._pop_due(ctx.now)
+        jobs = [ctx.waiting[job_id] for job_id in due]
+        for job in jobs:
+            ctx.start(job)
+        return jobs
+
+    def _pop_due(self, now: int) -> list[int]:
+        """Take the jobs whose proposed start is ``now`` (or earlier) out of the plan."""
+        starts, plan = self._starts, self._plan
+        due = []
+        while starts and starts[0][0] <= now:
+            job_id = heappop(starts)[1]
+            del plan[job_id]
+            due.append(job_id)
+        return due
+
+    def _wake_for_next_start(self, ctx: Context) -> None:
+        """Ask for a pass at the next proposed start.
+
+        Under ``overrun="kill"`` every proposed start is the expected end of
+        a running or planned job and so an event; under ``"extend"`` an
+        overrunning job is expected to end "now + 1", which is no event.
+        """
+        if self._starts:
+            upcoming = self._starts[0][0]
+            if upcoming != self._wake and upcoming > ctx.now:
+                self._wake = upcoming
+                ctx.wake_at(upcoming)

@@ -1,0 +1,357 @@
+"""dynP (Streit 2002, §3): hand-checked runs, quality metrics, extensions, statistics.
+
+Hand-checked runs use one processor and width-1 jobs, so a schedule is a
+sequence and ARTwW equals ART; every quality number is worked out in the
+comments.  Job rows are (id, submit, runtime, estimate, width).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given
+
+from .helpers import by_id, simulate, workload
+from schedlab.engine.simulator import run
+from schedlab.errors import InputError
+from schedlab.metrics import compute_metrics
+from schedlab.output import metrics_document
+from schedlab.policies.deciders import CASE_LABELS
+from schedlab.policies.dynp import (average_response, average_wait, combine_terms, makespan,
+                                    parse_quality_metric, select_future, weighted_response,
+                                    weighted_slowdown)
+from schedlab.policies.registry import make_policy
+from schedlab.testing import check_policy
+from schedlab.workload.job import Job
+from strategies import workloads
+
+KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+
+# ------------------------------------------------------------ basic dynP (§3.1)
+BASIC = workload(1, (1, 0, 100, 100, 1), (2, 1, 30, 30, 1), (3, 2, 5, 5, 1), (4, 3, 1, 1, 1),
+                 (5, 4, 2, 2, 1))
+
+
+def test_basic_dynp_switches_on_the_average_estimate():
+    """threshold 2, lower 10, upper 20.
+
+    t=0: 1 starts (1 waiting at its submission: below the threshold).
+    t=1: 2 (est 30) waits alone (1 is running): no decision; planned at 100.
+    t=2: 3 (est 5): 2 waiting, AERT (30+5)/2 = 17.5 in (10, 20] -> FCFS, same.
+    Placed at 130.  t=3: 4 (est 1): AERT 36/3 = 12 -> FCFS, same; at 135.
+    t=4: 5 (est 2): AERT 38/4 = 9.5 <= 10 -> switch to SJF: the plan is
+    rebuilt in SJF order behind job 1: 4 at 100, 5 at 101, 3 at 103, 2 at 108.
+    t=100: 1 ends on time, the SJF rebuild gives the same plan.
+    Statistics: 3 decisions (backlogs 2, 3, 4 -> average 3), one switch to
+    SJF, 2 same-policy decisions; job 1 started under FCFS, the rest under SJF.
+    """
+    result = simulate({"name": "dynp-basic", "threshold": 2, "lower": 10, "upper": 20}, BASIC)
+    assert by_id(result, "planned_start") == {1: 0, 2: 100, 3: 130, 4: 135, 5: 101}
+    assert by_id(result, "start") == {1: 0, 2: 108, 3: 103, 4: 100, 5: 101}
+    assert result.stats == {
+        "jobs_started": {"fcfs": 1, "sjf": 4, "ljf": 0}, "decisions": 3,
+        "switches": {"fcfs": 0, "sjf": 1, "ljf": 0}, "same_policy": 2, "avg_backlog": 3.0}
+
+
+def test_basic_dynp_long_jobs_switch_to_ljf():
+    """Same jobs, bounds 1 and 2: AERT 17.5 > 2 at t=2 -> LJF at once.
+
+    Rebuilt in LJF order behind job 1: 2 (est 30) at 100, 3 (est 5) at 130.
+    t=3: AERT 12 -> LJF (same); 4 placed around the plan at 135.  t=4: AERT
+    9.5 -> LJF (same); 5 at 136.  t=100 rebuild, LJF: 2, 3, 5 (est 2), 4.
+    """
+    result = simulate({"name": "dynp-basic", "threshold": 2, "lower": 1, "upper": 2}, BASIC)
+    assert by_id(result, "start") == {1: 0, 2: 100, 3: 130, 4: 137, 5: 135}
+    assert result.stats["switches"] == {"fcfs": 0, "sjf": 0, "ljf": 1}
+    assert result.stats["jobs_started"] == {"fcfs": 1, "sjf": 0, "ljf": 4}
+
+
+def test_basic_dynp_defaults_are_the_papers():
+    assert make_policy("dynp-basic").get_params() == {"threshold": 5, "lower": 7200,
+                                                      "upper": 9000}
+
+
+def test_basic_dynp_policy_for_the_bounds():
+    policy = make_policy("dynp-basic")
+    assert [policy.policy_for(a) for a in (1, 7200, 7201, 9000, 9001)] == \
+        ["sjf", "sjf", "fcfs", "fcfs", "ljf"]
+
+
+# ------------------------------------------------------- self-tuning dynP (§3.2)
+TUNING = workload(1, (1, 0, 10, 10, 1), (2, 1, 8, 8, 1), (3, 1, 2, 2, 1), (4, 11, 9, 9, 1),
+                  (5, 11, 12, 12, 1))
+
+
+def test_self_tuning_advanced_decider_by_hand():
+    """ARTwW (= ART here), advanced decider, initial policy FCFS.
+
+    t=0: 1 (est 10) starts; a single waiting job is no decision.
+    t=1: 2 (est 8) and 3 (est 2) wait; 1 runs until 10.
+      FCFS = LJF: 2 on [10,18), 3 on [18,20): responses 17, 19 -> 18.
+      SJF: 3 on [10,12), 2 on [12,20): responses 11, 19 -> 15.
+      Case 7 -> SJF (switch).  Plan: 3 at 10, 2 at 12 (the first promises).
+    t=10: 1 ends; same two jobs from 10: FCFS = LJF 18 > SJF 15, case 7,
+      SJF kept; 3 starts under SJF.
+    t=11: 4 (est 9), 5 (est 12) arrive; 3 runs until 12; waiting 2, 4, 5.
+      FCFS = SJF (same order 2, 4, 5): [12,20), [20,29), [29,41): responses
+      19, 18, 30 -> 67/3.  LJF: 5 [12,24), 4 [24,33), 2 [33,41): 13, 22, 40
+      -> 75/3.  Case 6b, current SJF -> SJF kept.
+    t=12: 3 ends; from 12 the same schedules: case 6b again; 2 starts.
+    t=20: 2 ends; 4 and 5: FCFS = SJF: 4 [20,29), 5 [29,41): 18, 30 -> 24;
+      LJF: 5 [20,32), 4 [32,41): 21, 30 -> 25.5.  Case 6b; 4 starts.
+    t=29: 4 ends; 5 waits alone: no decision; 5 starts.
+    5 decisions (backlogs 2, 2, 3, 3, 2 -> 2.4): one switch to SJF, 4 same.
+    """
+    result = simulate("dynp", TUNING)
+    assert by_id(result, "planned_start") == {1: 0, 2: 12, 3: 10, 4: 20, 5: 29}
+    assert by_id(result, "start") == {1: 0, 2: 12, 3: 10, 4: 20, 5: 29}
+    stats = result.stats
+    assert stats["jobs_started"] == {"fcfs": 1, "sjf": 4, "ljf": 0}
+    assert (stats["decisions"], stats["same_policy"]) == (5, 4)
+    assert stats["switches"] == {"fcfs": 0, "sjf": 1, "ljf": 0}
+    assert stats["avg_backlog"] == pytest.approx(2.4)
+    assert {k: v for k, v in stats["cases"].items() if v} == {"7": 2, "6b": 3}
+
+
+def test_self_tuning_simple_decider_by_hand():
+    """The same run with the simple decider: the schedule is the same, the policies are not.
+
+    t=1 and t=10: case 7 -> SJF (a switch, then the same).  t=11: case 6b:
+    the simple decider takes FCFS (a switch).  t=12 and t=20: FCFS = SJF <
+    LJF with current FCFS: case 6a -> FCFS.  Jobs 1, 2, 4, 5 start under
+    FCFS, job 3 under SJF.
+    """
+    result = simulate({"name": "dynp", "decider": "simple"}, TUNING)
+    assert by_id(result, "start") == {1: 0, 2: 12, 3: 10, 4: 20, 5: 29}
+    stats = result.stats
+    assert stats["jobs_started"] == {"fcfs": 4, "sjf": 1, "ljf": 0}
+    assert stats["switches"] == {"fcfs": 1, "sjf": 1, "ljf": 0}
+    assert stats["same_policy"] == 3
+    assert {k: v for k, v in stats["cases"].items() if v} == {"7": 2, "6b": 1, "6a": 2}
+
+
+def test_makespan_on_one_processor_is_always_a_tie():
+    """One processor: every order ends at the same time, so every step is case 1 (keep FCFS).
+
+    FCFS then runs 2 at 10, 3 at 18, 4 at 20, 5 at 29.
+    """
+    result = simulate({"name": "dynp", "metric": "ms"}, TUNING)
+    assert by_id(result, "start") == {1: 0, 2: 10, 3: 18, 4: 20, 5: 29}
+    assert result.stats["cases"]["1"] == 5
+    assert result.stats["jobs_started"] == {"fcfs": 5, "sjf": 0, "ljf": 0}
+
+
+# ---------------------------------------------------------- extensions (§6)
+THREE = workload(1, (1, 0, 10, 10, 1), (2, 1, 8, 8, 1), (3, 1, 2, 2, 1))
+
+
+def test_slackness_keeps_the_current_policy_unless_another_is_better_by_that_much():
+    """At t=1 (and t=10): FCFS 18, SJF 15, LJF 18 (see the hand run above), current FCFS.
+
+    slackness 0.2: FCFS counts 18 x 0.8 = 14.4 < 15 -> case 3, FCFS kept:
+    2 at 10, 3 at 18.  slackness 0.1: 16.2 > 15 -> case 2, SJF: 3 at 10, 2 at 12.
+    """
+    kept = simulate({"name": "dynp", "slackness": 0.2}, THREE)
+    assert by_id(kept, "start") == {1: 0, 2: 10, 3: 18}
+    assert kept.stats["cases"]["3"] == 2 and kept.stats["same_policy"] == 2
+    switched = simulate({"name": "dynp", "slackness": 0.1}, THREE)
+    assert by_id(switched, "start") == {1: 0, 2: 12, 3: 10}
+    assert switched.stats["cases"]["2"] == 1
+
+
+def test_reduced_future_first_jobs():
+    """Makespan of the whole schedule: 20 for every order (case 1, FCFS kept).
+
+    With future_jobs=1 only the first job to start counts: FCFS/LJF 2 ends
+    at 18, SJF 3 ends at 12 -> MS 18, 12, 18: case 7 -> SJF.
+    """
+    assert by_id(simulate({"name": "dynp", "metric": "ms"}, THREE), "start") == \
+        {1: 0, 2: 10, 3: 18}
+    reduced = simulate({"name": "dynp", "metric": "ms", "future_jobs": 1}, THREE)
+    assert by_id(reduced, "start") == {1: 0, 2: 12, 3: 10}
+    assert reduced.stats["cases"]["7"] == 2
+
+
+def test_reduced_future_time_horizon():
+    """future_horizon=8 at t=1: no job starts by 9 in any schedule -> all 0, case 1, FCFS.
+
+    At t=10 the jobs starting by 18 count: FCFS/LJF job 2 at 10 (response 17),
+    SJF job 3 at 10 (11) and job 2 at 12 -> (11 + 19)/2 = 15: case 7, SJF.
+    With future_horizon=9, t=1 already sees the jobs starting at 10: SJF.
+    """
+    late = simulate({"name": "dynp", "future_horizon": 8}, THREE)
+    assert by_id(late, "planned_start") == {1: 0, 2: 10, 3: 18}
+    assert by_id(late, "start") == {1: 0, 2: 12, 3: 10}
+    assert {k: v for k, v in late.stats["cases"].items() if v} == {"1": 1, "7": 1}
+    early = simulate({"name": "dynp", "future_horizon": 9}, THREE)
+    assert by_id(early, "planned_start") == {1: 0, 2: 12, 3: 10}
+
+
+def test_more_candidates_and_no_table1_cases():
+    """LXF as a fourth candidate: the decision rule generalises, Table 1 cases are not counted.
+
+    At t=1 LXF orders 3 first (factor (0+2)/2 = 1 vs (0+8)/8 = 1: a tie,
+    then submit, then id: 2 first) -> LXF = FCFS = 18; SJF 15 is best.
+    """
+    result = simulate({"name": "dynp", "candidates": "fcfs,sjf,ljf,lxf"}, THREE)
+    assert by_id(result, "start") == {1: 0, 2: 12, 3: 10}
+    assert "cases" not in result.stats
+    assert result.stats["jobs_started"] == {"fcfs": 1, "sjf": 2, "ljf": 0, "lxf": 0}
+
+
+def test_candidates_without_fcfs_start_with_the_first():
+    result = simulate({"name": "dynp", "candidates": ["ljf", "sjf"]}, THREE)
+    # t=1: LJF 18 (current), SJF 15 -> SJF.
+    assert result.stats["switches"] == {"ljf": 0, "sjf": 1}
+    assert result.stats["jobs_started"] == {"ljf": 1, "sjf": 2}
+
+
+def test_combined_metric_runs_and_reports_its_parameters():
+    policy = make_policy({"name": "dynp", "metric": "0.7*artww+0.3*ms"})
+    assert policy.get_params()["metric"] == "0.7*artww+0.3*ms"
+    # At t=1: ARTwW 18, 15, 18 and MS 20, 20, 20 -> 0.7*18/18 + 0.3 = 1.0 vs 0.7*15/18 + 0.3.
+    assert by_id(simulate(policy, THREE), "start") == {1: 0, 2: 12, 3: 10}
+
+
+# ------------------------------------------------------ the quality metrics
+JOBS = [Job(1, 0, 5, 10, 2), Job(2, 5, 5, 100, 1), Job(3, 10, 5, 30, 4)]
+STARTS = [20, 40, 10]
+# Planned ends 30, 140, 40; responses 30, 135, 30; waits 20, 35, 0.
+
+
+def test_quality_metrics_by_hand():
+    assert makespan(JOBS, STARTS, 50) == 140.0
+    assert makespan(JOBS, STARTS, 500) == 500.0          # a running job ends last
+    assert makespan([], [], 50) == 50.0
+    assert average_response(JOBS, STARTS, 0) == pytest.approx(195 / 3)
+    assert weighted_response(JOBS, STARTS, 0) == pytest.approx((2 * 30 + 135 + 4 * 30) / 7)
+    # Slowdown bounded by 60 s: max(30,60)/max(10,60) = 1, 135/100, 60/60 = 1.
+    assert weighted_slowdown(JOBS, STARTS, 0) == pytest.approx((2 * 1 + 1.35 + 4 * 1) / 7)
+    assert average_wait(JOBS, STARTS, 0) == pytest.approx(55 / 3)
+    assert average_response([], [], 0) == weighted_response([], [], 0) == 0.0
+
+
+def test_select_future():
+    assert select_future(JOBS, STARTS, 0, 2, None) == ([JOBS[0], JOBS[2]], [20, 10])
+    assert select_future(JOBS, STARTS, 0, None, 20) == ([JOBS[0], JOBS[2]], [20, 10])
+    assert select_future(JOBS, STARTS, 0, 1, 20) == ([JOBS[2]], [10])
+    assert select_future(JOBS, STARTS, 5, None, 4) == ([], [])
+    # Equal starts: the earlier position wins.
+    assert select_future(JOBS, [7, 7, 7], 0, 2, None) == (JOBS[:2], [7, 7])
+
+
+def test_combine_terms():
+    raw = {"fcfs": [18, 20], "sjf": [15, 20], "ljf": [18, 10]}
+    assert combine_terms(raw, [1.0]) == {"fcfs": 18, "sjf": 15, "ljf": 18}
+    combined = combine_terms(raw, [1.0, 0.5])
+    assert combined == {"fcfs": pytest.approx(1.5), "sjf": pytest.approx(15 / 18 + 0.5),
+                        "ljf": pytest.approx(1.25)}
+    assert combine_terms({"fcfs": [0, 4], "sjf": [0, 2]}, [1, 1]) == {"fcfs": 1.0, "sjf": 0.5}
+
+
+def test_parse_quality_metric():
+    assert parse_quality_metric("dynp", "artww") == ((1.0, "artww"),)
+    assert parse_quality_metric("dynp", " 2*ART + ms ") == ((2.0, "art"), (1.0, "ms"))
+
+
+@pytest.mark.parametrize("params,field", [
+    ({"metric": "foo"}, "metric"), ({"metric": "artww+artww"}, "metric"),
+    ({"metric": "0*ms"}, "metric"), ({"metric": "-1*ms"}, "metric"), ({"metric": ""}, "metric"),
+    ({"metric": "x*ms"}, "metric"), ({"decider": "medium"}, "decider"),
+    ({"candidates": "fcfs,xyz"}, "candidates"), ({"candidates": "fcfs,fcfs"}, "candidates"),
+    ({"candidates": []}, "candidates"), ({"slackness": 1.5}, "slackness"),
+    ({"slackness": "x"}, "slackness"), ({"future_jobs": 0}, "future_jobs"),
+    ({"future_horizon": -1}, "future_horizon"), ({"future_horizon": 1.5}, "future_horizon"),
+])
+def test_bad_dynp_parameters(params, field):
+    with pytest.raises(InputError) as err:
+        make_policy({"name": "dynp", **params})
+    assert err.value.field == field
+
+
+@pytest.mark.parametrize("params,field", [
+    ({"threshold": 0}, "threshold"), ({"lower": -1}, "lower"),
+    ({"lower": 100, "upper": 50}, "upper"), ({"upper": "high"}, "upper"),
+])
+def test_bad_basic_dynp_parameters(params, field):
+    with pytest.raises(InputError) as err:
+        make_policy({"name": "dynp-basic", **params})
+    assert err.value.field == field
+
+
+# -------------------------------------------------------------- statistics
+def test_statistics_reach_metrics_json():
+    result = simulate("dynp", TUNING)
+    document = json.loads(json.dumps(metrics_document(result, compute_metrics(result))))
+    assert document["policy_stats"]["cases"]["6b"] == 3
+    assert document["policy_stats"]["jobs_started"] == {"fcfs": 1, "sjf": 4, "ljf": 0}
+    assert document["params"]["candidates"] == ["fcfs", "sjf", "ljf"]
+
+
+def check_statistics(result, table1: bool) -> None:
+    # (dynp-basic runs below use threshold 2, so its decisions see at least two jobs too)
+    """Tables 4–6 add up: starts per policy, decisions, cases."""
+    stats = result.stats
+    assert sum(stats["jobs_started"].values()) == int(result.accepted.sum())
+    assert stats["decisions"] == sum(stats["switches"].values()) + stats["same_policy"]
+    if table1:
+        assert set(stats["cases"]) == set(CASE_LABELS)
+        assert sum(stats["cases"].values()) == stats["decisions"]
+    if stats["decisions"] == 0:
+        assert stats["avg_backlog"] == 0.0
+    else:
+        assert stats["avg_backlog"] >= 2     # no decision with fewer than two waiting jobs
+
+
+VARIANTS = [
+    ("dynp", True), ({"name": "dynp", "decider": "simple"}, True),
+    ({"name": "dynp", "metric": "ms"}, True), ({"name": "dynp", "metric": "art"}, True),
+    ({"name": "dynp", "metric": "slowdown+wait", "slackness": 0.05}, True),
+    ({"name": "dynp", "candidates": "fcfs,sjf,ljf,lxf", "future_jobs": 3}, False),
+    ({"name": "dynp", "future_horizon": 30, "decider": "simple"}, True),
+]
+
+
+@pytest.mark.parametrize("overrun", ["kill", "extend"])
+@pytest.mark.parametrize("spec,table1", VARIANTS)
+@given(load=workloads())
+def test_statistics_add_up(spec, table1, overrun, load):
+    check_statistics(run(load, make_policy(spec), overrun=overrun), table1)
+
+
+@pytest.mark.parametrize("overrun", ["kill", "extend"])
+@given(load=workloads())
+def test_basic_dynp_statistics_add_up(overrun, load):
+    result = run(load, make_policy({"name": "dynp-basic", "threshold": 2, "lower": 5,
+                                    "upper": 50}), overrun=overrun)
+    check_statistics(result, table1=None)
+
+
+@given(load=workloads())
+def test_self_tuning_with_fcfs_alone_is_fcfs_plan(load):
+    """With one candidate every step adopts the FCFS rebuild, which is what FCFS placement gives."""
+    alone = run(load, make_policy({"name": "dynp", "candidates": "fcfs"}))
+    plan = run(load, make_policy("fcfs+plan"))
+    assert np.array_equal(alone.start, plan.start)
+    assert np.array_equal(alone.planned_start, plan.planned_start)
+
+
+@pytest.mark.parametrize("spec", [spec for spec, _ in VARIANTS] + ["dynp-basic"])
+def test_conformance_suite(spec):
+    check_policy(spec)
+
+
+def test_kth_slice_statistics():
+    """The first 3000 jobs of KTH-SP2: statistics add up on a real trace."""
+    if not KTH.exists():
+        pytest.skip(f"{KTH} is not available")
+    from schedlab.workload.swf import read_swf
+    load = read_swf(KTH)
+    load = load.with_jobs(load.jobs[:3000])
+    for spec in ("dynp", {"name": "dynp", "decider": "simple"}):
+        result = simulate(spec, load)
+        check_statistics(result, table1=True)
+        assert result.stats["decisions"] > 1000
