@@ -12,10 +12,11 @@ processors, 4 jobs).  Its schedules, worked out by hand there:
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from pathlib import Path
+
+import numpy as np
 
 SMALL_SWF = """\
 ; Version: 2.2
@@ -40,15 +41,32 @@ name = "fcfs+easy"
 name = "fcfs"
 """
 
+
+def synthetic_swf(n_jobs: int, processors: int, seed: int) -> str:
+    """An SWF trace of ``n_jobs`` random jobs (offered load about 0.7 on ``processors``).
+
+    Interarrival times exponential (mean 500 s), widths powers of two, runtimes
+    log-normal, estimates 1-5 times the runtime; one numpy Generator per seed.
+    """
+    rng = np.random.default_rng(seed)
+    submit = np.cumsum(rng.exponential(500.0, n_jobs)).astype(np.int64)
+    width = 2 ** rng.integers(0, int(np.log2(processors)) + 1, n_jobs)
+    runtime = np.maximum(1, rng.lognormal(6.0, 1.5, n_jobs)).astype(np.int64)
+    estimate = runtime * rng.integers(1, 6, n_jobs)
+    lines = ["; Version: 2.2", f"; MaxProcs: {processors}"]
+    lines += [f"{i + 1} {submit[i]} -1 {runtime[i]} {width[i]} -1 -1 {width[i]} {estimate[i]} "
+              f"-1 1 1 1 -1 1 -1 -1 -1" for i in range(n_jobs)]
+    return "\n".join(lines) + "\n"
+
+
 #: 16 runs of about a tenth of a second each: long enough to stop a sweep midway.
 MEDIUM_EXPERIMENT = """\
 name = "medium"
-seeds = [0, 1, 2, 3]
 [[workloads]]
-source = "lublin"
-jobs = 1000
+source = "medium.swf"
 [transforms]
-shrink = [0.8, 1.0]
+shrink = [0.6, 0.7, 0.8, 0.9]
+perfect_estimates = [false, true]
 [[policies]]
 name = "sjf+conservative"
 [[policies]]
@@ -56,27 +74,30 @@ name = "fcfs+conservative"
 """
 MEDIUM_RUNS = 16
 
-#: 12 short runs on built-in models (no file needed, any worker can run them).
+#: 12 runs of a few milliseconds.
 QUICK_EXPERIMENT = """\
 name = "quick"
-seeds = [0, 1, 2]
 [[workloads]]
-source = "lublin"
-jobs = 200
+source = "quick.swf"
 [transforms]
+shrink = [0.8, 1.0]
 perfect_estimates = [false, true]
 [[policies]]
 name = "fcfs+easy"
 [[policies]]
 name = "sjf+conservative"
+[[policies]]
+name = "fcfs"
 """
 QUICK_RUNS = 12
 
 
 def write_files(directory: Path, experiment: str, name: str = "experiment.toml") -> Path:
-    """The experiment file and small.swf in ``directory``; returns the experiment's path."""
+    """The experiment file and the traces small.swf, quick.swf, medium.swf in ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "small.swf").write_text(SMALL_SWF)
+    (directory / "quick.swf").write_text(synthetic_swf(150, 64, seed=1))
+    (directory / "medium.swf").write_text(synthetic_swf(1000, 64, seed=2))
     path = directory / name
     path.write_text(experiment)
     return path
@@ -139,10 +160,3 @@ def descendant_pids(pid: int) -> list[int]:
 def leftover_temporaries(exp_dir: Path) -> list[Path]:
     """Temporary files of the atomic writers left in an experiment directory."""
     return [p for p in exp_dir.rglob(".*.tmp")]
-
-
-def env_for_subprocess() -> dict[str, str]:
-    """The environment of a ``python -m schedlab`` child: this one, without a terminal width."""
-    env = dict(os.environ)
-    env.pop("COLUMNS", None)
-    return env

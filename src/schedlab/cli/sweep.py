@@ -116,12 +116,13 @@ def report(summary) -> None:
                   + (f", {summary.already_failed} failed before (not retried)"
                      if summary.already_failed else "")
                   + f" ({summary.wall_time:.1f} s) -> {summary.exp_dir}",
-                  markup=False, highlight=False)
+                  markup=False, highlight=False, soft_wrap=True)
     failures = list(summary.failures.items())
     for run_id, error in failures[:FAILURES_SHOWN]:
-        console.print(f"  failed {run_id}: {error}", markup=False, highlight=False)
+        console.print(f"  failed {run_id}: {error}", markup=False, highlight=False,
+                      soft_wrap=True)
     if len(failures) > FAILURES_SHOWN:
         console.print(f"  ... and {len(failures) - FAILURES_SHOWN} more", markup=False)
     if failures:
         console.print(f"see 'schedlab results {summary.exp_dir}'; rerun with --retry-failed "
-                      f"to run them again", markup=False, highlight=False)
+                      f"to run them again", markup=False, highlight=False, soft_wrap=True)

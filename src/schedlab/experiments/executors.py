@@ -8,7 +8,7 @@ of workers (only ``wall_time`` does).
 * :class:`SerialExecutor` — one run after the other, in this process.
 * :class:`PoolExecutor` — ``concurrent.futures.ProcessPoolExecutor`` with
   the ``forkserver`` start method (safe with the threads of the progress
-  display; the server preloads schedlab so that workers start fast).  At
+  display; the server preloads what a run imports, so workers start fast).  At
   most two runs per worker are in flight.  If a worker process dies (killed,
   out of memory) the pool breaks: the runs that were in flight go to a new
   pool, and a run that was in flight at :data:`MAX_WORKER_DEATHS` breaks is
@@ -31,8 +31,8 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Iterator, Sequence
 
 from schedlab.errors import InputError
-from schedlab.experiments.runner import (WORKER_MODULES, RunRecord, describe_error, execute_run,
-                                        failed_record)
+from schedlab.experiments.runner import (RunRecord, describe_error, execute_run, failed_record,
+                                        worker_modules)
 from schedlab.experiments.spec import RunSpec
 
 EXECUTORS = ("serial", "pool", "dask")
@@ -71,7 +71,6 @@ class PoolExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._context = multiprocessing.get_context("forkserver")
-        self._context.set_forkserver_preload(list(WORKER_MODULES))
 
     def __enter__(self) -> "PoolExecutor":
         return self
@@ -81,6 +80,8 @@ class PoolExecutor:
 
     def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
         """Records in completion order; a broken pool is replaced by a new one."""
+        # Takes effect when this process starts its fork server (its first pool).
+        self._context.set_forkserver_preload(worker_modules(runs))
         queue = deque(runs)
         deaths: Counter[str] = Counter()
         while queue:

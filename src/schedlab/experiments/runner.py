@@ -23,7 +23,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -35,11 +35,13 @@ FINISHED, FAILED = "finished", "failed"
 #: Loaded workloads kept per process (a sweep touches few workloads at a time:
 #: runs are expanded workload-major).
 WORKLOAD_CACHE_SIZE = 8
-#: Modules a run imports, loaded once by a process pool's fork server so
-#: that its workers start with them (the models pull in scipy, the tables pyarrow).
+#: Modules every run imports, loaded once by a process pool's fork server so
+#: that its workers start with them (pyarrow for the tables is the largest).
 WORKER_MODULES = ("schedlab.experiments.runner", "schedlab.engine.simulator", "schedlab.metrics",
-                  "schedlab.policies.registry", "schedlab.workload.models",
-                  "schedlab.workload.swf", "schedlab.workload.transforms", "pyarrow.parquet")
+                  "schedlab.policies.registry", "schedlab.workload.swf",
+                  "schedlab.workload.transforms", "pyarrow.parquet")
+#: Imported as well when a run generates a built-in model (it pulls in scipy).
+MODEL_MODULE = "schedlab.workload.models"
 
 
 @dataclass
@@ -72,6 +74,12 @@ class RunRecord:
         return (self.error or "").split("\n", 1)[0]
 
 
+def worker_modules(runs: Sequence[RunSpec]) -> list[str]:
+    """The modules the given runs import: :data:`WORKER_MODULES`, and the models if needed."""
+    needs_models = any(not run.workload.is_file for run in runs)
+    return list(WORKER_MODULES) + ([MODEL_MODULE] if needs_models else [])
+
+
 def execute_run(run: RunSpec) -> RunRecord:
     """Simulate one run; a run that raises is returned as a failed record.
 
@@ -100,7 +108,7 @@ def failed_record(run: RunSpec, error: str) -> RunRecord:
 
 def describe_error(err: BaseException) -> str:
     """``Type: message`` on the first line, then the traceback."""
-    summary = "".join(traceback.format_exception_only(err)).strip().replace("\n", " ")
+    summary = f"{type(err).__name__}: {err}".strip().replace("\n", " ")
     return summary + "\n\n" + "".join(traceback.format_exception(err)).rstrip()
 
 

@@ -237,8 +237,9 @@ def load_results(exp_dir: str | Path):
     ``transform.<name>``, ``status, wall_time, error, schedlab_version,
     finished_at``, every metric under its flat name (docs/metrics.md) and
     every policy statistic as ``stat.<name>``.  Metrics of failed runs are
-    missing (NaN).  ``seed`` and ``processors`` are nullable integers
-    (``<NA>`` for a trace and for the workload's own machine size).
+    missing (NaN, or ``<NA>`` in integer columns): integer columns with gaps
+    are pandas' nullable ``Int64`` — ``seed`` is ``<NA>`` for a trace,
+    ``processors`` for the workload's own machine size.
     """
     import pandas as pd
 
@@ -250,11 +251,31 @@ def load_results(exp_dir: str | Path):
     transforms = [k for k in found if k.startswith("transform.")]
     stats = [k for k in found if k.startswith("stat.")]
     metrics = [k for k in found if k not in {*base, *middle, *params, *transforms, *stats}]
-    frame = pd.DataFrame.from_records(
-        records, columns=base + params + transforms + middle + metrics + stats)
-    for column in ("seed", "processors"):
-        frame[column] = frame[column].astype("Int64")
-    return frame
+    columns = base + params + transforms + middle + metrics + stats
+    typed = {*params, *transforms, *metrics, *stats}
+
+    def column(name: str):
+        values = [r.get(name) for r in records]
+        if name in ("seed", "processors"):
+            return pd.Series(values, dtype="Int64")
+        return typed_column(values) if name in typed else pd.Series(values, dtype=object)
+
+    return pd.DataFrame({name: column(name) for name in columns}, columns=columns)
+
+
+def typed_column(values: list[Any]):
+    """A column keeping integers integral where some rows have no value.
+
+    Integers (and only integers) with gaps become pandas' nullable ``Int64``
+    (``<NA>`` where missing); everything else gets pandas' usual type
+    (floats with NaN, booleans or text as objects).
+    """
+    import pandas as pd
+
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
+        return pd.Series(values, dtype="Int64")
+    return pd.Series(values, dtype=object).infer_objects()
 
 
 def flat_row(row: dict[str, Any]) -> dict[str, Any]:
