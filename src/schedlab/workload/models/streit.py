@@ -97,6 +97,7 @@ class BinnedValues:
 
     @property
     def n_bins(self) -> int:
+        """Number of bins (one fewer than edges)."""
         return len(self.edges) - 1
 
     def totals(self) -> np.ndarray:
@@ -128,6 +129,7 @@ class RatioBins:
 
     @property
     def n_bins(self) -> int:
+        """Number of runtime bins."""
         return len(self.kinds)
 
     def assign(self, fraction: np.ndarray) -> np.ndarray:
