@@ -62,8 +62,9 @@ def test_results_prints_run_counts_and_means_and_exports_csv(workdir: Path) -> N
     assert any(line.split() == ["│", "finished", "│", "2", "│"] for line in lines)
     easy = next(line for line in lines if "fcfs+easy" in line).replace("│", " ").split()
     fcfs = next(line for line in lines if "fcfs " in line).replace("│", " ").split()
-    assert easy == ["small", "fcfs+easy", "1", "27.5", "170.0"]
-    assert fcfs == ["small", "fcfs", "1", "85.0", "250.0"]
+    assert easy == ["fcfs+easy", "1", "27.5", "170.0"]
+    assert fcfs == ["fcfs", "1", "85.0", "250.0"]
+    assert "every row: workload=small" in shown.stdout
     assert "wrote 2 runs to all.csv" in shown.stdout
     rows = list(csv.DictReader(io.StringIO((workdir / "all.csv").read_text())))
     assert sorted((r["policy"], r["avg_wait"], r["status"]) for r in rows) == [

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, List, Optional
 
 import typer
+from rich import box
 from rich.table import Table
 
 from schedlab.cli.common import console
@@ -13,6 +14,8 @@ from schedlab.errors import InputError
 
 #: Metrics shown when none is asked for (names of docs/metrics.md).
 DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
+#: Column headers shortened so that a summary fits 80 columns.
+SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs"}
 #: Columns that say which run a row is, apart from the metrics.
 SPEC_COLUMNS = ("workload", "policy", "seed", "processors", "overrun")
 
@@ -83,6 +86,15 @@ def setting_columns(frame) -> list[str]:
     return columns
 
 
+def varying(summary, names: list[str]) -> list[str]:
+    """The label columns worth showing: those that differ between rows (policy and n always)."""
+    labels = [c for c in summary.columns if c not in names]
+    if len(summary) < 2:
+        return labels
+    return [c for c in labels
+            if c in ("policy", "n") or summary[c].nunique(dropna=False) > 1]
+
+
 def policy_label(row) -> str:
     """``sjf+easy`` or ``dynp(k=4)``: the policy with the parameters of the run."""
     params = [f"{c.removeprefix('param.')}={row[c]}" for c in row.index
@@ -102,14 +114,22 @@ def summary_frame(finished, names: list[str]):
 
 
 def means_table(summary, names: list[str]) -> Table:
-    """The per-setting means as a rich table."""
-    table = Table(title="mean over seeds (finished runs)")
-    labels = [c for c in summary.columns if c not in names]
+    """The per-setting means as a rich table; labels that are the same on every row are
+    said once, in the caption."""
+    table = Table(title="mean over seeds (finished runs)", box=box.SIMPLE_HEAD,
+                  show_edge=False, padding=(0, 0))
+    labels = varying(summary, names)
+    constant = [c for c in summary.columns if c not in names and c not in labels]
+    if constant:
+        first = summary.iloc[0]
+        table.caption = "every row: " + ", ".join(
+            f"{SHORT_HEADERS.get(c, c.removeprefix('transform.'))}={_cell(first[c])}"
+            for c in constant)
     for column in labels:
-        table.add_column(column.removeprefix("transform."), overflow="fold",
-                         justify="right" if column == "n" else "left")
+        header = SHORT_HEADERS.get(column, column.removeprefix("transform."))
+        table.add_column(header, no_wrap=True, justify="right" if column == "n" else "left")
     for name in names:
-        table.add_column(name, justify="right", overflow="fold")
+        table.add_column(name, justify="right", no_wrap=True)
     for _, row in summary.iterrows():
         table.add_row(*[_cell(row[c]) for c in labels], *[_number(row[n]) for n in names])
     return table
@@ -128,4 +148,6 @@ def _cell(value) -> str:
 def _number(value) -> str:
     if _missing(value):
         return "-"
-    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    if abs(value) < 10:
+        return f"{value:.3f}"
+    return f"{value:.1f}" if abs(value) < 1000 else f"{value:.0f}"
