@@ -79,7 +79,8 @@ name = "sjf+easy"
 
 def small_workload() -> Workload:
     """The hand-worked trace as a Workload on 4 processors."""
-    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w) for i, s, r, e, w in SMALL_JOBS)
+    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w)
+                 for i, s, r, e, w in SMALL_JOBS)
     return Workload(jobs=jobs, processors=4, name="small")
 
 

@@ -58,7 +58,9 @@ def test_the_figure_draws_one_line_per_policy_through_the_means() -> None:
     assert lines["sjf"].get_ydata().tolist() == [200.0, 90.0]
     assert ax.get_xlabel() == "shrinking factor" and ax.get_ylabel() == "ARTwW [s]"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.8", "1"]
-    assert len(ax.collections) == 1                    # the min-max band of fcfs only
+    (bars,) = ax.collections                           # min-max bars: fcfs at 1.0 only
+    assert [segment.tolist() for segment in bars.get_segments()] == [[[1.0, 100.0],
+                                                                     [1.0, 140.0]]]
     legend = [t.get_text() for t in figure.legends[0].get_texts()]
     assert legend == ["fcfs", "sjf", "min–max over up to 2 seeds"]
     assert figure._suptitle.get_text() == "ARTwW [s] against shrinking factor"

@@ -19,7 +19,9 @@ from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
+from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies
+from schedlab.cli.report import report
 from schedlab.cli.results import results
 from schedlab.cli.simulate import simulate
 from schedlab.cli.sweep import sweep
@@ -56,7 +58,8 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
 
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
                       ("transform", transform), ("generate", generate), ("policies", policies),
-                      ("sweep", sweep), ("results", results), ("export", export)):
+                      ("sweep", sweep), ("results", results), ("export", export),
+                      ("plot", plot), ("report", report)):
     app.command(name)(guarded(command))
 app.add_typer(traces_app(guarded))
 

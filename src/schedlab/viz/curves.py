@@ -8,7 +8,7 @@ each point is a simulation run, points of one policy are joined by a line,
 and the x axis is the parameter the sweep varies.  :func:`curve_figure`
 draws that form from the results table of an experiment
 (``schedlab.experiments.load_results``): one diagram per workload, one line
-per policy, the mean over seeds with a min–max band when a point has
+per policy, the mean over seeds with min–max bars when a point has
 several seeds, and optionally the paper's own values as hollow markers on a
 dotted line for a side-by-side reading.
 """
@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
 
 from schedlab.errors import InputError
 from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_figure,
@@ -54,6 +53,9 @@ X_LABELS = {
 #: Columns that describe a run's setting besides its policy and seed.
 AXIS_PREFIXES = ("param.", "transform.")
 AXIS_COLUMNS = ("processors", "overrun")
+
+#: Room a legend needs per character of its longest label (9 pt DejaVu Sans).
+LEGEND_INCHES_PER_CHARACTER = 0.075
 
 #: Up to this many swept values each get a tick of their own.
 MAX_VALUE_TICKS = 8
@@ -181,7 +183,7 @@ def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink"
     styles = styles or policy_styles(lines)
     workloads = sorted(points["workload"].unique())
     with paper_style():
-        figure, axes = facet_axes(len(workloads))
+        figure, axes = facet_axes(len(workloads), max(len(label) for label in lines))
         for ax, workload in zip(axes, workloads):
             draw_workload(ax, points[points["workload"] == workload], styles)
             if reference is not None:
@@ -202,11 +204,13 @@ def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink"
     return figure
 
 
-def facet_axes(count: int) -> tuple[Figure, list]:
-    """A figure with ``count`` diagrams, two per row beyond one (Streit's 2 x 2 layout)."""
+def facet_axes(count: int, longest_label: int) -> tuple[Figure, list]:
+    """A figure with ``count`` diagrams, two per row beyond one (Streit's 2 x 2 layout),
+    widened by the legend so that long line labels do not squeeze the diagrams."""
     columns = 1 if count == 1 else 2
     rows = math.ceil(count / columns)
-    figure = new_figure(4.6 * columns + 1.8, 3.4 * rows + 0.5)
+    legend = 0.9 + LEGEND_INCHES_PER_CHARACTER * longest_label
+    figure = new_figure(4.6 * columns + legend, 3.4 * rows + 0.5)
     axes = figure.subplots(rows, columns, squeeze=False)
     return figure, list(axes.flat)
 
@@ -219,14 +223,17 @@ def mark_sweep_values(ax, values: pd.Series) -> None:
 
 
 def draw_workload(ax, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
-    """One line per label through the mean values, a band where seeds disagree."""
+    """One line per label through the mean values; bars from min to max where a point
+    has several seeds (bars stay readable where bands of many lines would overlap)."""
     for label, line in points.groupby("line", sort=True):
         style = styles[label]
         ax.plot(line["x"], line["mean"], color=style.color, marker=style.marker,
                 linestyle=style.linestyle, label=label)
-        if (line["runs"] > 1).any():
-            ax.fill_between(line["x"], line["min"], line["max"], color=style.color,
-                            alpha=0.15, linewidth=0)
+        seeded = line[line["runs"] > 1]
+        if not seeded.empty:
+            ax.errorbar(seeded["x"], seeded["mean"],
+                        yerr=[seeded["mean"] - seeded["min"], seeded["max"] - seeded["mean"]],
+                        fmt="none", ecolor=style.color, elinewidth=0.9, capsize=3)
 
 
 def reference_for(reference: pd.DataFrame, workload: str, workloads: int) -> pd.DataFrame:
@@ -251,12 +258,12 @@ def draw_reference(ax, reference: pd.DataFrame, styles: dict[str, LineStyle]) ->
 
 def curve_legend(lines: Iterable[str], styles: dict[str, LineStyle], most_runs: int,
                  reference_label: str | None) -> list:
-    """Legend handles: one per line, then what the band and the hollow markers mean."""
+    """Legend handles: one per line, then what the bars and the hollow markers mean."""
     handles: list = [Line2D([], [], color=styles[p].color, marker=styles[p].marker,
                             linestyle=styles[p].linestyle, label=p) for p in lines]
     if most_runs > 1:
-        handles.append(Patch(color="#999999", alpha=0.3,
-                             label=f"min–max over up to {most_runs} seeds"))
+        handles.append(Line2D([], [], color="#555555", marker="|", markersize=10,
+                              linestyle="none", label=f"min–max over up to {most_runs} seeds"))
     if reference_label is not None:
         handles.append(Line2D([], [], color="#555555", marker="o", markerfacecolor="white",
                               linestyle=":", linewidth=1.0, label=reference_label))

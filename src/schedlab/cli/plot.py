@@ -1,0 +1,333 @@
+"""``schedlab plot``: one figure from a run directory or an experiment directory.
+
+A run directory is what ``schedlab simulate --out`` writes (jobs.csv and
+metrics.json); an experiment directory is what ``schedlab sweep`` writes
+(results.sqlite, jobs/, series/).  The figures are those of
+:mod:`schedlab.viz` (docs/figures.md).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Any, List, Optional
+
+import typer
+
+from schedlab.cli.common import console, parse_window
+from schedlab.errors import InputError
+
+#: A classes figure from a whole experiment shows at most this many runs.
+MAX_CLASS_RUNS = 12
+
+
+class Kind(str, Enum):
+    """The figures ``plot`` draws."""
+
+    curve = "curve"
+    gantt = "gantt"
+    timeseries = "timeseries"
+    classes = "classes"
+
+
+def plot(
+    source: Annotated[Path, typer.Argument(
+        help="A run directory (written by 'schedlab simulate --out') or an experiment "
+             "directory (written by 'schedlab sweep').")],
+    kind: Annotated[Kind, typer.Option(
+        "--kind", help="curve: a metric against a sweep column, one line per policy; "
+                       "gantt: the schedule; timeseries: utilization and queue length; "
+                       "classes: bars per width or run-time class.")],
+    metric: Annotated[Optional[str], typer.Option(
+        help="Metric of a curve (default artww) or of class bars (default avg_wait).")] = None,
+    x: Annotated[str, typer.Option(
+        "--x", help="Sweep column on the x axis of a curve.")] = "transform.shrink",
+    run: Annotated[Optional[List[str]], typer.Option(
+        "--run", help="Run id in an experiment (repeatable for timeseries and classes; "
+                      "see 'schedlab results').")] = None,
+    window: Annotated[Optional[str], typer.Option(
+        help="Time window START:END in seconds since the trace start (gantt, timeseries).")]
+        = None,
+    by: Annotated[str, typer.Option(
+        help="Classes by 'width' or 'runtime' (classes); colour jobs by 'status' or "
+             "'width' (gantt).")] = "",
+    step: Annotated[Optional[float], typer.Option(
+        help="Resample a time series to means over bins of this many seconds.")] = None,
+    reference: Annotated[Optional[Path], typer.Option(
+        help="CSV of a paper's values drawn over a curve: columns policy,x,value[,workload].")]
+        = None,
+    invert_x: Annotated[bool, typer.Option(
+        "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
+    title: Annotated[Optional[str], typer.Option(help="Figure title.")] = None,
+    fmt: Annotated[Optional[str], typer.Option(
+        "--format", help="png or svg (default: the suffix of --out, else png).")] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
+) -> None:
+    """Draw one figure from a run or an experiment and write it as PNG or SVG."""
+    from schedlab.viz.style import save_figure
+
+    kind_name = kind.value
+    target, chosen = output_path(kind_name, out, fmt)
+    options = PlotOptions(metric=metric, x=x, runs=list(run or []), window=parse_window(window),
+                          by=by, step=step, reference=reference, invert_x=invert_x, title=title)
+    check_options(kind_name, options)
+    if is_experiment(source):
+        figure = experiment_figure(source, kind_name, options)
+    elif is_run_directory(source):
+        figure = run_figure(source, kind_name, options)
+    else:
+        raise InputError("expected a run directory (jobs.csv and metrics.json, from 'schedlab "
+                         "simulate --out') or an experiment directory (results.sqlite, from "
+                         "'schedlab sweep')", file=str(source))
+    save_figure(figure, target, chosen)
+    console.print(f"wrote {target}")
+
+
+@dataclass(frozen=True)
+class PlotOptions:
+    """The options of one ``plot`` call, after parsing."""
+
+    metric: str | None
+    x: str
+    runs: list[str]
+    window: tuple[int, int] | None
+    by: str
+    step: float | None
+    reference: Path | None
+    invert_x: bool
+    title: str | None
+
+
+#: Which kinds each option applies to (an option given to another kind is a mistake).
+APPLIES_TO = {"metric": ("curve", "classes"), "window": ("gantt", "timeseries"),
+              "by": ("gantt", "classes"), "step": ("timeseries",), "reference": ("curve",),
+              "invert_x": ("curve",)}
+FLAG = {"metric": "--metric", "window": "--window", "by": "--by", "step": "--step",
+        "reference": "--reference", "invert_x": "--invert-x"}
+BY_CHOICES = {"gantt": ("status", "width"), "classes": ("width", "runtime")}
+
+
+def check_options(kind: str, options: PlotOptions) -> None:
+    """Refuse an option the figure kind does not use, and a --by value it does not know."""
+    for name, kinds in APPLIES_TO.items():
+        if getattr(options, name) not in (None, "", False) and kind not in kinds:
+            raise InputError(f"applies to --kind {' or '.join(kinds)}, not {kind}",
+                             field=FLAG[name])
+    if options.by and options.by not in BY_CHOICES[kind]:
+        raise InputError(f"expected {' or '.join(BY_CHOICES[kind])} for --kind {kind}, "
+                         f"got {options.by!r}", field="--by")
+
+
+def output_path(kind: str, out: Path | None, fmt: str | None) -> tuple[Path, str]:
+    """The image file and its format, from --out and --format (which must agree)."""
+    from schedlab.viz.style import check_format
+
+    chosen = check_format(fmt) if fmt is not None else None
+    if out is None:
+        chosen = chosen or "png"
+        return Path(f"schedlab-{kind}.{chosen}"), chosen
+    if not out.suffix:
+        chosen = chosen or "png"
+        return out.with_name(f"{out.name}.{chosen}"), chosen
+    from_suffix = check_format(out.suffix)
+    if chosen is not None and chosen != from_suffix:
+        raise InputError(f"--format {chosen} does not match the file suffix {out.suffix}",
+                         field="--format")
+    return out, from_suffix
+
+
+def is_experiment(source: Path) -> bool:
+    return (source / "results.sqlite").is_file()
+
+
+def is_run_directory(source: Path) -> bool:
+    return (source / "jobs.csv").is_file()
+
+
+# --------------------------------------------------------------------------- a run directory
+
+
+def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
+    """jobs.csv as a DataFrame and metrics.json as a dict."""
+    import pandas as pd
+
+    metrics_file = source / "metrics.json"
+    if not metrics_file.is_file():
+        raise InputError("the run directory has no metrics.json (written by 'schedlab "
+                         "simulate --out')", file=str(metrics_file))
+    try:
+        document = json.loads(metrics_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as err:
+        raise InputError(f"not valid JSON: {err.msg}", file=str(metrics_file),
+                         line=err.lineno) from None
+    for key in ("processors", "metrics"):
+        if key not in document:
+            raise InputError("expected the metrics.json of 'schedlab simulate'",
+                             file=str(metrics_file), field=key)
+    try:
+        jobs = pd.read_csv(source / "jobs.csv")
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the jobs table: {err}",
+                         file=str(source / "jobs.csv")) from None
+    return jobs, document
+
+
+def run_figure(source: Path, kind: str, options: PlotOptions):
+    """A figure of the one run of a run directory."""
+    from schedlab.viz.classes import classes_figure
+    from schedlab.viz.gantt import gantt_figure
+    from schedlab.viz.timeseries import series_from_jobs, timeseries_figure
+
+    if kind == "curve":
+        raise InputError("a curve needs several runs: give an experiment directory "
+                         "(written by 'schedlab sweep')", file=str(source))
+    if options.runs:
+        raise InputError("--run selects a run of an experiment; this is a run directory",
+                         file=str(source), field="--run")
+    jobs, document = read_run_directory(source)
+    label = str(document.get("policy", source.name))
+    processors = int(document["processors"])
+    if kind == "gantt":
+        return gantt_figure(jobs, processors, window=options.window,
+                            color_by=options.by or "status",
+                            title=options.title or f"{label} on {document.get('workload', '')}")
+    if kind == "timeseries":
+        return timeseries_figure({label: series_from_jobs(jobs, processors)}, step=options.step,
+                                 window=options.window, title=options.title)
+    return classes_figure({label: document["metrics"]}, options.by or "width",
+                          options.metric or "avg_wait", title=options.title)
+
+
+# --------------------------------------------------------------------------- an experiment
+
+
+def experiment_figure(source: Path, kind: str, options: PlotOptions):
+    """A figure of an experiment: a curve over its runs, or a figure of chosen runs."""
+    from schedlab.experiments import load_results
+
+    results = load_results(source)
+    if kind == "curve":
+        return experiment_curve(results, options)
+    runs = chosen_runs(results, options.runs, source)
+    if kind == "gantt":
+        return experiment_gantt(source, runs, options)
+    if kind == "timeseries":
+        return experiment_timeseries(source, runs, options)
+    return experiment_classes(runs, options)
+
+
+def experiment_curve(results, options: PlotOptions):
+    from schedlab.viz.curves import curve_figure
+
+    reference = read_reference(options.reference) if options.reference else None
+    return curve_figure(results, options.metric or "artww", options.x, reference=reference,
+                        reference_label=f"reference ({options.reference.name})"
+                        if options.reference else "paper",
+                        invert_x=options.invert_x, title=options.title)
+
+
+def read_reference(path: Path):
+    """The reference points file: CSV with policy, x, value and optionally workload."""
+    import pandas as pd
+
+    from schedlab.viz.curves import check_reference
+
+    if not path.is_file():
+        raise InputError("no such reference file", file=str(path), field="--reference")
+    try:
+        frame = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the reference points: {err}", file=str(path)) from None
+    try:
+        check_reference(frame)
+    except InputError as err:
+        raise InputError(err.reason, file=str(path), field=err.field) from None
+    for column in ("x", "value"):
+        numbers = pd.to_numeric(frame[column], errors="coerce")
+        bad = numbers.isna()
+        if bad.any():
+            line = int(bad.to_numpy().nonzero()[0][0]) + 2      # + header line, 1-based
+            raise InputError(f"expected a number, got {frame[column][bad].iloc[0]!r}",
+                             file=str(path), line=line, field=column)
+        frame[column] = numbers
+    return frame
+
+
+def chosen_runs(results, run_ids: list[str], source: Path):
+    """The finished runs named with --run (all finished runs when none is named)."""
+    from schedlab.viz.curves import finished_runs
+
+    if not run_ids:
+        return finished_runs(results)
+    known = dict(zip(results["run_id"], results["status"]))
+    for run_id in run_ids:
+        if run_id not in known:
+            raise InputError(f"no run {run_id!r} in this experiment (see 'schedlab results')",
+                             file=str(source), field="--run")
+        if known[run_id] != "finished":
+            raise InputError(f"run {run_id} failed: it has nothing to plot", file=str(source),
+                             field="--run")
+    order = {run_id: k for k, run_id in enumerate(run_ids)}
+    selected = results[results["run_id"].isin(order)]
+    return selected.sort_values("run_id", key=lambda ids: ids.map(order))
+
+
+def run_labels(runs) -> list[str]:
+    """Policy (and varying setting) per run; the run id is added where labels repeat."""
+    from schedlab.viz.curves import line_labels
+
+    labels = line_labels(runs).tolist()
+    return [f"{label} [{run_id}]" if labels.count(label) > 1 else label
+            for label, run_id in zip(labels, runs["run_id"])]
+
+
+def one_run(runs, source: Path, kind: str):
+    """The single run a figure is drawn for (--run is required and unique)."""
+    if len(runs) != 1:
+        raise InputError(f"--kind {kind} draws one run: choose it with --run RUN_ID "
+                         f"(see 'schedlab results')", file=str(source), field="--run")
+    return runs.iloc[0]
+
+
+def experiment_gantt(source: Path, runs, options: PlotOptions):
+    from schedlab.experiments import load_jobs
+    from schedlab.viz.gantt import gantt_figure
+    from schedlab.viz.report import machine_size
+
+    run = one_run(runs, source, "gantt")
+    jobs = load_jobs(source, run["run_id"])
+    return gantt_figure(jobs, machine_size(run.to_dict(), jobs), window=options.window,
+                        color_by=options.by or "status",
+                        title=options.title or f"{run['policy']} on {run['workload']} "
+                                               f"[{run['run_id']}]")
+
+
+def experiment_timeseries(source: Path, runs, options: PlotOptions):
+    from schedlab.experiments import load_jobs, load_series
+    from schedlab.viz.report import machine_size
+    from schedlab.viz.timeseries import series_from_frame, timeseries_figure
+
+    if not options.runs and len(runs) != 1:
+        raise InputError("--kind timeseries draws the runs chosen with --run RUN_ID "
+                         "(repeatable; see 'schedlab results')", file=str(source), field="--run")
+    series = {}
+    for label, record in zip(run_labels(runs), runs.to_dict("records")):
+        jobs = load_jobs(source, record["run_id"])
+        series[label] = series_from_frame(load_series(source, record["run_id"]),
+                                          machine_size(record, jobs))
+    return timeseries_figure(series, step=options.step, window=options.window,
+                             title=options.title)
+
+
+def experiment_classes(runs, options: PlotOptions):
+    from schedlab.viz.classes import classes_figure
+
+    if len(runs) > MAX_CLASS_RUNS:
+        raise InputError(f"{len(runs)} runs are too many bars for one figure: choose up to "
+                         f"{MAX_CLASS_RUNS} with --run (see 'schedlab results')", field="--run")
+    rows = dict(zip(run_labels(runs), runs.to_dict("records")))
+    return classes_figure(rows, options.by or "width", options.metric or "avg_wait",
+                          title=options.title)

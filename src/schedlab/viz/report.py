@@ -1,0 +1,402 @@
+"""One self-contained HTML report of an experiment directory.
+
+The report is a single file a centre administrator can mail or archive: it
+loads nothing from the network or the disk.  Every figure is embedded as a
+``data:`` URI (SVG by default, PNG on request), styles are inline, and
+there is no script.  It holds, in order: what the experiment is and how
+many runs finished or failed; one table row per run with its setting and
+key metrics; the failed runs with their errors; the figures; the
+experiment file as written; the versions of schedlab and of the libraries
+that produced it.
+
+Figures, chosen from what the experiment varies:
+
+* for every numeric sweep column with several values (a shrinking factor,
+  a policy parameter), the metrics of Streit 2002 (§5.1, Figs. 4, 5, 8) and
+  QoPS (§5.2, Fig. 4) against it, one line per policy (:mod:`.curves`);
+* at the first point of the sweep (every sweep column at its first value,
+  the first seed), per workload: wait by width class (Margo et al., §6,
+  Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
+  utilization and queue length over time (Margo et al., §6, Graphs 6–9),
+  and a Gantt chart of a few hundred jobs from the middle of the schedule.
+
+The generation date is an argument, so that the same experiment gives the
+same bytes (the tests compare two builds).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import platform
+import tomllib
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from schedlab.errors import InputError
+from schedlab.output import atomic_write_text
+from schedlab.viz.classes import classes_figure
+from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
+                                 line_labels, metric_label, setting_text, varying_axes, x_label)
+from schedlab.viz.gantt import gantt_figure
+from schedlab.viz.style import (LineStyle, check_format, figure_bytes, policy_styles,
+                                readable_number)
+from schedlab.viz.timeseries import series_from_frame, timeseries_figure
+
+#: Metrics of the runs table, in this order, when the experiment has them.
+TABLE_METRICS = ("jobs", "killed", "rejected_pct", "avg_wait", "avg_bsld_60", "artww",
+                 "sldww_60", "utilization", "loss_of_capacity", "makespan")
+#: Metrics drawn against every numeric sweep column.
+CURVE_METRICS = ("artww", "sldww_60", "utilization")
+#: Drawn too when some run rejected jobs (admission control, QoPS §5.2).
+REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
+#: About this many jobs are drawn in the Gantt chart.
+GANTT_JOBS = 300
+#: Libraries whose versions the report lists (with Python and schedlab).
+LIBRARIES = ("numpy", "pandas", "matplotlib", "pyarrow")
+
+MIME = {"svg": "image/svg+xml", "png": "image/png"}
+
+
+@dataclass(frozen=True)
+class ReportFigure:
+    """One embedded figure: its heading, a caption saying what it shows, the image."""
+
+    title: str
+    caption: str
+    data_uri: str
+
+
+@dataclass(frozen=True)
+class ExperimentView:
+    """What the report reads from an experiment directory."""
+
+    exp_dir: Path
+    name: str
+    description: str
+    spec_text: str
+    results: pd.DataFrame
+
+
+def read_experiment(exp_dir: str | Path) -> ExperimentView:
+    """The experiment file and the results table of ``exp_dir``."""
+    from schedlab.experiments import load_results
+
+    exp_dir = Path(exp_dir)
+    results = load_results(exp_dir)
+    spec_file = exp_dir / "experiment.toml"
+    spec_text = spec_file.read_text(encoding="utf-8") if spec_file.is_file() else ""
+    try:
+        spec = tomllib.loads(spec_text)
+    except tomllib.TOMLDecodeError as err:
+        raise InputError(f"the experiment file is not valid TOML: {err}",
+                         file=str(spec_file)) from None
+    return ExperimentView(exp_dir, str(spec.get("name") or exp_dir.name),
+                          str(spec.get("description") or ""), spec_text, results)
+
+
+def machine_size(run: Mapping[str, Any], jobs: pd.DataFrame) -> int:
+    """The number of processors a run was simulated on.
+
+    The results table gives it when the experiment set it; otherwise the
+    workload's own size is recovered from Streit's UTIL (2002, §5.1),
+    utilization = sum(width x run) / (N x (last end - first submit)), whose
+    terms the job table holds exactly (space sharing: no suspension).  A run
+    where no job held processors falls back to its widest job.
+    """
+    given = run.get("processors")
+    if given is not None and not pd.isna(given):
+        return int(given)
+    ran = jobs[jobs["status"].astype(str) != "rejected"]
+    start, end = ran["start"].to_numpy(np.int64), ran["end"].to_numpy(np.int64)
+    area = float(np.sum(ran["width"].to_numpy(np.int64) * (end - start)))
+    span = float(end.max() - ran["submit"].to_numpy(np.int64).min()) if len(ran) else 0.0
+    utilization = float(run.get("utilization") or 0.0)
+    if area > 0 and span > 0 and utilization > 0:
+        return int(round(area / (utilization * span)))
+    return int(jobs["width"].max()) if len(jobs) else 1
+
+
+def data_uri(figure: Figure, fmt: str) -> str:
+    """A figure as a ``data:`` URI holding its SVG or PNG bytes."""
+    encoded = base64.b64encode(figure_bytes(figure, fmt)).decode("ascii")
+    return f"data:{MIME[fmt]};base64,{encoded}"
+
+
+def curve_axes(runs: pd.DataFrame) -> list[str]:
+    """Numeric sweep columns with several values: the x axes of the curves (not booleans)."""
+    return [c for c in varying_axes(runs)
+            if pd.api.types.is_numeric_dtype(runs[c]) and not pd.api.types.is_bool_dtype(runs[c])]
+
+
+def curve_metrics(runs: pd.DataFrame) -> list[str]:
+    """The metrics to draw against each axis: Streit's, and the rejections if there are any."""
+    chosen = [m for m in CURVE_METRICS if m in runs.columns]
+    if "rejected" in runs.columns and runs["rejected"].fillna(0).gt(0).any():
+        chosen += [m for m in REJECTION_METRICS if m in runs.columns]
+    return chosen
+
+
+def curve_figures(runs: pd.DataFrame, styles: dict[str, LineStyle],
+                  fmt: str) -> list[ReportFigure]:
+    """Every curve metric against every numeric sweep column."""
+    figures = []
+    for axis in curve_axes(runs):
+        for metric in curve_metrics(runs):
+            figure = curve_figure(runs, metric, axis, styles=styles)
+            figures.append(ReportFigure(
+                f"{metric_label(metric)} against {x_label(axis)}",
+                f"One point per setting; lines join runs of one policy; bars span the "
+                f"seeds where there are several. Column {axis}.", data_uri(figure, fmt)))
+    return figures
+
+
+def first_point(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs at the first value (in sorted order) of every sweep column and the first seed.
+
+    A column a policy does not have (NaN, e.g. another policy's parameter)
+    does not exclude its runs.
+    """
+    chosen = runs
+    for column in varying_axes(runs) + (["seed"] if "seed" in runs.columns else []):
+        values = chosen[column].dropna()
+        if values.empty:
+            continue
+        first = sorted(values.unique(), key=lambda v: (str(type(v)), v))[0]
+        chosen = chosen[chosen[column].isna() | (chosen[column] == first)]
+    return chosen
+
+
+def point_description(runs: pd.DataFrame, point: pd.DataFrame) -> str:
+    """Which setting the first-point figures show, in words."""
+    columns = varying_axes(runs) + (["seed"] if "seed" in runs.columns
+                                    and runs["seed"].dropna().nunique() > 1 else [])
+    parts = []
+    for column in columns:
+        values = point[column].dropna().unique()
+        if len(values) == 1:
+            parts.append(f"{column.split('.', 1)[-1]} = {setting_text(values[0])}")
+    return ("Setting: " + ", ".join(parts) + ".") if parts else ""
+
+
+def point_figures(view: ExperimentView, runs: pd.DataFrame, styles: dict[str, LineStyle],
+                  fmt: str) -> list[ReportFigure]:
+    """Class bars, time series and a Gantt chart per workload at the sweep's first point."""
+    from schedlab.experiments import load_jobs, load_series
+
+    figures = []
+    point = first_point(runs)
+    setting = point_description(runs, point)
+    for workload, group in point.groupby("workload", sort=True):
+        records = group.assign(label=line_labels(group)).sort_values("label").to_dict("records")
+        rows = {record["label"]: record for record in records}
+        figures.append(ReportFigure(
+            f"{workload}: wait by width class",
+            f"Average wait of the jobs of each width class (Margo et al. §6). {setting}",
+            data_uri(classes_figure(rows, "width", "avg_wait", styles=styles), fmt)))
+        figures.append(ReportFigure(
+            f"{workload}: bounded slowdown by run-time class",
+            f"Average bounded slowdown (τ = 60 s) per class of actual run time "
+            f"(Streit 2002 §5.2). {setting}",
+            data_uri(classes_figure(rows, "runtime", "avg_bsld_60", styles=styles), fmt)))
+        jobs = {record["label"]: load_jobs(view.exp_dir, record["run_id"]) for record in records}
+        series = {record["label"]: series_from_frame(
+                      load_series(view.exp_dir, record["run_id"]),
+                      machine_size(record, jobs[record["label"]])) for record in records}
+        figures.append(ReportFigure(
+            f"{workload}: utilization and queue length",
+            f"Fraction of processors in use and number of waiting jobs over time "
+            f"(Margo et al. §6). {setting}",
+            data_uri(timeseries_figure(series, styles=styles), fmt)))
+        figures.append(gantt_entry(records[0], jobs[records[0]["label"]], workload, setting, fmt))
+    return figures
+
+
+def middle_window(jobs: pd.DataFrame, count: int = GANTT_JOBS) -> tuple[float, float]:
+    """A window holding about ``count`` job starts from the middle of the schedule."""
+    ran = jobs[jobs["status"].astype(str) != "rejected"]
+    starts = np.sort(ran["start"].to_numpy(np.int64))
+    ends = ran["end"].to_numpy(np.int64)
+    if len(starts) <= count:
+        return float(starts[0]), float(max(ends.max(), starts[0] + 1))
+    first = (len(starts) - count) // 2
+    low, high = float(starts[first]), float(starts[first + count - 1])
+    return low, high if high > low else low + 1.0
+
+
+def gantt_entry(record: Mapping[str, Any], jobs: pd.DataFrame, workload: str, setting: str,
+                fmt: str) -> ReportFigure:
+    """The Gantt chart of one run over :func:`middle_window`."""
+    window = middle_window(jobs)
+    label = record["label"]
+    figure = gantt_figure(jobs, machine_size(record, jobs), window=window,
+                          title=f"{label}: {window[0]:,.0f} s to {window[1]:,.0f} s")
+    return ReportFigure(
+        f"{workload}: schedule of {label}",
+        f"About {GANTT_JOBS} jobs from the middle of the schedule; each job is drawn on a "
+        f"block of processors chosen by first fit. {setting}", data_uri(figure, fmt))
+
+
+def versions() -> list[tuple[str, str]]:
+    """Python, schedlab and the libraries the figures and tables come from."""
+    found = [("python", platform.python_version())]
+    for package in ("schedlab",) + LIBRARIES:
+        try:
+            found.append((package, metadata.version(package)))
+        except metadata.PackageNotFoundError:
+            found.append((package, "not installed"))
+    return found
+
+
+def cell(value: object) -> str:
+    """A table cell: numbers readable, missing values as a dash, text escaped."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return "–"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return f"{int(value):,}"
+    if isinstance(value, (float, np.floating)):
+        return readable_number(float(value))
+    return html.escape(str(value))
+
+
+def html_table(frame: pd.DataFrame, headers: list[str] | None = None,
+               numeric: set[str] | None = None) -> str:
+    """A ``<table>`` of a frame; ``numeric`` columns are right-aligned."""
+    headers = headers or list(frame.columns)
+    numeric = numeric or set()
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = []
+    for values in frame.itertuples(index=False):
+        cells = "".join(f'<td class="num">{cell(v)}</td>' if c in numeric else f"<td>{cell(v)}</td>"
+                        for c, v in zip(frame.columns, values))
+        body.append(f"<tr>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def runs_table(results: pd.DataFrame) -> str:
+    """One row per run: identity, setting, status, wall time and the key metrics."""
+    setting = [c for c in results.columns if c.startswith(AXIS_PREFIXES) or c in AXIS_COLUMNS]
+    setting = [c for c in setting if results[c].notna().any()]
+    metrics = [m for m in TABLE_METRICS if m in results.columns]
+    columns = ["run_id", "workload", "policy", "seed", *setting, "status", "wall_time", *metrics]
+    frame = results[[c for c in columns if c in results.columns]]
+    headers = [c.split(".", 1)[-1] if c in setting else c for c in frame.columns]
+    return html_table(frame, headers, numeric={"seed", "wall_time", *metrics, *setting})
+
+
+def failed_table(results: pd.DataFrame) -> str:
+    """The failed runs and the first line of their errors ('' when none failed)."""
+    failed = results[results["status"] != "finished"]
+    if failed.empty:
+        return ""
+    frame = pd.DataFrame({"run_id": failed["run_id"], "workload": failed["workload"],
+                          "policy": failed["policy"],
+                          "error": failed["error"].fillna("").str.split("\n").str[0]})
+    return f'<section id="failed"><h2>Failed runs</h2>{html_table(frame)}</section>'
+
+
+def figure_html(figure: ReportFigure, number: int) -> str:
+    """A ``<figure>`` with its image and numbered caption."""
+    title = html.escape(figure.title)
+    return (f'<figure><h3>{title}</h3><img src="{figure.data_uri}" alt="{title}">'
+            f"<figcaption>Figure {number}. {html.escape(figure.caption)}</figcaption></figure>")
+
+
+STYLE = """
+body{font-family:"DejaVu Sans",system-ui,sans-serif;max-width:1150px;margin:2em auto;
+  padding:0 1em;color:#1a1a1a;line-height:1.45}
+h1{font-size:1.6em;margin-bottom:.2em}
+h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
+h3{font-size:1.05em;margin:.2em 0}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0;display:block;overflow-x:auto}
+th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:left;white-space:nowrap}
+th{background:#f3f3f3;position:sticky;top:0}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+tbody tr:nth-child(even){background:#fafafa}
+figure{margin:1.5em 0;page-break-inside:avoid}
+figure img{max-width:100%;height:auto;display:block}
+figcaption{font-size:.85em;color:#444;margin-top:.3em}
+pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}
+nav a{margin-right:1em}.meta{color:#555}
+"""
+
+
+def render(view: ExperimentView, figures: list[ReportFigure], generated: str) -> str:
+    """The whole HTML document."""
+    results = view.results
+    finished = int((results["status"] == "finished").sum())
+    failed = len(results) - finished
+    title = html.escape(view.name)
+    description = f"<p>{html.escape(view.description)}</p>" if view.description else ""
+    figures_html = ("".join(figure_html(f, k) for k, f in enumerate(figures, start=1))
+                    or "<p>No finished run: no figure.</p>")
+    versions_frame = pd.DataFrame(versions(), columns=["package", "version"])
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} — schedlab report</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header>
+<h1>{title}</h1>
+{description}
+<p class="meta">{len(results)} runs: {finished} finished, {failed} failed.
+Generated {html.escape(generated)} by schedlab from
+<code>{html.escape(str(view.exp_dir))}</code>.</p>
+<nav><a href="#runs">Runs</a><a href="#figures">Figures</a><a href="#spec">Experiment file</a>
+<a href="#versions">Versions</a></nav>
+</header>
+<section id="runs"><h2>Runs</h2>
+{runs_table(results)}
+</section>
+{failed_table(results)}
+<section id="figures"><h2>Figures</h2>
+{figures_html}
+</section>
+<section id="spec"><h2>Experiment file</h2>
+<pre>{html.escape(view.spec_text) or "(experiment.toml is missing)"}</pre>
+</section>
+<section id="versions"><h2>Versions</h2>
+{html_table(versions_frame)}
+</section>
+</body>
+</html>
+"""
+
+
+def build_report(exp_dir: str | Path, *, generated: str, fmt: str = "svg") -> str:
+    """The HTML report of an experiment directory as text.
+
+    ``generated`` is the date (or any text) printed as the generation
+    time; ``fmt`` is the embedded image format, ``svg`` or ``png``.
+    """
+    fmt = check_format(fmt)
+    view = read_experiment(exp_dir)
+    runs = finished_runs(view.results)
+    figures: list[ReportFigure] = []
+    if not runs.empty:
+        labels = set(runs["policy"].astype(str))
+        for axis in curve_axes(runs):
+            labels |= set(line_labels(runs, axis))
+        styles = policy_styles(labels)
+        figures = curve_figures(runs, styles, fmt) + point_figures(view, runs, styles, fmt)
+    return render(view, figures, generated)
+
+
+def write_report(exp_dir: str | Path, out: str | Path, *, generated: str,
+                 fmt: str = "svg") -> Path:
+    """Write the report atomically to ``out`` and return its path."""
+    out = Path(out)
+    atomic_write_text(out, build_report(exp_dir, generated=generated, fmt=fmt))
+    return out
