@@ -110,6 +110,14 @@ def test_broken_policy_fails(policy, message):
         check_policy(policy)
 
 
+def test_policy_without_parameters_reports_none():
+    """A plug-in may define no ``__init__`` at all: it has no parameters to record."""
+    workload = Workload((Job(1, 0, 5, 5, 4), Job(2, 0, 5, 5, 1)), 4)
+    result = run(workload, SilentDrop())
+    assert result.params == {}
+    assert result.start.tolist() == [-1, 0]       # job 1 dropped: never started
+
+
 # ------------------------------------------------------- a third-party plug-in
 PLUGIN_MODULE = "schedlab_plugin_demo"
 PLUGIN_SOURCE = '''
