@@ -200,6 +200,14 @@ def test_fcfs_plan_keeps_every_promise_without_early_ends(load):
     assert np.array_equal(result.start, result.planned_start)
 
 
+@given(load=workloads(early_ends=False))
+def test_fcfs_plan_is_fcfs_conservative_without_early_ends(load):
+    plan = run(load, make_policy("fcfs+plan"))
+    conservative = run(load, make_policy("fcfs+conservative"))
+    assert np.array_equal(plan.start, conservative.start)
+    assert np.array_equal(plan.planned_start, conservative.planned_start)
+
+
 def brute_force_placement(capacity: int, now: int, held: list[tuple[int, int, int]],
                           jobs: list[Job]) -> dict[int, int]:
     """Earliest-fit placement in order, by trying every candidate start time.

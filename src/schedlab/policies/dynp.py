@@ -27,12 +27,14 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from heapq import nsmallest
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.deciders import CASE_LABELS, DECIDERS, PAPER_POLICIES, decide_among
+from schedlab.policies.orderings import ORDERINGS, OrderKey
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler, place_in_order
 
 if TYPE_CHECKING:
@@ -242,6 +244,33 @@ def select_future(jobs: Sequence[Job], starts: Sequence[int], now: int, future_j
 
 
 # ------------------------------------------------------------ self-tuning dynP
+class SortedQueue:
+    """The waiting jobs kept in one static order, updated at each arrival and start.
+
+    Self-tuning dynP needs the queue in every candidate order at every step;
+    keeping SJF and LJF sorted costs a binary search per arrival and start
+    instead of a sort per step.
+    """
+
+    __slots__ = ("_key", "_keys", "jobs")
+
+    def __init__(self, key: OrderKey) -> None:
+        self._key = key
+        self._keys: list[tuple] = []
+        self.jobs: list[Job] = []
+
+    def add(self, job: Job) -> None:
+        key = self._key(job)
+        at = bisect_left(self._keys, key)
+        self._keys.insert(at, key)
+        self.jobs.insert(at, job)
+
+    def remove(self, job: Job) -> None:
+        at = bisect_left(self._keys, self._key(job))
+        del self._keys[at]
+        del self.jobs[at]
+
+
 class SelfTuningDynP(_DynPFamily):
     """Self-tuning dynP (Streit 2002, §3.2): plan with whichever policy gives the best schedule.
 
@@ -288,7 +317,26 @@ class SelfTuningDynP(_DynPFamily):
         self.future_horizon = future_horizon
         self._terms = terms
         self._exact = all(name in EXACT_METRICS for _, name in terms)
+        self._no_makespan = all(name != "ms" for _, name in terms)
         self._cases = dict.fromkeys(CASE_LABELS, 0) if policies == PAPER_POLICIES else None
+        self._sorted = {p: SortedQueue(ORDERINGS[p]) for p in policies
+                        if p in ORDERINGS and p != "fcfs"}
+
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        super().on_submit(ctx, job)
+        for queue in self._sorted.values():
+            queue.add(job)
+
+    def _start_due(self, ctx: Context) -> list[Job]:
+        started = super()._start_due(ctx)
+        for queue in self._sorted.values():
+            for job in started:
+                queue.remove(job)
+        return started
+
+    def queue(self, ctx: Context, order: str) -> list[Job]:
+        kept = self._sorted.get(order)
+        return list(kept.jobs) if kept is not None else super().queue(ctx, order)
 
     def _update_plan(self, ctx: Context) -> None:
         if len(ctx.waiting) < 2:
@@ -316,7 +364,8 @@ class SelfTuningDynP(_DynPFamily):
     def qualities(self, ctx: Context, schedules: dict[str, tuple[list[Job], Profile, list[int]]]
                   ) -> dict[str, float]:
         """The quality of each candidate's schedule, slackness applied to the current policy."""
-        running_end = max((end for end, _ in ctx.releases()), default=ctx.now)
+        running_end = ctx.now if self._no_makespan else \
+            max((end for end, _ in ctx.releases()), default=ctx.now)
         waiting = list(ctx.waiting.values())
         raw: dict[str, list[float]] = {}
         for policy, (queue, _, starts) in schedules.items():
