@@ -364,6 +364,7 @@ class SelfTuningDynP(_DynPFamily):
     def qualities(self, ctx: Context, schedules: dict[str, tuple[list[Job], Profile, list[int]]]
                   ) -> dict[str, float]:
         """The quality of each candidate's schedule, slackness applied to the current policy."""
+        # Only the makespan reads the end of the last running job.
         running_end = ctx.now if self._no_makespan else \
             max((end for end, _ in ctx.releases()), default=ctx.now)
         waiting = list(ctx.waiting.values())
