@@ -251,3 +251,34 @@ def test_nothing_runs_and_nothing_is_written_when_the_experiment_is_bad(tmp_path
     with pytest.raises(InputError):
         run_sweep(path, tmp_path / "out", executor="serial")
     assert not (tmp_path / "out").exists()
+
+
+SHARED_NASA = Path(__file__).resolve().parents[3] / "shared" / "workloads" / \
+    "NASA-iPSC-1993-3.1-cln.swf.gz"
+
+
+def test_a_catalog_trace_that_is_not_cached_says_how_to_fetch_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SCHEDLAB_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "e.toml"
+    path.write_text('workloads = ["NASA-iPSC"]\npolicies = ["fcfs"]\n')
+    with pytest.raises(InputError) as caught:
+        load_experiment(path)
+    assert caught.value.field == "workloads[0].source"
+    assert "run `schedlab traces fetch NASA-iPSC` first" in caught.value.reason
+
+
+def test_a_cached_catalog_trace_is_a_file_workload(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    if not SHARED_NASA.is_file():
+        pytest.skip(f"{SHARED_NASA} is absent")
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / SHARED_NASA.name).symlink_to(SHARED_NASA)
+    monkeypatch.setenv("SCHEDLAB_CACHE", str(tmp_path / "cache"))
+    path = tmp_path / "e.toml"
+    path.write_text('workloads = [{source = "nasa-ipsc", jobs = 30}]\npolicies = ["fcfs"]\n')
+    (run,) = load_experiment(path).runs
+    assert (run.workload.kind, run.workload.label, run.workload.source) == \
+        ("file", "NASA-iPSC-1993-3.1-cln", str(SHARED_NASA))
+    summary = run_sweep(path, tmp_path / "out", executor="serial")
+    assert (summary.finished, summary.failed) == (1, 0)

@@ -147,7 +147,8 @@ def prepared_workload(source: WorkloadSource, seed: int | None, processors: int 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
 def loaded_workload(source: WorkloadSource, seed: int | None,
                     processors: int | None) -> Workload:
-    """A model generated or a trace read, then windowed and cut to its first N jobs.
+    """A model generated or a file read (SWF or sacct), then windowed and cut to its first
+    N jobs.
 
     The order of ``schedlab simulate``: time window, then the first N jobs of
     a trace (for a model, ``jobs`` is the number of jobs generated).
@@ -156,11 +157,11 @@ def loaded_workload(source: WorkloadSource, seed: int | None,
 
     jobs = source.option("jobs")
     if source.is_file:
-        from schedlab.workload.swf import read_swf
-        workload = read_swf(source.source,
-                            width_field=source.option("width_field", "requested"),
-                            missing_estimate=source.option("missing_estimate", "use-runtime"),
-                            strict=source.option("strict", False), processors=processors)
+        from schedlab.api import load_workload
+        workload = load_workload(source.source,
+                                 width_field=source.option("width_field", "requested"),
+                                 missing_estimate=source.option("missing_estimate", "use-runtime"),
+                                 strict=source.option("strict", False), processors=processors)
     else:
         from schedlab.workload.models import generate_builtin
         workload = generate_builtin(source.source, n_jobs=jobs, processors=processors,

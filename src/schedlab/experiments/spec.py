@@ -243,7 +243,8 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: "_Checker") -> 
     check.keys(entry, path, WORKLOAD_KEYS)
     if "source" not in entry:
         raise check.error(f"{path}.source", "expected the workload's 'source': a built-in "
-                          f"model ({', '.join(sorted(BUILTIN_MODELS))}) or an SWF file")
+                          f"model ({', '.join(sorted(BUILTIN_MODELS))}), an SWF or sacct file, "
+                          f"or a trace of 'schedlab traces list'")
     source = check.text(entry["source"], f"{path}.source")
     options: dict[str, Any] = {}
     if "jobs" in entry:
@@ -279,16 +280,27 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: "_Checker") -> 
 
 
 def _workload_file(source: str, base_dir: Path, path: str, check: "_Checker") -> Path:
-    """The absolute path of a workload file; a missing one is named in the error."""
+    """The absolute path of a workload file, or of the cached file of a catalog trace.
+
+    A missing file is named in the error; a catalog trace that is not cached
+    says how to fetch it (docs/traces.md).
+    """
+    from schedlab.workload.catalog import cached_trace
     from schedlab.workload.models import BUILTIN_MODELS
 
     file = (base_dir / source).resolve()
-    if not file.is_file():
-        what = "a directory" if file.is_dir() else "no such file"
-        raise InputError(f"expected an SWF file or a built-in model "
-                         f"({', '.join(sorted(BUILTIN_MODELS))}); {what}: {file}",
-                         file=check.file, field=path)
-    return file
+    if file.is_file():
+        return file
+    try:
+        cached = cached_trace(source)
+    except InputError as err:
+        raise check.error(path, err.reason) from None
+    if cached is not None:
+        return Path(cached).resolve()
+    what = "a directory" if file.is_dir() else "no such file"
+    raise check.error(path, f"expected an SWF or sacct file, a built-in model "
+                      f"({', '.join(sorted(BUILTIN_MODELS))}) or a trace of 'schedlab traces "
+                      f"list'; {what}: {file}")
 
 
 def trace_label(file: Path) -> str:
