@@ -54,6 +54,7 @@ def test_a_schedule_wider_than_the_machine_names_the_instant() -> None:
 
 def test_peak_width_counts_ends_before_starts_at_one_instant() -> None:
     assert peak_width(*arrays((0, 5, 3), (5, 8, 3), (2, 6, 1))) == 4
+    assert peak_width(*arrays((0, 5, 3), (5, 5, 9))) == 3          # zero length: holds nothing
 
 
 def test_the_small_schedule_is_drawn_box_by_box() -> None:
@@ -120,6 +121,9 @@ def test_bad_tables_and_windows_are_user_mistakes() -> None:
     with pytest.raises(InputError, match="field window: expected a window START:END with END > "
                                          "START, got 50.0:50.0"):
         gantt_figure(small_result(), window=(50.0, 50.0))
+    with pytest.raises(InputError, match="field status: job 1: expected a status finished, "
+                                         "killed, rejected, got 'running'"):
+        gantt_figure(jobs_frame([(1, 0, 0, 5, 1, "running")]))
     with pytest.raises(InputError, match="no job held processors"):
         gantt_figure(jobs_frame([(1, 0, None, None, 1, "rejected")]))
 

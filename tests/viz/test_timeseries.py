@@ -49,6 +49,11 @@ def test_rejected_jobs_never_wait_and_never_hold_processors() -> None:
         ([0, 10], [2, 0], [0, 0])
 
 
+def test_a_job_that_ran_needs_its_times() -> None:
+    with pytest.raises(InputError, match="field start: a job that ran has no submit, start"):
+        series_from_jobs(jobs_frame([(1, 0, None, 10, 2, "finished")]), 4)
+
+
 def test_a_stored_series_table_needs_its_three_columns() -> None:
     frame = pd.DataFrame({"time": [0, 5], "busy": [1, 0], "queue": [0, 0]})
     assert series_from_frame(frame, 8).busy.tolist() == [1, 0]

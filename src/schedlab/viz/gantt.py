@@ -81,7 +81,13 @@ def jobs_from_table(jobs: pd.DataFrame) -> GanttJobs:
     if missing:
         raise InputError(f"the jobs table lacks the column(s) {', '.join(missing)} "
                          f"(expected the columns of jobs.csv)", field=missing[0])
-    ran = jobs[jobs["status"].astype(str) != "rejected"]
+    status = jobs["status"].astype(str)
+    unknown = ~status.isin(STATUS_NAMES)
+    if unknown.any():
+        row = int(np.flatnonzero(unknown.to_numpy())[0])
+        raise InputError(f"job {jobs['job_id'].iloc[row]}: expected a status "
+                         f"{', '.join(STATUS_NAMES)}, got {status.iloc[row]!r}", field="status")
+    ran = jobs[status != "rejected"]
     if ran[["start", "end"]].isna().any().any():
         raise InputError("a job that ran has no start or end time", field="start")
     return GanttJobs(ran["job_id"].to_numpy(), ran["start"].to_numpy(np.int64),
@@ -143,7 +149,10 @@ def place_jobs(start: np.ndarray, end: np.ndarray, width: np.ndarray,
 
 
 def peak_width(start: np.ndarray, end: np.ndarray, width: np.ndarray) -> int:
-    """Largest number of processors in use at once (ends count before starts at one instant)."""
+    """Largest number of processors in use at once (ends count before starts at one instant;
+    a job of zero length holds nothing)."""
+    held = end > start
+    start, end, width = start[held], end[held], width[held]
     if len(start) == 0:
         return 0
     times = np.concatenate((end, start))

@@ -80,6 +80,8 @@ def series_from_jobs(jobs: pd.DataFrame, processors: int) -> Series:
         raise InputError(f"the jobs table lacks the column(s) {', '.join(missing)} "
                          f"(expected the columns of jobs.csv)", field=missing[0])
     ran = jobs[jobs["status"].astype(str) != "rejected"]
+    if ran[["submit", "start", "end"]].isna().any().any():
+        raise InputError("a job that ran has no submit, start or end time", field="start")
     submit = ran["submit"].to_numpy(np.int64)
     start = ran["start"].to_numpy(np.int64)
     end = ran["end"].to_numpy(np.int64)
