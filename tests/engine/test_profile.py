@@ -36,6 +36,37 @@ def test_capacity_must_be_positive(capacity):
         Profile(capacity)
 
 
+# ----------------------------------------------------------------- from_releases
+def test_from_releases_sums_equal_ends():
+    # Two jobs end at 5 (2 and 1 processors), one at 9 (3 processors).
+    profile = Profile.from_releases(8, 0, [(5, 2), (5, 1), (9, 3)])
+    assert profile.steps() == [(0, 2), (5, 5), (9, 8)]
+
+
+def test_from_releases_of_an_idle_machine():
+    assert Profile.from_releases(8, 4, []).steps() == [(4, 8)]
+
+
+def test_from_releases_beyond_capacity_raises():
+    with pytest.raises(ValueError, match="running jobs need 10 processors, more than the capacity 8"):
+        Profile.from_releases(8, 0, [(3, 6), (7, 4)])
+
+
+@given(capacity=st.integers(1, 8), origin=st.integers(0, 5),
+       jobs=st.lists(st.tuples(st.integers(1, 20), st.integers(1, 8)), max_size=8))
+def test_from_releases_equals_one_reservation_per_job(capacity, origin, jobs):
+    releases, used = [], 0
+    for length, width in sorted(jobs):
+        if used + width <= capacity:
+            releases.append((origin + length, width))
+            used += width
+    by_reserve = Profile(capacity, origin)
+    for end, width in releases:
+        by_reserve.reserve(origin, end - origin, width)
+    built = Profile.from_releases(capacity, origin, releases)
+    assert built.steps() == by_reserve.steps()
+
+
 # ----------------------------------------------------------------------- reserve
 def test_reserve_in_the_middle_adds_two_breakpoints():
     assert profile_with(8, (10, 5, 3)).steps() == [(0, 8), (10, 5), (15, 8)]
