@@ -8,9 +8,9 @@ import pytest
 
 import schedlab
 from schedlab.errors import InputError
-from schedlab.viz.timeseries import (EXACT_LIMIT, Series, choose_step, nice_step, series_from_frame,
-                                     series_from_jobs, series_from_result, steps_in_window,
-                                     timeseries_figure)
+from schedlab.viz.timeseries import (EXACT_LIMIT, Series, choose_step, duration_text, nice_step,
+                                     series_from_frame, series_from_jobs, series_from_result,
+                                     steps_in_window, timeseries_figure)
 
 from .helpers import SERIES_BUSY, SERIES_QUEUE, SERIES_TIME, jobs_frame, small_result
 
@@ -68,9 +68,16 @@ def test_steps_in_a_window_start_with_the_value_then_in_force() -> None:
 
 
 @pytest.mark.parametrize("span, step", [(100, 1.0), (1_000, 5.0), (86_400, 600.0),
-                                        (10**9, 604_800.0)])
+                                        (330 * 86_400, 172_800.0), (10**9, 604_800.0)])
 def test_nice_step_is_the_smallest_giving_at_most_250_bins(span: float, step: float) -> None:
     assert nice_step(span) == step
+
+
+@pytest.mark.parametrize("seconds, text", [(45, "45 s"), (100, "100 s"), (2.5, "2.5 s"),
+                                           (600, "10 min"), (10_800, "3 h"), (86_400, "1 day"),
+                                           (172_800, "2 days"), (90_000, "25 h")])
+def test_bin_lengths_are_written_in_the_largest_dividing_unit(seconds: float, text: str) -> None:
+    assert duration_text(seconds) == text
 
 
 def test_short_series_are_drawn_exactly_and_long_ones_resampled() -> None:

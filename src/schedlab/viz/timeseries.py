@@ -33,7 +33,7 @@ from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_f
 
 #: Resampling steps (seconds) chosen from when a series is too long to draw step by step.
 NICE_STEPS = (1, 5, 10, 30, 60, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200,
-              86_400, 604_800)
+              86_400, 172_800, 604_800)
 #: At most this many breakpoints are drawn exactly; longer series are resampled.
 EXACT_LIMIT = 2000
 #: The target number of bins of an automatic resampling.
@@ -158,6 +158,15 @@ def resampled(series: Series, values: np.ndarray, window: tuple[float, float],
     return np.append(starts, window[1]), np.append(means, means[-1] if len(means) else 0.0)
 
 
+def duration_text(seconds: float) -> str:
+    """A bin length in the largest unit dividing it: ``2 days``, ``3 h``, ``10 min``, ``45 s``."""
+    for unit, size in (("day", 86_400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            count = int(seconds // size)
+            return f"{count} {unit}s" if unit == "day" and count > 1 else f"{count} {unit}"
+    return f"{seconds:,.0f} s" if float(seconds).is_integer() else f"{seconds:g} s"
+
+
 def choose_step(series: Mapping[str, Series], window: tuple[float, float],
                 step: float | None) -> float | None:
     """The step asked for, else None (exact) for short series, else a nice automatic step."""
@@ -210,6 +219,6 @@ def timeseries_figure(series: Mapping[str, Series], *, step: float | None = None
         bottom.set_xlim(window[0] / scale, window[1] / scale)
         bottom.set_xlabel(f"time since trace start [{unit}]")
         figure.legend(loc=LEGEND_PLACE)
-        how = "exact" if step is None else f"means over {step:,.0f} s bins"
+        how = "exact" if step is None else f"means over {duration_text(step)} bins"
         figure.suptitle(title or f"Utilization and queue length ({how})")
     return figure
