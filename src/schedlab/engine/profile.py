@@ -97,6 +97,8 @@ class Profile:
     def earliest_fit(self, width: int, duration: int, after: int) -> int:
         """Earliest ``s >= after`` with ``width`` processors free on ``[s, s + duration)``.
 
+        A zero-duration job still needs its processors at the instant ``s``.
+
         The scan walks the steps from ``after``: on a step with too few free
         processors it jumps to the next step; otherwise it checks the steps the
         window covers and restarts behind the first one that blocks.  Every
