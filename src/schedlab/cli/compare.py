@@ -39,7 +39,7 @@ def compare(
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
                                  write_metrics_json)
     from schedlab.policies.registry import make_policy
-    from schedlab.viz.compare import comparison_figure
+    from schedlab.viz.compare import write_comparison_figure
 
     names = [p.strip() for p in policies.split(",") if p.strip()]
     if not names:
@@ -66,7 +66,7 @@ def compare(
         machine = next(iter(results.values())).processors
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
-        comparison_figure(rows, title, staging / "comparison.png")
+        write_comparison_figure(rows, title, staging / "comparison.png")
     console.print(metrics_table(title, rows, SUMMARY_METRICS, SUMMARY_FORMATS))
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
