@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -107,8 +108,7 @@ class PoolExecutor:
                 if isinstance(future.exception(), BrokenProcessPool):
                     yield from self._requeue(in_flight, queue, deaths)
                     return
-                in_flight.pop(future)
-                yield future.result()
+                yield outcome(future, in_flight.pop(future))
 
     @staticmethod
     def _requeue(in_flight: dict[Future, RunSpec], queue: deque[RunSpec],
@@ -116,8 +116,8 @@ class PoolExecutor:
         """After a worker died: keep what finished, retry the rest, give up on repeat victims."""
         for future, run in sorted(in_flight.items(), key=lambda item: item[1].run_id,
                                   reverse=True):
-            if future.done() and future.exception() is None:
-                yield future.result()
+            if future.done() and not isinstance(future.exception(), BrokenProcessPool):
+                yield outcome(future, run)
                 continue
             deaths[run.run_id] += 1
             if deaths[run.run_id] >= MAX_WORKER_DEATHS:
@@ -127,6 +127,18 @@ class PoolExecutor:
             else:
                 queue.appendleft(run)
         in_flight.clear()
+
+
+def outcome(future, run: RunSpec) -> RunRecord:
+    """The record a finished future holds; a run whose record could not come back (an
+    error outside the run itself, e.g. in moving it between processes) is a failed record.
+
+    Ctrl-C in a worker (``KeyboardInterrupt``) is no outcome: it propagates.
+    """
+    try:
+        return future.result()
+    except Exception as err:  # noqa: BLE001 - recorded, the sweep goes on
+        return failed_record(run, describe_error(err))
 
 
 class DaskExecutor:
@@ -151,7 +163,7 @@ class DaskExecutor:
             self._cluster = LocalCluster(
                 n_workers=self.workers or default_workers(), threads_per_worker=1,
                 processes=True, host="127.0.0.1", dashboard_address=None,
-                silence_logs=logging.ERROR)
+                silence_logs=logging.ERROR, preload=[__name__])
             self._client = Client(self._cluster)
         else:
             try:
@@ -167,10 +179,6 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
 
-    @property
-    def client(self):
-        return self._client
-
     def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
         """Submit every run, then yield records as tasks complete."""
         from distributed import as_completed
@@ -184,15 +192,21 @@ class DaskExecutor:
             futures.append(future)
         try:
             for future in as_completed(futures):
-                run = by_key[future.key]
-                try:
-                    record = future.result()
-                except Exception as err:  # noqa: BLE001 - KilledWorker and the like
-                    record = failed_record(run, describe_error(err))
+                record = outcome(future, by_key[future.key])    # KilledWorker: failed
                 future.release()
                 yield record
         finally:
             self._client.cancel([f for f in futures if not f.done()])
+
+
+def dask_setup(worker) -> None:
+    """Dask preload hook, run in each worker process of the LocalCluster a sweep starts.
+
+    The workers ignore SIGINT: Ctrl-C in a terminal reaches the whole process
+    group, and only the sweep should react to it (it stops, then closes the
+    cluster), not every worker with a traceback of its own.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def make_executor(kind: str, *, jobs: int | None = None, dask_address: str | None = None):
