@@ -80,7 +80,10 @@ def test_every_reported_case_has_a_row():
 
 
 def test_the_advanced_decider_differs_from_the_simple_one_exactly_in_the_bold_cases():
-    """Table 1 marks cases 1, 6b, 8c and 10c: the only decisions that differ (with current != FCFS in 1)."""
+    """Table 1 marks cases 1, 6b, 8c and 10c in bold: the only ones where the deciders differ.
+
+    (In case 1 only when the current policy is not FCFS.)
+    """
     differing = {row[0] for row in TABLE1_ROWS if row[5] != row[6]}
     assert differing == {"1", "6b", "8c", "10c"}
 
