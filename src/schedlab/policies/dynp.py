@@ -57,7 +57,7 @@ class _DynPFamily(PlanningScheduler):
         self._backlog_total = 0
 
     def _decided(self, policy: str, backlog: int) -> bool:
-        """Count a decision for ``policy`` made with ``backlog`` waiting jobs; True if it switches."""
+        """Count a decision for ``policy`` at ``backlog`` waiting jobs; True if it switches."""
         self._backlog_total += backlog
         if policy == self.order:
             self._same_policy += 1
