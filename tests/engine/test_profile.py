@@ -8,7 +8,7 @@ availability profile").
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.engine.profile import Profile
@@ -372,3 +372,16 @@ def test_from_releases_of_an_idle_machine_and_of_too_many_jobs():
     assert Profile.from_releases(10, 5, []).steps() == [(5, 10)]
     with pytest.raises(ValueError, match="more than the capacity"):
         Profile.from_releases(4, 0, [(3, 3), (5, 2)])
+
+
+@settings(max_examples=200)
+@given(st.lists(st.tuples(st.integers(1, 4), st.integers(0, 9), st.integers(0, 12)),
+                min_size=1, max_size=25))
+def test_place_equals_earliest_fit_then_reserve(requests):
+    """place() must give the same start and the same steps as the two-call form."""
+    fast, slow = Profile(4, 0), Profile(4, 0)
+    for width, duration, after in requests:
+        start = slow.earliest_fit(width, duration, after)
+        slow.reserve(start, duration, width)
+        assert fast.place(width, duration, after) == start
+        assert fast.steps() == slow.steps()

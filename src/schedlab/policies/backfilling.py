@@ -153,8 +153,7 @@ class ConservativeBackfilling(_Ordered):
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         profile = self._current_profile(ctx)
-        start = profile.earliest_fit(job.width, job.estimate, ctx.now)
-        profile.reserve(start, job.estimate, job.width)
+        start = profile.place(job.width, job.estimate, ctx.now)
         self._booked_start[job.id] = start
         ctx.plan(job, start)
 
@@ -228,8 +227,7 @@ class ConservativeBackfilling(_Ordered):
         profile = ctx.profile()
         self._booked_end = {job.id: ctx.expected_end(job) for job in ctx.running.values()}
         for job in in_order(ctx.waiting.values(), self.order):
-            start = profile.earliest_fit(job.width, job.estimate, ctx.now)
-            profile.reserve(start, job.estimate, job.width)
+            start = profile.place(job.width, job.estimate, ctx.now)
             self._booked_start[job.id] = start
         self._profile = profile
         ctx.count("plan_rebuilds")

@@ -46,13 +46,8 @@ def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]
     "every running and pending job is placed into the schedule", in the
     order of the scheduling policy.
     """
-    starts = []
-    fit, reserve = profile.earliest_fit, profile.reserve
-    for job in jobs:
-        start = fit(job.width, job.estimate, now)
-        reserve(start, job.estimate, job.width)
-        starts.append(start)
-    return starts
+    place = profile.place
+    return [place(job.width, job.estimate, now) for job in jobs]
 
 
 class PlanningScheduler(Policy):
@@ -151,8 +146,7 @@ class PlanningScheduler(Policy):
         now = ctx.now
         profile.discard_before(now)
         for job in self._arrivals:
-            start = profile.earliest_fit(job.width, job.estimate, now)
-            profile.reserve(start, job.estimate, job.width)
+            start = profile.place(job.width, job.estimate, now)
             self._plan[job.id] = start
             heappush(self._starts, (start, job.id))
 
