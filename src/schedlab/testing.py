@@ -140,3 +140,31 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
             for column in ("start", "end", "status"):
                 assert np.array_equal(getattr(first, column), getattr(second, column)), \
                     f"{first.policy} on {label!r} ({overrun}): two runs differ in {column!r}"
+
+
+def check_deadlines(result: Result, workload: Workload) -> None:
+    """Raise ``AssertionError`` unless every admitted job with a deadline ends by it.
+
+    The guarantee of admission control (Islam et al., QoPS §3; SPEC §4.6):
+    with estimates that hold — exact ones, or any under ``overrun="kill"``,
+    where no job runs past its estimate — no admitted job misses its
+    deadline.  Also checks that the result carries the workload's deadlines
+    (-1 where a job has none) and artificial-deadline marks.
+    """
+    jobs = workload.jobs
+    expected = np.array([-1 if j.deadline is None else j.deadline for j in jobs], dtype=np.int64)
+    if not np.any(expected >= 0):
+        assert result.deadline is None, "the result has deadlines the workload does not have"
+        return
+    assert result.deadline is not None, "the result lost the workload's deadlines"
+    assert np.array_equal(result.deadline, expected), "the result's deadlines differ from the workload's"
+    assert np.array_equal(result.artificial_deadline,
+                          np.array([j.artificial_deadline for j in jobs], dtype=bool)), \
+        "the result's artificial-deadline marks differ from the workload's"
+    late = (result.status != REJECTED) & (result.deadline >= 0) & (result.end > result.deadline)
+    if np.any(late):
+        k = int(np.argmax(late))
+        raise AssertionError(f"job {int(result.job_id[k])} misses its deadline "
+                             f"{int(result.deadline[k])}: submit={int(result.submit[k])} "
+                             f"start={int(result.start[k])} end={int(result.end[k])} "
+                             f"estimate={int(result.estimate[k])}")

@@ -28,6 +28,10 @@ class Result:
     ``suspended`` is the time each job spent suspended between its start and
     its end (gang scheduling); ``None`` means no job was ever suspended.
 
+    ``deadline`` is each job's absolute deadline (-1 where it has none) and
+    ``artificial_deadline`` (bool) marks the deadlines given only against
+    starvation (QoPS §4.2); both are ``None`` when no job has a deadline.
+
     ``series_time``/``series_busy``/``series_queue`` describe step functions:
     from ``series_time[k]`` until the next entry, ``series_busy[k]`` processors
     were in use and ``series_queue[k]`` jobs were waiting.
@@ -54,6 +58,8 @@ class Result:
     skipped: dict[str, int] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
     suspended: np.ndarray | None = None
+    deadline: np.ndarray | None = None
+    artificial_deadline: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)

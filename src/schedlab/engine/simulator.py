@@ -146,6 +146,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
     cols = np.array([(j.id, j.submit, j.width, j.estimate, j.runtime) for j in jobs],
                     dtype=np.int64).reshape(-1, 5)
     s_time, s_busy, s_queue = series
+    deadline, artificial = _deadline_columns(jobs)
     from schedlab import __version__
     return Result(
         processors=machine,
@@ -164,8 +165,19 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         stats={**policy.statistics(), **ctx.stats},
         reject_reasons=dict(ctx._reject_reasons),
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
+        deadline=deadline, artificial_deadline=artificial,
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
               "wall_time_s": round(wall, 6), "jobs": len(jobs),
               "unix_start_time": workload.unix_start_time},
     )
+
+
+def _deadline_columns(jobs) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Deadlines (-1 where none) and the artificial-deadline marks; ``None`` without deadlines."""
+    if all(job.deadline is None for job in jobs):
+        return None, None
+    deadline = np.array([-1 if job.deadline is None else job.deadline for job in jobs],
+                        dtype=np.int64)
+    artificial = np.array([job.artificial_deadline for job in jobs], dtype=bool)
+    return deadline, artificial

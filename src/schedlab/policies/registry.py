@@ -19,6 +19,8 @@ from typing import Any, Callable, Mapping
 from schedlab.errors import InputError
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import Policy
+from schedlab.policies.deadline import (EarliestDeadlineFirst, ModifiedRealTime,
+                                       ModifiedSlackBased, QoPS)
 from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
 from schedlab.policies.orderings import ORDERINGS
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
@@ -80,7 +82,24 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
     entries["dynp"] = PolicyEntry("dynp", SelfTuningDynP, {},
                                   "self-tuning dynP: plans with the policy whose full schedule "
                                   "is best (Streit 2002, §3.2)")
+    entries.update(_deadline_entries())
     return entries
+
+
+def _deadline_entries() -> dict[str, PolicyEntry]:
+    """Deadline guarantees (Islam et al., QoPS; docs/policies/deadlines.md)."""
+    return {
+        "qops": PolicyEntry("qops", QoPS, {}, "QoPS admission control: log N insertion points, "
+                            "K repairs (Islam et al., §3)"),
+        "msb": PolicyEntry("msb", ModifiedSlackBased, {}, "modified slack-based admission "
+                           "control: every insertion position, cheapest plan (Islam et al., "
+                           "§2.2.1)"),
+        "mrt": PolicyEntry("mrt", ModifiedRealTime, {}, "modified real-time admission control: "
+                           "strongly feasible plans, bounded backtracking (Islam et al., "
+                           "§2.2.2)"),
+        "edf": PolicyEntry("edf", EarliestDeadlineFirst, {}, "earliest deadline first with EASY "
+                           "backfilling, no admission control"),
+    }
 
 
 _BUILTIN = _builtin_entries()

@@ -31,6 +31,7 @@ class Job:
     group: int = -1
     queue: int = -1
     deadline: int | None = None
+    artificial_deadline: bool = False
 
     @property
     def area(self) -> int:

@@ -55,13 +55,13 @@ def _with_submit(job: Job, submit: int) -> Job:
     """The job submitted at another time; a deadline keeps its distance to the submit."""
     deadline = None if job.deadline is None else job.deadline + submit - job.submit
     return Job(job.id, submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, deadline)
+               job.queue, deadline, job.artificial_deadline)
 
 
 def perfect_estimates(workload: Workload) -> Workload:
     """Set every estimate to the job's runtime, at least 1 s (Streit 2002, §5.2, Fig. 6)."""
     jobs = [Job(j.id, j.submit, j.runtime, max(j.runtime, 1), j.width, j.user, j.group,
-                j.queue, j.deadline) for j in workload.jobs]
+                j.queue, j.deadline, j.artificial_deadline) for j in workload.jobs]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"))
 
 
@@ -104,7 +104,7 @@ def _part_widths(width: int, max_width: int) -> list[int]:
 def _with_width(job: Job, job_id: int, width: int) -> Job:
     """A copy of the job with another id and width."""
     return Job(job_id, job.submit, job.runtime, job.estimate, width, job.user, job.group,
-               job.queue, job.deadline)
+               job.queue, job.deadline, job.artificial_deadline)
 
 
 def first_jobs(workload: Workload, n: int) -> Workload:
@@ -131,3 +131,90 @@ def time_window(workload: Workload, start: int, end: int) -> Workload:
 def _suffixed(name: str, suffix: str) -> str:
     """The workload name with one more transform recorded."""
     return f"{name}{NAME_SEPARATOR}{suffix}"
+
+
+def duplicate_load(workload: Workload, load: float,
+                   seed: int | np.random.Generator = 0) -> Workload:
+    """Raise the offered load to ``load`` x by adding copies of jobs (QoPS, Islam et al., §4.2).
+
+    "With l=1.2, 20% of the original jobs are picked, and duplicates are
+    introduced into the trace at random points in time."  The number of
+    copies is ``round((load - 1) x n)`` (halves up, computed exactly with
+    ``load`` taken as the decimal it prints as).  The random draws come in
+    blocks of ``n``: a permutation of the original jobs (the order in which
+    they are picked) and, for every pick, a submit time drawn uniformly from
+    the integers in [first submit, last submit].  Copy ``k`` is pick ``k`` of
+    that sequence, so the draws do not depend on ``load``: the trace for a
+    higher load contains every job of the trace for a lower load with the
+    same submit time (QoPS §5, "the workload for a load of 1.6 would include
+    all the jobs in the trace for load 1.4").  Loads above 2 use further
+    blocks, so a job may be copied more than once.
+
+    A copy keeps runtime, estimate, width, user, group and queue; a deadline
+    keeps its distance to the submit time.  Copy ``k`` (0-based) gets the id
+    ``max_id + 1 + k``.
+    """
+    ratio = _factor("load", "duplicate_load", load, minimum=1)
+    suffix = f"dup{load:g}" + (f"-seed{seed}" if isinstance(seed, (int, np.integer)) else "")
+    jobs = workload.jobs
+    n = len(jobs)
+    copies = _scale_half_up(n, ratio - 1)
+    if copies == 0:
+        return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
+    rng = np.random.default_rng(seed)
+    first, last = jobs[0].submit, jobs[-1].submit
+    picks: list[int] = []
+    times: list[int] = []
+    while len(picks) < copies:
+        picks.extend(rng.permutation(n).tolist())
+        times.extend(rng.integers(first, last + 1, size=n).tolist())
+    next_id = max(job.id for job in jobs) + 1
+    added = [_with_id(_with_submit(jobs[pick], submit), next_id + k)
+             for k, (pick, submit) in enumerate(zip(picks[:copies], times[:copies]))]
+    return workload.with_jobs(jobs + tuple(added), name=_suffixed(workload.name, suffix))
+
+
+def expand_load(workload: Workload, load: float) -> Workload:
+    """Raise the offered load to ``load`` x by stretching every job (QoPS, Islam et al., §4.2).
+
+    The paper names "expansion" without defining it; schedlab stretches
+    time inside each job and keeps the arrival process: ``runtime' =
+    round(load x runtime)``, ``estimate' = max(1, round(load x estimate))``
+    and, for a job with a deadline, ``deadline' = submit + round(load x
+    (deadline - submit))`` (the deadline stretches with the job, so a job
+    that could meet its deadline still can).  Rounding is half up, exact
+    with ``load`` taken as the decimal it prints as.  Widths and submit
+    times are unchanged, so the requested processor-seconds grow by the
+    factor ``load`` and the estimate never falls below the runtime where it
+    was not below before.  ``load`` may be any finite number > 0.
+    """
+    ratio = _factor("load", "expand_load", load, minimum=0)
+    jobs = [Job(j.id, j.submit, _scale_half_up(j.runtime, ratio),
+                max(1, _scale_half_up(j.estimate, ratio)), j.width, j.user, j.group, j.queue,
+                None if j.deadline is None
+                else j.submit + _scale_half_up(j.deadline - j.submit, ratio),
+                j.artificial_deadline)
+            for j in workload.jobs]
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, f"expand{load:g}"))
+
+
+def _factor(param: str, transform: str, value: float, *, minimum: float) -> Fraction:
+    """A finite number (``>= 1`` when ``minimum`` is 1, ``> 0`` otherwise) as an exact decimal."""
+    valid = not isinstance(value, bool) and isinstance(value, Real) and math.isfinite(value)
+    if not valid or (value < 1 if minimum == 1 else value <= 0):
+        bound = ">= 1" if minimum == 1 else "> 0"
+        raise InputError(f"The {param!r} parameter of {transform} must be a finite number "
+                         f"{bound}. Got {value!r} instead.", field=param)
+    return Fraction(repr(float(value)))
+
+
+def _scale_half_up(value: int, ratio: Fraction) -> int:
+    """``round(ratio x value)`` with halves rounded up, exactly in integers (``value`` >= 0)."""
+    num, den = ratio.numerator, ratio.denominator
+    return (2 * num * value + den) // (2 * den)
+
+
+def _with_id(job: Job, job_id: int) -> Job:
+    """A copy of the job under another id."""
+    return Job(job_id, job.submit, job.runtime, job.estimate, job.width, job.user, job.group,
+               job.queue, job.deadline, job.artificial_deadline)

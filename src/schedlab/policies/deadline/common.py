@@ -1,0 +1,284 @@
+"""What the deadline policies share: limits, heuristics, plans on a Profile, the admission loop.
+
+Islam et al., "QoPS: A QoS based Scheme for Parallel Job Scheduling"
+(papers/004_…), §2.2 and §3.  Each admission-control policy keeps a *plan*:
+every admitted job that has not started has a reserved start time, and the
+plan is **feasible** — every job in it ends (by its estimate) no later than
+its deadline.  A new job is admitted only if the policy finds a feasible plan
+that includes it; otherwise it is rejected at submission and never runs.
+
+Terms used by all three schemes:
+
+* a **plan** is a list of ``(job, start)`` in *ascending scheduled time*
+  (AST order, QoPS §2.2.1); positions in the plan are indices in that list;
+* a job's **limit** is the latest end the plan may give it: its deadline, or
+  infinity for a job without one;
+* **placing** a job means reserving it at its earliest fit in a
+  :class:`~schedlab.engine.profile.Profile` that holds the running jobs
+  (until their expected ends) and the jobs placed before it;
+* the **heuristics** order jobs: ``edf`` earliest deadline first, ``llf``
+  least laxity first (laxity = deadline - now - estimate; at one instant
+  that orders like deadline - estimate).  Jobs without a deadline come
+  last; ties fall to submit time, then id.
+
+The admission functions are pure (``running`` profile, ``now``, plan, new
+job, limits) -> :class:`Decision`, so they can be tested and timed on their
+own; :class:`AdmissionPolicy` connects them to the engine.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+
+from schedlab.engine.profile import Profile
+from schedlab.policies.base import Policy
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.workload.job import Job
+
+Plan = list[tuple["Job", int]]
+HeuristicKey = Callable[["Job"], tuple]
+INFINITY = math.inf
+
+
+def latest_end(job: Job) -> float:
+    """The deadline of a job, or infinity when it has none."""
+    return INFINITY if job.deadline is None else job.deadline
+
+
+def edf_key(job: Job) -> tuple:
+    """Earliest deadline first (QoPS §2.1.2, §3): (deadline, submit, id); no deadline last."""
+    return (latest_end(job), job.submit, job.id)
+
+
+def llf_key(job: Job) -> tuple:
+    """Least laxity first (QoPS §2.1.2, §3): (deadline - estimate, submit, id); no deadline last.
+
+    The laxity at time t is deadline - t - estimate; every job of one
+    ordering is ranked at the same t, so t drops out.
+    """
+    return (latest_end(job) - job.estimate, job.submit, job.id)
+
+
+HEURISTICS: dict[str, HeuristicKey] = {"edf": edf_key, "llf": llf_key}
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The outcome of one admission test.
+
+    ``plan`` is the new plan in AST order (it includes the new job) or
+    ``None`` when the job is rejected, with ``reason`` saying why.
+    ``placements`` counts the earliest-fit searches the test made (its
+    work, for statistics and benchmarks); ``detail`` holds scheme-specific
+    counts (QoPS's insertion point and repairs, MRT's backtracks).
+    """
+
+    plan: Plan | None
+    reason: str = ""
+    placements: int = 0
+    detail: dict[str, int] = field(default_factory=dict)
+
+
+def in_ast_order(entries: Sequence[tuple[Job, int]]) -> Plan:
+    """Entries sorted by start; equal starts keep their placement order (stable sort)."""
+    return sorted(entries, key=lambda entry: entry[1])
+
+
+def reserve_all(profile: Profile, plan: Sequence[tuple[Job, int]]) -> None:
+    """Reserve every job of a plan at its start (raises ``ValueError`` if one does not fit)."""
+    reserve = profile.reserve
+    for job, start in plan:
+        reserve(start, job.estimate, job.width)
+
+
+def prefix_profiles(running: Profile, plan: Plan,
+                    positions: Sequence[int]) -> Iterator[tuple[int, Profile]]:
+    """For each position ``p`` (ascending): a fresh profile of running + ``plan[:p]`` reserved.
+
+    Built incrementally, so the whole sequence costs one reservation per job
+    of the plan plus one profile copy per position.
+    """
+    base = running.copy()
+    done = 0
+    for p in positions:
+        reserve_all(base, plan[done:p])
+        done = p
+        yield p, base.copy()
+
+
+def ends_in_time(job: Job, start: int, limits: Mapping[int, float]) -> bool:
+    """Whether the job, started at ``start``, ends by its estimate no later than its limit."""
+    return start + job.estimate <= limits[job.id]
+
+
+def earliest_end_alone(running: Profile, job: Job, now: int) -> int:
+    """The earliest end of ``job`` with only the running jobs on the machine.
+
+    No plan can give the job an earlier end (adding reservations never makes a
+    fit earlier), so a job whose deadline falls before it is rejected at once
+    by every scheme.
+    """
+    return running.earliest_fit(job.width, job.estimate, now) + job.estimate
+
+
+class AdmissionPolicy(Policy):
+    """Admission control at submission plus plan keeping, shared by QoPS, MSB and MRT.
+
+    * **Submission.** A job whose deadline cannot be met even with only the
+      running jobs on the machine is rejected at once.  A job without a
+      deadline cannot miss one: it is appended to the plan at its earliest
+      fit, nobody moves.  Every other job goes through :meth:`admit`, the
+      scheme's test; it is admitted with the plan the test returns, or
+      rejected with the test's reason (``ctx.reject``).  The first start
+      the plan gives an admitted job is recorded with ``ctx.plan``.
+    * **Start.** A job starts when its planned start comes.
+    * **Early end.** When a job ends before its estimate, the plan is
+      compressed as conservative backfilling does: in AST order, each job
+      gives up its slot and takes the earliest fit from now, which is never
+      later, so every deadline the plan met is still met.
+    * **Overrun** (``overrun="extend"`` only). A job running past its
+      estimate can hold processors the plan gave away; then the plan is
+      rebuilt in AST order at earliest fits from the machine as it is
+      (``plan_repairs`` in the statistics).  Deadlines may be missed then
+      — the guarantee holds for exact estimates (QoPS §6 leaves inexact
+      ones to future work); a job made late keeps its new end as its limit,
+      so later admissions never make it later still.
+
+    Under ``overrun="kill"`` (the default) no job holds processors past its
+    estimate, so every admitted job with a deadline ends by it.
+    """
+
+    def __init__(self) -> None:
+        self._plan: Plan = []
+        self._limits: dict[int, float] = {}
+        self._booked_end: dict[int, int] = {}
+        self._compress_pending = False
+        self._wake = -1
+
+    # ----------------------------------------------------------- the scheme
+    def admit(self, running: Profile, now: int, plan: Plan, job: Job,
+              limits: Mapping[int, float]) -> Decision:
+        """The scheme's admission test: a feasible plan with ``job`` or a rejection."""
+        raise NotImplementedError
+
+    # --------------------------------------------------------- engine calls
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        self._refresh(ctx)
+        now = ctx.now
+        running = ctx.profile()
+        limit = latest_end(job)
+        alone = earliest_end_alone(running, job, now)
+        ctx.count("placements")
+        if alone > limit:
+            ctx.reject(job, f"deadline {job.deadline} is before its earliest possible end "
+                            f"{alone}")
+            return
+        self._limits[job.id] = limit
+        if limit == INFINITY:
+            decision = self._append(running, now, job)
+        else:
+            decision = self.admit(running, now, self._plan, job, self._limits)
+        ctx.count("placements", decision.placements)
+        for name, value in decision.detail.items():
+            ctx.count(name, value)
+        if decision.plan is None:
+            del self._limits[job.id]
+            ctx.reject(job, decision.reason)
+            return
+        self._plan = decision.plan
+        ctx.count("admitted")
+        ctx.plan(job, next(start for planned, start in self._plan if planned is job))
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        self._limits.pop(job.id, None)
+        if self._booked_end.pop(job.id) > ctx.now:
+            self._compress_pending = True
+
+    def schedule(self, ctx: Context) -> None:
+        self._refresh(ctx)
+        due = self._due(ctx.now)
+        if sum(job.width for job, _ in due) > ctx.free:
+            self._repair(ctx)
+            due = self._due(ctx.now)
+        if due:
+            del self._plan[:len(due)]
+            for job, _ in due:
+                self._booked_end[job.id] = ctx.now + job.estimate
+                ctx.start(job)
+        self._wake_for_next_start(ctx)
+
+    # ------------------------------------------------------------- the plan
+    def _append(self, running: Profile, now: int, job: Job) -> Decision:
+        """Place a job without a deadline behind the plan: nobody else moves."""
+        profile = running.copy()
+        reserve_all(profile, self._plan)
+        start = profile.earliest_fit(job.width, job.estimate, now)
+        return Decision(in_ast_order([*self._plan, (job, start)]), placements=1)
+
+    def _due(self, now: int) -> Plan:
+        """The plan's jobs whose start has come (a prefix of the AST order)."""
+        plan = self._plan
+        k = 0
+        while k < len(plan) and plan[k][1] <= now:
+            k += 1
+        return plan[:k]
+
+    def _refresh(self, ctx: Context) -> None:
+        """Bring the plan up to date: compress after early ends, repair after overruns."""
+        if not (self._compress_pending or ctx.overrun == "extend"):
+            return
+        profile = self._planned_profile(ctx)
+        if profile is None:
+            self._repair(ctx)
+        elif self._compress_pending:
+            self._compress(ctx, profile)
+        self._compress_pending = False
+
+    def _planned_profile(self, ctx: Context) -> Profile | None:
+        """Running jobs plus the plan, or ``None`` if the plan no longer fits the machine."""
+        profile = ctx.profile()
+        if self._plan and self._plan[0][1] < ctx.now:
+            return None
+        try:
+            reserve_all(profile, self._plan)
+        except ValueError:
+            return None
+        return profile
+
+    def _compress(self, ctx: Context, profile: Profile) -> None:
+        """Move every job, in AST order, to its earliest fit if that is earlier."""
+        now = ctx.now
+        moved = []
+        for job, start in self._plan:
+            earlier = profile.earlier_fit(job.width, job.estimate, now, start)
+            if earlier >= 0:
+                profile.release(start, job.estimate, job.width)
+                profile.reserve(earlier, job.estimate, job.width)
+                start = earlier
+            moved.append((job, start))
+        self._plan = in_ast_order(moved)
+
+    def _repair(self, ctx: Context) -> None:
+        """Rebuild the plan in AST order from the machine as it is (after an overrun)."""
+        profile = ctx.profile()
+        now = ctx.now
+        placed = []
+        for job, _ in self._plan:
+            start = profile.earliest_fit(job.width, job.estimate, now)
+            profile.reserve(start, job.estimate, job.width)
+            placed.append((job, start))
+            self._limits[job.id] = max(self._limits[job.id], start + job.estimate)
+        self._plan = in_ast_order(placed)
+        ctx.count("plan_repairs")
+
+    def _wake_for_next_start(self, ctx: Context) -> None:
+        """Ask for a pass at the next planned start (not every one is an event)."""
+        if self._plan:
+            upcoming = self._plan[0][1]
+            if upcoming != self._wake and upcoming > ctx.now:
+                self._wake = upcoming
+                ctx.wake_at(upcoming)
