@@ -31,20 +31,41 @@ StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop at the first record that cannot be simulated instead of skipping it.")]
 JobsOpt = Annotated[Optional[int], typer.Option(
     "--jobs", "-n", help="Number of jobs for a built-in model; for a trace, keep the first N.")]
-SeedOpt = Annotated[int, typer.Option(help="Seed of a built-in model.")]
+SeedOpt = Annotated[int, typer.Option(
+    help="Seed of a built-in model, of --load-method duplicate and of --deadline-fraction.")]
 ShrinkOpt = Annotated[Optional[float], typer.Option(
     "--shrink", help="Shrinking factor: multiply every interarrival time (Streit 2002, §5).")]
 PerfectOpt = Annotated[bool, typer.Option(
     "--perfect-estimates", help="Replace every estimate by the job's runtime.")]
+LoadOpt = Annotated[Optional[float], typer.Option(
+    "--load", help="Raise the offered load by this factor >= 1 (QoPS §4.2; see --load-method).")]
+LoadMethodOpt = Annotated[str, typer.Option(
+    "--load-method", help="How --load raises the load: 'duplicate' (copies of random jobs at "
+    "random times, seeded by --seed) or 'expand' (every runtime and estimate stretched).")]
+DeadlinesOpt = Annotated[Optional[str], typer.Option(
+    "--deadlines", help="A CSV side file 'job_id,deadline[,kind]' of absolute deadlines.")]
+StringencyOpt = Annotated[Optional[float], typer.Option(
+    "--stringency", help="Deadlines from an EASY run: submit + max(runtime, (1 - S) x EASY "
+    "response) (QoPS §4.1); S in [0, 1].")]
+DeadlineFractionOpt = Annotated[float, typer.Option(
+    "--deadline-fraction", help="With --stringency: the share of jobs with real deadlines "
+    "(seeded by --seed); the others get max(24 h, R x runtime) (QoPS §4.2).")]
+RelaxationOpt = Annotated[Optional[float], typer.Option(
+    "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.")]
 
 
 def load(workload: str, *, procs: int | None, width_field: str, missing_estimate: str,
          strict: bool, jobs: int | None, seed: int, shrink: float | None,
          perfect_estimates: bool, split: int | None = None,
-         window: tuple[int, int] | None = None) -> Workload:
+         window: tuple[int, int] | None = None, load_factor: float | None = None,
+         load_method: str = "duplicate", deadlines: str | None = None,
+         stringency: float | None = None, deadline_fraction: float = 1.0,
+         relaxation: float | None = None) -> Workload:
     """Load a workload and apply the transforms asked for on the command line.
 
-    Order: time window, first N jobs, width split, shrinking, perfect estimates.
+    Order: time window, first N jobs, width split, shrinking, perfect
+    estimates, load scaling, deadlines (QoPS §4.2: the trace is scaled first,
+    then scheduled with EASY, then given deadlines).
     """
     from pathlib import Path
 
@@ -70,9 +91,51 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
         loaded = transforms.shrink(loaded, shrink)
     if perfect_estimates:
         loaded = transforms.perfect_estimates(loaded)
+    if load_factor is not None:
+        loaded = scale_load(loaded, load_factor, load_method, seed)
+    loaded = add_deadlines(loaded, deadlines=deadlines, stringency=stringency,
+                           fraction=deadline_fraction, relaxation=relaxation, seed=seed)
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
     return loaded
+
+
+LOAD_METHODS = ("duplicate", "expand")
+
+
+def scale_load(loaded: Workload, factor: float, method: str, seed: int) -> Workload:
+    """``--load`` with ``--load-method``: duplication (seeded) or expansion (QoPS §4.2)."""
+    from schedlab.workload import transforms
+
+    if method not in LOAD_METHODS:
+        raise InputError(f"expected one of {', '.join(LOAD_METHODS)}, got {method!r}",
+                         field="--load-method")
+    if method == "duplicate":
+        return transforms.duplicate_load(loaded, factor, seed)
+    return transforms.expand_load(loaded, factor)
+
+
+def add_deadlines(loaded: Workload, *, deadlines: str | None, stringency: float | None,
+                  fraction: float, relaxation: float | None, seed: int) -> Workload:
+    """``--deadlines FILE`` or ``--stringency S`` [``--deadline-fraction F --relaxation R``]."""
+    from schedlab.workload import deadlines as assign
+
+    if deadlines is not None and stringency is not None:
+        raise InputError("give either a deadline file or a stringency, not both",
+                         field="--stringency")
+    if stringency is None and (fraction != 1.0 or relaxation is not None):
+        raise InputError("--deadline-fraction and --relaxation need --stringency",
+                         field="--stringency")
+    if deadlines is not None:
+        return assign.read_deadlines(deadlines, loaded)
+    if stringency is None:
+        return loaded
+    if fraction == 1.0:
+        return assign.stringency_deadlines(loaded, stringency)
+    if relaxation is None:
+        raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
+                         "artificial deadlines", field="--relaxation")
+    return assign.mixed_deadlines(loaded, stringency, fraction, relaxation, seed)
 
 
 def report_skips(workload: Workload) -> None:
@@ -146,5 +209,17 @@ def parse_window(text: str | None) -> tuple[int, int] | None:
 SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
                    "artww", "sldww_60", "utilization", "makespan"]
 SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
-                   "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d"}
+                   "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
+                   "deadline_missed": "d", "nondeadline_avg_response": ".0f"}
+#: Added to the summary when the workload has deadlines (docs/metrics.md, "Deadlines").
+DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
+                            "deadline_missed", "nondeadline_avg_response",
+                            "nondeadline_avg_slowdown"]
+
+
+def summary_metrics(rows: dict[str, dict]) -> list[str]:
+    """The metric names of the summary table: the deadline ones too when a run has them."""
+    if any("deadline_missed" in metrics for metrics in rows.values()):
+        return SUMMARY_METRICS + DEADLINE_SUMMARY_METRICS
+    return SUMMARY_METRICS
 

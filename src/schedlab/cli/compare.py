@@ -7,10 +7,12 @@ from typing import Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, SUMMARY_METRICS, DelayedProgress, JobsOpt,
-                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt, SeedOpt,
-                                 ShrinkOpt, StrictOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, report_skips)
+from schedlab.cli.common import (SUMMARY_FORMATS, DeadlineFractionOpt, DeadlinesOpt,
+                                 DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
+                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt,
+                                 RelaxationOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
+                                 WidthFieldOpt, WorkloadArg, console, load, metrics_table,
+                                 report_skips, summary_metrics)
 from schedlab.errors import InputError
 
 DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
@@ -32,6 +34,12 @@ def compare(
     seed: SeedOpt = 0,
     shrink: ShrinkOpt = None,
     perfect_estimates: PerfectOpt = False,
+    load_factor: LoadOpt = None,
+    load_method: LoadMethodOpt = "duplicate",
+    deadlines: DeadlinesOpt = None,
+    stringency: StringencyOpt = None,
+    deadline_fraction: DeadlineFractionOpt = 1.0,
+    relaxation: RelaxationOpt = None,
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
     from schedlab.engine.simulator import run
@@ -47,7 +55,10 @@ def compare(
     chosen = [make_policy(name) for name in names]
     loaded = load(workload, procs=procs, width_field=width_field,
                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                  shrink=shrink, perfect_estimates=perfect_estimates)
+                  shrink=shrink, perfect_estimates=perfect_estimates,
+                  load_factor=load_factor, load_method=load_method, deadlines=deadlines,
+                  stringency=stringency, deadline_fraction=deadline_fraction,
+                  relaxation=relaxation)
     report_skips(loaded)
     rows: dict[str, dict] = {}
     results = {}
@@ -67,7 +78,7 @@ def compare(
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
         write_comparison_figure(rows, title, staging / "comparison.png")
-    console.print(metrics_table(title, rows, SUMMARY_METRICS, SUMMARY_FORMATS))
+    console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
 

@@ -7,10 +7,12 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, SUMMARY_METRICS, DelayedProgress, JobsOpt,
-                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt, SeedOpt,
-                                 ShrinkOpt, StrictOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, report_skips)
+from schedlab.cli.common import (SUMMARY_FORMATS, DeadlineFractionOpt, DeadlinesOpt,
+                                 DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
+                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt,
+                                 RelaxationOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
+                                 WidthFieldOpt, WorkloadArg, console, load, metrics_table,
+                                 report_skips, summary_metrics)
 from schedlab.errors import InputError
 
 
@@ -52,6 +54,12 @@ def simulate(
     seed: SeedOpt = 0,
     shrink: ShrinkOpt = None,
     perfect_estimates: PerfectOpt = False,
+    load_factor: LoadOpt = None,
+    load_method: LoadMethodOpt = "duplicate",
+    deadlines: DeadlinesOpt = None,
+    stringency: StringencyOpt = None,
+    deadline_fraction: DeadlineFractionOpt = 1.0,
+    relaxation: RelaxationOpt = None,
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.engine.simulator import run
@@ -62,7 +70,10 @@ def simulate(
     chosen = make_policy({"name": policy, **parse_params(param)})
     loaded = load(workload, procs=procs, width_field=width_field,
                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                  shrink=shrink, perfect_estimates=perfect_estimates)
+                  shrink=shrink, perfect_estimates=perfect_estimates,
+                  load_factor=load_factor, load_method=load_method, deadlines=deadlines,
+                  stringency=stringency, deadline_fraction=deadline_fraction,
+                  relaxation=relaxation)
     report_skips(loaded)
     bar = DelayedProgress(f"{chosen.name} on {loaded.name}")
     try:
@@ -77,7 +88,8 @@ def simulate(
             from schedlab.workload.swf import write_swf
             write_swf(result, out / "schedule.swf")
     title = f"{loaded.name} on {result.processors} processors"
-    console.print(metrics_table(title, {result.policy: metrics}, SUMMARY_METRICS, SUMMARY_FORMATS))
+    rows = {result.policy: metrics}
+    console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))
     if out is not None:

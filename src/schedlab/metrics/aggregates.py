@@ -25,6 +25,7 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
+from schedlab.metrics.deadlines import deadline_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
     accepted_jobs,
@@ -232,7 +233,8 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
 
     With ``classes`` the per-class breakdowns by width and run time are
     included under names such as ``width_2_64.avg_wait`` (see
-    :mod:`schedlab.metrics.classes`).
+    :mod:`schedlab.metrics.classes`).  A result with deadlines also gets the
+    deadline metrics of :mod:`schedlab.metrics.deadlines`.
     """
     jobs = accepted_jobs(result)
     metrics: dict[str, float | int] = {}
@@ -241,6 +243,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     metrics.update(time_metrics(jobs))
     metrics.update(margo_weighted(jobs))
     metrics.update(capacity_metrics(result, jobs))
+    metrics.update(deadline_metrics(result))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics

@@ -1,0 +1,40 @@
+"""Helpers of the deadline-policy tests: workloads with deadlines, runs checked for the guarantee."""
+
+from __future__ import annotations
+
+from schedlab.engine.result import Result
+from schedlab.engine.simulator import run
+from schedlab.policies.registry import make_policy
+from schedlab.testing import check_deadlines, check_invariants
+from schedlab.workload.job import Job, Workload
+
+#: The admission-control schemes: every run of theirs must keep every deadline it admitted.
+ADMISSION = ("qops", "msb", "mrt")
+
+
+def deadline_workload(processors: int, *rows: tuple) -> Workload:
+    """Jobs given as (id, submit, runtime, estimate, width, deadline or None)."""
+    jobs = [Job(job_id, submit, runtime, estimate, width, deadline=deadline)
+            for job_id, submit, runtime, estimate, width, deadline in rows]
+    return Workload(tuple(sorted(jobs, key=lambda j: (j.submit, j.id))), processors)
+
+
+def simulate(spec, load: Workload, overrun: str = "kill") -> Result:
+    """Run, check the simulation invariants, and for admission control the guarantee.
+
+    Under ``overrun="kill"`` no job runs past its estimate, so the guarantee
+    holds for every admission-control run; under ``"extend"`` only when no
+    estimate is exceeded.
+    """
+    policy = make_policy(spec)
+    result = run(load, policy, overrun=overrun)
+    check_invariants(result, load, overrun=overrun)
+    holds = overrun == "kill" or all(job.runtime <= job.estimate for job in load)
+    if policy.name in ADMISSION and holds:
+        check_deadlines(result, load)
+    return result
+
+
+def column(result: Result, name: str) -> dict[int, int]:
+    """A result column as {job id: value}."""
+    return dict(zip(result.job_id.tolist(), getattr(result, name).tolist()))

@@ -1,0 +1,116 @@
+"""MSB (Islam et al., §2.2.1, Fig. 1): every insertion position, the cheapest feasible plan.
+
+Hand-worked cases on an empty 4-processor machine at t=0 with machine-wide
+jobs submitted at 0 (so the price, the total promised wait, is the sum of
+the start times), then a reference check of the pruned search against plain
+enumeration of every position on random plans.
+"""
+
+from __future__ import annotations
+
+import math
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schedlab.engine.profile import Profile
+from schedlab.policies.deadline.msb import msb_admission
+from schedlab.workload.job import Job
+
+from .helpers import column, deadline_workload, simulate
+
+
+def job(job_id: int, estimate: int, deadline: int) -> Job:
+    return Job(job_id, 0, estimate, estimate, 4, deadline=deadline)
+
+
+def admit(plan, new, processors: int = 4):
+    limits = {j.id: j.deadline for j, _ in plan} | {new.id: new.deadline}
+    return msb_admission(Profile(processors, 0), 0, plan, new, limits)
+
+
+def starts(decision) -> list[tuple[int, int]]:
+    return [(j.id, start) for j, start in decision.plan]
+
+
+A, B = job(1, 10, 100), job(2, 10, 100)
+
+
+def test_a_short_newcomer_is_cheapest_in_front():
+    # X 5 s: p=2 -> 0+10+20 = 30; p=1 -> 0+10+15 = 25; p=0 -> 0+5+15 = 20
+    assert starts(admit([(A, 0), (B, 10)], job(3, 5, 100))) == [(3, 0), (1, 5), (2, 15)]
+
+
+def test_a_long_newcomer_is_cheapest_at_the_end():
+    # X 20 s: p=2 -> 0+10+20 = 30; p=1 -> 0+10+30 = 40; p=0 -> 0+20+30 = 50
+    assert starts(admit([(A, 0), (B, 10)], job(3, 20, 100))) == [(1, 0), (2, 10), (3, 20)]
+
+
+def test_equal_prices_go_to_the_insertion_that_moves_fewest_jobs():
+    # X 10 s: every position prices 0+10+20 = 30; the end (p=2) moves nobody
+    assert starts(admit([(A, 0), (B, 10)], job(3, 10, 100))) == [(1, 0), (2, 10), (3, 20)]
+
+
+def test_a_deadline_rules_out_the_cheapest_position():
+    # A must end by 10, so X (5 s) cannot go first: p=1 -> A [0,10), X [10,15), B [15,25)
+    tight = job(1, 10, 10)
+    assert starts(admit([(tight, 0), (B, 10)], job(3, 5, 100))) == [(1, 0), (3, 10), (2, 15)]
+
+
+def test_the_order_of_admitted_jobs_is_never_changed():
+    # Plan B [0,5) (deadline 100), A [5,15) (deadline 15); X (10 s, deadline 20) fits
+    # only in the order A, X, B, which MSB may not take: every position fails.
+    b, a = job(1, 5, 100), job(2, 10, 15)
+    decision = admit([(b, 0), (a, 5)], job(3, 10, 20))
+    assert decision.plan is None
+    assert decision.reason == "no insertion position of 3 keeps every deadline"
+    assert decision.placements == 1 + 2 + 3
+
+
+def test_a_job_that_ends_early_lets_the_next_start_at_once():
+    # 4 processors: job 1 (est 10, runtime 4) starts at 0; job 2 (machine-wide) arrives
+    # at 1 and is planned at 10; job 1 ends at 4 and the plan is compressed: 2 starts at 4.
+    load = deadline_workload(4, (1, 0, 4, 10, 4, 50), (2, 1, 5, 5, 4, 50))
+    result = simulate("msb", load)
+    assert column(result, "start") == {1: 0, 2: 4}
+    assert column(result, "planned_start") == {1: 0, 2: 10}
+
+
+# --------------------------------------------------- reference: plain enumeration
+def enumerate_positions(plan, new, processors):
+    """Every insertion position evaluated in full; the cheapest, ties to the largest p."""
+    best, best_cost = None, math.inf
+    for p in range(len(plan), -1, -1):
+        profile = Profile(processors, 0)
+        for j, s in plan[:p]:
+            profile.reserve(s, j.estimate, j.width)
+        entries = list(plan[:p])
+        for j in [new, *(j for j, _ in plan[p:])]:
+            s = profile.earliest_fit(j.width, j.estimate, 0)
+            profile.reserve(s, j.estimate, j.width)
+            entries.append((j, s))
+        if any(s + j.estimate > j.deadline for j, s in entries):
+            continue
+        cost = sum(s - j.submit for j, s in entries)
+        if cost < best_cost:
+            best, best_cost = sorted(entries, key=lambda e: e[1]), cost
+    return best
+
+
+JOBS = st.lists(st.tuples(st.integers(1, 4), st.integers(1, 9), st.integers(0, 30)),
+                min_size=1, max_size=7)
+
+
+@given(JOBS)
+def test_the_pruned_search_chooses_what_plain_enumeration_chooses(rows):
+    """Jobs (width, estimate, slack) on 4 processors; the plan is built by MSB itself."""
+    jobs = [Job(k + 1, 0, e, e, w, deadline=e + slack) for k, (w, e, slack) in enumerate(rows)]
+    plan = []
+    for new in jobs[:-1]:
+        decision = admit(plan, new)
+        if decision.plan is not None:
+            plan = decision.plan
+    decision = admit(plan, jobs[-1])
+    expected = enumerate_positions(plan, jobs[-1], 4)
+    assert (None if decision.plan is None else starts(decision)) == \
+        (None if expected is None else [(j.id, s) for j, s in expected])
