@@ -1,0 +1,333 @@
+"""Deadlines for workloads and load scaling (QoPS, Islam et al., §4.1–4.2; SPEC §1.2–1.3).
+
+* the side file ``job_id,deadline[,kind]``: reading, writing, every bad input;
+* the QoPS assignment from an EASY schedule with stringency s, worked by hand;
+* mixed workloads: a seeded fraction of real deadlines, artificial ones for the rest;
+* load by duplication (incremental, seeded) and by expansion;
+* the command-line options, and bad input giving exit code 2.
+
+The small workload used throughout: 4 processors, machine-wide jobs, all
+submitted at 0 (id, runtime = estimate): 1 (5 s), 2 (10 s), 3 (10 s).
+FCFS EASY runs them one after another: 1 [0,5), 2 [5,15), 3 [15,25), so
+their EASY response times are 5, 15 and 25.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from schedlab.cli.app import app
+from schedlab.errors import InputError
+from schedlab.workload.deadlines import (easy_response_times, mixed_deadlines, read_deadlines,
+                                         stringency_deadlines, write_deadlines)
+from schedlab.workload.job import Job, Workload
+from schedlab.workload.transforms import duplicate_load, expand_load
+
+THREE = Workload((Job(1, 0, 5, 5, 4), Job(2, 0, 10, 10, 4), Job(3, 0, 10, 10, 4)), 4,
+                 name="three")
+SWF = """; MaxProcs: 4
+1 0 -1 5 4 -1 -1 4 5 -1 1 1 1 -1 1 -1 -1 -1
+2 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1
+3 0 -1 10 4 -1 -1 4 10 -1 1 1 1 -1 1 -1 -1 -1
+"""
+
+
+def deadlines(workload: Workload) -> list[int | None]:
+    return [job.deadline for job in workload]
+
+
+def write(tmp_path: Path, text: str, name: str = "d.csv") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ side file
+def test_read_deadlines_sets_the_listed_jobs_only(tmp_path):
+    path = write(tmp_path, "job_id,deadline\n# a comment\n\n3, 40\n1,5\n")
+    loaded = read_deadlines(path, THREE)
+    assert deadlines(loaded) == [5, None, 40]
+    assert not any(job.artificial_deadline for job in loaded)
+    assert loaded.name == "three~deadlines-d"
+
+
+def test_the_kind_column_marks_artificial_deadlines(tmp_path):
+    path = write(tmp_path, "job_id,deadline,kind\n1,5,real\n2,86400,artificial\n")
+    loaded = read_deadlines(path, THREE)
+    assert [(j.deadline, j.artificial_deadline) for j in loaded] == \
+        [(5, False), (86400, True), (None, False)]
+
+
+def test_write_then_read_gives_the_same_deadlines(tmp_path):
+    mixed = mixed_deadlines(THREE, 0.2, 0.5, 2, seed=3)
+    write_deadlines(mixed, tmp_path / "out.csv")
+    text = (tmp_path / "out.csv").read_text()
+    assert text.splitlines()[0] == "job_id,deadline,kind"
+    back = read_deadlines(tmp_path / "out.csv", THREE)
+    assert [(j.deadline, j.artificial_deadline) for j in back] == \
+        [(j.deadline, j.artificial_deadline) for j in mixed]
+
+
+@pytest.mark.parametrize("text,line,field,message", [
+    ("job_id,deadline\n1,5\n7,30\n", 3, "job_id", "no job 7 in the workload"),
+    ("job_id,deadline\n1,5\n2,30\n1,9\n", 4, "job_id", "job 1 is listed twice (first on line 2)"),
+    ("job_id,deadline\n2,-1\n", 2, "deadline", "deadline -1 is before the submit time 0 of job 2"),
+    ("job_id,deadline\n1,5.5\n", 2, "deadline", "expected an integer, got '5.5'"),
+    ("job_id,deadline\nx,5\n", 2, "job_id", "expected an integer, got 'x'"),
+    ("job_id,deadline\n1,5,real\n", 2, "deadline", "expected 2 fields (job_id,deadline), got 3"),
+    ("job_id,deadline,kind\n1\n", 2, "job_id", "expected 3 fields (job_id,deadline,kind), got 1"),
+    ("job_id,deadline,kind\n1,5,urgent\n", 2, "kind",
+     "expected one of real, artificial, got 'urgent'"),
+    ("id,when\n1,5\n", 1, "header",
+     "expected the header 'job_id,deadline' or 'job_id,deadline,kind', got 'id,when'"),
+])
+def test_bad_deadline_files_name_file_line_and_field(tmp_path, text, line, field, message):
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as raised:
+        read_deadlines(path, THREE)
+    err = raised.value
+    assert (err.file, err.line, err.field, err.reason) == (str(path), line, field, message)
+    assert str(err) == f"{path}:{line}: field {field}: {message}"
+
+
+def test_an_empty_or_missing_file_is_an_input_error(tmp_path):
+    with pytest.raises(InputError, match="the file is empty"):
+        read_deadlines(write(tmp_path, "# nothing\n"), THREE)
+    with pytest.raises(InputError, match="cannot read the deadline file"):
+        read_deadlines(tmp_path / "absent.csv", THREE)
+
+
+def test_a_deadline_at_the_submit_time_is_accepted(tmp_path):
+    assert deadlines(read_deadlines(write(tmp_path, "job_id,deadline\n1,0\n"), THREE))[0] == 0
+
+
+# ------------------------------------------------------ QoPS §4.1: stringency
+def test_easy_response_times():
+    assert easy_response_times(THREE).tolist() == [5, 15, 25]
+
+
+@pytest.mark.parametrize("s,expected", [
+    (0, [5, 15, 25]),     # the EASY completion times
+    (0.2, [5, 12, 20]),   # max(runtime, ceil(0.8 x [5, 15, 25])) = max([5,10,10], [4,12,20])
+    (0.5, [5, 10, 13]),   # ceil(0.5 x [5, 15, 25]) = [3, 8, 13]; runtimes 5 and 10 win twice
+    (1, [5, 10, 10]),     # the runtimes
+])
+def test_stringency_deadlines_by_hand(s, expected):
+    assigned = stringency_deadlines(THREE, s)
+    assert deadlines(assigned) == expected
+    assert not any(job.artificial_deadline for job in assigned)
+    assert assigned.name == f"three~s{s:g}"
+
+
+def test_the_stringency_product_is_exact_and_rounded_up():
+    # Job 2 (2 s) waits 8 s behind job 1 under EASY: response 10.  (1 - 0.3) x 10 is 7
+    # exactly; in floating point 1 - 0.3 = 0.7000000000000001 and the ceiling would be 8.
+    load = Workload((Job(1, 0, 8, 8, 4), Job(2, 0, 2, 2, 4)), 4)
+    assert deadlines(stringency_deadlines(load, 0.3)) == [8, 7]
+
+
+@pytest.mark.parametrize("bad", [-0.1, 1.5, float("nan"), True, "0.2"])
+def test_a_stringency_outside_0_1_is_an_input_error(bad):
+    with pytest.raises(InputError, match="The 'stringency' parameter of the deadline assignment"):
+        stringency_deadlines(THREE, bad)
+
+
+# --------------------------------------------------------- QoPS §4.2: mixed
+def many_jobs(n: int = 40) -> Workload:
+    """n one-processor jobs of 100 s, one every 10 s on 2 processors (some wait under EASY)."""
+    return Workload(tuple(Job(i + 1, 10 * i, 100 + i, 100 + i, 1) for i in range(n)), 2)
+
+
+def test_mixed_deadlines_real_for_the_fraction_artificial_for_the_rest():
+    load = many_jobs()
+    real = {j.id: j.deadline for j in stringency_deadlines(load, 0.2)}
+    mixed = mixed_deadlines(load, 0.2, 0.25, relaxation=5, seed=7)
+    chosen = [j for j in mixed if not j.artificial_deadline]
+    assert len(chosen) == 10                                    # round(0.25 x 40)
+    assert all(j.deadline == real[j.id] for j in chosen)
+    # artificial: submit + max(24 h, ceil(5 x runtime)) = submit + 86400 for these short jobs
+    assert all(j.deadline == j.submit + 86400 for j in mixed if j.artificial_deadline)
+    assert mixed.name == "workload~s0.2-f0.25-R5-seed7"
+
+
+def test_a_long_job_gets_r_times_its_runtime_rounded_up():
+    load = Workload((Job(1, 100, 40001, 40001, 1), Job(2, 200, 10, 10, 1)), 1)
+    mixed = mixed_deadlines(load, 0.5, 0, relaxation=2.5, seed=0)
+    assert deadlines(mixed) == [100 + 100003, 200 + 86400]      # ceil(2.5 x 40001) = 100003
+    assert all(job.artificial_deadline for job in mixed)
+
+
+def test_mixed_deadlines_are_seeded_and_a_smaller_fraction_picks_a_subset():
+    load = many_jobs()
+
+    def real_ids(fraction, seed):
+        return {j.id for j in mixed_deadlines(load, 0.2, fraction, 2, seed)
+                if not j.artificial_deadline}
+
+    assert real_ids(0.5, 1) == real_ids(0.5, 1)
+    assert real_ids(0.5, 1) != real_ids(0.5, 2)
+    assert real_ids(0.2, 1) < real_ids(0.8, 1)
+    assert len(real_ids(1, 1)) == 40 and real_ids(0, 1) == set()
+    assert len(real_ids(0.5125, 1)) == 21                        # 20.5 rounds half up
+
+
+@pytest.mark.parametrize("kwargs,param", [
+    ({"fraction": 1.2, "relaxation": 2}, "fraction"),
+    ({"fraction": 0.5, "relaxation": 0}, "relaxation"),
+    ({"fraction": 0.5, "relaxation": float("inf")}, "relaxation"),
+])
+def test_mixed_parameters_are_checked(kwargs, param):
+    with pytest.raises(InputError, match=f"The '{param}' parameter"):
+        mixed_deadlines(THREE, 0.2, seed=0, **kwargs)
+
+
+# ------------------------------------------------------ load by duplication
+def ten_jobs() -> Workload:
+    jobs = tuple(Job(i + 1, 100 * i, 50 + i, 60 + i, 1 + i % 3, user=i, group=7, queue=2,
+                     deadline=100 * i + 500 if i % 2 else None) for i in range(10))
+    return Workload(jobs, 4, name="ten")
+
+
+def test_duplication_adds_round_l_minus_1_times_n_copies():
+    load = ten_jobs()
+    assert len(duplicate_load(load, 1.2, seed=0)) == 12
+    assert len(duplicate_load(load, 1.25, seed=0)) == 13      # 2.5 rounds half up
+    assert len(duplicate_load(load, 1.0, seed=0)) == 10
+    assert duplicate_load(load, 1.4, seed=3).name == "ten~dup1.4-seed3"
+
+
+def test_copies_are_copies_at_random_times_within_the_trace():
+    load = ten_jobs()
+    scaled = duplicate_load(load, 1.6, seed=5)
+    originals = {j.id: j for j in load}
+    copies = [j for j in scaled if j.id not in originals]
+    assert sorted(j.id for j in copies) == list(range(11, 17))   # max id + 1, ...
+    for copy in copies:
+        twins = [o for o in load if (o.runtime, o.estimate, o.width, o.user) ==
+                 (copy.runtime, copy.estimate, copy.width, copy.user)]
+        assert len(twins) == 1
+        twin = twins[0]
+        assert (copy.group, copy.queue) == (twin.group, twin.queue)
+        assert 0 <= copy.submit <= 900
+        assert (copy.deadline is None) == (twin.deadline is None)
+        if twin.deadline is not None:
+            assert copy.deadline - copy.submit == twin.deadline - twin.submit
+    assert len({o.id for o in load for c in copies if c.user == o.user}) == 6   # no repeats
+
+
+def test_duplication_is_incremental_across_loads():
+    # QoPS §5: "the workload for a load of 1.6 would include all the jobs in the trace
+    # for load 1.4, with the same arrival times for the common jobs".
+    load = ten_jobs()
+    lower = {(j.id, j.submit, j.runtime) for j in duplicate_load(load, 1.4, seed=11)}
+    higher = {(j.id, j.submit, j.runtime) for j in duplicate_load(load, 1.6, seed=11)}
+    assert lower < higher and len(higher) - len(lower) == 2
+    other_seed = {(j.id, j.submit, j.runtime) for j in duplicate_load(load, 1.6, seed=12)}
+    assert other_seed != higher
+
+
+def test_loads_above_two_copy_every_job_before_any_twice():
+    scaled = duplicate_load(ten_jobs(), 2.5, seed=1)
+    assert len(scaled) == 25
+    copies_of = np.bincount([j.user for j in scaled if j.id > 10], minlength=10)
+    assert sorted(copies_of.tolist()) == [1] * 5 + [2] * 5
+
+
+@pytest.mark.parametrize("bad", [0.9, float("nan"), True])
+def test_duplication_needs_a_load_of_at_least_one(bad):
+    with pytest.raises(InputError, match="The 'load' parameter of duplicate_load must be a "
+                                         "finite number >= 1"):
+        duplicate_load(ten_jobs(), bad, seed=0)
+
+
+# -------------------------------------------------------- load by expansion
+def test_expansion_stretches_runtime_estimate_and_deadline_by_hand():
+    load = Workload((Job(1, 10, 5, 7, 2, deadline=30), Job(2, 20, 0, 1, 1)), 4, name="w")
+    scaled = expand_load(load, 1.5)
+    # 1.5 x 5 = 7.5 -> 8; 1.5 x 7 = 10.5 -> 11; deadline 10 + 1.5 x 20 = 40; 0 stays 0;
+    # 1.5 x 1 = 1.5 -> 2
+    assert [(j.runtime, j.estimate, j.deadline) for j in scaled] == [(8, 11, 40), (0, 2, None)]
+    assert [(j.submit, j.width) for j in scaled] == [(10, 2), (20, 1)]
+    assert scaled.name == "w~expand1.5"
+
+
+def test_expansion_rounds_the_decimal_product_exactly():
+    # 1.15 x 10 is 11.499999999999998 in floating point; the decimal 11.5 rounds up to 12
+    load = Workload((Job(1, 0, 10, 10, 1),), 1)
+    assert expand_load(load, 1.15).jobs[0].runtime == 12
+
+
+def test_expansion_below_one_keeps_estimates_at_least_one_second():
+    load = Workload((Job(1, 0, 1, 1, 1),), 1)
+    assert (expand_load(load, 0.4).jobs[0].runtime, expand_load(load, 0.4).jobs[0].estimate) == \
+        (0, 1)
+    with pytest.raises(InputError, match="The 'load' parameter of expand_load must be a "
+                                         "finite number > 0"):
+        expand_load(load, 0)
+
+
+# ------------------------------------------------------------------ the CLI
+def invoke(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def test_simulate_with_a_deadline_file(tmp_path):
+    trace = write(tmp_path, SWF, "t.swf")
+    side = write(tmp_path, "job_id,deadline\n1,100\n2,15\n3,20\n")
+    result = invoke("simulate", str(trace), "-p", "msb", "--deadlines", str(side),
+                    "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())["metrics"]
+    # msb rejects job 3 (tests/policies/deadline/test_golden.py)
+    assert (metrics["deadline_rejected"], metrics["deadline_missed"]) == (1, 0)
+    assert "deadline_rejected_pct" in result.output
+
+
+def test_simulate_with_stringency_load_and_mixed_deadlines(tmp_path):
+    trace = write(tmp_path, SWF, "t.swf")
+    result = invoke("simulate", str(trace), "-p", "qops", "--load", "2", "--seed", "4",
+                    "--stringency", "0.5", "--deadline-fraction", "0.5", "--relaxation", "2",
+                    "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert report["workload"] == "t~dup2-seed4~s0.5-f0.5-R2-seed4"
+    assert (report["metrics"]["jobs"], report["metrics"]["deadline_jobs"]) == (6, 3)
+
+
+def test_compare_with_expansion_and_stringency(tmp_path):
+    trace = write(tmp_path, SWF, "t.swf")
+    result = invoke("compare", str(trace), "--policies", "fcfs+easy,qops", "--load", "1.2",
+                    "--load-method", "expand", "--stringency", "0.2", "--out",
+                    str(tmp_path / "cmp"))
+    assert result.exit_code == 0, result.output
+    easy = json.loads((tmp_path / "cmp" / "fcfs_easy" / "metrics.json").read_text())
+    assert easy["workload"] == "t~expand1.2~s0.2"
+    assert easy["metrics"]["deadline_missed"] >= 1
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--deadlines", "{side}"], "{side}:3: field deadline: deadline -5 is before the submit "
+                                "time 0 of job 2"),
+    (["--stringency", "0.2", "--deadlines", "{side}"],
+     "field --stringency: give either a deadline file or a stringency, not both"),
+    (["--relaxation", "2"], "field --stringency: --deadline-fraction and --relaxation need "
+                            "--stringency"),
+    (["--stringency", "0.2", "--deadline-fraction", "0.5"],
+     "field --relaxation: a deadline fraction below 1 needs the relaxation factor R"),
+    (["--load", "1.5", "--load-method", "stretch"],
+     "field --load-method: expected one of duplicate, expand, got 'stretch'"),
+    (["--stringency", "2"], "field stringency: The 'stringency' parameter"),
+])
+def test_bad_deadline_and_load_options_exit_with_2_and_one_line(tmp_path, args, message):
+    trace = write(tmp_path, SWF, "t.swf")
+    side = write(tmp_path, "job_id,deadline\n1,5\n2,-5\n")
+    result = invoke("simulate", str(trace), "-p", "qops",
+                    *[a.format(side=side) for a in args])
+    assert result.exit_code == 2
+    assert message.format(side=side) in result.output
+    assert "Traceback" not in result.output
