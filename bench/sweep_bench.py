@@ -23,8 +23,13 @@ What it measures (bench/SWEEP.md records the numbers and the conditions):
 
 The machine may be shared: before each measurement the script waits (up to
 ``--wait`` seconds) for the 1-minute load average to fall below
-``--max-load`` and records the load it started at.  Sweeps alternate
-between modes, ``--repeat`` times; medians and minima are reported.
+``--max-load`` and records the load before and after.  Two more signs of
+other work on the machine are recorded for each 100-run sweep: the CPU time
+of the sweep's own process (serially, close to its wall time when nothing
+else runs) and the sum of the runs' wall times measured inside the workers
+(a run that shares its core with other work takes longer).  Sweeps
+alternate between modes, ``--repeat`` times; medians and minima are
+reported.
 """
 
 from __future__ import annotations
@@ -88,15 +93,16 @@ def tiny_experiment(first_seed: int) -> str:
 
 def child_sweep(spec: Path, out: Path, executor: str, jobs: int | None) -> None:
     """Run one sweep in this (fresh) process; print its wall time as JSON."""
-    from schedlab.experiments import run_sweep
+    from schedlab.experiments import load_results, run_sweep
 
-    began = time.perf_counter()
+    began, cpu_began = time.perf_counter(), time.process_time()
     summary = run_sweep(spec, out, executor=executor, jobs=jobs)
-    wall = time.perf_counter() - began
+    wall, cpu = time.perf_counter() - began, time.process_time() - cpu_began
     if summary.finished != RUNS:
         raise SystemExit(f"expected {RUNS} finished runs, got {summary.finished} "
                          f"(failures: {summary.failures})")
-    print(json.dumps({"wall": wall}))
+    run_time = float(load_results(out)["wall_time"].sum())
+    print(json.dumps({"wall": wall, "sweep_cpu": cpu, "runs_time": run_time}))
 
 
 def child_overhead(workdir: Path) -> None:
@@ -179,9 +185,9 @@ def sweep_speedup(repeat: int, max_load: float, wait: float, workers: int) -> di
                 out = Path(tmp) / f"{mode}-{i}"
                 jobs = ["--jobs", str(workers)] if mode == "pool" else []
                 result = run_child("--child-sweep", str(spec), str(out), mode, *jobs)
-                rows[mode].append({"wall": result["wall"], "load_before": load})
-                print(f"  {mode:6s} run {i + 1}: {result['wall']:.2f} s "
-                      f"(load before {load:.2f})", file=sys.stderr)
+                result.update(load_before=load, load_after=os.getloadavg()[0])
+                rows[mode].append(result)
+                print(f"  {mode:6s} run {i + 1}: {json.dumps(result)}", file=sys.stderr)
     serial = statistics.median(r["wall"] for r in rows["serial"])
     pool = statistics.median(r["wall"] for r in rows["pool"])
     return {"runs": rows, "serial_median": serial, "pool_median": pool,
@@ -199,7 +205,7 @@ def dask_overhead(repeat: int, max_load: float, wait: float) -> dict:
         load = wait_for_quiet(max_load, wait)
         with tempfile.TemporaryDirectory() as tmp:
             result = run_child("--child-overhead", tmp)
-        result["load_before"] = load
+        result.update(load_before=load, load_after=os.getloadavg()[0])
         rows.append(result)
         print(f"  overhead run {i + 1}: {json.dumps(result)}", file=sys.stderr)
 

@@ -74,14 +74,13 @@ def sweep(
     Runs already stored in the experiment directory are skipped, so rerunning
     after a crash or Ctrl-C resumes.  Exit code 1 when some run failed.
     """
-    from schedlab.experiments import load_experiment, run_sweep
+    from schedlab.experiments import run_sweep
 
-    loaded = load_experiment(experiment)
     exp_dir = out if out is not None else Path(experiment.name.removesuffix(".toml"))
     executor, workers = choose_executor(jobs, dask)
-    progress = SweepProgress(loaded.name or experiment.stem)
+    progress = SweepProgress(experiment.stem)
     try:
-        summary = run_sweep(loaded, exp_dir, executor=executor, jobs=workers,
+        summary = run_sweep(experiment, exp_dir, executor=executor, jobs=workers,
                             dask_address=dask, retry_failed=retry_failed, observer=progress)
     except KeyboardInterrupt:
         progress.close()

@@ -77,20 +77,20 @@ def run_sweep(spec_or_path: str | Path | Experiment | Mapping[str, Any], exp_dir
     failed runs only with ``retry_failed``.  A run that raises is stored as
     failed and the sweep goes on.
     """
-    experiment = as_experiment(spec_or_path)
     chosen = make_executor(executor, jobs=jobs, dask_address=dask_address)
     began = time.perf_counter()
-    with ResultStore(exp_dir) as store:
-        store.save_experiment(experiment)
-        stored = store.statuses()
-        pending = pending_runs(experiment.runs, stored, retry_failed)
-        before = {status: sum(1 for r in experiment.runs if stored.get(r.run_id) == status)
-                  for status in (FINISHED, FAILED)}
-        if observer is not None:
-            observer.started(len(pending), len(experiment.runs) - len(pending))
-        counts = {FINISHED: 0, FAILED: 0}
-        if pending:
-            with chosen:
+    with chosen:            # a process pool starts its workers while the rest gets ready
+        experiment = as_experiment(spec_or_path)
+        with ResultStore(exp_dir) as store:
+            store.save_experiment(experiment)
+            stored = store.statuses()
+            pending = pending_runs(experiment.runs, stored, retry_failed)
+            before = {status: sum(1 for r in experiment.runs if stored.get(r.run_id) == status)
+                      for status in (FINISHED, FAILED)}
+            if observer is not None:
+                observer.started(len(pending), len(experiment.runs) - len(pending))
+            counts = {FINISHED: 0, FAILED: 0}
+            if pending:
                 for record in chosen.records(pending):
                     store.write(record)
                     counts[record.status] += 1

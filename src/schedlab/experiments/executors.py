@@ -8,7 +8,8 @@ of workers (only ``wall_time`` does).
 * :class:`SerialExecutor` — one run after the other, in this process.
 * :class:`PoolExecutor` — ``concurrent.futures.ProcessPoolExecutor`` with
   the ``forkserver`` start method (safe with the threads of the progress
-  display; the server preloads what a run imports, so workers start fast).  At
+  display; the server imports what a run needs while the sweep reads its
+  experiment file, and workers forked from it start ready).  At
   most two runs per worker are in flight.  If a worker process dies (killed,
   out of memory) the pool breaks: the runs that were in flight go to a new
   pool, and a run that was in flight at :data:`MAX_WORKER_DEATHS` breaks is
@@ -29,11 +30,11 @@ import signal
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Iterator, Sequence
+from typing import Generator, Iterator, Sequence
 
 from schedlab.errors import InputError
-from schedlab.experiments.runner import (RunRecord, describe_error, execute_run, failed_record,
-                                        worker_modules)
+from schedlab.experiments.runner import (WORKER_MODULES, RunRecord, describe_error, execute_run,
+                                        failed_record)
 from schedlab.experiments.spec import RunSpec
 
 EXECUTORS = ("serial", "pool", "dask")
@@ -67,37 +68,50 @@ class SerialExecutor:
 
 
 class PoolExecutor:
-    """A local process pool of ``workers`` processes (``forkserver`` start method)."""
+    """A local process pool of ``workers`` processes (``forkserver`` start method).
+
+    Entering starts the fork server, which imports what runs need while the
+    sweep reads its experiment file and its result store; the pool's workers
+    are then forked from it, ready to run.
+    """
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._context = multiprocessing.get_context("forkserver")
+        self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> "PoolExecutor":
+        from multiprocessing import forkserver
+
+        # The preload list takes effect when this process starts its fork server;
+        # ensure_running returns at once, the server imports in the background.
+        self._context.set_forkserver_preload(list(WORKER_MODULES))
+        forkserver.ensure_running()
         return self
 
-    def __exit__(self, *exc_info: object) -> None:
-        return None
+    def __exit__(self, exc_type: type | None, *exc_info: object) -> None:
+        """Wait for the pool after a normal end; on Ctrl-C or an error, drop queued runs."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=exc_type is None, cancel_futures=exc_type is not None)
+            self._pool = None
 
     def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
         """Records in completion order; a broken pool is replaced by a new one."""
-        # Takes effect when this process starts its fork server (its first pool).
-        self._context.set_forkserver_preload(worker_modules(runs))
         queue = deque(runs)
         deaths: Counter[str] = Counter()
         while queue:
-            pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=self._context)
-            finished_cleanly = False
-            try:
-                yield from self._drain(pool, queue, deaths)
-                finished_cleanly = True
-            finally:
-                # On Ctrl-C or an error, do not wait for the queued runs.
-                pool.shutdown(wait=finished_cleanly, cancel_futures=not finished_cleanly)
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=self.workers,
+                                                 mp_context=self._context)
+            broken = yield from self._drain(self._pool, queue, deaths)
+            if broken:
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = None
 
     def _drain(self, pool: ProcessPoolExecutor, queue: deque[RunSpec],
-               deaths: Counter[str]) -> Iterator[RunRecord]:
-        """Feed the pool from ``queue`` until it is empty or the pool breaks."""
+               deaths: Counter[str]) -> Generator[RunRecord, None, bool]:
+        """Feed the pool from ``queue`` until it is empty (returns False) or the pool
+        breaks (returns True)."""
         in_flight: dict[Future, RunSpec] = {}
         while queue or in_flight:
             while queue and len(in_flight) < RUNS_PER_WORKER * self.workers:
@@ -107,8 +121,9 @@ class PoolExecutor:
             for future in done:
                 if isinstance(future.exception(), BrokenProcessPool):
                     yield from self._requeue(in_flight, queue, deaths)
-                    return
+                    return True
                 yield outcome(future, in_flight.pop(future))
+        return False
 
     @staticmethod
     def _requeue(in_flight: dict[Future, RunSpec], queue: deque[RunSpec],
@@ -157,6 +172,10 @@ class DaskExecutor:
         self._client = None
 
     def __enter__(self) -> "DaskExecutor":
+        return self
+
+    def _connect(self) -> None:
+        """Start the LocalCluster, or connect to the scheduler (only when runs are due)."""
         from distributed import Client, LocalCluster
 
         if self.address is None:
@@ -171,7 +190,6 @@ class DaskExecutor:
             except (OSError, TimeoutError, ValueError) as err:
                 raise InputError(f"cannot connect to the Dask scheduler at {self.address!r}: "
                                  f"{err}", field="--dask") from None
-        return self
 
     def __exit__(self, *exc_info: object) -> None:
         if self._client is not None:
@@ -183,6 +201,8 @@ class DaskExecutor:
         """Submit every run, then yield records as tasks complete."""
         from distributed import as_completed
 
+        if self._client is None:
+            self._connect()
         by_key = {}
         futures = []
         for run in runs:

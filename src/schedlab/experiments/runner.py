@@ -23,7 +23,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -35,13 +35,11 @@ FINISHED, FAILED = "finished", "failed"
 #: Loaded workloads kept per process (a sweep touches few workloads at a time:
 #: runs are expanded workload-major).
 WORKLOAD_CACHE_SIZE = 8
-#: Modules every run imports, loaded once by a process pool's fork server so
-#: that its workers start with them (pyarrow for the tables is the largest).
+#: Modules runs import, loaded once by a process pool's fork server so that
+#: its workers start with them (the models pull in scipy, the tables pyarrow).
 WORKER_MODULES = ("schedlab.experiments.runner", "schedlab.engine.simulator", "schedlab.metrics",
-                  "schedlab.policies.registry", "schedlab.workload.swf",
-                  "schedlab.workload.transforms", "pyarrow.parquet")
-#: Imported as well when a run generates a built-in model (it pulls in scipy).
-MODEL_MODULE = "schedlab.workload.models"
+                  "schedlab.policies.registry", "schedlab.workload.models",
+                  "schedlab.workload.swf", "schedlab.workload.transforms", "pyarrow.parquet")
 
 
 @dataclass
@@ -72,12 +70,6 @@ class RunRecord:
     def error_line(self) -> str:
         """The first line of the error text (empty for a finished run)."""
         return (self.error or "").split("\n", 1)[0]
-
-
-def worker_modules(runs: Sequence[RunSpec]) -> list[str]:
-    """The modules the given runs import: :data:`WORKER_MODULES`, and the models if needed."""
-    needs_models = any(not run.workload.is_file for run in runs)
-    return list(WORKER_MODULES) + ([MODEL_MODULE] if needs_models else [])
 
 
 def execute_run(run: RunSpec) -> RunRecord:
