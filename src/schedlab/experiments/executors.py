@@ -54,8 +54,6 @@ def default_workers() -> int:
 class SerialExecutor:
     """Runs one after the other in the calling process."""
 
-    workers = 1
-
     def __enter__(self) -> "SerialExecutor":
         return self
 

@@ -66,11 +66,6 @@ class RunRecord:
     def run_id(self) -> str:
         return self.run.run_id
 
-    @property
-    def error_line(self) -> str:
-        """The first line of the error text (empty for a finished run)."""
-        return (self.error or "").split("\n", 1)[0]
-
 
 def execute_run(run: RunSpec) -> RunRecord:
     """Simulate one run; a run that raises is returned as a failed record.
