@@ -78,12 +78,14 @@ def assert_deterministic(spec, workload, overrun, first) -> None:
 def test_no_admitted_job_misses_its_deadline_when_jobs_are_killed_at_their_estimate(spec,
                                                                                    workload):
     result = simulate(spec, workload, overrun="kill")     # checks invariants and deadlines
+    assert "plan_repairs" not in result.stats             # the plan never needed rebuilding
     assert_deterministic(spec, workload, "kill", result)
 
 
 @given(spec=SPECS, workload=deadline_workloads(exact=True))
 def test_no_admitted_job_misses_its_deadline_with_exact_estimates(spec, workload):
     result = simulate(spec, workload, overrun="extend")   # checks invariants and deadlines
+    assert "plan_repairs" not in result.stats
     assert_deterministic(spec, workload, "extend", result)
 
 
