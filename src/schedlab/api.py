@@ -6,13 +6,20 @@ The CLI and the experiment layer are thin wrappers over these functions.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback, run
 from schedlab.errors import InputError
 from schedlab.policies.registry import PolicySpec, make_policy
 from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.policies.reservations import ReservationRules
+    from schedlab.workload.reservations import Reservation
+
+#: Reservation requests as a CSV file (docs/reservations.md) or as records.
+ReservationSource = str | Path | Iterable["Reservation"]
 
 
 def load_workload(source: str | Path | Workload, *, width_field: str = "requested",
@@ -56,24 +63,64 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
 
 def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", *,
              processors: int | None = None, overrun: str = "kill",
-             progress: ProgressCallback | None = None) -> Result:
+             progress: ProgressCallback | None = None,
+             reservations: ReservationSource | None = None,
+             reservation_rules: ReservationRules | None = None, tick: int = 0,
+             max_queued_per_user: int | None = None) -> Result:
     """Simulate one policy on one workload and return the per-job :class:`Result`.
 
     ``policy`` is a name (``"sjf+easy"``), a mapping with ``name`` and
     parameters, or a :class:`~schedlab.policies.base.Policy`.  A workload
     given as a path or model name is loaded with default options.
+
+    Advance reservations (docs/reservations.md): ``reservations`` is a
+    request file (read with the workload's machine size and UnixStartTime)
+    or a sequence of :class:`~schedlab.workload.reservations.Reservation`;
+    ``reservation_rules`` sets placement and throttling; ``tick`` > 0 makes
+    the policy schedule every ``tick`` seconds only (Catalina: 900);
+    ``max_queued_per_user`` is DataStar's per-user queue limit.
     """
     loaded = load_workload(workload, processors=processors)
     return run(loaded, make_policy(policy), processors=processors, overrun=overrun,
-               progress=progress)
+               progress=progress,
+               reservations=load_reservations(reservations, loaded, processors=processors),
+               reservation_rules=reservation_rules, tick=tick,
+               max_queued_per_user=max_queued_per_user)
 
 
 def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
-            processors: int | None = None, overrun: str = "kill") -> dict[str, Result]:
-    """Simulate several policies on the same workload; results keyed by policy name."""
+            processors: int | None = None, overrun: str = "kill",
+            reservations: ReservationSource | None = None,
+            reservation_rules: ReservationRules | None = None, tick: int = 0,
+            max_queued_per_user: int | None = None) -> dict[str, Result]:
+    """Simulate several policies on the same workload; results keyed by policy name.
+
+    The reservation options are those of :func:`simulate`, the same for every policy.
+    """
     loaded = load_workload(workload, processors=processors)
+    requests = load_reservations(reservations, loaded, processors=processors)
     results: dict[str, Result] = {}
     for spec in policies:
         policy = make_policy(spec)
-        results[policy.name] = run(loaded, policy, processors=processors, overrun=overrun)
+        results[policy.name] = run(loaded, policy, processors=processors, overrun=overrun,
+                                   reservations=requests, reservation_rules=reservation_rules,
+                                   tick=tick, max_queued_per_user=max_queued_per_user)
     return results
+
+
+def load_reservations(source: ReservationSource | None, workload: Workload, *,
+                      processors: int | None = None) -> tuple[Reservation, ...] | None:
+    """Reservation requests from a CSV file or records, checked against the workload's machine.
+
+    A file is read with :func:`~schedlab.workload.reservations.read_reservations`,
+    Unix times converted with the workload's UnixStartTime.  ``None`` stays
+    ``None`` (a run without reservations).
+    """
+    if source is None:
+        return None
+    if isinstance(source, (str, Path)):
+        from schedlab.workload.reservations import read_reservations
+
+        return read_reservations(source, processors=processors or workload.processors,
+                                 unix_start_time=workload.unix_start_time)
+    return tuple(source)

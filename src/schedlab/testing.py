@@ -2,7 +2,9 @@
 
 * :func:`check_invariants` — the rules of SPEC §3 on one result: no
   oversubscription, no start before submission, one start per job, and the
-  exact end time every accepted job must have.
+  exact end time every accepted job must have; with advance reservations,
+  that each granted one held exactly its processors for exactly its
+  interval, on processors no job used (:func:`check_reservations`).
 * :func:`check_policy` — a conformance suite for any policy, built-in or
   third-party: it runs the policy on small fixed workloads that exercise the
   engine's corners (same-time events, zero runtimes, machine-wide jobs, jobs
@@ -13,7 +15,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,10 +24,17 @@ from schedlab.engine.simulator import run
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, make_policy
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.reservations import Reservation
 
 
-def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill") -> None:
-    """Raise ``AssertionError`` naming the first job that breaks a simulation rule."""
+def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill",
+                     reservations: Sequence[Reservation] | None = None) -> None:
+    """Raise ``AssertionError`` naming the first job that breaks a simulation rule.
+
+    ``reservations`` are the requests the run was given; the result must
+    account for each of them (:func:`check_reservations`).  A result with a
+    reservation table is checked against it even without them.
+    """
     jobs = workload.jobs
     assert len(result) == len(jobs), f"result has {len(result)} jobs, workload {len(jobs)}"
     ids = np.array([j.id for j in jobs], dtype=np.int64)
@@ -49,7 +58,77 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     _expect(accepted & should_kill & (result.status != KILLED), result, "should be killed")
     _expect(accepted & ~should_kill & (result.status != FINISHED), result,
             "is marked killed but ran to completion")
+    if reservations is not None or result.reservations is not None:
+        check_reservations(result, reservations)
     _check_capacity(result, accepted)
+
+
+def check_reservations(result: Result, requests: Sequence[Reservation] | None = None) -> None:
+    """Raise ``AssertionError`` unless every granted reservation was honoured (SPEC §3, §4.5).
+
+    With ``requests`` the table must list exactly them (sorted by creation,
+    then id) with their times, widths and owners.  A granted reservation
+    starts no earlier than its request was created and has no reason; a
+    rejected one has no start and a reason.  The engine's series of
+    reserved processors must be exactly the sum of the granted intervals:
+    each held its width from its start for its duration, no more, no less.
+    That processors held by jobs and reservations together never exceed
+    the machine (so a reservation's processors were free at its start) is
+    checked with the jobs by :func:`check_invariants`.
+    """
+    table = result.reservations
+    assert table is not None, "the result has no reservation table"
+    if requests is not None:
+        ordered = sorted(requests, key=lambda r: (r.created, r.id))
+        expected = [(r.id, r.created, r.start, r.duration, r.width, r.owner) for r in ordered]
+        found = list(zip(table.id.tolist(), table.created.tolist(),
+                         table.requested_start.tolist(), table.duration.tolist(),
+                         table.width.tolist(), table.owner))
+        assert found == expected, "the reservation table does not list the requests given"
+    granted = table.granted
+    for k in range(len(table)):
+        what = f"reservation {int(table.id[k])}"
+        if granted[k]:
+            assert table.start[k] >= table.created[k], f"{what} starts before it was requested"
+            assert table.reason[k] == "", f"{what} is granted but has a reason"
+        else:
+            assert table.start[k] == -1, f"{what} is rejected but has a start"
+            assert table.reason[k] != "", f"{what} is rejected without a reason"
+    expected_series = _sum_of_intervals(table.start[granted], table.duration[granted],
+                                        table.width[granted])
+    recorded = _without_repeats(*_settled(table.series_time, table.series_reserved))
+    assert _series_equal(recorded, expected_series), \
+        (f"the reserved processors over time {recorded} differ from the granted "
+         f"reservations {expected_series}")
+
+
+def _sum_of_intervals(starts: np.ndarray, durations: np.ndarray, widths: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The step function sum of ``width`` on ``[start, start + duration)`` (changes only)."""
+    times = np.concatenate([starts, starts + durations])
+    deltas = np.concatenate([widths, -widths])
+    distinct, inverse = np.unique(times, return_inverse=True)
+    values = np.cumsum(np.bincount(inverse, weights=deltas, minlength=len(distinct)))
+    return _without_repeats(distinct, values.astype(np.int64))
+
+
+def _settled(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The last entry at each instant."""
+    if len(times) == 0:
+        return times, values
+    last = np.append(times[1:] != times[:-1], True)
+    return times[last], values[last]
+
+
+def _without_repeats(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Drop entries that repeat the value before them (and leading zeros)."""
+    previous = np.concatenate([[0], values[:-1]])
+    keep = values != previous
+    return times[keep], values[keep]
+
+
+def _series_equal(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 def _check_rejected_have_no_times(result: Result, rejected: np.ndarray) -> None:
@@ -58,10 +137,19 @@ def _check_rejected_have_no_times(result: Result, rejected: np.ndarray) -> None:
 
 
 def _check_capacity(result: Result, accepted: np.ndarray) -> None:
-    """Sweep +width at starts and -width at ends (ends first at equal times)."""
+    """Sweep +width at starts and -width at ends (ends first at equal times).
+
+    Granted reservations count like jobs over their intervals.
+    """
     if result.suspended is not None and np.any(result.suspended[accepted] > 0):
         accepted = accepted & (result.suspended == 0)   # intervals with gaps are the gang policy's to check
     starts, ends, widths = result.start[accepted], result.end[accepted], result.width[accepted]
+    table = result.reservations
+    if table is not None:
+        granted = table.granted
+        starts = np.concatenate([starts, table.start[granted]])
+        ends = np.concatenate([ends, table.start[granted] + table.duration[granted]])
+        widths = np.concatenate([widths, table.width[granted]])
     times = np.concatenate([ends, starts])
     deltas = np.concatenate([-widths, widths])
     kinds = np.concatenate([np.zeros(len(ends), np.int8), np.ones(len(starts), np.int8)])
@@ -102,6 +190,32 @@ def conformance_workloads() -> list[tuple[str, Workload]]:
     return cases
 
 
+def reservation_workloads() -> list[tuple[str, Workload, tuple[Reservation, ...], str]]:
+    """Workloads with advance-reservation requests and the placement to run them with.
+
+    The hand-made case asks for the whole machine while it is busy, for a
+    reservation starting at once, and for one that starts exactly when a
+    job's estimate ends (exact placement).  In the random ones every request
+    is moved to its earliest fit, so all of them are granted.
+    """
+    from schedlab.workload.reservations import generate_requests
+
+    busy = Workload((Job(1, 0, 50, 60, 6), Job(2, 0, 30, 30, 2), Job(3, 5, 40, 40, 8),
+                     Job(4, 6, 10, 10, 1), Job(5, 70, 20, 20, 4)), 8)
+    cases = [("machine-wide reservation", busy,
+              (Reservation(1, 1, 60, 20, 8), Reservation(2, 2, 2, 10, 1),
+               Reservation(3, 3, 30, 5, 2), Reservation(4, 80, 80, 15, 3)), "exact")]
+    rng = np.random.default_rng(20070301)
+    for k in range(2):
+        workload = random_workload(rng, n_jobs=60, processors=16)
+        span = (0, workload.jobs[-1].submit + 1)
+        cases.append((f"random with reservations {k}", workload,
+                      generate_requests(span, per_week=604800 * 8 / span[1], nodes=(1, 16),
+                                        duration=(10, 300), notice=(0, 600), seed=rng),
+                      "earliest"))
+    return cases
+
+
 def random_workload(rng: np.random.Generator, *, n_jobs: int, processors: int) -> Workload:
     """A small random workload with bursts, short and long jobs and bad estimates."""
     gaps = rng.choice([0, 0, 1, 5, 30, 200], size=n_jobs)
@@ -120,7 +234,9 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
 
     ``policy`` is anything :func:`~schedlab.policies.make_policy` accepts or a
     zero-argument factory.  A policy instance is deep-copied before each run,
-    so its state never leaks from one run into the next.
+    so its state never leaks from one run into the next.  The suite ends
+    with advance-reservation requests (:func:`reservation_workloads`); a
+    policy that refuses them all, as the base class does, passes it.
     """
     def fresh() -> Policy:
         if isinstance(policy, Policy):
@@ -140,6 +256,19 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
             for column in ("start", "end", "status"):
                 assert np.array_equal(getattr(first, column), getattr(second, column)), \
                     f"{first.policy} on {label!r} ({overrun}): two runs differ in {column!r}"
+    from schedlab.policies.reservations import ReservationRules
+
+    for label, workload, requests, placement in reservation_workloads():
+        rules = ReservationRules(placement=placement)
+        first = run(workload, fresh(), reservations=requests, reservation_rules=rules)
+        try:
+            check_invariants(first, workload, reservations=requests)
+        except AssertionError as err:
+            raise AssertionError(f"{first.policy} on {label!r}: {err}") from None
+        second = run(workload, fresh(), reservations=requests, reservation_rules=rules)
+        assert np.array_equal(first.start, second.start) and \
+            np.array_equal(first.reservations.start, second.reservations.start), \
+            f"{first.policy} on {label!r}: two runs with reservations differ"
 
 
 def check_deadlines(result: Result, workload: Workload) -> None:

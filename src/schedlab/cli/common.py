@@ -52,6 +52,29 @@ DeadlineFractionOpt = Annotated[float, typer.Option(
     "(seeded by --seed); the others get max(24 h, R x runtime) (QoPS §4.2).")]
 RelaxationOpt = Annotated[Optional[float], typer.Option(
     "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.")]
+ReservationsOpt = Annotated[Optional[str], typer.Option(
+    "--reservations", help="A CSV file of advance-reservation requests (docs/reservations.md).")]
+PlacementOpt = Annotated[str, typer.Option(
+    "--reservation-placement", help="A request whose start is busy is rejected ('exact') or "
+    "moved to its earliest fit ('earliest').")]
+ThrottleOpt = Annotated[bool, typer.Option(
+    "--throttle", help="Margo et al.'s throttling: at most --reservation-cap node-seconds of "
+    "reservations in any sliding --reservation-window.")]
+CapOpt = Annotated[Optional[int], typer.Option(
+    "--reservation-cap", help="The throttling cap in node-seconds (implies --throttle; "
+    "default 11059200 = 256 nodes x 12 h).")]
+CapWindowOpt = Annotated[int, typer.Option(
+    "--reservation-window", help="The sliding window of the cap in seconds (7 days).")]
+MinDurationOpt = Annotated[int, typer.Option(
+    "--min-reservation-duration", help="Reject reservations shorter than this (seconds).")]
+MinNoticeOpt = Annotated[int, typer.Option(
+    "--min-reservation-notice", help="Reject requests made less than this many seconds "
+    "before their start.")]
+TickOpt = Annotated[int, typer.Option(
+    "--tick", help="Schedule only every TICK seconds (Catalina: 900); 0 = at every event.")]
+MaxQueuedOpt = Annotated[Optional[int], typer.Option(
+    "--max-queued-per-user", help="Hold back a user's jobs beyond this many waiting ones "
+    "(DataStar: 6).")]
 
 
 def load(workload: str, *, procs: int | None, width_field: str, missing_estimate: str,
@@ -138,6 +161,45 @@ def add_deadlines(loaded: Workload, *, deadlines: str | None, stringency: float 
     return assign.mixed_deadlines(loaded, stringency, fraction, relaxation, seed)
 
 
+def reservation_options(loaded: Workload, *, procs: int | None, reservations: str | None,
+                        placement: str, throttle: bool, cap: int | None, window: int,
+                        min_duration: int, min_notice: int, tick: int,
+                        max_queued: int | None) -> dict:
+    """The keyword arguments of ``run`` for the reservation, tick and queue-limit options."""
+    from schedlab.api import load_reservations
+    from schedlab.policies.reservations import PAPER_CAP, WEEK, ReservationRules
+
+    rules_given = (placement != "exact" or throttle or cap is not None or window != WEEK
+                   or min_duration != 0 or min_notice != 0)
+    if reservations is None and rules_given:
+        raise InputError("the reservation placement and throttling options need "
+                         "--reservations FILE", field="--reservations")
+    rules = None
+    if reservations is not None:
+        rules = ReservationRules(placement=placement,
+                                 cap=cap if cap is not None else PAPER_CAP if throttle else None,
+                                 window=window, min_duration=min_duration, min_notice=min_notice)
+    return {"reservations": load_reservations(reservations, loaded, processors=procs),
+            "reservation_rules": rules, "tick": tick, "max_queued_per_user": max_queued}
+
+
+def report_reservations(result) -> None:
+    """One line on what became of the reservation requests, rejections by reason."""
+    table = result.reservations
+    if table is None:
+        return
+    granted = table.granted
+    moved = int((granted & (table.start != table.requested_start)).sum())
+    reasons: dict[str, int] = {}
+    for reason, ok in zip(table.reason, granted):
+        if not ok:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    detail = ", ".join(f"{reason}: {count}" for reason, count in sorted(reasons.items()))
+    console.print(f"{result.policy}: {len(table)} reservation requests, {int(granted.sum())} "
+                  f"granted ({moved} moved), {len(table) - int(granted.sum())} rejected"
+                  + (f" ({detail})" if detail else ""))
+
+
 def report_skips(workload: Workload) -> None:
     """Always say how many records were skipped and why (SPEC §1.1)."""
     total = sum(workload.skipped.values())
@@ -215,11 +277,21 @@ SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f
 DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
                             "deadline_missed", "nondeadline_avg_response",
                             "nondeadline_avg_slowdown"]
+#: Added when the run had reservation requests (Margo et al., §4 eq. 1–3).
+RESERVATION_SUMMARY_METRICS = ["reservations_granted", "reservations_rejected",
+                               "wait_weighted", "expansion_factor_weighted",
+                               "utilization_margo_reserved"]
+SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d",
+                        "wait_weighted": ".0f", "expansion_factor_weighted": ".2f",
+                        "utilization_margo_reserved": ".3f"})
 
 
 def summary_metrics(rows: dict[str, dict]) -> list[str]:
-    """The metric names of the summary table: the deadline ones too when a run has them."""
+    """The metric names of the summary table, with the deadline and reservation ones if any."""
+    names = list(SUMMARY_METRICS)
     if any("deadline_missed" in metrics for metrics in rows.values()):
-        return SUMMARY_METRICS + DEADLINE_SUMMARY_METRICS
-    return SUMMARY_METRICS
+        names += DEADLINE_SUMMARY_METRICS
+    if any("reservations" in metrics for metrics in rows.values()):
+        names += RESERVATION_SUMMARY_METRICS
+    return names
 

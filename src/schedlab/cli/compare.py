@@ -7,12 +7,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, DeadlineFractionOpt, DeadlinesOpt,
-                                 DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
-                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt,
-                                 RelaxationOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 WidthFieldOpt, WorkloadArg, console, load, metrics_table,
-                                 report_skips, summary_metrics)
+from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, DeadlineFractionOpt,
+                                 DeadlinesOpt, DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
+                                 MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
+                                 OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
+                                 ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
+                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
+                                 metrics_table, report_reservations, report_skips,
+                                 reservation_options, summary_metrics)
 from schedlab.errors import InputError
 
 DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
@@ -40,12 +42,22 @@ def compare(
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
     relaxation: RelaxationOpt = None,
+    reservations: ReservationsOpt = None,
+    reservation_placement: PlacementOpt = "exact",
+    throttle: ThrottleOpt = False,
+    reservation_cap: CapOpt = None,
+    reservation_window: CapWindowOpt = 604800,
+    min_reservation_duration: MinDurationOpt = 0,
+    min_reservation_notice: MinNoticeOpt = 0,
+    tick: TickOpt = 0,
+    max_queued_per_user: MaxQueuedOpt = None,
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
     from schedlab.engine.simulator import run
     from schedlab.metrics import compute_metrics
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
                                  write_metrics_json)
+    from schedlab.workload.reservations import write_outcomes
     from schedlab.policies.registry import make_policy
     from schedlab.viz.compare import write_comparison_figure
 
@@ -60,13 +72,19 @@ def compare(
                   stringency=stringency, deadline_fraction=deadline_fraction,
                   relaxation=relaxation)
     report_skips(loaded)
+    options = reservation_options(
+        loaded, procs=procs, reservations=reservations, placement=reservation_placement,
+        throttle=throttle, cap=reservation_cap, window=reservation_window,
+        min_duration=min_reservation_duration, min_notice=min_reservation_notice, tick=tick,
+        max_queued=max_queued_per_user)
     rows: dict[str, dict] = {}
     results = {}
     with atomic_directory(out) as staging:
         for policy in chosen:
             bar = DelayedProgress(f"{policy.name} on {loaded.name}")
             try:
-                result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar)
+                result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar,
+                             **options)
             finally:
                 bar.close()
             rows[policy.name] = compute_metrics(result)
@@ -74,11 +92,16 @@ def compare(
             write_jobs_csv(result, staging / _safe(policy.name) / "jobs.csv")
             write_metrics_json(result, rows[policy.name],
                                staging / _safe(policy.name) / "metrics.json")
+            if result.reservations is not None:
+                write_outcomes(result.reservations,
+                               staging / _safe(policy.name) / "reservations.csv")
         machine = next(iter(results.values())).processors
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
         write_comparison_figure(rows, title, staging / "comparison.png")
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
+    for result in results.values():
+        report_reservations(result)
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
 

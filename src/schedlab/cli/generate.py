@@ -4,6 +4,11 @@
 SWF trace (or loads a saved model or a built-in parameter file) and
 generates a synthetic job set from it (Streit 2002, §4); ``--save-model``
 writes the analyzer's output.
+
+``schedlab generate reservations --span START:END`` writes advance-reservation
+requests (Margo et al., §5: 15 per week, 8–128 nodes, 4–18 h) as CSV;
+``--into START:END`` compresses them (or the requests of ``--from FILE``)
+into another span, "a year of requests into a month".
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Workload
 
 STREIT = "streit"
+RESERVATIONS = "reservations"
 
 
 def generate(
@@ -45,8 +51,37 @@ def generate(
         help="streit, analysing a trace: width classes 'pow2' or 'exact'.")] = "pow2",
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
+    span: Annotated[Optional[str], typer.Option(
+        help="reservations: START:END, the seconds since the trace start to spread requests "
+             "over (with --from: the span the file's requests come from).")] = None,
+    into: Annotated[Optional[str], typer.Option(
+        help="reservations: START:END, compress the requests from --span into this span "
+             "(a year into a month).")] = None,
+    per_week: Annotated[Optional[float], typer.Option(
+        "--per-week", help="reservations: requests per week (default 15).")] = None,
+    nodes: Annotated[Optional[str], typer.Option(
+        help="reservations: LO:HI nodes per request (default 8:128, capped at --procs).")
+    ] = None,
+    hours: Annotated[Optional[str], typer.Option(
+        help="reservations: LO:HI duration in hours (default 4:18).")] = None,
+    notice_hours: Annotated[Optional[str], typer.Option(
+        "--notice-hours", help="reservations: LO:HI advance notice in hours (default 24:168).")
+    ] = None,
 ) -> None:
-    """Generate a synthetic workload and write it as an SWF trace."""
+    """Generate a synthetic workload and write it as an SWF trace.
+
+    'reservations' writes advance-reservation requests as CSV instead.
+    """
+    reservation_options = {"--span": span, "--into": into, "--per-week": per_week,
+                           "--nodes": nodes, "--hours": hours, "--notice-hours": notice_hours}
+    if model == RESERVATIONS:
+        _generate_reservations(output, source, procs=procs, seed=seed, jobs=jobs,
+                               save_model=save_model, **reservation_options)
+        return
+    for option, value in reservation_options.items():
+        if value is not None:
+            raise InputError(f"{option} is only for 'schedlab generate reservations', not for "
+                             f"the model {model!r}", field=option)
     if model == STREIT:
         _generate_streit(source, output, save_model, jobs=jobs, procs=procs, seed=seed,
                          analyzer={"estimate_bins": estimate_bins, "runtime_bins": runtime_bins,
@@ -88,6 +123,62 @@ def _generate_streit(source: str | None, output: Path | None, save_model: Path |
     if output is not None:
         _write(generate_streit(model, DEFAULT_JOBS if jobs is None else jobs, seed,
                                processors=procs, name=name), output)
+
+
+def _generate_reservations(output: Path | None, source: str | None, *, procs: int | None,
+                           seed: int, jobs: int | None, save_model: Path | None,
+                           **options) -> None:
+    """Generate requests over ``--span`` (or read ``--from``), compress them ``--into``, write."""
+    from schedlab.workload import reservations as res
+
+    if jobs is not None or save_model is not None:
+        raise InputError("'reservations' takes --per-week, not --jobs or --save-model",
+                         field="--jobs" if jobs is not None else "--save-model")
+    if output is None:
+        raise InputError("expected the CSV file to write (--output/-o)", field="--output")
+    span = _pair(options["--span"], "--span", None, int)
+    if span is None:
+        raise InputError("expected --span START:END (seconds since the trace start)",
+                         field="--span")
+    if source is not None:
+        generated = [options[k] for k in ("--per-week", "--nodes", "--hours", "--notice-hours")]
+        if any(value is not None for value in generated):
+            raise InputError("--from reads requests; --per-week, --nodes, --hours and "
+                             "--notice-hours are for generating them", field="--from")
+        requests = res.read_reservations(source, processors=procs)
+    else:
+        requests = res.generate_requests(
+            span, per_week=res.PAPER_PER_WEEK if options["--per-week"] is None
+            else options["--per-week"],
+            nodes=_pair(options["--nodes"], "--nodes", res.PAPER_NODES, int),
+            duration=_pair(options["--hours"], "--hours", res.PAPER_DURATION, _hours),
+            notice=_pair(options["--notice-hours"], "--notice-hours", res.DEFAULT_NOTICE,
+                         _hours),
+            processors=procs, seed=seed)
+    into = _pair(options["--into"], "--into", None, int)
+    if into is not None:
+        requests = res.compress_requests(requests, span, into)
+    res.write_reservations(requests, output)
+    console.print(f"wrote {output}: {len(requests)} reservation requests")
+
+
+def _pair(text: str | None, option: str, default: tuple[int, int] | None,
+          convert) -> tuple[int, int] | None:
+    """``"LO:HI"`` converted to two integers, or the default."""
+    if text is None:
+        return default
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return convert(lo), convert(hi)
+    except ValueError:
+        raise InputError(f"expected LO:HI, got {text!r}", field=option) from None
+
+
+def _hours(text: str) -> int:
+    """Hours (a decimal number) as whole seconds."""
+    return round(float(text) * 3600)
 
 
 def _write(workload: Workload, output: Path) -> None:

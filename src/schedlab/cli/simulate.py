@@ -7,12 +7,14 @@ from typing import Annotated, List, Optional
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, DeadlineFractionOpt, DeadlinesOpt,
-                                 DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
-                                 MissingEstimateOpt, OverrunOpt, PerfectOpt, ProcsOpt,
-                                 RelaxationOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 WidthFieldOpt, WorkloadArg, console, load, metrics_table,
-                                 report_skips, summary_metrics)
+from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, DeadlineFractionOpt,
+                                 DeadlinesOpt, DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
+                                 MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
+                                 OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
+                                 ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
+                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
+                                 metrics_table, report_reservations, report_skips,
+                                 reservation_options, summary_metrics)
 from schedlab.errors import InputError
 
 
@@ -60,12 +62,22 @@ def simulate(
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
     relaxation: RelaxationOpt = None,
+    reservations: ReservationsOpt = None,
+    reservation_placement: PlacementOpt = "exact",
+    throttle: ThrottleOpt = False,
+    reservation_cap: CapOpt = None,
+    reservation_window: CapWindowOpt = 604800,
+    min_reservation_duration: MinDurationOpt = 0,
+    min_reservation_notice: MinNoticeOpt = 0,
+    tick: TickOpt = 0,
+    max_queued_per_user: MaxQueuedOpt = None,
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.engine.simulator import run
     from schedlab.metrics import compute_metrics
     from schedlab.output import write_jobs_csv, write_metrics_json
     from schedlab.policies.registry import make_policy
+    from schedlab.workload.reservations import write_outcomes
 
     chosen = make_policy({"name": policy, **parse_params(param)})
     loaded = load(workload, procs=procs, width_field=width_field,
@@ -75,21 +87,29 @@ def simulate(
                   stringency=stringency, deadline_fraction=deadline_fraction,
                   relaxation=relaxation)
     report_skips(loaded)
+    options = reservation_options(
+        loaded, procs=procs, reservations=reservations, placement=reservation_placement,
+        throttle=throttle, cap=reservation_cap, window=reservation_window,
+        min_duration=min_reservation_duration, min_notice=min_reservation_notice, tick=tick,
+        max_queued=max_queued_per_user)
     bar = DelayedProgress(f"{chosen.name} on {loaded.name}")
     try:
-        result = run(loaded, chosen, processors=procs, overrun=overrun, progress=bar)
+        result = run(loaded, chosen, processors=procs, overrun=overrun, progress=bar, **options)
     finally:
         bar.close()
     metrics = compute_metrics(result)
     if out is not None:
         write_jobs_csv(result, out / "jobs.csv")
         write_metrics_json(result, metrics, out / "metrics.json")
+        if result.reservations is not None:
+            write_outcomes(result.reservations, out / "reservations.csv")
         if swf:
             from schedlab.workload.swf import write_swf
             write_swf(result, out / "schedule.swf")
     title = f"{loaded.name} on {result.processors} processors"
     rows = {result.policy: metrics}
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
+    report_reservations(result)
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))
     if out is not None:

@@ -2,14 +2,17 @@
 
 Every action is validated at once: starting a job that does not fit, starting
 a job twice, starting or rejecting a job that is not waiting, resuming a job
-that is not suspended, waking up in the past.  A violation is a bug in the
-policy and raises :class:`~schedlab.errors.PolicyError` naming the policy, the
-job and the time.
+that is not suspended, waking up in the past, granting a reservation that
+does not fit around the running jobs and the reservations already granted.
+A violation is a bug in the policy and raises
+:class:`~schedlab.errors.PolicyError` naming the policy, the job (or
+reservation) and the time.
 """
 
 from __future__ import annotations
 
 from bisect import insort
+from collections import deque
 from heapq import heappush
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -19,9 +22,13 @@ from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
+    from schedlab.workload.reservations import Reservation
 
-# Event kinds, in the order they are processed at one instant (docs/engine.md).
-FINISH, SUBMIT, WAKE = 0, 1, 2
+# Kinds of heap events, in the order they are processed at one instant
+# (docs/engine.md): job finishes, reservation ends, reservation starts, then
+# (not on the heap) the submissions of the instant, then jobs released from a
+# per-user queue limit, reservation requests and wake-ups (ticks included).
+FINISH, RESERVATION_END, RESERVATION_START, RELEASE, REQUEST, WAKE = range(6)
 
 
 class Context:
@@ -33,6 +40,15 @@ class Context:
     * ``running`` — running jobs by id.
     * ``suspended`` — suspended jobs by id (gang scheduling).
     * ``free`` — processors free right now; ``processors`` — machine size.
+    * ``reserved`` — processors held right now by advance reservations
+      (never free for jobs, not counted in ``free``).
+    * ``has_reservations`` — whether a granted reservation holds processors
+      now or will later (policies take a faster path without).
+    * ``pending_requests`` — reservation requests delivered to the policy
+      and not yet granted or refused, by id, in arrival order.
+    * ``reservation_rules`` — the run's reservation rules (throttling,
+      placement; :class:`~schedlab.policies.reservations.ReservationRules`)
+      or ``None`` for the defaults.
     """
 
     def __init__(self, processors: int, policy_name: str, overrun: str) -> None:
@@ -61,6 +77,25 @@ class Context:
         self._version: dict[int, int] = {}
         self._reject_reasons: dict[int, str] = {}
         self._done = 0                  # jobs finished or rejected so far
+        # Advance reservations (Margo et al.): requests by position, their fate,
+        # the granted ones not started yet, and the reserved-processor series.
+        self.reserved = 0
+        self.has_reservations = False
+        self.reservation_rules: Any = None
+        self.pending_requests: dict[int, Reservation] = {}
+        self._requests: tuple[Reservation, ...] | None = None   # None: no requests given
+        self._request_index: dict[int, int] = {}
+        self._granted_start: list[int] = []
+        self._refusal: list[str | None] = []
+        self._future: dict[int, tuple[int, int, int]] = {}   # id -> (start, duration, width)
+        self._granted: list[tuple[int, int, int]] = []       # every grant: (start, duration, width)
+        self._reserved_time: list[int] = []
+        self._reserved_nodes: list[int] = []
+        # Per-user limit of queued jobs (DataStar): jobs held back, queue entry times.
+        self._queue_limit: int | None = None
+        self._user_queued: dict[int, int] = {}
+        self._held: dict[int, deque[Job]] = {}
+        self._queued: list[int] = []
 
     # ------------------------------------------------------------------ views
     def expected_end(self, job: Job) -> int:
@@ -75,6 +110,8 @@ class Context:
     def releases(self) -> Iterator[tuple[int, int]]:
         """``(expected end, width)`` of every running job, earliest end first.
 
+        Reservations that hold processors now are listed too, with their end:
+        like a running job, they give their processors back then.
         A generator: EASY's shadow-time search usually stops after a few jobs.
         """
         now = self.now
@@ -82,8 +119,19 @@ class Context:
             yield (end if end > now else now + 1), width
 
     def profile(self) -> Profile:
-        """A fresh availability profile from ``now``: running jobs until their expected ends."""
-        return Profile.from_releases(self.processors, self.now, self.releases())
+        """A fresh availability profile from ``now``: running jobs until their expected ends.
+
+        Granted reservations are in it: those holding processors until their
+        end, those still to come on their whole interval.
+        """
+        profile = Profile.from_releases(self.processors, self.now, self.releases())
+        for start, duration, width in self._future.values():
+            profile.reserve(start, duration, width)
+        return profile
+
+    def granted_reservations(self) -> list[tuple[int, int, int]]:
+        """``(start, duration, width)`` of every reservation granted so far, past ones too."""
+        return list(self._granted)
 
     def planned_start(self, job: Job) -> int:
         """The first start time promised to ``job`` by :meth:`plan`, or -1."""
@@ -98,6 +146,8 @@ class Context:
             self._fail(job, "start", f"it needs {job.width} processors and only {self.free} are free")
         del self.waiting[job.id]
         self.free -= job.width
+        if self._queue_limit is not None:
+            self._left_queue(job)
         i = self._index[job.id]
         now = self.now
         self._start[i] = now
@@ -109,6 +159,8 @@ class Context:
         if job.id not in self.waiting:
             self._fail(job, "reject", "it is not waiting")
         del self.waiting[job.id]
+        if self._queue_limit is not None:
+            self._left_queue(job)
         self._status[self._index[job.id]] = REJECTED
         self._reject_reasons[job.id] = reason
         self._done += 1
@@ -150,6 +202,39 @@ class Context:
         if self._planned[i] < 0:
             self._planned[i] = t
 
+    def grant(self, request: Reservation, start: int) -> None:
+        """Grant a pending reservation request from ``start`` (>= now) for its duration.
+
+        The reservation must fit around the running jobs (until their
+        expected ends) and every reservation already granted.  From ``start``
+        the engine holds ``request.width`` processors for ``request.duration``
+        seconds; a reservation starting now takes them at once.
+        """
+        if request.id not in self.pending_requests:
+            self._fail_request(request, "grant", "it is not pending")
+        if start < self.now:
+            self._fail_request(request, "grant", f"its start {start} is in the past")
+        try:
+            self.profile().reserve(start, request.duration, request.width)
+        except ValueError as err:
+            self._fail_request(request, "grant", f"it does not fit from {start}: {err}")
+        del self.pending_requests[request.id]
+        self._granted_start[self._request_index[request.id]] = start
+        self._granted.append((start, request.duration, request.width))
+        if start == self.now:
+            self._hold_reservation(request.id, start + request.duration, request.width)
+        else:
+            self._future[request.id] = (start, request.duration, request.width)
+            heappush(self._events, (start, RESERVATION_START, request.id, 0))
+            self.has_reservations = True
+
+    def refuse(self, request: Reservation, reason: str) -> None:
+        """Reject a pending reservation request; ``reason`` is counted in the metrics."""
+        if request.id not in self.pending_requests:
+            self._fail_request(request, "refuse", "it is not pending")
+        del self.pending_requests[request.id]
+        self._refusal[self._request_index[request.id]] = reason
+
     def note(self, name: str, value: Any) -> None:
         """Set a policy statistic reported with the result."""
         self.stats[name] = value
@@ -175,6 +260,87 @@ class Context:
         expected = self._expected_end.pop(job.id)
         self._by_end.remove((expected, job.id, job.width))
         return self._finish_at.pop(job.id)
+
+    def _deliver_request(self, position: int) -> Reservation:
+        """Make the request at ``position`` pending; the policy must decide it this pass."""
+        request = self._requests[position]
+        self.pending_requests[request.id] = request
+        return request
+
+    def _hold_reservation(self, request_id: int, end: int, width: int) -> None:
+        """Take a reservation's processors now, until ``end``."""
+        if width > self.free:
+            raise PolicyError(f"policy {self.policy_name!r}: reservation {request_id} starts at "
+                              f"{self.now} and needs {width} processors, but only {self.free} "
+                              f"are free")
+        self.free -= width
+        self.reserved += width
+        self.has_reservations = True
+        insort(self._by_end, (end, -1 - request_id, width))
+        heappush(self._events, (end, RESERVATION_END, request_id, 0))
+        self._record_reserved()
+
+    def _start_reservation(self, request_id: int) -> None:
+        """A granted reservation's start has come: it takes its processors."""
+        start, duration, width = self._future.pop(request_id)
+        self._hold_reservation(request_id, start + duration, width)
+
+    def _end_reservation(self, request_id: int) -> None:
+        """A reservation's end has come: its processors are free again."""
+        i = self._request_index[request_id]
+        request = self._requests[i]
+        end = self._granted_start[i] + request.duration
+        self._by_end.remove((end, -1 - request_id, request.width))
+        self.free += request.width
+        self.reserved -= request.width
+        self.has_reservations = bool(self._future) or self.reserved > 0
+        self._record_reserved()
+
+    def _record_reserved(self) -> None:
+        """Append the reserved processors at ``now`` to their series (one entry per instant)."""
+        if self._reserved_time and self._reserved_time[-1] == self.now:
+            self._reserved_nodes[-1] = self.reserved
+        else:
+            self._reserved_time.append(self.now)
+            self._reserved_nodes.append(self.reserved)
+
+    def _enter_queue(self, job: Job) -> bool:
+        """Count a submitted job against its user's queue limit; False if it must be held.
+
+        Jobs of an unknown user (user id < 0) are never held.
+        """
+        user = job.user
+        if user < 0:
+            return True
+        queued = self._user_queued.get(user, 0)
+        if queued >= self._queue_limit:
+            self._held.setdefault(user, deque()).append(job)
+            return False
+        self._user_queued[user] = queued + 1
+        return True
+
+    def _left_queue(self, job: Job) -> None:
+        """A job left the queue (started or rejected): release its user's next held job."""
+        user = job.user
+        if user < 0:
+            return
+        self._user_queued[user] -= 1
+        if self._held.get(user):
+            heappush(self._events, (self.now, RELEASE, user, 0))
+
+    def _release_held(self, user: int) -> Job | None:
+        """The user's next held job, now queued (None if the slot is taken already)."""
+        held = self._held.get(user)
+        if not held or self._user_queued[user] >= self._queue_limit:
+            return None
+        job = held.popleft()
+        self._user_queued[user] += 1
+        self._queued[self._index[job.id]] = self.now
+        return job
+
+    def _fail_request(self, request: Reservation, action: str, why: str) -> None:
+        raise PolicyError(f"policy {self.policy_name!r} tried to {action} reservation request "
+                          f"{request.id} at time {self.now}, but {why}")
 
     def _fail(self, job: Job, action: str, why: str) -> None:
         raise PolicyError(f"policy {self.policy_name!r} tried to {action} job {job.id} "

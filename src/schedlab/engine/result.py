@@ -13,6 +13,42 @@ import numpy as np
 
 FINISHED, KILLED, REJECTED = 0, 1, 2
 STATUS_NAMES = ("finished", "killed", "rejected")
+GRANTED = 0
+RESERVATION_STATUS_NAMES = ("granted", "rejected")
+
+
+@dataclass
+class ReservationTable:
+    """Every reservation request of a run and what became of it, in request order.
+
+    Columns (numpy int64 unless said otherwise): ``id``, ``created``,
+    ``requested_start``, ``start`` (the granted start; -1 when rejected),
+    ``duration``, ``width``, ``status`` (int8: 0 granted, 1 rejected);
+    ``owner`` and ``reason`` (empty for a granted request) are tuples of
+    strings.  ``series_time``/``series_reserved`` is the step function of the
+    processors held by reservations, recorded by the engine at every
+    reservation boundary (Margo et al., §6 count them as used or not).
+    """
+
+    id: np.ndarray
+    created: np.ndarray
+    requested_start: np.ndarray
+    start: np.ndarray
+    duration: np.ndarray
+    width: np.ndarray
+    status: np.ndarray
+    owner: tuple[str, ...]
+    reason: tuple[str, ...]
+    series_time: np.ndarray
+    series_reserved: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.id)
+
+    @property
+    def granted(self) -> np.ndarray:
+        """Boolean mask of the granted requests."""
+        return self.status == GRANTED
 
 
 @dataclass
@@ -34,7 +70,12 @@ class Result:
 
     ``series_time``/``series_busy``/``series_queue`` describe step functions:
     from ``series_time[k]`` until the next entry, ``series_busy[k]`` processors
-    were in use and ``series_queue[k]`` jobs were waiting.
+    were in use by jobs and ``series_queue[k]`` jobs were waiting.
+
+    ``reservations`` is the fate of every advance-reservation request of the
+    run (``None`` when the run had none).  ``queued`` is the time each job
+    entered the scheduler's queue — later than its submit when a per-user
+    limit of queued jobs held it back; ``None`` when no such limit was set.
     """
 
     processors: int
@@ -60,6 +101,8 @@ class Result:
     suspended: np.ndarray | None = None
     deadline: np.ndarray | None = None
     artificial_deadline: np.ndarray | None = None
+    reservations: ReservationTable | None = None
+    queued: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)

@@ -1,9 +1,13 @@
 """The discrete-event loop.
 
 Same-time order (docs/engine.md): at each distinct instant the engine
-processes every job finish, then every submission, then every wake-up, and
-only then calls the policy's ``schedule`` once.  A job that starts and ends at
-the same instant (zero runtime) produces a second batch at that instant.
+processes every job finish, then every reservation end and start, then every
+submission, then jobs released from a per-user queue limit, reservation
+requests and wake-ups, and only then calls the policy's ``schedule`` once.  A
+job that starts and ends at the same instant (zero runtime) produces a second
+batch at that instant.  With a ``tick`` (Catalina's scheduling iteration,
+Margo et al., §3) the policy hears of the events and schedules only at
+multiples of the tick.
 
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
@@ -13,23 +17,32 @@ when they change.
 from __future__ import annotations
 
 import time as wallclock
-from heapq import heappop
-from typing import Callable
+from dataclasses import asdict
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import numpy as np
 
-from schedlab.engine.context import FINISH, WAKE, Context
-from schedlab.engine.result import FINISHED, KILLED, Result
-from schedlab.errors import InputError
+from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
+                                     RESERVATION_START, WAKE, Context)
+from schedlab.engine.result import FINISHED, KILLED, ReservationTable, Result
+from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
 from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.policies.reservations import ReservationRules
+    from schedlab.workload.reservations import Reservation
 
 OVERRUN_MODES = ("kill", "extend")
 ProgressCallback = Callable[[int, int], None]
 
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
-        overrun: str = "kill", progress: ProgressCallback | None = None) -> Result:
+        overrun: str = "kill", progress: ProgressCallback | None = None,
+        reservations: Iterable[Reservation] | None = None,
+        reservation_rules: ReservationRules | None = None, tick: int = 0,
+        max_queued_per_user: int | None = None) -> Result:
     """Simulate ``workload`` under ``policy`` and return the :class:`Result`.
 
     ``processors`` overrides the workload's machine size.  ``overrun`` says what
@@ -37,6 +50,15 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     Streit 2002 §5; the default) or ``"extend"`` (it runs to completion).
     ``progress(done, total)`` is called now and then with the number of
     finished or rejected jobs.
+
+    Advance reservations (Margo et al.; docs/reservations.md):
+    ``reservations`` are requests that reach the policy at their creation
+    time; ``reservation_rules`` (placement and throttling) are handed to the
+    policy.  They need ``overrun="kill"``: a job running past its estimate
+    could hold processors a reservation was promised.  ``tick`` > 0 makes
+    the policy schedule only every ``tick`` seconds (Catalina iterates every
+    900 s, §3); 0 schedules at every event.  ``max_queued_per_user`` holds
+    back a user's jobs beyond that many waiting ones (DataStar allows 6, §6).
     """
     machine = workload.processors if processors is None else processors
     if machine <= 0:
@@ -50,11 +72,77 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     if too_wide:
         raise InputError(f"{len(too_wide)} job(s) are wider than the {machine}-processor "
                          f"machine (first: job {too_wide[0]})", field="processors")
+    requests = None if reservations is None else _checked_requests(reservations, machine)
+    if requests is not None and overrun != "kill":
+        raise InputError("advance reservations need overrun='kill': a job running past its "
+                         "estimate could hold processors promised to a reservation",
+                         field="overrun")
+    _check_count("tick", tick, 0)
+    if max_queued_per_user is not None:
+        _check_count("max_queued_per_user", max_queued_per_user, 1)
     began = wallclock.perf_counter()
     ctx = _prepare_context(workload, machine, policy, overrun)
-    series = _loop(ctx, policy, jobs, progress)
-    return _collect(workload, policy, ctx, series, machine, overrun,
-                    wallclock.perf_counter() - began)
+    if requests is not None:
+        _prepare_reservations(ctx, requests, reservation_rules)
+    if max_queued_per_user is not None:
+        ctx._queue_limit = max_queued_per_user
+        ctx._queued = [job.submit for job in jobs]
+    series = _loop(ctx, policy, jobs, progress, tick)
+    result = _collect(workload, policy, ctx, series, machine, overrun,
+                      wallclock.perf_counter() - began)
+    _note_options(result, requests, reservation_rules, tick, max_queued_per_user)
+    return result
+
+
+def _check_count(name: str, value: object, low: int) -> None:
+    """Raise :class:`InputError` unless ``value`` is an int >= ``low``."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < low:
+        raise InputError(f"The {name!r} option must be an int >= {low}. Got {value!r} instead.",
+                         field=name)
+
+
+def _checked_requests(reservations: Iterable[Reservation], machine: int
+                      ) -> tuple[Reservation, ...]:
+    """The requests sorted by (created, id), each one valid for this machine."""
+    requests = tuple(sorted(reservations, key=lambda r: (r.created, r.id)))
+    seen: set[int] = set()
+    for r in requests:
+        problem = ("its id is used twice" if r.id in seen
+                   else "it is created before the trace starts" if r.created < 0
+                   else "it starts before it is created" if r.start < r.created
+                   else "its duration is not > 0" if r.duration <= 0
+                   else f"its width is not in [1, {machine}]" if not 1 <= r.width <= machine
+                   else None)
+        if problem is not None:
+            raise InputError(f"reservation request {r.id} cannot be simulated: {problem}",
+                             field="reservations")
+        seen.add(r.id)
+    return requests
+
+
+def _prepare_reservations(ctx: Context, requests: tuple[Reservation, ...],
+                          rules: ReservationRules | None) -> None:
+    """Put every request on the event heap at its creation time."""
+    ctx._requests = requests
+    ctx._request_index = {r.id: i for i, r in enumerate(requests)}
+    ctx._granted_start = [-1] * len(requests)
+    ctx._refusal = [None] * len(requests)
+    ctx.reservation_rules = rules
+    for position, request in enumerate(requests):
+        heappush(ctx._events, (request.created, REQUEST, position, 0))
+
+
+def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
+                  rules: ReservationRules | None, tick: int, limit: int | None) -> None:
+    """Record the reservation, tick and queue-limit options used in the run's metadata."""
+    if requests is not None:
+        from schedlab.policies.reservations import ReservationRules
+
+        result.meta["reservation_rules"] = asdict(rules or ReservationRules())
+    if tick:
+        result.meta["tick"] = tick
+    if limit is not None:
+        result.meta["max_queued_per_user"] = limit
 
 
 def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: str) -> Context:
@@ -71,14 +159,21 @@ def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: 
     return ctx
 
 
-def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None):
+def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None, tick: int):
     """Run events until no job is left; returns the (time, busy, queue) series lists."""
     events = ctx._events
     version = ctx._version
     index = ctx._index
     running = ctx.running
     waiting = ctx.waiting
+    pending = ctx.pending_requests
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+    on_request = policy.on_reservation_request
+    inbox = _Inbox(policy) if tick else None
+    if inbox is not None:
+        on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
+    limited = ctx._queue_limit is not None
+    next_tick = -1
     n = len(jobs)
     nxt = 0
     report_every = max(1, n // 200)
@@ -94,31 +189,58 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None)
         if events and events[0][0] <= now:
             now = events[0][0]
         ctx.now = now
-        # 1. finishes
-        while events and events[0][0] == now and events[0][1] == FINISH:
-            _, _, job_id, ver = heappop(events)
-            if version[job_id] != ver:
+        # 1. finishes, then 2. reservation ends and starts (the heap keeps this order)
+        while events and events[0][0] == now and events[0][1] <= RESERVATION_START:
+            _, kind, key, ver = heappop(events)
+            if kind != FINISH:
+                if kind == RESERVATION_END:
+                    ctx._end_reservation(key)
+                else:
+                    ctx._start_reservation(key)
+                continue
+            if version[key] != ver:
                 continue                      # stale: the job was suspended meanwhile
-            job = running[job_id]
+            job = running[key]
             ctx._stop_running(job)
-            i = index[job_id]
+            i = index[key]
             ctx._end[i] = now
             held = now - ctx._start[i] - ctx._suspended_for[i]
             if held < job.runtime:
                 ctx._status[i] = KILLED
             ctx._done += 1
             on_finish(ctx, job)
-        # 2. submissions
+        # 3. submissions
         while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
+            if limited and not ctx._enter_queue(job):
+                continue                      # held back by the per-user queue limit
             waiting[job.id] = job
             on_submit(ctx, job)
-        # 3. wake-ups (several requests for one instant are one wake-up)
-        while events and events[0][0] == now and events[0][1] == WAKE:
-            heappop(events)
-        schedule(ctx)
-        busy = capacity - ctx.free
+        # 4. held jobs released, reservation requests, wake-ups (several are one)
+        while events and events[0][0] == now and events[0][1] >= RELEASE:
+            _, kind, key, _ = heappop(events)
+            if kind == REQUEST:
+                on_request(ctx, ctx._deliver_request(key))
+            elif kind == RELEASE:
+                job = ctx._release_held(key)
+                if job is not None:
+                    waiting[job.id] = job
+                    on_submit(ctx, job)
+        if inbox is None:
+            schedule(ctx)
+            if pending:
+                _undecided(policy, pending, now)
+        else:
+            if now % tick == 0:
+                inbox.deliver(ctx)
+                schedule(ctx)
+                if pending:
+                    _undecided(policy, pending, now)
+            if (waiting or inbox) and next_tick <= now:
+                next_tick = (now // tick + 1) * tick
+                heappush(events, (next_tick, WAKE, -1, 0))
+        busy = capacity - ctx.free - ctx.reserved
         queued = len(waiting)
         if not s_time or s_busy[-1] != busy or s_queue[-1] != queued:
             if s_time and s_time[-1] == now:
@@ -138,6 +260,53 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None)
     if progress is not None:
         progress(ctx._done, n)
     return s_time, s_busy, s_queue
+
+
+class _Inbox:
+    """The policy calls held back until the next tick (Catalina's iteration, Margo et al., §3).
+
+    Between ticks the engine keeps the machine exact (jobs end, reservations
+    start and end, jobs join the queue); the policy hears of it all at the
+    tick, in the same-time order: finishes, submissions, requests.
+    """
+
+    __slots__ = ("policy", "finished", "submitted", "requested")
+
+    def __init__(self, policy: Policy) -> None:
+        self.policy = policy
+        self.finished: list = []
+        self.submitted: list = []
+        self.requested: list = []
+
+    def finish(self, ctx: Context, job) -> None:
+        self.finished.append(job)
+
+    def submit(self, ctx: Context, job) -> None:
+        self.submitted.append(job)
+
+    def request(self, ctx: Context, request) -> None:
+        self.requested.append(request)
+
+    def __bool__(self) -> bool:
+        return bool(self.finished or self.submitted or self.requested)
+
+    def deliver(self, ctx: Context) -> None:
+        """Make every held-back call now."""
+        policy = self.policy
+        for job in self.finished:
+            policy.on_finish(ctx, job)
+        for job in self.submitted:
+            policy.on_submit(ctx, job)
+        for request in self.requested:
+            policy.on_reservation_request(ctx, request)
+        self.finished, self.submitted, self.requested = [], [], []
+
+
+def _undecided(policy: Policy, pending: dict, now: int) -> None:
+    request = next(iter(pending.values()))
+    raise PolicyError(f"policy {policy.name!r} left reservation request {request.id} undecided "
+                      f"after its scheduling pass at {now}: every request must be granted or "
+                      f"refused in the pass that follows its arrival")
 
 
 def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: int,
@@ -166,6 +335,8 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         reject_reasons=dict(ctx._reject_reasons),
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         deadline=deadline, artificial_deadline=artificial,
+        reservations=_reservation_table(ctx),
+        queued=None if ctx._queue_limit is None else np.array(ctx._queued, dtype=np.int64),
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
               "wall_time_s": round(wall, 6), "jobs": len(jobs),
@@ -181,3 +352,21 @@ def _deadline_columns(jobs) -> tuple[np.ndarray | None, np.ndarray | None]:
                         dtype=np.int64)
     artificial = np.array([job.artificial_deadline for job in jobs], dtype=bool)
     return deadline, artificial
+
+
+def _reservation_table(ctx: Context) -> ReservationTable | None:
+    """The fate of every reservation request (None when the run had no requests)."""
+    requests = ctx._requests
+    if requests is None:
+        return None
+    ints = np.array([(r.id, r.created, r.start, r.duration, r.width) for r in requests],
+                    dtype=np.int64).reshape(-1, 5)
+    return ReservationTable(
+        id=ints[:, 0].copy(), created=ints[:, 1].copy(), requested_start=ints[:, 2].copy(),
+        start=np.array(ctx._granted_start, dtype=np.int64), duration=ints[:, 3].copy(),
+        width=ints[:, 4].copy(),
+        status=np.array([0 if reason is None else 1 for reason in ctx._refusal], dtype=np.int8),
+        owner=tuple(r.owner for r in requests),
+        reason=tuple(reason or "" for reason in ctx._refusal),
+        series_time=np.array(ctx._reserved_time, dtype=np.int64),
+        series_reserved=np.array(ctx._reserved_nodes, dtype=np.int64))

@@ -26,6 +26,7 @@ from schedlab.errors import InputError
 from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
 from schedlab.metrics.deadlines import deadline_metrics
+from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
     accepted_jobs,
@@ -234,7 +235,9 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     With ``classes`` the per-class breakdowns by width and run time are
     included under names such as ``width_2_64.avg_wait`` (see
     :mod:`schedlab.metrics.classes`).  A result with deadlines also gets the
-    deadline metrics of :mod:`schedlab.metrics.deadlines`.
+    deadline metrics of :mod:`schedlab.metrics.deadlines`; one with
+    reservation requests or a per-user queue limit the metrics of
+    :mod:`schedlab.metrics.reservations`.
     """
     jobs = accepted_jobs(result)
     metrics: dict[str, float | int] = {}
@@ -244,6 +247,8 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     metrics.update(margo_weighted(jobs))
     metrics.update(capacity_metrics(result, jobs))
     metrics.update(deadline_metrics(result))
+    metrics.update(reservation_metrics(result, observation_window(jobs)))
+    metrics.update(queue_limit_metrics(result))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics

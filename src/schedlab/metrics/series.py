@@ -93,15 +93,54 @@ def series_window(result: Result) -> tuple[int, int]:
 
 
 def utilization_series(result: Result, step: float | None = None,
-                       window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+                       window: tuple[float, float] | None = None, *,
+                       count_reserved: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Fraction of processors in use over time (Margo et al., §6, Graphs 6–7).
 
     Without ``step`` the settled step function itself is returned (times,
     busy / N).  With ``step`` it is resampled to bin means over ``window``
-    (default: the span of the recorded series).
+    (default: the span of the recorded series).  ``count_reserved`` counts
+    the processors held by advance reservations as used, as Margo et al.
+    do in Graphs 6–7.
     """
-    busy = np.asarray(result.series_busy, dtype=np.float64) / result.processors
-    return _shape(result, busy, step, window)
+    times = np.asarray(result.series_time)
+    busy = np.asarray(result.series_busy, dtype=np.float64)
+    if count_reserved and result.reservations is not None:
+        times, busy = add_step_functions(times, busy, result.reservations.series_time,
+                                         result.reservations.series_reserved)
+    return _shape_series(times, busy / result.processors, step,
+                         window if window is not None else series_window(result))
+
+
+def reserved_series(result: Result, step: float | None = None,
+                    window: tuple[float, float] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Processors held by advance reservations over time (Margo et al., §6).
+
+    Same conventions as :func:`utilization_series` (a count of processors,
+    not a fraction); empty for a run without reservations.
+    """
+    table = result.reservations
+    if table is None:
+        return np.array([], dtype=np.int64), np.array([], dtype=np.int64)
+    return _shape_series(np.asarray(table.series_time), np.asarray(table.series_reserved),
+                         step, window if window is not None else series_window(result))
+
+
+def add_step_functions(times_a: np.ndarray, values_a: np.ndarray, times_b: np.ndarray,
+                       values_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sum of two step functions, on the union of their (settled) breakpoints."""
+    times_a, values_a = settle(times_a, values_a)
+    times_b, values_b = settle(times_b, values_b)
+    times = np.union1d(times_a, times_b)
+    return times, _value_at(times_a, values_a, times) + _value_at(times_b, values_b, times)
+
+
+def _value_at(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A settled step function's value at each time of ``at`` (0 before its first entry)."""
+    index = np.searchsorted(times, at, side="right") - 1
+    inside = index >= 0
+    return np.where(inside, np.asarray(values, dtype=np.float64)[np.maximum(index, 0)]
+                    if len(values) else 0.0, 0.0)
 
 
 def queue_series(result: Result, step: float | None = None,
@@ -110,14 +149,13 @@ def queue_series(result: Result, step: float | None = None,
 
     Same conventions as :func:`utilization_series`.
     """
-    return _shape(result, np.asarray(result.series_queue), step, window)
+    return _shape_series(np.asarray(result.series_time), np.asarray(result.series_queue), step,
+                         window if window is not None else series_window(result))
 
 
-def _shape(result: Result, values: np.ndarray, step: float | None,
-           window: tuple[float, float] | None) -> tuple[np.ndarray, np.ndarray]:
-    """Return a result series settled, or resampled to ``step`` over ``window``."""
-    times = np.asarray(result.series_time)
+def _shape_series(times: np.ndarray, values: np.ndarray, step: float | None,
+                  window: tuple[float, float]) -> tuple[np.ndarray, np.ndarray]:
+    """A step function settled, or resampled to ``step`` over ``window``."""
     if step is None:
         return settle(times, values)
-    t0, t1 = window if window is not None else series_window(result)
-    return bin_means(times, values, step, t0, t1)
+    return bin_means(times, values, step, *window)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, in_order
+from schedlab.policies.reservations import CatalinaReservations, decide_requests, queue_plan
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -75,7 +76,7 @@ def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
     return shadow, available - width
 
 
-class EasyBackfilling(_Ordered):
+class EasyBackfilling(CatalinaReservations, _Ordered):
     """EASY backfilling: only the first waiting job that cannot start gets a reservation.
 
     Jobs start from the head of the ordered queue while they fit.  The first
@@ -86,14 +87,24 @@ class EasyBackfilling(_Ordered):
     it is allowed) or uses no more than the remaining extra processors.
     The reservation is recomputed at every pass, so an early finish moves it
     forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2).
+
+    With advance reservations granted (Margo et al.) the same rules run on
+    an availability profile that holds them (:meth:`_backfill_around`).
+    Reservation requests are decided first, against the plan that gives
+    every waiting job a reservation (:func:`~schedlab.policies.reservations.queue_plan`).
     """
 
     family = "easy"
 
     def schedule(self, ctx: Context) -> None:
+        if ctx.pending_requests:
+            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
         if ctx.free == 0 or not ctx.waiting:
             return
         queue = in_order(ctx.waiting.values(), self.order)
+        if ctx.has_reservations:
+            self._backfill_around(ctx, queue)
+            return
         position = 0
         for job in queue:
             if job.width > ctx.free:
@@ -122,8 +133,44 @@ class EasyBackfilling(_Ordered):
             if free == 0:
                 return
 
+    @staticmethod
+    def _backfill_around(ctx: Context, queue: list[Job]) -> None:
+        """EASY on a profile that holds the granted reservations (Margo et al., §2).
 
-class ConservativeBackfilling(_Ordered):
+        A job may start now only if its processors stay free until its
+        expected end (now + estimate) — no job runs into a reservation.  The
+        first job that cannot start gets the earliest start where it fits
+        (its shadow time, reservations accounted for) and is reserved there;
+        every later job starts if it fits now around all of that.  Without
+        reservations this is exactly the shadow-time / extra-processors rule:
+        on a profile of running jobs alone the free processors only grow, so
+        a job fits until the shadow time iff it fits now, and beyond it iff
+        it also fits in the extra processors.
+        """
+        profile = ctx.profile()
+        now = ctx.now
+        position = 0
+        for job in queue:
+            end = now + job.estimate
+            if job.width > ctx.free or profile.min_free(now, end) < job.width:
+                break
+            ctx.start(job)
+            profile.reserve(now, job.estimate, job.width)
+            position += 1
+        if position == len(queue) or ctx.free == 0:
+            return
+        head = queue[position]
+        profile.place(head.width, head.estimate, now)
+        for job in queue[position + 1:]:
+            if job.width > ctx.free or profile.min_free(now, now + job.estimate) < job.width:
+                continue
+            ctx.start(job)
+            profile.reserve(now, job.estimate, job.width)
+            if ctx.free == 0:
+                return
+
+
+class ConservativeBackfilling(CatalinaReservations, _Ordered):
     """Conservative backfilling: every job gets a reservation when it arrives.
 
     The policy keeps an availability :class:`~schedlab.engine.profile.Profile`
@@ -138,7 +185,12 @@ class ConservativeBackfilling(_Ordered):
     Under ``overrun="extend"`` a job can hold its processors past its
     expected end, so a booked start may not be possible when it comes; then
     the whole plan is rebuilt from the machine as it is, in queue order, and
-    the "never later" promise does not hold for the jobs it moves.
+    the "never later" promise does not hold for the jobs it moves.  The same
+    happens when a booked start passes between two scheduling ticks.
+
+    Granted advance reservations are booked in the same profile, so jobs are
+    placed around them; a request is decided after every waiting job has
+    its reservation (Catalina, Margo et al., §2).
     """
 
     family = "conservative"
@@ -173,6 +225,8 @@ class ConservativeBackfilling(_Ordered):
             self._rebuild(ctx)
             due = [job for job in ctx.waiting.values() if booked[job.id] == now]
             profile = self._profile
+        if ctx.pending_requests:
+            decide_requests(ctx, profile)
         for job in due:
             del booked[job.id]
             self._booked_end[job.id] = now + job.estimate

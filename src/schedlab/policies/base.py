@@ -3,7 +3,9 @@
 A policy reacts to three calls from the engine (ARCHITECTURE.md, "Policy"):
 ``on_submit`` (may reject the job), ``on_finish`` and ``schedule`` — the
 latter once per instant, after all finishes and submissions of that instant.
-It acts only through the :class:`~schedlab.engine.context.Context`.
+A fourth, ``on_reservation_request``, hands it an advance-reservation
+request (Margo et al.; docs/reservations.md).  It acts only through the
+:class:`~schedlab.engine.context.Context`.
 
 Parameters follow one convention: they are keyword arguments of
 ``__init__`` stored under the same name, without logic, so that
@@ -20,6 +22,10 @@ from schedlab.errors import InputError
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.workload.job import Job
+    from schedlab.workload.reservations import Reservation
+
+#: Why the base policy refuses every reservation request.
+UNSUPPORTED = "unsupported"
 
 
 class Policy:
@@ -35,6 +41,15 @@ class Policy:
 
     def schedule(self, ctx: Context) -> None:
         """Decide what starts now; called once per instant after all its events."""
+
+    def on_reservation_request(self, ctx: Context, request: Reservation) -> None:
+        """A reservation request arrived (it is in ``ctx.pending_requests``).
+
+        The policy must ``ctx.grant(request, start)`` or ``ctx.refuse(request,
+        reason)`` here or in the scheduling pass that follows.  By default it
+        is refused with the reason ``"unsupported"``.
+        """
+        ctx.refuse(request, UNSUPPORTED)
 
     def statistics(self) -> dict[str, Any]:
         """Policy-specific statistics reported with the result (e.g. dynP's switches)."""

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, TIMED_ORDERINGS, in_order_at
+from schedlab.policies.reservations import CatalinaReservations, decide_requests
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -50,7 +51,7 @@ def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]
     return [place(job.width, job.estimate, now) for job in jobs]
 
 
-class PlanningScheduler(Policy):
+class PlanningScheduler(CatalinaReservations, Policy):
     """Planning-based scheduling with a fixed ordering (Streit 2002, §5).
 
     ``order`` is ``fcfs``, ``sjf``, ``ljf`` or ``lxf`` (largest expansion
@@ -62,7 +63,12 @@ class PlanningScheduler(Policy):
 
     Under ``overrun="extend"`` a job may hold its processors past its
     expected end, so a planned start can be impossible when it comes; the
-    plan is then rebuilt from the machine as it is.
+    plan is then rebuilt from the machine as it is.  So it is when a planned
+    start passes between two scheduling ticks.
+
+    Granted advance reservations belong to the fixed part of the schedule;
+    a request is decided against the plan once every waiting job is in it
+    (Catalina, Margo et al., §2).
     """
 
     family = "plan"
@@ -92,6 +98,8 @@ class PlanningScheduler(Policy):
         if self._replan or self._arrivals:
             self._update_plan(ctx)
             self._promise_arrivals(ctx)
+        if ctx.pending_requests:
+            decide_requests(ctx, self._current_plan(ctx))
         self._start_due(ctx)
         self._wake_for_next_start(ctx)
 
@@ -109,8 +117,9 @@ class PlanningScheduler(Policy):
         """The part of the schedule that no policy order moves, from now on.
 
         The running jobs until their expected ends (Streit 2002, §5: the
-        rebuild places the running jobs first).  This is where advance
-        reservations join the schedule: the policy has no influence on them.
+        rebuild places the running jobs first) and the granted advance
+        reservations: "the scheduling policy has no influence on
+        reservations" (§5).
         """
         return ctx.profile()
 
@@ -140,6 +149,14 @@ class PlanningScheduler(Policy):
         heapify(self._starts)
         self._replan = False
 
+    def _current_plan(self, ctx: Context) -> Profile:
+        """The plan's profile from now; rebuilt first if there is none or a start is overdue."""
+        if self._profile is None or (self._starts and self._starts[0][0] < ctx.now):
+            self.rebuild(ctx)
+        else:
+            self._profile.discard_before(ctx.now)
+        return self._profile
+
     def _insert_arrivals(self, ctx: Context) -> None:
         """Place each new job at its earliest fit around the plan, in arrival order."""
         profile = self._profile
@@ -164,10 +181,13 @@ class PlanningScheduler(Policy):
         running job until its expected end, and a job that ends earlier
         triggers a rebuild.  Under ``"extend"`` an overrunning job can still
         hold processors the plan gave away; the plan is rebuilt from the
-        machine as it is, which puts only fitting jobs at now.
+        machine as it is, which puts only fitting jobs at now.  A start that
+        passed between two scheduling ticks makes the plan stale too (the
+        job would run past its slot): the plan is rebuilt as well.
         """
+        late = bool(self._starts) and self._starts[0][0] < ctx.now
         due = self._pop_due(ctx.now)
-        if sum(ctx.waiting[job_id].width for job_id in due) > ctx.free:
+        if late or sum(ctx.waiting[job_id].width for job_id in due) > ctx.free:
             self.rebuild(ctx)
             due = self._pop_due(ctx.now)
         jobs = [ctx.waiting[job_id] for job_id in due]

@@ -1,0 +1,213 @@
+"""Advance reservations with Catalina semantics and throttling (Margo et al.).
+
+One implementation shared by EASY, conservative backfilling and the
+planning-based policies (docs/reservations.md):
+
+* **Catalina semantics** (Margo et al., §2): "the scheduler ... allows users
+  to create reservations only after all eligible jobs have been given
+  reservations.  This means that the existing job queue is not affected by
+  user-settable reservations."  A request is therefore decided in the
+  scheduling pass after its arrival, against the policy's *full plan*: the
+  running jobs, the reservations granted before, and a reservation for every
+  waiting job (:func:`decide_requests`).  Conservative backfilling and the
+  planning-based policies keep that plan anyway; for EASY it is built for
+  the occasion (:func:`queue_plan`).
+* **Placement**: the reservation is granted at the requested start if the
+  plan has its processors free for its whole duration, otherwise rejected
+  (``placement="exact"``, the default), or moved to the earliest start from
+  the requested one where it fits (``placement="earliest"``).
+* **Throttling** (§2): "the total node-seconds of user-settable
+  reservations within any sliding 7 day period must not exceed 256 nodes *
+  12 hours" (``cap``, ``window``); the paper's future work (§7–8) adds a
+  minimum duration and a minimum advance notice.  Every refusal carries a
+  reason code, counted in the metrics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterable, Sequence
+
+from schedlab.errors import InputError
+from schedlab.policies.base import check_choice
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.engine.profile import Profile
+    from schedlab.workload.job import Job
+    from schedlab.workload.reservations import Reservation
+
+HOUR = 3600
+WEEK = 7 * 24 * HOUR
+#: Margo et al., §2: "256 nodes * 12 hours worth of node-seconds" per sliding week.
+PAPER_CAP = 256 * 12 * HOUR
+PLACEMENTS = ("exact", "earliest")
+
+# Reasons for refusing a request (``Result.reservations.reason``).
+TOO_SHORT = "too_short"
+SHORT_NOTICE = "short_notice"
+START_PASSED = "start_passed"
+OVER_CAP = "over_cap"
+BUSY = "busy"
+#: Every reason this module gives, with its meaning (docs/reservations.md).
+REASONS = {
+    TOO_SHORT: "shorter than the minimum duration",
+    SHORT_NOTICE: "asked for less than the minimum advance notice before its start",
+    START_PASSED: "the requested start had passed when the scheduler saw the request "
+                  "(exact placement, scheduling ticks)",
+    OVER_CAP: "would raise the reserved node-seconds of some sliding window above the cap",
+    BUSY: "the processors are not free at the requested time in the full plan "
+          "(exact placement)",
+}
+
+
+@dataclass(frozen=True)
+class ReservationRules:
+    """How requests are placed and throttled (Margo et al., §2, §7–8).
+
+    ``placement``: ``"exact"`` (requested start or rejection) or
+    ``"earliest"`` (the earliest fit from the requested start).  ``cap``:
+    the most node-seconds of granted reservations any window of ``window``
+    seconds may hold, ``None`` for no cap (:data:`PAPER_CAP` is the paper's,
+    on a sliding week).  ``min_duration`` and ``min_notice`` (seconds)
+    refuse short reservations and short-notice requests.
+    """
+
+    placement: str = "exact"
+    cap: int | None = None
+    window: int = WEEK
+    min_duration: int = 0
+    min_notice: int = 0
+
+    def __post_init__(self) -> None:
+        check_choice("ReservationRules", "placement", self.placement, PLACEMENTS)
+        for name, low in (("window", 1), ("min_duration", 0), ("min_notice", 0)):
+            _check_int(name, getattr(self, name), low)
+        if self.cap is not None:
+            _check_int("cap", self.cap, 0)
+
+    @classmethod
+    def paper_throttle(cls, **changes) -> ReservationRules:
+        """The paper's throttling policy: at most 256 nodes x 12 h in any sliding 7 days."""
+        return cls(**{"cap": PAPER_CAP, **changes})
+
+
+def _check_int(name: str, value: object, low: int) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise InputError(f"The {name!r} parameter of ReservationRules must be an int in "
+                         f"[{low}, inf). Got {value!r} instead.", field=name)
+
+
+class CatalinaReservations:
+    """Mixin for policies that take reservation requests with Catalina semantics.
+
+    The request stays pending at its arrival; the policy's next scheduling
+    pass places every job in its plan first and then calls
+    :func:`decide_requests` (Margo et al., §2).
+    """
+
+    def on_reservation_request(self, ctx: Context, request: Reservation) -> None:
+        """Keep the request pending: it is decided after the jobs are placed (Catalina)."""
+
+
+def decide_requests(ctx: Context, plan: Profile) -> None:
+    """Grant or refuse every pending request, in arrival order, against the full ``plan``.
+
+    ``plan`` is the availability profile from now with the running jobs,
+    the reservations already granted and a reservation for every eligible
+    waiting job; each granted request is reserved in it, so a later request
+    of the same pass sees it.
+    """
+    rules = ctx.reservation_rules or ReservationRules()
+    for request in list(ctx.pending_requests.values()):
+        start, reason = place_request(request, plan, ctx.now, rules,
+                                      ctx.granted_reservations())
+        if reason is not None:
+            ctx.refuse(request, reason)
+            continue
+        ctx.grant(request, start)
+        plan.reserve(start, request.duration, request.width)
+
+
+def place_request(request: Reservation, plan: Profile, now: int, rules: ReservationRules,
+                  granted: Sequence[tuple[int, int, int]]) -> tuple[int, str | None]:
+    """Where a request goes: ``(start, None)``, or ``(-1, reason)`` when it is refused.
+
+    The checks run in this order: minimum duration, minimum notice, a
+    requested start already past (exact placement), the placement (the
+    requested start, or with ``"earliest"`` the earliest fit in ``plan`` from
+    ``max(requested start, now)``), the sliding-window cap at that start,
+    and last, for exact placement, whether ``plan`` has the processors free.
+    ``granted`` holds ``(start, duration, width)`` of every reservation
+    granted so far.
+    """
+    if request.duration < rules.min_duration:
+        return -1, TOO_SHORT
+    if request.notice < rules.min_notice:
+        return -1, SHORT_NOTICE
+    if rules.placement == "exact":
+        if request.start < now:
+            return -1, START_PASSED
+        start = request.start
+    else:
+        start = plan.earliest_fit(request.width, request.duration, max(request.start, now))
+    if rules.cap is not None and over_cap(start, request.duration, request.width, granted,
+                                          rules.window, rules.cap):
+        return -1, OVER_CAP
+    if rules.placement == "exact" and \
+            plan.min_free(start, start + request.duration) < request.width:
+        return -1, BUSY
+    return start, None
+
+
+def over_cap(start: int, duration: int, width: int, granted: Iterable[tuple[int, int, int]],
+             window: int, cap: int) -> bool:
+    """Whether adding ``[start, start + duration)`` x ``width`` breaks the sliding-window cap.
+
+    The cap (Margo et al., §2) bounds, for *every* window ``[t, t + window)``,
+    the node-seconds of granted reservations inside it: the sum over
+    reservations of width x the length of their overlap with the window.
+    Only windows that overlap the new reservation can change; see
+    :func:`peak_window_load`.
+    """
+    end = start + duration
+    near = [(s, s + d, w) for s, d, w in granted if s < end + window and s + d > start - window]
+    near.append((start, end, width))
+    return peak_window_load(near, window, start - window, end) > cap
+
+
+def peak_window_load(intervals: Sequence[tuple[int, int, int]], window: int, lo: int,
+                     hi: int) -> int:
+    """Largest node-seconds inside ``[t, t + window)`` over window starts ``t`` in ``[lo, hi]``.
+
+    ``intervals`` are ``(start, end, width)``.  The load is piecewise linear
+    in ``t`` and changes slope only where a window edge meets an interval
+    edge, so its maximum is at ``lo``, ``hi`` or some ``start``, ``end``,
+    ``start - window`` or ``end - window`` in between.
+    """
+    candidates = {lo, hi}
+    for s, e, _ in intervals:
+        candidates.update(t for t in (s, e, s - window, e - window) if lo <= t <= hi)
+    return max(window_load(intervals, t, window) for t in candidates)
+
+
+def window_load(intervals: Iterable[tuple[int, int, int]], t: int, window: int) -> int:
+    """Node-seconds of ``(start, end, width)`` intervals inside ``[t, t + window)``."""
+    top = t + window
+    return sum(w * (min(e, top) - max(s, t)) for s, e, w in intervals if s < top and e > t)
+
+
+def queue_plan(ctx: Context, queue: Iterable[Job]) -> Profile:
+    """EASY's full plan for Catalina: the profile with every waiting job given a reservation.
+
+    EASY itself protects only its first waiting job.  To grant a request
+    "only after all eligible jobs have been given reservations" (Margo et
+    al., §2) every waiting job is placed, in EASY's queue order, at its
+    earliest fit around the running jobs and the granted reservations — the
+    reservations conservative backfilling would give them now.
+    """
+    plan = ctx.profile()
+    now = ctx.now
+    for job in queue:
+        plan.place(job.width, job.estimate, now)
+    return plan
