@@ -2,6 +2,7 @@
 
     python bench/deadline_bench.py [--trace PATH] [--jobs 5000] [--load 1.6] [--repeat 3]
                                    [--sizes 10,30,100,300,1000] [--skip-runs] [--skip-decisions]
+                                   [--sensitivity]
 
 What it measures (bench/DEADLINES.md records the numbers and the conditions):
 
@@ -29,6 +30,8 @@ What it measures (bench/DEADLINES.md records the numbers and the conditions):
   trace is read and the deadlines assigned once, outside the timing), with
   the share of unadmitted jobs and processor-seconds and the utilization
   beside.
+* **Parameters** (``--sensitivity``): QoPS with K = 0, 1, 5, 20, 50 and MRT
+  with 0, 10, 100 backtracks, each with EDF and LLF, on the same workload.
 
 Prints Markdown tables.  The machine may be shared; the 1-minute load
 average is printed with each table.
@@ -226,6 +229,33 @@ def print_samples(samples: dict[str, list[tuple[int, float]]]) -> None:
         print(f"| {label} | " + " | ".join(cells) + " |")
 
 
+SENSITIVITY = ([{"name": "qops", "k": k, "heuristic": h} for h in ("edf", "llf")
+                for k in (0, 1, 5, 20, 50)]
+               + [{"name": "mrt", "backtracks": b, "heuristic": h} for h in ("edf", "llf")
+                  for b in (0, 10, 100)])
+
+
+def print_sensitivity(workload) -> None:
+    """Unadmitted shares and run time of QoPS and MRT over their parameters (one run each)."""
+    from schedlab.engine.simulator import run
+    from schedlab.metrics import compute_metrics
+    from schedlab.policies.registry import make_policy
+
+    print(f"\n### Parameters of QoPS and MRT on the same workload (load average "
+          f"{load_average()})\n")
+    print("| policy | parameters | wall s | unadmitted jobs % | unadmitted proc-s % | "
+          "utilization |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for spec in SENSITIVITY:
+        began = time.perf_counter()
+        result = run(workload, make_policy(spec))
+        wall = time.perf_counter() - began
+        metrics = compute_metrics(result, classes=False)
+        params = ", ".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+        print(f"| {spec['name']} | {params} | {wall:.2f} | {metrics['rejected_pct']:.1f} | "
+              f"{metrics['rejected_area_pct']:.1f} | {metrics['utilization']:.3f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trace", type=Path, default=DEFAULT_TRACE)
@@ -235,6 +265,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="10,30,100,300,1000")
     parser.add_argument("--skip-runs", action="store_true")
     parser.add_argument("--skip-decisions", action="store_true")
+    parser.add_argument("--sensitivity", action="store_true",
+                        help="also run QoPS and MRT over K, backtracks and heuristics")
     args = parser.parse_args()
     if not args.trace.exists():
         sys.exit(f"no trace at {args.trace} (give --trace)")
@@ -247,6 +279,8 @@ def main() -> None:
         rows, samples = time_runs(workload, args.repeat)
         print_runs(rows, workload)
         print_samples(samples)
+    if args.sensitivity:
+        print_sensitivity(workload)
 
 
 if __name__ == "__main__":
