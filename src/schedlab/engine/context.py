@@ -124,10 +124,20 @@ class Context:
         Granted reservations are in it: those holding processors until their
         end, those still to come on their whole interval.
         """
-        profile = Profile.from_releases(self.processors, self.now, self.releases())
+        if not self._future:
+            return Profile.from_releases(self.processors, self.now, self.releases())
+        changes = list(self.releases())
         for start, duration, width in self._future.values():
-            profile.reserve(start, duration, width)
-        return profile
+            changes += ((start, -width), (start + duration, width))
+        try:
+            return Profile.from_changes(self.processors, self.now, self.free, changes)
+        except ValueError as err:
+            raise PolicyError(f"policy {self.policy_name!r} has jobs running into a granted "
+                              f"reservation at time {self.now}: {err}") from None
+
+    def next_reservation_start(self) -> int | None:
+        """The earliest start of a granted reservation still to come (None: there is none)."""
+        return min((start for start, _, _ in self._future.values()), default=None)
 
     def granted_reservations(self) -> list[tuple[int, int, int]]:
         """``(start, duration, width)`` of every reservation granted so far, past ones too."""

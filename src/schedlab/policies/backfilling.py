@@ -89,9 +89,13 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
     forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2).
 
     With advance reservations granted (Margo et al.) the same rules run on
-    an availability profile that holds them (:meth:`_backfill_around`).
-    Reservation requests are decided first, against the plan that gives
-    every waiting job a reservation (:func:`~schedlab.policies.reservations.queue_plan`).
+    an availability profile that holds them (:meth:`_backfill_around`) —
+    unless no reservation still to come starts before every waiting job and
+    the head's reservation would end: then the reservations cannot matter
+    (those holding processors now are among the releases) and the shadow
+    time alone decides.  Reservation requests are decided first, against
+    the plan that gives every waiting job a reservation
+    (:func:`~schedlab.policies.reservations.queue_plan`).
     """
 
     family = "easy"
@@ -102,7 +106,9 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
         if ctx.free == 0 or not ctx.waiting:
             return
         queue = in_order(ctx.waiting.values(), self.order)
-        if ctx.has_reservations:
+        reserved_from = ctx.next_reservation_start() if ctx.has_reservations else None
+        if reserved_from is not None and \
+                ctx.now + max(job.estimate for job in queue) > reserved_from:
             self._backfill_around(ctx, queue)
             return
         position = 0
@@ -115,6 +121,9 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             return
         head = queue[position]
         shadow, extra = shadow_and_extra(ctx, head.width)
+        if reserved_from is not None and shadow + head.estimate > reserved_from:
+            self._backfill_around(ctx, queue[position:])
+            return
         now = ctx.now
         free = ctx.free
         for job in queue[position + 1:]:
@@ -145,29 +154,37 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
         reservations this is exactly the shadow-time / extra-processors rule:
         on a profile of running jobs alone the free processors only grow, so
         a job fits until the shadow time iff it fits now, and beyond it iff
-        it also fits in the extra processors.
+        it also fits in the extra processors.  The profile is built only
+        once some job fits in the processors free now; each candidate is
+        checked with one bisection (:class:`~schedlab.engine.profile.FitLimits`).
         """
+        free = ctx.free
+        if all(job.width > free for job in queue):
+            return
         profile = ctx.profile()
+        limits = profile.fit_limits()
         now = ctx.now
         position = 0
         for job in queue:
-            end = now + job.estimate
-            if job.width > ctx.free or profile.min_free(now, end) < job.width:
+            if job.width > ctx.free or not limits.fits(job.width, job.estimate):
                 break
             ctx.start(job)
             profile.reserve(now, job.estimate, job.width)
+            limits = profile.fit_limits()
             position += 1
         if position == len(queue) or ctx.free == 0:
             return
         head = queue[position]
         profile.place(head.width, head.estimate, now)
+        limits = profile.fit_limits()
         for job in queue[position + 1:]:
-            if job.width > ctx.free or profile.min_free(now, now + job.estimate) < job.width:
+            if job.width > ctx.free or not limits.fits(job.width, job.estimate):
                 continue
             ctx.start(job)
-            profile.reserve(now, job.estimate, job.width)
             if ctx.free == 0:
                 return
+            profile.reserve(now, job.estimate, job.width)
+            limits = profile.fit_limits()
 
 
 class ConservativeBackfilling(CatalinaReservations, _Ordered):
