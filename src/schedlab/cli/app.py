@@ -22,6 +22,7 @@ from schedlab.cli.generate import generate
 from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies
 from schedlab.cli.report import report
+from schedlab.cli.reproduce import reproduce_app
 from schedlab.cli.results import results
 from schedlab.cli.simulate import simulate
 from schedlab.cli.sweep import sweep
@@ -62,6 +63,7 @@ for name, command in (("simulate", simulate), ("compare", compare), ("analyze", 
                       ("plot", plot), ("report", report)):
     app.command(name)(guarded(command))
 app.add_typer(traces_app(guarded))
+app.add_typer(reproduce_app(guarded))
 
 
 def main() -> None:

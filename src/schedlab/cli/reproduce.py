@@ -1,0 +1,66 @@
+"""``schedlab reproduce``: run a paper's evaluation and put our numbers beside the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Callable, Optional
+
+import typer
+from rich.table import Table
+
+from schedlab.cli.common import console
+from schedlab.cli.sweep import SweepProgress, choose_executor
+
+
+def reproduce_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
+    """The ``reproduce`` command group, each command wrapped by the CLI's error ``guard``."""
+    group = typer.Typer(name="reproduce", no_args_is_help=True,
+                        help="Reproduce the evaluation of a source paper.")
+    group.command("list")(guard(list_recipes))
+    group.command("run")(guard(run_recipe))
+    return group
+
+
+def list_recipes() -> None:
+    """Show every recipe: its name, the paper and what it runs."""
+    from schedlab.experiments.recipes import RECIPE_MODULES, get_recipe
+
+    table = Table(title="schedlab reproduction recipes")
+    table.add_column("name", style="bold")
+    table.add_column("paper")
+    table.add_column("what it runs")
+    for name in sorted(RECIPE_MODULES):
+        recipe = get_recipe(name)
+        table.add_row(name, recipe.paper, recipe.description)
+    console.print(table)
+
+
+def run_recipe(
+    name: Annotated[str, typer.Argument(help="The recipe (see 'schedlab reproduce list').")],
+    out: Annotated[Optional[Path], typer.Option(
+        help="Experiment directory (default: reproduce-NAME, or reproduce-NAME-reduced).")]
+        = None,
+    reduced: Annotated[bool, typer.Option(
+        "--reduced", help="The CI-sized version: fewer jobs, points and seeds.")] = False,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-j", help="Worker processes (default: every core; 1 runs in this process).")]
+        = None,
+    dask: Annotated[Optional[str], typer.Option(
+        "--dask", help="Run on Dask: 'tcp://HOST:PORT' or 'local'.")] = None,
+) -> None:
+    """Run (or resume) a recipe, then write its tables, figures and the findings table."""
+    from schedlab.experiments.recipes import findings_markdown, reproduce
+
+    exp_dir = out if out is not None else Path(f"reproduce-{name}" + ("-reduced" if reduced
+                                                                      else ""))
+    executor, workers = choose_executor(jobs, dask)
+    progress = SweepProgress(f"{name}{' (reduced)' if reduced else ''}")
+    try:
+        reproduction = reproduce(name, exp_dir, reduced=reduced, executor=executor,
+                                 jobs=workers, dask_address=dask, observer=progress)
+    finally:
+        progress.close()
+    console.print(findings_markdown(reproduction), markup=False, highlight=False,
+                  soft_wrap=True)
+    for label, path in {**reproduction.tables, **reproduction.figures}.items():
+        console.print(f"{label}: {path}", markup=False, highlight=False, soft_wrap=True)

@@ -1,0 +1,114 @@
+"""Paper reproductions: one runnable recipe per source paper.
+
+A recipe is an experiment (the same mapping an experiment TOML file holds)
+plus a summary step that turns the stored results into the paper's tables
+and figures, side by side with the paper's published numbers.  Every recipe
+has a full form (the paper's ranges) and a reduced form small enough for
+CI, which must still show the paper's qualitative findings.
+
+    schedlab reproduce list
+    schedlab reproduce run dynp --out out/dynp            # the full evaluation
+    schedlab reproduce run dynp --out out/dynp --reduced  # the CI-sized one
+
+A recipe module defines a module-level ``RECIPE`` (:class:`Recipe`); it is
+found by name in :data:`RECIPE_MODULES`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from schedlab.errors import InputError
+
+#: Recipe name -> module (imported only when the recipe is used).
+RECIPE_MODULES: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One claim of a paper checked against our results.
+
+    ``paper`` and ``ours`` are short texts with the numbers; ``holds`` says
+    whether our results show the same thing (None when it cannot be judged
+    from the runs made, e.g. in the reduced form).
+    """
+
+    claim: str
+    paper: str
+    ours: str
+    holds: bool | None
+    note: str = ""
+
+
+@dataclass
+class Reproduction:
+    """What a recipe's summary step produced (files are inside the experiment directory)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    tables: dict[str, Path] = field(default_factory=dict)     # name -> CSV or Markdown file
+    figures: dict[str, Path] = field(default_factory=dict)    # name -> PNG file
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A paper's evaluation as an experiment plus a summary step."""
+
+    name: str
+    paper: str
+    description: str
+    experiment: Callable[[bool], Mapping[str, Any]]        # reduced -> experiment mapping
+    summarize: Callable[[Path, bool], Reproduction]        # (experiment dir, reduced)
+
+
+def register(name: str, module: str) -> None:
+    """Make the recipe ``RECIPE`` of ``module`` known under ``name``."""
+    RECIPE_MODULES[name] = module
+
+
+def get_recipe(name: str) -> Recipe:
+    """The recipe called ``name``; an :class:`InputError` naming the known ones otherwise."""
+    module = RECIPE_MODULES.get(name)
+    if module is None:
+        known = ", ".join(sorted(RECIPE_MODULES)) or "none"
+        raise InputError(f"unknown recipe {name!r} (recipes: {known})", field="recipe")
+    return importlib.import_module(module).RECIPE
+
+
+def findings_markdown(reproduction: Reproduction) -> str:
+    """The findings as a Markdown table: claim | paper | ours | holds."""
+    marks = {True: "yes", False: "no", None: "n/a"}
+    lines = ["| finding | paper | schedlab | same? | note |", "| --- | --- | --- | --- | --- |"]
+    for f in reproduction.findings:
+        lines.append(f"| {f.claim} | {f.paper} | {f.ours} | {marks[f.holds]} | {f.note} |")
+    return "\n".join(lines) + "\n"
+
+
+def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: str = "pool",
+              jobs: int | None = None, dask_address: str | None = None,
+              observer: Any = None) -> Reproduction:
+    """Run (or resume) a recipe's sweep in ``out``, then write its tables and figures.
+
+    ``executor``, ``jobs``, ``dask_address`` and ``observer`` are those of
+    :func:`~schedlab.experiments.run_sweep`.  The findings table is written
+    to ``out/reproduction/findings.md``.  A run that fails stops the summary
+    with an :class:`InputError` listing it (its error is in the store).
+    """
+    from schedlab.experiments import run_sweep
+    from schedlab.output import atomic_write_text
+
+    recipe = get_recipe(name)
+    out = Path(out)
+    summary = run_sweep(dict(recipe.experiment(reduced)), out, executor=executor, jobs=jobs,
+                        dask_address=dask_address, observer=observer)
+    if summary.failures:
+        first, error = next(iter(summary.failures.items()))
+        raise InputError(f"{len(summary.failures)} run(s) of recipe {name!r} failed "
+                         f"(first: {first}: {error})", file=str(out))
+    reproduction = recipe.summarize(out, reduced)
+    path = out / "reproduction" / "findings.md"
+    atomic_write_text(path, findings_markdown(reproduction))
+    reproduction.tables.setdefault("findings", path)
+    return reproduction
