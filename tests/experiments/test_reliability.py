@@ -47,7 +47,7 @@ def test_a_sweep_stopped_by_ctrl_c_and_by_kill_9_resumes_with_every_run_exactly_
     assert process.returncode == 130, stderr
     after_interrupt = stored_rows(out)
     assert 2 <= len(after_interrupt) < MEDIUM_RUNS
-    assert stderr == (f"schedlab: interrupted; {len(after_interrupt)} runs were stored in {out}. "
+    assert stderr == (f"schedlab: interrupted; {len(after_interrupt)} runs are stored in {out}. "
                       f"Run the same command again to resume.\n")     # no worker tracebacks
 
     process = start_sweep(path, out)

@@ -84,14 +84,28 @@ def sweep(
                             dask_address=dask, retry_failed=retry_failed, observer=progress)
     except KeyboardInterrupt:
         progress.close()
-        err_console.print(f"schedlab: interrupted; {progress.finished + progress.failed} runs "
-                          f"were stored in {exp_dir}. Run the same command again to resume.",
+        err_console.print(f"schedlab: interrupted; {stored_runs(exp_dir)} runs are stored in "
+                          f"{exp_dir}. Run the same command again to resume.",
                           markup=False, highlight=False)
         raise typer.Exit(EXIT_INTERRUPTED) from None
     progress.close()
     report(summary)
     if summary.failures:
         raise typer.Exit(1)
+
+
+def stored_runs(exp_dir: Path) -> int:
+    """Runs stored in the experiment directory (0 when the sweep stopped before creating it)."""
+    from schedlab.experiments.store import DATABASE, stored_rows
+
+    import sqlite3
+
+    if not (exp_dir / DATABASE).is_file():
+        return 0
+    try:
+        return sum(1 for _ in stored_rows(exp_dir))
+    except sqlite3.OperationalError:    # stopped before its table was created
+        return 0
 
 
 def choose_executor(jobs: int | None, dask: str | None) -> tuple[str, int | None]:
