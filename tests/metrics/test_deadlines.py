@@ -105,6 +105,8 @@ def test_every_deadline_metric_is_documented():
     text = DOCS.read_text(encoding="utf-8")
     documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
     result = run(GOLDEN, make_policy("qops"))
+    check_invariants(result, GOLDEN)
+    check_deadlines(result, GOLDEN)
     names = set(deadline_metrics(result))
     assert names == set(DEADLINE_METRIC_DOCS)
     assert names <= documented
