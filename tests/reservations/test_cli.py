@@ -140,3 +140,20 @@ def test_generate_reservations_option_mistakes_exit_2(tmp_path, args, field):
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert f"field {field}" in result.output
+
+
+KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reservations.md"
+
+
+@pytest.mark.skipif(not KTH.exists(), reason="KTH-SP2 trace not in ../shared/workloads")
+def test_the_python_example_of_the_docs_runs(monkeypatch):
+    import re
+
+    (code,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
+    monkeypatch.chdir(KTH.parent)
+    scope: dict = {}
+    exec(compile(code, str(DOC), "exec"), scope)
+    assert len(scope["requests"]) == 60
+    assert all(r.start < 31 * 86400 for r in scope["requests"])
+    assert scope["result"].reservations.granted.sum() > 0

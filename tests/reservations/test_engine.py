@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import run
@@ -14,6 +16,8 @@ from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import make_policy
 from schedlab.testing import check_invariants, check_reservations
+
+from strategies import workloads
 
 from .helpers import SUPPORTING, granted, reasons, requests, simulate, starts, workload
 
@@ -258,3 +262,18 @@ def test_reservation_options_are_recorded_in_the_metadata():
                                                 "min_notice": 0}
     assert "tick" not in result.meta and "max_queued_per_user" not in result.meta
     assert np.array_equal(result.reservations.requested_start, [5])
+
+
+@given(workloads(processors=8), st.sampled_from(["fcfs", "fcfs+easy", "sjf+conservative",
+                                                 "ljf+plan", "dynp", "qops"]),
+       st.sampled_from(["kill", "extend"]))
+def test_the_plain_loop_and_the_full_loop_give_the_same_run(load, name, overrun):
+    # A run without requests, ticks or queue limit takes the plain loop; an empty list of
+    # requests sends the same run through the full loop (extend: a queue limit no one
+    # reaches, since reservations need kill).
+    plain = run(load, make_policy(name), overrun=overrun)
+    options = {"reservations": []} if overrun == "kill" else {"max_queued_per_user": 10 ** 6}
+    full = run(load, make_policy(name), overrun=overrun, **options)
+    for column in ("start", "end", "status", "planned_start", "series_time", "series_busy",
+                   "series_queue"):
+        assert np.array_equal(getattr(plain, column), getattr(full, column)), column

@@ -42,8 +42,8 @@ class Context:
     * ``free`` — processors free right now; ``processors`` — machine size.
     * ``reserved`` — processors held right now by advance reservations
       (never free for jobs, not counted in ``free``).
-    * ``has_reservations`` — whether a granted reservation holds processors
-      now or will later (policies take a faster path without).
+    * ``reservations_enabled`` — whether the run takes reservation requests
+      at all (policies keep their plain path without).
     * ``pending_requests`` — reservation requests delivered to the policy
       and not yet granted or refused, by id, in arrival order.
     * ``reservation_rules`` — the run's reservation rules (throttling,
@@ -80,7 +80,7 @@ class Context:
         # Advance reservations (Margo et al.): requests by position, their fate,
         # the granted ones not started yet, and the reserved-processor series.
         self.reserved = 0
-        self.has_reservations = False
+        self.reservations_enabled = False
         self.reservation_rules: Any = None
         self.pending_requests: dict[int, Reservation] = {}
         self._requests: tuple[Reservation, ...] | None = None   # None: no requests given
@@ -91,11 +91,6 @@ class Context:
         self._granted: list[tuple[int, int, int]] = []       # every grant: (start, duration, width)
         self._reserved_time: list[int] = []
         self._reserved_nodes: list[int] = []
-        # Per-user limit of queued jobs (DataStar): jobs held back, queue entry times.
-        self._queue_limit: int | None = None
-        self._user_queued: dict[int, int] = {}
-        self._held: dict[int, deque[Job]] = {}
-        self._queued: list[int] = []
 
     # ------------------------------------------------------------------ views
     def expected_end(self, job: Job) -> int:
@@ -156,8 +151,6 @@ class Context:
             self._fail(job, "start", f"it needs {job.width} processors and only {self.free} are free")
         del self.waiting[job.id]
         self.free -= job.width
-        if self._queue_limit is not None:
-            self._left_queue(job)
         i = self._index[job.id]
         now = self.now
         self._start[i] = now
@@ -169,8 +162,6 @@ class Context:
         if job.id not in self.waiting:
             self._fail(job, "reject", "it is not waiting")
         del self.waiting[job.id]
-        if self._queue_limit is not None:
-            self._left_queue(job)
         self._status[self._index[job.id]] = REJECTED
         self._reject_reasons[job.id] = reason
         self._done += 1
@@ -236,7 +227,6 @@ class Context:
         else:
             self._future[request.id] = (start, request.duration, request.width)
             heappush(self._events, (start, RESERVATION_START, request.id, 0))
-            self.has_reservations = True
 
     def refuse(self, request: Reservation, reason: str) -> None:
         """Reject a pending reservation request; ``reason`` is counted in the metrics."""
@@ -285,7 +275,6 @@ class Context:
                               f"are free")
         self.free -= width
         self.reserved += width
-        self.has_reservations = True
         insort(self._by_end, (end, -1 - request_id, width))
         heappush(self._events, (end, RESERVATION_END, request_id, 0))
         self._record_reserved()
@@ -303,7 +292,6 @@ class Context:
         self._by_end.remove((end, -1 - request_id, request.width))
         self.free += request.width
         self.reserved -= request.width
-        self.has_reservations = bool(self._future) or self.reserved > 0
         self._record_reserved()
 
     def _record_reserved(self) -> None:
@@ -313,6 +301,40 @@ class Context:
         else:
             self._reserved_time.append(self.now)
             self._reserved_nodes.append(self.reserved)
+
+    def _fail_request(self, request: Reservation, action: str, why: str) -> None:
+        raise PolicyError(f"policy {self.policy_name!r} tried to {action} reservation request "
+                          f"{request.id} at time {self.now}, but {why}")
+
+    def _fail(self, job: Job, action: str, why: str) -> None:
+        raise PolicyError(f"policy {self.policy_name!r} tried to {action} job {job.id} "
+                          f"at time {self.now}, but {why}")
+
+
+class QueueLimitContext(Context):
+    """The context of a run with a per-user limit of queued jobs (DataStar: 6, Margo et al., §6).
+
+    A user may have at most ``limit`` jobs waiting; the engine holds back the
+    others (:meth:`_enter_queue`) and lets the next one in, in submit order,
+    whenever one of the user's waiting jobs starts or is rejected.  Jobs of
+    an unknown user (user id < 0) are never held.  A subclass, so that runs
+    without a limit pay nothing for it.
+    """
+
+    def __init__(self, processors: int, policy_name: str, overrun: str, limit: int) -> None:
+        super().__init__(processors, policy_name, overrun)
+        self._queue_limit = limit
+        self._user_queued: dict[int, int] = {}
+        self._held: dict[int, deque[Job]] = {}
+        self._queued: list[int] = []       # when each job (by position) entered the queue
+
+    def start(self, job: Job) -> None:
+        super().start(job)
+        self._left_queue(job)
+
+    def reject(self, job: Job, reason: str) -> None:
+        super().reject(job, reason)
+        self._left_queue(job)
 
     def _enter_queue(self, job: Job) -> bool:
         """Count a submitted job against its user's queue limit; False if it must be held.
@@ -347,11 +369,3 @@ class Context:
         self._user_queued[user] += 1
         self._queued[self._index[job.id]] = self.now
         return job
-
-    def _fail_request(self, request: Reservation, action: str, why: str) -> None:
-        raise PolicyError(f"policy {self.policy_name!r} tried to {action} reservation request "
-                          f"{request.id} at time {self.now}, but {why}")
-
-    def _fail(self, job: Job, action: str, why: str) -> None:
-        raise PolicyError(f"policy {self.policy_name!r} tried to {action} job {job.id} "
-                          f"at time {self.now}, but {why}")

@@ -11,7 +11,8 @@ multiples of the tick.
 
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
-when they change.
+when they change.  A run without reservations, ticks or queue limit takes a
+loop without the checks they need (:func:`_plain_loop`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 import numpy as np
 
 from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
-                                     RESERVATION_START, WAKE, Context)
+                                     RESERVATION_START, WAKE, Context, QueueLimitContext)
 from schedlab.engine.result import FINISHED, KILLED, ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
@@ -81,12 +82,9 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     if max_queued_per_user is not None:
         _check_count("max_queued_per_user", max_queued_per_user, 1)
     began = wallclock.perf_counter()
-    ctx = _prepare_context(workload, machine, policy, overrun)
+    ctx = _prepare_context(workload, machine, policy, overrun, max_queued_per_user)
     if requests is not None:
         _prepare_reservations(ctx, requests, reservation_rules)
-    if max_queued_per_user is not None:
-        ctx._queue_limit = max_queued_per_user
-        ctx._queued = [job.submit for job in jobs]
     series = _loop(ctx, policy, jobs, progress, tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
                       wallclock.perf_counter() - began)
@@ -128,6 +126,7 @@ def _prepare_reservations(ctx: Context, requests: tuple[Reservation, ...],
     ctx._granted_start = [-1] * len(requests)
     ctx._refusal = [None] * len(requests)
     ctx.reservation_rules = rules
+    ctx.reservations_enabled = True
     for position, request in enumerate(requests):
         heappush(ctx._events, (request.created, REQUEST, position, 0))
 
@@ -145,8 +144,13 @@ def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
         result.meta["max_queued_per_user"] = limit
 
 
-def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: str) -> Context:
-    ctx = Context(machine, policy.name, overrun)
+def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: str,
+                     queue_limit: int | None = None) -> Context:
+    if queue_limit is None:
+        ctx = Context(machine, policy.name, overrun)
+    else:
+        ctx = QueueLimitContext(machine, policy.name, overrun, queue_limit)
+        ctx._queued = [job.submit for job in workload.jobs]
     n = len(workload.jobs)
     ctx._index = {job.id: i for i, job in enumerate(workload.jobs)}
     if len(ctx._index) != n:
@@ -161,6 +165,90 @@ def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: 
 
 def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None, tick: int):
     """Run events until no job is left; returns the (time, busy, queue) series lists."""
+    if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
+        series = _full_loop(ctx, policy, jobs, progress, tick)
+    else:
+        series = _plain_loop(ctx, policy, jobs, progress)
+    if ctx.waiting or ctx.suspended:
+        stuck = next(iter(ctx.waiting.values() or ctx.suspended.values()))
+        raise RuntimeError(f"policy {policy.name!r} left job {stuck.id} waiting with no "
+                           f"event to come: it never starts")
+    if progress is not None:
+        progress(ctx._done, len(jobs))
+    return series
+
+
+def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None):
+    """The event loop of a run without reservations, ticks or queue limit.
+
+    The hot path of nearly every run, kept free of the checks those need: it
+    is :func:`_full_loop` with steps 2 and 4 empty and a pass at every
+    instant (the test suite checks that both give the same results).
+    """
+    events = ctx._events
+    version = ctx._version
+    index = ctx._index
+    running = ctx.running
+    waiting = ctx.waiting
+    on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+    n = len(jobs)
+    nxt = 0
+    report_every = max(1, n // 200)
+    next_report = report_every
+    s_time: list[int] = []
+    s_busy: list[int] = []
+    s_queue: list[int] = []
+    capacity = ctx.processors
+    submits = [job.submit for job in jobs]
+    submits.append(float("inf"))            # sentinel: no submission left
+    while nxt < n or events:
+        now = submits[nxt]
+        if events and events[0][0] <= now:
+            now = events[0][0]
+        ctx.now = now
+        # 1. finishes
+        while events and events[0][0] == now and events[0][1] == FINISH:
+            _, _, job_id, ver = heappop(events)
+            if version[job_id] != ver:
+                continue                      # stale: the job was suspended meanwhile
+            job = running[job_id]
+            ctx._stop_running(job)
+            i = index[job_id]
+            ctx._end[i] = now
+            held = now - ctx._start[i] - ctx._suspended_for[i]
+            if held < job.runtime:
+                ctx._status[i] = KILLED
+            ctx._done += 1
+            on_finish(ctx, job)
+        # 3. submissions
+        while submits[nxt] == now:
+            job = jobs[nxt]
+            nxt += 1
+            waiting[job.id] = job
+            on_submit(ctx, job)
+        # 5. wake-ups (several requests for one instant are one wake-up)
+        while events and events[0][0] == now and events[0][1] == WAKE:
+            heappop(events)
+        schedule(ctx)
+        busy = capacity - ctx.free
+        queued = len(waiting)
+        if not s_time or s_busy[-1] != busy or s_queue[-1] != queued:
+            if s_time and s_time[-1] == now:
+                s_busy[-1] = busy
+                s_queue[-1] = queued
+            else:
+                s_time.append(now)
+                s_busy.append(busy)
+                s_queue.append(queued)
+        if progress is not None and ctx._done >= next_report:
+            progress(ctx._done, n)
+            next_report = ctx._done + report_every
+    return s_time, s_busy, s_queue
+
+
+def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
+               tick: int):
+    """The event loop with reservation events, held jobs and scheduling ticks."""
     events = ctx._events
     version = ctx._version
     index = ctx._index
@@ -172,7 +260,7 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
     inbox = _Inbox(policy) if tick else None
     if inbox is not None:
         on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
-    limited = ctx._queue_limit is not None
+    limited = isinstance(ctx, QueueLimitContext)
     next_tick = -1
     n = len(jobs)
     nxt = 0
@@ -253,12 +341,6 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
         if progress is not None and ctx._done >= next_report:
             progress(ctx._done, n)
             next_report = ctx._done + report_every
-    if waiting or ctx.suspended:
-        stuck = next(iter(waiting.values() or ctx.suspended.values()))
-        raise RuntimeError(f"policy {policy.name!r} left job {stuck.id} waiting with no "
-                           f"event to come: it never starts")
-    if progress is not None:
-        progress(ctx._done, n)
     return s_time, s_busy, s_queue
 
 
@@ -336,7 +418,8 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         deadline=deadline, artificial_deadline=artificial,
         reservations=_reservation_table(ctx),
-        queued=None if ctx._queue_limit is None else np.array(ctx._queued, dtype=np.int64),
+        queued=np.array(ctx._queued, dtype=np.int64) if isinstance(ctx, QueueLimitContext)
+        else None,
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
               "wall_time_s": round(wall, 6), "jobs": len(jobs),

@@ -90,27 +90,21 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
 
     With advance reservations granted (Margo et al.) the same rules run on
     an availability profile that holds them (:meth:`_backfill_around`) —
-    unless no reservation still to come starts before every waiting job and
-    the head's reservation would end: then the reservations cannot matter
-    (those holding processors now are among the releases) and the shadow
-    time alone decides.  Reservation requests are decided first, against
-    the plan that gives every waiting job a reservation
+    unless no reservation still to come is within reach of any job this
+    pass could start or reserve (:meth:`_around_reservations`): then the
+    shadow time alone decides.  Reservation requests are decided first,
+    against the plan that gives every waiting job a reservation
     (:func:`~schedlab.policies.reservations.queue_plan`).
     """
 
     family = "easy"
 
     def schedule(self, ctx: Context) -> None:
-        if ctx.pending_requests:
-            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
+        if ctx.reservations_enabled and self._around_reservations(ctx):
+            return
         if ctx.free == 0 or not ctx.waiting:
             return
         queue = in_order(ctx.waiting.values(), self.order)
-        reserved_from = ctx.next_reservation_start() if ctx.has_reservations else None
-        if reserved_from is not None and \
-                ctx.now + max(job.estimate for job in queue) > reserved_from:
-            self._backfill_around(ctx, queue)
-            return
         position = 0
         for job in queue:
             if job.width > ctx.free:
@@ -121,9 +115,6 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             return
         head = queue[position]
         shadow, extra = shadow_and_extra(ctx, head.width)
-        if reserved_from is not None and shadow + head.estimate > reserved_from:
-            self._backfill_around(ctx, queue[position:])
-            return
         now = ctx.now
         free = ctx.free
         for job in queue[position + 1:]:
@@ -141,6 +132,30 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
                 continue
             if free == 0:
                 return
+
+    def _around_reservations(self, ctx: Context) -> bool:
+        """Decide pending requests and schedule around reservations; False: the plain rule is exact.
+
+        The plain shadow-time rule ignores reservations still to come, so it
+        is used only when none starts before the last running job's expected
+        end (a bound on the shadow time) plus the longest waiting estimate
+        (a bound on every job that could start and on the head's
+        reservation).  Reservations holding processors now are among the
+        releases either way.
+        """
+        if ctx.pending_requests:
+            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
+        if ctx.free == 0 or not ctx.waiting:
+            return True
+        reserved_from = ctx.next_reservation_start()
+        if reserved_from is None:
+            return False
+        last_end = max((end for end, _ in ctx.releases()), default=ctx.now)
+        longest = max(job.estimate for job in ctx.waiting.values())
+        if max(last_end, ctx.now) + longest <= reserved_from:
+            return False
+        self._backfill_around(ctx, in_order(ctx.waiting.values(), self.order))
+        return True
 
     @staticmethod
     def _backfill_around(ctx: Context, queue: list[Job]) -> None:

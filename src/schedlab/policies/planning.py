@@ -185,24 +185,28 @@ class PlanningScheduler(CatalinaReservations, Policy):
         passed between two scheduling ticks makes the plan stale too (the
         job would run past its slot): the plan is rebuilt as well.
         """
-        late = bool(self._starts) and self._starts[0][0] < ctx.now
-        due = self._pop_due(ctx.now)
-        if late or sum(ctx.waiting[job_id].width for job_id in due) > ctx.free:
+        now = ctx.now
+        due = self._pop_due(now)
+        if due and (due[0][0] < now or
+                    sum(ctx.waiting[job_id].width for _, job_id in due) > ctx.free):
             self.rebuild(ctx)
-            due = self._pop_due(ctx.now)
-        jobs = [ctx.waiting[job_id] for job_id in due]
+            due = self._pop_due(now)
+        jobs = [ctx.waiting[job_id] for _, job_id in due]
         for job in jobs:
             ctx.start(job)
         return jobs
 
-    def _pop_due(self, now: int) -> list[int]:
-        """Take the jobs whose proposed start is ``now`` (or earlier) out of the plan."""
+    def _pop_due(self, now: int) -> list[tuple[int, int]]:
+        """Take the jobs whose proposed start is ``now`` (or earlier) out of the plan.
+
+        Returns their ``(proposed start, job id)``, earliest first.
+        """
         starts, plan = self._starts, self._plan
         due = []
         while starts and starts[0][0] <= now:
-            job_id = heappop(starts)[1]
-            del plan[job_id]
-            due.append(job_id)
+            entry = heappop(starts)
+            del plan[entry[1]]
+            due.append(entry)
         return due
 
     def _wake_for_next_start(self, ctx: Context) -> None:
