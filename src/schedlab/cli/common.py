@@ -93,7 +93,7 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     from pathlib import Path
 
     from schedlab.api import load_workload
-    from schedlab.workload import transforms
+    from schedlab.workload.pipeline import Transforms, apply_transforms
 
     if procs is not None and procs <= 0:
         raise InputError(f"expected a number of processors >= 1, got {procs}",
@@ -104,61 +104,19 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
                            strict=strict, processors=procs, seed=seed,
                            jobs=jobs if is_model else None)
-    if window is not None:
-        loaded = transforms.time_window(loaded, *window)
-    if not is_model and jobs is not None:
-        loaded = transforms.first_jobs(loaded, jobs)
-    if split is not None:
-        loaded = transforms.split_wide_jobs(loaded, split)
-    if shrink is not None:
-        loaded = transforms.shrink(loaded, shrink)
-    if perfect_estimates:
-        loaded = transforms.perfect_estimates(loaded)
-    if load_factor is not None:
-        loaded = scale_load(loaded, load_factor, load_method, seed)
-    loaded = add_deadlines(loaded, deadlines=deadlines, stringency=stringency,
-                           fraction=deadline_fraction, relaxation=relaxation, seed=seed)
+    steps = Transforms(window=window, first=None if is_model else jobs, split=split,
+                       shrink=shrink, perfect_estimates=perfect_estimates, load=load_factor,
+                       load_method=load_method, deadlines=deadlines, stringency=stringency,
+                       deadline_fraction=deadline_fraction, relaxation=relaxation)
+    loaded = apply_transforms(loaded, steps, seed=seed, label=option_name)
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
     return loaded
 
 
-LOAD_METHODS = ("duplicate", "expand")
-
-
-def scale_load(loaded: Workload, factor: float, method: str, seed: int) -> Workload:
-    """``--load`` with ``--load-method``: duplication (seeded) or expansion (QoPS §4.2)."""
-    from schedlab.workload import transforms
-
-    if method not in LOAD_METHODS:
-        raise InputError(f"expected one of {', '.join(LOAD_METHODS)}, got {method!r}",
-                         field="--load-method")
-    if method == "duplicate":
-        return transforms.duplicate_load(loaded, factor, seed)
-    return transforms.expand_load(loaded, factor)
-
-
-def add_deadlines(loaded: Workload, *, deadlines: str | None, stringency: float | None,
-                  fraction: float, relaxation: float | None, seed: int) -> Workload:
-    """``--deadlines FILE`` or ``--stringency S`` [``--deadline-fraction F --relaxation R``]."""
-    from schedlab.workload import deadlines as assign
-
-    if deadlines is not None and stringency is not None:
-        raise InputError("give either a deadline file or a stringency, not both",
-                         field="--stringency")
-    if stringency is None and (fraction != 1.0 or relaxation is not None):
-        raise InputError("--deadline-fraction and --relaxation need --stringency",
-                         field="--stringency")
-    if deadlines is not None:
-        return assign.read_deadlines(deadlines, loaded)
-    if stringency is None:
-        return loaded
-    if fraction == 1.0:
-        return assign.stringency_deadlines(loaded, stringency)
-    if relaxation is None:
-        raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
-                         "artificial deadlines", field="--relaxation")
-    return assign.mixed_deadlines(loaded, stringency, fraction, relaxation, seed)
+def option_name(transform: str) -> str:
+    """The command-line option of a transform: ``load_method`` -> ``--load-method``."""
+    return "--" + {"first": "jobs"}.get(transform, transform).replace("_", "-")
 
 
 def reservation_options(loaded: Workload, *, procs: int | None, reservations: str | None,

@@ -116,16 +116,11 @@ def prepared_workload(source: WorkloadSource, seed: int | None, processors: int 
                       transforms: tuple[tuple[str, Any], ...]) -> Workload:
     """The loaded workload with the run's transforms applied, cached per process."""
     from schedlab.errors import InputError
-    from schedlab.workload import transforms as tf
+    from schedlab.workload.pipeline import Transforms, apply_transforms
 
-    workload = loaded_workload(source, seed, processors)
-    for name, value in transforms:
-        if name == "split":
-            workload = tf.split_wide_jobs(workload, value)
-        elif name == "shrink":
-            workload = tf.shrink(workload, value)
-        elif name == "perfect_estimates" and value:
-            workload = tf.perfect_estimates(workload)
+    workload = apply_transforms(loaded_workload(source, seed, processors),
+                                Transforms(**dict(transforms)), seed=0 if seed is None else seed,
+                                label=lambda name: f"transforms.{name}")
     if len(workload) == 0:
         raise InputError("the workload has no job left to simulate", file=source.label)
     return workload
@@ -140,7 +135,7 @@ def loaded_workload(source: WorkloadSource, seed: int | None,
     The order of ``schedlab simulate``: time window, then the first N jobs of
     a trace (for a model, ``jobs`` is the number of jobs generated).
     """
-    from schedlab.workload import transforms as tf
+    from schedlab.workload.pipeline import Transforms, apply_transforms
 
     jobs = source.option("jobs")
     if source.is_file:
@@ -153,11 +148,8 @@ def loaded_workload(source: WorkloadSource, seed: int | None,
         from schedlab.workload.models import generate_builtin
         workload = generate_builtin(source.source, n_jobs=jobs, processors=processors,
                                     seed=0 if seed is None else seed)
-    window = source.option("window")
-    if window is not None:
-        workload = tf.time_window(workload, *window)
-    if source.is_file and jobs is not None:
-        workload = tf.first_jobs(workload, jobs)
+    steps = Transforms(window=source.option("window"), first=jobs if source.is_file else None)
+    workload = apply_transforms(workload, steps, label=lambda name: f"workloads.{name}")
     return workload
 
 

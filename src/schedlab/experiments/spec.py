@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from schedlab.errors import InputError
+from schedlab.workload.pipeline import LOAD_METHODS
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
             "processors", "overrun")
@@ -37,7 +38,8 @@ WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
 #: Reader options that only an SWF file understands.
 FILE_ONLY_KEYS = ("width_field", "missing_estimate", "strict")
 #: Transforms in the order they are applied (the order of ``schedlab simulate``).
-TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates")
+TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates", "load", "load_method", "stringency",
+                  "deadline_fraction", "relaxation")
 POLICY_KEYS = ("name", "params", "grid")
 WIDTH_FIELDS = ("requested", "allocated")
 MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
@@ -331,10 +333,12 @@ def parse_transforms(section: Any, check: "_Checker") -> list[tuple[tuple[str, A
         path = f"transforms.{key}"
         if key == "split":
             values: list[Any] = check.int_list(section[key], path, low=1)
-        elif key == "shrink":
-            values = check.number_list(section[key], path)
-        else:
+        elif key == "perfect_estimates":
             values = check.bool_list(section[key], path)
+        elif key == "load_method":
+            values = check.choice_list(section[key], path, LOAD_METHODS)
+        else:
+            values = check.number_list(section[key], path)
         axes.append([(key, value) for value in values])
     return [tuple(combo) for combo in itertools.product(*axes)]
 

@@ -1,0 +1,115 @@
+"""The one place where a workload's transforms are applied, in one fixed order.
+
+``schedlab simulate``/``compare``/``transform`` and the experiment runner all
+go through :func:`apply_transforms`, so a run on the command line and the
+same run in a sweep see exactly the same jobs.
+
+Order: time window, first N jobs, width split, shrinking, perfect estimates,
+load scaling, deadlines.  Load scaling comes before deadlines because QoPS
+(Islam et al., §4.2) scales the trace first, then schedules it with EASY,
+then derives the deadlines from that schedule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Callable
+
+from schedlab.errors import InputError
+from schedlab.workload.job import Workload
+
+LOAD_METHODS = ("duplicate", "expand")
+
+
+@dataclass(frozen=True)
+class Transforms:
+    """The transforms to apply; ``None``/``False`` means "not this one".
+
+    ``first`` keeps the first N jobs; ``window`` the jobs submitted in
+    ``[start, end)``; ``load`` raises the offered load by duplication or
+    expansion (``load_method``); ``deadlines`` is a side file, or
+    ``stringency`` derives deadlines from an EASY run, for a
+    ``deadline_fraction`` of the jobs, the others getting artificial
+    deadlines with ``relaxation`` R (docs/workloads.md).
+    """
+
+    window: tuple[int, int] | None = None
+    first: int | None = None
+    split: int | None = None
+    shrink: float | None = None
+    perfect_estimates: bool = False
+    load: float | None = None
+    load_method: str = "duplicate"
+    deadlines: str | None = None
+    stringency: float | None = None
+    deadline_fraction: float = 1.0
+    relaxation: float | None = None
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+
+Label = Callable[[str], str]
+
+
+def apply_transforms(workload: Workload, steps: Transforms, *, seed: int = 0,
+                     label: Label = str) -> Workload:
+    """``workload`` with ``steps`` applied in the documented order.
+
+    ``seed`` drives the random transforms (duplication, the choice of
+    deadline jobs).  ``label`` turns a transform name into the name the
+    user wrote (``--load-method`` on the command line,
+    ``transforms.load_method`` in an experiment file) for error messages.
+    """
+    from schedlab.workload import transforms
+
+    if steps.window is not None:
+        workload = transforms.time_window(workload, *steps.window)
+    if steps.first is not None:
+        workload = transforms.first_jobs(workload, steps.first)
+    if steps.split is not None:
+        workload = transforms.split_wide_jobs(workload, steps.split)
+    if steps.shrink is not None:
+        workload = transforms.shrink(workload, steps.shrink)
+    if steps.perfect_estimates:
+        workload = transforms.perfect_estimates(workload)
+    if steps.load is not None:
+        workload = _scale_load(workload, steps, seed, label)
+    return _add_deadlines(workload, steps, seed, label)
+
+
+def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
+    """Duplication (seeded) or expansion (QoPS §4.2; docs/workloads.md)."""
+    from schedlab.workload import transforms
+
+    if steps.load_method not in LOAD_METHODS:
+        raise InputError(f"expected one of {', '.join(LOAD_METHODS)}, "
+                         f"got {steps.load_method!r}", field=label("load_method"))
+    if steps.load_method == "duplicate":
+        return transforms.duplicate_load(workload, steps.load, seed)
+    return transforms.expand_load(workload, steps.load)
+
+
+def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
+    """A deadline side file, or deadlines from an EASY run (QoPS §4.1), mixed if asked (§4.2)."""
+    from schedlab.workload import deadlines as assign
+
+    if steps.deadlines is not None and steps.stringency is not None:
+        raise InputError("give either a deadline file or a stringency, not both",
+                         field=label("stringency"))
+    if steps.stringency is None and (steps.deadline_fraction != 1.0
+                                     or steps.relaxation is not None):
+        raise InputError(f"{label('deadline_fraction')} and {label('relaxation')} need "
+                         f"{label('stringency')}", field=label("stringency"))
+    if steps.deadlines is not None:
+        return assign.read_deadlines(steps.deadlines, workload)
+    if steps.stringency is None:
+        return workload
+    if steps.deadline_fraction == 1.0:
+        return assign.stringency_deadlines(workload, steps.stringency)
+    if steps.relaxation is None:
+        raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
+                         "artificial deadlines", field=label("relaxation"))
+    return assign.mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
+                                  steps.relaxation, seed)
