@@ -23,6 +23,7 @@ from schedlab.errors import InputError
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
+DEADLINE_COLUMNS = ("deadline", "deadline_kind")
 
 
 def atomic_write_text(path: str | Path, text: str) -> None:
@@ -87,8 +88,12 @@ def atomic_directory(path: str | Path) -> Iterator[Path]:
 
 def jobs_csv_text(result: Result) -> str:
     """The per-job table as CSV (``JOB_COLUMNS``); start, end, wait and
-    planned_start are empty where they do not exist (rejected jobs, no plan)."""
-    lines = [",".join(JOB_COLUMNS)]
+    planned_start are empty where they do not exist (rejected jobs, no plan).
+
+    A run with deadlines adds ``deadline`` (empty for a job without one) and
+    ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).
+    """
+    lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
             result.job_id.tolist(), result.submit.tolist(), result.start.tolist(),
             result.end.tolist(), result.width.tolist(), result.estimate.tolist(),
@@ -99,6 +104,14 @@ def jobs_csv_text(result: Result) -> str:
         else:
             lines.append(f"{job_id},{submit},{start},{end},{width},{estimate},{runtime},"
                          f"{STATUS_NAMES[status]},{start - submit},{plan}")
+    if result.deadline is not None:
+        kinds = (result.artificial_deadline.tolist() if result.artificial_deadline is not None
+                 else [False] * len(result))
+        for k, (deadline, artificial) in enumerate(zip(result.deadline.tolist(), kinds), 1):
+            if deadline >= 0:
+                lines[k] += f",{deadline},{'artificial' if artificial else 'real'}"
+            else:
+                lines[k] += ",,"
     return "\n".join(lines) + "\n"
 
 

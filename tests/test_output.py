@@ -1,0 +1,35 @@
+"""jobs.csv: the contract columns, and the deadline columns of deadline runs."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from schedlab.engine.simulator import run
+from schedlab.output import JOB_COLUMNS, jobs_csv_text
+from schedlab.policies import make_policy
+from schedlab.workload.job import Job, Workload
+
+
+def rows(result):
+    return list(csv.DictReader(io.StringIO(jobs_csv_text(result))))
+
+
+def test_plain_runs_have_exactly_the_contract_columns():
+    workload = Workload((Job(1, 0, 10, 10, 2), Job(2, 0, 5, 5, 2)), 2)
+    table = rows(run(workload, make_policy("fcfs")))
+    assert tuple(table[0]) == JOB_COLUMNS
+    assert [(r["start"], r["end"], r["wait"]) for r in table] == [("0", "10", "0"),
+                                                                   ("10", "15", "10")]
+
+
+def test_deadline_runs_add_deadline_and_kind():
+    # Job 2 cannot finish by 12 behind job 1 (machine of 2): QoPS rejects it.
+    workload = Workload((Job(1, 0, 10, 10, 2, deadline=20),
+                         Job(2, 1, 5, 5, 2, deadline=12),
+                         Job(3, 2, 5, 5, 1, deadline=86_402, artificial_deadline=True),
+                         Job(4, 3, 1, 1, 1)), 2)
+    table = rows(run(workload, make_policy("qops")))
+    assert [(r["status"], r["deadline"], r["deadline_kind"]) for r in table] == [
+        ("finished", "20", "real"), ("rejected", "12", "real"),
+        ("finished", "86402", "artificial"), ("finished", "", "")]
