@@ -70,8 +70,8 @@ def test_margo_wait_and_expansion_factor_from_queue_entry_under_a_queue_limit():
     assert metrics["held_jobs"] == 1
 
 
-@pytest.mark.parametrize("reason, key", [("busy", "busy"),
-                                         ("Policy does not support it!", "policy_does_not_support_it"),
-                                         ("***", "unknown")])
+@pytest.mark.parametrize("reason, key", [
+    ("busy", "busy"), ("Policy does not support it!", "policy_does_not_support_it"),
+    ("***", "unknown")])
 def test_reasons_become_metric_name_parts(reason, key):
     assert reason_key(reason) == key

@@ -351,5 +351,5 @@ class FitLimits:
         return self._times[k] if k < len(self._times) else _FAR
 
     def fits(self, width: int, duration: int) -> bool:
-        """Whether ``width`` processors are free on ``[origin, origin + duration)``, duration >= 1."""
+        """Whether ``width`` are free on ``[origin, origin + duration)``; duration >= 1."""
         return self._origin + duration <= self.until(width)

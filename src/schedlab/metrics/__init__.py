@@ -33,7 +33,8 @@ from schedlab.metrics.jobs import (
     slowdown,
     wait_time,
 )
-from schedlab.metrics.series import queue_series, time_weighted_mean, utilization_series
+from schedlab.metrics.series import (queue_series, reserved_series, time_weighted_mean,
+                                     utilization_series)
 
 __all__ = [
     "METRIC_DOCS",
@@ -52,6 +53,7 @@ __all__ = [
     "loss_of_capacity",
     "observation_window",
     "queue_series",
+    "reserved_series",
     "response_time",
     "run_time",
     "slowdown",

@@ -76,6 +76,31 @@ def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
     return shadow, available - width
 
 
+def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
+    """Whether an EASY pass over ``queue`` cannot touch a reservation starting at ``reserved_from``.
+
+    Every job the pass could start ends (by its estimate) by ``now`` plus
+    the longest waiting estimate.  The head's reservation starts at its
+    shadow time after those starts, which is no later than the larger of
+    its shadow time now and that bound (by then every job started in the
+    pass has ended), and lasts its estimate.  If all of that ends by
+    ``reserved_from``, the profile with the reservation equals the one
+    without it wherever the pass looks, so the shadow-time rule decides
+    exactly as EASY on the profile would (Margo et al. reservations; a
+    hypothesis property of the tests).
+    """
+    reach = ctx.now + max(job.estimate for job in queue)
+    if reach > reserved_from:
+        return False
+    free = ctx.free
+    for job in queue:
+        if job.width > free:
+            shadow, _ = shadow_and_extra(ctx, job.width)
+            return max(shadow, reach) + job.estimate <= reserved_from
+        free -= job.width
+    return True
+
+
 class EasyBackfilling(CatalinaReservations, _Ordered):
     """EASY backfilling: only the first waiting job that cannot start gets a reservation.
 
@@ -91,8 +116,8 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
     With advance reservations granted (Margo et al.) the same rules run on
     an availability profile that holds them (:meth:`_backfill_around`) —
     unless no reservation still to come is within reach of any job this
-    pass could start or reserve (:meth:`_around_reservations`): then the
-    shadow time alone decides.  Reservation requests are decided first,
+    pass could start or reserve (:func:`out_of_reach`): then the shadow
+    time alone decides.  Reservation requests are decided first,
     against the plan that gives every waiting job a reservation
     (:func:`~schedlab.policies.reservations.queue_plan`).
     """
@@ -100,11 +125,14 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
     family = "easy"
 
     def schedule(self, ctx: Context) -> None:
-        if ctx.reservations_enabled and self._around_reservations(ctx):
+        if ctx.reservations_enabled:
+            queue = self._around_reservations(ctx)
+            if queue is None:
+                return
+        elif ctx.free == 0 or not ctx.waiting:
             return
-        if ctx.free == 0 or not ctx.waiting:
-            return
-        queue = in_order(ctx.waiting.values(), self.order)
+        else:
+            queue = in_order(ctx.waiting.values(), self.order)
         position = 0
         for job in queue:
             if job.width > ctx.free:
@@ -133,29 +161,24 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             if free == 0:
                 return
 
-    def _around_reservations(self, ctx: Context) -> bool:
-        """Decide pending requests and schedule around reservations; False: the plain rule is exact.
+    def _around_reservations(self, ctx: Context) -> list[Job] | None:
+        """Decide pending requests, then schedule around reservations if they are in reach.
 
-        The plain shadow-time rule ignores reservations still to come, so it
-        is used only when none starts before the last running job's expected
-        end (a bound on the shadow time) plus the longest waiting estimate
-        (a bound on every job that could start and on the head's
-        reservation).  Reservations holding processors now are among the
-        releases either way.
+        Returns the ordered queue when the plain shadow-time rule is exact —
+        no reservation still to come is in reach of this pass
+        (:func:`out_of_reach`; reservations holding processors now are among
+        the releases either way) — and None when the pass is done.
         """
         if ctx.pending_requests:
             decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
         if ctx.free == 0 or not ctx.waiting:
-            return True
+            return None
+        queue = in_order(ctx.waiting.values(), self.order)
         reserved_from = ctx.next_reservation_start()
-        if reserved_from is None:
-            return False
-        last_end = max((end for end, _ in ctx.releases()), default=ctx.now)
-        longest = max(job.estimate for job in ctx.waiting.values())
-        if max(last_end, ctx.now) + longest <= reserved_from:
-            return False
-        self._backfill_around(ctx, in_order(ctx.waiting.values(), self.order))
-        return True
+        if reserved_from is None or out_of_reach(ctx, queue, reserved_from):
+            return queue
+        self._backfill_around(ctx, queue)
+        return None
 
     @staticmethod
     def _backfill_around(ctx: Context, queue: list[Job]) -> None:
