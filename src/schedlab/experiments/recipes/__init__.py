@@ -112,3 +112,4 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
     atomic_write_text(path, findings_markdown(reproduction))
     reproduction.tables.setdefault("findings", path)
     return reproduction
+register("qops", "schedlab.experiments.recipes.qops")
