@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
-from schedlab.experiments.spec import RunSpec, WorkloadSource
+from schedlab.experiments.spec import ReservationSetting, RequestSource, RunSpec, WorkloadSource
 from schedlab.workload.job import Workload
 
 FINISHED, FAILED = "finished", "failed"
@@ -107,8 +107,81 @@ def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
 
     workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
     policy = make_policy({"name": run.policy, **dict(run.params)})
-    result = simulate(workload, policy, processors=run.processors, overrun=run.overrun)
+    result = simulate(workload, policy, processors=run.processors, overrun=run.overrun,
+                      **reservation_arguments(run.reservations, workload, run.processors))
     return result, compute_metrics(result)
+
+
+DAY = 86400
+
+
+def reservation_arguments(setting: ReservationSetting | None, workload: Workload,
+                          processors: int | None) -> dict[str, Any]:
+    """The keyword arguments of ``run`` for a run's reservation setting (Margo et al., §2–6).
+
+    Empty without a setting; a baseline setting passes only the tick and the
+    queue limit.
+    """
+    if setting is None:
+        return {}
+    from schedlab.policies.reservations import ReservationRules
+
+    machine = processors or workload.processors
+    arguments: dict[str, Any] = {"tick": setting.tick,
+                                 "max_queued_per_user": setting.max_queued_per_user}
+    if setting.requests is not None:
+        arguments["reservations"] = run_requests(setting.requests, workload, machine)
+        arguments["reservation_rules"] = ReservationRules(**dict(setting.rules or ()))
+    return arguments
+
+
+def run_requests(source: RequestSource, workload: Workload, processors: int):
+    """The requests of a run: the file read, or generated over the workload's span.
+
+    Generated requests start at the first submission ``a``.  With
+    ``compress`` they are generated over ``from_days`` and mapped into
+    ``[a, a + into_days)`` — Margo §5, "one year worth of reservations ...
+    over a month period of time"; otherwise they are spread over ``days``
+    (default: up to the last submission).  Widths are drawn in nodes and
+    multiplied by ``node_size`` (processors per node).
+    """
+    from schedlab.workload.reservations import (DEFAULT_NOTICE, PAPER_DURATION, PAPER_NODES,
+                                                PAPER_PER_WEEK, compress_requests,
+                                                generate_requests, read_reservations)
+
+    if source.kind == "file":
+        return read_reservations(source.path, processors=processors,
+                                 unix_start_time=workload.unix_start_time)
+    node_size = source.option("node_size", 1)
+    first = workload.jobs[0].submit if workload.jobs else 0
+    last = workload.jobs[-1].submit + 1 if workload.jobs else 1
+    compress = source.option("compress")
+    if compress is not None:
+        span = (first, first + round(compress["from_days"] * DAY))
+    elif source.option("days") is not None:
+        span = (first, first + round(source.option("days") * DAY))
+    else:
+        span = (first, last)
+    hours = source.option("hours", [PAPER_DURATION[0] // 3600, PAPER_DURATION[1] // 3600])
+    notice = source.option("notice_hours", [DEFAULT_NOTICE[0] // 3600,
+                                            DEFAULT_NOTICE[1] // 3600])
+    requests = generate_requests(span, per_week=source.option("per_week", PAPER_PER_WEEK),
+                                 nodes=tuple(source.option("nodes", PAPER_NODES)),
+                                 duration=(hours[0] * 3600, hours[1] * 3600),
+                                 notice=(notice[0] * 3600, notice[1] * 3600),
+                                 processors=processors // node_size,
+                                 seed=source.option("seed", 0))
+    if compress is not None:
+        requests = compress_requests(requests, span,
+                                     (first, first + round(compress["into_days"] * DAY)))
+    return tuple(_in_processors(r, node_size) for r in requests)
+
+
+def _in_processors(request, node_size: int):
+    """A request for ``width`` nodes as one for ``width x node_size`` processors."""
+    from dataclasses import replace
+
+    return request if node_size == 1 else replace(request, width=request.width * node_size)
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
@@ -181,11 +254,32 @@ def jobs_table(result: Result):
 
 
 def series_table(result: Result):
-    """The utilization and queue-length step functions as an Arrow table."""
+    """The utilization and queue-length step functions as an Arrow table.
+
+    A run with reservation requests has a fourth column, ``reserved``: the
+    processors held by granted reservations (Margo §6, Graphs 6–7 count
+    them as used), on the union of both series' breakpoints.
+    """
     import pyarrow as pa
 
-    return pa.table({"time": pa.array(result.series_time), "busy": pa.array(result.series_busy),
-                     "queue": pa.array(result.series_queue)})
+    times, busy, queue = result.series_time, result.series_busy, result.series_queue
+    if result.reservations is None:
+        return pa.table({"time": pa.array(times), "busy": pa.array(busy),
+                         "queue": pa.array(queue)})
+    table = result.reservations
+    union = np.union1d(times, table.series_time)
+    return pa.table({"time": pa.array(union), "busy": pa.array(_step_at(times, busy, union)),
+                     "queue": pa.array(_step_at(times, queue, union)),
+                     "reserved": pa.array(_step_at(table.series_time, table.series_reserved,
+                                                   union))})
+
+
+def _step_at(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """A step function's value at each time of ``at`` (its last value at a repeated time;
+    0 before its first entry)."""
+    times, values = np.asarray(times), np.asarray(values, dtype=np.int64)
+    index = np.searchsorted(times, at, side="right") - 1
+    return np.where(index >= 0, values[np.clip(index, 0, None)], 0)
 
 
 def to_parquet_bytes(table) -> bytes:

@@ -32,7 +32,7 @@ from schedlab.errors import InputError
 from schedlab.workload.pipeline import LOAD_METHODS
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
-            "processors", "overrun")
+            "processors", "overrun", "reservations")
 WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
                  "missing_estimate", "strict")
 #: Reader options that only an SWF file understands.
@@ -45,6 +45,13 @@ WIDTH_FIELDS = ("requested", "allocated")
 MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
 OVERRUN_MODES = ("kill", "extend")
 RUN_ID_LENGTH = 16
+#: Keys of ``[reservations]`` (docs/experiments.md, "Advance reservations").
+GENERATOR_KEYS = ("per_week", "nodes", "hours", "notice_hours", "node_size", "days",
+                  "compress")
+RESERVATION_KEYS = ("file", *GENERATOR_KEYS, "seed", "baseline", "tick",
+                    "max_queued_per_user", "rules")
+RULE_KEYS = ("placement", "throttle", "cap", "window", "min_duration", "min_notice")
+COMPRESS_KEYS = ("from_days", "into_days")
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,9 @@ class RunSpec:
     ``transforms`` are ``(name, value)`` pairs in the order they are applied;
     ``params`` the policy parameters given in the experiment file, sorted by
     name; ``seed`` is ``None`` when the workload is a trace (nothing random);
-    ``processors`` is ``None`` for the workload's own machine size.
+    ``processors`` is ``None`` for the workload's own machine size;
+    ``reservations`` is the run's advance-reservation setting, ``None`` when
+    the experiment has no ``[reservations]`` table.
     """
 
     workload: WorkloadSource
@@ -101,21 +110,87 @@ class RunSpec:
     seed: int | None
     processors: int | None
     overrun: str
+    reservations: ReservationSetting | None = None
     run_id: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "run_id", run_id_of(self.identity()))
 
     def identity(self) -> dict[str, Any]:
-        """The fields that define the run (hashed into ``run_id``)."""
-        return {"workload": self.workload.identity(),
-                "transforms": _plain(dict(self.transforms)),
-                "policy": self.policy, "params": _plain(dict(self.params)),
-                "seed": self.seed, "processors": self.processors, "overrun": self.overrun}
+        """The fields that define the run (hashed into ``run_id``).
+
+        ``reservations`` is part of it only when set, so that the runs of an
+        experiment without reservations keep the ids they always had.
+        """
+        ident = {"workload": self.workload.identity(),
+                 "transforms": _plain(dict(self.transforms)),
+                 "policy": self.policy, "params": _plain(dict(self.params)),
+                 "seed": self.seed, "processors": self.processors, "overrun": self.overrun}
+        if self.reservations is not None:
+            ident["reservations"] = self.reservations.identity()
+        return ident
 
     def to_dict(self) -> dict[str, Any]:
         """Everything needed to redo the run (stored as ``spec_json``)."""
-        return {**self.identity(), "workload": self.workload.to_dict(), "run_id": self.run_id}
+        spec = {**self.identity(), "workload": self.workload.to_dict(), "run_id": self.run_id}
+        if self.reservations is not None:
+            spec["reservations"] = self.reservations.to_dict()
+        return spec
+
+
+@dataclass(frozen=True)
+class RequestSource:
+    """Where a run's reservation requests come from (Margo et al., §5; docs/reservations.md).
+
+    ``kind`` is ``"file"`` (``path`` a request CSV, ``digest`` its SHA-256)
+    or ``"generate"`` (``options``: the sorted generator settings, among
+    them the ``seed``).
+    """
+
+    kind: str
+    path: str | None = None
+    digest: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, key: str, default: Any = None) -> Any:
+        return dict(self.options).get(key, default)
+
+    def identity(self) -> dict[str, Any]:
+        """What the requests are, independent of where their file lives."""
+        if self.kind == "file":
+            return {"file": Path(self.path or "").name, "sha256": self.digest}
+        return {"generate": _plain(dict(self.options))}
+
+    def to_dict(self) -> dict[str, Any]:
+        ident = self.identity()
+        return {**ident, "path": self.path} if self.kind == "file" else ident
+
+
+@dataclass(frozen=True)
+class ReservationSetting:
+    """One point of the reservation axis: requests, Catalina rules, tick, queue limit.
+
+    ``requests`` is ``None`` for a baseline run (no requests, but the same
+    tick and queue limit); ``rules`` are the sorted keyword arguments of
+    :class:`~schedlab.policies.reservations.ReservationRules` (``None`` for
+    a baseline run); ``tick`` is the scheduling period (Catalina: 900 s,
+    Margo §3; 0 = at every event); ``max_queued_per_user`` DataStar's
+    per-user queue limit (Margo §6; ``None`` = no limit).
+    """
+
+    requests: RequestSource | None
+    rules: tuple[tuple[str, Any], ...] | None
+    tick: int = 0
+    max_queued_per_user: int | None = None
+
+    def identity(self) -> dict[str, Any]:
+        return {"requests": None if self.requests is None else self.requests.identity(),
+                "rules": None if self.rules is None else _plain(dict(self.rules)),
+                "tick": self.tick, "max_queued_per_user": self.max_queued_per_user}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.identity(),
+                "requests": None if self.requests is None else self.requests.to_dict()}
 
 
 @dataclass(frozen=True)
@@ -207,12 +282,14 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
                  for i, entry in enumerate(check.nonempty_list(data["workloads"], "workloads"))]
     check.unique_labels(workloads)
     transforms = parse_transforms(data.get("transforms", {}), check)
+    settings = (parse_reservations(data["reservations"], Path(base_dir), check)
+                if "reservations" in data else [None])
     if "policies" not in data:
         raise check.error("policies", "expected at least one policy, found no 'policies' key")
     policies = [combo for i, entry in
                 enumerate(check.nonempty_list(data["policies"], "policies"))
                 for combo in parse_policy(entry, f"policies[{i}]", check)]
-    runs = expand(workloads, transforms, policies, seeds, processors, overrun, check)
+    runs = expand(workloads, transforms, policies, seeds, processors, overrun, check, settings)
     if text is None:
         text = to_toml(data)
     return Experiment(path=None if file == "<experiment>" else Path(file), text=text,
@@ -402,14 +479,141 @@ def _param_path(param: str | None, path: str, point: Sequence[tuple[str, int, An
     return f"{path}.params.{param}"
 
 
+def parse_reservations(section: Any, base_dir: Path,
+                       check: "_Checker") -> list[ReservationSetting]:
+    """``[reservations]`` -> the reservation axis of the sweep (Margo et al., §5–6).
+
+    The requests come from ``file`` or from the generator keys; ``seed``,
+    ``tick``, ``max_queued_per_user`` and every key of ``rules`` take a
+    value or a list of values, and the settings are their cartesian product
+    (settings that give the same rules, such as several caps with throttling
+    off, count once).  ``baseline = true`` adds, for every tick and queue
+    limit, a run without requests.
+    """
+    check.keys(section, "reservations", RESERVATION_KEYS)
+    ticks = check.int_list(section.get("tick", 0), "reservations.tick", low=0)
+    limits = [limit or None for limit in check.int_list(
+        section.get("max_queued_per_user", 0), "reservations.max_queued_per_user", low=0)]
+    sources = _request_sources(section, base_dir, check)
+    if not sources and "rules" in section:
+        raise check.error("reservations.rules", "rules need requests: give 'file' or the "
+                          "generator keys (per_week, nodes, hours, ...)")
+    rules = _rule_settings(section.get("rules", {}), check) if sources else []
+    baseline = check.boolean(section.get("baseline", not sources), "reservations.baseline")
+    points: list[tuple[RequestSource | None, tuple[tuple[str, Any], ...] | None]] = []
+    if baseline:
+        points.append((None, None))
+    points += list(itertools.product(sources, rules))
+    return [ReservationSetting(requests, rule, tick, limit)
+            for requests, rule in points for tick in ticks for limit in limits]
+
+
+def _request_sources(section: Mapping[str, Any], base_dir: Path,
+                     check: "_Checker") -> list[RequestSource]:
+    """The request file, or one generator setting per seed; none when neither is given."""
+    generator = [key for key in GENERATOR_KEYS if key in section]
+    if "file" in section:
+        if generator or "seed" in section:
+            key = generator[0] if generator else "seed"
+            raise check.error(f"reservations.{key}", "applies to generated requests, and "
+                              "'file' is given; use either a request file or the generator")
+        return [_request_file(section["file"], base_dir, check)]
+    if not generator:
+        if "seed" in section:
+            raise check.error("reservations.seed", "applies to generated requests; give "
+                              "the generator keys (per_week, nodes, hours, ...)")
+        return []
+    options = _generator_options(section, check)
+    seeds = check.int_list(section.get("seed", 0), "reservations.seed", low=0)
+    return [RequestSource("generate", options=tuple(sorted({**options, "seed": seed}.items())))
+            for seed in seeds]
+
+
+def _request_file(value: Any, base_dir: Path, check: "_Checker") -> RequestSource:
+    """A request CSV, relative to the experiment file; read and checked by the runs."""
+    file = (base_dir / check.text(value, "reservations.file")).resolve()
+    if not file.is_file():
+        raise check.error("reservations.file", f"expected a reservation-request CSV file "
+                          f"(docs/reservations.md); no such file: {file}")
+    return RequestSource("file", str(file), file_digest(file))
+
+
+def _generator_options(section: Mapping[str, Any], check: "_Checker") -> dict[str, Any]:
+    """The generator keys given, checked (defaults are applied by the runner)."""
+    options: dict[str, Any] = {}
+    if "per_week" in section:
+        value = section["per_week"]
+        options["per_week"] = value if value == 0 else check.number(value,
+                                                                    "reservations.per_week")
+    for key, low in (("nodes", 1), ("hours", 1), ("notice_hours", 0)):
+        if key in section:
+            options[key] = list(check.range_pair(section[key], f"reservations.{key}", low=low))
+    if "node_size" in section:
+        options["node_size"] = check.integer(section["node_size"], "reservations.node_size",
+                                             low=1)
+    if "days" in section and "compress" in section:
+        raise check.error("reservations.days", "give either 'days' (the span generated over) "
+                          "or 'compress' (from_days generated, into_days simulated)")
+    if "days" in section:
+        options["days"] = check.number(section["days"], "reservations.days")
+    if "compress" in section:
+        compress = section["compress"]
+        check.keys(compress, "reservations.compress", COMPRESS_KEYS)
+        for key in COMPRESS_KEYS:
+            if key not in compress:
+                raise check.error(f"reservations.compress.{key}",
+                                  "expected both from_days and into_days")
+        options["compress"] = {key: check.number(compress[key], f"reservations.compress.{key}")
+                               for key in COMPRESS_KEYS}
+    return options
+
+
+def _rule_settings(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any], ...]]:
+    """``[reservations.rules]`` -> the distinct ReservationRules settings of its grid.
+
+    ``throttle`` switches the sliding-window cap on (``cap``, default the
+    paper's 256 nodes x 12 h, Margo §2); with it off, ``cap`` and ``window``
+    do not matter and are left out.  Each setting is built once with
+    :class:`~schedlab.policies.reservations.ReservationRules`.
+    """
+    from schedlab.policies.reservations import PAPER_CAP, PLACEMENTS, WEEK, ReservationRules
+
+    check.keys(section, "reservations.rules", RULE_KEYS)
+    path = "reservations.rules"
+    axes = {
+        "placement": check.choice_list(section.get("placement", "exact"), f"{path}.placement",
+                                       PLACEMENTS),
+        "throttle": check.bool_list(section.get("throttle", False), f"{path}.throttle"),
+        "cap": check.int_list(section.get("cap", PAPER_CAP), f"{path}.cap", low=0),
+        "window": check.int_list(section.get("window", WEEK), f"{path}.window", low=1),
+        "min_duration": check.int_list(section.get("min_duration", 0), f"{path}.min_duration",
+                                       low=0),
+        "min_notice": check.int_list(section.get("min_notice", 0), f"{path}.min_notice", low=0),
+    }
+    settings: dict[str, tuple[tuple[str, Any], ...]] = {}
+    for point in itertools.product(*axes.values()):
+        chosen = dict(zip(axes, point))
+        throttle = chosen.pop("throttle")
+        if not throttle:
+            chosen.pop("cap")
+            chosen.pop("window")
+        ReservationRules(**chosen)
+        rule = tuple(sorted(chosen.items()))
+        settings.setdefault(canonical_json(dict(rule)), rule)
+    return list(settings.values())
+
+
 # --------------------------------------------------------------------------- expansion
 
 
 def expand(workloads: Sequence[_WorkloadEntry], transforms: Sequence[tuple[tuple[str, Any], ...]],
            policies: Sequence[_PolicyCombo], seeds: Sequence[int],
            processors: Sequence[int | None], overrun: Sequence[str],
-           check: "_Checker") -> list[RunSpec]:
+           check: "_Checker",
+           settings: Sequence[ReservationSetting | None] = (None,)) -> list[RunSpec]:
     """The cartesian product, workload-major so that runs of one workload are adjacent.
+
+    ``settings`` is the reservation axis (``[None]``: no ``[reservations]`` table).
 
     Seeds multiply the runs of built-in models only (a trace run has seed
     ``None``).  Two entries that give the same run are a mistake, reported
@@ -420,9 +624,10 @@ def expand(workloads: Sequence[_WorkloadEntry], transforms: Sequence[tuple[tuple
     for entry in workloads:
         entry_seeds: Iterable[int | None] = (
             [None] if entry.source.is_file else (entry.seeds or seeds))
-        for combo, policy, seed, machine, mode in itertools.product(
-                transforms, policies, entry_seeds, processors, overrun):
-            run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode)
+        for combo, policy, setting, seed, machine, mode in itertools.product(
+                transforms, policies, settings, entry_seeds, processors, overrun):
+            run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode,
+                          setting)
             where = f"{entry.path} with {policy.path}"
             if run.run_id in seen:
                 raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "
@@ -494,6 +699,14 @@ class _Checker:
             raise self.error(path, f"expected [START, END] in whole seconds, got {_kind(value)}")
         if value[1] <= value[0]:
             raise self.error(path, f"expected END > START, got {value}")
+        return value[0], value[1]
+
+    def range_pair(self, value: Any, path: str, *, low: int) -> tuple[int, int]:
+        if not isinstance(value, list) or len(value) != 2 or any(
+                isinstance(v, bool) or not isinstance(v, int) for v in value):
+            raise self.error(path, f"expected [LOW, HIGH] integers, got {_kind(value)}")
+        if not low <= value[0] <= value[1]:
+            raise self.error(path, f"expected {low} <= LOW <= HIGH, got {value}")
         return value[0], value[1]
 
     def json_value(self, value: Any, path: str) -> None:
