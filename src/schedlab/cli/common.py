@@ -98,9 +98,7 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     if procs is not None and procs <= 0:
         raise InputError(f"expected a number of processors >= 1, got {procs}",
                          field="--procs")
-    from schedlab.workload.models import BUILTIN_MODELS
-
-    is_model = workload in BUILTIN_MODELS and not Path(workload).exists()
+    is_model = not Path(workload).exists() and _is_builtin_model(workload)
     loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
                            strict=strict, processors=procs, seed=seed,
                            jobs=jobs if is_model else None)
@@ -112,6 +110,13 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
     return loaded
+
+
+def _is_builtin_model(name: str) -> bool:
+    """Whether ``name`` is a built-in model (the models, and scipy, load only if asked)."""
+    from schedlab.workload.models import BUILTIN_MODELS
+
+    return name in BUILTIN_MODELS
 
 
 def option_name(transform: str) -> str:
