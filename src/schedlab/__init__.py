@@ -15,6 +15,7 @@ from schedlab.engine.result import Result  # noqa: E402
 from schedlab.errors import InputError, PolicyError  # noqa: E402
 from schedlab.policies import Policy, available_policies, make_policy  # noqa: E402
 from schedlab.workload.job import Job, Workload  # noqa: E402
+from schedlab.workload.reservations import Reservation  # noqa: E402
 
 
 def compute_metrics(result: Result) -> dict:
@@ -24,6 +25,6 @@ def compute_metrics(result: Result) -> dict:
 
 
 __all__ = [
-    "Job", "Policy", "InputError", "PolicyError", "Result", "Workload", "available_policies",
+    "Job", "Policy", "InputError", "Reservation", "PolicyError", "Result", "Workload", "available_policies",
     "compare", "compute_metrics", "load_workload", "make_policy", "simulate", "__version__",
 ]
