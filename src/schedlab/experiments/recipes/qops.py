@@ -467,6 +467,7 @@ def guarantee_table(runs):
                         missed=("deadline_missed", "sum"),
                         mean_missed_pct=("deadline_missed_pct", "mean"),
                         max_lateness_s=("deadline_max_lateness", "max"))
+    table = table.astype({"missed": int, "max_lateness_s": int})
     return table.reindex([p for p in ADMISSION + BASELINES if p in table.index])
 
 
