@@ -59,6 +59,23 @@ def test_baseline_and_a_throttle_grid_expand_to_distinct_settings() -> None:
     assert len({run.run_id for run in runs}) == 8
 
 
+def test_machine_relative_caps_and_node_sizes_are_resolved_per_workload(tmp_path: Path) -> None:
+    (tmp_path / "small.swf").write_text(SMALL_SWF)
+    mapping = {"workloads": [str(tmp_path / "small.swf"), {"source": "lublin", "jobs": 50}],
+               "policies": ["fcfs+easy"],
+               "reservations": {"per_week": 15, "node_size": {"small": 2},
+                                "rules": {"throttle": True, "cap_hours": 12}}}
+    small_run, model_run = experiment_from_mapping(mapping, base_dir=tmp_path).runs
+    assert small_run.reservations.requests.option("node_size") == 2
+    assert model_run.reservations.requests.option("node_size") is None
+    assert dict(small_run.reservations.rules)["cap_hours"] == 12
+    from schedlab.experiments.runner import prepared_workload, reservation_arguments
+    workload = prepared_workload(small_run.workload, None, None, ())
+    arguments = reservation_arguments(small_run.reservations, workload, None)
+    assert arguments["reservation_rules"].cap == 4 * 12 * 3600      # 4 processors x 12 h
+    assert all(r.width % 2 == 0 for r in arguments["reservations"])
+
+
 def test_the_default_throttle_cap_is_the_papers() -> None:
     mapping = {**PLAIN, "seeds": [0], "policies": ["fcfs+easy"],
                "reservations": {"per_week": 15, "rules": {"throttle": True}}}
@@ -76,6 +93,8 @@ def test_the_default_throttle_cap_is_the_papers() -> None:
     ({"per_week": 15, "tick": [900, -1]}, "reservations.tick[1]"),
     ({"file": "requests.csv", "seed": 3}, "reservations.seed"),
     ({"file": "missing.csv"}, "reservations.file"),
+    ({"per_week": 15, "rules": {"cap": 1, "cap_hours": 1}}, "reservations.rules.cap_hours"),
+    ({"per_week": 15, "node_size": {"small": 0}}, "reservations.node_size.small"),
     ({"tick": 900, "rules": {"throttle": True}}, "reservations.rules"),
 ])
 def test_bad_reservation_tables_name_the_key_path(tmp_path: Path, reservations: dict,

@@ -131,7 +131,10 @@ def reservation_arguments(setting: ReservationSetting | None, workload: Workload
                                  "max_queued_per_user": setting.max_queued_per_user}
     if setting.requests is not None:
         arguments["reservations"] = run_requests(setting.requests, workload, machine)
-        arguments["reservation_rules"] = ReservationRules(**dict(setting.rules or ()))
+        rules = dict(setting.rules or ())
+        if "cap_hours" in rules:
+            rules["cap"] = machine * rules.pop("cap_hours") * 3600
+        arguments["reservation_rules"] = ReservationRules(**rules)
     return arguments
 
 

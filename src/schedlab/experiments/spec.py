@@ -50,7 +50,8 @@ GENERATOR_KEYS = ("per_week", "nodes", "hours", "notice_hours", "node_size", "da
                   "compress")
 RESERVATION_KEYS = ("file", *GENERATOR_KEYS, "seed", "baseline", "tick",
                     "max_queued_per_user", "rules")
-RULE_KEYS = ("placement", "throttle", "cap", "window", "min_duration", "min_notice")
+RULE_KEYS = ("placement", "throttle", "cap", "cap_hours", "window", "min_duration",
+             "min_notice")
 COMPRESS_KEYS = ("from_days", "into_days")
 
 
@@ -191,6 +192,18 @@ class ReservationSetting:
     def to_dict(self) -> dict[str, Any]:
         return {**self.identity(),
                 "requests": None if self.requests is None else self.requests.to_dict()}
+
+    def for_workload(self, label: str) -> ReservationSetting:
+        """The setting with a per-workload ``node_size`` table resolved to the workload's."""
+        sizes = None if self.requests is None else self.requests.option("node_size")
+        if not isinstance(sizes, Mapping):
+            return self
+        options = {**dict(self.requests.options), "node_size": sizes.get(label, 1)}
+        if options["node_size"] == 1:
+            del options["node_size"]
+        requests = RequestSource(self.requests.kind, self.requests.path, self.requests.digest,
+                                 tuple(sorted(options.items())))
+        return ReservationSetting(requests, self.rules, self.tick, self.max_queued_per_user)
 
 
 @dataclass(frozen=True)
@@ -549,8 +562,7 @@ def _generator_options(section: Mapping[str, Any], check: "_Checker") -> dict[st
         if key in section:
             options[key] = list(check.range_pair(section[key], f"reservations.{key}", low=low))
     if "node_size" in section:
-        options["node_size"] = check.integer(section["node_size"], "reservations.node_size",
-                                             low=1)
+        options["node_size"] = _node_sizes(section["node_size"], check)
     if "days" in section and "compress" in section:
         raise check.error("reservations.days", "give either 'days' (the span generated over) "
                           "or 'compress' (from_days generated, into_days simulated)")
@@ -568,23 +580,42 @@ def _generator_options(section: Mapping[str, Any], check: "_Checker") -> dict[st
     return options
 
 
+def _node_sizes(value: Any, check: "_Checker") -> Any:
+    """Processors per node: an integer, or a table workload label -> integer (default 1)."""
+    path = "reservations.node_size"
+    if isinstance(value, Mapping):
+        return {label: check.integer(size, f"{path}.{label}", low=1)
+                for label, size in value.items()}
+    return check.integer(value, path, low=1)
+
+
 def _rule_settings(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any], ...]]:
     """``[reservations.rules]`` -> the distinct ReservationRules settings of its grid.
 
-    ``throttle`` switches the sliding-window cap on (``cap``, default the
-    paper's 256 nodes x 12 h, Margo §2); with it off, ``cap`` and ``window``
-    do not matter and are left out.  Each setting is built once with
+    ``throttle`` switches the sliding-window cap on (``cap`` in node-seconds,
+    default the paper's 256 nodes x 12 h, Margo §2; or ``cap_hours``: the
+    whole machine for that many hours, set by the runner from the run's
+    machine size — §2, "all unshared batch nodes in the system for half a
+    day each week"); with it off, ``cap`` and ``window`` do not matter and
+    are left out.  Each setting is built once with
     :class:`~schedlab.policies.reservations.ReservationRules`.
     """
     from schedlab.policies.reservations import PAPER_CAP, PLACEMENTS, WEEK, ReservationRules
 
     check.keys(section, "reservations.rules", RULE_KEYS)
     path = "reservations.rules"
+    if "cap" in section and "cap_hours" in section:
+        raise check.error(f"{path}.cap_hours", "give either 'cap' (node-seconds) or "
+                          "'cap_hours' (hours of the whole machine)")
+    caps = (check.int_list(section["cap_hours"], f"{path}.cap_hours", low=0)
+            if "cap_hours" in section else
+            check.int_list(section.get("cap", PAPER_CAP), f"{path}.cap", low=0))
+    cap_key = "cap_hours" if "cap_hours" in section else "cap"
     axes = {
         "placement": check.choice_list(section.get("placement", "exact"), f"{path}.placement",
                                        PLACEMENTS),
         "throttle": check.bool_list(section.get("throttle", False), f"{path}.throttle"),
-        "cap": check.int_list(section.get("cap", PAPER_CAP), f"{path}.cap", low=0),
+        cap_key: caps,
         "window": check.int_list(section.get("window", WEEK), f"{path}.window", low=1),
         "min_duration": check.int_list(section.get("min_duration", 0), f"{path}.min_duration",
                                        low=0),
@@ -595,9 +626,9 @@ def _rule_settings(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any
         chosen = dict(zip(axes, point))
         throttle = chosen.pop("throttle")
         if not throttle:
-            chosen.pop("cap")
+            chosen.pop(cap_key)
             chosen.pop("window")
-        ReservationRules(**chosen)
+        ReservationRules(**{k: v for k, v in chosen.items() if k != "cap_hours"})
         rule = tuple(sorted(chosen.items()))
         settings.setdefault(canonical_json(dict(rule)), rule)
     return list(settings.values())
@@ -627,7 +658,7 @@ def expand(workloads: Sequence[_WorkloadEntry], transforms: Sequence[tuple[tuple
         for combo, policy, setting, seed, machine, mode in itertools.product(
                 transforms, policies, settings, entry_seeds, processors, overrun):
             run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode,
-                          setting)
+                          setting and setting.for_workload(entry.source.label))
             where = f"{entry.path} with {policy.path}"
             if run.run_id in seen:
                 raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "
