@@ -113,3 +113,4 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
     reproduction.tables.setdefault("findings", path)
     return reproduction
 register("qops", "schedlab.experiments.recipes.qops")
+register("reservations", "schedlab.experiments.recipes.reservations")

@@ -1,0 +1,643 @@
+"""Margo, Yoshimoto, Kovatch, Andrews: "Impact of Reservations on Production Job
+Scheduling" (SDSC), §5–6 reproduced.
+
+The paper replays one month of DataStar's production log (March 2006 and
+March 2007, ~720 jobs each on 256 batch nodes) in three scenarios (§5):
+the baseline, baseline + reservations (a year of TeraGrid requests, 60,
+compressed into the month: 15 a week, 8–128 nodes, 4–18 h) and baseline +
+reservations + the throttling policy (at most 256 nodes x 12 h of
+reservations in any sliding 7 days, §2).  Catalina schedules every 15
+minutes (§3).  The results (§6, Graphs 4–13): node-seconds-weighted
+expansion factor and wait (eq. 2–3), utilization and queue depth over
+time, and both metrics by size class (1, 2–64, 65–256 nodes).
+
+Stand-ins (docs/reproductions/reservations.md): DataStar's log is not
+public.  The full form uses two busy 30-day windows of each real trace at
+hand — **KTH-SP2** (100 nodes, one processor each) and **SDSC-BLUE** (Blue
+Horizon, 1,152 processors = 144 nodes x 8; every job asks for whole nodes,
+so requests and size classes are in nodes of 8 processors) — and the
+paper's request stream, generated (the TeraGrid requests are not public).
+The reduced form (CI) uses the built-in Lublin model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedlab.errors import InputError
+from schedlab.experiments.recipes import Finding, Recipe, Reproduction
+
+DAY = 86400
+HOUR = 3600
+#: Environment variable naming the directory of the real traces, and its default.
+TRACES_ENV = "SCHEDLAB_TRACES"
+DEFAULT_TRACES = Path("..") / "shared" / "workloads"
+#: Margo §5: "In 2006, TeraGrid users requested reservations for 60 co-scheduled jobs."
+REQUESTS_PER_YEAR = 60
+#: Margo §5: nodes and hours of the requests.
+REQUEST_NODES = (8, 128)
+REQUEST_HOURS = (4, 18)
+#: Catalina's scheduling iteration (Margo §3).
+TICK = 900
+#: Margo §2: the cap is "all unshared batch nodes in the system for half a day each week".
+CAP_HOURS = 12
+#: DataStar's per-user limit of queued jobs (Margo §6), an extra setting of the full form.
+DATASTAR_QUEUE_LIMIT = 6
+POLICIES = ("fcfs+easy", "fcfs+conservative")
+#: Catalina gives every eligible job a reservation (Margo §2): conservative backfilling.
+CATALINA_LIKE = "fcfs+conservative"
+SCENARIOS = ("baseline", "reservations", "throttled")
+SCENARIO_LABELS = {"baseline": "baseline", "reservations": "+ reservations",
+                   "throttled": "+ reservations + policy"}
+SCENARIO_COLORS = {"baseline": "#0072B2", "reservations": "#D55E00", "throttled": "#009E73"}
+#: Margo §6: "small jobs are one-node jobs, the medium jobs are 2-64 nodes and the large are 65-256".
+SIZE_CLASSES = (("1", 1, 1), ("2-64", 2, 64), ("65-256", 65, 256))
+
+#: The full form's windows: (label, catalog name, file, first day, nodes, processors per node).
+#: The busiest 30-day windows by offered load (docs/reproductions/reservations.md).
+WINDOWS = (
+    ("KTH-SP2 d120", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz", 120, 100, 1),
+    ("KTH-SP2 d240", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz", 240, 100, 1),
+    ("SDSC-BLUE d780", "SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz", 780, 144, 8),
+    ("SDSC-BLUE d840", "SDSC-BLUE", "SDSC-BLUE-2000-4.2-cln.swf.gz", 840, 144, 8),
+)
+WINDOW_DAYS = 30
+FULL_REQUEST_SEEDS = (0, 1, 2, 3, 4)
+
+#: The reduced form: ~1500 Lublin jobs on 128 processors span ~13 days.
+REDUCED_MODEL = "lublin"
+REDUCED_JOBS = 1500
+REDUCED_NODES = 128
+REDUCED_DAYS = 14
+REDUCED_SEEDS = (0, 1, 2)
+REDUCED_REQUEST_SEEDS = (0, 1)
+REDUCED_POLICIES = ("fcfs+easy",)
+
+#: The paper's numbers (§6): scenario -> (weighted wait in hours, expansion factor).
+PAPER = {"2006": {"baseline": (6.03, 2.05), "reservations": (74.0, 7.35),
+                  "throttled": (4.44, 1.70)},
+         "2007": {"baseline": (13.7, 2.53), "reservations": (107.0, 9.35),
+                  "throttled": (44.0, 5.21)}}
+
+
+# --------------------------------------------------------------------------- experiments
+
+
+def trace_file(catalog_name: str, file_name: str) -> Path:
+    """The trace in ``$SCHEDLAB_TRACES`` (default ``../shared/workloads``), else its copy
+    in the trace cache; an :class:`InputError` saying how to fetch it otherwise."""
+    from schedlab.workload.catalog import cached_trace
+
+    directory = Path(os.environ.get(TRACES_ENV) or DEFAULT_TRACES)
+    local = directory / file_name
+    if local.is_file():
+        return local.resolve()
+    try:
+        cached = cached_trace(catalog_name)
+    except InputError:
+        cached = None
+    if cached is not None:
+        return Path(cached).resolve()
+    raise InputError(f"the reservations recipe needs the trace {file_name}: not in "
+                     f"{directory} (set {TRACES_ENV} to the directory holding it) nor in the "
+                     f"trace cache; run `schedlab traces fetch {catalog_name}`",
+                     file=str(local), field=TRACES_ENV)
+
+
+def reservation_table(node_sizes: dict[str, int], *, into_days: float,
+                      request_seeds: tuple[int, ...], limits: tuple[int, ...]) -> dict[str, Any]:
+    """The ``[reservations]`` table of the three scenarios (Margo §5).
+
+    A year of requests (60, at the paper's sizes, in nodes of each
+    workload's ``node_size``) generated and compressed into ``into_days``;
+    the baseline runs without them; the throttled scenario caps any sliding
+    week at the whole machine for 12 hours (§2: 256 nodes x 12 h on
+    DataStar).  Catalina's 15-minute tick in all.
+    """
+    return {"per_week": REQUESTS_PER_YEAR * 7 / 364, "nodes": list(REQUEST_NODES),
+            "hours": list(REQUEST_HOURS), "node_size": dict(node_sizes),
+            "compress": {"from_days": 364, "into_days": into_days},
+            "seed": list(request_seeds), "baseline": True, "tick": TICK,
+            "max_queued_per_user": list(limits),
+            "rules": {"throttle": [False, True], "cap_hours": CAP_HOURS}}
+
+
+def full_experiment() -> dict[str, Any]:
+    """Two busy 30-day windows of KTH-SP2 and of SDSC-BLUE, a year of requests in each.
+
+    Both policies, five request streams, with and without DataStar's limit
+    of six queued jobs per user: 4 windows x 2 policies x (1 + 5 x 2)
+    settings x 2 limits = 176 runs.
+    """
+    workloads = [{"source": str(trace_file(catalog, file)), "label": label,
+                  "window": [day * DAY, (day + WINDOW_DAYS) * DAY]}
+                 for label, catalog, file, day, _, _ in WINDOWS]
+    return {
+        "name": "reservations",
+        "description": "Margo et al.: baseline, + reservations, + reservations + throttling "
+                       "on 30-day windows of KTH-SP2 and SDSC-BLUE (§5-6)",
+        "workloads": workloads,
+        "policies": list(POLICIES),
+        "reservations": reservation_table(
+            {label: size for label, *_, size in WINDOWS}, into_days=WINDOW_DAYS,
+            request_seeds=FULL_REQUEST_SEEDS, limits=(0, DATASTAR_QUEUE_LIMIT)),
+    }
+
+
+def reduced_experiment() -> dict[str, Any]:
+    """The CI form: 1500 Lublin jobs (~2 weeks on 128 nodes), three seeds, EASY.
+
+    Half a year of requests (30) compressed into the two weeks keeps the
+    paper's density of 15 a week.  3 seeds x (1 + 2 x 2) = 15 runs.
+    """
+    return {
+        "name": "reservations-reduced",
+        "description": "Margo et al.'s three scenarios on the Lublin model (§5-6)",
+        "seeds": list(REDUCED_SEEDS),
+        "workloads": [{"source": REDUCED_MODEL, "jobs": REDUCED_JOBS}],
+        "policies": list(REDUCED_POLICIES),
+        "reservations": {**reservation_table({}, into_days=REDUCED_DAYS,
+                                             request_seeds=REDUCED_REQUEST_SEEDS, limits=(0,)),
+                         "compress": {"from_days": 182, "into_days": REDUCED_DAYS}},
+    }
+
+
+def experiment(reduced: bool) -> dict[str, Any]:
+    """The experiment mapping of the full or the reduced form."""
+    return reduced_experiment() if reduced else full_experiment()
+
+
+def node_sizes(reduced: bool) -> dict[str, int]:
+    """Processors per node of every workload label (1 when not listed)."""
+    return {} if reduced else {label: size for label, *_, size in WINDOWS}
+
+
+def machine_sizes(reduced: bool) -> dict[str, int]:
+    """Processors of every workload label."""
+    if reduced:
+        return {REDUCED_MODEL: REDUCED_NODES}
+    return {label: nodes * size for label, _, _, _, nodes, size in WINDOWS}
+
+
+# --------------------------------------------------------------------------- runs
+
+
+def scenario_of(setting: dict[str, Any]) -> str:
+    """``baseline``, ``reservations`` or ``throttled`` from a stored reservation setting."""
+    if setting["requests"] is None:
+        return "baseline"
+    return "throttled" if "cap_hours" in (setting["rules"] or {}) else "reservations"
+
+
+def run_table(exp_dir: Path):
+    """One row per finished run: workload, policy, seed, scenario, request seed, queue
+    limit, run_id and its metrics (docs/metrics.md)."""
+    import pandas as pd
+
+    from schedlab.experiments.store import stored_rows
+
+    rows = []
+    for row in stored_rows(exp_dir):
+        if row["status"] != "finished":
+            continue
+        setting = json.loads(row["spec_json"])["reservations"]
+        requests = setting["requests"]
+        rows.append({"workload": row["workload"], "policy": row["policy"],
+                     "seed": -1 if row["seed"] is None else row["seed"],
+                     "scenario": scenario_of(setting),
+                     "request_seed": -1 if requests is None else requests["generate"]["seed"],
+                     "limit": setting["max_queued_per_user"] or 0, "run_id": row["run_id"],
+                     **json.loads(row["metrics_json"])})
+    return pd.DataFrame(rows)
+
+
+def scenario_means(runs, limit: int = 0):
+    """Mean of the main metrics per workload, policy and scenario (over seeds and request
+    streams), for runs with queue limit ``limit``; waits in hours."""
+    chosen = runs[runs["limit"] == limit].copy()
+    chosen["wait_h"] = chosen["wait_weighted"] / HOUR
+    columns = ["expansion_factor_weighted", "wait_h", "utilization_margo",
+               "utilization_margo_reserved", "avg_queue", "max_queue",
+               "reservations_granted", "reservations_rejected"]
+    if limit:
+        chosen["wait_queued_h"] = chosen["wait_weighted_queued"] / HOUR
+        columns += ["expansion_factor_weighted_queued", "wait_queued_h"]
+    columns = [c for c in columns if c in chosen]
+    return chosen.groupby(["workload", "policy", "scenario"])[columns].mean()
+
+
+def class_table(exp_dir: Path, runs, sizes: dict[str, int]):
+    """Weighted expansion factor and wait (h) per size class in nodes (Margo §6, Graphs
+    10-13), mean over seeds and request streams, runs without a queue limit."""
+    import pandas as pd
+
+    from schedlab.experiments import load_jobs
+
+    rows = []
+    for run in runs[runs["limit"] == 0].itertuples():
+        jobs = load_jobs(exp_dir, run.run_id)
+        for name, values in class_metrics(jobs, sizes.get(run.workload, 1)).items():
+            rows.append({"workload": run.workload, "policy": run.policy,
+                         "scenario": run.scenario, "class": name, **values})
+    frame = pd.DataFrame(rows)
+    return frame.groupby(["workload", "policy", "scenario", "class"]).mean()
+
+
+def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
+    """Margo eq. 2-3 per size class: node-seconds-weighted expansion factor and wait.
+
+    A job's nodes are ``ceil(width / node_size)``; its node-seconds
+    width x runtime; its expansion factor (wait + estimate) / estimate
+    (estimate at least 1 s) — Margo §4: "the ratio of the sum of requested
+    wall-clock time and queue wait time divided by the requested wall-clock
+    time".  Rejected jobs are left out.
+    """
+    ran = jobs[jobs["status"] != "rejected"]
+    width = ran["width"].to_numpy(dtype=np.int64)
+    nodes = -(-width // node_size)
+    area = (width * ran["runtime"].to_numpy(dtype=np.int64)).astype(float)
+    wait = ran["wait"].to_numpy(dtype=float)
+    estimate = np.maximum(ran["estimate"].to_numpy(dtype=float), 1.0)
+    factor = (wait + estimate) / estimate
+    out = {}
+    for name, low, high in SIZE_CLASSES:
+        inside = (nodes >= low) & (nodes <= high)
+        weight = area[inside].sum()
+        out[name] = {"jobs": int(inside.sum()),
+                     "expansion_factor": float((factor[inside] * area[inside]).sum() / weight)
+                     if weight else math.nan,
+                     "wait_h": float((wait[inside] * area[inside]).sum() / weight / HOUR)
+                     if weight else math.nan}
+    return out
+
+
+def earlier_large_jobs(exp_dir: Path, runs, sizes: dict[str, int]):
+    """Per workload, policy and scenario: large jobs (65+ nodes) that start earlier than in
+    the baseline, summed over the request streams, and the number compared (Margo §6:
+    two wide reservations "created a space in the schedule for a 256-node job")."""
+    import pandas as pd
+
+    from schedlab.experiments import load_jobs
+
+    main = runs[runs["limit"] == 0]
+    rows = []
+    for (workload, policy, seed), group in main.groupby(["workload", "policy", "seed"]):
+        base = group[group["scenario"] == "baseline"]
+        if base.empty:
+            continue
+        before = load_jobs(exp_dir, base["run_id"].iloc[0]).set_index("job_id")
+        size = sizes.get(workload, 1)
+        large = before.index[-(-before["width"].to_numpy(dtype=np.int64) // size) > 64]
+        for run in group[group["scenario"] != "baseline"].itertuples():
+            after = load_jobs(exp_dir, run.run_id).set_index("job_id")
+            earlier = (after.loc[large, "start"] < before.loc[large, "start"]).sum()
+            rows.append({"workload": workload, "policy": policy, "scenario": run.scenario,
+                         "large_jobs": len(large), "earlier": int(earlier)})
+    return pd.DataFrame(rows).groupby(["workload", "policy", "scenario"]).sum()
+
+
+def rejection_table(runs):
+    """Requests granted and rejected by reason, mean per request stream (no queue limit)."""
+    main = runs[(runs["limit"] == 0) & (runs["scenario"] != "baseline")]
+    columns = ["reservations", "reservations_granted"] + sorted(
+        c for c in main.columns if c.startswith("reservations_rejected."))
+    return main.groupby(["workload", "policy", "scenario"])[columns].mean().fillna(0.0)
+
+
+# --------------------------------------------------------------------------- findings
+
+
+def _pairs(means, metric: str, a: str, b: str):
+    """Per workload and policy: (value in scenario a, value in scenario b)."""
+    table = means[metric].unstack("scenario")
+    return [(index, row[a], row[b]) for index, row in table.iterrows()]
+
+
+def _text(pairs, digits: int = 2) -> str:
+    return "; ".join(f"{w} {p.split('+')[1]}: {x:.{digits}f} -> {y:.{digits}f}"
+                     for (w, p), x, y in pairs)
+
+
+def findings(runs, means, classes, large) -> list[Finding]:
+    """The paper's claims (§6, §8) checked against the means of our runs."""
+    out = [sharp_increase(means), recovery(means), beats_baseline(runs),
+           medium_suffer(classes), large_jobs(classes, large), queue_depth(means),
+           utilization(means)]
+    if (runs["limit"] > 0).any():
+        out.append(queue_limit(runs))
+    return out
+
+
+def sharp_increase(means) -> Finding:
+    """Reservations raise the weighted expansion factor and wait sharply (Graphs 4-5)."""
+    ef = _pairs(means, "expansion_factor_weighted", "baseline", "reservations")
+    wait = _pairs(means, "wait_h", "baseline", "reservations")
+    holds = all(y > 1.5 * x for _, x, y in ef) and all(y > 1.5 * x for _, x, y in wait)
+    return Finding("reservations raise the expansion factor and wait sharply (Graphs 4-5)",
+                   "EF 2.05 -> 7.35, wait 6.03 -> 74.0 h (2006); EF 2.53 -> 9.35, "
+                   "wait 13.7 -> 107 h (2007)",
+                   f"EF {_text(ef)}; wait (h) {_text(wait, 1)}", holds,
+                   "holds = at least x1.5 in every workload and policy")
+
+
+def recovery(means) -> Finding:
+    """Throttling recovers most of the increase (share of EF increase undone >= 1/2)."""
+    table = means["expansion_factor_weighted"].unstack("scenario")
+    share = ((table["reservations"] - table["throttled"])
+             / (table["reservations"] - table["baseline"]))
+    text = "; ".join(f"{w} {p.split('+')[1]}: {v:.0%}" for (w, p), v in share.items())
+    return Finding("throttling recovers most of the increase (share of the EF increase undone)",
+                   "2006: 108 % (EF 7.35 -> 1.70, below the baseline 2.05); "
+                   "2007: 61 % (9.35 -> 5.21, baseline 2.53)",
+                   text, bool((share >= 0.5).all()), "holds = at least 50 % everywhere")
+
+
+def beats_baseline(runs) -> Finding:
+    """Throttled runs with a lower weighted expansion factor than their baseline."""
+    main = runs[runs["limit"] == 0]
+    base = main[main["scenario"] == "baseline"].set_index(["workload", "policy", "seed"])
+    throttled = main[main["scenario"] == "throttled"]
+    better = [row.expansion_factor_weighted
+              < base.loc[(row.workload, row.policy, row.seed), "expansion_factor_weighted"]
+              for row in throttled.itertuples()]
+    return Finding("with throttling the expansion factor can even beat the baseline",
+                   "2006 yes (1.70 < 2.05); 2007 no (5.21 > 2.53)",
+                   f"{sum(better)} of {len(better)} throttled runs below their baseline",
+                   any(better), "holds = in at least one run")
+
+
+def medium_suffer(classes) -> Finding:
+    """The class whose weighted expansion factor rises most with reservations."""
+    ef = classes["expansion_factor"].unstack("scenario")
+    rise = (ef["reservations"] - ef["baseline"]).unstack("class")
+    worst = rise.idxmax(axis=1)
+    text = "; ".join(f"{w} {p.split('+')[1]}: {c} (+{rise.loc[(w, p), c]:.1f})"
+                     for (w, p), c in worst.items())
+    return Finding("medium jobs (2-64 nodes) suffer most (Graphs 10-13)",
+                   "2006: medium EF rises most; 2007: medium and large both suffer",
+                   f"class with the largest EF rise: {text}",
+                   bool((worst == "2-64").sum() * 2 > len(worst)),
+                   "holds = medium in most workloads and policies")
+
+
+def large_jobs(classes, large) -> Finding:
+    """Wide reservations can open room for large jobs: large jobs better off than without."""
+    ef = classes["expansion_factor"].unstack("scenario").xs("65-256", level="class")
+    better = ef[(ef["throttled"] < ef["baseline"]) | (ef["reservations"] < ef["baseline"])]
+    moved = large.xs("throttled", level="scenario")
+    text = (f"large-class EF below the baseline in {len(better)} of {len(ef)} "
+            f"workload/policy pairs; large jobs starting earlier than in the baseline "
+            f"(throttled): {int(moved['earlier'].sum())} of {int(moved['large_jobs'].sum())}")
+    return Finding("wide reservations can open room for large jobs",
+                   "2006: two reservations (130 and 128 nodes) let a 256-node job start earlier",
+                   text, len(better) > 0, "holds = the large class does better somewhere")
+
+
+def queue_depth(means) -> Finding:
+    """Queue depth: far higher with reservations, near the baseline when throttled."""
+    table = means["max_queue"].unstack("scenario")
+    text = "; ".join(f"{w} {p.split('+')[1]}: {r.baseline:.0f} / {r.reservations:.0f} / "
+                     f"{r.throttled:.0f}" for (w, p), r in table.iterrows())
+    holds = bool(((table["reservations"] > table["baseline"])
+                  & (table["throttled"] < table["reservations"])).all())
+    return Finding("the queue grows much deeper with reservations; throttled it stays near "
+                   "the baseline (Graphs 8-9; max waiting jobs, base / res / throttled)",
+                   "baseline and throttled within ~90 (2006) / ~150 (2007); "
+                   "+ reservations almost 400", text, holds)
+
+
+def utilization(means) -> Finding:
+    """Utilization counting reserved nodes as used stays high (Graphs 6-7)."""
+    table = means.unstack("scenario")
+    text = "; ".join(
+        f"{w} {p.split('+')[1]}: {r[('utilization_margo', 'baseline')]:.2f} / "
+        f"{r[('utilization_margo_reserved', 'reservations')]:.2f} / "
+        f"{r[('utilization_margo_reserved', 'throttled')]:.2f}"
+        for (w, p), r in table.iterrows())
+    holds = bool((table[("utilization_margo_reserved", "reservations")]
+                  >= table[("utilization_margo", "baseline")] - 0.02).all())
+    return Finding("counting reserved nodes as used, utilization is not worse "
+                   "(base / res / throttled)",
+                   "remains high; some periods lower, \"not the rule\"", text, holds,
+                   "holds = within 0.02 of the baseline or above")
+
+
+def queue_limit(runs) -> Finding:
+    """DataStar's limit of 6 queued jobs per user and the expansion factor (§6)."""
+    res = runs[runs["scenario"] == "reservations"]
+    free = res[res["limit"] == 0].groupby("workload")["expansion_factor_weighted"].mean()
+    held = res[res["limit"] > 0].groupby("workload")["expansion_factor_weighted_queued"].mean()
+    text = "; ".join(f"{w}: {free[w]:.2f} -> {held[w]:.2f}" for w in free.index)
+    return Finding("a limit of 6 queued jobs per user would lower the expansion factor "
+                   "(+ reservations; EF from queue entry)",
+                   "not simulated; expected (\"you wouldn't see the poor expansion factor\")",
+                   text, bool((held < free).all()))
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def bar_figure(means, metric: str, ylabel: str, title: str):
+    """Graphs 4-5: one group of three bars (scenarios) per workload, a panel per policy."""
+    from schedlab.viz.style import new_figure, paper_style
+
+    policies = list(dict.fromkeys(means.index.get_level_values("policy")))
+    with paper_style():
+        figure = new_figure(3.2 * len(policies) + 1.0, 3.2)
+        axes = figure.subplots(1, len(policies), squeeze=False)[0]
+        for ax, policy in zip(axes, policies):
+            table = means.xs(policy, level="policy")[metric].unstack("scenario")
+            x = np.arange(len(table))
+            for k, scenario in enumerate(SCENARIOS):
+                ax.bar(x + (k - 1) * 0.27, table[scenario], 0.27,
+                       color=SCENARIO_COLORS[scenario], label=SCENARIO_LABELS[scenario])
+            ax.set_xticks(x, table.index, rotation=20, ha="right")
+            ax.set_title(policy)
+            ax.set_ylabel(ylabel)
+        axes[0].legend()
+        figure.suptitle(title)
+    return figure
+
+
+def class_figure(classes, metric: str, ylabel: str, policy: str, title: str):
+    """Graphs 10-13: per workload, the size classes with three bars each."""
+    from schedlab.viz.style import new_figure, paper_style
+
+    table = classes.xs(policy, level="policy")[metric]
+    workloads = list(dict.fromkeys(table.index.get_level_values("workload")))
+    with paper_style():
+        figure = new_figure(3.0 * len(workloads) + 0.5, 3.2)
+        axes = figure.subplots(1, len(workloads), squeeze=False)[0]
+        for ax, workload in zip(axes, workloads):
+            part = table.xs(workload, level="workload").unstack("scenario")
+            part = part.reindex([name for name, *_ in SIZE_CLASSES])
+            x = np.arange(len(part))
+            for k, scenario in enumerate(SCENARIOS):
+                ax.bar(x + (k - 1) * 0.27, part[scenario], 0.27,
+                       color=SCENARIO_COLORS[scenario], label=SCENARIO_LABELS[scenario])
+            ax.set_xticks(x, [f"{name} nodes" for name in part.index])
+            ax.set_title(workload)
+            ax.set_ylabel(ylabel)
+        axes[0].legend()
+        figure.suptitle(f"{title} ({policy})")
+    return figure
+
+
+def timeseries_figure(exp_dir: Path, runs, workload: str, policy: str, column: str,
+                      processors: int):
+    """Graphs 6-9: utilization (reserved nodes counted as used) or queue length over
+    time, one line per scenario (seed and request stream 0; 6-hour means)."""
+    from schedlab.experiments import load_series
+    from schedlab.metrics.series import bin_means
+    from schedlab.viz.style import new_figure, paper_style
+
+    chosen = runs[(runs["workload"] == workload) & (runs["policy"] == policy)
+                  & (runs["limit"] == 0) & (runs["request_seed"] <= 0)]
+    chosen = chosen[chosen["seed"] == chosen["seed"].min()]
+    with paper_style():
+        figure = new_figure(6.0, 3.0)
+        ax = figure.subplots()
+        for scenario in SCENARIOS:
+            row = chosen[chosen["scenario"] == scenario].iloc[0]
+            series = load_series(exp_dir, row.run_id)
+            times = series["time"].to_numpy(dtype=float)
+            values = series["busy"].to_numpy(dtype=float)
+            if column == "utilization":
+                if "reserved" in series:
+                    values = values + series["reserved"].to_numpy(dtype=float)
+                values = values / processors
+            else:
+                values = series["queue"].to_numpy(dtype=float)
+            t0 = times[0]
+            bins, means = bin_means(times, values, 6 * HOUR, t0, times[-1])
+            ax.step((bins - t0) / DAY, means, where="post", color=SCENARIO_COLORS[scenario],
+                    label=SCENARIO_LABELS[scenario])
+        ax.set_xlabel("days")
+        ax.set_ylabel("utilization (reserved counted)" if column == "utilization"
+                      else "waiting jobs")
+        ax.set_title(f"{workload}, {policy}")
+        ax.legend()
+    return figure
+
+
+# --------------------------------------------------------------------------- summary
+
+
+def markdown_table(frame, digits: int = 2) -> str:
+    """A DataFrame (index included) as a Markdown table, numbers to ``digits`` places."""
+    flat = frame.reset_index()
+    lines = ["| " + " | ".join(map(str, flat.columns)) + " |",
+             "|" + " --- |" * len(flat.columns)]
+    for row in flat.itertuples(index=False):
+        cells = [f"{v:.{digits}f}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(frame, out: Path, name: str) -> dict[str, Path]:
+    """``out/NAME.csv`` and ``out/NAME.md``."""
+    from schedlab.output import atomic_write_text
+
+    csv_path, md_path = out / f"{name}.csv", out / f"{name}.md"
+    atomic_write_text(csv_path, frame.reset_index().to_csv(index=False))
+    atomic_write_text(md_path, markdown_table(frame))
+    return {name: csv_path, f"{name}.md": md_path}
+
+
+def write_figure(figure, out: Path, name: str) -> dict[str, Path]:
+    """``out/NAME.png`` and ``out/NAME.svg``; the PNG under ``NAME``."""
+    from schedlab.viz.style import save_png_and_svg
+
+    png, _ = save_png_and_svg(figure, out / name)
+    return {name: png}
+
+
+def paper_table():
+    """The paper's numbers (§6) as a table: month x scenario."""
+    import pandas as pd
+
+    rows = [{"month": month, "scenario": scenario, "wait_h": wait, "expansion_factor": ef}
+            for month, values in PAPER.items() for scenario, (wait, ef) in values.items()]
+    return pd.DataFrame(rows).set_index(["month", "scenario"])
+
+
+def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
+    """Figures, tables and findings of a finished sweep, in ``EXP_DIR/reproduction``."""
+    exp_dir = Path(exp_dir)
+    out = exp_dir / "reproduction"
+    sizes, machines = node_sizes(reduced), machine_sizes(reduced)
+    runs = run_table(exp_dir)
+    means = scenario_means(runs)
+    classes = class_table(exp_dir, runs, sizes)
+    large = earlier_large_jobs(exp_dir, runs, sizes)
+    reproduction = Reproduction(findings=findings(runs, means, classes, large))
+    tables = {"scenarios": means, "size_classes": classes, "requests": rejection_table(runs),
+              "large_jobs_earlier": large, "paper": paper_table()}
+    if (runs["limit"] > 0).any():
+        tables["queue_limit"] = scenario_means(runs, DATASTAR_QUEUE_LIMIT)
+    for name, table in tables.items():
+        reproduction.tables.update(write_table(table, out, name))
+    figures = {
+        "expansion_factor": bar_figure(means, "expansion_factor_weighted",
+                                       "expansion factor (weighted)",
+                                       "Average expansion factor, all jobs (Graph 4)"),
+        "wait": bar_figure(means, "wait_h", "wait (h, weighted)",
+                           "Average wait, all jobs (Graph 5)"),
+        "requests_granted": requests_figure(rejection_table(runs)),
+    }
+    policy = CATALINA_LIKE if CATALINA_LIKE in set(runs["policy"]) else runs["policy"].iloc[0]
+    figures["classes_expansion_factor"] = class_figure(
+        classes, "expansion_factor", "expansion factor", policy,
+        "Expansion factor by job size (Graphs 10-11)")
+    figures["classes_wait"] = class_figure(classes, "wait_h", "wait (h)", policy,
+                                           "Wait by job size (Graphs 12-13)")
+    for workload in dict.fromkeys(runs["workload"]):
+        slug = workload.replace(" ", "_")
+        for column in ("utilization", "queue"):
+            figures[f"{column}_{slug}"] = timeseries_figure(exp_dir, runs, workload, policy,
+                                                            column, machines[workload])
+    for name, figure in figures.items():
+        reproduction.figures.update(write_figure(figure, out, name))
+    return reproduction
+
+
+def requests_figure(table):
+    """Requests granted and rejected by reason, per workload, policy and scenario."""
+    from schedlab.viz.style import PALETTE, new_figure, paper_style
+
+    columns = ["reservations_granted"] + [c for c in table.columns
+                                          if c.startswith("reservations_rejected.")]
+    labels = [" / ".join((w, p.split("+")[1], "res" if s == "reservations" else "thr"))
+              for w, p, s in table.index]
+    with paper_style():
+        figure = new_figure(max(4.0, 0.55 * len(table) + 1.5), 3.4)
+        ax = figure.subplots()
+        bottom = np.zeros(len(table))
+        for k, column in enumerate(columns):
+            values = table[column].to_numpy(dtype=float)
+            ax.bar(np.arange(len(table)), values, bottom=bottom, color=PALETTE[k % len(PALETTE)],
+                   label=column.replace("reservations_", "").replace("rejected.", "rejected: "))
+            bottom += values
+        ax.set_xticks(np.arange(len(table)), labels, rotation=35, ha="right")
+        ax.set_ylabel("requests (mean per stream)")
+        ax.set_title("Reservation requests granted and rejected")
+        ax.legend()
+    return figure
+
+
+RECIPE = Recipe(
+    name="reservations",
+    paper="Margo, Yoshimoto, Kovatch, Andrews: Impact of Reservations on Production Job "
+          "Scheduling",
+    description="baseline / + reservations / + reservations + throttling (256 nodes x 12 h "
+                "per sliding week) with EASY and conservative backfilling on 30-day windows "
+                "of KTH-SP2 and SDSC-BLUE, a year of requests compressed into the month",
+    experiment=experiment,
+    summarize=summarize,
+)
