@@ -56,7 +56,8 @@ SCENARIOS = ("baseline", "reservations", "throttled")
 SCENARIO_LABELS = {"baseline": "baseline", "reservations": "+ reservations",
                    "throttled": "+ reservations + policy"}
 SCENARIO_COLORS = {"baseline": "#0072B2", "reservations": "#D55E00", "throttled": "#009E73"}
-#: Margo §6: "small jobs are one-node jobs, the medium jobs are 2-64 nodes and the large are 65-256".
+#: Margo §6: "small jobs are one-node jobs, the medium jobs are 2-64 nodes and the large
+#: are 65-256".
 SIZE_CLASSES = (("1", 1, 1), ("2-64", 2, 64), ("65-256", 65, 256))
 
 #: The full form's windows: (label, catalog name, file, first day, nodes, processors per node).
@@ -353,7 +354,7 @@ def recovery(means) -> Finding:
              / (table["reservations"] - table["baseline"]))
     text = "; ".join(f"{w} {p.split('+')[1]}: {v:.0%}" for (w, p), v in share.items())
     return Finding("throttling recovers most of the increase (share of the EF increase undone)",
-                   "2006: 108 % (EF 7.35 -> 1.70, below the baseline 2.05); "
+                   "2006: 107 % (EF 7.35 -> 1.70, below the baseline 2.05); "
                    "2007: 61 % (9.35 -> 5.21, baseline 2.53)",
                    text, bool((share >= 0.5).all()), "holds = at least 50 % everywhere")
 
