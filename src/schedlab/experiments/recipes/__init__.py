@@ -113,4 +113,5 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
     reproduction.tables.setdefault("findings", path)
     return reproduction
 register("qops", "schedlab.experiments.recipes.qops")
+register("dynp", "schedlab.experiments.recipes.dynp")
 register("reservations", "schedlab.experiments.recipes.reservations")
