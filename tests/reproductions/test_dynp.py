@@ -88,6 +88,27 @@ def test_the_deciders_differ_in_usage_but_not_in_the_schedule(reduced):
         assert abs(adv - simple) <= 0.01 * simple
 
 
+def test_the_deciders_differ_when_ties_are_between_different_schedules(reduced):
+    """With ARTwW of the first job only, equal qualities hide different schedules, so the
+    decider's choice in a tie changes the run: the gap is wider than with the full schedule
+    at every factor, and the advanced decider is ahead over the three factors together."""
+    _, _, runs = reduced
+    full_gaps, first_gaps = [], []
+    for shrink in recipe.REDUCED_SHRINK:
+        full = [recipe.value(runs, "KTH_syn", line, shrink, "artww")
+                for line in ("simple ARTwW", recipe.ADVANCED_LINE)]
+        first = [recipe.value(runs, "KTH_syn", line, shrink, "artww")
+                 for line in recipe.FIRST_JOB_LINES]
+        full_gaps.append(abs(full[1] - full[0]) / full[0])
+        first_gaps.append((first[1] - first[0]) / first[0])
+        assert abs(first_gaps[-1]) > full_gaps[-1]
+    assert sum(first_gaps) < -0.2
+    simple = recipe.pick(runs, "KTH_syn", recipe.FIRST_JOB_LINES[0], 0.8)
+    adv = recipe.pick(runs, "KTH_syn", recipe.FIRST_JOB_LINES[1], 0.8)
+    assert adv["cases"]["1"] > 0.15 * adv["decisions"]
+    assert recipe.started_share(simple, "fcfs") > 0.5 and recipe.started_share(adv, "sjf") > 0.5
+
+
 def test_case_2_not_6b_is_the_most_frequent_and_the_statistics_add_up(reduced):
     out, reproduction, runs = reduced
     assert finding(reproduction, "Case 6b").holds is False
@@ -100,7 +121,7 @@ def test_case_2_not_6b_is_the_most_frequent_and_the_statistics_add_up(reduced):
     assert run["decisions"] == run["same_policy"] + sum(run["switches"].values())
     assert sum(run["jobs_started"].values()) == recipe.REDUCED_JOBS
     frame = load_results(out)
-    assert len(frame) == 48 and (frame["status"] == "finished").all()
+    assert len(frame) == 60 and (frame["status"] == "finished").all()
 
 
 def test_tables_and_figures_are_written_with_the_papers_numbers(reduced):
@@ -140,6 +161,7 @@ def test_line_labels_name_every_policy_of_the_experiment():
     assert recipe.line_label("ljf+conservative", None, None) == "LJF cons."
     assert recipe.line_label("dynp-basic", None, None) == "basic dynP"
     assert recipe.line_label("dynp", "simple", "ms") == "simple MS"
+    assert recipe.line_label("dynp", "advanced", "artww", 1) == "advanced ARTwW (1st job)"
     styles = recipe.line_styles()
     assert set(recipe.DYNP_LINES + recipe.SINGLE_LINES + recipe.CONSERVATIVE_LINES) <= set(styles)
 
@@ -147,9 +169,10 @@ def test_line_labels_name_every_policy_of_the_experiment():
 def test_experiments_cover_the_papers_policies_and_ranges():
     full = experiment_from_mapping(recipe.experiment(False))
     reduced = experiment_from_mapping(recipe.experiment(True))
-    # 3 job sets x 7 factors x 2 estimate kinds x (6 single + basic + 2 deciders x 3 metrics)
-    assert len(full.runs) == 3 * 7 * 2 * 13
-    assert len(reduced.runs) == 1 * 3 * 2 * 8
+    # 3 job sets x 7 factors x 2 estimate kinds x
+    # (6 single + basic + 2 deciders x 3 metrics + 2 deciders on the first job)
+    assert len(full.runs) == 3 * 7 * 2 * 15
+    assert len(reduced.runs) == 1 * 3 * 2 * 10
     assert {r.workload.label for r in full.runs} == {"KTH_syn", "SDSCBLUE_syn", "NASA_syn"}
     factors = {dict(r.transforms)["shrink"] for r in full.runs}
     assert max(factors) == 1.0 and min(factors) == 0.6
