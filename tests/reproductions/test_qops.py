@@ -56,6 +56,17 @@ def test_qops_leaves_fewer_jobs_unadmitted_than_msb_at_high_load_for_every_seed(
     assert (high["fcfs+easy"] == 0).all()
 
 
+def test_unadmitted_processor_seconds_fall_with_the_load_for_every_scheme_and_seed(reduced):
+    # QoPS §5.1: deadlines come from EASY responses, which grow fastest for heavy jobs
+    out, reproduction = reduced
+    assert finding(reproduction, "Unadmitted processor-seconds fall").holds is True
+    runs = load_results(out)
+    area = runs[runs.policy.isin(["qops", "msb", "mrt"])].pivot_table(
+        index=["policy", "seed"], columns="transform.load", values="deadline_rejected_area_pct")
+    assert len(area) == 9
+    assert (area[1.6] < area[1.0]).all()
+
+
 def test_admission_control_costs_utilization_at_every_point(reduced):
     out, _ = reduced
     runs = load_results(out)

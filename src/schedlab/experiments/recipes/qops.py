@@ -498,11 +498,14 @@ def at_high_load(table, policies: tuple[str, ...], digits: int = 1) -> str:
     """The policies' values at the highest load, per workload and method: the numbers
     a reader compares with the paper's figures."""
     top = table.index.get_level_values("load").max()
+    several_s = table.index.get_level_values("s").nunique() > 1
     parts = []
     for key, row in table[table.index.get_level_values("load") == top].iterrows():
         point = dict(zip(table.index.names, key))
         values = " / ".join(f"{row[p]:.{digits}f}" for p in policies)
-        parts.append(f"{point['workload']} {point['method'][:3]}: {values}")
+        where = f"{point['workload']} {point['method'][:3]}" + (
+            f" s = {point['s']:g}" if several_s else "")
+        parts.append(f"{where}: {values}")
     return f"at load {top:g} ({' / '.join(policies)}): " + "; ".join(parts)
 
 
@@ -548,10 +551,14 @@ def high_load_finding(means) -> Finding | None:
         return None
     by_load = gap(table).groupby(loads).mean()
     low, high = by_load.iloc[0], by_load.iloc[-1]
+    each = {p: (table[p] - table["qops"]).groupby(loads).mean()
+            for p in ("msb", "mrt") if p in table}
     return Finding("QoPS's lead grows with the load (unadmitted jobs, s = 0.2)",
                    "Fig. 4: \"especially at high load factors\"",
-                   "mean of MSB and MRT minus QoPS: " + ", ".join(
-                       f"{v:+.1f} pts at {k:.1f}" for k, v in by_load.items()),
+                   "others minus QoPS, mean over traces and methods: " + "; ".join(
+                       f"{p.upper()} " + ", ".join(f"{v:+.1f} pts at {k:.1f}"
+                                                   for k, v in diff.items())
+                       for p, diff in each.items()),
                    bool(high > low and high > 0))
 
 
@@ -571,19 +578,40 @@ def convergence_finding(means) -> Finding | None:
                    bool(abs(tight_gap) < abs(lax_gap) and tight_spread < lax_spread))
 
 
-def stringency_finding(means) -> Finding | None:
+def area_trend_finding(means) -> Finding | None:
+    """QoPS §5.1: "a similar and more pronounced downward trend with increasing load is
+    observed for the unadmitted processor-seconds" — heavy jobs' EASY responses, hence
+    their deadlines, grow most with the load."""
+    table = pivot(subset(means, fraction=1.0, s=0.2), "deadline_rejected_area_pct", ADMISSION)
+    loads = table.index.get_level_values("load")
+    if table.empty or loads.nunique() < 2:
+        return None
+    low = table[loads == loads.min()].droplevel("load")
+    high = table[loads == loads.max()].droplevel("load")
+    falls = int((high < low).sum().sum())
+    total = int(low.size)
+    by_load = table.groupby(loads).mean().mean(axis=1)
+    return Finding("Unadmitted processor-seconds fall as the load grows (s = 0.2)",
+                   "§5.1, Fig. 4b: a downward trend with the load",
+                   f"lower at load {loads.max():.1f} than at {loads.min():.1f} for {falls} of "
+                   f"{total} (scheme, trace, method); mean of the schemes " + ", ".join(
+                       f"{v:.1f} % at {k:.1f}" for k, v in by_load.items()),
+                   falls > total / 2)
+
+
+def stringency_finding(means, metric: str, what: str) -> Finding | None:
     """QoPS §4.1: "As 's' is increased ... we would expect the number of successfully
     scheduled jobs to decrease"; §5.1: "with a stringency factor of 0.5, fewer jobs are
-    admitted"."""
-    table = pivot(subset(means, fraction=1.0), "deadline_rejected_pct", ADMISSION)
+    admitted".  Checked in jobs and in processor-seconds."""
+    table = pivot(subset(means, fraction=1.0), metric, ADMISSION)
     stringency = table.index.get_level_values("s")
     if stringency.nunique() < 2:
         return None
     by_s = table.groupby(stringency).mean()
     higher = all(by_s.loc[0.5, p] > by_s.loc[0.2, p] for p in by_s.columns)
-    return Finding("Tighter deadlines (s = 0.5) leave more jobs unadmitted",
-                   "§4.1, §5.1: fewer jobs admitted at s = 0.5",
-                   "mean unadmitted jobs % s = 0.2 -> 0.5: " + ", ".join(
+    return Finding(f"Tighter deadlines (s = 0.5) leave more {what} unadmitted",
+                   "§4.1, §5.1: fewer jobs admitted at s = 0.5, utilization 5-10 % lower",
+                   f"mean unadmitted {what} % at s = 0.2 -> 0.5: " + ", ".join(
                        f"{p} {by_s.loc[0.2, p]:.1f} -> {by_s.loc[0.5, p]:.1f}"
                        for p in by_s.columns), higher)
 
@@ -760,7 +788,9 @@ def findings(runs, means) -> list[Finding]:
                                  "processor-seconds"),
         high_load_finding(means),
         load_dip_finding(means),
-        stringency_finding(means),
+        area_trend_finding(means),
+        stringency_finding(means, "deadline_rejected_pct", "jobs"),
+        stringency_finding(means, "deadline_rejected_area_pct", "processor-seconds"),
         convergence_finding(means),
         utilization_finding(means),
         mixed_admission_finding(means, 0.8),
