@@ -177,7 +177,8 @@ def run_table(exp_dir: Path):
     for name in ("load", "s", "fraction", "R"):
         table[name] = pd.to_numeric(table[name]).astype(float)
     for metric in METRICS:
-        table[metric] = pd.to_numeric(frame.get(metric), errors="coerce").astype(float)
+        table[metric] = (pd.to_numeric(frame[metric], errors="coerce").astype(float)
+                         if metric in frame else float("nan"))
     return table.reset_index(drop=True)
 
 
