@@ -76,8 +76,7 @@ def timed_process(arguments: list[str]) -> tuple[float, float]:
     schedlab = Path(sys.executable).parent / "schedlab"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([str(schedlab), "simulate", *arguments], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([str(schedlab), "simulate", *arguments], check=True, capture_output=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
