@@ -180,8 +180,8 @@ def print_steps(results: list[tuple[str, list[tuple[int, float]], float]]) -> No
             bins.setdefault(backlog_bin(waiting), []).append((waiting, seconds))
         for index, rows in sorted(bins.items()):
             times = [s * 1000 for _, s in rows]
-            print(f"| {label} | {bin_label(index)} | {len(rows):,} | {statistics.fmean(times):.3f} | "
-                  f"{statistics.median(times):.3f} | {max(times):.2f} | "
+            print(f"| {label} | {bin_label(index)} | {len(rows):,} | "
+                  f"{statistics.fmean(times):.3f} | {statistics.median(times):.3f} | {max(times):.2f} | "
                   f"{statistics.fmean(w for w, _ in rows):.1f} |")
     print("\n| input | steps | share of the run in steps | whole run [s] | "
           f"steps with {PAPER_STEP[0] - 35}–{PAPER_STEP[0] + 35} waiting: mean [ms] |")
