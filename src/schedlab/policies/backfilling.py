@@ -6,7 +6,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
@@ -101,6 +101,39 @@ def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
     return True
 
 
+def easy_pass(ctx: Context, queue: Sequence[Job]) -> None:
+    """One EASY pass over ``queue`` (already in priority order); see :class:`EasyBackfilling`.
+
+    Shared by every EASY-style policy (any ordering, EDF), so the head's
+    protection rule exists once.
+    """
+    position = 0
+    for job in queue:
+        if job.width > ctx.free:
+            break
+        ctx.start(job)
+        position += 1
+    if position == len(queue) or ctx.free == 0:
+        return
+    shadow, extra = shadow_and_extra(ctx, queue[position].width)
+    now = ctx.now
+    free = ctx.free
+    for job in queue[position + 1:]:
+        width = job.width
+        if width > free:
+            continue
+        if now + job.estimate <= shadow:
+            ctx.start(job)
+        elif width <= extra:
+            ctx.start(job)
+            extra -= width
+        else:
+            continue
+        free -= width
+        if free == 0:
+            return
+
+
 class EasyBackfilling(CatalinaReservations, _Ordered):
     """EASY backfilling: only the first waiting job that cannot start gets a reservation.
 
@@ -133,33 +166,7 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
-        position = 0
-        for job in queue:
-            if job.width > ctx.free:
-                break
-            ctx.start(job)
-            position += 1
-        if position == len(queue) or ctx.free == 0:
-            return
-        head = queue[position]
-        shadow, extra = shadow_and_extra(ctx, head.width)
-        now = ctx.now
-        free = ctx.free
-        for job in queue[position + 1:]:
-            width = job.width
-            if width > free:
-                continue
-            if now + job.estimate <= shadow:
-                ctx.start(job)
-                free -= width
-            elif width <= extra:
-                ctx.start(job)
-                free -= width
-                extra -= width
-            else:
-                continue
-            if free == 0:
-                return
+        easy_pass(ctx, queue)
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:
         """Decide pending requests, then schedule around reservations if they are in reach.

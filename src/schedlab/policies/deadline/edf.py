@@ -20,44 +20,14 @@ earlier one, which is what EDF is meant to avoid.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
-from schedlab.policies.backfilling import shadow_and_extra
+from schedlab.policies.backfilling import easy_pass
 from schedlab.policies.base import Policy
 from schedlab.policies.deadline.common import edf_key
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
-    from schedlab.workload.job import Job
-
-
-def easy_pass(ctx: Context, queue: Sequence[Job]) -> None:
-    """One EASY backfilling pass over ``queue`` (already in priority order)."""
-    position = 0
-    for job in queue:
-        if job.width > ctx.free:
-            break
-        ctx.start(job)
-        position += 1
-    if position == len(queue) or ctx.free == 0:
-        return
-    shadow, extra = shadow_and_extra(ctx, queue[position].width)
-    now = ctx.now
-    free = ctx.free
-    for job in queue[position + 1:]:
-        width = job.width
-        if width > free:
-            continue
-        if now + job.estimate <= shadow:
-            ctx.start(job)
-        elif width <= extra:
-            ctx.start(job)
-            extra -= width
-        else:
-            continue
-        free -= width
-        if free == 0:
-            return
 
 
 class EarliestDeadlineFirst(Policy):
