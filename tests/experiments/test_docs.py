@@ -1,16 +1,20 @@
-"""docs/experiments.md cannot rot: its complete example is the shipped example file,
-and its snippets are valid experiments."""
+"""docs/experiments.md cannot rot: its complete examples are the shipped example files,
+its snippets are valid experiments, and every example has the runs it announces."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+import pytest
+
 from schedlab.experiments import load_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "experiments.md"
 EXAMPLE = ROOT / "examples" / "sweep-small.toml"
+SELECTORS = ROOT / "examples" / "sweep-selectors.toml"
+EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
 
 
 def toml_blocks() -> list[str]:
@@ -19,6 +23,17 @@ def toml_blocks() -> list[str]:
 
 def test_the_complete_example_in_the_docs_is_the_shipped_file() -> None:
     assert toml_blocks()[0] == EXAMPLE.read_text()
+
+
+def test_the_array_of_transform_tables_example_in_the_docs_is_the_shipped_file() -> None:
+    assert SELECTORS.read_text() in toml_blocks()
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])
+def test_every_example_expands_to_the_runs_its_header_announces(example: Path) -> None:
+    announced = re.findall(r"= (\d+) runs", example.read_text())   # the last is the total
+    assert announced, f"{example.name} says nowhere how many runs it has"
+    assert len(load_experiment(example).runs) == int(announced[-1])
 
 
 def test_the_shipped_example_expands_to_the_72_runs_it_announces() -> None:

@@ -2,7 +2,10 @@
 
 An experiment names workloads, transforms, policies with parameter grids,
 seeds, machine sizes and overrun modes; its runs are the cartesian product
-of all of them (docs/experiments.md has a complete example).  Everything is
+of all of them (docs/experiments.md has a complete example).  Transforms
+may also come as several grids (``[[transforms]]``), each restricted to some
+workloads and policies; the runs are then the union of the products of the
+grids, a run that two grids give counted once.  Everything is
 checked here, before any run starts: an unknown key, a value of the wrong
 type, an unknown policy or parameter (every combination is built once with
 :func:`~schedlab.policies.registry.make_policy`) or a missing workload file
@@ -26,7 +29,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from schedlab.errors import InputError
 from schedlab.workload.pipeline import LOAD_METHODS
@@ -40,7 +43,9 @@ FILE_ONLY_KEYS = ("width_field", "missing_estimate", "strict")
 #: Transforms in the order they are applied (the order of ``schedlab simulate``).
 TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates", "load", "load_method", "stringency",
                   "deadline_fraction", "relaxation")
-POLICY_KEYS = ("name", "params", "grid")
+#: Keys of a transform table that say where its grid applies (workload labels, policy names).
+SELECTOR_KEYS = ("workloads", "policies")
+POLICY_KEYS = ("name", "params", "grid", "label")
 WIDTH_FIELDS = ("requested", "allocated")
 MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
 OVERRUN_MODES = ("kill", "extend")
@@ -294,15 +299,15 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
     workloads = [parse_workload(entry, f"workloads[{i}]", Path(base_dir), check)
                  for i, entry in enumerate(check.nonempty_list(data["workloads"], "workloads"))]
     check.unique_labels(workloads)
-    transforms = parse_transforms(data.get("transforms", {}), check)
     settings = (parse_reservations(data["reservations"], Path(base_dir), check)
                 if "reservations" in data else [None])
     if "policies" not in data:
         raise check.error("policies", "expected at least one policy, found no 'policies' key")
-    policies = [combo for i, entry in
-                enumerate(check.nonempty_list(data["policies"], "policies"))
-                for combo in parse_policy(entry, f"policies[{i}]", check)]
-    runs = expand(workloads, transforms, policies, seeds, processors, overrun, check, settings)
+    policies = [parse_policy(entry, f"policies[{i}]", check) for i, entry in
+                enumerate(check.nonempty_list(data["policies"], "policies"))]
+    tables = parse_transform_tables(data.get("transforms", {}), workloads, policies, check)
+    check_every_entry_runs(tables, workloads, policies, check)
+    runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings)
     if text is None:
         text = to_toml(data)
     return Experiment(path=None if file == "<experiment>" else Path(file), text=text,
@@ -324,6 +329,41 @@ class _PolicyCombo:
     name: str
     params: tuple[tuple[str, Any], ...]
     path: str
+
+
+@dataclass(frozen=True)
+class _PolicyEntry:
+    """One ``[[policies]]`` entry: its name as written, its label, one combo per grid point.
+
+    The name and the label are what transform selectors match; neither is
+    part of a run's identity (the canonical name and the parameters are).
+    """
+
+    name: str
+    label: str | None
+    path: str
+    combos: tuple[_PolicyCombo, ...]
+
+
+@dataclass(frozen=True)
+class _TransformTable:
+    """One transform grid and where it applies.
+
+    ``grid`` holds every combination of the table's transform values, in
+    application order; ``workloads`` the labels and ``policies`` the indices
+    of the ``[[policies]]`` entries it selects (``None``: all of them).
+    """
+
+    grid: tuple[tuple[tuple[str, Any], ...], ...]
+    workloads: frozenset[str] | None
+    policies: frozenset[int] | None
+    path: str
+
+    def selects_workload(self, entry: _WorkloadEntry) -> bool:
+        return self.workloads is None or entry.source.label in self.workloads
+
+    def selects_policy(self, index: int) -> bool:
+        return self.policies is None or index in self.policies
 
 
 def parse_workload(entry: Any, path: str, base_dir: Path, check: "_Checker") -> _WorkloadEntry:
@@ -413,14 +453,59 @@ def file_digest(file: Path) -> str:
     return digest.hexdigest()
 
 
-def parse_transforms(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any], ...]]:
-    """``[transforms]`` -> every combination of the transform values, in application order."""
-    check.keys(section, "transforms", TRANSFORM_KEYS)
+def parse_transform_tables(value: Any, workloads: Sequence[_WorkloadEntry],
+                           policies: Sequence[_PolicyEntry],
+                           check: "_Checker") -> list[_TransformTable]:
+    """``[transforms]`` (one grid) or ``[[transforms]]`` (several) -> the transform tables.
+
+    A single table keeps the key paths ``transforms.KEY``; in an array they
+    are ``transforms[i].KEY``.  No ``transforms`` key is one empty grid (no
+    transform) for every workload and policy.
+    """
+    if isinstance(value, Mapping):
+        return [parse_transform_table(value, "transforms", workloads, policies, check)]
+    if not isinstance(value, list):
+        raise check.error("transforms", f"expected a table [transforms] or an array of tables "
+                          f"[[transforms]], got {_kind(value)}")
+    return [parse_transform_table(table, f"transforms[{i}]", workloads, policies, check)
+            for i, table in enumerate(check.nonempty_list(value, "transforms"))]
+
+
+def parse_transform_table(section: Any, path: str, workloads: Sequence[_WorkloadEntry],
+                          policies: Sequence[_PolicyEntry],
+                          check: "_Checker") -> _TransformTable:
+    """One transform table -> its grid and the workloads and policy entries it selects.
+
+    ``workloads`` names workload labels; ``policies`` names policy entries by
+    the name written in ``[[policies]]`` or by their ``label``, and selects
+    every entry that carries it.  An unknown one is reported with the known
+    values, so that a typo cannot silently drop runs.
+    """
+    check.keys(section, path, TRANSFORM_KEYS + SELECTOR_KEYS)
+    chosen_workloads = chosen_policies = None
+    if "workloads" in section:
+        labels = [entry.source.label for entry in workloads]
+        chosen_workloads = frozenset(check.names(section["workloads"], f"{path}.workloads",
+                                                 labels, "workload label"))
+    if "policies" in section:
+        names = list(dict.fromkeys(name for entry in policies
+                                   for name in (entry.name, entry.label) if name is not None))
+        wanted = set(check.names(section["policies"], f"{path}.policies", names, "policy"))
+        chosen_policies = frozenset(i for i, entry in enumerate(policies)
+                                    if entry.name in wanted or entry.label in wanted)
+    return _TransformTable(tuple(parse_transforms(section, path, check)), chosen_workloads,
+                           chosen_policies, path)
+
+
+def parse_transforms(section: Mapping[str, Any], table_path: str,
+                     check: "_Checker") -> list[tuple[tuple[str, Any], ...]]:
+    """The transform keys of one table -> every combination of their values, in application
+    order (the selector keys are not transforms and are left out)."""
     axes: list[list[tuple[str, Any]]] = []
     for key in TRANSFORM_KEYS:
         if key not in section:
             continue
-        path = f"transforms.{key}"
+        path = f"{table_path}.{key}"
         if key == "split":
             values: list[Any] = check.int_list(section[key], path, low=1)
         elif key == "perfect_estimates":
@@ -433,12 +518,35 @@ def parse_transforms(section: Any, check: "_Checker") -> list[tuple[tuple[str, A
     return [tuple(combo) for combo in itertools.product(*axes)]
 
 
-def parse_policy(entry: Any, path: str, check: "_Checker") -> list[_PolicyCombo]:
-    """One policy entry -> one combination per point of its parameter grid.
+def check_every_entry_runs(tables: Sequence[_TransformTable],
+                           workloads: Sequence[_WorkloadEntry],
+                           policies: Sequence[_PolicyEntry], check: "_Checker") -> None:
+    """Every workload and every policy entry must be selected by some transform table.
+
+    A workload-policy pair that no table selects has no runs, which is what
+    selectors are for; an entry that gets no run at all is a mistake (a
+    forgotten or misspelt selector) and is reported rather than dropped.
+    """
+    for entry in workloads:
+        if not any(table.selects_workload(entry) for table in tables):
+            raise check.error(entry.path, f"workload {entry.source.label!r} is selected by no "
+                              f"transform table, so it would have no runs; name it in the "
+                              f"'workloads' of a [[transforms]] table, or remove it")
+    for index, entry in enumerate(policies):
+        if not any(table.selects_policy(index) for table in tables):
+            raise check.error(entry.path, f"policy {entry.name!r} is selected by no transform "
+                              f"table, so it would have no runs; name it (or its label) in the "
+                              f"'policies' of a [[transforms]] table, or remove it")
+
+
+def parse_policy(entry: Any, path: str, check: "_Checker") -> _PolicyEntry:
+    """One policy entry -> its name, label and one combination per point of its grid.
 
     ``params`` holds fixed values, ``grid`` lists of values to sweep; every
     combination is built once with ``make_policy`` so that an unknown policy
     or parameter, or a value the policy refuses, is reported before any run.
+    ``label`` is an optional second name by which transform selectors pick
+    this entry alone (entries may share a policy name).
     """
     if isinstance(entry, str):
         entry = {"name": entry}
@@ -446,6 +554,7 @@ def parse_policy(entry: Any, path: str, check: "_Checker") -> list[_PolicyCombo]
     if "name" not in entry:
         raise check.error(f"{path}.name", "expected the policy's 'name' (see 'schedlab policies')")
     name = check.text(entry["name"], f"{path}.name")
+    label = check.text(entry["label"], f"{path}.label") if "label" in entry else None
     fixed = check.table(entry.get("params", {}), f"{path}.params")
     grid = check.table(entry.get("grid", {}), f"{path}.grid")
     for key, value in fixed.items():
@@ -465,7 +574,7 @@ def parse_policy(entry: Any, path: str, check: "_Checker") -> list[_PolicyCombo]
         params = {**fixed, **{key: value for key, _, value in point}}
         policy_name = _validated_policy(name, params, path, point, check)
         combos.append(_PolicyCombo(policy_name, tuple(sorted(params.items())), path))
-    return combos
+    return _PolicyEntry(name, label, path, tuple(combos))
 
 
 def _validated_policy(name: str, params: dict[str, Any], path: str,
@@ -637,35 +746,66 @@ def _rule_settings(section: Any, check: "_Checker") -> list[tuple[tuple[str, Any
 # --------------------------------------------------------------------------- expansion
 
 
-def expand(workloads: Sequence[_WorkloadEntry], transforms: Sequence[tuple[tuple[str, Any], ...]],
-           policies: Sequence[_PolicyCombo], seeds: Sequence[int],
+def expand(workloads: Sequence[_WorkloadEntry], tables: Sequence[_TransformTable],
+           policies: Sequence[_PolicyEntry], seeds: Sequence[int],
            processors: Sequence[int | None], overrun: Sequence[str],
            check: "_Checker",
            settings: Sequence[ReservationSetting | None] = (None,)) -> list[RunSpec]:
-    """The cartesian product, workload-major so that runs of one workload are adjacent.
+    """The union over the transform tables of their cartesian products, workload-major so
+    that runs of one workload are adjacent.
 
-    ``settings`` is the reservation axis (``[None]``: no ``[reservations]`` table).
+    For each workload, table by table in file order: the table's grid x the
+    combos of the policy entries it selects x reservation settings x seeds x
+    machine sizes x overrun modes (``settings`` is the reservation axis,
+    ``[None]`` without a ``[reservations]`` table).  With a single table that
+    selects everything this is the plain cartesian product of earlier
+    versions, in the same order.
 
     Seeds multiply the runs of built-in models only (a trace run has seed
-    ``None``).  Two entries that give the same run are a mistake, reported
-    with both key paths.
+    ``None``).  A run that an earlier table already gave is counted once;
+    two entries that give the same run within one table are a mistake,
+    reported with both key paths.
+    """
+    runs: list[RunSpec] = []
+    seen: set[str] = set()
+    for entry in workloads:
+        entry_seeds: list[int | None] = (
+            [None] if entry.source.is_file else list(entry.seeds or seeds))
+        for table in tables:
+            if not table.selects_workload(entry):
+                continue
+            combos = [combo for index, policy in enumerate(policies)
+                      if table.selects_policy(index) for combo in policy.combos]
+            for run in table_runs(entry, table, combos, entry_seeds, processors, overrun,
+                                  settings, check):
+                if run.run_id not in seen:
+                    seen.add(run.run_id)
+                    runs.append(run)
+    return runs
+
+
+def table_runs(entry: _WorkloadEntry, table: _TransformTable, combos: Sequence[_PolicyCombo],
+               seeds: Sequence[int | None], processors: Sequence[int | None],
+               overrun: Sequence[str], settings: Sequence[ReservationSetting | None],
+               check: "_Checker") -> list[RunSpec]:
+    """The runs of one workload under one transform table: the cartesian product.
+
+    A run given twice here (``shrink = [1, 1.0]``, or two policy entries
+    that are the same policy) is reported with both key paths.
     """
     runs: list[RunSpec] = []
     seen: dict[str, str] = {}
-    for entry in workloads:
-        entry_seeds: Iterable[int | None] = (
-            [None] if entry.source.is_file else (entry.seeds or seeds))
-        for combo, policy, setting, seed, machine, mode in itertools.product(
-                transforms, policies, settings, entry_seeds, processors, overrun):
-            run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode,
-                          setting and setting.for_workload(entry.source.label))
-            where = f"{entry.path} with {policy.path}"
-            if run.run_id in seen:
-                raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "
-                                  f"{where}: {run.policy} {dict(run.params)} "
-                                  f"{dict(run.transforms)}); remove the repetition")
-            seen[run.run_id] = where
-            runs.append(run)
+    for combo, policy, setting, seed, machine, mode in itertools.product(
+            table.grid, combos, settings, seeds, processors, overrun):
+        run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode,
+                      setting and setting.for_workload(entry.source.label))
+        where = f"{entry.path} with {policy.path}"
+        if run.run_id in seen:
+            raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "
+                              f"{where}: {run.policy} {dict(run.params)} "
+                              f"{dict(run.transforms)}); remove the repetition")
+        seen[run.run_id] = where
+        runs.append(run)
     return runs
 
 
@@ -781,6 +921,15 @@ class _Checker:
 
     def choice_list(self, value: Any, path: str, choices: Sequence[str]) -> list[str]:
         return [self.choice(v, p, choices) for p, v in self._scalar_or_list(value, path)]
+
+    def names(self, value: Any, path: str, known: Sequence[str], what: str) -> list[str]:
+        """A name or a list of names of things the experiment defines (``what`` they are)."""
+        chosen = []
+        for p, v in self._scalar_or_list(value, path):
+            if self.text(v, p) not in known:
+                raise self.error(p, f"unknown {what} {v!r} (known: {', '.join(known)})")
+            chosen.append(v)
+        return chosen
 
     def unique_labels(self, workloads: Sequence[_WorkloadEntry]) -> None:
         first: dict[str, str] = {}
