@@ -357,7 +357,6 @@ class _TransformTable:
     grid: tuple[tuple[tuple[str, Any], ...], ...]
     workloads: frozenset[str] | None
     policies: frozenset[int] | None
-    path: str
 
     def selects_workload(self, entry: _WorkloadEntry) -> bool:
         return self.workloads is None or entry.source.label in self.workloads
@@ -494,7 +493,7 @@ def parse_transform_table(section: Any, path: str, workloads: Sequence[_Workload
         chosen_policies = frozenset(i for i, entry in enumerate(policies)
                                     if entry.name in wanted or entry.label in wanted)
     return _TransformTable(tuple(parse_transforms(section, path, check)), chosen_workloads,
-                           chosen_policies, path)
+                           chosen_policies)
 
 
 def parse_transforms(section: Mapping[str, Any], table_path: str,
