@@ -145,7 +145,8 @@ def test_the_full_form_is_the_papers_grid_on_both_stand_in_traces(monkeypatch):
         pytest.skip(f"the KTH-SP2 and SDSC-BLUE traces are not in {TRACES}")
     monkeypatch.setenv("SCHEDLAB_TRACES", str(TRACES))
     runs = experiment_from_mapping(get_recipe("qops").experiment(False)).runs
-    assert len(runs) == 2 * 4 * 2 * 2 * 3 * 3 * 6
+    # 2 traces x 4 loads x 2 methods x 2 s x (100 % at R = 5, 80 and 20 % x 3 R) x 6 policies
+    assert len(runs) == 2 * 4 * 2 * 2 * (1 + 2 * 3) * 6
     assert {r.workload.label for r in runs} == {"KTH-SP2", "SDSC-BLUE"}
     assert {r.workload.option("jobs") for r in runs} == {5000}
     settings = {tuple(sorted(dict(r.transforms).items())) for r in runs}
@@ -154,4 +155,16 @@ def test_the_full_form_is_the_papers_grid_on_both_stand_in_traces(monkeypatch):
             ("stringency", 0.5)) in settings
     assert {r.policy for r in runs} == {"qops", "msb", "mrt", "edf", "fcfs+easy",
                                         "fcfs+conservative"}
-    assert len(settings) == 4 * 2 * 2 * 3 * 3
+    assert len(settings) == 4 * 2 * 2 * (1 + 2 * 3)
+    # a 100 % deadline workload ignores R: it runs once, under the R the summaries use
+    assert {dict(s)["relaxation"] for s in settings if dict(s)["deadline_fraction"] == 1.0} \
+        == {recipe.MAIN_RELAXATION}
+    # the single grid of earlier versions gave every one of these runs, with the same id
+    single = {**get_recipe("qops").experiment(False),
+              "transforms": {"perfect_estimates": [True], "load": list(recipe.LOADS),
+                             "load_method": list(recipe.LOAD_METHODS),
+                             "stringency": list(recipe.STRINGENCIES),
+                             "deadline_fraction": list(recipe.DEADLINE_FRACTIONS),
+                             "relaxation": list(recipe.RELAXATIONS)}}
+    before = {r.run_id for r in experiment_from_mapping(single).runs}
+    assert len(before) == 1728 and {r.run_id for r in runs} < before
