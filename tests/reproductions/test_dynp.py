@@ -1,9 +1,10 @@
 """The dynP reproduction (Streit 2002, §4–§5): the reduced recipe end to end, and its helpers.
 
 The reduced form runs 3,000 jobs of the built-in KTH_syn at shrinking
-factors 1.0, 0.8 and 0.6, with real and perfect estimates, under FCFS, SJF
-and LJF (planning), basic dynP and self-tuning dynP (simple and advanced
-decider, ARTwW and MS), so CI needs no trace.
+factors 1.0, 0.8 and 0.6 under FCFS, SJF and LJF (planning), basic dynP and
+self-tuning dynP (simple and advanced decider, ARTwW and MS, and both
+deciders with the first-job quality), and the lines of Fig. 6 (FCFS, SJF,
+LJF, advanced ARTwW) also with perfect estimates, so CI needs no trace.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def test_case_2_not_6b_is_the_most_frequent_and_the_statistics_add_up(reduced):
     assert run["decisions"] == run["same_policy"] + sum(run["switches"].values())
     assert sum(run["jobs_started"].values()) == recipe.REDUCED_JOBS
     frame = load_results(out)
-    assert len(frame) == 60 and (frame["status"] == "finished").all()
+    assert len(frame) == 42 and (frame["status"] == "finished").all()
 
 
 def test_tables_and_figures_are_written_with_the_papers_numbers(reduced):
@@ -145,7 +146,7 @@ def test_table6_summary_rows_match_the_sums_printed_in_the_paper():
     than its own rows give (15,991): slips in the paper, kept visible.
     """
     expected = {"CTC_syn": (16946, 13218, 14858), "KTH_syn": (18840, 15357, 15991),
-                "PC2_syn": (15552, 13658, 14076)}
+                "PC2_syn": (15552, 13658, 14076), "SDSC_syn": (509, 421, 462)}
     for name, (total, differs, current) in expected.items():
         counts = recipe.TABLE6[name]
         rows = list(recipe.with_summary_rows(counts, recipe.TABLE6_TOTALS[name]).values())
@@ -169,14 +170,49 @@ def test_line_labels_name_every_policy_of_the_experiment():
 def test_experiments_cover_the_papers_policies_and_ranges():
     full = experiment_from_mapping(recipe.experiment(False))
     reduced = experiment_from_mapping(recipe.experiment(True))
-    # 3 job sets x 7 factors x 2 estimate kinds x
-    # (6 single + basic + 2 deciders x 3 metrics + 2 deciders on the first job)
-    assert len(full.runs) == 3 * 7 * 2 * 15
-    assert len(reduced.runs) == 1 * 3 * 2 * 10
-    assert {r.workload.label for r in full.runs} == {"KTH_syn", "SDSCBLUE_syn", "NASA_syn"}
-    factors = {dict(r.transforms)["shrink"] for r in full.runs}
-    assert max(factors) == 1.0 and min(factors) == 0.6
+    # real estimates: factors x (6 single + basic + 2 deciders x 3 metrics + 2 first-job);
+    # perfect estimates, on the sets with user estimates: factors x (6 single + advanced)
+    # KTH_syn 7 factors, SDSCBLUE_syn 6, NASA_syn 7 and LUBLIN256_syn 7 (no perfect runs)
+    assert len(full.runs) == (7 + 6 + 7 + 7) * 15 + (7 + 6) * 7 == 496
+    assert len(reduced.runs) == 3 * 10 + 3 * 4
+    factors = {}
+    for run in full.runs:
+        factors.setdefault(run.workload.label, set()).add(dict(run.transforms)["shrink"])
+    assert factors == {s.ours: set(s.shrink) for s in recipe.JOB_SETS}
+    assert (min(factors["NASA_syn"]), min(factors["SDSCBLUE_syn"])) == (0.45, 0.65)
+    assert (max(factors["LUBLIN256_syn"]), min(factors["LUBLIN256_syn"])) == (3.4, 1.0)
+    perfect = [r for r in full.runs if dict(r.transforms)["perfect_estimates"]]
+    assert {r.workload.label for r in perfect} == {"KTH_syn", "SDSCBLUE_syn"}
+    assert {recipe.line_label(r.policy, *(dict(r.params).get(k) for k in
+                                          ("decider", "metric", "future_jobs")))
+            for r in perfect} == set(recipe.SINGLE_LINES + recipe.CONSERVATIVE_LINES
+                                     + (recipe.ADVANCED_LINE,))
     assert get_recipe("dynp") is recipe.RECIPE
+
+
+def single_grid(reduced: bool, factors, sets) -> set[str]:
+    """Run ids of the recipe as earlier versions built it: one grid of factors x real and
+    perfect estimates for every job set and policy."""
+    experiment = {**recipe.experiment(reduced),
+                  "workloads": [{"source": s.ours, "jobs": s.jobs} for s in sets],
+                  "transforms": {"shrink": list(factors), "perfect_estimates": [False, True]}}
+    return {r.run_id for r in experiment_from_mapping(experiment).runs}
+
+
+def test_the_runs_the_single_grid_made_keep_their_run_ids():
+    """A directory swept with the single grid of earlier versions is resumed: every run of
+    the recipe that the old grid also described has the id it had."""
+    reduced = experiment_from_mapping(recipe.experiment(True)).runs
+    before = single_grid(True, recipe.REDUCED_SHRINK, [recipe.REDUCED_SET])
+    assert len(before) == 60 and {r.run_id for r in reduced} < before
+    # pinned with the single-grid version: SJF, and advanced ARTwW with perfect estimates
+    assert {"1b63cab9da9e993b", "c510058d873f7002"} < {r.run_id for r in reduced}
+    old_sets = recipe.JOB_SETS[:3]
+    old = single_grid(False, (1.0, 0.9, 0.8, 0.75, 0.7, 0.65, 0.6), old_sets)
+    full = experiment_from_mapping(recipe.experiment(False)).runs
+    kept = {r.run_id for r in full if r.run_id in old}
+    assert len(old) == 630 and len(kept) == 361
+    assert len(full) - len(kept) == 7 * 15 + 2 * 15     # LUBLIN256_syn, NASA_syn at 0.5, 0.45
 
 
 def test_reference_points_carry_the_stand_ins_paper_numbers():
@@ -191,3 +227,7 @@ def test_reference_points_carry_the_stand_ins_paper_numbers():
     assert len(util) == 1
     assert util[0]["policy"] == "advanced ARTwW" and util[0]["x"] == 1.0
     assert util[0]["value"] == pytest.approx(0.6564)
+    # SDSC_syn at 1.00 is drawn at its stand-in's factor of the same offered load
+    (sdsc,) = recipe.reference_points(fig8, ["LUBLIN256_syn"]).to_dict("records")
+    assert (sdsc["workload"], sdsc["x"]) == ("LUBLIN256_syn (for SDSC_syn)", 3.4)
+    assert sdsc["value"] == pytest.approx(0.3132)

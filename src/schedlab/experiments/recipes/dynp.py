@@ -10,9 +10,11 @@ metrics MS, ART and ARTwW; Fig. 6 repeats Fig. 4 with perfect estimates.
 
 Job sets (docs/reproductions/dynp.md gives the reasons): ``KTH_syn`` is
 Streit's KTH_syn made by our generator from the same (cleaned) trace;
-``SDSCBLUE_syn`` stands in for CTC_syn and ``NASA_syn`` for PC2_syn.
-SDSC_syn has no stand-in: a sweep applies one shrink grid to every job set,
-and no built-in set reaches SDSC_syn's loads on the KTH grid.
+``SDSCBLUE_syn`` stands in for CTC_syn, ``NASA_syn`` for PC2_syn and
+``LUBLIN256_syn`` for SDSC_syn.  Each set runs over the paper's range of
+the set it stands for, as offered load (:class:`JobSet`), in a transform
+table of its own; perfect estimates (Fig. 6) are run only for the lines of
+Fig. 6 and the conservative policies, on the sets that have user estimates.
 
 Besides the paper's policies the recipe runs both deciders with ARTwW
 measured on the first job to start only: the test of why the deciders
@@ -29,19 +31,44 @@ from typing import Any
 
 from schedlab.experiments.recipes import Finding, Recipe, Reproduction
 
-#: Paper job set -> (our job set, jobs simulated in the full form).
-JOB_SETS: dict[str, tuple[str, int]] = {
-    "KTH_syn": ("KTH_syn", 10_000),
-    "CTC_syn": ("SDSCBLUE_syn", 5_000),
-    "PC2_syn": ("NASA_syn", 10_000),
-}
 
-#: Shrinking factors of the full form: the paper's KTH_syn range, 1.00 down to 0.60 (§5.2).
-FULL_SHRINK = (1.0, 0.9, 0.8, 0.75, 0.7, 0.65, 0.6)
+@dataclass(frozen=True)
+class JobSet:
+    """One of Streit's job sets (§4) and ours standing in for it.
+
+    ``shrink`` are the factors run on it: the paper's range for the set
+    (§5.2), at the same offered loads (docs/reproductions/dynp.md).
+    ``reference`` is the factor of Tables 4–6 and of every finding "at
+    1.00": the offered load of the paper's set at 1.00.  ``estimates`` is
+    False for a set whose estimates are its runtimes already (its trace has
+    none), which therefore gets no perfect-estimate runs.
+    """
+
+    paper: str
+    ours: str
+    jobs: int
+    shrink: tuple[float, ...]
+    reference: float = 1.0
+    estimates: bool = True
+
+
+#: The full form's job sets, KTH_syn first.  CTC_syn's range is 1.00–0.65; PC2_syn's
+#: 0.80–0.40 is an offered load of 0.53–1.06, NASA_syn's at 0.90–0.45 (its 1.00 is kept
+#: for the tables); SDSC_syn's 0.60–0.30 (0.52–1.04) is LUBLIN256_syn's 2.0–1.0, and
+#: SDSC_syn at 1.00 (0.31) is LUBLIN256_syn at 3.4.
+JOB_SETS = (
+    JobSet("KTH_syn", "KTH_syn", 10_000, (1.0, 0.9, 0.8, 0.75, 0.7, 0.65, 0.6)),
+    JobSet("CTC_syn", "SDSCBLUE_syn", 5_000, (1.0, 0.9, 0.8, 0.75, 0.7, 0.65)),
+    JobSet("PC2_syn", "NASA_syn", 10_000, (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.45),
+           estimates=False),
+    JobSet("SDSC_syn", "LUBLIN256_syn", 10_000, (3.4, 2.0, 1.8, 1.6, 1.4, 1.2, 1.0),
+           reference=3.4, estimates=False),
+)
 
 #: The reduced form: KTH_syn only, fewer jobs and factors (CI).
 REDUCED_JOBS = 3000
 REDUCED_SHRINK = (1.0, 0.8, 0.6)
+REDUCED_SET = JobSet("KTH_syn", "KTH_syn", REDUCED_JOBS, REDUCED_SHRINK)
 
 #: The three single policies of §3 (planning-based, Streit §5) and the basic dynP bounds (§3.1).
 SINGLE = ("fcfs", "sjf", "ljf")
@@ -52,6 +79,9 @@ QUALITY_METRICS = ("artww", "art", "ms")
 #: start only (the ``future_jobs`` option, Streit §6 "reduced future"), so that a tie can
 #: be between different schedules.
 FIRST_JOB = {"metric": "artww", "future_jobs": 1}
+#: The label of the self-tuning entry of Figs. 4–8 (advanced decider, ARTwW), by which
+#: the perfect-estimate tables select it alone among the dynP entries.
+ADVANCED_ENTRY = "advanced-artww"
 
 
 def policy_entries(reduced: bool) -> list[dict[str, Any]]:
@@ -61,34 +91,65 @@ def policy_entries(reduced: bool) -> list[dict[str, Any]]:
     the ART quality metric; the reduced form keeps what the findings of the
     test need.  Both add the two deciders with ARTwW on the first job only
     (:data:`FIRST_JOB`), our explanation of the gap between the deciders.
+    The advanced decider with ARTwW is an entry of its own
+    (:data:`ADVANCED_ENTRY`), the other deciders and metrics a grid.
     """
     entries: list[dict[str, Any]] = [{"name": f"{p}+plan"} for p in SINGLE]
     if not reduced:
         entries += [{"name": f"{p}+conservative"} for p in SINGLE]
     entries.append({"name": "dynp-basic", "params": dict(BASIC_BOUNDS)})
     metrics = ["artww", "ms"] if reduced else list(QUALITY_METRICS)
-    entries.append({"name": "dynp", "grid": {"decider": list(DECIDERS), "metric": metrics}})
+    entries.append({"name": "dynp", "label": ADVANCED_ENTRY,
+                    "params": {"decider": "advanced", "metric": "artww"}})
+    entries.append({"name": "dynp", "params": {"decider": "advanced"},
+                    "grid": {"metric": [m for m in metrics if m != "artww"]}})
+    entries.append({"name": "dynp", "params": {"decider": "simple"},
+                    "grid": {"metric": metrics}})
     entries.append({"name": "dynp", "params": dict(FIRST_JOB),
                     "grid": {"decider": list(DECIDERS)}})
     return entries
 
 
+def perfect_policies(reduced: bool) -> list[str]:
+    """What runs with perfect estimates: the lines of Fig. 6 (FCFS, SJF, LJF, advanced
+    ARTwW), and in the full form the conservative policies, to compare with planning."""
+    names = [f"{p}+plan" for p in SINGLE] + [ADVANCED_ENTRY]
+    return names + ([] if reduced else [f"{p}+conservative" for p in SINGLE])
+
+
+def transform_tables(sets: tuple[JobSet, ...], reduced: bool) -> list[dict[str, Any]]:
+    """One transform table per job set over its own factors, real estimates, every policy;
+    one more per set with user estimates: perfect estimates for :func:`perfect_policies`.
+
+    ``perfect_estimates = false`` is written out so that these runs keep the
+    run ids of the single grid of earlier versions.
+    """
+    tables: list[dict[str, Any]] = []
+    for job_set in sets:
+        grid = {"workloads": [job_set.ours], "shrink": list(job_set.shrink)}
+        tables.append({**grid, "perfect_estimates": [False]})
+        if job_set.estimates:
+            tables.append({**grid, "perfect_estimates": [True],
+                           "policies": perfect_policies(reduced)})
+    return tables
+
+
+def job_sets(reduced: bool) -> tuple[JobSet, ...]:
+    """The job sets of the full or the reduced form."""
+    return (REDUCED_SET,) if reduced else JOB_SETS
+
+
 def experiment(reduced: bool) -> dict[str, Any]:
     """The experiment mapping of the full or the reduced reproduction (docs/experiments.md)."""
-    if reduced:
-        workloads = [{"source": "KTH_syn", "jobs": REDUCED_JOBS}]
-        shrink = list(REDUCED_SHRINK)
-    else:
-        workloads = [{"source": name, "jobs": jobs} for name, jobs in JOB_SETS.values()]
-        shrink = list(FULL_SHRINK)
+    sets = job_sets(reduced)
     return {
         "name": "dynp" + ("-reduced" if reduced else ""),
         "description": "Streit 2002: FCFS/SJF/LJF, basic and self-tuning dynP against the "
                        "shrinking factor, with real and perfect estimates",
         "seeds": [0],
         "overrun": "kill",
-        "workloads": workloads,
-        "transforms": {"shrink": shrink, "perfect_estimates": [False, True]},
+        "workloads": [{"source": s.ours, "jobs": s.jobs} for s in sets],
+        "transforms": transform_tables(sets, reduced),
         "policies": policy_entries(reduced),
     }
 
@@ -96,7 +157,7 @@ def experiment(reduced: bool) -> dict[str, Any]:
 # --------------------------------------------------------------------------- the paper's numbers
 
 #: Our job set -> the paper's job set it stands for (module docstring).
-PAPER_SET = {ours: paper for paper, (ours, _) in JOB_SETS.items()}
+PAPER_SET = {s.ours: s.paper for s in JOB_SETS}
 
 #: Table 4 (shrinking factor 1.00): (decider, quality metric) -> ARTwW [s], UTIL [%], LOC,
 #: jobs started with SJF, FCFS, LJF.
@@ -119,6 +180,12 @@ TABLE4: dict[str, dict[tuple[str, str], tuple[float, float, float, int, int, int
                 ("advanced", "art"): (31994, 42.58, 0.23937, 6651, 766, 2673),
                 ("simple", "ms"): (47747, 42.60, 0.22724, 65, 6789, 3146),
                 ("advanced", "ms"): (47260, 42.60, 0.22722, 391, 229, 9380)},
+    "SDSC_syn": {("simple", "artww"): (9969, 31.32, 0.00133, 317, 9561, 121),
+                 ("advanced", "artww"): (9936, 31.32, 0.00119, 3924, 4206, 1869),
+                 ("simple", "art"): (9963, 31.32, 0.00135, 309, 9517, 173),
+                 ("advanced", "art"): (9921, 31.32, 0.00124, 1031, 4797, 4171),
+                 ("simple", "ms"): (9982, 31.32, 0.00135, 1, 9570, 428),
+                 ("advanced", "ms"): (9991, 31.32, 0.00135, 0, 3087, 6912)},
 }
 
 #: Table 5 (advanced decider, ARTwW, shrinking factor 1.00), the rows in order of TABLE5_ROWS.
@@ -134,6 +201,8 @@ TABLE5: dict[str, tuple[float, ...]] = {
                 0.45, 87.92, 14.48),
     "PC2_syn": (4442, 4577, 9018, 31493, 42.49, 0.23792, 7550, 1062, 1388, 15552, 3.61, 3.64,
                 0.23, 92.52, 15.04),
+    "SDSC_syn": (6085, 44.02, 6129, 9936, 31.32, 0.00119, 3924, 4206, 1869, 509, 3.73, 3.93,
+                 0.98, 91.36, 6.36),
 }
 
 #: Table 6 (advanced decider, ARTwW, shrinking factor 1.00): row -> count per job set.
@@ -147,11 +216,14 @@ TABLE6: dict[str, dict[str, int]] = {
     "PC2_syn": {"1": 2209, "2 & 7": 920, "3 & 9": 535, "4b & 5": 304, "4a": 2, "4c": 0,
                 "6a": 58, "6b": 11449, "6c": 36, "8a": 39, "8b": 0, "8c": 0, "10a": 0,
                 "10b": 17, "10c": 0},
+    "SDSC_syn": {"1": 271, "2 & 7": 27, "3 & 9": 15, "4b & 5": 31, "4a": 1, "4c": 0,
+                 "6a": 8, "6b": 150, "6c": 5, "8a": 1, "8b": 0, "8c": 0, "10a": 0,
+                 "10b": 1, "10c": 0},
 }
 
 #: Table 6's printed totals ("total tries of switches", also in Table 5).  Each is the sum
-#: of the rows without row 10b: the rows add up to 16,983, 18,866 and 15,569.
-TABLE6_TOTALS = {"CTC_syn": 16946, "KTH_syn": 18840, "PC2_syn": 15552}
+#: of the rows without row 10b: the rows add up to 16,983, 18,866, 15,569 and 510.
+TABLE6_TOTALS = {"CTC_syn": 16946, "KTH_syn": 18840, "PC2_syn": 15552, "SDSC_syn": 509}
 
 #: Table 6's two summary rows as the paper sums them (rows of Table 6): the cases where
 #: the advanced decider differs from the simple one, and "taking the current policy"
@@ -262,7 +334,12 @@ def shrinks(runs, workload: str) -> list[float]:
 def workloads(runs) -> list[str]:
     """Our job sets in the order of :data:`JOB_SETS` (KTH_syn first)."""
     present = set(runs["workload"])
-    return [ours for ours, _ in JOB_SETS.values() if ours in present]
+    return [s.ours for s in JOB_SETS if s.ours in present]
+
+
+def reference(workload: str) -> float:
+    """The factor of a job set's Tables 4–6 and findings "at 1.00" (:class:`JobSet`)."""
+    return next(s.reference for s in JOB_SETS if s.ours == workload)
 
 
 def title(workload: str) -> str:
@@ -324,7 +401,8 @@ def curve_frame(runs, spec: FigureSpec):
 def reference_points(spec: FigureSpec, present: list[str]):
     """The paper's numbers for one figure (policy = our line label, x, value, workload).
 
-    Table 4 gives every self-tuning line at factor 1.00 (Figs. 2, 4, 8), §5.2
+    Table 4 gives every self-tuning line at factor 1.00 (Figs. 2, 4, 8; drawn
+    at the stand-in's :func:`reference` factor), §5.2
     gives SJF on CTC_syn at 1.00 and 0.70 with real and perfect estimates
     (Figs. 4, 6).  A stand-in's diagram carries the numbers of the set it
     stands for.
@@ -340,9 +418,9 @@ def reference_points(spec: FigureSpec, present: list[str]):
             if line not in spec.lines or spec.perfect:
                 continue
             if spec.metric == "artww":
-                rows.append((title(workload), line, 1.0, numbers[0]))
+                rows.append((title(workload), line, reference(workload), numbers[0]))
             elif spec.metric == "utilization":
-                rows.append((title(workload), line, 1.0, numbers[1] / 100))
+                rows.append((title(workload), line, reference(workload), numbers[1] / 100))
         if paper == "CTC_syn" and spec.metric == "artww" and "SJF" in spec.lines:
             for shrink, (real, perfect) in CTC_SJF_ARTWW.items():
                 rows.append((title(workload), "SJF", shrink, perfect if spec.perfect else real))
@@ -440,15 +518,16 @@ def table4_rows(runs) -> list[dict[str, Any]]:
     rows = []
     for workload in workloads(runs):
         paper = TABLE4.get(PAPER_SET[workload], {})
+        factor = reference(workload)
         for measure, ours, index, digits in measures:
             row: dict[str, Any] = {"job set": title(workload), "measure": measure}
             for decider in DECIDERS:
                 for metric in QUALITY_METRICS:
-                    run = pick(runs, workload, f"{decider} {METRIC_NAMES[metric]}", 1.0)
-                    reference = paper.get((decider, metric))
+                    run = pick(runs, workload, f"{decider} {METRIC_NAMES[metric]}", factor)
+                    numbers = paper.get((decider, metric))
                     row[f"{decider} {METRIC_NAMES[metric]}"] = (
                         f"{'—' if run is None else ours(run)} / "
-                        f"{'—' if reference is None else cell(reference[index], digits)}")
+                        f"{'—' if numbers is None else cell(numbers[index], digits)}")
             rows.append(row)
     return rows
 
@@ -472,7 +551,7 @@ def table5_rows(runs) -> list[dict[str, Any]]:
     """Table 5: the advanced decider with ARTwW at factor 1.00 in detail, ours and paper."""
     columns = {}
     for workload in workloads(runs):
-        run = pick(runs, workload, ADVANCED_LINE, 1.0)
+        run = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if run is not None:
             columns[workload] = (table5_values(run), TABLE5.get(PAPER_SET[workload]))
     rows = []
@@ -513,7 +592,7 @@ def table6_rows(runs) -> list[dict[str, Any]]:
     """Table 6: how often each case of Table 1 occurred (advanced, ARTwW, factor 1.00)."""
     columns = {}
     for workload in workloads(runs):
-        run = pick(runs, workload, ADVANCED_LINE, 1.0)
+        run = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if run is not None and run["cases"]:
             paper = TABLE6.get(PAPER_SET[workload])
             columns[workload] = (with_summary_rows(table6_counts(run["cases"])),
@@ -605,8 +684,8 @@ def finding_deciders(runs) -> Finding:
     """§5.2, Table 4: the advanced decider beats the simple one (ARTwW quality)."""
     texts, gains = [], {}
     for workload in workloads(runs):
-        adv = value(runs, workload, ADVANCED_LINE, 1.0, "artww")
-        simple = value(runs, workload, "simple ARTwW", 1.0, "artww")
+        adv = value(runs, workload, ADVANCED_LINE, reference(workload), "artww")
+        simple = value(runs, workload, "simple ARTwW", reference(workload), "artww")
         if adv is None or simple is None:
             continue
         gains[workload] = (adv - simple) / simple
@@ -632,8 +711,8 @@ def finding_first_job(runs) -> Finding:
     between different schedules, and then the advanced decider's choice pays (§3.2, Table 1)."""
     texts, gains = [], {}
     for workload in workloads(runs):
-        adv = pick(runs, workload, FIRST_JOB_LINES[1], 1.0)
-        simple = pick(runs, workload, FIRST_JOB_LINES[0], 1.0)
+        adv = pick(runs, workload, FIRST_JOB_LINES[1], reference(workload))
+        simple = pick(runs, workload, FIRST_JOB_LINES[0], reference(workload))
         if adv is None or simple is None:
             continue
         gains[workload] = (adv["artww"] - simple["artww"]) / simple["artww"]
@@ -659,8 +738,8 @@ def finding_best_metric(runs) -> Finding:
     """§5.2, Table 4: ARTwW is the best quality metric (ART slightly better on CTC_syn)."""
     texts, best = [], {}
     for workload in workloads(runs):
-        found = {m: value(runs, workload, f"advanced {METRIC_NAMES[m]}", 1.0, "artww")
-                 for m in QUALITY_METRICS}
+        found = {m: value(runs, workload, f"advanced {METRIC_NAMES[m]}", reference(workload),
+                          "artww") for m in QUALITY_METRICS}
         found = {m: v for m, v in found.items() if v is not None}
         if not found:
             continue
@@ -725,7 +804,7 @@ def finding_cases(runs) -> Finding:
     """§5.2, Table 6: case 6b (FCFS = SJF < LJF, current SJF) is by far the most frequent."""
     texts, tops = [], {}
     for workload in workloads(runs):
-        run = pick(runs, workload, ADVANCED_LINE, 1.0)
+        run = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if run is None or not run["cases"]:
             continue
         counts = table6_counts(run["cases"])
@@ -797,7 +876,8 @@ def finding_perfect(runs) -> Finding:
               "at 0.70; 'only a small performance gain of the advanced decider'",
         ours="; ".join(texts) or "not run",
         holds=None if "KTH_syn" not in grows else grows["KTH_syn"],
-        note="NASA_syn has perfect estimates already (its trace has none), so it cannot change")
+        note="NASA_syn and LUBLIN256_syn have perfect estimates already (their traces have "
+             "none): they are not run with perfect estimates")
 
 
 def finding_sjf_best_perfect(runs) -> Finding:
@@ -832,7 +912,7 @@ def finding_ms_prefers_ljf(runs) -> Finding:
     """§5.2, Table 4: the MS quality metric (advanced) starts most jobs with LJF."""
     texts, shares = [], {}
     for workload in workloads(runs):
-        run = pick(runs, workload, "advanced MS", 1.0)
+        run = pick(runs, workload, "advanced MS", reference(workload))
         if run is None:
             continue
         shares[workload] = started_share(run, "ljf")
@@ -848,8 +928,8 @@ def finding_simple_fcfs(runs) -> Finding:
     """§5.2, Table 4: the simple decider favours FCFS; the advanced one SJF (ARTwW metric)."""
     texts, ok = [], []
     for workload in workloads(runs):
-        simple = pick(runs, workload, "simple ARTwW", 1.0)
-        adv = pick(runs, workload, ADVANCED_LINE, 1.0)
+        simple = pick(runs, workload, "simple ARTwW", reference(workload))
+        adv = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if simple is None or adv is None:
             continue
         ok.append(max(simple["jobs_started"], key=simple["jobs_started"].get) == "fcfs"
@@ -868,7 +948,7 @@ def finding_same_policy(runs) -> Finding:
     """§5.2, Table 5: almost all decisions keep the policy; LJF is switched to least."""
     texts, ok = [], []
     for workload in workloads(runs):
-        run = pick(runs, workload, ADVANCED_LINE, 1.0)
+        run = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if run is None or not run["decisions"]:
             continue
         same = run["same_policy"] / run["decisions"]
@@ -944,10 +1024,11 @@ RECIPE = Recipe(
     name="dynp",
     paper="A. Streit, A Self-Tuning Job Scheduler Family with Dynamic Policy Switching, "
           "JSSPP 2002",
-    description="KTH_syn, SDSCBLUE_syn (for CTC_syn), NASA_syn (for PC2_syn) at shrinking "
-                "factors 1.00-0.60: FCFS/SJF/LJF planning and conservative, basic dynP, "
-                "self-tuning dynP (simple/advanced x ARTwW/ART/MS), perfect estimates; "
-                "Figs. 2-8, Tables 4-6",
+    description="KTH_syn, SDSCBLUE_syn (for CTC_syn), NASA_syn (for PC2_syn), "
+                "LUBLIN256_syn (for SDSC_syn), each over the paper's range of shrinking "
+                "factors: FCFS/SJF/LJF planning and conservative, basic dynP, self-tuning "
+                "dynP (simple/advanced x ARTwW/ART/MS), perfect estimates; Figs. 2-8, "
+                "Tables 4-6",
     experiment=experiment,
     summarize=summarize,
 )
