@@ -188,3 +188,18 @@ def test_the_selectors_example_sweeps_and_summarizes_end_to_end(
     assert "24 runs" in shown.stdout
     assert len([line for line in shown.stdout.splitlines()
                 if line.startswith(("lublin ", "lublin256 "))]) == 12   # settings
+
+
+def test_an_experiment_with_transform_tables_written_as_toml_reads_back_the_same(
+        tmp_path: Path) -> None:
+    """The mapping form (recipes) is stored as TOML in the experiment directory."""
+    import tomllib
+
+    from schedlab.experiments import experiment_from_mapping
+
+    write_files(tmp_path, "")
+    data = tomllib.loads(UNION.replace("small.swf", str(tmp_path / "small.swf")))
+    experiment = experiment_from_mapping(data)
+    assert "[[transforms]]" in experiment.text
+    assert [r.run_id for r in experiment_from_mapping(tomllib.loads(experiment.text)).runs] \
+        == [r.run_id for r in experiment.runs]

@@ -69,7 +69,8 @@ def sweep(
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Run again the runs stored as failed.")] = False,
 ) -> None:
-    """Run an experiment: every combination of its workloads, transforms, policies and seeds.
+    """Run an experiment: every combination of its workloads, transforms, policies and seeds
+    (with several transform tables, the combinations each table selects).
 
     Runs already stored in the experiment directory are skipped, so rerunning
     after a crash or Ctrl-C resumes.  Exit code 1 when some run failed.
