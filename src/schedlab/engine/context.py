@@ -145,17 +145,18 @@ class Context:
     # ---------------------------------------------------------------- actions
     def start(self, job: Job) -> None:
         """Start a waiting job now on ``job.width`` free processors."""
-        if job.id not in self.waiting:
+        job_id, width = job.id, job.width
+        if job_id not in self.waiting:
             self._fail(job, "start", "it is not waiting")
-        if job.width > self.free:
-            self._fail(job, "start", f"it needs {job.width} processors and only {self.free} are free")
-        del self.waiting[job.id]
-        self.free -= job.width
-        i = self._index[job.id]
+        if width > self.free:
+            self._fail(job, "start", f"it needs {width} processors and only {self.free} are free")
+        del self.waiting[job_id]
+        self.free -= width
         now = self.now
-        self._start[i] = now
-        held = job.runtime if self.overrun == "extend" or job.runtime <= job.estimate else job.estimate
-        self._run(job, now + held, now + job.estimate)
+        self._start[self._index[job_id]] = now
+        runtime, estimate = job.runtime, job.estimate
+        held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
+        self._run(job, now + held, now + estimate)
 
     def reject(self, job: Job, reason: str) -> None:
         """Refuse a waiting job (admission control); it never runs."""
@@ -245,21 +246,20 @@ class Context:
 
     # --------------------------------------------------------------- internal
     def _run(self, job: Job, end: int, expected_end: int) -> None:
-        self.running[job.id] = job
-        self._expected_end[job.id] = expected_end
-        self._finish_at[job.id] = end
-        insort(self._by_end, (expected_end, job.id, job.width))
-        version = self._version.get(job.id, 0)
-        self._version[job.id] = version
-        heappush(self._events, (end, FINISH, job.id, version))
+        job_id = job.id
+        self.running[job_id] = job
+        self._expected_end[job_id] = expected_end
+        self._finish_at[job_id] = end
+        insort(self._by_end, (expected_end, job_id, job.width))
+        heappush(self._events, (end, FINISH, job_id, self._version.setdefault(job_id, 0)))
 
     def _stop_running(self, job: Job) -> int:
         """Take a job off the processors; returns its scheduled end."""
-        del self.running[job.id]
-        self.free += job.width
-        expected = self._expected_end.pop(job.id)
-        self._by_end.remove((expected, job.id, job.width))
-        return self._finish_at.pop(job.id)
+        job_id, width = job.id, job.width
+        del self.running[job_id]
+        self.free += width
+        self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
+        return self._finish_at.pop(job_id)
 
     def _deliver_request(self, position: int) -> Reservation:
         """Make the request at ``position`` pending; the policy must decide it this pass."""

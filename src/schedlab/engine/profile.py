@@ -218,10 +218,13 @@ class Profile:
         job's own reservation ``[booked, booked + duration)``, if that is earlier
         than ``booked``; otherwise -1.  Nothing is modified, so a compression pass
         pays for release and re-reserve only for the jobs that really move.
+
+        A window ``[s, s + duration)`` with ``s < booked`` ends before the
+        job's own reservation does, and on that reservation the job would
+        find its own processors: only the steps before ``booked`` can block.
         """
         times, free = self._times, self._free
         n = len(times)
-        own_end = booked + duration
         k = bisect_right(times, after) - 1
         start = after
         while start < booked:
@@ -231,11 +234,10 @@ class Profile:
                 if start >= booked:
                     return -1
             end = start + duration
+            limit = end if end < booked else booked
             j = k + 1
-            while j < n and times[j] < end:
-                t = times[j]
-                available = free[j] + width if booked <= t < own_end else free[j]
-                if available < width:
+            while j < n and times[j] < limit:
+                if free[j] < width:
                     break
                 j += 1
             else:

@@ -17,10 +17,12 @@ loop without the checks they need (:func:`_plain_loop`).
 
 from __future__ import annotations
 
+import gc
 import time as wallclock
+from contextlib import contextmanager
 from dataclasses import asdict
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -85,11 +87,32 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     ctx = _prepare_context(workload, machine, policy, overrun, max_queued_per_user)
     if requests is not None:
         _prepare_reservations(ctx, requests, reservation_rules)
-    series = _loop(ctx, policy, jobs, progress, tick)
+    with _cyclic_gc_paused():
+        series = _loop(ctx, policy, jobs, progress, tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
                       wallclock.perf_counter() - began)
     _note_options(result, requests, reservation_rules, tick, max_queued_per_user)
     return result
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector for the event loop, restoring its state after.
+
+    The loop makes and drops hundreds of thousands of small tuples; each
+    burst makes the collector walk every live object, the workload's jobs
+    included, looking for cycles the engine never creates.  Paused, the
+    loop runs about 30% faster on a trace of 28,000 jobs (bench/README.md).
+    Memory is still freed at once by reference counting; cycles a policy
+    might create are collected when the collector resumes.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _check_count(name: str, value: object, low: int) -> None:
@@ -199,6 +222,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
     s_busy: list[int] = []
     s_queue: list[int] = []
     capacity = ctx.processors
+    stop_running = ctx._stop_running
+    starts, ends, statuses, suspended_for = ctx._start, ctx._end, ctx._status, ctx._suspended_for
     submits = [job.submit for job in jobs]
     submits.append(float("inf"))            # sentinel: no submission left
     while nxt < n or events:
@@ -207,17 +232,20 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
             now = events[0][0]
         ctx.now = now
         # 1. finishes
-        while events and events[0][0] == now and events[0][1] == FINISH:
-            _, _, job_id, ver = heappop(events)
-            if version[job_id] != ver:
+        while events:
+            event = events[0]
+            if event[0] != now or event[1] != FINISH:
+                break
+            heappop(events)
+            job_id = event[2]
+            if version[job_id] != event[3]:
                 continue                      # stale: the job was suspended meanwhile
             job = running[job_id]
-            ctx._stop_running(job)
+            stop_running(job)
             i = index[job_id]
-            ctx._end[i] = now
-            held = now - ctx._start[i] - ctx._suspended_for[i]
-            if held < job.runtime:
-                ctx._status[i] = KILLED
+            ends[i] = now
+            if now - starts[i] - suspended_for[i] < job.runtime:
+                statuses[i] = KILLED
             ctx._done += 1
             on_finish(ctx, job)
         # 3. submissions
@@ -394,16 +422,15 @@ def _undecided(policy: Policy, pending: dict, now: int) -> None:
 def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: int,
              overrun: str, wall: float) -> Result:
     jobs = workload.jobs
-    cols = np.array([(j.id, j.submit, j.width, j.estimate, j.runtime) for j in jobs],
-                    dtype=np.int64).reshape(-1, 5)
+    columns = workload.to_arrays()
     s_time, s_busy, s_queue = series
     deadline, artificial = _deadline_columns(jobs)
     from schedlab import __version__
     return Result(
         processors=machine,
         policy=policy.name,
-        job_id=cols[:, 0].copy(), submit=cols[:, 1].copy(), width=cols[:, 2].copy(),
-        estimate=cols[:, 3].copy(), runtime=cols[:, 4].copy(),
+        job_id=columns["id"], submit=columns["submit"], width=columns["width"],
+        estimate=columns["estimate"], runtime=columns["runtime"],
         start=np.array(ctx._start, dtype=np.int64),
         end=np.array(ctx._end, dtype=np.int64),
         status=np.array(ctx._status, dtype=np.int8),

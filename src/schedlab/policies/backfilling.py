@@ -282,11 +282,13 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         profile = self._current_profile(ctx)
         now = ctx.now
         booked = self._booked_start
-        due = [job for job in ctx.waiting.values() if booked[job.id] <= now]
-        if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
-            self._rebuild(ctx)
-            due = [job for job in ctx.waiting.values() if booked[job.id] == now]
-            profile = self._profile
+        due: list[Job] = []
+        if booked and min(booked.values()) <= now:     # most passes start nothing
+            due = [job for job in ctx.waiting.values() if booked[job.id] <= now]
+            if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
+                self._rebuild(ctx)
+                due = [job for job in ctx.waiting.values() if booked[job.id] == now]
+                profile = self._profile
         if ctx.pending_requests:
             decide_requests(ctx, profile)
         for job in due:

@@ -7,6 +7,7 @@ seconds; integer time keeps every run exact and bit-reproducible).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 from typing import Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
@@ -74,11 +75,14 @@ class Workload:
         return replace(self, jobs=ordered, **changes)
 
     def to_arrays(self) -> dict[str, np.ndarray]:
-        """Columnar int64 view: id, submit, runtime, estimate, width, user, group, queue."""
-        names = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")
+        """Columnar int64 view: id, submit, runtime, estimate, width, user, group, queue.
+
+        One ``fromiter`` per column over the jobs' fields, which numpy fills
+        without building a row tuple per job.
+        """
         n = len(self.jobs)
-        if n == 0:
-            return {name: np.zeros(0, dtype=np.int64) for name in names}
-        rows = np.array([(j.id, j.submit, j.runtime, j.estimate, j.width, j.user, j.group, j.queue)
-                         for j in self.jobs], dtype=np.int64)
-        return {name: rows[:, k].copy() for k, name in enumerate(names)}
+        return {name: np.fromiter(map(attrgetter(name), self.jobs), np.int64, n)
+                for name in _INT_COLUMNS}
+
+
+_INT_COLUMNS = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")
