@@ -7,7 +7,6 @@ from typing import Annotated, Optional
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from schedlab.errors import InputError
@@ -173,19 +172,25 @@ def report_skips(workload: Workload) -> None:
 
 
 class DelayedProgress:
-    """A progress bar that appears only once a run has taken longer than ``delay`` seconds."""
+    """A progress bar that appears only once a run has taken longer than ``delay`` seconds.
+
+    rich's progress module is imported only then: most runs are shorter.
+    """
 
     def __init__(self, label: str, delay: float = 2.0) -> None:
         self.label = label
         self.delay = delay
         self.began = time.perf_counter()
-        self.bar: Progress | None = None
+        self.bar = None
         self.task = None
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:
             if time.perf_counter() - self.began < self.delay or done >= total:
                 return
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                       TimeRemainingColumn)
+
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
                                 MofNCompleteColumn(), TimeRemainingColumn(),
                                 console=err_console, transient=True)

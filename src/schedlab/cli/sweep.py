@@ -6,8 +6,6 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
-from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                           TimeRemainingColumn)
 
 from schedlab.cli.common import console, err_console
 from schedlab.errors import InputError
@@ -28,6 +26,9 @@ class SweepProgress:
         self.label = label
         self.finished = 0
         self.failed = 0
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
         self.bar = Progress(
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[green]{task.fields[finished]} finished[/] "
