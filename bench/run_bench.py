@@ -51,6 +51,10 @@ ACCASIM_DRIVER = BENCH_DIR / "accasim_run.py"
 ACCASIM_REQUIREMENT = "accasim==1.1.3"
 ACCASIM_RESULT_MARKER = "ACCASIM_RESULT"
 RESULTS_JSON = BENCH_DIR / "results.json"
+# Children run as a user's shell would start them: with bytecode caching on,
+# whatever the environment of the benchmark says (a PYTHONDONTWRITEBYTECODE
+# left over would make every run compile the modules changed since install).
+CHILD_ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 GNU_TIME = Path("/usr/bin/time")
 
 SCHEDLAB_POLICIES = ("fcfs", "fcfs+easy", "fcfs+conservative")
@@ -131,7 +135,8 @@ def timed_process(argv, timeout):
         with open(out_path, "w") as out, open(err_path, "w") as err:
             started = time.perf_counter()
             child = subprocess.Popen(gnu_time_prefix(rss_file) + list(argv), stdout=out, stderr=err,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, start_new_session=True,
+                                     env=CHILD_ENV)
             killer = threading.Timer(timeout, kill_group, (child.pid, expired))
             killer.start()
             _, status, usage = os.wait4(child.pid, 0)
@@ -336,9 +341,14 @@ def measure_interleaved(runners, repeat):
     `runners` maps a (simulator, policy) key to a function doing one run.
     Rounds interleave the configurations (A B C, A B C, ...) so that a burst
     of load from elsewhere on the machine spreads over all of them instead of
-    spoiling one. A configuration that fails is not run again.
+    spoiling one. A configuration that fails is not run again. One round
+    before the counted ones warms up caches (bytecode, the trace in the page
+    cache) and is not counted.
     """
     runs = {key: [] for key in runners}
+    for key, run_once in runners.items():
+        print(f"  {' '.join(key)} [warm-up, not counted]", file=sys.stderr, flush=True)
+        run_once()
     for round_index in range(repeat):
         for key, run_once in runners.items():
             if any(run["error"] for run in runs[key]):
