@@ -95,5 +95,7 @@ def check_number(policy: str, param: str, value: Any, kind: type, low: float,
         valid_type = True
     if not valid_type or not (low <= value <= high):
         bound = "inf)" if high == float("inf") else f"{high}]"
-        raise InputError(f"The {param!r} parameter of {policy} must be a {kind.__name__} in "
-                         f"[{low}, {bound}. Got {value!r} instead.", field=param)
+        article = "an" if kind.__name__[0] in "aeiou" else "a"
+        raise InputError(f"The {param!r} parameter of {policy} must be {article} "
+                         f"{kind.__name__} in [{low}, {bound}. Got {value!r} instead.",
+                         field=param)

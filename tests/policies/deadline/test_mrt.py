@@ -86,7 +86,7 @@ def test_a_hopeless_start_is_rejected_before_any_search():
 
 
 def test_parameters_are_checked():
-    with pytest.raises(InputError, match="The 'backtracks' parameter of MRT must be a int"):
+    with pytest.raises(InputError, match="The 'backtracks' parameter of MRT must be an int"):
         ModifiedRealTime(backtracks=1.5)
     with pytest.raises(InputError, match="The 'heuristic' parameter of MRT must be one of"):
         ModifiedRealTime(heuristic="fcfs")

@@ -107,7 +107,7 @@ def test_running_jobs_are_respected_and_the_callers_profile_is_untouched():
 
 
 def test_parameters_are_checked():
-    with pytest.raises(InputError, match=r"The 'k' parameter of QoPS must be a int in \[0, inf\)"
+    with pytest.raises(InputError, match=r"The 'k' parameter of QoPS must be an int in \[0, inf\)"
                                          r"\. Got -1 instead\."):
         QoPS(k=-1)
     with pytest.raises(InputError, match="The 'heuristic' parameter of QoPS must be one of "
