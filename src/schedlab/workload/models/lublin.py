@@ -35,7 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
+from scipy.special import gammainc
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
@@ -250,11 +250,21 @@ def daily_cycle_weights(params: LublinParameters) -> np.ndarray:
     the long-run arrival rate.
     """
     index = np.arange(CYCLIC_DAY_START, CYCLIC_DAY_START + BUCKETS_PER_DAY)
-    mass = (stats.gamma.cdf(index + 0.5, params.a_num, scale=params.b_num)
-            - stats.gamma.cdf(index - 0.5, params.a_num, scale=params.b_num))
+    mass = gamma_cdf(index + 0.5, params.a_num, params.b_num) \
+        - gamma_cdf(index - 0.5, params.a_num, params.b_num)
     weights = np.empty(BUCKETS_PER_DAY)
     weights[(index - 1) % BUCKETS_PER_DAY] = mass
     return weights / weights.mean()
+
+
+def gamma_cdf(x: np.ndarray, shape: float, scale: float) -> np.ndarray:
+    """CDF of gamma(shape, scale) at ``x`` > 0: the regularized lower incomplete gamma.
+
+    The same numbers as ``scipy.stats.gamma.cdf``, from ``scipy.special``,
+    whose import costs a third of ``scipy.stats``'s (0.26 s against 0.67 s
+    here): every run on a built-in model pays it.
+    """
+    return gammainc(shape, x / scale)
 
 
 def sample_log_interarrivals(n: int, params: LublinParameters,
