@@ -216,7 +216,7 @@ def test_a_value_the_policy_refuses_names_its_grid_entry(tmp_path: Path, patient
     with pytest.raises(InputError) as caught:
         load_experiment(path)
     assert str(caught.value) == (
-        f"{path}: field policies[1].grid.k[1]: The 'k' parameter of Patient must be a int in "
+        f"{path}: field policies[1].grid.k[1]: The 'k' parameter of Patient must be an int in "
         f"[0, inf). Got -3 instead.")
 
 
