@@ -2,13 +2,40 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
 from schedlab.experiments.recipes import reproduce
+from schedlab.experiments.recipes import reservations as recipe
 from schedlab.experiments.recipes.reservations import (
     SCENARIOS, class_metrics, reduced_experiment, run_table)
+from schedlab.experiments.spec import experiment_from_mapping
+
+TRACES = Path(__file__).resolve().parents[3] / "shared" / "workloads"
+#: The run ids of the reduced form's three scenarios (baseline, + reservations,
+#: + reservations + throttle), as the recipe first built them.
+REDUCED_RUN_IDS = [
+    "0e068a21d3e99761", "200b72230557f31b", "294a0486c150202c", "3dd089d3bc06b0e3",
+    "434384f715613e05", "58aeabfcd086d8c7", "5fb62ad6483672d9", "6fc141b89f3c4c99",
+    "72ce96292fde2b31", "785e9bacfc5c272d", "7d339307ffac4909", "9044602e5839f1f2",
+    "a6d15e061cbd424b", "ec9e39c1c504acb5", "f81d47f378af05fe"]
+#: The full form's 176 runs of the three scenarios: SHA-256 (first 16 hex digits) of
+#: their sorted run ids joined by commas.
+FULL_RUNS, FULL_RUN_IDS_DIGEST = 176, "a91301e3c4abd947"
+
+
+def papers_scenarios(runs) -> list[str]:
+    """Sorted run ids of the runs of the paper's three scenarios (Margo §5): no requests,
+    or requests with exact placement and no minimum duration or notice."""
+    plain = {"placement": "exact", "min_duration": 0, "min_notice": 0}
+    ids = []
+    for run in runs:
+        rules = run.identity()["reservations"]["rules"]
+        if rules is None or all(rules[key] == value for key, value in plain.items()):
+            ids.append(run.run_id)
+    return sorted(ids)
 
 
 @pytest.fixture(scope="module")
@@ -70,3 +97,18 @@ def test_size_classes_are_in_nodes_and_weighted_by_node_seconds() -> None:
     assert classes["2-64"]["wait_h"] == pytest.approx(100 * 160 / 640 / 3600)
     assert classes["65-256"]["expansion_factor"] == pytest.approx(2.0)
     assert classes["1"]["expansion_factor"] == pytest.approx(1.0)
+
+
+def test_the_papers_scenarios_keep_their_run_ids_in_the_reduced_form() -> None:
+    """A directory swept by an earlier version of the recipe is resumed, not redone."""
+    runs = experiment_from_mapping(recipe.experiment(True)).runs
+    assert papers_scenarios(runs) == REDUCED_RUN_IDS
+
+
+def test_the_papers_scenarios_keep_their_run_ids_in_the_full_form(monkeypatch) -> None:
+    if not all((TRACES / file).is_file() for _, _, file, *_ in recipe.WINDOWS):
+        pytest.skip(f"the KTH-SP2 and SDSC-BLUE traces are not in {TRACES}")
+    monkeypatch.setenv("SCHEDLAB_TRACES", str(TRACES))
+    ids = papers_scenarios(experiment_from_mapping(recipe.experiment(False)).runs)
+    assert len(ids) == FULL_RUNS
+    assert hashlib.sha256(",".join(ids).encode()).hexdigest()[:16] == FULL_RUN_IDS_DIGEST
