@@ -315,6 +315,22 @@ def test_compare_with_expansion_and_stringency(tmp_path):
     assert qops["metrics"]["deadline_missed"] == 0
 
 
+def test_deadlines_out_of_reach_by_their_estimates_are_pointed_out(tmp_path):
+    # Job 1 runs 5 s of a 50 s estimate: EASY ends it at 5, so with s = 0 its
+    # deadline is 5, which no start can meet by the estimate; jobs 2 and 3 can.
+    trace = write(tmp_path, SWF.replace("1 0 -1 5 4 -1 -1 4 5 ", "1 0 -1 5 4 -1 -1 4 50 "),
+                  "t.swf")
+    result = invoke("simulate", str(trace), "-p", "qops", "--stringency", "0")
+    assert result.exit_code == 0, result.output
+    assert ("note: 1 of 3 jobs with a deadline cannot meet it by their estimate even if "
+            "started at once; admission control will refuse them. Deadlines from "
+            "--stringency assume exact estimates (QoPS §4.1); add --perfect-estimates."
+            in " ".join(result.output.split()))
+    exact = invoke("simulate", str(trace), "-p", "qops", "--stringency", "0",
+                   "--perfect-estimates")
+    assert exact.exit_code == 0 and "note:" not in exact.output
+
+
 @pytest.mark.parametrize("args,message", [
     (["--deadlines", "{side}"], "{side}:3: field deadline: deadline -5 is before the submit "
                                 "time 0 of job 2"),

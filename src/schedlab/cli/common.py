@@ -108,7 +108,28 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     loaded = apply_transforms(loaded, steps, seed=seed, label=option_name)
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
+    report_unreachable_deadlines(loaded, from_stringency=stringency is not None)
     return loaded
+
+
+def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -> None:
+    """Warn when jobs have deadlines that even an immediate start cannot meet by their estimates.
+
+    Admission control plans by estimates, so such a job is always refused.
+    Deadlines from ``--stringency`` assume exact estimates (QoPS §4.1, §6):
+    on a trace with real estimates most of them are out of reach, and the
+    hint names the option that makes them reachable.
+    """
+    unreachable = sum(1 for job in workload.jobs
+                      if job.deadline is not None and job.submit + job.estimate > job.deadline)
+    if not unreachable:
+        return
+    with_deadline = sum(1 for job in workload.jobs if job.deadline is not None)
+    hint = (" Deadlines from --stringency assume exact estimates (QoPS §4.1); add "
+            "--perfect-estimates." if from_stringency else "")
+    err_console.print(f"note: {unreachable} of {with_deadline} jobs with a deadline cannot meet "
+                      f"it by their estimate even if started at once; admission control will "
+                      f"refuse them.{hint}", markup=False, highlight=False)
 
 
 def _is_builtin_model(name: str) -> bool:
