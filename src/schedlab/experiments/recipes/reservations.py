@@ -18,6 +18,12 @@ Horizon, 1,152 processors = 144 nodes x 8; every job asks for whole nodes,
 so requests and size classes are in nodes of 8 processors) — and the
 paper's request stream, generated (the TeraGrid requests are not public).
 The reduced form (CI) uses the built-in Lublin model.
+
+Beyond the paper, both forms run the policies its future work postulates
+(§7: reservations "as a function of reservation size, duration, and advance
+notice"; §8: "policies that have a minimum duration requirement") — a
+minimum duration and a minimum notice, alone, together and with the
+throttle — and the ``earliest`` placement next to Catalina's exact one.
 """
 
 from __future__ import annotations
@@ -49,6 +55,21 @@ TICK = 900
 CAP_HOURS = 12
 #: DataStar's per-user limit of queued jobs (Margo §6), an extra setting of the full form.
 DATASTAR_QUEUE_LIMIT = 6
+#: The minimum duration of the postulated policy (Margo §8: the "trailing edge" helps more
+#: the longer a reservation lasts, its "leading edge" costs the same): half a day, the time
+#: unit of the paper's own throttle (§2), which refuses the shorter 8 of the 14 hours of the
+#: requests' 4-18 h.
+MIN_DURATION_HOURS = 12
+#: The minimum advance notice of the postulated policy (Margo §7): three days, the first
+#: whole number of days beyond the longest wall-clock limit of every machine here (DataStar
+#: 18 h, §5; SDSC-BLUE 36 h; KTH-SP2 60 h), so that no job started before the request is
+#: known can still hold nodes when the reservation begins (§8: "the machine must be drained").
+MIN_NOTICE_HOURS = 72
+#: Catalina places a request at its requested time (Margo §2); ``earliest`` moves it to the
+#: earliest fit instead (docs/reservations.md, "Placement").
+PLACEMENTS = ("exact", "earliest")
+#: Which minimum rules a setting has, in table order (Margo §7-8).
+MINIMUMS = ("none", "duration", "notice", "duration+notice")
 POLICIES = ("fcfs+easy", "fcfs+conservative")
 #: Catalina gives every eligible job a reservation (Margo §2): conservative backfilling.
 CATALINA_LIKE = "fcfs+conservative"
@@ -79,6 +100,8 @@ REDUCED_DAYS = 14
 REDUCED_SEEDS = (0, 1, 2)
 REDUCED_REQUEST_SEEDS = (0, 1)
 REDUCED_POLICIES = ("fcfs+easy",)
+#: The reduced form's minimum durations (hours): the minimum duration runs in the full form only.
+REDUCED_MIN_DURATIONS = (0,)
 
 #: The paper's numbers (§6): scenario -> (weighted wait in hours, expansion factor).
 PAPER = {"2006": {"baseline": (6.03, 2.05), "reservations": (74.0, 7.35),
@@ -112,29 +135,44 @@ def trace_file(catalog_name: str, file_name: str) -> Path:
 
 
 def reservation_table(node_sizes: dict[str, int], *, into_days: float,
-                      request_seeds: tuple[int, ...], limits: tuple[int, ...]) -> dict[str, Any]:
-    """The ``[reservations]`` table of the three scenarios (Margo §5).
+                      request_seeds: tuple[int, ...], limits: tuple[int, ...],
+                      min_durations: tuple[int, ...]) -> dict[str, Any]:
+    """The ``[reservations]`` table of the three scenarios (Margo §5) and the future work's.
 
     A year of requests (60, at the paper's sizes, in nodes of each
     workload's ``node_size``) generated and compressed into ``into_days``;
     the baseline runs without them; the throttled scenario caps any sliding
     week at the whole machine for 12 hours (§2: 256 nodes x 12 h on
-    DataStar).  Catalina's 15-minute tick in all.
+    DataStar).  Catalina's 15-minute tick in all.  The rules are a grid
+    (:func:`rule_grid`) whose exact placement without minimums is the paper's.
     """
     return {"per_week": REQUESTS_PER_YEAR * 7 / 364, "nodes": list(REQUEST_NODES),
             "hours": list(REQUEST_HOURS), "node_size": dict(node_sizes),
             "compress": {"from_days": 364, "into_days": into_days},
             "seed": list(request_seeds), "baseline": True, "tick": TICK,
-            "max_queued_per_user": list(limits),
-            "rules": {"throttle": [False, True], "cap_hours": CAP_HOURS}}
+            "max_queued_per_user": list(limits), "rules": rule_grid(min_durations)}
+
+
+def rule_grid(min_durations: tuple[int, ...]) -> dict[str, Any]:
+    """``[reservations.rules]``: the throttle off and on (Margo §2) x both placements x the
+    minimum durations given (hours) x no minimum notice and :data:`MIN_NOTICE_HOURS` (§7-8).
+
+    The paper's two reservation scenarios are the exact placement without
+    minimums; their settings, and so their run ids, are those of the grid
+    of the throttle alone (the rules' defaults are part of the identity).
+    """
+    return {"throttle": [False, True], "cap_hours": CAP_HOURS, "placement": list(PLACEMENTS),
+            "min_duration": [hours * HOUR for hours in min_durations],
+            "min_notice": [0, MIN_NOTICE_HOURS * HOUR]}
 
 
 def full_experiment() -> dict[str, Any]:
     """Two busy 30-day windows of KTH-SP2 and of SDSC-BLUE, a year of requests in each.
 
     Both policies, five request streams, with and without DataStar's limit
-    of six queued jobs per user: 4 windows x 2 policies x (1 + 5 x 2)
-    settings x 2 limits = 176 runs.
+    of six queued jobs per user, 16 rule settings (throttle x placement x
+    minimum duration x minimum notice): 4 windows x 2 policies x (1 + 5 x
+    16) settings x 2 limits = 1,296 runs (the paper's three scenarios: 176).
     """
     workloads = [{"source": str(trace_file(catalog, file)), "label": label,
                   "window": [day * DAY, (day + WINDOW_DAYS) * DAY]}
@@ -147,7 +185,8 @@ def full_experiment() -> dict[str, Any]:
         "policies": list(POLICIES),
         "reservations": reservation_table(
             {label: size for label, *_, size in WINDOWS}, into_days=WINDOW_DAYS,
-            request_seeds=FULL_REQUEST_SEEDS, limits=(0, DATASTAR_QUEUE_LIMIT)),
+            request_seeds=FULL_REQUEST_SEEDS, limits=(0, DATASTAR_QUEUE_LIMIT),
+            min_durations=(0, MIN_DURATION_HOURS)),
     }
 
 
@@ -155,7 +194,9 @@ def reduced_experiment() -> dict[str, Any]:
     """The CI form: 1500 Lublin jobs (~2 weeks on 128 nodes), three seeds, EASY.
 
     Half a year of requests (30) compressed into the two weeks keeps the
-    paper's density of 15 a week.  3 seeds x (1 + 2 x 2) = 15 runs.
+    paper's density of 15 a week.  The rules: throttle x placement x
+    minimum notice (no minimum duration, to keep it fast): 3 seeds x (1 + 2
+    x 8) = 51 runs (the paper's three scenarios: 15).
     """
     return {
         "name": "reservations-reduced",
@@ -164,7 +205,8 @@ def reduced_experiment() -> dict[str, Any]:
         "workloads": [{"source": REDUCED_MODEL, "jobs": REDUCED_JOBS}],
         "policies": list(REDUCED_POLICIES),
         "reservations": {**reservation_table({}, into_days=REDUCED_DAYS,
-                                             request_seeds=REDUCED_REQUEST_SEEDS, limits=(0,)),
+                                             request_seeds=REDUCED_REQUEST_SEEDS, limits=(0,),
+                                             min_durations=REDUCED_MIN_DURATIONS),
                          "compress": {"from_days": 182, "into_days": REDUCED_DAYS}},
     }
 
@@ -196,9 +238,26 @@ def scenario_of(setting: dict[str, Any]) -> str:
     return "throttled" if "cap_hours" in (setting["rules"] or {}) else "reservations"
 
 
+def minimums_of(rules: dict[str, Any] | None) -> str:
+    """Which minimum rules of the future work (Margo §7-8) a stored setting has: ``none``,
+    ``duration``, ``notice`` or ``duration+notice`` (:data:`MINIMUMS`)."""
+    rules = rules or {}
+    named = [name for name, key in (("duration", "min_duration"), ("notice", "min_notice"))
+             if rules.get(key, 0)]
+    return "+".join(named) or "none"
+
+
+def is_papers(rules: dict[str, Any] | None) -> bool:
+    """Whether a stored setting is one of the paper's three scenarios (Margo §5): no
+    requests, or requests at their exact time without minimum rules."""
+    return rules is None or (rules.get("placement", "exact") == "exact"
+                             and minimums_of(rules) == "none")
+
+
 def run_table(exp_dir: Path):
-    """One row per finished run: workload, policy, seed, scenario, request seed, queue
-    limit, run_id and its metrics (docs/metrics.md)."""
+    """One row per finished run: workload, policy, seed, scenario, placement, minimum rules,
+    whether the run is one of the paper's scenarios, request seed, queue limit, run_id and
+    its metrics (docs/metrics.md)."""
     import pandas as pd
 
     from schedlab.experiments.store import stored_rows
@@ -209,13 +268,21 @@ def run_table(exp_dir: Path):
             continue
         setting = json.loads(row["spec_json"])["reservations"]
         requests = setting["requests"]
+        rules = setting["rules"]
         rows.append({"workload": row["workload"], "policy": row["policy"],
                      "seed": -1 if row["seed"] is None else row["seed"],
                      "scenario": scenario_of(setting),
+                     "placement": (rules or {}).get("placement", ""),
+                     "minimums": minimums_of(rules), "papers": is_papers(rules),
                      "request_seed": -1 if requests is None else requests["generate"]["seed"],
                      "limit": setting["max_queued_per_user"] or 0, "run_id": row["run_id"],
                      **json.loads(row["metrics_json"])})
     return pd.DataFrame(rows)
+
+
+def papers_runs(runs):
+    """The runs of the paper's three scenarios (Margo §5), which its findings are about."""
+    return runs[runs["papers"]]
 
 
 def scenario_means(runs, limit: int = 0):
@@ -304,11 +371,56 @@ def earlier_large_jobs(exp_dir: Path, runs, sizes: dict[str, int]):
 
 
 def rejection_table(runs):
-    """Requests granted and rejected by reason, mean per request stream (no queue limit)."""
+    """Requests granted and rejected by reason, mean per request stream (no queue limit);
+    the reasons that occur in these runs."""
     main = runs[(runs["limit"] == 0) & (runs["scenario"] != "baseline")]
     columns = ["reservations", "reservations_granted"] + sorted(
-        c for c in main.columns if c.startswith("reservations_rejected."))
+        c for c in main.columns
+        if c.startswith("reservations_rejected.") and main[c].notna().any())
     return main.groupby(["workload", "policy", "scenario"])[columns].mean().fillna(0.0)
+
+
+#: The columns of :func:`rule_table`, in order.
+RULE_COLUMNS = ("expansion_factor_weighted", "wait_h", "utilization_margo",
+                "utilization_margo_reserved", "utilization_reserved", "reservations_granted",
+                "reservations_moved")
+
+
+def rule_table(runs):
+    """Every reservation setting against its baseline (Margo §7-8, beyond the paper): mean
+    over seeds and request streams per workload, policy, queue limit, scenario (throttle
+    off or on), placement and minimum rules of the weighted expansion factor and wait (h,
+    eq. 2-3), utilization (eq. 1; with reserved nodes counted; reserved alone), requests
+    granted, moved and refused by reason.  The baseline rows have placement ``-``."""
+    import pandas as pd
+
+    chosen = runs.copy()
+    chosen["wait_h"] = chosen["wait_weighted"] / HOUR
+    reasons = sorted(c for c in chosen.columns if c.startswith("reservations_rejected."))
+    with_requests = chosen["scenario"] != "baseline"
+    chosen.loc[with_requests, reasons] = chosen.loc[with_requests, reasons].fillna(0)
+    chosen["placement"] = chosen["placement"].replace("", "-")
+    chosen["placement"] = pd.Categorical(chosen["placement"], ["-", *PLACEMENTS], ordered=True)
+    chosen["minimums"] = pd.Categorical(chosen["minimums"], MINIMUMS, ordered=True)
+    columns = [c for c in RULE_COLUMNS if c in chosen] + reasons
+    keys = ["workload", "policy", "limit", "scenario", "placement", "minimums"]
+    return chosen.groupby(keys, observed=True)[columns].mean()
+
+
+#: The levels of :func:`rule_table` that name a setting.
+SETTING_LEVELS = ["limit", "scenario", "placement", "minimums"]
+
+
+def has_setting(table, scenario: str, placement: str, minimums: str) -> bool:
+    """Whether :func:`rule_table` holds the setting (without a queue limit)."""
+    settings = table.index.droplevel(["workload", "policy"])
+    return (0, scenario, placement, minimums) in set(settings)
+
+
+def rule_variant(table, scenario: str, placement: str, minimums: str, column: str):
+    """One column of :func:`rule_table` for one setting without a queue limit, indexed by
+    workload and policy."""
+    return table[column].xs((0, scenario, placement, minimums), level=SETTING_LEVELS)
 
 
 # --------------------------------------------------------------------------- findings
@@ -326,13 +438,111 @@ def _text(pairs, digits: int = 2) -> str:
 
 
 def findings(runs, means, classes, large) -> list[Finding]:
-    """The paper's claims (§6, §8) checked against the means of our runs."""
+    """The paper's claims (§6, §8) checked against the means of the runs of its three
+    scenarios (``runs``: :func:`papers_runs`)."""
     out = [sharp_increase(means), recovery(means), beats_baseline(runs),
            medium_suffer(classes), large_jobs(classes, large), queue_depth(means),
            utilization(means)]
     if (runs["limit"] > 0).any():
         out.append(queue_limit(runs))
     return out
+
+
+def future_findings(table) -> list[Finding]:
+    """What the future work's policies (Margo §7-8) and the earliest placement do, for
+    the settings that were run (:func:`rule_table`)."""
+    out = [minimum_rule(table, "reservations", minimums) for minimums in MINIMUMS[1:]
+           if has_setting(table, "reservations", "exact", minimums)]
+    throttled = [m for m in MINIMUMS[1:] if has_setting(table, "throttled", "exact", m)]
+    if throttled:
+        out.append(minimum_rule(table, "throttled", throttled[-1]))
+    if has_setting(table, "reservations", "earliest", "none"):
+        out.append(earliest_placement(table))
+        minimums = [m for m in MINIMUMS[1:] if has_setting(table, "reservations", "earliest", m)]
+        if minimums:
+            out.append(earliest_with_minimums(table, minimums[-1]))
+    return out
+
+
+def _short(workload: str, policy: str) -> str:
+    """``KTH-SP2 d120 C``: a workload and the initial of its backfilling."""
+    return f"{workload} {policy.split('+')[1][0].upper()}"
+
+
+def rise_per_point(table, scenario: str, placement: str, minimums: str):
+    """Margo eq. 2's expansion factor above the baseline per percentage point of machine
+    time reserved, per workload and policy: what a reserved node-hour costs the batch jobs
+    (the cost the future work's policies try to lower, §7)."""
+    base = rule_variant(table, "baseline", "-", "none", "expansion_factor_weighted")
+    ef = rule_variant(table, scenario, placement, minimums, "expansion_factor_weighted")
+    reserved = rule_variant(table, scenario, placement, minimums, "utilization_reserved")
+    return (ef - base) / (100 * reserved)
+
+
+def minimum_rule(table, scenario: str, minimums: str) -> Finding:
+    """A minimum duration and/or notice against the same scenario without it (Margo §7-8).
+
+    The paper predicts only the minimum duration's direction (§8: "the
+    effects of allowing reservations can be moved towards the positive by
+    policies that have a minimum duration requirement"): judged as a lower
+    expansion-factor rise per point of machine time reserved in most
+    workloads and policies.  The other rules are shown, not judged.
+    """
+    names = {"duration": f"duration >= {MIN_DURATION_HOURS} h",
+             "notice": f"notice >= {MIN_NOTICE_HOURS} h",
+             "duration+notice": f"duration >= {MIN_DURATION_HOURS} h and notice >= "
+                                f"{MIN_NOTICE_HOURS} h"}
+    ef = [rule_variant(table, scenario, "exact", m, "expansion_factor_weighted")
+          for m in ("none", minimums)]
+    granted = [rule_variant(table, scenario, "exact", m, "reservations_granted")
+               for m in ("none", minimums)]
+    rise = [rise_per_point(table, scenario, "exact", m) for m in ("none", minimums)]
+    text = "; ".join(f"{_short(w, p)}: EF {ef[0][w, p]:.2f} -> {ef[1][w, p]:.2f}, granted "
+                     f"{granted[0][w, p]:.1f} -> {granted[1][w, p]:.1f}, EF rise per "
+                     f"reserved % {rise[0][w, p]:.2f} -> {rise[1][w, p]:.2f}"
+                     for w, p in ef[0].index)
+    lower = (rise[1] < rise[0]).sum()
+    judged = minimums == "duration" and scenario == "reservations"
+    return Finding(f"{SCENARIO_LABELS[scenario]}, minimum {names[minimums]} "
+                   "(future work, §7-8)",
+                   "predicted towards the positive (§8), no numbers" if judged
+                   else "postulated (§7), no numbers",
+                   text, bool(lower * 2 > len(rise[0])) if judged else None,
+                   f"holds = lower EF rise per reserved % of machine time in {lower} of "
+                   f"{len(rise[0])}" if judged else
+                   f"EF rise per reserved % lower in {lower} of {len(rise[0])}")
+
+
+def earliest_placement(table) -> Finding:
+    """The earliest placement against Catalina's exact one, unthrottled and throttled."""
+    parts = []
+    for scenario in ("reservations", "throttled"):
+        ef = [rule_variant(table, scenario, p, "none", "expansion_factor_weighted")
+              for p in PLACEMENTS]
+        granted = [rule_variant(table, scenario, p, "none", "reservations_granted")
+                   for p in PLACEMENTS]
+        moved = rule_variant(table, scenario, "earliest", "none", "reservations_moved")
+        parts.append(f"{SCENARIO_LABELS[scenario]}: " + "; ".join(
+            f"{_short(w, p)}: granted {granted[0][w, p]:.1f} -> {granted[1][w, p]:.1f} "
+            f"({moved[w, p]:.1f} moved), EF {ef[0][w, p]:.2f} -> {ef[1][w, p]:.2f}"
+            for w, p in ef[0].index))
+    return Finding("earliest placement instead of the exact time (exact -> earliest)",
+                   "not studied: Catalina grants a request at its time or not (§2)",
+                   " / ".join(parts), None)
+
+
+def earliest_with_minimums(table, minimums: str) -> Finding:
+    """With the earliest placement every request is granted unless a rule refuses it: the
+    minimum rules are then the only limit (Margo §7)."""
+    ef = [rule_variant(table, "reservations", "earliest", m, "expansion_factor_weighted")
+          for m in ("none", minimums)]
+    granted = [rule_variant(table, "reservations", "earliest", m, "reservations_granted")
+               for m in ("none", minimums)]
+    text = "; ".join(f"{_short(w, p)}: granted {granted[0][w, p]:.1f} -> "
+                     f"{granted[1][w, p]:.1f}, EF {ef[0][w, p]:.2f} -> {ef[1][w, p]:.2f}"
+                     for w, p in ef[0].index)
+    return Finding(f"earliest placement, unthrottled, with the minimum rules ({minimums})",
+                   "postulated (§7), no numbers", text, None)
 
 
 def sharp_increase(means) -> Finding:
@@ -490,6 +700,40 @@ def class_figure(classes, metric: str, ylabel: str, policy: str, title: str):
     return figure
 
 
+#: The bars of :func:`rules_figure`: (scenario, placement, color).
+RULE_BARS = (("reservations", "exact", "#D55E00"), ("reservations", "earliest", "#E69F00"),
+             ("throttled", "exact", "#009E73"), ("throttled", "earliest", "#56B4E9"))
+
+
+def rules_figure(table, policy: str):
+    """The future work's policies (Margo §7-8): per workload, the weighted expansion factor
+    under each minimum rule, a bar per throttle and placement, the baseline as a line."""
+    from schedlab.viz.style import new_figure, paper_style
+
+    part = table.xs((policy, 0), level=["policy", "limit"])["expansion_factor_weighted"]
+    workloads = list(dict.fromkeys(part.index.get_level_values("workload")))
+    with paper_style():
+        figure = new_figure(3.4 * len(workloads) + 0.5, 3.4)
+        axes = figure.subplots(1, len(workloads), squeeze=False)[0]
+        for ax, workload in zip(axes, workloads):
+            rows = part.xs(workload, level="workload")
+            minimums = [m for m in MINIMUMS if (("reservations", "exact", m)) in rows.index]
+            x = np.arange(len(minimums))
+            for k, (scenario, placement, color) in enumerate(RULE_BARS):
+                ax.bar(x + (k - 1.5) * 0.2, [rows[scenario, placement, m] for m in minimums],
+                       0.2, color=color, label=f"{SCENARIO_LABELS[scenario]}, {placement}")
+            ax.axhline(rows["baseline", "-", "none"], color=SCENARIO_COLORS["baseline"],
+                       linestyle="--", label="baseline")
+            ax.set_xticks(x, [f"min {m}" if m != "none" else "no minimum" for m in minimums],
+                          rotation=20, ha="right")
+            ax.set_title(workload)
+            ax.set_ylabel("expansion factor (weighted)")
+        axes[0].legend(fontsize="small")
+        figure.suptitle(f"Minimum duration {MIN_DURATION_HOURS} h / notice {MIN_NOTICE_HOURS} h "
+                        f"and the placement (future work, §7-8; {policy})")
+    return figure
+
+
 def timeseries_figure(exp_dir: Path, runs, workload: str, policy: str, column: str,
                       processors: int):
     """Graphs 6-9: utilization (reserved nodes counted as used) or queue length over
@@ -573,13 +817,16 @@ def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
     exp_dir = Path(exp_dir)
     out = exp_dir / "reproduction"
     sizes, machines = node_sizes(reduced), machine_sizes(reduced)
-    runs = run_table(exp_dir)
+    every = run_table(exp_dir)
+    runs = papers_runs(every)
     means = scenario_means(runs)
     classes = class_table(exp_dir, runs, sizes)
     large = earlier_large_jobs(exp_dir, runs, sizes)
-    reproduction = Reproduction(findings=findings(runs, means, classes, large))
+    rules = rule_table(every)
+    reproduction = Reproduction(findings=findings(runs, means, classes, large)
+                                + future_findings(rules))
     tables = {"scenarios": means, "size_classes": classes, "requests": rejection_table(runs),
-              "large_jobs_earlier": large, "paper": paper_table()}
+              "large_jobs_earlier": large, "paper": paper_table(), "rules": rules}
     if (runs["limit"] > 0).any():
         tables["queue_limit"] = scenario_means(runs, DATASTAR_QUEUE_LIMIT)
     for name, table in tables.items():
@@ -593,6 +840,7 @@ def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
         "requests_granted": requests_figure(rejection_table(runs)),
     }
     policy = CATALINA_LIKE if CATALINA_LIKE in set(runs["policy"]) else runs["policy"].iloc[0]
+    figures["rules_expansion_factor"] = rules_figure(rules, policy)
     figures["classes_expansion_factor"] = class_figure(
         classes, "expansion_factor", "expansion factor", policy,
         "Expansion factor by job size (Graphs 10-11)")
