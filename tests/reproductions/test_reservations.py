@@ -1,4 +1,5 @@
-"""The reduced Margo et al. reservation recipe end to end: the three scenarios on Lublin."""
+"""The reduced Margo et al. reservation recipe end to end: the three scenarios on Lublin,
+the future work's minimum notice and the earliest placement; the recipe's helpers."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import pytest
 from schedlab.experiments.recipes import reproduce
 from schedlab.experiments.recipes import reservations as recipe
 from schedlab.experiments.recipes.reservations import (
-    SCENARIOS, class_metrics, reduced_experiment, run_table)
+    MIN_NOTICE_HOURS, SCENARIOS, class_metrics, papers_runs, reduced_experiment, run_table)
+from schedlab.experiments.runner import prepared_workload, run_requests
 from schedlab.experiments.spec import experiment_from_mapping
 
 TRACES = Path(__file__).resolve().parents[3] / "shared" / "workloads"
@@ -46,7 +48,9 @@ def reduced(tmp_path_factory: pytest.TempPathFactory):
 
 def test_reservations_raise_the_expansion_factor_and_throttling_lowers_it(reduced) -> None:
     out, _ = reduced
-    runs = run_table(out)
+    every = run_table(out)
+    assert len(every) == 51       # 3 seeds x (1 + 2 streams x 2 throttles x 2 placements x 2)
+    runs = papers_runs(every)
     assert len(runs) == 15                                   # 3 seeds x (1 + 2 streams x 2)
     ef = runs.pivot_table(index=["seed", "request_seed"], columns="scenario",
                           values="expansion_factor_weighted")
@@ -67,11 +71,23 @@ def test_the_summary_writes_figures_tables_and_the_key_findings(reduced) -> None
     assert names["the queue grows much deeper with reservations; throttled it stays near "
                  "the baseline"].holds is True
     for figure in ("expansion_factor", "wait", "classes_expansion_factor", "classes_wait",
-                   "utilization_lublin", "queue_lublin", "requests_granted"):
+                   "utilization_lublin", "queue_lublin", "requests_granted",
+                   "rules_expansion_factor"):
         assert reproduction.figures[figure].is_file()
         assert reproduction.figures[figure].with_suffix(".svg").is_file()
     scenarios = (out / "reproduction" / "scenarios.csv").read_text().splitlines()
     assert [line.split(",")[2] for line in scenarios[1:]] == list(SCENARIOS)
+    # the paper's reasons only: the minimum notice's refusals are in the rules table
+    requests = (out / "reproduction" / "requests.csv").read_text().splitlines()[0]
+    assert requests.endswith("reservations_rejected.busy,reservations_rejected.over_cap")
+    rules = (out / "reproduction" / "rules.csv").read_text().splitlines()
+    assert len(rules) == 1 + 1 + 2 * 2 * 2        # baseline + throttle x placement x notice
+    assert rules[0].split(",")[:6] == ["workload", "policy", "limit", "scenario", "placement",
+                                       "minimums"]
+    future = [f for f in reproduction.findings if "future work" in f.claim or
+              "earliest" in f.claim]
+    assert [f.holds for f in future] == [None] * 4     # the paper has no numbers for them
+    assert "minimum notice >= 72 h" in future[0].claim and "granted" in future[0].ours
 
 
 def test_the_reduced_form_keeps_the_papers_request_density() -> None:
@@ -109,6 +125,129 @@ def test_the_papers_scenarios_keep_their_run_ids_in_the_full_form(monkeypatch) -
     if not all((TRACES / file).is_file() for _, _, file, *_ in recipe.WINDOWS):
         pytest.skip(f"the KTH-SP2 and SDSC-BLUE traces are not in {TRACES}")
     monkeypatch.setenv("SCHEDLAB_TRACES", str(TRACES))
-    ids = papers_scenarios(experiment_from_mapping(recipe.experiment(False)).runs)
+    runs = experiment_from_mapping(recipe.experiment(False)).runs
+    # 4 windows x 2 policies x (1 + 5 streams x 16 rule settings) x 2 queue limits
+    assert len(runs) == 4 * 2 * (1 + 5 * 16) * 2
+    ids = papers_scenarios(runs)
     assert len(ids) == FULL_RUNS
     assert hashlib.sha256(",".join(ids).encode()).hexdigest()[:16] == FULL_RUN_IDS_DIGEST
+
+
+def requests_by_run(reduced: bool = True) -> dict[str, tuple]:
+    """The requests of every run with requests, by run id, as the runner builds them."""
+    out = {}
+    for run in experiment_from_mapping(recipe.experiment(reduced)).runs:
+        if run.reservations.requests is not None:
+            workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
+            out[run.run_id] = run_requests(run.reservations.requests, workload,
+                                           run.processors or workload.processors)
+    return out
+
+
+def test_the_minimum_notice_refuses_exactly_the_short_notice_requests(reduced) -> None:
+    """Margo §7's advance notice as a rule: every request made less than 72 h ahead is
+    refused for it, and the rest meet the other rules as before."""
+    out, _ = reduced
+    runs = run_table(out).set_index("run_id")
+    requests = requests_by_run()
+    noticed = runs[runs["minimums"] == "notice"]
+    assert len(noticed) == 3 * 2 * 2 * 2
+    for run_id, row in noticed.iterrows():
+        short = sum(r.notice < MIN_NOTICE_HOURS * 3600 for r in requests[run_id])
+        assert 0 < short < len(requests[run_id])
+        assert row["reservations_rejected.short_notice"] == short, run_id
+        if row["placement"] == "earliest" and row["scenario"] == "reservations":
+            # unthrottled, earliest placement grants every request no rule refuses
+            assert row["reservations_granted"] == len(requests[run_id]) - short
+
+
+def test_the_minimum_notice_never_grants_more_than_the_unthrottled_scenario(reduced) -> None:
+    """Unthrottled, refusing the short-notice requests never lets more through (checked
+    beforehand on 8 seeds x 2 streams: it held in all 32 pairs; throttled it does not
+    always, a refused request can leave room in the cap for a later one)."""
+    out, _ = reduced
+    runs = run_table(out)
+    free = runs[runs["scenario"] == "reservations"]
+    granted = free.pivot_table(index=["seed", "request_seed", "placement"],
+                               columns="minimums", values="reservations_granted")
+    assert len(granted) == 3 * 2 * 2
+    assert (granted["notice"] <= granted["none"]).all()
+    assert (granted["notice"] < granted["none"]).any()
+
+
+def test_earliest_placement_grants_every_request_and_raises_the_expansion_factor(
+        reduced) -> None:
+    """``earliest`` moves a busy request instead of refusing it: unthrottled, all 30 are
+    granted and the weighted expansion factor exceeds the exact placement's in every run
+    (held in 16 of 16 on 8 seeds x 2 streams); throttled, it grants more on average."""
+    out, _ = reduced
+    runs = run_table(out)
+    plain = runs[(runs["minimums"] == "none") & (runs["scenario"] != "baseline")]
+    table = plain.pivot_table(index=["seed", "request_seed", "scenario"], columns="placement",
+                              values=["reservations_granted", "reservations_moved",
+                                      "expansion_factor_weighted"])
+    free = table.xs("reservations", level="scenario")
+    assert (free["reservations_granted", "earliest"] == 30).all()
+    assert (free["reservations_moved", "earliest"] > 0).all()
+    assert (free["reservations_moved", "exact"] == 0).all()
+    assert (free["reservations_granted", "exact"] < 30).all()
+    assert (free["expansion_factor_weighted", "earliest"]
+            > free["expansion_factor_weighted", "exact"]).all()
+    throttled = table.xs("throttled", level="scenario")["reservations_granted"].mean()
+    assert throttled["earliest"] >= throttled["exact"]
+
+
+def test_the_rule_grid_adds_the_future_works_rules_to_the_papers_settings() -> None:
+    grid = recipe.rule_grid((0, 12))
+    assert grid == {"throttle": [False, True], "cap_hours": 12,
+                    "placement": ["exact", "earliest"], "min_duration": [0, 43200],
+                    "min_notice": [0, 259200]}
+    # 72 h of notice is beyond the longest wall-clock limit of every machine (60 h, KTH-SP2)
+    assert recipe.MIN_NOTICE_HOURS * 3600 > 60 * 3600
+
+
+@pytest.mark.parametrize("rules, minimums, papers", [
+    (None, "none", True),
+    ({"placement": "exact", "min_duration": 0, "min_notice": 0}, "none", True),
+    ({"placement": "exact", "cap_hours": 12, "window": 604800, "min_duration": 0,
+      "min_notice": 0}, "none", True),
+    ({"placement": "earliest", "min_duration": 0, "min_notice": 0}, "none", False),
+    ({"placement": "exact", "min_duration": 43200, "min_notice": 0}, "duration", False),
+    ({"placement": "exact", "min_duration": 0, "min_notice": 259200}, "notice", False),
+    ({"placement": "earliest", "min_duration": 43200, "min_notice": 259200},
+     "duration+notice", False),
+])
+def test_settings_are_named_by_their_minimum_rules(rules, minimums, papers) -> None:
+    assert recipe.minimums_of(rules) == minimums
+    assert recipe.is_papers(rules) is papers
+
+
+def test_the_rules_table_and_the_expansion_factor_rise_per_reserved_point() -> None:
+    import pandas as pd
+
+    # one workload: baseline EF 2; + reservations EF 6 with 10 % of the machine reserved,
+    # minimum duration EF 4 with 8 % reserved (two request streams averaged)
+    runs = pd.DataFrame([
+        {"scenario": "baseline", "placement": "", "minimums": "none",
+         "expansion_factor_weighted": 2.0, "utilization_reserved": float("nan")},
+        {"scenario": "reservations", "placement": "exact", "minimums": "none",
+         "expansion_factor_weighted": 5.0, "utilization_reserved": 0.08,
+         "reservations_granted": 5, "reservations_rejected.busy": 3.0},
+        {"scenario": "reservations", "placement": "exact", "minimums": "none",
+         "expansion_factor_weighted": 7.0, "utilization_reserved": 0.12,
+         "reservations_granted": 8, "reservations_rejected.busy": float("nan")},
+        {"scenario": "reservations", "placement": "exact", "minimums": "duration",
+         "expansion_factor_weighted": 4.0, "utilization_reserved": 0.08,
+         "reservations_granted": 4, "reservations_rejected.busy": 1.0}])
+    runs = runs.assign(workload="w", policy="fcfs+easy", limit=0, wait_weighted=3600.0)
+    table = recipe.rule_table(runs)
+    assert list(table.index.get_level_values("placement")) == ["-", "exact", "exact"]
+    assert table["reservations_rejected.busy"].tolist()[1:] == [1.5, 1.0]  # NaN is none
+    assert recipe.has_setting(table, "reservations", "exact", "duration")
+    assert not recipe.has_setting(table, "throttled", "exact", "none")
+    rise = recipe.rise_per_point(table, "reservations", "exact", "none")
+    assert rise["w", "fcfs+easy"] == pytest.approx((6 - 2) / 10)
+    finding = recipe.minimum_rule(table, "reservations", "duration")
+    assert finding.holds is True               # 0.4 -> 0.25 per reserved point (§8)
+    assert finding.ours == ("w E: EF 6.00 -> 4.00, granted 6.5 -> 4.0, EF rise per "
+                            "reserved % 0.40 -> 0.25")
