@@ -251,3 +251,22 @@ def test_the_rules_table_and_the_expansion_factor_rise_per_reserved_point() -> N
     assert finding.holds is True               # 0.4 -> 0.25 per reserved point (§8)
     assert finding.ours == ("w E: EF 6.00 -> 4.00, granted 6.5 -> 4.0, EF rise per "
                             "reserved % 0.40 -> 0.25")
+
+
+def test_a_refusal_reason_a_run_did_not_give_counts_as_none_in_the_means() -> None:
+    import pandas as pd
+
+    # two throttled request streams: 3 refused busy in the first, none in the second (its
+    # metrics have no busy key); no request was refused for short notice anywhere
+    runs = pd.DataFrame({"workload": "w", "policy": "fcfs+easy", "limit": 0,
+                         "scenario": ["baseline", "throttled", "throttled"],
+                         "reservations": [float("nan"), 60, 60],
+                         "reservations_granted": [float("nan"), 10, 12],
+                         "reservations_rejected.busy": [float("nan"), 3, float("nan")],
+                         "reservations_rejected.over_cap": [float("nan"), 47, 48],
+                         "reservations_rejected.short_notice": [float("nan")] * 3})
+    table = recipe.rejection_table(runs)
+    assert list(table.columns) == ["reservations", "reservations_granted",
+                                   "reservations_rejected.busy",
+                                   "reservations_rejected.over_cap"]
+    assert table.loc[("w", "fcfs+easy", "throttled")].tolist() == [60, 11, 1.5, 47.5]

@@ -370,14 +370,30 @@ def earlier_large_jobs(exp_dir: Path, runs, sizes: dict[str, int]):
     return pd.DataFrame(rows).groupby(["workload", "policy", "scenario"]).sum()
 
 
+def reason_columns(runs) -> list[str]:
+    """The refusal reasons (metrics ``reservations_rejected.<reason>``) that occur in
+    ``runs``, sorted."""
+    return sorted(c for c in runs.columns
+                  if c.startswith("reservations_rejected.") and (runs[c] > 0).any())
+
+
+def with_reasons_counted(runs):
+    """``runs`` with every refusal reason counted in every run with requests: a run's
+    metrics name only the reasons it gave, so a missing one is 0 there (and a mean over the
+    request streams must count it so)."""
+    out = runs.copy()
+    reasons = [c for c in out.columns if c.startswith("reservations_rejected.")]
+    with_requests = out["scenario"] != "baseline"
+    out.loc[with_requests, reasons] = out.loc[with_requests, reasons].fillna(0)
+    return out
+
+
 def rejection_table(runs):
     """Requests granted and rejected by reason, mean per request stream (no queue limit);
     the reasons that occur in these runs."""
-    main = runs[(runs["limit"] == 0) & (runs["scenario"] != "baseline")]
-    columns = ["reservations", "reservations_granted"] + sorted(
-        c for c in main.columns
-        if c.startswith("reservations_rejected.") and main[c].notna().any())
-    return main.groupby(["workload", "policy", "scenario"])[columns].mean().fillna(0.0)
+    main = with_reasons_counted(runs[(runs["limit"] == 0) & (runs["scenario"] != "baseline")])
+    columns = ["reservations", "reservations_granted"] + reason_columns(main)
+    return main.groupby(["workload", "policy", "scenario"])[columns].mean()
 
 
 #: The columns of :func:`rule_table`, in order.
@@ -394,15 +410,12 @@ def rule_table(runs):
     granted, moved and refused by reason.  The baseline rows have placement ``-``."""
     import pandas as pd
 
-    chosen = runs.copy()
+    chosen = with_reasons_counted(runs)
     chosen["wait_h"] = chosen["wait_weighted"] / HOUR
-    reasons = sorted(c for c in chosen.columns if c.startswith("reservations_rejected."))
-    with_requests = chosen["scenario"] != "baseline"
-    chosen.loc[with_requests, reasons] = chosen.loc[with_requests, reasons].fillna(0)
     chosen["placement"] = chosen["placement"].replace("", "-")
     chosen["placement"] = pd.Categorical(chosen["placement"], ["-", *PLACEMENTS], ordered=True)
     chosen["minimums"] = pd.Categorical(chosen["minimums"], MINIMUMS, ordered=True)
-    columns = [c for c in RULE_COLUMNS if c in chosen] + reasons
+    columns = [c for c in RULE_COLUMNS if c in chosen] + reason_columns(chosen)
     keys = ["workload", "policy", "limit", "scenario", "placement", "minimums"]
     return chosen.groupby(keys, observed=True)[columns].mean()
 
