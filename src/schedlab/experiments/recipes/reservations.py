@@ -730,7 +730,7 @@ def rules_figure(table, policy: str):
         axes = figure.subplots(1, len(workloads), squeeze=False)[0]
         for ax, workload in zip(axes, workloads):
             rows = part.xs(workload, level="workload")
-            minimums = [m for m in MINIMUMS if (("reservations", "exact", m)) in rows.index]
+            minimums = [m for m in MINIMUMS if ("reservations", "exact", m) in rows.index]
             x = np.arange(len(minimums))
             for k, (scenario, placement, color) in enumerate(RULE_BARS):
                 ax.bar(x + (k - 1.5) * 0.2, [rows[scenario, placement, m] for m in minimums],
@@ -899,7 +899,9 @@ RECIPE = Recipe(
           "Scheduling",
     description="baseline / + reservations / + reservations + throttling (256 nodes x 12 h "
                 "per sliding week) with EASY and conservative backfilling on 30-day windows "
-                "of KTH-SP2 and SDSC-BLUE, a year of requests compressed into the month",
+                "of KTH-SP2 and SDSC-BLUE, a year of requests compressed into the month; "
+                "and the future work's minimum duration (12 h) and notice (72 h), alone, "
+                "together and throttled, with exact and earliest placement",
     experiment=experiment,
     summarize=summarize,
 )
