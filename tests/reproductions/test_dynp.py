@@ -231,3 +231,106 @@ def test_reference_points_carry_the_stand_ins_paper_numbers():
     (sdsc,) = recipe.reference_points(fig8, ["LUBLIN256_syn"]).to_dict("records")
     assert (sdsc["workload"], sdsc["x"]) == ("LUBLIN256_syn (for SDSC_syn)", 3.4)
     assert sdsc["value"] == pytest.approx(0.3132)
+
+
+# --------------------------------------------------------------------------- checks on small tables
+
+
+def synthetic(rows, perfect: bool = False):
+    """A run table of (workload, line, shrink, artww[, sldww_60, sldww_300]) rows."""
+    import pandas as pd
+
+    return pd.DataFrame([{"workload": r[0], "line": r[1], "shrink": r[2], "perfect": perfect,
+                          "artww": r[3], "sldww_60": r[4] if len(r) > 4 else r[3],
+                          "sldww_300": r[5] if len(r) > 5 else r[3]} for r in rows],
+                        columns=["workload", "line", "shrink", "perfect", "artww", "sldww_60",
+                                 "sldww_300"])
+
+
+def basic_table(basic_at_1_2: float):
+    """LUBLIN256_syn-like: SJF far behind FCFS; basic dynP between them at 1.2 or not."""
+    rows = []
+    for shrink, fcfs, sjf, basic in ((3.4, 10, 11, 12), (1.2, 100, 270, basic_at_1_2)):
+        rows += [("LUBLIN256_syn", "FCFS", shrink, fcfs), ("LUBLIN256_syn", "SJF", shrink, sjf),
+                 ("LUBLIN256_syn", recipe.BASIC_LINE, shrink, basic)]
+    return synthetic(rows)
+
+
+def test_basic_dynp_must_be_worse_than_the_better_of_sjf_and_fcfs():
+    bad = recipe.finding_basic(basic_table(164))
+    assert bad.holds is True and "worse at 2 of 2 points" in bad.ours
+    assert "lower of SJF's and FCFS's at every" in bad.note
+    # below SJF but not below FCFS is still bad; below FCFS is not
+    good = recipe.finding_basic(basic_table(90))
+    assert good.holds is False and "not at LUBLIN256_syn 1.2 (0.90)" in good.ours
+    assert recipe.finding_basic(synthetic([])).holds is False
+
+
+def perfect_table(fcfs_at, advanced: float = 1.1):
+    """KTH_syn with perfect estimates at four factors: SJF 100, LJF 300, FCFS as given
+    (default 120), advanced ARTwW ``advanced`` x SJF."""
+    rows = []
+    for shrink in (1.0, 0.9, 0.8, 0.7):
+        rows += [("KTH_syn", "SJF", shrink, 100.0), ("KTH_syn", "LJF", shrink, 300.0),
+                 ("KTH_syn", "FCFS", shrink, fcfs_at.get(shrink, 120.0)),
+                 ("KTH_syn", recipe.ADVANCED_LINE, shrink, 100.0 * advanced)]
+    return synthetic(rows, perfect=True)
+
+
+def test_sjf_best_with_perfect_estimates_allows_a_close_second_place_at_a_few_points():
+    near = recipe.finding_sjf_best_perfect(perfect_table({0.9: 98.8}))
+    assert near.holds is True
+    assert "lowest single policy at 3 of 4 points" in near.ours and "KTH_syn 0.9" in near.ours
+    assert "more than half of the points and within 5 % of the lowest" in near.note
+    assert recipe.finding_sjf_best_perfect(perfect_table({})).holds is True
+    # clearly behind at one point, behind at half the points, self-tuning not close
+    assert recipe.finding_sjf_best_perfect(perfect_table({0.9: 90.0})).holds is False
+    assert recipe.finding_sjf_best_perfect(perfect_table({1.0: 99.0, 0.9: 99.0})).holds is False
+    assert recipe.finding_sjf_best_perfect(perfect_table({}, advanced=1.3)).holds is False
+    assert recipe.finding_sjf_best_perfect(synthetic([], perfect=True)).holds is False
+
+
+def sld_table(swapped: int, larger: bool = False):
+    """Ten KTH_syn factors ranked SJF < FCFS < LJF by SLDwW_60; SLDwW_300 swaps SJF and FCFS
+    at the first ``swapped`` factors and is above SLDwW_60 for LJF when ``larger``."""
+    rows = []
+    for k, shrink in enumerate(1.0 - 0.05 * i for i in range(10)):
+        s300 = {"SJF": 20.0, "FCFS": 30.0, "LJF": 90.0 if larger else 60.0}
+        if k < swapped:
+            s300["SJF"], s300["FCFS"] = 30.0, 20.0
+        rows += [("KTH_syn", line, shrink, 1.0, s60, s300[line])
+                 for line, s60 in (("SJF", 40.0), ("FCFS", 50.0), ("LJF", 80.0))]
+    return synthetic(rows)
+
+
+def test_sldww300_ranking_must_agree_at_nine_points_in_ten():
+    one = recipe.finding_sld300(sld_table(1))
+    assert one.holds is True and "same ranking of FCFS/SJF/LJF at 9 of 10 points" in one.ours
+    assert "KTH_syn 1 (SJF<FCFS<LJF vs FCFS<SJF<LJF" in one.ours
+    assert "the same ranking at 90 % of the points or more" in one.note
+    assert recipe.finding_sld300(sld_table(0)).holds is True
+    assert recipe.finding_sld300(sld_table(2)).holds is False
+    assert recipe.finding_sld300(sld_table(0, larger=True)).holds is False
+    assert recipe.finding_sld300(synthetic([])).holds is False
+
+
+def test_claims_at_factor_one_name_the_factor_of_the_same_load():
+    assert recipe.at_reference(basic_table(164)) == "factor 1.00, LUBLIN256_syn 3.4"
+    assert recipe.at_reference(perfect_table({})) == "factor 1.00"
+
+
+def test_figures_keep_the_recipes_order_own_ticks_and_break_a_far_factor():
+    assert recipe.axis_places([3.4, 2.0, 1.8, 1.6, 1.4, 1.2, 1.0])[3.4] == pytest.approx(2.3)
+    assert recipe.axis_places([1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.45])[1.0] == 1.0
+    rows = []
+    for workload, factors in (("LUBLIN256_syn", (3.4, 2.0, 1.8, 1.6)), ("NASA_syn", (1.0, 0.5)),
+                              ("KTH_syn", (1.0, 0.6))):
+        rows += [(workload, line, s, 100.0 / s) for s in factors for line in ("SJF", "FCFS")]
+    spec = next(s for s in recipe.FIGURES if s.name == "fig4_artww")
+    figure = recipe.curve_diagrams(synthetic(rows), spec, recipe.line_styles())
+    shown = [ax for ax in figure.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in shown] == [
+        "KTH_syn", "NASA_syn (for PC2_syn)", "LUBLIN256_syn (for SDSC_syn)"]
+    ticks = [[t.get_text() for t in ax.get_xticklabels()] for ax in shown]
+    assert ticks == [["1", "0.6"], ["1", "0.5"], ["3.4", "2", "1.8", "1.6"]]
+    assert [round(x, 3) for x in shown[2].get_xticks()] == [2.3, 2.0, 1.8, 1.6]
