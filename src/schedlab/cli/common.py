@@ -108,7 +108,8 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     loaded = apply_transforms(loaded, steps, seed=seed, label=option_name)
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
-    report_unreachable_deadlines(loaded, from_stringency=stringency is not None)
+    if deadlines is not None or stringency is not None:
+        report_unreachable_deadlines(loaded, from_stringency=stringency is not None)
     return loaded
 
 
