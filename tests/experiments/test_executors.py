@@ -147,3 +147,24 @@ def test_executor_choice_builds_the_named_executor() -> None:
     local = make_executor("dask", dask_address="local", jobs=2)
     assert (local.address, local.workers) == (None, 2)
     assert make_executor("dask", dask_address="tcp://h:1").address == "tcp://h:1"
+
+
+class BreaksOnSubmit:
+    """A stand-in pool whose worker died before the next run could be handed over."""
+
+    def submit(self, *args: object) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
+        raise BrokenProcessPool("a child process terminated abruptly")
+
+
+def test_a_pool_that_breaks_as_a_run_is_handed_over_gets_the_run_back_uncounted() -> None:
+    from collections import Counter, deque
+
+    pool = executors.PoolExecutor(2)
+    queue, deaths = deque(["run-a", "run-b"]), Counter()
+    drain = pool._drain(BreaksOnSubmit(), queue, deaths)
+    with pytest.raises(StopIteration) as stopped:
+        next(drain)
+    assert stopped.value.value is True          # broken: the caller starts a new pool
+    assert list(queue) == ["run-a", "run-b"] and not deaths

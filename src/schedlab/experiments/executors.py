@@ -114,7 +114,13 @@ class PoolExecutor:
         while queue or in_flight:
             while queue and len(in_flight) < RUNS_PER_WORKER * self.workers:
                 run = queue.popleft()
-                in_flight[pool.submit(execute_run, run)] = run
+                try:
+                    future = pool.submit(execute_run, run)
+                except BrokenProcessPool:       # a worker died since the last wait
+                    queue.appendleft(run)
+                    yield from self._requeue(in_flight, queue, deaths)
+                    return True
+                in_flight[future] = run
             done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
             for future in done:
                 if isinstance(future.exception(), BrokenProcessPool):
