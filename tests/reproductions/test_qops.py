@@ -14,7 +14,7 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.experiments import load_results
-from schedlab.experiments.recipes import get_recipe, reproduce
+from schedlab.experiments.recipes import get_recipe, reproduce, trace_file
 from schedlab.experiments.recipes import qops as recipe
 from schedlab.experiments.spec import experiment_from_mapping
 
@@ -135,7 +135,7 @@ def test_missing_traces_name_the_variable_and_the_fetch_command(tmp_path, monkey
 def test_traces_are_found_in_the_directory_the_variable_names(tmp_path, monkeypatch):
     (tmp_path / "KTH-SP2-1996-2.1-cln.swf.gz").write_bytes(b"")
     monkeypatch.setenv("SCHEDLAB_TRACES", str(tmp_path))
-    assert recipe.trace_file("KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz") == \
+    assert trace_file("QoPS", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz") == \
         (tmp_path / "KTH-SP2-1996-2.1-cln.swf.gz").resolve()
 
 

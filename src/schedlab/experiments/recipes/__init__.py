@@ -17,6 +17,7 @@ found by name in :data:`RECIPE_MODULES`.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -25,6 +26,9 @@ from schedlab.errors import InputError
 
 #: Recipe name -> module (imported only when the recipe is used).
 RECIPE_MODULES: dict[str, str] = {}
+#: The variable naming the directory of the real traces recipes run on.
+TRACES_ENV = "SCHEDLAB_TRACES"
+DEFAULT_TRACES = Path("..") / "shared" / "workloads"
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,34 @@ class Recipe:
     description: str
     experiment: Callable[[bool], Mapping[str, Any]]        # reduced -> experiment mapping
     summarize: Callable[[Path, bool], Reproduction]        # (experiment dir, reduced)
+
+
+def traces_dir() -> Path:
+    """The directory of the real traces: ``$SCHEDLAB_TRACES``, else ``../shared/workloads``."""
+    return Path(os.environ.get(TRACES_ENV) or DEFAULT_TRACES)
+
+
+def trace_file(recipe: str, catalog_name: str, file_name: str) -> Path:
+    """A trace a recipe needs: its file in :func:`traces_dir`, else its copy in the trace cache.
+
+    Neither present is an :class:`InputError` naming the recipe, where the
+    trace was looked for and how to fetch it (docs/traces.md).
+    """
+    from schedlab.workload.catalog import cached_trace
+
+    local = traces_dir() / file_name
+    if local.is_file():
+        return local.resolve()
+    try:
+        cached = cached_trace(catalog_name)
+    except InputError:
+        cached = None
+    if cached is not None:
+        return Path(cached).resolve()
+    raise InputError(f"the {recipe} recipe needs the trace {file_name}: not in {traces_dir()} "
+                     f"(set {TRACES_ENV} to the directory holding it) nor in the trace cache; "
+                     f"run `schedlab traces fetch {catalog_name}`", file=str(local),
+                     field=TRACES_ENV)
 
 
 def register(name: str, module: str) -> None:

@@ -22,18 +22,11 @@ no printed values.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from schedlab.errors import InputError
-from schedlab.experiments.recipes import Finding, Recipe, Reproduction
-
-#: Environment variable naming the directory of the real traces.
-TRACES_ENV = "SCHEDLAB_TRACES"
-#: Where the traces are looked for when the variable is not set (relative to the cwd).
-DEFAULT_TRACES = Path("..") / "shared" / "workloads"
+from schedlab.experiments.recipes import Finding, Recipe, Reproduction, trace_file
 
 #: Paper trace -> (label, catalog name, file name) of the trace standing in for it.
 STAND_INS = {
@@ -63,34 +56,6 @@ REDUCED_LOADS = (1.0, 1.6)
 REDUCED_POLICIES = ("qops", "msb", "mrt", "fcfs+easy")
 
 
-def traces_dir() -> Path:
-    """The directory of the real traces: ``$SCHEDLAB_TRACES``, else ``../shared/workloads``."""
-    return Path(os.environ.get(TRACES_ENV) or DEFAULT_TRACES)
-
-
-def trace_file(catalog_name: str, file_name: str) -> Path:
-    """The trace's file in :func:`traces_dir`, else its copy in the trace cache.
-
-    Neither present is an :class:`InputError` saying where it was looked for
-    and how to fetch it (docs/traces.md).
-    """
-    from schedlab.workload.catalog import cached_trace
-
-    local = traces_dir() / file_name
-    if local.is_file():
-        return local.resolve()
-    try:
-        cached = cached_trace(catalog_name)
-    except InputError:
-        cached = None
-    if cached is not None:
-        return Path(cached).resolve()
-    raise InputError(f"the QoPS recipe needs the trace {file_name}: not in {traces_dir()} "
-                     f"(set {TRACES_ENV} to the directory holding it) nor in the trace cache; "
-                     f"run `schedlab traces fetch {catalog_name}`", file=str(local),
-                     field=TRACES_ENV)
-
-
 def full_experiment() -> dict[str, Any]:
     """The paper's grid on the two stand-in traces (QoPS §4–§5).
 
@@ -102,7 +67,7 @@ def full_experiment() -> dict[str, Any]:
     throughout (§6: "the simulation studies reported in this paper assumed
     accurate user estimates").
     """
-    workloads = [{"source": str(trace_file(catalog, file)), "label": label, "jobs": SUBSET_JOBS}
+    workloads = [{"source": str(trace_file("QoPS", catalog, file)), "label": label, "jobs": SUBSET_JOBS}
                  for label, catalog, file in STAND_INS.values()]
     return {
         "name": "qops",

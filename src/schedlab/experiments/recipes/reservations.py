@@ -30,20 +30,15 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from schedlab.errors import InputError
-from schedlab.experiments.recipes import Finding, Recipe, Reproduction
+from schedlab.experiments.recipes import Finding, Recipe, Reproduction, trace_file
 
 DAY = 86400
 HOUR = 3600
-#: Environment variable naming the directory of the real traces, and its default.
-TRACES_ENV = "SCHEDLAB_TRACES"
-DEFAULT_TRACES = Path("..") / "shared" / "workloads"
 #: Margo §5: "In 2006, TeraGrid users requested reservations for 60 co-scheduled jobs."
 REQUESTS_PER_YEAR = 60
 #: Margo §5: nodes and hours of the requests.
@@ -113,27 +108,6 @@ PAPER = {"2006": {"baseline": (6.03, 2.05), "reservations": (74.0, 7.35),
 # --------------------------------------------------------------------------- experiments
 
 
-def trace_file(catalog_name: str, file_name: str) -> Path:
-    """The trace in ``$SCHEDLAB_TRACES`` (default ``../shared/workloads``), else its copy
-    in the trace cache; an :class:`InputError` saying how to fetch it otherwise."""
-    from schedlab.workload.catalog import cached_trace
-
-    directory = Path(os.environ.get(TRACES_ENV) or DEFAULT_TRACES)
-    local = directory / file_name
-    if local.is_file():
-        return local.resolve()
-    try:
-        cached = cached_trace(catalog_name)
-    except InputError:
-        cached = None
-    if cached is not None:
-        return Path(cached).resolve()
-    raise InputError(f"the reservations recipe needs the trace {file_name}: not in "
-                     f"{directory} (set {TRACES_ENV} to the directory holding it) nor in the "
-                     f"trace cache; run `schedlab traces fetch {catalog_name}`",
-                     file=str(local), field=TRACES_ENV)
-
-
 def reservation_table(node_sizes: dict[str, int], *, into_days: float,
                       request_seeds: tuple[int, ...], limits: tuple[int, ...],
                       min_durations: tuple[int, ...]) -> dict[str, Any]:
@@ -174,7 +148,7 @@ def full_experiment() -> dict[str, Any]:
     minimum duration x minimum notice): 4 windows x 2 policies x (1 + 5 x
     16) settings x 2 limits = 1,296 runs (the paper's three scenarios: 176).
     """
-    workloads = [{"source": str(trace_file(catalog, file)), "label": label,
+    workloads = [{"source": str(trace_file("reservations", catalog, file)), "label": label,
                   "window": [day * DAY, (day + WINDOW_DAYS) * DAY]}
                  for label, catalog, file, day, _, _ in WINDOWS]
     return {
