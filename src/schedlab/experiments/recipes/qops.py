@@ -286,48 +286,28 @@ def grid_figure(runs, panels: list[Panel], line: str, styles: dict, title: str):
 def admittance_figures(runs, styles: dict, out: Path) -> dict[str, Path]:
     """Unadmitted jobs, unadmitted processor-seconds and utilization against the load,
     one figure per (method, s, fraction) (QoPS Figs. 4-24, 37-42)."""
-    from schedlab.viz.style import save_png_and_svg
-
     panels = [Panel("deadline_rejected_pct", "load", ADMISSION),
               Panel("deadline_rejected_area_pct", "load", ADMISSION),
               Panel("utilization", "load", ADMISSION + BASELINES)]
-    figures = {}
-    for (method, s, fraction), group in runs.groupby(["method", "s", "fraction"]):
-        name = f"admittance_{method}_s{s:g}_deadline{fraction * 100:.0f}"
-        paper = PAPER_FIGURES.get(("admittance", method, s, fraction), "")
-        title = f"Admission, {setting_text(method, s, fraction)}" + (
-            f" — QoPS {paper}" if paper else "")
-        figure = grid_figure(group, panels, "policy", styles, title)
-        figures[name] = save_png_and_svg(figure, out / name)[0]
-    return figures
+    return figures_per_setting(runs, "admittance", "Admission", panels, "policy", styles, out)
 
 
 def nondeadline_figures(runs, styles: dict, out: Path) -> dict[str, Path]:
     """Average response and slowdown of the non-deadline jobs against the load and against
     the achieved utilization (QoPS Figs. 25-36 and 43-54), mixed workloads only."""
-    from schedlab.viz.style import save_png_and_svg
-
     every = ADMISSION + BASELINES
     panels = [Panel("nondeadline_avg_response", "load", every),
               Panel("nondeadline_avg_slowdown", "load", every),
               Panel("nondeadline_avg_response", "utilization", every),
               Panel("nondeadline_avg_slowdown", "utilization", every)]
-    figures = {}
-    mixed = runs[runs["fraction"] < 1.0]
-    for (method, s, fraction), group in mixed.groupby(["method", "s", "fraction"]):
-        name = f"nondeadline_{method}_s{s:g}_deadline{fraction * 100:.0f}"
-        paper = PAPER_FIGURES.get(("nondeadline", method, s, fraction), "")
-        title = f"Non-deadline jobs, {setting_text(method, s, fraction)}" + (
-            f" — QoPS {paper}" if paper else "")
-        figure = grid_figure(group, panels, "policy", styles, title)
-        figures[name] = save_png_and_svg(figure, out / name)[0]
-    return figures
+    return figures_per_setting(runs[runs["fraction"] < 1.0], "nondeadline", "Non-deadline jobs",
+                               panels, "policy", styles, out)
 
 
 def relaxation_figures(runs, out: Path) -> dict[str, Path]:
     """QoPS's non-deadline response and slowdown against the load for R = 2, 5, 10
     (QoPS §5.3, Figs. 55-58), one figure per (method, s, fraction)."""
-    from schedlab.viz.style import policy_styles, save_png_and_svg
+    from schedlab.viz.style import policy_styles
 
     mixed = runs[(runs["fraction"] < 1.0) & (runs["policy"] == "qops")].copy()
     mixed["relaxation"] = mixed["R"].map(lambda r: f"R = {r:g}")
@@ -335,13 +315,23 @@ def relaxation_figures(runs, out: Path) -> dict[str, Path]:
                                   key=lambda text: float(text.split("=")[1])))
     panels = [Panel("nondeadline_avg_response", "load", ("qops",)),
               Panel("nondeadline_avg_slowdown", "load", ("qops",))]
+    return figures_per_setting(mixed, "relaxation", "QoPS against R", panels, "relaxation",
+                               styles, out)
+
+
+def figures_per_setting(runs, kind: str, heading: str, panels: list, hue: str, styles: dict,
+                        out: Path) -> dict[str, Path]:
+    """One figure of ``panels`` per (method, s, fraction), named ``KIND_METHOD_sS_deadlineF``
+    and titled with the paper's figure number where there is one."""
+    from schedlab.viz.style import save_png_and_svg
+
     figures = {}
-    for (method, s, fraction), group in mixed.groupby(["method", "s", "fraction"]):
-        name = f"relaxation_{method}_s{s:g}_deadline{fraction * 100:.0f}"
-        paper = PAPER_FIGURES.get(("relaxation", method, s, fraction), "")
-        title = f"QoPS against R, {setting_text(method, s, fraction)}" + (
+    for (method, s, fraction), group in runs.groupby(["method", "s", "fraction"]):
+        name = f"{kind}_{method}_s{s:g}_deadline{fraction * 100:.0f}"
+        paper = PAPER_FIGURES.get((kind, method, s, fraction), "")
+        title = f"{heading}, {setting_text(method, s, fraction)}" + (
             f" — QoPS {paper}" if paper else "")
-        figure = grid_figure(group, panels, "relaxation", styles, title)
+        figure = grid_figure(group, panels, hue, styles, title)
         figures[name] = save_png_and_svg(figure, out / name)[0]
     return figures
 
