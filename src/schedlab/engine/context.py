@@ -17,7 +17,7 @@ from heapq import heappush
 from typing import TYPE_CHECKING, Any, Iterator
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.result import REJECTED
+from schedlab.engine.result import KILLED, REJECTED
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -252,6 +252,19 @@ class Context:
         self._finish_at[job_id] = end
         insort(self._by_end, (expected_end, job_id, job.width))
         heappush(self._events, (end, FINISH, job_id, self._version.setdefault(job_id, 0)))
+
+    def _finish(self, job_id: int) -> Job:
+        """A running job's finish event has come: free its processors, record its end
+        (killed if it held them less than its runtime) and return it."""
+        job = self.running[job_id]
+        self._stop_running(job)
+        i = self._index[job_id]
+        now = self.now
+        self._end[i] = now
+        if now - self._start[i] - self._suspended_for[i] < job.runtime:
+            self._status[i] = KILLED
+        self._done += 1
+        return job
 
     def _stop_running(self, job: Job) -> int:
         """Take a job off the processors; returns its scheduled end."""

@@ -28,7 +28,7 @@ import numpy as np
 
 from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
                                      RESERVATION_START, WAKE, Context, QueueLimitContext)
-from schedlab.engine.result import FINISHED, KILLED, ReservationTable, Result
+from schedlab.engine.result import FINISHED, ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
 from schedlab.workload.job import Workload
@@ -187,7 +187,7 @@ def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: 
 
 
 def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None, tick: int):
-    """Run events until no job is left; returns the (time, busy, queue) series lists."""
+    """Run events until no job is left; returns the busy and queue-length series."""
     if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
         series = _full_loop(ctx, policy, jobs, progress, tick)
     else:
@@ -210,20 +210,16 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
     """
     events = ctx._events
     version = ctx._version
-    index = ctx._index
-    running = ctx.running
     waiting = ctx.waiting
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
     n = len(jobs)
     nxt = 0
     report_every = max(1, n // 200)
     next_report = report_every
-    s_time: list[int] = []
-    s_busy: list[int] = []
-    s_queue: list[int] = []
+    series = _Series()
+    record = series.record
     capacity = ctx.processors
-    stop_running = ctx._stop_running
-    starts, ends, statuses, suspended_for = ctx._start, ctx._end, ctx._status, ctx._suspended_for
+    finish = ctx._finish
     submits = [job.submit for job in jobs]
     submits.append(float("inf"))            # sentinel: no submission left
     while nxt < n or events:
@@ -240,14 +236,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
             job_id = event[2]
             if version[job_id] != event[3]:
                 continue                      # stale: the job was suspended meanwhile
-            job = running[job_id]
-            stop_running(job)
-            i = index[job_id]
-            ends[i] = now
-            if now - starts[i] - suspended_for[i] < job.runtime:
-                statuses[i] = KILLED
-            ctx._done += 1
-            on_finish(ctx, job)
+            on_finish(ctx, finish(job_id))
         # 3. submissions
         while submits[nxt] == now:
             job = jobs[nxt]
@@ -258,20 +247,11 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
         schedule(ctx)
-        busy = capacity - ctx.free
-        queued = len(waiting)
-        if not s_time or s_busy[-1] != busy or s_queue[-1] != queued:
-            if s_time and s_time[-1] == now:
-                s_busy[-1] = busy
-                s_queue[-1] = queued
-            else:
-                s_time.append(now)
-                s_busy.append(busy)
-                s_queue.append(queued)
+        record(now, capacity - ctx.free, len(waiting))
         if progress is not None and ctx._done >= next_report:
             progress(ctx._done, n)
             next_report = ctx._done + report_every
-    return s_time, s_busy, s_queue
+    return series
 
 
 def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
@@ -279,8 +259,6 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
     """The event loop with reservation events, held jobs and scheduling ticks."""
     events = ctx._events
     version = ctx._version
-    index = ctx._index
-    running = ctx.running
     waiting = ctx.waiting
     pending = ctx.pending_requests
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
@@ -294,9 +272,8 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
     nxt = 0
     report_every = max(1, n // 200)
     next_report = report_every
-    s_time: list[int] = []
-    s_busy: list[int] = []
-    s_queue: list[int] = []
+    series = _Series()
+    record = series.record
     capacity = ctx.processors
     submits = [job.submit for job in jobs]
     submits.append(float("inf"))            # sentinel: no submission left
@@ -316,15 +293,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
                 continue
             if version[key] != ver:
                 continue                      # stale: the job was suspended meanwhile
-            job = running[key]
-            ctx._stop_running(job)
-            i = index[key]
-            ctx._end[i] = now
-            held = now - ctx._start[i] - ctx._suspended_for[i]
-            if held < job.runtime:
-                ctx._status[i] = KILLED
-            ctx._done += 1
-            on_finish(ctx, job)
+            on_finish(ctx, ctx._finish(key))
         # 3. submissions
         while submits[nxt] == now:
             job = jobs[nxt]
@@ -356,20 +325,35 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
             if (waiting or inbox) and next_tick <= now:
                 next_tick = (now // tick + 1) * tick
                 heappush(events, (next_tick, WAKE, -1, 0))
-        busy = capacity - ctx.free - ctx.reserved
-        queued = len(waiting)
-        if not s_time or s_busy[-1] != busy or s_queue[-1] != queued:
-            if s_time and s_time[-1] == now:
-                s_busy[-1] = busy
-                s_queue[-1] = queued
-            else:
-                s_time.append(now)
-                s_busy.append(busy)
-                s_queue.append(queued)
+        record(now, capacity - ctx.free - ctx.reserved, len(waiting))
         if progress is not None and ctx._done >= next_report:
             progress(ctx._done, n)
             next_report = ctx._done + report_every
-    return s_time, s_busy, s_queue
+    return series
+
+
+class _Series:
+    """Busy processors and queue length over time, one entry per instant at which either
+    changed (the last value of an instant wins)."""
+
+    __slots__ = ("time", "busy", "queue")
+
+    def __init__(self) -> None:
+        self.time: list[int] = []
+        self.busy: list[int] = []
+        self.queue: list[int] = []
+
+    def record(self, now: int, busy: int, queued: int) -> None:
+        times = self.time
+        if times and self.busy[-1] == busy and self.queue[-1] == queued:
+            return
+        if times and times[-1] == now:
+            self.busy[-1] = busy
+            self.queue[-1] = queued
+        else:
+            times.append(now)
+            self.busy.append(busy)
+            self.queue.append(queued)
 
 
 class _Inbox:
@@ -423,7 +407,6 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
              overrun: str, wall: float) -> Result:
     jobs = workload.jobs
     columns = workload.to_arrays()
-    s_time, s_busy, s_queue = series
     deadline, artificial = _deadline_columns(jobs)
     from schedlab import __version__
     return Result(
@@ -435,9 +418,9 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         end=np.array(ctx._end, dtype=np.int64),
         status=np.array(ctx._status, dtype=np.int8),
         planned_start=np.array(ctx._planned, dtype=np.int64),
-        series_time=np.array(s_time, dtype=np.int64),
-        series_busy=np.array(s_busy, dtype=np.int64),
-        series_queue=np.array(s_queue, dtype=np.int64),
+        series_time=np.array(series.time, dtype=np.int64),
+        series_busy=np.array(series.busy, dtype=np.int64),
+        series_queue=np.array(series.queue, dtype=np.int64),
         workload=workload.name,
         params=policy.get_params(),
         stats={**policy.statistics(), **ctx.stats},
