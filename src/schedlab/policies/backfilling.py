@@ -282,8 +282,9 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         profile = self._current_profile(ctx)
         now = ctx.now
         booked = self._booked_start
+        upcoming = min(booked.values(), default=None)
         due: list[Job] = []
-        if booked and min(booked.values()) <= now:     # most passes start nothing
+        if upcoming is not None and upcoming <= now:     # most passes start nothing
             due = [job for job in ctx.waiting.values() if booked[job.id] <= now]
             if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
                 self._rebuild(ctx)
@@ -295,20 +296,20 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             del booked[job.id]
             self._booked_end[job.id] = now + job.estimate
             ctx.start(job)
-        self._wake_for_next_booking(ctx)
+        if upcoming is not None and upcoming <= now:     # the bookings changed
+            upcoming = min(booked.values(), default=None)
+        self._wake_for_booking(ctx, upcoming)
 
-    def _wake_for_next_booking(self, ctx: Context) -> None:
-        """Ask for a pass at the next booked start.
+    def _wake_for_booking(self, ctx: Context, upcoming: int | None) -> None:
+        """Ask for a pass at the next booked start (``upcoming``; None: nothing booked).
 
         Most booked starts coincide with an expected end, hence with an event,
         but not all: compression moves jobs one at a time, so a job may stay
         booked behind the old slot of a job re-placed after it.
         """
-        if self._booked_start:
-            upcoming = min(self._booked_start.values())
-            if upcoming != self._wake and upcoming > ctx.now:
-                self._wake = upcoming
-                ctx.wake_at(upcoming)
+        if upcoming is not None and upcoming != self._wake and upcoming > ctx.now:
+            self._wake = upcoming
+            ctx.wake_at(upcoming)
 
     def _profile_from_now(self, ctx: Context) -> Profile:
         """The profile with the past forgotten."""
