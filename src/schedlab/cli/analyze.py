@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from schedlab.cli.common import console
 from schedlab.workload.swf import read_swf
 
 if TYPE_CHECKING:
@@ -54,7 +54,6 @@ def analyze(
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=processors)
     statistics = trace_statistics(workload, weibull_method=weibull)
-    console = Console()
     if compare_trace is None:
         console.print(_statistics_table(workload.name, statistics, compare))
     else:

@@ -6,13 +6,33 @@ import time
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
 from rich.table import Table
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 
-console = Console()
+#: Columns a console that is not a terminal lays tables out in: wide enough
+#: that no table of ours wraps a word.
+PIPE_WIDTH = 10_000
+
+
+class OutputConsole(Console):
+    """The terminal's width on a terminal; :data:`PIPE_WIDTH` columns on a pipe or a file.
+
+    Rich gives a console that is not a terminal 80 columns (or the size of
+    whatever terminal stdin or stderr is on), so output piped to a file had
+    policy names and headers broken across lines and metric names cut short.
+    The check is made at each print, so it follows the stream in use then.
+    """
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        size = super().size
+        return size if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, size.height)
+
+
+console = OutputConsole()
 err_console = Console(stderr=True, soft_wrap=True)   # an error stays on one line
 
 WorkloadArg = Annotated[str, typer.Argument(
@@ -229,12 +249,14 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
                   formats: dict[str, str]) -> Table:
     """A rich table: one row per metric, one column per run (policy).
 
-    Metrics run down the side so that several policies fit an 80-column terminal.
+    Metrics run down the side so that several policies fit an 80-column
+    terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
     """
     table = Table(title=title)
     table.add_column("metric", style="bold")
     for label in rows:
-        table.add_column(label.replace("+", "+\n"), justify="right", overflow="fold")
+        header = label.replace("+", "+\n") if console.is_terminal else label
+        table.add_column(header, justify="right", overflow="fold")
     for name in names:
         cells = []
         for metrics in rows.values():
