@@ -98,7 +98,9 @@ def compare(
         machine = next(iter(results.values())).processors
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
-        write_comparison_figure(rows, title, staging / "comparison.png")
+        offered = loaded.offered_load(machine)
+        write_comparison_figure(rows, title, staging / "comparison.png",
+                                offered_loads=[] if offered is None else [offered])
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
     for result in results.values():
         report_reservations(result)
