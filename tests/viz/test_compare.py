@@ -84,8 +84,8 @@ def test_several_runs_per_policy_show_their_mean_and_min_max():
     means = sorted(x for line in utilization.lines for x in line.get_xdata()
                    if line.get_marker() not in (None, "None", "", "|"))
     assert means == pytest.approx([0.60, 0.70])
-    spans = sorted(tuple(sorted(segment[:, 0]))
-                   for collection in utilization.collections for segment in collection.get_segments())
+    spans = sorted(tuple(sorted(segment[:, 0])) for collection in utilization.collections
+                   for segment in collection.get_segments())
     assert spans == [pytest.approx((0.5, 0.75)), pytest.approx((0.6, 0.8))]
 
 
