@@ -6,7 +6,8 @@ when no trace is given (SPEC §1.3: "a built-in default workload ... so the
 main command works on a fresh machine").  Besides the Lublin-Feitelson
 model they include Streit's synthetic job sets (``KTH_syn``, ``SDSCBLUE_syn``,
 ``NASA_syn``, ``LUBLIN256_syn``: Streit 2002, §4), generated from parameter
-files shipped in ``models/data``.
+files shipped in ``models/data``, and the gang-scheduling workloads ``w0`` ..
+``w8`` of Zhou, Goscinski and Brent (§4: hyper-Erlang model, Jann et al. 1997).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Callable
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
+from schedlab.workload.models.hypererlang import FAMILY_SIZE, gang_workload
 from schedlab.workload.models.lublin import generate_lublin
 from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, DEFAULT_JOBS, analyze_trace,
                                              generate_streit, synthetic_job_set)
@@ -48,11 +50,21 @@ def streit_job_set(key: str) -> Callable[..., Workload]:
     return generate
 
 
+def gang_family_member(index: int) -> Callable[..., Workload]:
+    """The generator of workload ``w<index>`` (paper 001, §4; ``models/hypererlang.py``)."""
+    def generate(n_jobs: int = 10_000, processors: int = 256, seed: int = 0) -> Workload:
+        return gang_workload(index, n_jobs=n_jobs, processors=processors, seed=seed)
+
+    generate.__doc__ = f"Gang-scheduling workload w{index}: hyper-Erlang model, perfect estimates."
+    return generate
+
+
 #: Built-in workload name -> generator taking ``(n_jobs, processors, seed)``.
 BUILTIN_MODELS: dict[str, Callable[..., Workload]] = {
     "lublin": lublin_128,
     "lublin256": lublin_256,
     **{name: streit_job_set(key) for key, (_, name, _) in BUILTIN_PARAMETERS.items()},
+    **{f"w{i}": gang_family_member(i) for i in range(FAMILY_SIZE)},
 }
 
 #: The workload used when the user names none.
