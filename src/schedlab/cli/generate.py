@@ -5,6 +5,11 @@ SWF trace (or loads a saved model or a built-in parameter file) and
 generates a synthetic job set from it (Streit 2002, §4); ``--save-model``
 writes the analyzer's output.
 
+``schedlab generate hyper-erlang --from TRACE`` fits hyper-Erlang
+distributions of common order to the interarrival and service times of each
+job-size range of an SWF trace (Jann et al. 1997), or loads a saved fit
+(``.json``), and generates from it; ``--save-model`` writes the fit.
+
 ``schedlab generate reservations --span START:END`` writes advance-reservation
 requests (Margo et al., §5: 15 per week, 8–128 nodes, 4–18 h) as CSV;
 ``--into START:END`` compresses them (or the requests of ``--from FILE``)
@@ -25,13 +30,14 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Workload
 
 STREIT = "streit"
+HYPER_ERLANG = "hyper-erlang"
 RESERVATIONS = "reservations"
 
 
 def generate(
     model: Annotated[str, typer.Argument(
-        help="A built-in model (docs/models.md), e.g. 'lublin' or 'KTH_syn'; 'streit' "
-             "generates from --from.")],
+        help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
+             "and 'hyper-erlang' generate from --from.")],
     output: Annotated[Optional[Path], typer.Option(
         "--output", "-o", help="The SWF file to write.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-n", help="Number of jobs.")] = None,
@@ -39,10 +45,17 @@ def generate(
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same jobs.")] = 0,
     source: Annotated[Optional[str], typer.Option(
         "--from", help="streit: an SWF trace to analyse, a saved model (.json, .json.gz) or "
-                       "a built-in parameter name (kth, sdscblue, nasa, lublin256).")] = None,
+                       "a built-in parameter name (kth, sdscblue, nasa, lublin256); "
+                       "hyper-erlang: an SWF trace to fit or a saved fit (.json).")] = None,
     save_model: Annotated[Optional[Path], typer.Option(
-        "--save-model", help="streit: also write the analyzer output (JSON; gzip if .gz).")
+        "--save-model", help="streit, hyper-erlang: also write the fitted model (JSON).")
     ] = None,
+    size_edges: Annotated[Optional[str], typer.Option(
+        "--size-edges", help="hyper-erlang: lower bounds of the job-size ranges, e.g. "
+                             "1,2,3,5,9 (default powers of two).")] = None,
+    width_unit: Annotated[int, typer.Option(
+        "--width-unit", help="hyper-erlang: processors per width unit (8: count 8-way nodes).")
+    ] = 1,
     estimate_bins: Annotated[int, typer.Option(
         help="streit, analysing a trace: estimate bins per decade.")] = 4,
     runtime_bins: Annotated[int, typer.Option(
@@ -88,10 +101,15 @@ def generate(
                                    "width_bins": width_bins, "width_field": width_field,
                                    "missing_estimate": missing_estimate})
         return
+    if model == HYPER_ERLANG:
+        _generate_hyper_erlang(source, output, save_model, jobs=jobs, procs=procs, seed=seed,
+                               size_edges=size_edges, width_unit=width_unit,
+                               width_field=width_field, missing_estimate=missing_estimate)
+        return
     for value, option in ((source, "--from"), (save_model, "--save-model")):
         if value is not None:
-            raise InputError(f"{option} is only for 'schedlab generate streit', not for "
-                             f"the model {model!r}", field=option)
+            raise InputError(f"{option} is only for 'schedlab generate streit' and "
+                             f"'hyper-erlang', not for the model {model!r}", field=option)
     if output is None:
         raise InputError("expected the SWF file to write (--output/-o)", field="--output")
     from schedlab.workload.models import generate_builtin
@@ -123,6 +141,42 @@ def _generate_streit(source: str | None, output: Path | None, save_model: Path |
     if output is not None:
         _write(generate_streit(model, DEFAULT_JOBS if jobs is None else jobs, seed,
                                processors=procs, name=name), output)
+
+
+def _generate_hyper_erlang(source: str | None, output: Path | None, save_model: Path | None, *,
+                           jobs: int | None, procs: int | None, seed: int,
+                           size_edges: str | None, width_unit: int, width_field: str,
+                           missing_estimate: str) -> None:
+    """Fit (or load) the hyper-Erlang model of ``--from``; save it and/or generate from it."""
+    from schedlab.workload.models import hypererlang as he
+
+    if source is None:
+        raise InputError("'hyper-erlang' needs --from TRACE (an SWF trace or a saved .json fit)",
+                         field="--from")
+    if output is None and save_model is None:
+        raise InputError("expected --output/-o (the SWF file to write) or --save-model",
+                         field="--output")
+    edges = None if size_edges is None else _integers(size_edges, "--size-edges")
+    model = he.resolve_model(source, size_edges=edges, width_unit=width_unit,
+                             width_field=width_field, missing_estimate=missing_estimate)
+    if save_model is not None:
+        he.save_model(model, save_model)
+        orders = ", ".join(f"{r.low}-{r.high}: {r.interarrival.order}/{r.service.order}"
+                           for r in model.ranges)
+        console.print(f"wrote {save_model}: hyper-Erlang model of {model.source}, "
+                      f"{len(model.ranges)} size ranges (orders interarrival/service: {orders})")
+    if output is not None:
+        _write(he.generate_hyper_erlang(model, he.DEFAULT_JOBS if jobs is None else jobs, seed,
+                                        processors=procs), output)
+
+
+def _integers(text: str, option: str) -> list[int]:
+    """``"1,2,5"`` as integers."""
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise InputError(f"expected comma-separated integers, got {text!r}",
+                         field=option) from None
 
 
 def _generate_reservations(output: Path | None, source: str | None, *, procs: int | None,
