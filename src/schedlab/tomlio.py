@@ -1,0 +1,81 @@
+"""TOML in and out for schedlab's files (experiments, platforms).
+
+:func:`parse_toml` reads a document with :mod:`tomllib` and turns a syntax
+error into an :class:`~schedlab.errors.InputError` naming the line;
+:func:`to_toml` is the small writer the standard library lacks.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from typing import Any, Mapping
+
+from schedlab.errors import InputError
+
+
+def parse_toml(text: str, file: str) -> dict[str, Any]:
+    """The TOML document as a dict; a syntax error names its line."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        message = str(err)
+        found = re.search(r"\(at line (\d+), column \d+\)", message)
+        if found:
+            line, reason = int(found.group(1)), message[:found.start()].strip()
+        elif message.endswith("(at end of document)"):
+            line = text.count("\n") + 1
+            reason = message.removesuffix("(at end of document)").strip() + " (at the end)"
+        else:
+            line, reason = None, message
+        raise InputError(f"not valid TOML: {reason}", file=file, line=line) from None
+
+
+def to_toml(data: Mapping[str, Any]) -> str:
+    """Write a mapping as TOML (plain values first, then tables).
+
+    Handles what experiment and platform files hold: strings, numbers, booleans, lists and
+    nested tables; lists of tables become arrays of tables.
+    """
+    lines: list[str] = []
+    _toml_table(data, "", lines)
+    return "\n".join(lines).strip() + "\n"
+
+
+def _toml_table(table: Mapping[str, Any], prefix: str, lines: list[str]) -> None:
+    nested = []
+    for key, value in table.items():
+        if isinstance(value, Mapping) or (isinstance(value, list) and value
+                                          and all(isinstance(v, Mapping) for v in value)):
+            nested.append((key, value))
+        else:
+            lines.append(f"{_toml_key(key)} = {_toml_value(value)}")
+    for key, value in nested:
+        name = f"{prefix}{_toml_key(key)}"
+        if isinstance(value, Mapping):
+            lines.extend(["", f"[{name}]"])
+            _toml_table(value, f"{name}.", lines)
+        else:
+            for item in value:
+                lines.extend(["", f"[[{name}]]"])
+                _toml_table(item, f"{name}.", lines)
+
+
+def _toml_key(key: str) -> str:
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else json.dumps(key)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}"
+                                for k, v in value.items()) + " }"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise InputError(f"cannot write {type(value).__name__} {value!r} as TOML", field="value")
