@@ -19,6 +19,7 @@ from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
+from schedlab.cli.platform import platform_app
 from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies
 from schedlab.cli.report import report
@@ -64,6 +65,7 @@ for name, command in (("simulate", simulate), ("compare", compare), ("analyze", 
     app.command(name)(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
+app.add_typer(platform_app(guarded))
 
 
 def main() -> None:

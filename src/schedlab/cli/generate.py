@@ -14,6 +14,10 @@ job-size range of an SWF trace (Jann et al. 1997), or loads a saved fit
 requests (Margo et al., §5: 15 per week, 8–128 nodes, 4–18 h) as CSV;
 ``--into START:END`` compresses them (or the requests of ``--from FILE``)
 into another span, "a year of requests into a month".
+
+``schedlab generate grid --platform P.toml`` writes a grid job stream (Pasquali
+thesis, ch. 4) as SWF plus a side file of licences, ratings and classes;
+``--from TRACE`` gives a trace's jobs those attributes instead (docs/models.md).
 """
 
 from __future__ import annotations
@@ -32,12 +36,14 @@ if TYPE_CHECKING:
 STREIT = "streit"
 HYPER_ERLANG = "hyper-erlang"
 RESERVATIONS = "reservations"
+GRID = "grid"
 
 
 def generate(
     model: Annotated[str, typer.Argument(
         help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
-             "and 'hyper-erlang' generate from --from.")],
+             "and 'hyper-erlang' generate from --from; 'grid' writes grid jobs for "
+             "--platform.")],
     output: Annotated[Optional[Path], typer.Option(
         "--output", "-o", help="The SWF file to write.")] = None,
     jobs: Annotated[Optional[int], typer.Option("--jobs", "-n", help="Number of jobs.")] = None,
@@ -80,6 +86,16 @@ def generate(
     notice_hours: Annotated[Optional[str], typer.Option(
         "--notice-hours", help="reservations: LO:HI advance notice in hours (default 24:168).")
     ] = None,
+    platform: Annotated[Optional[Path], typer.Option(
+        help="grid: the platform file (TOML) the jobs are for.")] = None,
+    preset: Annotated[Optional[str], typer.Option(
+        help="grid: the thesis setting to draw from (default thesis-4.3).")] = None,
+    ta: Annotated[Optional[float], typer.Option(
+        "--ta", help="grid: mean interarrival time in seconds (default: the preset's first).")
+    ] = None,
+    settings: Annotated[Optional[list[str]], typer.Option(
+        "--set", help="grid: KEY=VALUE overriding a preset range, e.g. margin=30:250 "
+                      "(docs/models.md).")] = None,
 ) -> None:
     """Generate a synthetic workload and write it as an SWF trace.
 
@@ -94,6 +110,23 @@ def generate(
     for option, value in reservation_options.items():
         if value is not None:
             raise InputError(f"{option} is only for 'schedlab generate reservations', not for "
+                             f"the model {model!r}", field=option)
+    grid_options = {"--platform": platform, "--preset": preset, "--ta": ta, "--set": settings}
+    if model == GRID:
+        from schedlab.cli.platform import generate_grid_jobs
+
+        if procs is not None or save_model is not None:
+            raise InputError("'grid' takes its machines from --platform, not --procs or "
+                             "--save-model", field="--procs" if procs is not None
+                             else "--save-model")
+        generate_grid_jobs(output, platform_file=platform, preset=preset, jobs=jobs, ta=ta,
+                           seed=seed, source=source, settings=settings or [],
+                           swf_options={"width_field": width_field,
+                                        "missing_estimate": missing_estimate})
+        return
+    for option, value in grid_options.items():
+        if value is not None and value != []:
+            raise InputError(f"{option} is only for 'schedlab generate grid', not for "
                              f"the model {model!r}", field=option)
     if model == STREIT:
         _generate_streit(source, output, save_model, jobs=jobs, procs=procs, seed=seed,

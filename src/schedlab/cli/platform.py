@@ -1,0 +1,201 @@
+"""``schedlab platform show|generate`` and ``schedlab generate grid``: platforms and grid jobs.
+
+A thin layer over :mod:`schedlab.platform` and
+:mod:`schedlab.workload.models.grid` (docs/platform.md, docs/models.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Callable, Optional
+
+import typer
+from rich.table import Table
+
+from schedlab.cli.common import console
+from schedlab.cli.generate import _pair
+from schedlab.errors import InputError
+
+PRESET_NAMES = "thesis-4.1, thesis-4.2, thesis-4.2-mkp, thesis-4.3, thesis-5.2"
+
+
+def platform_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
+    """The ``platform`` command group, each command wrapped by the CLI's error ``guard``."""
+    group = typer.Typer(name="platform", no_args_is_help=True,
+                        help="Inspect and generate grid platforms (clusters, machines, licences).")
+    group.command("show")(guard(show_platform))
+    group.command("generate")(guard(generate_platform_file))
+    return group
+
+
+def show_platform(
+    file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/platform.md).")],
+    machines: Annotated[bool, typer.Option(
+        "--machines", help="Also list every machine.")] = False,
+) -> None:
+    """Check a platform file and show its clusters, machines and licences."""
+    from schedlab.platform import read_platform
+
+    platform = read_platform(file)
+    console.print(f"platform {platform.name}: {len(platform.clusters)} clusters, "
+                  f"{len(platform.machines)} machines, {platform.total_cpus} CPUs, "
+                  f"{len(platform.licence_names)} licences", markup=False, highlight=False)
+    table = Table(title="Clusters")
+    for header in ("cluster", "machines", "CPUs", "CPUs per machine", "rating",
+                   "floating licences"):
+        table.add_column(header, justify="left" if header == "cluster" else "right")
+    for cluster in platform.clusters:
+        cpus = [m.cpus for m in cluster.machines]
+        ratings = [m.rating for m in cluster.machines]
+        table.add_row(cluster.name, str(len(cluster.machines)), str(cluster.cpus),
+                      _span(cpus), _span(ratings), str(len(cluster.licences)))
+    console.print(table)
+    if platform.licence_names:
+        console.print(_licence_table(platform))
+    if machines:
+        listing = Table(title="Machines")
+        for header in ("machine", "cluster", "CPUs", "rating", "features"):
+            listing.add_column(header)
+        for cluster in platform.clusters:
+            for m in cluster.machines:
+                listing.add_row(m.name, cluster.name, str(m.cpus), str(m.rating),
+                                " ".join(sorted(m.features)))
+        console.print(listing)
+
+
+def _licence_table(platform) -> Table:
+    """Per licence and cluster: copies / suitable machines; features: machines holding it."""
+    table = Table(title="Licences (floating: copies/suitable machines; feature: machines)")
+    table.add_column("licence")
+    for cluster in platform.clusters:
+        table.add_column(cluster.name, justify="right")
+    for l, name in enumerate(platform.licence_names):
+        row = [name]
+        for c in range(len(platform.clusters)):
+            in_cluster = platform.cluster_of == c
+            suitable = int(platform.floating[l, in_cluster].sum())
+            held = int(platform.feature[l, in_cluster].sum())
+            cell = f"{platform.copies[c, l]}/{suitable}" if suitable else "-"
+            if held:
+                cell = f"feature on {held}" if cell == "-" else f"{cell}, feature on {held}"
+            row.append(cell)
+        table.add_row(*row)
+    return table
+
+
+def _span(values: list[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+def generate_platform_file(
+    output: Annotated[Path, typer.Option("--output", "-o", help="The TOML file to write.")],
+    preset: Annotated[str, typer.Option(
+        help=f"Thesis setting to draw from: {PRESET_NAMES}.")] = "thesis-4.3",
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same platform.")] = 0,
+    clusters: Annotated[Optional[str], typer.Option(
+        help="Machines per cluster, e.g. '120,60,30,15'.")] = None,
+    cpus: Annotated[Optional[str], typer.Option(help="LO:HI CPUs per machine.")] = None,
+    rating: Annotated[Optional[str], typer.Option(help="LO:HI benchmark rating.")] = None,
+    licences: Annotated[Optional[int], typer.Option(help="Number of licence types.")] = None,
+    suitability: Annotated[Optional[float], typer.Option(
+        help="Probability that a licence can be activated on a machine.")] = None,
+    ratio: Annotated[Optional[str], typer.Option(
+        help="LO:HI copies per suitable machine of a licence.")] = None,
+    name: Annotated[Optional[str], typer.Option(help="Platform name.")] = None,
+) -> None:
+    """Draw a platform from the ranges of a thesis setting (docs/platform.md) and write it."""
+    from schedlab.platform import write_platform
+    from schedlab.platform.generator import generate_platform, preset as settings_of
+
+    settings = settings_of(preset, clusters=_counts(clusters), cpus=_pair(cpus, "--cpus", None, int),
+                           rating=_pair(rating, "--rating", None, int), licences=licences,
+                           suitability=suitability, ratio=_pair(ratio, "--ratio", None, float))
+    platform = generate_platform(settings, seed, name=name or f"{preset}-seed{seed}")
+    write_platform(platform, output, comment=f"schedlab platform generate --preset {preset} "
+                                             f"--seed {seed}\n{settings}")
+    console.print(f"wrote {output}: {len(platform.clusters)} clusters, "
+                  f"{len(platform.machines)} machines, {platform.total_cpus} CPUs, "
+                  f"{len(platform.licence_names)} licences", markup=False, highlight=False)
+
+
+def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, preset: str | None,
+                       jobs: int | None, ta: float | None, seed: int, source: str | None,
+                       settings: list[str], swf_options: dict) -> None:
+    """``schedlab generate grid``: draw a job stream, or enrich the trace ``source``, and write.
+
+    Writes ``OUTPUT`` (SWF) and its side file ``OUTPUT-stem.grid.csv``.
+    """
+    from schedlab.platform import read_platform
+    from schedlab.workload.grid import write_grid_workload
+    from schedlab.workload.models.grid import (DEFAULT_PRESET, THESIS_RUNS, enrich_workload,
+                                               generate_grid, preset as settings_of)
+
+    if output is None:
+        raise InputError("expected the SWF file to write (--output/-o); the side file "
+                         "goes beside it", field="--output")
+    if platform_file is None:
+        raise InputError("'grid' needs --platform FILE (make one with 'schedlab platform "
+                         "generate')", field="--platform")
+    platform = read_platform(platform_file)
+    name = preset or DEFAULT_PRESET
+    job_settings = settings_of(name, **dict(_setting(text) for text in settings))
+    if source is not None:
+        if jobs is not None or ta is not None:
+            raise InputError("--from enriches a trace: its jobs keep their arrivals, so "
+                             "--jobs and --ta do not apply", field="--from")
+        from schedlab.workload.swf import read_swf
+
+        grid = enrich_workload(read_swf(source, **swf_options), platform, job_settings, seed)
+    else:
+        run = THESIS_RUNS[name]
+        grid = generate_grid(platform, job_settings, run.jobs if jobs is None else jobs,
+                             run.interarrivals[0] if ta is None else ta, seed)
+    side = write_grid_workload(grid, output)
+    skipped = {reason: count for reason, count in grid.workload.skipped.items() if count}
+    redraws = grid.workload.header.get("GridLicenceRedraws", "0")
+    console.print(f"wrote {output} and {side}: {len(grid)} jobs ({grid.name}) for platform "
+                  f"{platform.name}; {sum(j.deadline is None for j in grid.workload)} without "
+                  f"deadline; {redraws} licence sets drawn again"
+                  + "".join(f"; {count} trace jobs skipped ({reason})"
+                            for reason, count in skipped.items()), markup=False, highlight=False)
+
+
+#: ``--set`` keys of ``generate grid`` and how their values are read.
+_SETTING_KINDS = {"estimate": "pair", "rating": "pair", "margin": "pair", "cpus": "pair",
+                  "input_size": "pair", "runtime_ratio": "fpair", "licence_need": "float",
+                  "no_deadline": "float", "classes": "triple"}
+
+
+def _setting(text: str) -> tuple[str, object]:
+    """``KEY=VALUE`` of ``--set`` as a JobSettings field and value."""
+    key, sep, value = text.partition("=")
+    key = key.strip().replace("-", "_")
+    if not sep or key not in _SETTING_KINDS:
+        raise InputError(f"expected KEY=VALUE with KEY one of {', '.join(_SETTING_KINDS)}, "
+                         f"got {text!r}", field="--set")
+    kind = _SETTING_KINDS[key]
+    try:
+        if kind == "pair":
+            return key, _pair(value, f"--set {key}", None, int)
+        if kind == "fpair":
+            return key, _pair(value, f"--set {key}", None, float)
+        if kind == "triple":
+            weights = tuple(float(v) for v in value.split(","))
+            if len(weights) != 3:
+                raise ValueError
+            return key, weights
+        return key, float(value)
+    except ValueError:
+        expected = {"triple": "three weights W,W,W", "float": "a number"}.get(kind, "LO:HI")
+        raise InputError(f"expected {expected}, got {value!r}", field=f"--set {key}") from None
+
+
+def _counts(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        return tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise InputError(f"expected machine counts such as '120,60,30,15', got {text!r}",
+                         field="--clusters") from None
