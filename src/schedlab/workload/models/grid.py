@@ -147,7 +147,7 @@ def generate_grid(platform: Platform, settings: JobSettings, n_jobs: int,
     jobs = tuple(Job(k + 1, s, r, e, w) for k, (s, r, e, w) in
                  enumerate(zip(submit.tolist(), runtime.tolist(), estimate.tolist(),
                                width.tolist())))
-    label = name or f"grid-{platform.name}-ta{interarrival:g}-seed{seed}"
+    label = name or f"grid-ta{interarrival:g}-seed{seed}"
     workload = Workload(jobs, processors=platform.total_cpus, name=label,
                         header={"Note": f"schedlab grid generator (Pasquali thesis ch. 4), "
                                         f"Ta={interarrival:g}, seed={seed}"})

@@ -1,0 +1,112 @@
+"""``schedlab platform`` and ``schedlab generate grid`` end to end; the docs' commands run."""
+
+from __future__ import annotations
+
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from schedlab.cli.app import app
+from schedlab.platform import read_platform
+from schedlab.workload.grid import read_grid_workload
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A working directory with the project's examples/, as the docs' commands expect."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def run(*args: str):
+    return runner.invoke(app, list(args))
+
+
+def doc_commands(page: str) -> list[list[str]]:
+    """The ``schedlab`` lines of a page's console blocks, split as a shell would."""
+    text = (ROOT / "docs" / page).read_text()
+    blocks = re.findall(r"```console\n(.*?)```", text, re.S)
+    return [shlex.split(line, comments=True)[1:] for block in blocks
+            for line in block.splitlines() if line.startswith("schedlab ")]
+
+
+def test_docs_commands_run_as_written(project):
+    commands = doc_commands("platform.md") + doc_commands("models.md")
+    assert len(commands) >= 8
+    for args in commands:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, (args, result.output)
+    assert len(read_platform("P.toml").machines) == 225
+    assert len(read_grid_workload("jobs.swf", platform=read_platform("P.toml"))) == 5000
+
+
+def test_docs_python_example_runs(project):
+    text = (ROOT / "docs" / "platform.md").read_text()
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[-1]
+    exec(compile(code, "docs/platform.md", "exec"), {})
+
+
+def test_docs_example_is_the_shipped_file():
+    text = (ROOT / "docs" / "platform.md").read_text()
+    block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    assert block == (ROOT / "examples" / "platform.toml").read_text()
+
+
+def test_show_prints_clusters_and_licences(project):
+    result = run("platform", "show", "examples/platform.toml", "--machines")
+    assert result.exit_code == 0, result.output
+    assert "platform two-sites: 2 clusters, 5 machines, 34 CPUs, 3 licences" in result.output
+    assert "2/2" in result.output and "feature on 1" in result.output
+    assert "venezia-2" in result.output
+
+
+def test_show_a_bad_platform_exits_2_naming_line_and_field(project):
+    text = (project / "examples" / "platform.toml").read_text()
+    Path("bad.toml").write_text(text.replace("cpus = 16", "cpus = 0"))
+    result = run("platform", "show", "bad.toml")
+    assert result.exit_code == 2
+    line = next(k + 1 for k, l in enumerate(Path("bad.toml").read_text().splitlines())
+                if l == "cpus = 0")
+    assert f"bad.toml:{line}: field clusters[1].machines[0].cpus:" in result.output
+
+
+def test_generate_is_deterministic(project):
+    for out in ("a.toml", "b.toml"):
+        assert run("platform", "generate", "--preset", "thesis-4.1", "--seed", "7",
+                   "-o", out).exit_code == 0
+    assert Path("a.toml").read_text() == Path("b.toml").read_text()
+    for out in ("a.swf", "b.swf"):
+        assert run("generate", "grid", "--platform", "a.toml", "-n", "300", "--ta", "6",
+                   "--seed", "2", "-o", out).exit_code == 0
+    assert Path("a.grid.csv").read_text() == Path("b.grid.csv").read_text()
+    assert Path("a.swf").read_text().split("\n", 3)[3] == Path("b.swf").read_text().split(
+        "\n", 3)[3]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["generate", "grid", "-o", "x.swf"], "needs --platform"),
+    (["generate", "grid", "--platform", "examples/platform.toml"], "--output"),
+    (["generate", "grid", "--platform", "examples/platform.toml", "--procs", "4", "-o", "x.swf"],
+     "--procs"),
+    (["generate", "grid", "--platform", "examples/platform.toml", "--set", "speed=1:2",
+      "-o", "x.swf"], "KEY one of"),
+    (["generate", "grid", "--platform", "examples/platform.toml", "--preset", "thesis-9",
+      "-o", "x.swf"], "unknown grid workload preset"),
+    (["generate", "lublin", "--platform", "examples/platform.toml", "-o", "x.swf"],
+     "only for 'schedlab generate grid'"),
+    (["platform", "generate", "--cpus", "8:2", "-o", "x.toml"], "LO <= HI"),
+    (["platform", "generate", "--clusters", "a,b", "-o", "x.toml"], "machine counts"),
+    (["platform", "show", "missing.toml"], "no such platform file"),
+])
+def test_bad_usage_exits_2(project, args, message):
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
