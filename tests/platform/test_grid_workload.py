@@ -153,7 +153,8 @@ def test_a_job_needing_a_licence_no_cluster_has(tmp_path):
     with pytest.raises(InputError, match="job 1 needs licence 'ansys', which no cluster of "
                                          "platform 'small' has") as err:
         read_grid_workload(path, platform=small())
-    assert err.value.field == "licences" and err.value.file == str(tmp_path / "j.grid.csv")
+    assert (err.value.file, err.value.line, err.value.field) == (
+        str(tmp_path / "j.grid.csv"), 2, "licences")
 
 
 def test_a_job_needing_more_cpus_than_any_machine(tmp_path):
@@ -162,10 +163,14 @@ def test_a_job_needing_more_cpus_than_any_machine(tmp_path):
     with pytest.raises(InputError, match="job 2 asks for 12 CPUs, more than any machine of "
                                          r"platform 'small' has \(8\)") as err:
         read_grid_workload(path, platform=small())
-    assert err.value.field == "requested processors"
+    assert (err.value.file, err.value.field) == (str(path), "requested processors")
 
 
-def test_a_licence_set_no_single_machine_can_activate():
+def test_a_licence_set_no_single_machine_can_activate(tmp_path):
+    path = write_pair(tmp_path, HEADER + "1,200,,,gold,0,0\n2,200,,abaqus;fluent,gold,0,0\n")
+    with pytest.raises(InputError, match="can activate all of job 2's licences") as err:
+        read_grid_workload(path, platform=small())
+    assert (err.value.line, err.value.field) == (3, "licences")
     grid = grid_of([Job(1, 0, 10, 10, 2)], [[True, True]])
     with pytest.raises(InputError, match="no machine of platform 'small' has 2 CPUs and can "
                                          r"activate all of job 1's licences \(abaqus, fluent\)"):

@@ -110,3 +110,35 @@ def test_bad_usage_exits_2(project, args, message):
     result = run(*args)
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_show_jobs_checks_a_grid_workload_against_the_platform(project):
+    assert run("generate", "grid", "--platform", "examples/platform.toml", "--preset",
+               "thesis-4.1", "-n", "50", "--seed", "1", "-o", "small.swf").exit_code == 0
+    result = run("platform", "show", "examples/platform.toml", "--jobs", "small.swf")
+    assert result.exit_code == 0, result.output
+    assert "small.swf: 50 jobs fit platform two-sites" in result.output
+
+
+SWF = "; MaxProcs: 64\n1 0 -1 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1\n" \
+      "2 10 -1 100 32 -1 -1 32 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+HEADER = "job_id,rating,deadline,licences,class,owner_priority,input\n"
+
+
+@pytest.mark.parametrize("swf, rows, where", [
+    (SWF.replace(" 32 ", " 8 "), HEADER + "1,100,,ansys,gold,0,0\n2,100,,,gold,0,0\n",
+     "j.grid.csv:2: field licences: job 1 needs licence 'ansys', which no cluster of platform "
+     "'two-sites' has"),
+    (SWF, HEADER + "1,100,,,gold,0,0\n2,100,,,gold,0,0\n",
+     "j.swf: field requested processors: job 2 asks for 32 CPUs, more than any machine of "
+     "platform 'two-sites' has (16)"),
+    (SWF.replace(" 32 ", " 16 "), HEADER + "1,100,,,gold,0,0\n2,100,,fluent;matlab,"
+     "gold,0,0\n", "j.grid.csv:3: field licences: no machine of platform 'two-sites' has 16 "
+     "CPUs and can activate all of job 2's licences (fluent, matlab)"),
+])
+def test_show_jobs_that_do_not_fit_exits_2(project, swf, rows, where):
+    Path("j.swf").write_text(swf)
+    Path("j.grid.csv").write_text(rows)
+    result = run("platform", "show", "examples/platform.toml", "--jobs", "j.swf")
+    assert result.exit_code == 2
+    assert where in " ".join(result.output.split())

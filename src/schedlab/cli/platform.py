@@ -32,11 +32,17 @@ def show_platform(
     file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/platform.md).")],
     machines: Annotated[bool, typer.Option(
         "--machines", help="Also list every machine.")] = False,
+    jobs: Annotated[Optional[Path], typer.Option(
+        "--jobs", help="A grid workload (SWF with its .grid.csv side file) to check against "
+                       "the platform: every job must fit some machine.")] = None,
 ) -> None:
     """Check a platform file and show its clusters, machines and licences."""
     from schedlab.platform import read_platform
 
     platform = read_platform(file)
+    if jobs is not None:
+        _show_jobs_on(platform, jobs)
+        return
     console.print(f"platform {platform.name}: {len(platform.clusters)} clusters, "
                   f"{len(platform.machines)} machines, {platform.total_cpus} CPUs, "
                   f"{len(platform.licence_names)} licences", markup=False, highlight=False)
@@ -61,6 +67,30 @@ def show_platform(
                 listing.add_row(m.name, cluster.name, str(m.cpus), str(m.rating),
                                 " ".join(sorted(m.features)))
         console.print(listing)
+
+
+def _show_jobs_on(platform, jobs: Path) -> None:
+    """Check a grid workload against the platform; show where its jobs can run."""
+    import numpy as np
+
+    from schedlab.workload.grid import read_grid_workload
+
+    grid = read_grid_workload(jobs, platform=platform)
+    columns = grid.licence_columns(platform)
+    widths = np.fromiter((j.width for j in grid.workload.jobs), np.int64, len(grid))
+    blocked = grid.needs.astype(np.int64) @ (~platform.usable[columns]).astype(np.int64)
+    eligible = ((blocked == 0) & (platform.cpus[None, :] >= widths[:, None])).sum(axis=1)
+    console.print(f"{jobs}: {len(grid)} jobs fit platform {platform.name}; machines a job "
+                  f"can run on: min {eligible.min()}, median {int(np.median(eligible))}, "
+                  f"max {eligible.max()} of {len(platform.machines)}",
+                  markup=False, highlight=False)
+    table = Table(title="Licence demand (jobs needing it / copies in the platform)")
+    for header in ("licence", "jobs", "copies"):
+        table.add_column(header, justify="left" if header == "licence" else "right")
+    for column, l in enumerate(columns.tolist()):
+        table.add_row(platform.licence_names[l], str(int(grid.needs[:, column].sum())),
+                      str(int(platform.copies[:, l].sum()) or "-"))
+    console.print(table)
 
 
 def _licence_table(platform) -> Table:

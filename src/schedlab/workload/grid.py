@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Mapping, NamedTuple
 
 import numpy as np
 
@@ -122,37 +122,43 @@ class GridWorkload:
         """Platform licence index of each column of ``needs``; InputError for one it lacks."""
         return np.array(platform.licence_index(self.licence_names), dtype=np.int64)
 
-    def check_on(self, platform: "Platform", *, file: str | None = None) -> None:
+    def check_on(self, platform: "Platform", *, swf_file: str | None = None,
+                 side_file: str | None = None, side_lines: Mapping[int, int] | None = None
+                 ) -> None:
         """InputError unless every job can run on some machine of ``platform``.
 
-        Names the first job asking for more CPUs than the largest machine,
-        needing a licence no cluster has, or whose licence set no machine
-        with enough CPUs can activate all at once.  ``file`` is named in
-        the message.
+        Names the first job asking for more CPUs than the largest machine
+        (in ``swf_file``), needing a licence no cluster has, or whose licence
+        set no machine with enough CPUs can activate all at once (in
+        ``side_file``, at the job's line of ``side_lines``: job id -> line).
         """
-        used = self.needs.any(axis=0)
-        for l in np.flatnonzero(used):
-            if self.licence_names[l] not in platform.licence_names:
-                i = int(np.flatnonzero(self.needs[:, l])[0])
-                known = ", ".join(platform.licence_names) or "none"
-                raise InputError(f"job {self.workload.jobs[i].id} needs licence "
-                                 f"{self.licence_names[l]!r}, which no cluster of platform "
-                                 f"{platform.name!r} has (known: {known})",
-                                 file=file, field="licences")
+        lines = side_lines or {}
         widths = np.fromiter((j.width for j in self.workload.jobs), np.int64, len(self))
         too_wide = np.flatnonzero(widths > platform.max_cpus)
         if too_wide.size:
             job = self.workload.jobs[int(too_wide[0])]
             raise InputError(f"job {job.id} asks for {job.width} CPUs, more than any machine "
                              f"of platform {platform.name!r} has ({platform.max_cpus})",
-                             file=file, field="requested processors")
+                             file=swf_file, field="requested processors")
+        unknown = np.array([name not in platform.licence_names for name in self.licence_names],
+                           dtype=bool)
+        lacking = np.flatnonzero(self.needs[:, unknown].any(axis=1))
+        if lacking.size:
+            i = int(lacking[0])
+            job = self.workload.jobs[i]
+            name = next(n for n in self.licences_of(i) if n not in platform.licence_names)
+            known = ", ".join(platform.licence_names) or "none"
+            raise InputError(f"job {job.id} needs licence {name!r}, which no cluster of "
+                             f"platform {platform.name!r} has (known: {known})",
+                             file=side_file, line=lines.get(job.id), field="licences")
         stranded = np.flatnonzero(~runnable(self, platform))
         if stranded.size:
             i = int(stranded[0])
             job = self.workload.jobs[i]
             raise InputError(f"no machine of platform {platform.name!r} has {job.width} CPUs "
                              f"and can activate all of job {job.id}'s licences "
-                             f"({', '.join(self.licences_of(i))})", file=file, field="licences")
+                             f"({', '.join(self.licences_of(i))})", file=side_file,
+                             line=lines.get(job.id), field="licences")
 
 
 def runnable(grid: GridWorkload, platform: "Platform") -> np.ndarray:
@@ -221,14 +227,15 @@ def read_grid_workload(swf_path: str | Path, side: str | Path | None = None, *,
                          file=str(side)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read the side file: {err}", file=str(side)) from None
-    grid = _parse_side(text, str(side), workload)
+    grid, lines = _parse_side(text, str(side), workload)
     if platform is not None:
-        grid.check_on(platform, file=str(side))
+        grid.check_on(platform, swf_file=str(swf_path), side_file=str(side), side_lines=lines)
     return grid
 
 
-def _parse_side(text: str, file: str, workload: Workload) -> GridWorkload:
-    """The grid columns of a side file's text for ``workload``."""
+def _parse_side(text: str, file: str,
+                workload: Workload) -> tuple[GridWorkload, dict[int, int]]:
+    """The grid columns of a side file's text for ``workload``, and each job id's line."""
     numbered = [(k + 1, line.strip()) for k, line in enumerate(text.splitlines())]
     content = [(n, line) for n, line in numbered if line and not line.startswith("#")]
     header = ",".join(SIDE_COLUMNS)
@@ -291,8 +298,8 @@ def _parse_side(text: str, file: str, workload: Workload) -> GridWorkload:
         needs[i, [column[name] for name in row]] = True
     jobs = [job if deadline[i] is None else job._replace(deadline=deadline[i])
             for i, job in enumerate(workload.jobs)]
-    return GridWorkload(workload.with_jobs(jobs), tuple(names), needs, rating, klass, owner,
-                        size)
+    grid = GridWorkload(workload.with_jobs(jobs), tuple(names), needs, rating, klass, owner, size)
+    return grid, {workload.jobs[i].id: line for i, line in line_of.items()}
 
 
 def _bounded(text: str, file: str, line: int, field: str, *, low: int,
