@@ -105,6 +105,8 @@ def test_generate_is_deterministic(project):
     (["platform", "generate", "--cpus", "8:2", "-o", "x.toml"], "LO <= HI"),
     (["platform", "generate", "--clusters", "a,b", "-o", "x.toml"], "machine counts"),
     (["platform", "show", "missing.toml"], "no such platform file"),
+    (["generate", "grid", "--platform", "examples/platform.toml", "--from", "t.swf", "--ta", "5",
+      "-o", "x.swf"], "--jobs and --ta do not apply"),
 ])
 def test_bad_usage_exits_2(project, args, message):
     result = run(*args)

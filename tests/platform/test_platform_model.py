@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, strategies as st
 
 from schedlab.errors import InputError
 from schedlab.platform import (Cluster, Licence, Machine, Platform, read_platform,
@@ -106,3 +107,10 @@ def test_the_shipped_example_reads():
     # gaussian: machines = "all" in pisa
     assert p.floating[1].tolist() == [True, True, True, False, False]
     assert p.copies.tolist() == [[2, 1, 0], [1, 0, 0]]
+
+
+@given(st.integers(0, 10**7), st.integers(1, 10**4), st.integers(1, 10**4))
+def test_time_on_machine_is_the_smallest_integer_not_below_the_exact_time(t, job, machine):
+    scaled = time_on_machine(t, job, machine)
+    assert scaled * machine >= t * job > (scaled - 1) * machine
+    assert time_on_machine(np.array([t]), job, np.array([machine])).tolist() == [scaled]

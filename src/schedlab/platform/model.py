@@ -25,6 +25,7 @@ none.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable
 
 import numpy as np
@@ -215,7 +216,7 @@ class Platform:
                    name=f"single-{processors}")
 
     # ------------------------------------------------------------ queries
-    @property
+    @cached_property
     def machines(self) -> tuple[Machine, ...]:
         """Every machine, cluster by cluster (index ``k`` of the arrays)."""
         return tuple(m for c in self.clusters for m in c.machines)
@@ -232,7 +233,7 @@ class Platform:
 
     def licence_index(self, names: Iterable[str]) -> list[int]:
         """Indices of licence ``names``; InputError naming the first the platform lacks."""
-        index = {name: l for l, name in enumerate(self.licence_names)}
+        index = self._licence_positions
         result = []
         for name in names:
             if name not in index:
@@ -241,6 +242,10 @@ class Platform:
                                  f"(known licences: {known})", field="licences")
             result.append(index[name])
         return result
+
+    @cached_property
+    def _licence_positions(self) -> dict[str, int]:
+        return {name: l for l, name in enumerate(self.licence_names)}
 
     def eligible(self, cpus: int, licences: Iterable[int] = ()) -> np.ndarray:
         """Boolean mask of the machines a job could ever run on.
