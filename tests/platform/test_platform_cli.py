@@ -15,6 +15,7 @@ from schedlab.platform import read_platform
 from schedlab.workload.grid import read_grid_workload
 
 ROOT = Path(__file__).resolve().parents[2]
+TWO_SITES = "examples/platforms/two-sites.toml"
 runner = CliRunner()
 
 
@@ -57,11 +58,11 @@ def test_docs_python_example_runs(project):
 def test_docs_example_is_the_shipped_file():
     text = (ROOT / "docs" / "platform.md").read_text()
     block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
-    assert block == (ROOT / "examples" / "platform.toml").read_text()
+    assert block == (ROOT / TWO_SITES).read_text()
 
 
 def test_show_prints_clusters_and_licences(project):
-    result = run("platform", "show", "examples/platform.toml", "--machines")
+    result = run("platform", "show", TWO_SITES, "--machines")
     assert result.exit_code == 0, result.output
     assert "platform two-sites: 2 clusters, 5 machines, 34 CPUs, 3 licences" in result.output
     assert "2/2" in result.output and "feature on 1" in result.output
@@ -69,7 +70,7 @@ def test_show_prints_clusters_and_licences(project):
 
 
 def test_show_a_bad_platform_exits_2_naming_line_and_field(project):
-    text = (project / "examples" / "platform.toml").read_text()
+    text = (project / TWO_SITES).read_text()
     Path("bad.toml").write_text(text.replace("cpus = 16", "cpus = 0"))
     result = run("platform", "show", "bad.toml")
     assert result.exit_code == 2
@@ -93,19 +94,19 @@ def test_generate_is_deterministic(project):
 
 @pytest.mark.parametrize("args, message", [
     (["generate", "grid", "-o", "x.swf"], "needs --platform"),
-    (["generate", "grid", "--platform", "examples/platform.toml"], "--output"),
-    (["generate", "grid", "--platform", "examples/platform.toml", "--procs", "4", "-o", "x.swf"],
+    (["generate", "grid", "--platform", TWO_SITES], "--output"),
+    (["generate", "grid", "--platform", TWO_SITES, "--procs", "4", "-o", "x.swf"],
      "--procs"),
-    (["generate", "grid", "--platform", "examples/platform.toml", "--set", "speed=1:2",
+    (["generate", "grid", "--platform", TWO_SITES, "--set", "speed=1:2",
       "-o", "x.swf"], "KEY one of"),
-    (["generate", "grid", "--platform", "examples/platform.toml", "--preset", "thesis-9",
+    (["generate", "grid", "--platform", TWO_SITES, "--preset", "thesis-9",
       "-o", "x.swf"], "unknown grid workload preset"),
-    (["generate", "lublin", "--platform", "examples/platform.toml", "-o", "x.swf"],
+    (["generate", "lublin", "--platform", TWO_SITES, "-o", "x.swf"],
      "only for 'schedlab generate grid'"),
     (["platform", "generate", "--cpus", "8:2", "-o", "x.toml"], "LO <= HI"),
     (["platform", "generate", "--clusters", "a,b", "-o", "x.toml"], "machine counts"),
     (["platform", "show", "missing.toml"], "no such platform file"),
-    (["generate", "grid", "--platform", "examples/platform.toml", "--from", "t.swf", "--ta", "5",
+    (["generate", "grid", "--platform", TWO_SITES, "--from", "t.swf", "--ta", "5",
       "-o", "x.swf"], "--jobs and --ta do not apply"),
 ])
 def test_bad_usage_exits_2(project, args, message):
@@ -115,9 +116,9 @@ def test_bad_usage_exits_2(project, args, message):
 
 
 def test_show_jobs_checks_a_grid_workload_against_the_platform(project):
-    assert run("generate", "grid", "--platform", "examples/platform.toml", "--preset",
+    assert run("generate", "grid", "--platform", TWO_SITES, "--preset",
                "thesis-4.1", "-n", "50", "--seed", "1", "-o", "small.swf").exit_code == 0
-    result = run("platform", "show", "examples/platform.toml", "--jobs", "small.swf")
+    result = run("platform", "show", TWO_SITES, "--jobs", "small.swf")
     assert result.exit_code == 0, result.output
     assert "small.swf: 50 jobs fit platform two-sites" in result.output
 
@@ -141,6 +142,6 @@ HEADER = "job_id,rating,deadline,licences,class,owner_priority,input\n"
 def test_show_jobs_that_do_not_fit_exits_2(project, swf, rows, where):
     Path("j.swf").write_text(swf)
     Path("j.grid.csv").write_text(rows)
-    result = run("platform", "show", "examples/platform.toml", "--jobs", "j.swf")
+    result = run("platform", "show", TWO_SITES, "--jobs", "j.swf")
     assert result.exit_code == 2
     assert where in " ".join(result.output.split())

@@ -10,7 +10,8 @@ from schedlab.errors import InputError
 from schedlab.platform import read_platform, write_platform
 from schedlab.platform.generator import generate_platform, preset
 
-EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "platform.toml").read_text()
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = (ROOT / "examples" / "platforms" / "two-sites.toml").read_text()
 
 
 def error_of(tmp_path: Path, text: str) -> InputError:
@@ -104,6 +105,6 @@ def test_write_then_read_gives_the_same_platform(tmp_path):
 
 
 def test_example_round_trips(tmp_path):
-    platform = read_platform(Path(__file__).resolve().parents[2] / "examples" / "platform.toml")
+    platform = read_platform(ROOT / "examples" / "platforms" / "two-sites.toml")
     write_platform(platform, tmp_path / "e.toml")
     assert read_platform(tmp_path / "e.toml") == platform

@@ -12,7 +12,8 @@ from schedlab.errors import InputError
 from schedlab.platform import (Cluster, Licence, Machine, Platform, read_platform,
                                time_on_machine)
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "platform.toml"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "platforms" / "two-sites.toml"
 
 
 def small() -> Platform:

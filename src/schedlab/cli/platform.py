@@ -138,7 +138,8 @@ def generate_platform_file(
     from schedlab.platform import write_platform
     from schedlab.platform.generator import generate_platform, preset as settings_of
 
-    settings = settings_of(preset, clusters=_counts(clusters), cpus=_pair(cpus, "--cpus", None, int),
+    settings = settings_of(preset, clusters=_counts(clusters),
+                           cpus=_pair(cpus, "--cpus", None, int),
                            rating=_pair(rating, "--rating", None, int), licences=licences,
                            suitability=suitability, ratio=_pair(ratio, "--ratio", None, float))
     platform = generate_platform(settings, seed, name=name or f"{preset}-seed{seed}")

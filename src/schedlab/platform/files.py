@@ -1,6 +1,6 @@
 """Platform files (TOML): read, check, write.
 
-The format (docs/platform.md has a complete example, examples/platform.toml)::
+The format (docs/platform.md has a complete example, examples/platforms/two-sites.toml)::
 
     name = "two-sites"                 # optional, default: the file's stem
 
@@ -183,7 +183,7 @@ class _Locator:
         return key_line
 
     def _header(self, table: str, index: int, start: int, end: int) -> tuple[int, int] | None:
-        """Lines [header, next header of the same or a higher level) of the index-th ``[[table]]``."""
+        """Lines [header, next header not nested in it) of the index-th ``[[table]]``."""
         count = -1
         for k in range(start, end):
             match = self._HEADER.match(self.lines[k])

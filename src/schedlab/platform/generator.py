@@ -5,15 +5,16 @@ distribution in the ranges" of its Tables 1, 4, 6 and 7 (and 13, §5.2.3).
 :class:`PlatformSettings` holds those ranges; :data:`PRESETS` the settings
 of each experiment, named after its section:
 
-=============  =========  ==========================  ==========  ========  =======  ===========  ===========
-preset         table      clusters (machines)         CPUs        rating    licences suitability  ratio
-=============  =========  ==========================  ==========  ========  =======  ===========  ===========
-thesis-4.1     Table 1    1 (100)                     1-8         100-500   20       90 %         50-70 %
-thesis-4.2     Table 4    1 (150)                     1-8         200-600   20       90 %         55-65 %
-thesis-4.2-mkp §4.2 text  1 (100)                     1-8         200-600   40       90 %         55-65 %
-thesis-4.3     Tables 6-7 4 (120, 60, 30, 15)         4-32        100-500   20       100 %        50-70 %
-thesis-5.2     Table 13   1 (150)                     1-16        200-600   0        -            -
-=============  =========  ==========================  ==========  ========  =======  ===========  ===========
+* ``thesis-4.1`` (§4.1, Table 1): 1 cluster of 100 machines, 1-8 CPUs,
+  rating 100-500, 20 licences, suitability 90 %, ratio 50-70 %;
+* ``thesis-4.2`` (§4.2, Table 4): 1 x 150 machines, 1-8 CPUs, rating
+  200-600, 20 licences, 90 %, 55-65 %;
+* ``thesis-4.2-mkp`` (§4.2 text, the MKP test): as Table 4 with 100
+  machines and 40 licences;
+* ``thesis-4.3`` (§4.3, Tables 6 and 7): 4 clusters of 120, 60, 30, 15
+  machines, 4-32 CPUs, rating 100-500, 20 licences, 100 %, 50-70 %;
+* ``thesis-5.2`` (§5.2.3, Table 13): 1 x 150 machines, 1-16 CPUs, rating
+  200-600, no licences.
 
 The rules (our reading where the thesis is silent, docs/platform.md):
 

@@ -34,7 +34,7 @@ from schedlab.errors import InputError
 
 #: The rating of a machine (and of a job) when none is given: the reference machine.
 REFERENCE_RATING = 1
-#: The ``machines`` value of a floating licence that can be activated on every machine of its cluster.
+#: The ``machines`` value of a floating licence usable on every machine of its cluster.
 ALL_MACHINES = "all"
 
 
