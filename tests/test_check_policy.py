@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import sys
 import textwrap
+from unittest.mock import patch
 
 import pytest
 
@@ -98,15 +99,53 @@ class SilentDrop(Policy):
         start_in_order(ctx, list(ctx.waiting.values()))
 
 
+class ArrivalClock(Policy):
+    """FCFS over the jobs it heard of at their submit instant; it ignores any told later.
+
+    It takes for granted that ``on_submit`` comes at the job's submit time,
+    which is false with a scheduling tick or a per-user queue limit.
+    """
+
+    name = "arrival-clock"
+
+    def __init__(self) -> None:
+        self.queue: list = []
+
+    def on_submit(self, ctx, job) -> None:
+        if job.submit == ctx.now:
+            self.queue.append(job)
+
+    def schedule(self, ctx) -> None:
+        while self.queue and self.queue[0].width <= ctx.free:
+            ctx.start(self.queue.pop(0))
+
+
 @pytest.mark.parametrize("policy,message", [
+    (ArrivalClock, r"arrival-clock on '.*' \(kill, tick=7\): policy 'arrival-clock' left "
+                   r"job \d+ waiting with no event to come"),
     (GlobalRandomPick(), r"global-random on '.*' \(kill\): two runs differ in 'start'"),
     (LeakyAlternation(), r"leaky on '.*' \(kill\): two runs differ in 'start'"),
     (Overbooking(), r"overbooking on '.*' \(kill\): \d+ processors in use at time \d+ "
                     r"on a \d+-processor machine"),
     (SilentDrop(), r"silent-drop on '.*' \(kill\): job \d+ starts before it is submitted"),
-], ids=["global-random", "state-leak", "overbooking", "silent-drop"])
+], ids=["tick-blind", "global-random", "state-leak", "overbooking", "silent-drop"])
 def test_broken_policy_fails(policy, message):
     with pytest.raises(AssertionError, match=message):
+        check_policy(policy)
+
+
+def test_a_policy_blind_to_the_queue_limit_fails():
+    with pytest.raises(AssertionError, match=r"arrival-clock on '.*' \(kill, "
+                                             r"max_queued_per_user=2\): policy 'arrival-clock' "
+                                             r"left job \d+ waiting"):
+        with patch("schedlab.testing.ENGINE_OPTIONS", (("kill", {"max_queued_per_user": 2}),)):
+            check_policy(ArrivalClock)
+
+
+def test_a_used_instance_is_refused():
+    policy = schedlab.make_policy("fcfs")
+    run(Workload((Job(1, 0, 5, 5, 1),), 4), policy)
+    with pytest.raises(schedlab.InputError, match="has already been run"):
         check_policy(policy)
 
 

@@ -8,8 +8,8 @@
 * :func:`check_policy` — a conformance suite for any policy, built-in or
   third-party: it runs the policy on small fixed workloads that exercise the
   engine's corners (same-time events, zero runtimes, machine-wide jobs, jobs
-  killed at their estimate, overruns) and checks invariants, completeness and
-  determinism.
+  killed at their estimate, overruns), also with a scheduling tick and a
+  per-user queue limit, and checks invariants, completeness and determinism.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import numpy as np
 
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.engine.simulator import run
+from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, make_policy
 from schedlab.workload.job import Job, Workload
@@ -229,12 +230,28 @@ def random_workload(rng: np.random.Generator, *, n_jobs: int, processors: int) -
     return Workload(jobs, processors, name="random")
 
 
+#: The engine options every conformance workload is run with: both overrun modes, a
+#: scheduling tick (docs/engine.md) and a per-user queue limit.
+ENGINE_OPTIONS: tuple[tuple[str, dict], ...] = (
+    ("kill", {}), ("extend", {}), ("kill", {"tick": 7}), ("extend", {"tick": 7}),
+    ("kill", {"max_queued_per_user": 2}),
+)
+
+
+def with_users(workload: Workload, users: int = 3) -> Workload:
+    """The workload with its jobs spread over ``users`` users in turn (for the queue limit)."""
+    return workload.with_jobs([job._replace(user=k % users)
+                               for k, job in enumerate(workload.jobs)])
+
+
 def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
     """Run a policy through the conformance suite; raise ``AssertionError`` on a failure.
 
     ``policy`` is anything :func:`~schedlab.policies.make_policy` accepts or a
-    zero-argument factory.  A policy instance is deep-copied before each run,
-    so its state never leaks from one run into the next.  The suite ends
+    zero-argument factory.  A policy instance is deep-copied before each run
+    (it must not have been run itself: the engine refuses a used instance).
+    Every workload runs under both overrun modes, with a scheduling tick
+    (:data:`ENGINE_OPTIONS`) and with a per-user queue limit.  The suite ends
     with advance-reservation requests (:func:`reservation_workloads`); a
     policy that refuses them all, as the base class does, passes it.
     """
@@ -245,17 +262,24 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
             return policy()
         return make_policy(policy)
 
+    name = fresh().name
     for label, workload in conformance_workloads():
-        for overrun in ("kill", "extend"):
-            first = run(workload, fresh(), overrun=overrun)
+        for overrun, options in ENGINE_OPTIONS:
+            how = ", ".join([overrun, *(f"{k}={v}" for k, v in options.items())])
+            load = with_users(workload) if "max_queued_per_user" in options else workload
             try:
-                check_invariants(first, workload, overrun=overrun)
-            except AssertionError as err:
-                raise AssertionError(f"{first.policy} on {label!r} ({overrun}): {err}") from None
-            second = run(workload, fresh(), overrun=overrun)
+                first = run(load, fresh(), overrun=overrun, **options)
+                check_invariants(first, load, overrun=overrun)
+                if "tick" in options:
+                    ran = first.status != REJECTED
+                    assert np.all(first.start[ran] % options["tick"] == 0), \
+                        "a job starts between two ticks"
+            except (AssertionError, PolicyError) as err:
+                raise AssertionError(f"{name} on {label!r} ({how}): {err}") from None
+            second = run(load, fresh(), overrun=overrun, **options)
             for column in ("start", "end", "status"):
                 assert np.array_equal(getattr(first, column), getattr(second, column)), \
-                    f"{first.policy} on {label!r} ({overrun}): two runs differ in {column!r}"
+                    f"{first.policy} on {label!r} ({how}): two runs differ in {column!r}"
     from schedlab.policies.reservations import ReservationRules
 
     for label, workload, requests, placement in reservation_workloads():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from schedlab.api import simulate
 from schedlab.engine.simulator import run
-from schedlab.errors import InputError
+from schedlab.errors import InputError, PolicyError
 from schedlab.policies import make_policy
 from schedlab.policies.base import Policy
 from schedlab.workload.job import Job, Workload
@@ -204,12 +204,47 @@ def test_empty_workload_gives_an_empty_result():
 
 
 # ------------------------------------------------------------ policy mistakes
-def test_policy_that_never_starts_a_job_is_a_runtime_error():
+class Idle(Policy):
+    """Starts nothing; fails the test instead of looping forever after 100 passes."""
+
+    name = "idle"
+
+    def __init__(self) -> None:
+        self.passes: list[int] = []
+
+    def schedule(self, ctx) -> None:
+        self.passes.append(ctx.now)
+        assert len(self.passes) < 100, "the engine keeps calling a policy that starts nothing"
+
+
+@pytest.mark.parametrize("tick", [0, 10])
+def test_policy_that_never_starts_a_job_is_a_policy_error(tick):
     workload = Workload((Job(1, 0, 10, 10, 1), Job(2, 3, 10, 10, 1)), 4)
-    with pytest.raises(RuntimeError) as caught:
-        run(workload, Logged(hold=(0, 3)))
+    with pytest.raises(PolicyError) as caught:
+        run(workload, Logged(hold=(0, 3, 10)), tick=tick)
     assert str(caught.value) == ("policy 'logged' left job 1 waiting with no event "
                                  "to come: it never starts")
+
+
+@pytest.mark.parametrize("tick", [1, 10, 900])
+def test_ticks_stop_when_nothing_is_left_to_happen(tick):
+    """One job, a policy that starts nothing: one pass at the first tick, then the error.
+
+    The job arrives at 5; the tick after it is its only pass.  Ticks go on
+    only while an event or a submission is still to come (here none).
+    """
+    policy = Idle()
+    with pytest.raises(PolicyError, match="left job 1 waiting"):
+        run(Workload((Job(1, 5, 10, 10, 1),), 4), policy, tick=tick)
+    assert policy.passes == [tick * (5 // tick + 1) if 5 % tick else 5]
+
+
+def test_ticks_go_on_while_a_submission_is_still_to_come():
+    # Job 2 arrives at 35: the idle policy gets every tick from 10 to 40, then stops.
+    policy = Idle()
+    with pytest.raises(PolicyError):
+        run(Workload((Job(1, 5, 10, 10, 1), Job(2, 35, 10, 10, 1)), 4), policy, tick=10)
+    assert policy.passes == [10, 20, 30, 40]
 
 
 # -------------------------------------------------------------------- progress

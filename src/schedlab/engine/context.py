@@ -40,6 +40,8 @@ class Context:
     * ``running`` — running jobs by id.
     * ``suspended`` — suspended jobs by id (gang scheduling).
     * ``free`` — processors free right now; ``processors`` — machine size.
+    * ``tick`` — the run's scheduling tick: the policy is called, and jobs
+      start, only at its multiples; 0 when it is called at every event.
     * ``reserved`` — processors held right now by advance reservations
       (never free for jobs, not counted in ``free``).
     * ``reservations_enabled`` — whether the run takes reservation requests
@@ -55,6 +57,7 @@ class Context:
         self.processors = processors
         self.free = processors
         self.now = 0
+        self.tick = 0
         self.policy_name = policy_name
         self.overrun = overrun
         self.waiting: dict[int, Job] = {}

@@ -7,7 +7,7 @@ requests and wake-ups, and only then calls the policy's ``schedule`` once.  A
 job that starts and ends at the same instant (zero runtime) produces a second
 batch at that instant.  With a ``tick`` (Catalina's scheduling iteration,
 Margo et al., §3) the policy hears of the events and schedules only at
-multiples of the tick.
+multiples of the tick, and ticks stop once nothing is left to happen.
 
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
@@ -83,8 +83,10 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     _check_count("tick", tick, 0)
     if max_queued_per_user is not None:
         _check_count("max_queued_per_user", max_queued_per_user, 1)
+    _claim(policy)
     began = wallclock.perf_counter()
     ctx = _prepare_context(workload, machine, policy, overrun, max_queued_per_user)
+    ctx.tick = tick
     if requests is not None:
         _prepare_reservations(ctx, requests, reservation_rules)
     with _cyclic_gc_paused():
@@ -93,6 +95,24 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
                       wallclock.perf_counter() - began)
     _note_options(result, requests, reservation_rules, tick, max_queued_per_user)
     return result
+
+
+def _claim(policy: Policy) -> None:
+    """Mark a policy instance as used; refuse one that a run has used already.
+
+    A policy keeps state across the calls of a run (plans, counters, dynP's
+    decisions), so a second run of the same instance would start from the
+    first one's end.  The instance is marked rather than copied, so that the
+    object the caller holds is the one that ran (docs/engine.md, "Policy
+    lifecycle").
+    """
+    if getattr(policy, "_used_by_a_run", False):
+        kind = type(policy).__name__
+        raise InputError(f"this {kind} instance (policy {policy.name!r}) has already been run "
+                         f"and keeps that run's state; give every run a new policy, e.g. "
+                         f"{kind}(**policy.get_params()), or pass the policy by name",
+                         field="policy")
+    policy._used_by_a_run = True
 
 
 @contextmanager
@@ -194,8 +214,8 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
         series = _plain_loop(ctx, policy, jobs, progress)
     if ctx.waiting or ctx.suspended:
         stuck = next(iter(ctx.waiting.values() or ctx.suspended.values()))
-        raise RuntimeError(f"policy {policy.name!r} left job {stuck.id} waiting with no "
-                           f"event to come: it never starts")
+        raise PolicyError(f"policy {policy.name!r} left job {stuck.id} waiting with no "
+                          f"event to come: it never starts")
     if progress is not None:
         progress(ctx._done, len(jobs))
     return series
@@ -322,7 +342,12 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
                 schedule(ctx)
                 if pending:
                     _undecided(policy, pending, now)
-            if (waiting or inbox) and next_tick <= now:
+                # Another tick while a job waits and an event or a submission is still
+                # to come; with none, every later pass would see this same machine.
+                more = waiting and (events or nxt < n)
+            else:
+                more = waiting or inbox       # the policy has not seen this instant yet
+            if more and next_tick <= now:
                 next_tick = (now // tick + 1) * tick
                 heappush(events, (next_tick, WAKE, -1, 0))
         record(now, capacity - ctx.free - ctx.reserved, len(waiting))

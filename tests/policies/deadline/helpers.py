@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from schedlab.engine.result import Result
+from schedlab.engine.result import REJECTED, Result
 from schedlab.engine.simulator import run
 from schedlab.policies.registry import make_policy
 from schedlab.testing import check_deadlines, check_invariants
@@ -19,16 +19,19 @@ def deadline_workload(processors: int, *rows: tuple) -> Workload:
     return Workload(tuple(sorted(jobs, key=lambda j: (j.submit, j.id))), processors)
 
 
-def simulate(spec, load: Workload, overrun: str = "kill") -> Result:
+def simulate(spec, load: Workload, overrun: str = "kill", tick: int = 0) -> Result:
     """Run, check the simulation invariants, and for admission control the guarantee.
 
     Under ``overrun="kill"`` no job runs past its estimate, so the guarantee
     holds for every admission-control run; under ``"extend"`` only when no
-    estimate is exceeded.
+    estimate is exceeded.  With a ``tick`` every job starts at a multiple of it.
     """
     policy = make_policy(spec)
-    result = run(load, policy, overrun=overrun)
+    result = run(load, policy, overrun=overrun, tick=tick)
     check_invariants(result, load, overrun=overrun)
+    if tick:
+        ran = result.status != REJECTED
+        assert all(start % tick == 0 for start in result.start[ran].tolist())
     holds = overrun == "kill" or all(job.runtime <= job.estimate for job in load)
     if policy.name in ADMISSION and holds:
         check_deadlines(result, load)

@@ -96,3 +96,32 @@ def test_same_instant_submissions_are_decided_in_workload_order():
     result = simulate("qops", load)
     assert column(result, "start") == {1: 10, 2: 0}
     assert column(result, "planned_start") == {1: 0, 2: 0}
+
+
+# ------------------------------------------------------------------------ ticks
+@pytest.mark.parametrize("name", ADMISSION)
+def test_with_a_tick_admission_counts_on_starts_at_ticks_only(name):
+    """One processor, a 900 s tick: job 1 runs [0,1000); the next start can be at 1800.
+
+    Job 2 (500 s) would end at 1500 right after job 1, but it can start at the
+    tick 1800 at the earliest and end at 2300: with deadline 1600 it is
+    rejected; with deadline 2300 it is admitted for 1800 and keeps it.
+    """
+    tight = deadline_workload(1, (1, 0, 1000, 1000, 1, 1000), (2, 0, 500, 500, 1, 1600))
+    result = simulate(name, tight, tick=900)
+    assert column(result, "status") == {1: 0, 2: 2}
+    enough = deadline_workload(1, (1, 0, 1000, 1000, 1, 1000), (2, 0, 500, 500, 1, 2300))
+    result = simulate(name, enough, tick=900)
+    assert column(result, "planned_start") == {1: 0, 2: 1800}
+    assert column(result, "end") == {1: 1000, 2: 2300}
+
+
+@pytest.mark.parametrize("name", ADMISSION)
+def test_with_a_tick_a_job_submitted_between_ticks_is_planned_from_the_next_one(name):
+    # Job 2 arrives at 100 and is seen at the tick 900: it ends at 1400 at the earliest.
+    load = deadline_workload(4, (1, 0, 300, 300, 4, 1000), (2, 100, 500, 500, 4, 1399),
+                             (3, 100, 500, 500, 4, 2000))
+    result = simulate(name, load, tick=900)
+    assert column(result, "status") == {1: 0, 2: 2, 3: 0}
+    assert column(result, "start") == {1: 0, 2: -1, 3: 900}
+    assert result.reject_reasons[2] == "deadline 1399 is before its earliest possible end 1400"

@@ -8,25 +8,32 @@ job holds processors past its estimate).  Every run is also checked for the
 simulation invariants and rerun for determinism.
 
 The deadlines mix every case: none, impossible (before submit + estimate),
-tight (a few seconds of slack), moderate, lax, and artificial.
+tight (a few seconds of slack), moderate, lax, and artificial.  Runs are
+drawn with and without a scheduling tick: with one, jobs start only at its
+multiples and admission must count on that.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from schedlab.api import load_workload
 from schedlab.engine.result import REJECTED
 from schedlab.engine.simulator import run
 from schedlab.policies.registry import make_policy
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.pipeline import Transforms, apply_transforms
 from schedlab.workload.transforms import perfect_estimates
 from strategies import workloads
 
 from .helpers import simulate
 
 LAX = 10**6
+#: No tick (a pass at every event) three times in five; else a tick shorter or longer than most jobs.
+TICKS = st.sampled_from([0, 0, 0, 7, 300])
 KINDS = st.sampled_from(["none", "impossible", "tight", "moderate", "lax", "artificial"])
 SPECS = st.one_of(
     st.builds(lambda k, h: {"name": "qops", "k": k, "heuristic": h},
@@ -67,26 +74,37 @@ def deadline_workloads(draw, *, exact: bool = False, kinds=KINDS) -> Workload:
     return workload.with_jobs(jobs)
 
 
-def assert_deterministic(spec, workload, overrun, first) -> None:
-    second = run(workload, make_policy(spec), overrun=overrun)
+def assert_deterministic(spec, workload, overrun, first, tick=0) -> None:
+    second = run(workload, make_policy(spec), overrun=overrun, tick=tick)
     for name in ("start", "end", "status", "planned_start"):
         assert np.array_equal(getattr(first, name), getattr(second, name)), name
     assert (first.stats, first.reject_reasons) == (second.stats, second.reject_reasons)
 
 
-@given(spec=SPECS, workload=deadline_workloads())
+@given(spec=SPECS, workload=deadline_workloads(), tick=TICKS)
 def test_no_admitted_job_misses_its_deadline_when_jobs_are_killed_at_their_estimate(spec,
-                                                                                   workload):
-    result = simulate(spec, workload, overrun="kill")     # checks invariants and deadlines
+                                                                                   workload,
+                                                                                   tick):
+    result = simulate(spec, workload, overrun="kill", tick=tick)  # invariants and deadlines
     assert "plan_repairs" not in result.stats             # the plan never needed rebuilding
-    assert_deterministic(spec, workload, "kill", result)
+    assert_deterministic(spec, workload, "kill", result, tick)
 
 
-@given(spec=SPECS, workload=deadline_workloads(exact=True))
-def test_no_admitted_job_misses_its_deadline_with_exact_estimates(spec, workload):
-    result = simulate(spec, workload, overrun="extend")   # checks invariants and deadlines
+@given(spec=SPECS, workload=deadline_workloads(exact=True), tick=TICKS)
+def test_no_admitted_job_misses_its_deadline_with_exact_estimates(spec, workload, tick):
+    result = simulate(spec, workload, overrun="extend", tick=tick)  # invariants and deadlines
     assert "plan_repairs" not in result.stats
-    assert_deterministic(spec, workload, "extend", result)
+    assert_deterministic(spec, workload, "extend", result, tick)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("name", ["qops", "msb", "mrt"])
+def test_the_guarantee_holds_with_catalinas_tick_on_a_lublin_workload(name, seed):
+    """300 Lublin jobs with deadlines of stringency 0.2 and exact estimates, 900 s tick."""
+    load = load_workload("lublin", jobs=300, seed=seed)
+    load = apply_transforms(load, Transforms(perfect_estimates=True, stringency=0.2),
+                            seed=seed, label="test")
+    simulate(name, load, overrun="kill", tick=900)       # invariants and deadlines
 
 
 @given(spec=SPECS, workload=deadline_workloads(kinds=st.sampled_from(["none", "lax",

@@ -23,7 +23,8 @@ Terms used by all three schemes:
 
 The admission functions are pure (``running`` profile, ``now``, plan, new
 job, limits) -> :class:`Decision`, so they can be tested and timed on their
-own; :class:`AdmissionPolicy` connects them to the engine.
+own; :class:`AdmissionPolicy` connects them to the engine.  In a run with a
+scheduling tick they get a :class:`TickProfile`, on which every fit is a tick.
 """
 
 from __future__ import annotations
@@ -125,6 +126,66 @@ def earliest_end_alone(running: Profile, job: Job, now: int) -> int:
     return running.earliest_fit(job.width, job.estimate, now) + job.estimate
 
 
+def round_up(t: int, tick: int) -> int:
+    """The first multiple of ``tick`` at or after ``t``."""
+    return -(-t // tick) * tick
+
+
+class TickProfile(Profile):
+    """An availability profile on the grid of scheduling ticks (Catalina; Margo et al., §3).
+
+    With a tick the engine starts jobs only at its multiples, so processors
+    freed at ``t`` serve a new job from the first tick at or after ``t``.
+    Every duration reserved here, and every running job's end, is rounded up
+    to a whole tick: all breakpoints lie on the grid, so every fit found from
+    a tick is a tick, and a job fits at a tick here exactly when it fits
+    there on the real machine.  Deadline checks keep the true estimate
+    (a job started at ``s`` ends at ``s + estimate``).  Built only for runs
+    with a tick: runs without keep the plain :class:`Profile`.
+    """
+
+    __slots__ = ("tick",)
+
+    @classmethod
+    def of_running(cls, ctx: Context) -> TickProfile:
+        """The running jobs from ``ctx.now`` (a tick) until the tick after their expected end.
+
+        The admission policies take no advance reservations, so only
+        processors held now (by jobs or reservations) are in it.
+        """
+        tick = ctx.tick
+        profile = cls.from_releases(ctx.processors, ctx.now,
+                                    ((round_up(end, tick), width) for end, width in ctx.releases()))
+        profile.tick = tick
+        return profile
+
+    def copy(self) -> TickProfile:
+        clone = TickProfile.__new__(TickProfile)
+        clone.capacity, clone.tick = self.capacity, self.tick
+        clone._times, clone._free = self._times.copy(), self._free.copy()
+        return clone
+
+    def earliest_fit(self, width: int, duration: int, after: int) -> int:
+        return super().earliest_fit(width, round_up(duration, self.tick), after)
+
+    def earlier_fit(self, width: int, duration: int, after: int, booked: int) -> int:
+        return super().earlier_fit(width, round_up(duration, self.tick), after, booked)
+
+    def place(self, width: int, duration: int, after: int) -> int:
+        return super().place(width, round_up(duration, self.tick), after)
+
+    def reserve(self, start: int, duration: int, width: int) -> None:
+        super().reserve(start, round_up(duration, self.tick), width)
+
+    def release(self, start: int, duration: int, width: int) -> None:
+        super().release(start, round_up(duration, self.tick), width)
+
+
+def running_profile(ctx: Context) -> Profile:
+    """The running jobs from now on; on the tick grid in a run with a tick."""
+    return TickProfile.of_running(ctx) if ctx.tick else ctx.profile()
+
+
 class AdmissionPolicy(Policy):
     """Admission control at submission plus plan keeping, shared by QoPS, MSB and MRT.
 
@@ -150,6 +211,11 @@ class AdmissionPolicy(Policy):
 
     Under ``overrun="kill"`` (the default) no job holds processors past its
     estimate, so every admitted job with a deadline ends by it.
+
+    **Ticks.** In a run with a scheduling tick the policy is called only at
+    ticks and jobs start only at ticks; every plan is made on a
+    :class:`TickProfile`, so every planned start is a tick and the
+    guarantee holds as without a tick.
     """
 
     def __init__(self) -> None:
@@ -169,7 +235,7 @@ class AdmissionPolicy(Policy):
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._refresh(ctx)
         now = ctx.now
-        running = ctx.profile()
+        running = running_profile(ctx)
         limit = latest_end(job)
         alone = earliest_end_alone(running, job, now)
         ctx.count("placements")
@@ -240,7 +306,7 @@ class AdmissionPolicy(Policy):
 
     def _planned_profile(self, ctx: Context) -> Profile | None:
         """Running jobs plus the plan, or ``None`` if the plan no longer fits the machine."""
-        profile = ctx.profile()
+        profile = running_profile(ctx)
         if self._plan and self._plan[0][1] < ctx.now:
             return None
         try:
@@ -264,7 +330,7 @@ class AdmissionPolicy(Policy):
 
     def _repair(self, ctx: Context) -> None:
         """Rebuild the plan in AST order from the machine as it is (after an overrun)."""
-        profile = ctx.profile()
+        profile = running_profile(ctx)
         now = ctx.now
         placed = []
         for job, _ in self._plan:

@@ -1,0 +1,50 @@
+"""A policy instance serves one run: the engine refuses to run it a second time.
+
+A policy keeps state from call to call (plans, counters, dynP's decisions),
+so a second run of the same object would start where the first ended
+(docs/engine.md, "Policy lifecycle").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import schedlab
+from schedlab.engine.simulator import run
+from schedlab.errors import InputError
+from schedlab.policies import make_policy
+from schedlab.testing import random_workload
+from schedlab.workload.job import Job, Workload
+
+WORKLOAD = random_workload(np.random.default_rng(7), n_jobs=40, processors=16)
+
+
+@pytest.mark.parametrize("name", sorted(schedlab.available_policies()))
+def test_every_policy_instance_is_refused_for_a_second_run(name):
+    policy = make_policy(name)
+    run(WORKLOAD, policy)
+    with pytest.raises(InputError) as caught:
+        run(WORKLOAD, policy)
+    kind = type(policy).__name__
+    assert caught.value.field == "policy"
+    assert str(caught.value) == (
+        f"field policy: this {kind} instance (policy {policy.name!r}) has already been run and "
+        f"keeps that run's state; give every run a new policy, e.g. "
+        f"{kind}(**policy.get_params()), or pass the policy by name")
+
+
+def test_a_new_instance_from_the_parameters_repeats_the_run_exactly():
+    """dynP counts its decisions: a rebuilt instance counts the same as the first run."""
+    policy = make_policy("dynp")
+    first = run(WORKLOAD, policy)
+    again = run(WORKLOAD, type(policy)(**policy.get_params()))
+    assert first.stats == again.stats
+    assert np.array_equal(first.start, again.start)
+
+
+def test_a_run_refused_for_bad_input_leaves_the_instance_unused():
+    policy = make_policy("fcfs")
+    with pytest.raises(InputError, match="overrun"):
+        run(Workload((Job(1, 0, 5, 5, 1),), 4), policy, overrun="pause")
+    assert run(Workload((Job(1, 0, 5, 5, 1),), 4), policy).start.tolist() == [0]
