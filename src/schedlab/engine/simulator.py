@@ -433,8 +433,18 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
               "wall_time_s": round(wall, 6), "jobs": len(jobs),
-              "unix_start_time": workload.unix_start_time},
+              "unix_start_time": workload.unix_start_time,
+              "workload": _provenance(workload, machine)},
     )
+
+
+def _provenance(workload: Workload, machine: int) -> dict:
+    """Where the workload's machine size and estimates came from (docs/workloads.md);
+    a machine size given to :func:`run` overrides the workload's."""
+    facts = dict(workload.provenance)
+    if machine != workload.processors:
+        facts["machine_size_source"] = "--procs"
+    return facts
 
 
 def _deadline_columns(jobs) -> tuple[np.ndarray | None, np.ndarray | None]:
