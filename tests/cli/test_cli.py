@@ -57,8 +57,9 @@ from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
 from schedlab.workload.stats import trace_statistics
 from schedlab.workload.swf import read_swf
+from real_traces import trace_path
 
-KTH = Path("/work/shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz")
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 SCHEDLAB_EXE = Path(sys.executable).with_name("schedlab")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CONTRACT_COLUMNS = ["job_id", "submit", "start", "end", "width", "estimate", "runtime", "status"]

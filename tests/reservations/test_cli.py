@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from schedlab.cli.app import app
 from schedlab.workload.reservations import read_reservations
+from real_traces import trace_path
 
 runner = CliRunner()
 
@@ -142,7 +143,7 @@ def test_generate_reservations_option_mistakes_exit_2(tmp_path, args, field):
     assert f"field {field}" in result.output
 
 
-KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reservations.md"
 
 

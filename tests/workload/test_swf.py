@@ -30,10 +30,10 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.swf import SKIP_REASONS, read_swf, write_swf
+from real_traces import real_trace
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small.swf"
-WORKLOADS = Path("/work/shared/workloads")
 
 # One valid record (18 fields) used to build bad files line by line.
 RECORD = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 0 -1 -1 -1"
@@ -467,13 +467,6 @@ def test_write_where_a_file_blocks_the_directory_is_an_input_error(tmp_path):
 
 
 # --------------------------------------------------------------------------- real traces
-
-
-def real_trace(name: str) -> Path:
-    path = WORKLOADS / name
-    if not path.exists():
-        pytest.skip(f"trace {path} is not available")
-    return path
 
 
 def test_kth_trace():
