@@ -31,7 +31,7 @@ from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
 from schedlab.engine.result import FINISHED, ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
 
 if TYPE_CHECKING:
     from schedlab.policies.reservations import ReservationRules
@@ -443,7 +443,7 @@ def _provenance(workload: Workload, machine: int) -> dict:
     a machine size given to :func:`run` overrides the workload's."""
     facts = dict(workload.provenance)
     if machine != workload.processors:
-        facts["machine_size_source"] = "--procs"
+        facts["machine_size_source"] = MACHINE_FROM_ARGUMENT
     return facts
 
 

@@ -12,6 +12,15 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+#: Values of ``Workload.provenance["machine_size_source"]`` besides "header <key>".
+MACHINE_FROM_ARGUMENT = "--procs"
+MACHINE_FROM_WIDEST_JOB = "widest job (guessed)"
+#: Values of ``Workload.provenance["estimates_source"]``.
+ESTIMATES_REQUESTED = "requested time"
+ESTIMATES_PARTLY_RUNTIME = "requested time, else runtime"
+ESTIMATES_RUNTIME = "runtime (no requested times in the trace)"
+ESTIMATES_PERFECT = "runtime (perfect estimates)"
+
 
 class Job(NamedTuple):
     """One batch job as submitted.

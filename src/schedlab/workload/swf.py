@@ -30,7 +30,9 @@ from schedlab import __version__
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_bytes
-from schedlab.workload.job import Job, Workload
+from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_REQUESTED,
+                                   ESTIMATES_RUNTIME, MACHINE_FROM_ARGUMENT,
+                                   MACHINE_FROM_WIDEST_JOB, Job, Workload)
 
 #: Field names of the 18 SWF fields, in file order (field k is FIELD_NAMES[k - 1]).
 FIELD_NAMES = (
@@ -46,13 +48,6 @@ N_FIELDS = len(FIELD_NAMES)
 #: counted under the first reason that applies.
 SKIP_REASONS = ("submit < 0", "runtime < 0", "width <= 0", "no estimate", "width > machine")
 
-#: Where a workload's machine size came from (``Workload.provenance``).
-MACHINE_FROM_ARGUMENT = "--procs"
-MACHINE_FROM_WIDEST_JOB = "widest job (guessed)"
-#: Where the jobs' estimates came from (``Workload.provenance``).
-ESTIMATES_REQUESTED = "requested time"
-ESTIMATES_PARTLY_RUNTIME = "requested time, else runtime"
-ESTIMATES_RUNTIME = "runtime (no requested times in the trace)"
 
 WidthField = Literal["requested", "allocated"]
 MissingEstimate = Literal["use-runtime", "drop"]
