@@ -475,6 +475,9 @@ def test_kth_trace():
     assert workload.processors == 100
     assert workload.unix_start_time == 843480031
     assert workload.skipped == dict.fromkeys(SKIP_REASONS, 0)
+    assert workload.provenance == {"machine_size_source": "header MaxProcs",
+                                   "estimates_source": "requested time",
+                                   "estimates_from_runtime": 0}
     assert workload.jobs[0] == Job(15, 599850, 3477, 53940, 4, user=12, group=12, queue=-1)
 
 
@@ -489,6 +492,10 @@ def test_nasa_trace_has_no_estimates():
     path = real_trace("NASA-iPSC-1993-3.1-cln.swf.gz")
     workload = read_swf(path)
     assert all(j.estimate == max(j.runtime, 1) for j in workload)
+    assert workload.provenance == {
+        "machine_size_source": "header MaxProcs",
+        "estimates_source": "runtime (no requested times in the trace)",
+        "estimates_from_runtime": 18239}
     err = error_of(path, missing_estimate="drop")
     assert "all 18239 records were skipped" in str(err)
     assert "no estimate: 18239" in str(err)
