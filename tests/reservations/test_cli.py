@@ -148,11 +148,15 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "reservations.md"
 
 
 @pytest.mark.skipif(not KTH.exists(), reason="KTH-SP2 trace not in ../shared/workloads")
-def test_the_python_example_of_the_docs_runs(monkeypatch):
+def test_the_python_example_of_the_docs_runs(monkeypatch, tmp_path):
+    """The example reads ../shared/workloads/ from the project root (tests/test_docs_commands.py)."""
     import re
 
     (code,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    monkeypatch.chdir(KTH.parent)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "workloads").symlink_to(KTH.parent)
+    (tmp_path / "root").mkdir()
+    monkeypatch.chdir(tmp_path / "root")
     scope: dict = {}
     exec(compile(code, str(DOC), "exec"), scope)
     assert len(scope["requests"]) == 60
