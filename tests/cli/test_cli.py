@@ -57,8 +57,9 @@ from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
 from schedlab.workload.stats import trace_statistics
 from schedlab.workload.swf import read_swf
+from real_traces import trace_path
 
-KTH = Path("/work/shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz")
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 SCHEDLAB_EXE = Path(sys.executable).with_name("schedlab")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CONTRACT_COLUMNS = ["job_id", "submit", "start", "end", "width", "estimate", "runtime", "status"]
@@ -207,8 +208,76 @@ def test_simulate_small_trace_writes_the_hand_worked_schedule(workdir: Path) -> 
     assert document["metrics"]["avg_wait"] == 27.5
     assert document["metrics"]["makespan"] == 170
     assert document["metrics"]["utilization"] == pytest.approx(520 / 680)
-    assert document["skipped"] == {"runtime < 0": 0, "width <= 0": 0, "no estimate": 0,
-                                   "width > machine": 0}
+    assert document["skipped"] == {"submit < 0": 0, "runtime < 0": 0, "width <= 0": 0,
+                                   "no estimate": 0, "width > machine": 0}
+    assert document["meta"]["workload"] == {"machine_size_source": "header MaxProcs",
+                                            "estimates_source": "requested time",
+                                            "estimates_from_runtime": 0}
+    assert result.stderr == ""
+
+
+#: A trace with the defects of real archive traces: no MaxProcs/MaxNodes header and no
+#: requested times (METACENTRUM-2009-2), and a placeholder record of -1s (LLNL-Thunder).
+GUESSED_SWF = """\
+1 0 -1 100 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1
+2 10 -1 50 3 -1 -1 3 -1 -1 1 2 1 -1 1 -1 -1 -1
+-1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1 -1
+"""
+
+
+def test_simulate_warns_about_a_guessed_machine_and_estimates(workdir: Path) -> None:
+    (workdir / "guessed.swf").write_text(GUESSED_SWF)
+    result = invoke("simulate", "guessed.swf", "--out", "out")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [
+        "warning: guessed has no MaxProcs or MaxNodes header: the machine size is guessed as "
+        "3 processors (the widest job); give the real size with --procs",
+        "warning: guessed has no requested times (field 9): every job's estimate is its "
+        "runtime, i.e. perfect estimates, which flatter backfilling"]
+    document = json.loads((workdir / "out" / "metrics.json").read_text())
+    assert document["processors"] == 3
+    assert document["skipped"]["submit < 0"] == 1
+    assert document["meta"]["workload"] == {
+        "machine_size_source": "widest job (guessed)",
+        "estimates_source": "runtime (no requested times in the trace)",
+        "estimates_from_runtime": 2}
+
+
+def test_given_machine_size_and_perfect_estimates_silence_the_warnings(workdir: Path) -> None:
+    (workdir / "guessed.swf").write_text(GUESSED_SWF)
+    result = invoke("simulate", "guessed.swf", "--procs", "8", "--perfect-estimates",
+                    "--out", "out")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    document = json.loads((workdir / "out" / "metrics.json").read_text())
+    assert document["meta"]["workload"] == {"machine_size_source": "--procs",
+                                            "estimates_source": "runtime (perfect estimates)",
+                                            "estimates_from_runtime": 2}
+
+
+def test_placeholder_records_stop_only_a_strict_run(workdir: Path) -> None:
+    (workdir / "guessed.swf").write_text(GUESSED_SWF)
+    assert invoke("simulate", "guessed.swf", "--procs", "4").exit_code == 0
+    result = invoke("simulate", "guessed.swf", "--procs", "4", "--strict")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == ("schedlab: error: guessed.swf:3: field 2 (submit time): "
+                                     "expected a submit time >= 0, got -1 (strict mode)")
+
+
+def test_a_duplicate_job_number_is_bad_input_naming_file_and_lines(workdir: Path) -> None:
+    (workdir / "twice.swf").write_text(SMALL_SWF + "2 40 -1 20 1 -1 -1 1 40 -1 1 3 1 -1 1 -1 -1 -1\n")
+    result = invoke("simulate", "twice.swf")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == ("schedlab: error: twice.swf:7: field 1 (job number): job "
+                                     "number 2 appears twice (first on line 4); job numbers "
+                                     "must be unique")
+
+
+def test_random_bytes_are_not_an_swf_text_file(workdir: Path) -> None:
+    (workdir / "noise.swf").write_bytes(bytes(range(256)) * 8)
+    result = invoke("simulate", "noise.swf")
+    assert result.exit_code == 2
+    assert "noise.swf: not an SWF text file" in result.stderr
 
 
 def test_simulate_prints_the_summary_table(workdir: Path) -> None:
@@ -419,8 +488,26 @@ def test_analyze_small_trace_prints_table2_rows(workdir: Path) -> None:
     for label, value in SMALL_TABLE2.items():
         assert rows[label] == [value], label
     assert "Weibull alpha (shape)" in rows and "Weibull beta (scale) (s)" in rows
-    for reason in ("runtime < 0", "width <= 0", "no estimate", "width > machine"):
+    for reason in ("submit < 0", "runtime < 0", "width <= 0", "no estimate",
+                   "width > machine"):
         assert rows[reason] == ["0"]
+    assert rows["machine size"] == ["4", "header MaxProcs"]
+    assert result.stderr == ""
+
+
+def test_analyze_counts_the_jobs_given_their_runtime_as_estimate(workdir: Path) -> None:
+    (workdir / "guessed.swf").write_text(GUESSED_SWF)
+    result = invoke("analyze", "guessed.swf", env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = table_rows(result.stdout)
+    assert rows["submit < 0"] == ["1"]
+    assert rows["machine size"] == ["3", "widest job (guessed)"]
+    assert rows["jobs with their runtime as estimate"] == [
+        "2", "runtime (no requested times in the trace)"]
+    assert "give the real size with --procs" in result.stderr
+    assert "has no requested times" in result.stderr
+    assert table_rows(invoke("analyze", "guessed.swf", "--procs", "6",
+                             env={"COLUMNS": "200"}).stdout)["machine size"] == ["6", "--procs"]
 
 
 def test_analyze_kth_prints_every_table2_row() -> None:
@@ -477,8 +564,9 @@ BAD_FILES = {
                           ("bad.swf:3:", "field 18", "expected 18 fields, got 17")),
     "non-numeric": ({"bad.swf": (HEADER + record(1, 0) + "\n" + record(2, 5, "abc")).encode()},
                     ("bad.swf:3:", "field 4 (run time)", "'abc'")),
-    "negative-submit": ({"bad.swf": (HEADER + record(1, -5) + "\n").encode()},
-                        ("bad.swf:2:", "field 2 (submit time)", "-5")),
+    "duplicate-job": ({"bad.swf": (HEADER + record(1, 0) + "\n" + record(1, 5)).encode()},
+                      ("bad.swf:3:", "field 1 (job number)", "first on line 2")),
+    "binary": ({"bad.swf": bytes(range(256)) * 4}, ("bad.swf:", "not an SWF text file")),
     "unsorted-submit": ({"bad.swf": (HEADER + record(1, 10) + "\n" + record(2, 5)).encode()},
                         ("bad.swf:3:", "field 2 (submit time)", "must not decrease")),
     "truncated-gzip": ({"bad.swf.gz": gzip.compress(SMALL_SWF.encode())[:60]},
@@ -506,6 +594,9 @@ CASES.update({
     "simulate-strict-too-wide": BadInput("simulate", ("small.swf", "--procs", "2", "--strict"),
                                          ("small.swf:4:", "field 8 (requested processors)",
                                           "strict")),
+    "simulate-strict-negative-submit": BadInput(
+        "simulate", ("bad.swf", "--strict"), ("bad.swf:3:", "field 2 (submit time)", "-5"),
+        {"bad.swf": (HEADER + record(1, 0) + "\n" + record(2, -5)).encode()}),
     "compare-wrong-field-count": BadInput("compare", ("bad.swf",),
                                           BAD_FILES["wrong-field-count"][1],
                                           BAD_FILES["wrong-field-count"][0]),

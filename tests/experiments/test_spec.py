@@ -17,6 +17,7 @@ from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import check_number
 
 from experiments.helpers import SMALL_SWF, write_files
+from real_traces import trace_path
 
 SMALL_DIGEST = hashlib.sha256(SMALL_SWF.encode()).hexdigest()
 
@@ -253,8 +254,7 @@ def test_nothing_runs_and_nothing_is_written_when_the_experiment_is_bad(tmp_path
     assert not (tmp_path / "out").exists()
 
 
-SHARED_NASA = Path(__file__).resolve().parents[3] / "shared" / "workloads" / \
-    "NASA-iPSC-1993-3.1-cln.swf.gz"
+SHARED_NASA = trace_path("NASA-iPSC-1993-3.1-cln.swf.gz")
 
 
 def test_a_catalog_trace_that_is_not_cached_says_how_to_fetch_it(

@@ -23,6 +23,7 @@ from schedlab.metrics.jobs import accepted_jobs, node_seconds
 from schedlab.metrics.series import integrate
 
 from .conftest import build_result
+from real_traces import trace_path
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
@@ -195,7 +196,7 @@ def test_invariants_on_valid_schedules(draws, processors):
     json.dumps(metrics, allow_nan=False)
 
 
-KTH = Path("/work/shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz")
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
 
 def test_engine_result_on_a_real_trace():

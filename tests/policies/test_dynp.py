@@ -27,8 +27,9 @@ from schedlab.policies.registry import make_policy
 from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
 from strategies import workloads
+from real_traces import trace_path
 
-KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
 # ------------------------------------------------------------ basic dynP (§3.1)
 BASIC = workload(1, (1, 0, 100, 100, 1), (2, 1, 30, 30, 1), (3, 2, 5, 5, 1), (4, 3, 1, 1, 1),

@@ -17,8 +17,9 @@ from schedlab.experiments import load_results
 from schedlab.experiments.recipes import get_recipe, reproduce, trace_file
 from schedlab.experiments.recipes import qops as recipe
 from schedlab.experiments.spec import experiment_from_mapping
+from real_traces import trace_path
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "workloads"
+TRACES = trace_path(".")
 
 
 @pytest.fixture(scope="module")

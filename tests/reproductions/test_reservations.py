@@ -14,8 +14,9 @@ from schedlab.experiments.recipes.reservations import (
     MIN_NOTICE_HOURS, SCENARIOS, class_metrics, papers_runs, reduced_experiment, run_table)
 from schedlab.experiments.runner import prepared_workload, run_requests
 from schedlab.experiments.spec import experiment_from_mapping
+from real_traces import trace_path
 
-TRACES = Path(__file__).resolve().parents[3] / "shared" / "workloads"
+TRACES = trace_path(".")
 #: The run ids of the reduced form's three scenarios (baseline, + reservations,
 #: + reservations + throttle), as the recipe first built them.
 REDUCED_RUN_IDS = [

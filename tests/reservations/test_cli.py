@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from schedlab.cli.app import app
 from schedlab.workload.reservations import read_reservations
+from real_traces import trace_path
 
 runner = CliRunner()
 
@@ -142,16 +143,20 @@ def test_generate_reservations_option_mistakes_exit_2(tmp_path, args, field):
     assert f"field {field}" in result.output
 
 
-KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 DOC = Path(__file__).resolve().parents[2] / "docs" / "reservations.md"
 
 
 @pytest.mark.skipif(not KTH.exists(), reason="KTH-SP2 trace not in ../shared/workloads")
-def test_the_python_example_of_the_docs_runs(monkeypatch):
+def test_the_python_example_of_the_docs_runs(monkeypatch, tmp_path):
+    """The example reads ../shared/workloads/ from the project root (tests/test_docs_commands.py)."""
     import re
 
     (code,) = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
-    monkeypatch.chdir(KTH.parent)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "workloads").symlink_to(KTH.parent)
+    (tmp_path / "root").mkdir()
+    monkeypatch.chdir(tmp_path / "root")
     scope: dict = {}
     exec(compile(code, str(DOC), "exec"), scope)
     assert len(scope["requests"]) == 60

@@ -14,8 +14,9 @@ from schedlab.policies.reservations import (ReservationRules, over_cap, peak_win
 from schedlab.workload.reservations import generate_requests
 
 from .helpers import simulate
+from real_traces import trace_path
 
-KTH = Path(__file__).resolve().parents[3] / "shared" / "workloads" / "KTH-SP2-1996-2.1-cln.swf.gz"
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
 INTERVALS = st.lists(st.tuples(st.integers(0, 200), st.integers(1, 60), st.integers(1, 9)),
                      max_size=6)

@@ -2,7 +2,7 @@
 
 Downloads are served by a real HTTP server on 127.0.0.1 (``http.server`` in a
 thread, port 0) and a test catalog pointing at it; the shipped catalog is
-checked against the traces in /work/shared/workloads where they exist.
+checked against the real traces (tests/real_traces.py) where they exist.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from schedlab.errors import InputError
 from schedlab.workload import catalog
 from schedlab.workload.catalog import (Trace, cache_state, cached_trace, fetch, find_trace,
                                        load_catalog)
+from real_traces import trace_path
 
-WORKLOADS = Path("/work/shared/workloads")
+WORKLOADS = trace_path(".")
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload/"
 
 # A tiny SWF trace (2 jobs, 4 processors), gzip-compressed with a fixed mtime

@@ -17,9 +17,10 @@ from schedlab.workload.job import Job, Workload
 from schedlab.workload.stats import (STREIT_TABLE2, TraceStatistics, compare_to_reference,
                                      fit_weibull, trace_statistics)
 from schedlab.workload.swf import read_swf
+from real_traces import trace_path
 
 SMALL = Path(__file__).parent / "data" / "small.swf"
-KTH = Path("/work/shared/workloads/KTH-SP2-1996-2.1-cln.swf.gz")
+KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
 # submits 0, 0, 10, 40 -> interarrivals 0, 10, 30
 HAND = Workload(jobs=(), processors=8, name="hand").with_jobs([

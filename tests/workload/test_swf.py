@@ -30,10 +30,10 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.swf import SKIP_REASONS, read_swf, write_swf
+from real_traces import real_trace
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small.swf"
-WORKLOADS = Path("/work/shared/workloads")
 
 # One valid record (18 fields) used to build bad files line by line.
 RECORD = "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 0 -1 -1 -1"
@@ -70,8 +70,8 @@ def test_small_trace_jobs_follow_the_width_estimate_and_skip_rules():
         Job(6, 30, 0, 1, 6, user=2, group=1, queue=0),
         Job(7, 30, 700, 600, 8, user=1, group=1, queue=2),
     )
-    assert workload.skipped == {"runtime < 0": 1, "width <= 0": 1, "no estimate": 0,
-                                "width > machine": 1}
+    assert workload.skipped == {"submit < 0": 0, "runtime < 0": 1, "width <= 0": 1,
+                                "no estimate": 0, "width > machine": 1}
     assert list(workload.skipped) == list(SKIP_REASONS)
 
 
@@ -183,10 +183,80 @@ def test_semicolon_after_data_is_not_a_comment(tmp_path):
     assert "expected a number, got '-1;'" in str(err)
 
 
-def test_negative_submit_time(tmp_path):
-    path = write_text(tmp_path, f"; MaxProcs: 4\n{record(f2='-5')}\n")
-    assert str(error_of(path)) == (f"{path}:2: field 2 (submit time): "
-                                   "expected a submit time >= 0, got -5")
+PLACEHOLDER = " ".join(["-1"] * 18)   # LLNL-Thunder holds 1,190 records like this
+
+
+def test_placeholder_records_are_skipped_and_counted(tmp_path):
+    path = write_text(tmp_path, f"; MaxProcs: 4\n{RECORD}\n{PLACEHOLDER}\n"
+                                f"{record(f1='2', f2='5')}\n{PLACEHOLDER}\n")
+    workload = read_swf(path)
+    assert [(j.id, j.submit) for j in workload] == [(1, 0), (2, 5)]
+    assert workload.skipped == {"submit < 0": 2, "runtime < 0": 0, "width <= 0": 0,
+                                "no estimate": 0, "width > machine": 0}
+
+
+def test_strict_mode_stops_at_a_negative_submit_time(tmp_path):
+    path = write_text(tmp_path, f"; MaxProcs: 4\n{RECORD}\n{record(f1='2', f2='-5')}\n")
+    assert len(read_swf(path)) == 1
+    assert str(error_of(path, strict=True)) == (f"{path}:3: field 2 (submit time): "
+                                                "expected a submit time >= 0, got -5 "
+                                                "(strict mode)")
+
+
+def test_submit_order_is_checked_around_placeholders(tmp_path):
+    path = write_text(tmp_path, f"{record(f2='200')}\n{PLACEHOLDER}\n"
+                                f"{record(f1='2', f2='100')}\n")
+    assert str(error_of(path)) == (f"{path}:3: field 2 (submit time): submit times must "
+                                   "not decrease: got 100 after 200 on line 1")
+
+
+def test_duplicate_job_number_names_both_lines(tmp_path):
+    path = write_text(tmp_path, f"; MaxProcs: 4\n{RECORD}\n{record(f1='2', f2='3')}\n"
+                                f"{record(f2='7')}\n")
+    err = error_of(path)
+    assert str(err) == (f"{path}:4: field 1 (job number): job number 1 appears twice "
+                        "(first on line 2); job numbers must be unique")
+    assert (err.file, err.line) == (str(path), 4)
+
+
+def test_a_skipped_record_may_share_its_job_number(tmp_path):
+    path = write_text(tmp_path, f"; MaxProcs: 4\n{RECORD}\n{record(f2='3', f4='-1')}\n")
+    assert [j.id for j in read_swf(path)] == [1]
+
+
+def test_binary_data_is_not_an_swf_text_file(tmp_path):
+    path = tmp_path / "random.bin"
+    path.write_bytes(np.random.default_rng(0).bytes(4096))
+    assert str(error_of(path)) == (f"{path}: not an SWF text file (it holds binary data); "
+                                   "expected comment lines starting with ';' and job records "
+                                   "of 18 numbers")
+
+
+@pytest.mark.parametrize("header, processors, size, source", [
+    ("; MaxProcs: 8\n; MaxNodes: 2\n", None, 8, "header MaxProcs"),
+    ("; MaxNodes: 6\n", None, 6, "header MaxNodes"),
+    ("", None, 3, "widest job (guessed)"),
+    ("; MaxProcs: 8\n", 5, 5, "--procs"),
+])
+def test_provenance_says_where_the_machine_size_came_from(tmp_path, header, processors,
+                                                          size, source):
+    path = write_text(tmp_path, f"{header}{RECORD}\n{record(f1='2', f8='3')}\n")
+    workload = read_swf(path, processors=processors)
+    assert workload.processors == size
+    assert workload.provenance["machine_size_source"] == source
+
+
+@pytest.mark.parametrize("requested, source, from_runtime", [
+    (("20", "30", "40"), "requested time", 0),
+    (("20", "-1", "0"), "requested time, else runtime", 2),
+    (("-1", "-1", "-1"), "runtime (no requested times in the trace)", 3),
+])
+def test_provenance_counts_the_jobs_given_their_runtime_as_estimate(tmp_path, requested,
+                                                                    source, from_runtime):
+    lines = [record(f1=str(k), f9=value) for k, value in enumerate(requested, start=1)]
+    workload = read_swf(write_text(tmp_path, "\n".join(lines) + "\n"))
+    assert workload.provenance["estimates_source"] == source
+    assert workload.provenance["estimates_from_runtime"] == from_runtime
 
 
 def test_unsorted_submit_times(tmp_path):
@@ -248,8 +318,8 @@ def test_missing_file(tmp_path):
 def test_all_records_skipped_is_an_error(tmp_path):
     path = write_text(tmp_path, f"{record(f4='-1')}\n")
     assert str(error_of(path)) == (
-        f"{path}: no job can be simulated: all 1 records were skipped (runtime < 0: 1, "
-        "width <= 0: 0, no estimate: 0, width > machine: 0)")
+        f"{path}: no job can be simulated: all 1 records were skipped (submit < 0: 0, "
+        "runtime < 0: 1, width <= 0: 0, no estimate: 0, width > machine: 0)")
 
 
 def test_unknown_option_words_are_rejected():
@@ -399,19 +469,15 @@ def test_write_where_a_file_blocks_the_directory_is_an_input_error(tmp_path):
 # --------------------------------------------------------------------------- real traces
 
 
-def real_trace(name: str) -> Path:
-    path = WORKLOADS / name
-    if not path.exists():
-        pytest.skip(f"trace {path} is not available")
-    return path
-
-
 def test_kth_trace():
     workload = read_swf(real_trace("KTH-SP2-1996-2.1-cln.swf.gz"))
     assert len(workload) == 27992
     assert workload.processors == 100
     assert workload.unix_start_time == 843480031
     assert workload.skipped == dict.fromkeys(SKIP_REASONS, 0)
+    assert workload.provenance == {"machine_size_source": "header MaxProcs",
+                                   "estimates_source": "requested time",
+                                   "estimates_from_runtime": 0}
     assert workload.jobs[0] == Job(15, 599850, 3477, 53940, 4, user=12, group=12, queue=-1)
 
 
@@ -426,6 +492,10 @@ def test_nasa_trace_has_no_estimates():
     path = real_trace("NASA-iPSC-1993-3.1-cln.swf.gz")
     workload = read_swf(path)
     assert all(j.estimate == max(j.runtime, 1) for j in workload)
+    assert workload.provenance == {
+        "machine_size_source": "header MaxProcs",
+        "estimates_source": "runtime (no requested times in the trace)",
+        "estimates_from_runtime": 18239}
     err = error_of(path, missing_estimate="drop")
     assert "all 18239 records were skipped" in str(err)
     assert "no estimate: 18239" in str(err)

@@ -16,10 +16,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.common import console
+from schedlab.cli.common import console, report_guesses
 from schedlab.workload.swf import read_swf
 
 if TYPE_CHECKING:
+    from schedlab.workload.job import Workload
     from schedlab.workload.stats import TraceStatistics
 
 
@@ -32,6 +33,7 @@ def analyze(
         help="Jobs without a requested time: use the runtime as estimate, or drop them.")
     ] = "use-runtime",
     processors: Annotated[Optional[int], typer.Option(
+        "--processors", "--procs",
         help="Machine size; overrides the header's MaxProcs/MaxNodes.")] = None,
     strict: Annotated[bool, typer.Option(
         help="Fail on the first record that cannot be simulated instead of skipping it.")
@@ -48,11 +50,13 @@ def analyze(
              "with the relative difference; with --compare also Streit's Table 2 and 3 "
              "columns.")] = None,
 ) -> None:
-    """Print trace statistics (Streit 2002, Table 2) and the reader's skip counts."""
+    """Print trace statistics (Streit 2002, Table 2), the reader's skip counts and where
+    the machine size and estimates came from (warning on stderr when guessed)."""
     from schedlab.workload.stats import trace_statistics   # scipy: loaded only when needed
 
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=processors)
+    report_guesses(workload)
     statistics = trace_statistics(workload, weibull_method=weibull)
     if compare_trace is None:
         console.print(_statistics_table(workload.name, statistics, compare))
@@ -61,6 +65,7 @@ def analyze(
                                                  missing_estimate)
         console.print(_generated_table(workload.name, statistics, source_name, source, compare))
     console.print(_skip_table(workload.skipped))
+    console.print(_provenance_table(workload))
 
 
 def _source_statistics(source: str, weibull: str, width_field: str,
@@ -138,6 +143,19 @@ def _skip_table(skipped: dict[str, int]) -> Table:
     table.add_column("records", justify="right")
     for reason, count in skipped.items():
         table.add_row(reason, str(count))
+    return table
+
+
+def _provenance_table(workload: Workload) -> Table:
+    """Where the reader took the machine size and the estimates from (docs/workloads.md)."""
+    facts = workload.provenance
+    table = Table(title="Machine size and estimates")
+    table.add_column("item")
+    table.add_column("value", justify="right")
+    table.add_column("from")
+    table.add_row("machine size", str(workload.processors), str(facts["machine_size_source"]))
+    table.add_row("jobs with their runtime as estimate", str(facts["estimates_from_runtime"]),
+                  str(facts["estimates_source"]))
     return table
 
 

@@ -126,11 +126,45 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
                        load_method=load_method, deadlines=deadlines, stringency=stringency,
                        deadline_fraction=deadline_fraction, relaxation=relaxation)
     loaded = apply_transforms(loaded, steps, seed=seed, label=option_name)
+    report_guesses(loaded)
     if len(loaded) == 0:
         raise InputError("the workload has no job left to simulate", file=workload)
     if deadlines is not None or stringency is not None:
         report_unreachable_deadlines(loaded, from_stringency=stringency is not None)
     return loaded
+
+
+def report_guesses(workload: Workload) -> None:
+    """Warn on stderr where the reader guessed what the trace does not say (docs/workloads.md).
+
+    A machine sized by the widest job, and estimates taken from runtimes
+    (perfect estimates, which flatter backfilling), change every result:
+    the user must know, and learn how to set them.
+    """
+    for line in guess_warnings(workload):
+        err_console.print(f"warning: {line}", markup=False, highlight=False)
+
+
+def guess_warnings(workload: Workload) -> list[str]:
+    """The warnings of :func:`report_guesses`, one sentence each."""
+    from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_RUNTIME,
+                                       MACHINE_FROM_WIDEST_JOB)
+
+    facts = workload.provenance
+    lines = []
+    if facts.get("machine_size_source") == MACHINE_FROM_WIDEST_JOB:
+        lines.append(f"{workload.name} has no MaxProcs or MaxNodes header: the machine size "
+                     f"is guessed as {workload.processors} processors (the widest job); give "
+                     f"the real size with --procs")
+    estimates = facts.get("estimates_source")
+    if estimates == ESTIMATES_RUNTIME:
+        lines.append(f"{workload.name} has no requested times (field 9): every job's estimate "
+                     f"is its runtime, i.e. perfect estimates, which flatter backfilling")
+    elif estimates == ESTIMATES_PARTLY_RUNTIME:
+        lines.append(f"{workload.name}: {facts['estimates_from_runtime']} jobs have no "
+                     f"requested time (field 9): their estimate is their runtime "
+                     f"(--missing-estimate drop skips them instead)")
+    return lines
 
 
 def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -> None:

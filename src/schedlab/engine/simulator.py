@@ -31,7 +31,7 @@ from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
 from schedlab.engine.result import FINISHED, ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
-from schedlab.workload.job import Workload
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
 
 if TYPE_CHECKING:
     from schedlab.policies.reservations import ReservationRules
@@ -458,8 +458,18 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: 
         skipped=dict(workload.skipped),
         meta={"schedlab_version": __version__, "overrun": overrun,
               "wall_time_s": round(wall, 6), "jobs": len(jobs),
-              "unix_start_time": workload.unix_start_time},
+              "unix_start_time": workload.unix_start_time,
+              "workload": _provenance(workload, machine)},
     )
+
+
+def _provenance(workload: Workload, machine: int) -> dict:
+    """Where the workload's machine size and estimates came from (docs/workloads.md);
+    a machine size given to :func:`run` overrides the workload's."""
+    facts = dict(workload.provenance)
+    if machine != workload.processors:
+        facts["machine_size_source"] = MACHINE_FROM_ARGUMENT
+    return facts
 
 
 def _deadline_columns(jobs) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -12,6 +12,15 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
+#: Values of ``Workload.provenance["machine_size_source"]`` besides "header <key>".
+MACHINE_FROM_ARGUMENT = "--procs"
+MACHINE_FROM_WIDEST_JOB = "widest job (guessed)"
+#: Values of ``Workload.provenance["estimates_source"]``.
+ESTIMATES_REQUESTED = "requested time"
+ESTIMATES_PARTLY_RUNTIME = "requested time, else runtime"
+ESTIMATES_RUNTIME = "runtime (no requested times in the trace)"
+ESTIMATES_PERFECT = "runtime (perfect estimates)"
+
 
 class Job(NamedTuple):
     """One batch job as submitted.
@@ -50,9 +59,13 @@ class Workload:
     ``processors`` is the machine size the trace was recorded on (SWF header
     ``MaxProcs``, else ``MaxNodes``, else the widest job).  ``skipped`` counts
     the records that could not be simulated, by reason; readers always fill
-    it so that the counts can be reported.  Its repr is one short line (name,
-    jobs, processors, submit span): a trace of 28,000 jobs would otherwise
-    print megabytes.
+    it so that the counts can be reported.  ``provenance`` says where the SWF
+    reader took what the trace did not state plainly: ``machine_size_source``
+    (e.g. ``"header MaxProcs"`` or ``"widest job (guessed)"``),
+    ``estimates_source`` and ``estimates_from_runtime`` (jobs without a
+    requested time, given their runtime as estimate); see docs/workloads.md.
+    Its repr is one short line (name, jobs, processors, submit span): a trace
+    of 28,000 jobs would otherwise print megabytes.
     """
 
     jobs: tuple[Job, ...]
@@ -61,6 +74,7 @@ class Workload:
     header: Mapping[str, str] = field(default_factory=dict)
     skipped: Mapping[str, int] = field(default_factory=dict)
     unix_start_time: int | None = None
+    provenance: Mapping[str, object] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.jobs)

@@ -30,7 +30,9 @@ from schedlab import __version__
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_bytes
-from schedlab.workload.job import Job, Workload
+from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_REQUESTED,
+                                   ESTIMATES_RUNTIME, MACHINE_FROM_ARGUMENT,
+                                   MACHINE_FROM_WIDEST_JOB, Job, Workload)
 
 #: Field names of the 18 SWF fields, in file order (field k is FIELD_NAMES[k - 1]).
 FIELD_NAMES = (
@@ -44,7 +46,8 @@ N_FIELDS = len(FIELD_NAMES)
 
 #: Reasons a record is skipped, in the order they are tested: a record is
 #: counted under the first reason that applies.
-SKIP_REASONS = ("runtime < 0", "width <= 0", "no estimate", "width > machine")
+SKIP_REASONS = ("submit < 0", "runtime < 0", "width <= 0", "no estimate", "width > machine")
+
 
 WidthField = Literal["requested", "allocated"]
 MissingEstimate = Literal["use-runtime", "drop"]
@@ -100,9 +103,12 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
     * runtime: field 4; submit: field 2, kept as in the trace (not rebased);
     * machine size: ``processors`` if given, else header ``MaxProcs``, else
       ``MaxNodes``, else the widest job;
-    * records that cannot be simulated are skipped and counted by reason in
+    * records that cannot be simulated (placeholders with submit time -1,
+      negative runtime, no width, ...) are skipped and counted by reason in
       ``Workload.skipped`` (every reason of :data:`SKIP_REASONS` is present);
-      with ``strict=True`` the first such record raises instead.
+      with ``strict=True`` the first such record raises instead;
+    * ``Workload.provenance`` says where the machine size and the estimates
+      came from, so that a guess can be reported (:func:`provenance`).
 
     Malformed input raises :class:`InputError` naming file, line and field.
     """
@@ -112,7 +118,7 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
     data = _read_bytes(source)
     header = _parse_header(_comment_lines(data, source))
     table = _parse_records(data, source)
-    _check_submit_times(table[:, _SUBMIT], data, source)
+    _check_submit_order(table[:, _SUBMIT], data, source)
     return _build_workload(table, data, source, header, width_field=width_field,
                            missing_estimate=missing_estimate, strict=strict,
                            processors=processors)
@@ -226,17 +232,30 @@ def _values_in_range(table: np.ndarray) -> bool:
 def _raise_first_record_error(data: bytes, source: str, cause: str) -> NoReturn:
     """Scan the records line by line and raise an InputError for the first bad one.
 
-    Checks, per record line in file order: 18 fields; every field a decimal
+    A file that is not text (NUL or many control bytes) is reported as such
+    first.  Then checks, per record line in file order: 18 fields; every field a decimal
     number; used fields of magnitude <= 2**53; count fields (1, 5, 8, 12, 13,
     15) integral.  ``cause`` is what the fast path saw; it is reported only
     if the scan finds nothing more precise.
     """
+    if _looks_binary(data):
+        raise InputError("not an SWF text file (it holds binary data); expected comment lines "
+                         "starting with ';' and job records of 18 numbers", file=source)
     for line_no, line in enumerate(data.split(b"\n"), start=1):
         tokens = line.split()
         if not tokens or tokens[0].startswith(b";"):
             continue
         _check_record_tokens(tokens, source, line_no)
     raise InputError(f"unreadable job records ({cause})", file=source)
+
+
+def _looks_binary(data: bytes) -> bool:
+    """Whether the first 8 KiB hold a NUL byte or more than 10 % control bytes (not text)."""
+    sample = data[:8192]
+    if b"\0" in sample:
+        return True
+    control = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13))
+    return control > len(sample) // 10
 
 
 def _check_record_tokens(tokens: list[bytes], source: str, line_no: int) -> None:
@@ -277,20 +296,20 @@ def _record_line_number(data: bytes, record: int) -> int:
     raise IndexError(record)
 
 
-def _check_submit_times(submit: np.ndarray, data: bytes, source: str) -> None:
-    """Submit times must be >= 0 and must not decrease from one record to the next."""
-    negative = np.flatnonzero(submit < 0)
-    if negative.size:
-        k = int(negative[0])
-        raise InputError(f"expected a submit time >= 0, got {_number(submit[k])}", file=source,
-                         line=_record_line_number(data, k), field=field_label(_SUBMIT))
-    backwards = np.flatnonzero(np.diff(submit) < 0)
+def _check_submit_order(submit: np.ndarray, data: bytes, source: str) -> None:
+    """Submit times >= 0 must not decrease from one such record to the next.
+
+    Records with a negative submit time (placeholders whose fields are all
+    -1, as in LLNL-Thunder) are left out of the check; they are skipped.
+    """
+    valid = np.flatnonzero(submit >= 0)
+    backwards = np.flatnonzero(np.diff(submit[valid]) < 0)
     if backwards.size:
-        k = int(backwards[0]) + 1
-        previous_line = _record_line_number(data, k - 1)
+        k, previous = int(valid[backwards[0] + 1]), int(valid[backwards[0]])
+        previous_line = _record_line_number(data, previous)
         raise InputError(
             f"submit times must not decrease: got {_number(submit[k])} after "
-            f"{_number(submit[k - 1])} on line {previous_line}",
+            f"{_number(submit[previous])} on line {previous_line}",
             file=source, line=_record_line_number(data, k), field=field_label(_SUBMIT))
 
 
@@ -314,12 +333,14 @@ def _skip_masks(table: np.ndarray, width: np.ndarray,
 
     A record counts under the first reason of :data:`SKIP_REASONS` that applies.
     """
-    bad_runtime = table[:, _RUN] < 0
-    bad_width = ~bad_runtime & (width <= 0)
+    bad_submit = table[:, _SUBMIT] < 0
+    bad_runtime = ~bad_submit & (table[:, _RUN] < 0)
+    bad_width = ~bad_submit & ~bad_runtime & (width <= 0)
     no_estimate = np.zeros(len(table), dtype=bool)
     if missing_estimate == "drop":
-        no_estimate = ~bad_runtime & ~bad_width & (table[:, _REQ_TIME] <= 0)
-    return {"runtime < 0": bad_runtime, "width <= 0": bad_width, "no estimate": no_estimate}
+        no_estimate = ~bad_submit & ~bad_runtime & ~bad_width & (table[:, _REQ_TIME] <= 0)
+    return {"submit < 0": bad_submit, "runtime < 0": bad_runtime, "width <= 0": bad_width,
+            "no estimate": no_estimate}
 
 
 def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header, *,
@@ -328,8 +349,9 @@ def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header
     """Apply the width/estimate/skip rules to the parsed records and build the Workload."""
     width, width_column = _widths(table, width_field)
     masks = _skip_masks(table, width, missing_estimate)
-    simulable = ~(masks["runtime < 0"] | masks["width <= 0"] | masks["no estimate"])
-    machine = _machine_size(processors, header, width[simulable], source)
+    simulable = ~(masks["submit < 0"] | masks["runtime < 0"] | masks["width <= 0"]
+                  | masks["no estimate"])
+    machine, machine_source = _machine_size(processors, header, width[simulable], source)
     masks["width > machine"] = simulable & (width > machine)
     keep = simulable & ~masks["width > machine"]
     if strict:
@@ -339,21 +361,57 @@ def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header
         counts = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
         raise InputError(f"no job can be simulated: all {len(table)} records were skipped "
                          f"({counts})", file=source)
+    _check_unique_ids(table[:, _JOB], keep, data, source)
     jobs = _make_jobs(table[keep], width[keep])
     return Workload(jobs=jobs, processors=machine, name=_trace_name(source),
                     header=header.values, skipped=skipped,
-                    unix_start_time=_header_int(header, "UnixStartTime", source))
+                    unix_start_time=_header_int(header, "UnixStartTime", source),
+                    provenance=provenance(machine_source, table[keep, _REQ_TIME]))
+
+
+def provenance(machine_source: str, requested_time: np.ndarray) -> dict[str, object]:
+    """Where the machine size and the estimates of the kept jobs came from.
+
+    ``estimates_from_runtime`` counts the jobs without a requested time
+    (field 9 <= 0) whose estimate is their runtime: with all of them the
+    trace is simulated with perfect estimates, which the user must be told.
+    """
+    from_runtime = int((requested_time <= 0).sum())
+    if from_runtime == 0:
+        estimates = ESTIMATES_REQUESTED
+    elif from_runtime == len(requested_time):
+        estimates = ESTIMATES_RUNTIME
+    else:
+        estimates = ESTIMATES_PARTLY_RUNTIME
+    return {"machine_size_source": machine_source, "estimates_source": estimates,
+            "estimates_from_runtime": from_runtime}
+
+
+def _check_unique_ids(ids: np.ndarray, keep: np.ndarray, data: bytes, source: str) -> None:
+    """Two kept records with the same job number are an error naming both lines."""
+    rows = np.flatnonzero(keep)
+    order = np.argsort(ids[rows], kind="stable")
+    repeated = np.flatnonzero(np.diff(ids[rows][order]) == 0)
+    if not repeated.size:
+        return
+    pairs = [(int(rows[order[i]]), int(rows[order[i + 1]])) for i in repeated]
+    first, again = min(pairs, key=lambda pair: pair[1])
+    raise InputError(f"job number {_number(ids[again])} appears twice (first on line "
+                     f"{_record_line_number(data, first)}); job numbers must be unique",
+                     file=source, line=_record_line_number(data, again),
+                     field=field_label(_JOB))
 
 
 def _machine_size(processors: int | None, header: _Header, widths: np.ndarray,
-                  source: str) -> int:
-    """Machine size: the argument, else MaxProcs, else MaxNodes, else the widest job."""
+                  source: str) -> tuple[int, str]:
+    """Machine size and where it came from: the argument, else MaxProcs, else MaxNodes,
+    else the widest job (a guess, which the caller reports)."""
     if processors is not None:
         if isinstance(processors, bool) or not isinstance(processors, (int, np.integer)) \
                 or processors <= 0:
             raise InputError(f"The 'processors' parameter of read_swf must be an int > 0. "
                              f"Got {processors!r} instead.", file=source)
-        return int(processors)
+        return int(processors), MACHINE_FROM_ARGUMENT
     for key in ("MaxProcs", "MaxNodes"):
         value = _header_int(header, key, source)
         if value is not None:
@@ -361,8 +419,8 @@ def _machine_size(processors: int | None, header: _Header, widths: np.ndarray,
                 raise InputError(f"expected a machine size > 0, got {value} (give the number "
                                  f"of processors explicitly to override it)", file=source,
                                  line=header.lines[key], field=key)
-            return value
-    return int(widths.max()) if widths.size else 0
+            return value, f"header {key}"
+    return (int(widths.max()) if widths.size else 0), MACHINE_FROM_WIDEST_JOB
 
 
 def _header_int(header: _Header, key: str, source: str) -> int | None:
@@ -387,7 +445,10 @@ def _raise_first_skip(masks: dict[str, np.ndarray], table: np.ndarray, width: np
     reason = min(firsts, key=firsts.__getitem__)
     k = firsts[reason]
     line = _record_line_number(data, k)
-    if reason == "runtime < 0":
+    if reason == "submit < 0":
+        column = _SUBMIT
+        message = f"expected a submit time >= 0, got {_number(table[k, _SUBMIT])}"
+    elif reason == "runtime < 0":
         column, message = _RUN, f"expected a run time >= 0, got {_number(table[k, _RUN])}"
     elif reason == "width <= 0":
         column = _REQ_PROCS

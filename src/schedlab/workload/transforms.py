@@ -18,7 +18,7 @@ from numbers import Real
 import numpy as np
 
 from schedlab.errors import InputError
-from schedlab.workload.job import Job, Workload
+from schedlab.workload.job import ESTIMATES_PERFECT, Job, Workload
 
 #: Separator between a workload's name and the transforms applied to it.
 NAME_SEPARATOR = "~"
@@ -59,10 +59,16 @@ def _with_submit(job: Job, submit: int) -> Job:
 
 
 def perfect_estimates(workload: Workload) -> Workload:
-    """Set every estimate to the job's runtime, at least 1 s (Streit 2002, §5.2, Fig. 6)."""
+    """Set every estimate to the job's runtime, at least 1 s (Streit 2002, §5.2, Fig. 6).
+
+    The workload's provenance then says so (``estimates_source``), so that no
+    warning about estimates missing from the trace is given for a choice.
+    """
     jobs = [Job(j.id, j.submit, j.runtime, max(j.runtime, 1), j.width, j.user, j.group,
                 j.queue, j.deadline, j.artificial_deadline) for j in workload.jobs]
-    return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"))
+    facts = {**workload.provenance, "estimates_source": ESTIMATES_PERFECT,
+             "estimates_from_runtime": len(jobs)}
+    return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"), provenance=facts)
 
 
 def split_wide_jobs(workload: Workload, max_width: int) -> Workload:

@@ -31,8 +31,9 @@ from schedlab.workload.models.lublin import (
     warp_through_day,
 )
 from schedlab.workload.swf import read_swf
+from real_traces import trace_path
 
-TRACE = Path("/work/shared/workloads/lublin_256.swf.gz")
+TRACE = trace_path("lublin_256.swf.gz")
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,9 @@ from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, RatioBins, anal
                                              model_from_bytes, resolve_model, save_model)
 from schedlab.workload.stats import STREIT_TABLE2, STREIT_TABLE3, trace_statistics
 from schedlab.workload.swf import read_swf, write_swf
+from real_traces import trace_path
 
-WORKLOADS = Path("/work/shared/workloads")
+WORKLOADS = trace_path(".")
 DATA = Path(__file__).parents[3] / "src" / "schedlab" / "workload" / "models" / "data"
 runner = CliRunner()
 
