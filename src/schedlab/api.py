@@ -9,8 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from schedlab.engine.result import Result
-from schedlab.engine.simulator import ProgressCallback, run
+from schedlab.engine.simulator import ProgressCallback
+from schedlab.engine.simulator import run as run_space_sharing
+from schedlab.engine.timesharing import TimeSharingPolicy, run_timesharing
 from schedlab.errors import InputError
+from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, make_policy
 from schedlab.workload.job import Workload
 
@@ -59,6 +62,35 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     raise InputError(f"no such file, not a built-in model "
                      f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
                      f"`schedlab traces list`", file=str(source))
+
+
+def run(workload: Workload, policy: Policy, *, processors: int | None = None,
+        overrun: str = "kill", progress: ProgressCallback | None = None,
+        reservations: Iterable[Reservation] | None = None,
+        reservation_rules: ReservationRules | None = None, tick: int = 0,
+        max_queued_per_user: int | None = None) -> Result:
+    """Simulate a loaded workload under a built policy on the engine the policy needs.
+
+    The one place that chooses the engine: a time-sharing policy (gang
+    scheduling, docs/policies/gang.md) runs on
+    :func:`~schedlab.engine.timesharing.run_timesharing`, every other one on
+    the space-sharing event loop (:func:`~schedlab.engine.simulator.run`).
+    The CLI, :func:`simulate`, :func:`compare` and sweeps all come here.
+    """
+    if isinstance(policy, TimeSharingPolicy):
+        unsupported = [name for name, value in (("reservations", reservations), ("tick", tick),
+                                                ("max_queued_per_user", max_queued_per_user))
+                       if value]
+        if unsupported:
+            raise InputError(f"policy {policy.name!r} time-shares the machine; it does not "
+                             f"take the option {unsupported[0]!r} (space sharing only)",
+                             field=unsupported[0])
+        return run_timesharing(workload, policy, processors=processors, overrun=overrun,
+                               progress=progress)
+    return run_space_sharing(workload, policy, processors=processors, overrun=overrun,
+                             progress=progress, reservations=reservations,
+                             reservation_rules=reservation_rules, tick=tick,
+                             max_queued_per_user=max_queued_per_user)
 
 
 def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", *,

@@ -53,7 +53,7 @@ def compare(
     max_queued_per_user: MaxQueuedOpt = None,
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
-    from schedlab.engine.simulator import run
+    from schedlab.api import run
     from schedlab.metrics import compute_metrics
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
                                  write_metrics_json)

@@ -73,7 +73,7 @@ def simulate(
     max_queued_per_user: MaxQueuedOpt = None,
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
-    from schedlab.engine.simulator import run
+    from schedlab.api import run
     from schedlab.metrics import compute_metrics
     from schedlab.output import write_jobs_csv, write_metrics_json
     from schedlab.policies.registry import make_policy

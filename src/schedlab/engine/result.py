@@ -52,6 +52,46 @@ class ReservationTable:
 
 
 @dataclass
+class TimeSharingTrace:
+    """What a time-sharing (gang) run adds to its :class:`Result` (docs/policies/gang.md).
+
+    Per job, in workload order (numpy int64): ``service`` (seconds of service
+    received; ``end - start - service`` is the time it waited between its
+    first and last second of service), ``placed`` (when it entered the
+    matrix or an express slot; -1 for a job that never did) and ``columns``
+    (the processors it ran on, as ``(first, stop)`` ranges; a job keeps its
+    processors from start to end).
+
+    ``slots_time``/``slots_count`` is the step function of the number of
+    time slots in the current scheduling round (0 while the machine is idle),
+    recorded where it changes.  ``change_time``/``change_kind``/``change_job``
+    /``change_row`` log every change of the Ousterhout matrix (kinds in
+    :data:`MATRIX_CHANGE_KINDS`; rows by a stable row id, express slots by
+    negative ids), for figures of the matrix over time.
+    """
+
+    slot: int
+    context_switch: int
+    service: np.ndarray
+    placed: np.ndarray
+    columns: tuple[tuple[tuple[int, int], ...], ...]
+    slots_time: np.ndarray
+    slots_count: np.ndarray
+    change_time: np.ndarray
+    change_kind: np.ndarray
+    change_job: np.ndarray
+    change_row: np.ndarray
+    rounds: int = 0
+    slots_served: int = 0
+
+
+#: Kinds of :attr:`TimeSharingTrace.change_kind`: a job placed in a row, moved to another
+#: row (re-packing), given or losing a guest place in another row, run in an express
+#: slot, or leaving the matrix at its end.
+MATRIX_CHANGE_KINDS = ("place", "move", "guest", "unguest", "express", "leave")
+
+
+@dataclass
 class Result:
     """Per-job columns (numpy int64, one entry per simulated job, in workload order).
 
@@ -76,6 +116,11 @@ class Result:
     run (``None`` when the run had none).  ``queued`` is the time each job
     entered the scheduler's queue — later than its submit when a per-user
     limit of queued jobs held it back; ``None`` when no such limit was set.
+
+    ``timesharing`` holds what a gang (time-sharing) run adds — service per
+    job, the slots series, the matrix changes; ``None`` in space-sharing runs.
+    In a gang run ``suspended`` is the time a job waited between its first
+    and last second of service, so ``end - start - suspended`` is its service.
     """
 
     processors: int
@@ -103,6 +148,7 @@ class Result:
     artificial_deadline: np.ndarray | None = None
     reservations: ReservationTable | None = None
     queued: np.ndarray | None = None
+    timesharing: TimeSharingTrace | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)

@@ -101,7 +101,7 @@ def describe_error(err: BaseException) -> str:
 
 def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
     """The run's Result and its metrics (docs/metrics.md)."""
-    from schedlab.engine.simulator import run as simulate
+    from schedlab.api import run as simulate
     from schedlab.metrics import compute_metrics
     from schedlab.policies.registry import make_policy
 

@@ -22,6 +22,7 @@ from schedlab.policies.base import Policy
 from schedlab.policies.deadline import (EarliestDeadlineFirst, ModifiedRealTime,
                                        ModifiedSlackBased, QoPS)
 from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
+from schedlab.policies.gang import GangScheduler
 from schedlab.policies.orderings import ORDERINGS
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
 
@@ -83,6 +84,10 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
                                   "self-tuning dynP: plans with the policy whose full schedule "
                                   "is best (Streit 2002, §3.2)")
     entries.update(_deadline_entries())
+    entries["gang"] = PolicyEntry("gang", GangScheduler, {},
+                                  "gang scheduling (time sharing) on an Ousterhout matrix: "
+                                  "re-packing, slot limit, backfilling; strategy 1-3 (Zhou, "
+                                  "Goscinski, Brent 2003)")
     return entries
 
 

@@ -1,0 +1,87 @@
+"""Allocation in the Ousterhout matrix: first fit, job re-packing, guests, express slots.
+
+Zhou, Brent, Johnson and Walsh, "Job re-packing for enhancing the performance
+of gang scheduling" (JSSPP 1999), as Zhou, Goscinski and Brent 2003 describe
+it in §2 and §4.  A job keeps its processors for its lifetime; what changes
+is the row (time slot) it runs in on them.  Our readings are documented in
+docs/policies/gang.md.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Iterable
+
+from schedlab.engine.timesharing import Matrix, lowest_bits
+
+if TYPE_CHECKING:
+    from schedlab.workload.job import Job
+
+
+def repack(matrix: Matrix) -> int:
+    """Move every job, on its own processors, to the earliest row where they are free.
+
+    Rows are visited from the second to the last and the jobs of a row by
+    their lowest processor; one pass is a fixpoint (a move only frees cells in
+    a later row).  Busy cells gather in the first rows, so the idle fragments
+    of neighbouring processors merge into the last rows, and rows left empty
+    are then removed by the engine (Zhou et al. 1999; 2003, §2).  Returns the
+    number of moves.
+    """
+    moves = 0
+    rows = matrix.rows
+    for index in range(1, len(rows)):
+        row = rows[index]
+        for job_id, mask in sorted(row.own.items(), key=lambda item: item[1] & -item[1]):
+            for target in range(index):
+                if not mask & rows[target].occupied:
+                    matrix.move(job_id, target)
+                    moves += 1
+                    break
+    return moves
+
+
+def first_fit(matrix: Matrix, job: Job, slot_limit: int, avoid: int = 0) -> bool:
+    """Place ``job`` in the first row with ``job.width`` free processors outside
+    ``avoid`` (its lowest-numbered ones), else in a new row if fewer than
+    ``slot_limit`` rows exist.  Returns whether the job was placed."""
+    allowed = matrix.full & ~avoid
+    if allowed.bit_count() < job.width:
+        return False
+    for index, row in enumerate(matrix.rows):
+        free = allowed & ~row.occupied
+        if free.bit_count() >= job.width:
+            matrix.place(job, index, lowest_bits(free, job.width))
+            return True
+    if len(matrix) < slot_limit:
+        matrix.place(job, len(matrix), lowest_bits(allowed, job.width))
+        return True
+    return False
+
+
+def add_guests(matrix: Matrix) -> int:
+    """Let jobs also run in other rows where all their processors are free.
+
+    Rows in round order; candidates row by row, by lowest processor (the
+    order the jobs hold in the matrix).  Returns the number of guest places.
+    """
+    candidates = [(job_id, mask) for row in matrix.rows
+                  for job_id, mask in sorted(row.own.items(), key=lambda item: item[1] & -item[1])]
+    placed = 0
+    for index, row in enumerate(matrix.rows):
+        for job_id, mask in candidates:
+            if job_id not in row.own and not mask & (row.occupied | row.guest_mask):
+                matrix.add_guest(job_id, index)
+                placed += 1
+    return placed
+
+
+def pack_express(jobs: Iterable[Job], processors: int) -> list[tuple[Job, int]]:
+    """First fit of jobs (arrival order) onto the whole machine: one express slot."""
+    free = (1 << processors) - 1
+    chosen = []
+    for job in jobs:
+        if free.bit_count() >= job.width:
+            mask = lowest_bits(free, job.width)
+            free &= ~mask
+            chosen.append((job, mask))
+    return chosen

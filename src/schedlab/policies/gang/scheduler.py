@@ -1,0 +1,146 @@
+"""Gang scheduling with a slot limit, a waiting queue, backfilling and job classes.
+
+Zhou, Goscinski and Brent, "Concerning the length of time slots for efficient
+gang scheduling" (IEICE Trans. Inf. & Syst. 2003), §3 and §5:
+
+* Strategy 1: job re-packing, at most ``slots`` rows (5 in the paper), a
+  waiting queue served with backfilling when no row can take a job.
+* Strategy 2: as 1, and at most one long job on any processor at a time.
+* Strategy 3: as 2, and a short job runs in the next slot instead of the next
+  round, in a slot sized so that it completes there.
+
+Jobs are short below ``short`` seconds (150), long above ``long`` (6000),
+medium otherwise (§5), judged by their estimate unless ``classify_by`` says
+``runtime``.  The matrix runs in :mod:`schedlab.engine.timesharing`; this
+class only decides.  docs/policies/gang.md has the model and our readings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from schedlab.engine.timesharing import Matrix, TimeSharingPolicy
+from schedlab.errors import PolicyError
+from schedlab.policies.base import Policy, check_choice, check_number
+from schedlab.policies.gang import packing
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.workload.job import Job
+
+STRATEGIES = (1, 2, 3)
+PACKINGS = ("repack", "first-fit")
+BACKFILLS = ("first-fit", "none")
+CLASSIFY_BY = ("estimate", "runtime")
+SHORT, MEDIUM, LONG = "short", "medium", "long"
+
+
+@dataclass(frozen=True)
+class JobClasses:
+    """Short (< ``short``), long (> ``long``) and medium jobs, by estimate or runtime (§5)."""
+
+    short: int = 150
+    long: int = 6000
+    by: str = "estimate"
+
+    def of(self, job: Job) -> str:
+        length = job.estimate if self.by == "estimate" else job.runtime
+        return SHORT if length < self.short else LONG if length > self.long else MEDIUM
+
+
+class GangScheduler(Policy, TimeSharingPolicy):
+    """Gang scheduling (Zhou, Goscinski, Brent 2003): ``strategy`` 1, 2 or 3.
+
+    Parameters: ``slot`` length in seconds; ``slots``, the limit of rows per
+    round; ``context_switch`` seconds lost at every switch of rows;
+    ``packing`` (``repack``: job re-packing, Zhou et al. 1999; ``first-fit``:
+    no job moves, the baseline); ``switchable`` (jobs also run in other rows
+    where their processors are free); ``backfill`` (``first-fit``: every
+    waiting job that fits is placed, in arrival order; ``none``: the queue
+    stops at the first job that does not fit); ``short``/``long`` class
+    bounds and ``classify_by``.
+    """
+
+    name = "gang"
+
+    def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
+                 context_switch: int = 0, packing: str = "repack", switchable: bool = True,
+                 backfill: str = "first-fit", short: int = 150, long: int = 6000,
+                 classify_by: str = "estimate") -> None:
+        check_choice(self.name, "strategy", strategy, STRATEGIES)
+        check_number(self.name, "slot", slot, int, 1)
+        check_number(self.name, "slots", slots, int, 1)
+        check_number(self.name, "context_switch", context_switch, int, 0)
+        check_choice(self.name, "packing", packing, PACKINGS)
+        if not isinstance(switchable, bool):
+            check_choice(self.name, "switchable", switchable, ("true", "false"))
+        check_choice(self.name, "backfill", backfill, BACKFILLS)
+        check_number(self.name, "short", short, int, 0)
+        check_number(self.name, "long", long, int, short)
+        check_choice(self.name, "classify_by", classify_by, CLASSIFY_BY)
+        self.strategy = strategy
+        self.slot = slot
+        self.slots = slots
+        self.context_switch = context_switch
+        self.packing = packing
+        self.switchable = switchable
+        self.backfill = backfill
+        self.short = short
+        self.long = long
+        self.classify_by = classify_by
+        self.classes = JobClasses(short, long, classify_by)
+        self._moves = 0
+        self._backfilled = 0
+        self._express = 0
+
+    # -------------------------------------------------- time-sharing engine
+    def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
+        """Re-pack, then serve the queue in arrival order, then add guests."""
+        if self.packing == "repack":
+            self._moves += packing.repack(matrix)
+            matrix._drop_empty_rows()
+        long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
+        blocked = False
+        for job in waiting:
+            is_long = self.strategy >= 2 and self.classes.of(job) == LONG
+            if packing.first_fit(matrix, job, self.slots, long_mask if is_long else 0):
+                if is_long:
+                    long_mask |= matrix.mask_of(job.id)
+                if blocked:
+                    self._backfilled += 1
+            elif self.backfill == "none":
+                break
+            else:
+                blocked = True
+        if self.switchable:
+            packing.add_guests(matrix)
+
+    def is_express(self, job: Job) -> bool:
+        """Strategy 3: a short job runs in the next slot, sized to complete it (§3, item 6)."""
+        return self.strategy == 3 and self.classes.of(job) == SHORT
+
+    def pack_express(self, jobs: list[Job], processors: int) -> list[tuple[Job, int]]:
+        chosen = packing.pack_express(jobs, processors)
+        self._express += 1 if chosen else 0
+        return chosen
+
+    def _long_processors(self, matrix: Matrix) -> int:
+        """The processors holding a long job in any row (Strategy 2, §5)."""
+        mask = 0
+        for job_id in matrix.job_ids():
+            if self.classes.of(matrix.job(job_id)) == LONG:
+                mask |= matrix.mask_of(job_id)
+        return mask
+
+    def statistics(self) -> dict[str, Any]:
+        return {"repack_moves": self._moves, "backfilled": self._backfilled,
+                "express_slots": self._express}
+
+    def get_params(self) -> dict[str, Any]:
+        return Policy.get_params(self)
+
+    # ------------------------------------------------ space-sharing engine
+    def schedule(self, ctx: Context) -> None:
+        raise PolicyError(f"policy {self.name!r} time-shares processors and runs on the "
+                          f"time-sharing engine: use schedlab.api.run or schedlab.simulate")
