@@ -5,6 +5,11 @@
   exact end time every accepted job must have; with advance reservations,
   that each granted one held exactly its processors for exactly its
   interval, on processors no job used (:func:`check_reservations`).
+* :func:`check_matrix` — the rules of a gang (time-sharing) result, checked
+  by :func:`check_invariants` whenever the result has a time-sharing trace:
+  never two processes on one processor in one slot, every job's service
+  equal to what it needed, no more rows than the slot limit, and under
+  Strategy 2 and 3 never two long jobs on one processor.
 * :func:`check_policy` — a conformance suite for any policy, built-in or
   third-party: it runs the policy on small fixed workloads that exercise the
   engine's corners (same-time events, zero runtimes, machine-wide jobs, jobs
@@ -19,8 +24,9 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
+from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, REJECTED, Result
 from schedlab.engine.simulator import run
+from schedlab.engine.timesharing import TimeSharingPolicy, run_timesharing
 from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, make_policy
@@ -61,7 +67,79 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
             "is marked killed but ran to completion")
     if reservations is not None or result.reservations is not None:
         check_reservations(result, reservations)
-    _check_capacity(result, accepted)
+    if result.timesharing is not None:
+        _expect(accepted & (result.timesharing.service != should_hold), result,
+                "received a service other than it needed")
+        _expect(accepted & (result.timesharing.placed > result.start), result,
+                "starts before it is placed in the matrix")
+        check_matrix(result)
+    else:
+        _check_capacity(result, accepted)
+
+
+def check_matrix(result: Result) -> None:
+    """Replay the matrix changes of a gang result; raise ``AssertionError`` at the first
+    processor holding two processes in one row (or express slot), the first moment
+    with more rows than the ``slots`` parameter, or — under ``strategy`` >= 2 — two
+    long jobs on one processor (docs/policies/gang.md).
+    """
+    trace = result.timesharing
+    assert trace is not None, "the result has no time-sharing trace"
+    params = result.params
+    masks = {}
+    for job_id, ranges in zip(result.job_id.tolist(), trace.columns):
+        masks[job_id] = sum(((1 << stop) - (1 << first)) for first, stop in ranges)
+    by_id = {job_id: k for k, job_id in enumerate(result.job_id.tolist())}
+    long_jobs = set()
+    if params.get("strategy", 1) >= 2 and "long" in params:
+        length = result.estimate if params.get("classify_by") == "estimate" else result.runtime
+        long_jobs = set(result.job_id[length > params["long"]].tolist())
+    rows: dict[int, dict[int, int]] = {}      # row id -> job id -> mask (own and guests)
+    home: dict[int, int] = {}
+    place, move, guest, unguest, express, leave = range(len(MATRIX_CHANGE_KINDS))
+    events = zip(trace.change_time.tolist(), trace.change_kind.tolist(),
+                 trace.change_job.tolist(), trace.change_row.tolist())
+    last_time = None
+    for time, kind, job_id, row_id in events:
+        if last_time is not None and time != last_time:
+            _check_rows(rows, home, masks, long_jobs, params, last_time)
+        last_time = time
+        where = f"job {job_id} at time {time}"
+        if kind in (place, guest, express):
+            cells = rows.setdefault(row_id, {})
+            taken = sum(cells.values())
+            assert not masks[job_id] & taken, f"{where} shares a processor in a slot"
+            cells[job_id] = masks[job_id]
+            if kind == place:
+                home[job_id] = row_id
+        elif kind == move:
+            rows[home[job_id]].pop(job_id)
+            cells = rows.setdefault(row_id, {})
+            assert not masks[job_id] & sum(cells.values()), f"{where} moves onto a busy processor"
+            cells[job_id] = masks[job_id]
+            home[job_id] = row_id
+        elif kind == unguest:
+            rows[row_id].pop(job_id)
+        else:
+            for cells in rows.values():
+                cells.pop(job_id, None)
+            home.pop(job_id, None)
+        assert by_id[job_id] is not None
+    if last_time is not None:
+        _check_rows(rows, home, masks, long_jobs, params, last_time)
+
+
+def _check_rows(rows, home, masks, long_jobs, params, time) -> None:
+    """The limits that hold after every instant's changes: rows and long jobs."""
+    used_rows = {row for row in home.values()}
+    limit = params.get("slots")
+    assert limit is None or len(used_rows) <= limit, \
+        f"{len(used_rows)} rows at time {time}, more than the limit of {limit}"
+    seen = 0
+    for job_id in home:
+        if job_id in long_jobs:
+            assert not masks[job_id] & seen, f"two long jobs share a processor at time {time}"
+            seen |= masks[job_id]
 
 
 def check_reservations(result: Result, requests: Sequence[Reservation] | None = None) -> None:
@@ -253,7 +331,9 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
     Every workload runs under both overrun modes, with a scheduling tick
     (:data:`ENGINE_OPTIONS`) and with a per-user queue limit.  The suite ends
     with advance-reservation requests (:func:`reservation_workloads`); a
-    policy that refuses them all, as the base class does, passes it.
+    policy that refuses them all, as the base class does, passes it.  A
+    time-sharing (gang) policy runs on its own engine in both overrun modes
+    only: ticks, queue limits and reservations belong to space sharing.
     """
     def fresh() -> Policy:
         if isinstance(policy, Policy):
@@ -263,12 +343,17 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
         return make_policy(policy)
 
     name = fresh().name
+    time_sharing = isinstance(fresh(), TimeSharingPolicy)
+    simulate = run_timesharing if time_sharing else run
+    # ticks and the queue limit belong to space sharing (docs/policies/gang.md)
+    engine_options = [(overrun, options) for overrun, options in ENGINE_OPTIONS
+                      if not (time_sharing and options)]
     for label, workload in conformance_workloads():
-        for overrun, options in ENGINE_OPTIONS:
+        for overrun, options in engine_options:
             how = ", ".join([overrun, *(f"{k}={v}" for k, v in options.items())])
             load = with_users(workload) if "max_queued_per_user" in options else workload
             try:
-                first = run(load, fresh(), overrun=overrun, **options)
+                first = simulate(load, fresh(), overrun=overrun, **options)
                 check_invariants(first, load, overrun=overrun)
                 if "tick" in options:
                     ran = first.status != REJECTED
@@ -276,10 +361,12 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
                         "a job starts between two ticks"
             except (AssertionError, PolicyError) as err:
                 raise AssertionError(f"{name} on {label!r} ({how}): {err}") from None
-            second = run(load, fresh(), overrun=overrun, **options)
+            second = simulate(load, fresh(), overrun=overrun, **options)
             for column in ("start", "end", "status"):
                 assert np.array_equal(getattr(first, column), getattr(second, column)), \
                     f"{first.policy} on {label!r} ({how}): two runs differ in {column!r}"
+    if time_sharing:
+        return                      # advance reservations need space sharing
     from schedlab.policies.reservations import ReservationRules
 
     for label, workload, requests, placement in reservation_workloads():

@@ -367,8 +367,8 @@ class _Simulation:
                 self.last_row = None
                 continue
             self.record_slots(len(rows))
-            if self.quiet and not arrived and not self.express:
-                self.jump(rows)
+            if self.quiet and not arrived and not self.express and self.jump(rows):
+                continue                  # back to the round boundary the jump landed on
             self.serve_round(rows)
         if self.progress is not None:
             self.progress(self.done, n)
@@ -393,6 +393,7 @@ class _Simulation:
         before = matrix._guest_places()
         matrix._clear_guests()
         matrix._drop_empty_rows()
+        mark = len(matrix.log)
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for job_id in [j for j in self.waiting if j in matrix]:
             job = self.waiting.pop(job_id)
@@ -403,7 +404,8 @@ class _Simulation:
         matrix._drop_empty_rows()
         after = matrix._guest_places()
         log = matrix.log
-        log.extend((self.now, UNGUEST, job, row) for job, row in sorted(before - after))
+        # guests lost are logged before the pass's changes, guests won after them
+        log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in sorted(before - after)]
         log.extend((self.now, GUEST, job, row) for job, row in sorted(after - before))
         self.changed = False
         self.record_busy(self.now)
@@ -412,11 +414,17 @@ class _Simulation:
         """Serve one round slot by slot, an express slot before any slot if jobs wait for one."""
         self.quiet = True
         count = len(rows)
-        for row in rows:
+        for row in rows or [None]:
             if self.deliver():
                 self.quiet = False
             if self.express:
-                count += self.serve_express(count)
+                served = self.serve_express(count)
+                if not served and row is None:
+                    raise RuntimeError(f"policy {self.matrix._policy_name!r} runs no express "
+                                       f"job on an idle machine at time {self.now}")
+                count += served
+            if row is None:
+                break
             members = [j for j in row.members() if j in self.remaining]
             if members:
                 self.serve(row.id, members, self.slot)
@@ -499,7 +507,7 @@ class _Simulation:
             self.progress(self.done, len(self.jobs))
             self.next_report = self.done + self.report_every
 
-    def jump(self, rows: list[Row]) -> None:
+    def jump(self, rows: list[Row]) -> bool:
         """Skip every whole round before the next end or arrival (a quiet round repeats
         exactly: same slots, same overheads, same service per job)."""
         slot, k = self.slot, len(rows)
@@ -514,12 +522,13 @@ class _Simulation:
         if arrival != float("inf"):
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
-            return
+            return False
         for job_id, service in per_round.items():
             remaining[job_id] -= rounds * service
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k
+        return True
 
     # ---------------------------------------------------------- recording
     def record_busy(self, t: int, extra: int = 0) -> None:

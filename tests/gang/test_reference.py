@@ -1,0 +1,62 @@
+"""The event-driven engine agrees exactly with the second-by-second reference."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab.engine.timesharing import run_timesharing
+from schedlab.policies.gang import GangScheduler
+from schedlab.testing import check_invariants
+from schedlab.workload.job import Job, Workload
+from .reference import reference_run
+
+JOB = st.tuples(st.integers(0, 6), st.integers(0, 20), st.integers(1, 25), st.integers(1, 8))
+POLICY = st.fixed_dictionaries({
+    "strategy": st.sampled_from([1, 2, 3]),
+    "slot": st.integers(1, 7),
+    "slots": st.integers(1, 3),
+    "context_switch": st.integers(0, 2),
+    "packing": st.sampled_from(["repack", "first-fit"]),
+    "switchable": st.booleans(),
+    "backfill": st.sampled_from(["first-fit", "none"]),
+})
+
+
+def _workload(raw, processors: int) -> Workload:
+    jobs, submit = [], 0
+    for i, (gap, runtime, estimate, width) in enumerate(raw):
+        submit += gap
+        jobs.append(Job(i + 1, submit, runtime, estimate, min(width, processors)))
+    return Workload(tuple(jobs), processors, name="random")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(JOB, min_size=1, max_size=9), st.integers(1, 6), POLICY,
+       st.sampled_from(["kill", "extend"]))
+def test_engine_matches_reference(raw, processors, params, overrun):
+    workload = _workload(raw, processors)
+    # class bounds inside the drawn lengths, so all three classes occur
+    make = lambda: GangScheduler(short=6, long=15, **params)  # noqa: E731
+    result = run_timesharing(workload, make(), overrun=overrun)
+    expected = reference_run(workload.jobs, processors, make(), overrun)
+    ids = result.job_id.tolist()
+    assert dict(zip(ids, result.start.tolist())) == expected.start
+    assert dict(zip(ids, result.end.tolist())) == expected.end
+    assert dict(zip(ids, result.timesharing.service.tolist())) == expected.service
+    check_invariants(result, workload, overrun=overrun)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(1, 500),
+                          st.integers(1, 8)), min_size=1, max_size=7),
+       st.integers(1, 4), POLICY)
+def test_long_jobs_match_reference(raw, processors, params):
+    """Runtimes of many rounds: the whole-round jumps carry the weight."""
+    workload = _workload(raw, processors)
+    make = lambda: GangScheduler(short=20, long=200, **params)  # noqa: E731
+    result = run_timesharing(workload, make())
+    expected = reference_run(workload.jobs, processors, make())
+    ids = result.job_id.tolist()
+    assert dict(zip(ids, result.end.tolist())) == expected.end
+    assert dict(zip(ids, result.start.tolist())) == expected.start
