@@ -26,6 +26,7 @@ from schedlab.errors import InputError
 from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
 from schedlab.metrics.deadlines import deadline_metrics
+from schedlab.metrics.gang import gang_metrics
 from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
@@ -237,7 +238,8 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     :mod:`schedlab.metrics.classes`).  A result with deadlines also gets the
     deadline metrics of :mod:`schedlab.metrics.deadlines`; one with
     reservation requests or a per-user queue limit the metrics of
-    :mod:`schedlab.metrics.reservations`.
+    :mod:`schedlab.metrics.reservations`; a gang run those of
+    :mod:`schedlab.metrics.gang`.
     """
     jobs = accepted_jobs(result)
     metrics: dict[str, float | int] = {}
@@ -249,6 +251,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     metrics.update(deadline_metrics(result))
     metrics.update(reservation_metrics(result, observation_window(jobs)))
     metrics.update(queue_limit_metrics(result))
+    metrics.update(gang_metrics(result))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics
