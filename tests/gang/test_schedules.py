@@ -1,0 +1,155 @@
+"""Small gang schedules worked out by hand (docs/policies/gang.md gives the rules).
+
+Jobs are ``(id, submit, runtime, width)`` with estimate = runtime unless
+given; every schedule lists (start, end) per job: start is the first second
+of service, end the second the job's service is complete.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from schedlab.engine.timesharing import run_timesharing
+from schedlab.policies.gang import GangScheduler
+from schedlab.testing import check_invariants
+from schedlab.workload.job import Job, Workload
+
+
+def simulate(jobs, processors, **params):
+    workload = Workload(tuple(Job(i, s, r, e, w) for i, s, r, e, w in jobs), processors)
+    result = run_timesharing(workload, GangScheduler(**params))
+    check_invariants(result, workload)
+    return {int(i): (int(s), int(e)) for i, s, e in
+            zip(result.job_id, result.start, result.end)}, result
+
+
+def test_two_rows_served_round_robin_and_a_slot_ends_with_its_row():
+    # A (25 s) in row 0, B (15 s) in row 1, slot 10: A 0-10, B 10-20, A 20-30,
+    # B 30-35 (its row is empty at 35: the next slot starts at once), A 35-40.
+    times, result = simulate([(1, 0, 25, 25, 2), (2, 0, 15, 15, 2)], 2, slot=10)
+    assert times == {1: (0, 40), 2: (10, 35)}
+    assert result.timesharing.service.tolist() == [25, 15]
+    assert result.suspended.tolist() == [15, 10]
+
+
+def test_context_switch_at_every_change_of_row():
+    # The same jobs with 2 s per switch: A 2-12, B 14-24, A 26-36, B 38-43, A 45-50.
+    times, _ = simulate([(1, 0, 25, 25, 2), (2, 0, 15, 15, 2)], 2, slot=10,
+                        context_switch=2)
+    assert times == {1: (2, 50), 2: (14, 43)}
+
+
+def test_a_single_row_runs_on_without_switching_and_a_slot_outlives_an_early_end():
+    # One row (A on processor 0, B on 1); the first slot costs the switch (3 s):
+    # service 3-13, B ends at 8 but A keeps the slot to 13; then 13-23, 23-28.
+    times, _ = simulate([(1, 0, 25, 25, 1), (2, 0, 5, 5, 1)], 2, slot=10, context_switch=3)
+    assert times == {1: (3, 28), 2: (3, 8)}
+
+
+def test_a_job_arriving_mid_round_starts_in_the_next_round():
+    # A and B (30 s, machine-wide) in rows 0 and 1; C arrives at 5 and is placed at the
+    # round boundary 20 in a new row 2: A 20-30, B 30-40, C 40-45; then A ends 45-55,
+    # B 55-65.
+    times, _ = simulate([(1, 0, 30, 30, 2), (2, 0, 30, 30, 2), (3, 5, 5, 5, 2)], 2, slot=10)
+    assert times == {1: (0, 55), 2: (10, 65), 3: (40, 45)}
+
+
+def test_strategy_3_runs_a_short_job_in_the_next_slot_sized_to_complete_it():
+    # C (short: 15 s < 20) arrives at 3; at the slot boundary 10 an express slot runs it
+    # 10-25 (longer than the 10 s slot); A then resumes 25-35 and ends 35-45.
+    jobs = [(1, 0, 30, 30, 2), (2, 3, 15, 15, 1)]
+    times, result = simulate(jobs, 2, strategy=3, slot=10, short=20, long=100)
+    assert times == {1: (0, 45), 2: (10, 25)}
+    assert result.stats["express_slots"] == 1
+    # Strategy 2 places C at the round boundary 10 in a new row: A 10-20, C 20-30,
+    # A ends 30-40, C ends 40-45.
+    times, _ = simulate(jobs, 2, strategy=2, slot=10, short=20, long=100)
+    assert times == {1: (0, 40), 2: (20, 45)}
+
+
+def test_strategy_2_keeps_a_second_long_job_off_a_busy_processor():
+    # Long means > 20 s.  L1 (long, machine-wide) in row 0; L2 (long) would share
+    # processor 0 in row 1.  Strategy 1 lets it: L1 0-50, L2 10-60, M 10-20.
+    jobs = [(1, 0, 30, 30, 2), (2, 0, 30, 30, 1), (3, 0, 10, 10, 1)]
+    times, _ = simulate(jobs, 2, strategy=1, slot=10, short=5, long=20, switchable=False)
+    assert times == {1: (0, 50), 2: (10, 60), 3: (10, 20)}
+    # Strategy 2: L2 waits; M (medium) backfills into row 1: L1 0-10, M 10-20, then L1
+    # alone 20-40; L2 starts when L1 has left, 40-70.
+    times, result = simulate(jobs, 2, strategy=2, slot=10, short=5, long=20,
+                             switchable=False)
+    assert times == {1: (0, 40), 2: (40, 70), 3: (10, 20)}
+    assert result.stats["backfilled"] == 1
+
+
+REPACK_JOBS = [(1, 0, 100, 100, 2), (2, 0, 5, 5, 2), (3, 0, 5, 5, 2), (4, 0, 100, 100, 2),
+               (5, 1, 10, 10, 4)]
+
+
+def test_repacking_merges_idle_fragments_so_a_wide_job_fits():
+    # Row 0: A{0,1} B{2,3}; row 1: C{0,1} D{2,3}; B and C end at 5 and 15.  At 20 D moves
+    # to row 0 (its processors are free there), row 1 is empty and removed, and E
+    # (4 wide) opens a new row: E 30-40; A and D share row 0 to the end at 120.
+    times, result = simulate(REPACK_JOBS, 4, slot=10, slots=2, switchable=False)
+    assert times == {1: (0, 120), 2: (0, 5), 3: (10, 15), 4: (10, 120), 5: (30, 40)}
+    assert result.stats["repack_moves"] == 1
+
+
+def test_without_repacking_the_wide_job_waits_for_a_row():
+    # First fit without moves: rows 0 (A) and 1 (D) each have 2 free processors, the
+    # limit is 2 rows, so E waits until A (190) and D (200) are gone: E 200-210.
+    times, result = simulate(REPACK_JOBS, 4, slot=10, slots=2, switchable=False,
+                             packing="first-fit")
+    assert times == {1: (0, 190), 2: (0, 5), 3: (10, 15), 4: (10, 200), 5: (200, 210)}
+    assert result.stats["repack_moves"] == 0
+
+
+def test_a_job_runs_as_a_guest_where_its_processors_are_free():
+    # Row 0: A{0,1} X{2}; row 1: B{0,1} C{2}.  X ends at 5; from 20 C also runs in row 0.
+    # Rounds of 20 s give C 20 s, A and B 10 s each: C ends at 110, then A 190, B 200.
+    jobs = [(1, 0, 100, 100, 2), (2, 0, 5, 5, 1), (3, 0, 100, 100, 2), (4, 0, 100, 100, 1)]
+    times, result = simulate(jobs, 3, slot=10, packing="first-fit")
+    assert times == {1: (0, 190), 2: (0, 5), 3: (10, 200), 4: (10, 110)}
+    assert result.timesharing.service.tolist() == [100, 5, 100, 100]
+
+
+def test_without_guests_the_free_processor_stays_idle():
+    jobs = [(1, 0, 100, 100, 2), (2, 0, 5, 5, 1), (3, 0, 100, 100, 2), (4, 0, 100, 100, 1)]
+    times, _ = simulate(jobs, 3, slot=10, packing="first-fit", switchable=False)
+    assert times == {1: (0, 190), 2: (0, 5), 3: (10, 200), 4: (10, 200)}
+
+
+def test_a_job_is_killed_when_its_service_reaches_its_estimate():
+    # runtime 50, estimate 15: served 0-10 and 20-25 (B holds 10-20), killed at 25.
+    times, result = simulate([(1, 0, 50, 15, 2), (2, 0, 30, 30, 2)], 2, slot=10)
+    assert times[1] == (0, 25)
+    assert result.status_names()[0] == "killed"
+    assert result.timesharing.service.tolist() == [15, 30]
+
+
+def test_the_slot_limit_makes_jobs_wait_and_backfilling_lets_small_ones_by():
+    # Limit 1 row on 2 processors: A (1 wide) runs; W (2 wide) cannot; S (1 wide) fits
+    # beside A and is backfilled at 0; W starts when both have left (at 10).
+    jobs = [(1, 0, 10, 10, 1), (2, 0, 10, 10, 2), (3, 0, 5, 5, 1)]
+    times, _ = simulate(jobs, 2, slot=10, slots=1)
+    assert times == {1: (0, 10), 2: (10, 20), 3: (0, 5)}
+    # backfill none: S waits behind W: W 10-20, S 20-25
+    times, _ = simulate(jobs, 2, slot=10, slots=1, backfill="none")
+    assert times == {1: (0, 10), 2: (10, 20), 3: (20, 25)}
+
+
+def test_idle_machine_starts_a_new_job_at_its_submit_time():
+    times, result = simulate([(1, 0, 10, 10, 1), (2, 100, 7, 7, 1)], 1, slot=3)
+    assert times == {1: (0, 10), 2: (100, 107)}
+    assert result.timesharing.slots_count.tolist() == [1, 0, 1, 0]
+    assert result.timesharing.slots_time.tolist() == [0, 10, 100, 107]
+
+
+@pytest.mark.parametrize("runtime", [10_000_000])
+def test_long_runs_cost_jumps_not_rounds(runtime):
+    # two jobs in two rows for ten million seconds at a 1 s slot: five million rounds
+    jobs = [(1, 0, runtime, runtime, 1), (2, 0, runtime, runtime, 1), (3, 0, 5, 5, 1)]
+    times, result = simulate(jobs, 1, slot=1)
+    # rounds of three 1 s slots until job 3 ends at 15, then of two
+    assert times == {1: (0, 2 * runtime + 4), 2: (1, 2 * runtime + 5), 3: (2, 15)}
+    assert result.stats["rounds"] > runtime // 2
+    assert result.meta["wall_time_s"] < 1.0
