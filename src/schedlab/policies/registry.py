@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from schedlab.engine.timesharing import TimeSharingPolicy
 from schedlab.errors import InputError
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import Policy
@@ -46,6 +47,11 @@ class PolicyEntry:
         if cls is None or not issubclass(cls, Policy):
             return {}
         return {k: v for k, v in cls.param_defaults().items() if k not in self.fixed}
+
+    @property
+    def time_sharing(self) -> bool:
+        """Whether the policy time-shares processors (runs on the time-sharing engine)."""
+        return isinstance(self.factory, type) and issubclass(self.factory, TimeSharingPolicy)
 
     def build(self, params: Mapping[str, Any]) -> Policy:
         allowed = self.parameters()
