@@ -60,3 +60,19 @@ def test_long_jobs_match_reference(raw, processors, params):
     ids = result.job_id.tolist()
     assert dict(zip(ids, result.end.tolist())) == expected.end
     assert dict(zip(ids, result.start.tolist())) == expected.start
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 60), st.integers(1, 80),
+                          st.integers(1, 8)), min_size=5, max_size=25),
+       st.integers(4, 8), POLICY)
+def test_crowded_matrices_match_reference_and_keep_the_rules(raw, processors, params):
+    """Many jobs on a few processors: re-packing, guests and the slot limit all at work."""
+    workload = _workload(raw, processors)
+    make = lambda: GangScheduler(short=10, long=40, **params)  # noqa: E731
+    result = run_timesharing(workload, make())
+    check_invariants(result, workload)
+    expected = reference_run(workload.jobs, processors, make())
+    ids = result.job_id.tolist()
+    assert dict(zip(ids, result.end.tolist())) == expected.end
+    assert dict(zip(ids, result.start.tolist())) == expected.start
