@@ -509,22 +509,35 @@ class _Simulation:
 
     def jump(self, rows: list[Row]) -> bool:
         """Skip every whole round before the next end or arrival (a quiet round repeats
-        exactly: same slots, same overheads, same service per job)."""
+        exactly: same slots, same overheads, same service per job).
+
+        A job gets one slot per round in its own row plus one per guest place;
+        the first end is the least ceil(remaining / service per round).  The
+        plain jobs are read with one ``min`` over the remaining service: a guest
+        counted there with one slot can only end later than its true bound,
+        which is taken with the guests.
+        """
         slot, k = self.slot, len(rows)
         duration = k * (self.switch + slot) if k > 1 else slot
-        per_round: dict[int, int] = {}
+        slots_of: dict[int, int] = {}
         for row in rows:
-            for job_id in row.members():
-                per_round[job_id] = per_round.get(job_id, 0) + slot
+            for job_id in row.guests:
+                slots_of[job_id] = slots_of.get(job_id, 1) + 1
         remaining = self.remaining
-        rounds = min(-(-remaining[j] // s) for j, s in per_round.items()) - 1
+        first_end = -(-min(remaining.values()) // slot)
+        for job_id, count in slots_of.items():
+            first_end = min(first_end, -(-remaining[job_id] // (count * slot)))
+        rounds = first_end - 1
         arrival = self.submits[self.next_job]
         if arrival != float("inf"):
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
             return False
-        for job_id, service in per_round.items():
-            remaining[job_id] -= rounds * service
+        served = rounds * slot
+        for job_id in remaining:
+            remaining[job_id] -= served
+        for job_id, count in slots_of.items():
+            remaining[job_id] -= (count - 1) * served
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k

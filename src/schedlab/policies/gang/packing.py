@@ -31,13 +31,18 @@ def repack(matrix: Matrix) -> int:
     rows = matrix.rows
     for index in range(1, len(rows)):
         row = rows[index]
-        for job_id, mask in sorted(row.own.items(), key=lambda item: item[1] & -item[1]):
+        for _, job_id, mask in by_lowest_processor(row.own):
             for target in range(index):
                 if not mask & rows[target].occupied:
                     matrix.move(job_id, target)
                     moves += 1
                     break
     return moves
+
+
+def by_lowest_processor(jobs: dict[int, int]) -> list[tuple[int, int, int]]:
+    """``(lowest processor bit, job id, mask)`` of a row's jobs, lowest processor first."""
+    return sorted([(mask & -mask, job_id, mask) for job_id, mask in jobs.items()])
 
 
 def first_fit(matrix: Matrix, job: Job, slot_limit: int, avoid: int = 0) -> bool:
@@ -65,12 +70,17 @@ def add_guests(matrix: Matrix) -> int:
     order the jobs hold in the matrix).  Returns the number of guest places.
     """
     candidates = [(job_id, mask) for row in matrix.rows
-                  for job_id, mask in sorted(row.own.items(), key=lambda item: item[1] & -item[1])]
+                  for _, job_id, mask in by_lowest_processor(row.own)]
     placed = 0
+    full = matrix.full
     for index, row in enumerate(matrix.rows):
+        free = full & ~(row.occupied | row.guest_mask)
         for job_id, mask in candidates:
-            if job_id not in row.own and not mask & (row.occupied | row.guest_mask):
+            if not free:
+                break
+            if not mask & ~free and job_id not in row.own:
                 matrix.add_guest(job_id, index)
+                free &= ~mask
                 placed += 1
     return placed
 
