@@ -96,7 +96,7 @@ def test_every_gang_metric_is_documented():
 
 def test_cli_simulate_writes_the_usual_files(tmp_path):
     out = tmp_path / "out"
-    result = invoke("simulate", "lublin", "--jobs", "300", "--perfect-estimates", "--policy",
+    result = invoke("simulate", "w3", "--jobs", "300", "--policy",
                     "gang", "--param", "strategy=3", "--param", "slot=200", "--out", str(out))
     assert result.exit_code == 0, result.output
     with open(out / "jobs.csv", newline="") as handle:
