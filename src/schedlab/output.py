@@ -91,7 +91,9 @@ def jobs_csv_text(result: Result) -> str:
     planned_start are empty where they do not exist (rejected jobs, no plan).
 
     A run with deadlines adds ``deadline`` (empty for a job without one) and
-    ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).
+    ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).  A gang
+    (time-sharing) run adds ``service``, the seconds each job was served
+    (its wall time from start to end is longer; docs/policies/gang.md).
     """
     lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
@@ -112,6 +114,10 @@ def jobs_csv_text(result: Result) -> str:
                 lines[k] += f",{deadline},{'artificial' if artificial else 'real'}"
             else:
                 lines[k] += ",,"
+    if result.timesharing is not None:
+        lines[0] += ",service"
+        for k, service in enumerate(result.timesharing.service.tolist(), 1):
+            lines[k] += f",{service}"
     return "\n".join(lines) + "\n"
 
 

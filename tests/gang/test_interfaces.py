@@ -102,6 +102,8 @@ def test_cli_simulate_writes_the_usual_files(tmp_path):
     with open(out / "jobs.csv", newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert len(rows) == 300 and all(int(r["start"]) >= int(r["submit"]) for r in rows)
+    assert all(int(r["service"]) == min(int(r["runtime"]), int(r["estimate"])) for r in rows)
+    assert any(int(r["end"]) - int(r["start"]) > int(r["service"]) for r in rows)
     document = json.loads((out / "metrics.json").read_text())
     assert document["params"]["strategy"] == 3 and document["params"]["slot"] == 200
     assert document["metrics"]["gang_jobs_short"] > 0
