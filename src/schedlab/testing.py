@@ -89,7 +89,6 @@ def check_matrix(result: Result) -> None:
     masks = {}
     for job_id, ranges in zip(result.job_id.tolist(), trace.columns):
         masks[job_id] = sum(((1 << stop) - (1 << first)) for first, stop in ranges)
-    by_id = {job_id: k for k, job_id in enumerate(result.job_id.tolist())}
     long_jobs = set()
     if params.get("strategy", 1) >= 2 and "long" in params:
         length = result.estimate if params.get("classify_by") == "estimate" else result.runtime
@@ -124,7 +123,6 @@ def check_matrix(result: Result) -> None:
             for cells in rows.values():
                 cells.pop(job_id, None)
             home.pop(job_id, None)
-        assert by_id[job_id] is not None
     if last_time is not None:
         _check_rows(rows, home, masks, long_jobs, params, last_time)
 

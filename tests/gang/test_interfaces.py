@@ -157,3 +157,25 @@ def test_the_engine_imports_nothing_above_it():
         assert not [m for m in modules if m.startswith("schedlab.")
                     and not m.startswith(("schedlab.engine", "schedlab.errors", "schedlab.workload"))
                     and m != "schedlab"], path
+
+
+def test_a_policy_placing_a_job_twice_or_one_not_waiting_is_stopped():
+    from schedlab.engine.timesharing import Matrix
+
+    class Careless(GangScheduler):
+        def arrange(self, matrix: Matrix, waiting, now):
+            super().arrange(matrix, waiting, now)
+            if now == 0:
+                ghost = Job(99, 0, 5, 5, 1)
+                matrix.place(ghost, len(matrix), 1)
+
+    with pytest.raises(schedlab.PolicyError, match="job 99 .* not waiting"):
+        run(Workload((Job(1, 0, 5, 5, 1),), 2), Careless(slot=1))
+    matrix = Matrix(2)
+    matrix.place(Job(1, 0, 5, 5, 1), 0, 1)
+    with pytest.raises(schedlab.PolicyError, match="already in the matrix"):
+        matrix.place(Job(1, 0, 5, 5, 1), 0, 2)
+    with pytest.raises(schedlab.PolicyError, match="taken in row 0"):
+        matrix.place(Job(2, 0, 5, 5, 1), 0, 1)
+    with pytest.raises(schedlab.PolicyError, match="needs 2 of the 2 processors"):
+        matrix.place(Job(3, 0, 5, 5, 2), 1, 1)

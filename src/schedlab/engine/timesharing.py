@@ -401,6 +401,9 @@ class _Simulation:
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
             self.remaining[job_id] = self.held[i]
+        if len(matrix._mask) != len(self.remaining):
+            stray = next(j for j in matrix._mask if j not in self.remaining)
+            matrix._fail(stray, "place", "it is not waiting")
         matrix._drop_empty_rows()
         after = matrix._guest_places()
         log = matrix.log

@@ -70,7 +70,7 @@ def slots_shares(result: Result) -> dict[int, float]:
     """Seconds with i slots for every i >= 0 that occurred, over the observation window."""
     trace = _trace(result)
     times, counts = series.settle(trace.slots_time, trace.slots_count)
-    if len(times) == 0:
+    if len(times) == 0 or len(result) == 0:
         return {}
     t1 = int(result.end.max())
     ends = np.append(times[1:], max(t1, int(times[-1])))

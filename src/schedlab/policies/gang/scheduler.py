@@ -137,9 +137,6 @@ class GangScheduler(Policy, TimeSharingPolicy):
         return {"repack_moves": self._moves, "backfilled": self._backfilled,
                 "express_slots": self._express}
 
-    def get_params(self) -> dict[str, Any]:
-        return Policy.get_params(self)
-
     # ------------------------------------------------ space-sharing engine
     def schedule(self, ctx: Context) -> None:
         raise PolicyError(f"policy {self.name!r} time-shares processors and runs on the "
