@@ -287,6 +287,9 @@ def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
     if too_wide:
         raise InputError(f"{len(too_wide)} job(s) are wider than the {machine}-processor "
                          f"machine (first: job {too_wide[0]})", field="processors")
+    from schedlab.engine.simulator import _claim   # at call time: policies import this module
+
+    _claim(policy)                  # one run per policy instance, as in space sharing
     began = wallclock.perf_counter()
     simulation = _Simulation(workload, policy, machine, overrun, progress)
     enabled = gc.isenabled()
@@ -359,7 +362,7 @@ class _Simulation:
                 if self.next_job >= n:
                     if self.waiting:
                         stuck = next(iter(self.waiting))
-                        raise RuntimeError(f"policy {self.matrix._policy_name!r} left job "
+                        raise PolicyError(f"policy {self.matrix._policy_name!r} left job "
                                            f"{stuck} waiting with no event to come: it "
                                            f"never starts")
                     break
@@ -423,7 +426,7 @@ class _Simulation:
             if self.express:
                 served = self.serve_express(count)
                 if not served and row is None:
-                    raise RuntimeError(f"policy {self.matrix._policy_name!r} runs no express "
+                    raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
                                        f"job on an idle machine at time {self.now}")
                 count += served
             if row is None:
