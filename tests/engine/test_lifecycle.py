@@ -43,8 +43,13 @@ def test_a_new_instance_from_the_parameters_repeats_the_run_exactly():
     assert np.array_equal(first.start, again.start)
 
 
-def test_a_run_refused_for_bad_input_leaves_the_instance_unused():
+@pytest.mark.parametrize("workload, options, field", [
+    (Workload((Job(1, 0, 5, 5, 1),), 4), {"overrun": "pause"}, "overrun"),
+    (Workload((Job(1, 0, 5, 5, 1), Job(1, 0, 5, 5, 1)), 4), {}, "job id"),
+], ids=["bad-overrun", "duplicate-job-ids"])
+def test_a_run_refused_for_bad_input_leaves_the_instance_unused(workload, options, field):
     policy = make_policy("fcfs")
-    with pytest.raises(InputError, match="overrun"):
-        run(Workload((Job(1, 0, 5, 5, 1),), 4), policy, overrun="pause")
+    with pytest.raises(InputError) as caught:
+        run(workload, policy, **options)
+    assert caught.value.field == field
     assert run(Workload((Job(1, 0, 5, 5, 1),), 4), policy).start.tolist() == [0]

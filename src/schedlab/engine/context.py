@@ -14,13 +14,14 @@ from __future__ import annotations
 from bisect import insort
 from collections import deque
 from heapq import heappush
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.result import KILLED, REJECTED
-from schedlab.errors import PolicyError
+from schedlab.engine.result import FINISHED, KILLED, REJECTED
+from schedlab.errors import InputError, PolicyError
 
 if TYPE_CHECKING:
+    from schedlab.policies.reservations import ReservationRules
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
@@ -53,11 +54,18 @@ class Context:
       or ``None`` for the defaults.
     """
 
-    def __init__(self, processors: int, policy_name: str, overrun: str) -> None:
+    def __init__(self, processors: int, policy_name: str, overrun: str,
+                 jobs: Sequence[Job] = (), *, tick: int = 0) -> None:
+        """A machine of ``processors`` at time 0 with nothing running, for a run of ``jobs``.
+
+        ``jobs`` are the workload's jobs in workload order; the results are
+        kept by position in it, so their ids must be unique.  ``tick`` is the
+        run's scheduling tick (0: none).
+        """
         self.processors = processors
         self.free = processors
         self.now = 0
-        self.tick = 0
+        self.tick = tick
         self.policy_name = policy_name
         self.overrun = overrun
         self.waiting: dict[int, Job] = {}
@@ -65,12 +73,15 @@ class Context:
         self.suspended: dict[int, Job] = {}
         self.stats: dict[str, Any] = {}
         # Engine-owned bookkeeping, indexed by the job's position in the workload.
-        self._index: dict[int, int] = {}
-        self._start: list[int] = []
-        self._end: list[int] = []
-        self._status: list[int] = []
-        self._planned: list[int] = []
-        self._suspended_for: list[int] = []
+        n = len(jobs)
+        self._index: dict[int, int] = {job.id: i for i, job in enumerate(jobs)}
+        if len(self._index) != n:
+            raise InputError("job ids must be unique within a workload", field="job id")
+        self._start: list[int] = [-1] * n
+        self._end: list[int] = [-1] * n
+        self._status: list[int] = [FINISHED] * n
+        self._planned: list[int] = [-1] * n
+        self._suspended_for: list[int] = [0] * n
         self._remaining: dict[int, int] = {}
         self._suspended_at: dict[int, int] = {}
         self._expected_end: dict[int, int] = {}
@@ -84,7 +95,7 @@ class Context:
         # the granted ones not started yet, and the reserved-processor series.
         self.reserved = 0
         self.reservations_enabled = False
-        self.reservation_rules: Any = None
+        self.reservation_rules: ReservationRules | None = None
         self.pending_requests: dict[int, Reservation] = {}
         self._requests: tuple[Reservation, ...] | None = None   # None: no requests given
         self._request_index: dict[int, int] = {}
@@ -94,6 +105,22 @@ class Context:
         self._granted: list[tuple[int, int, int]] = []       # every grant: (start, duration, width)
         self._reserved_time: list[int] = []
         self._reserved_nodes: list[int] = []
+
+    def enable_reservations(self, requests: tuple[Reservation, ...],
+                            rules: ReservationRules | None) -> None:
+        """Take advance-reservation ``requests`` (sorted by creation) under ``rules``.
+
+        Each request is put on the event heap at its creation time; its fate
+        (granted start or refusal) is kept by its position in ``requests``.
+        """
+        self._requests = requests
+        self._request_index = {r.id: i for i, r in enumerate(requests)}
+        self._granted_start = [-1] * len(requests)
+        self._refusal = [None] * len(requests)
+        self.reservation_rules = rules
+        self.reservations_enabled = True
+        for position, request in enumerate(requests):
+            heappush(self._events, (request.created, REQUEST, position, 0))
 
     # ------------------------------------------------------------------ views
     def expected_end(self, job: Job) -> int:
@@ -337,12 +364,14 @@ class QueueLimitContext(Context):
     without a limit pay nothing for it.
     """
 
-    def __init__(self, processors: int, policy_name: str, overrun: str, limit: int) -> None:
-        super().__init__(processors, policy_name, overrun)
+    def __init__(self, processors: int, policy_name: str, overrun: str, jobs: Sequence[Job],
+                 limit: int, *, tick: int = 0) -> None:
+        super().__init__(processors, policy_name, overrun, jobs, tick=tick)
         self._queue_limit = limit
         self._user_queued: dict[int, int] = {}
         self._held: dict[int, deque[Job]] = {}
-        self._queued: list[int] = []       # when each job (by position) entered the queue
+        # When each job (by position) entered the queue: its submit unless it is held.
+        self._queued: list[int] = [job.submit for job in jobs]
 
     def start(self, job: Job) -> None:
         super().start(job)

@@ -28,7 +28,7 @@ import numpy as np
 
 from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
                                      RESERVATION_START, WAKE, Context, QueueLimitContext)
-from schedlab.engine.result import FINISHED, ReservationTable, Result
+from schedlab.engine.result import ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
@@ -83,12 +83,11 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     _check_count("tick", tick, 0)
     if max_queued_per_user is not None:
         _check_count("max_queued_per_user", max_queued_per_user, 1)
-    _claim(policy)
     began = wallclock.perf_counter()
-    ctx = _prepare_context(workload, machine, policy, overrun, max_queued_per_user)
-    ctx.tick = tick
+    ctx = _new_context(workload, machine, policy, overrun, tick, max_queued_per_user)
+    _claim(policy)
     if requests is not None:
-        _prepare_reservations(ctx, requests, reservation_rules)
+        ctx.enable_reservations(requests, reservation_rules)
     with _cyclic_gc_paused():
         series = _loop(ctx, policy, jobs, progress, tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
@@ -161,19 +160,6 @@ def _checked_requests(reservations: Iterable[Reservation], machine: int
     return requests
 
 
-def _prepare_reservations(ctx: Context, requests: tuple[Reservation, ...],
-                          rules: ReservationRules | None) -> None:
-    """Put every request on the event heap at its creation time."""
-    ctx._requests = requests
-    ctx._request_index = {r.id: i for i, r in enumerate(requests)}
-    ctx._granted_start = [-1] * len(requests)
-    ctx._refusal = [None] * len(requests)
-    ctx.reservation_rules = rules
-    ctx.reservations_enabled = True
-    for position, request in enumerate(requests):
-        heappush(ctx._events, (request.created, REQUEST, position, 0))
-
-
 def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
                   rules: ReservationRules | None, tick: int, limit: int | None) -> None:
     """Record the reservation, tick and queue-limit options used in the run's metadata."""
@@ -187,23 +173,13 @@ def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
         result.meta["max_queued_per_user"] = limit
 
 
-def _prepare_context(workload: Workload, machine: int, policy: Policy, overrun: str,
-                     queue_limit: int | None = None) -> Context:
+def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str, tick: int,
+                 queue_limit: int | None) -> Context:
+    """The run's context: with the per-user queue bookkeeping only when there is a limit."""
     if queue_limit is None:
-        ctx = Context(machine, policy.name, overrun)
-    else:
-        ctx = QueueLimitContext(machine, policy.name, overrun, queue_limit)
-        ctx._queued = [job.submit for job in workload.jobs]
-    n = len(workload.jobs)
-    ctx._index = {job.id: i for i, job in enumerate(workload.jobs)}
-    if len(ctx._index) != n:
-        raise InputError("job ids must be unique within a workload", field="job id")
-    ctx._start = [-1] * n
-    ctx._end = [-1] * n
-    ctx._status = [FINISHED] * n
-    ctx._planned = [-1] * n
-    ctx._suspended_for = [0] * n
-    return ctx
+        return Context(machine, policy.name, overrun, workload.jobs, tick=tick)
+    return QueueLimitContext(machine, policy.name, overrun, workload.jobs, queue_limit,
+                             tick=tick)
 
 
 def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None, tick: int):
