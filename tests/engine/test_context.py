@@ -238,6 +238,50 @@ def test_overrunning_job_is_expected_to_end_one_second_from_now():
                     (26, [(26, 3)], [(25, 1), (26, 4)])]
 
 
+def plan(job_id: int, t) -> Action:
+    def action(ctx, jobs):
+        ctx.plan(jobs.get(job_id, Job(job_id, 0, 1, 1, 1)), t)
+    return action
+
+
+def _reject_then_plan(ctx, jobs):
+    ctx.reject(jobs[1], "no")
+    ctx.plan(jobs[1], 10)
+
+
+@pytest.mark.parametrize("script,message", [
+    ({0: plan(3, 10)}, "tried to plan job 3 at time 0, but it is not waiting"),
+    ({0: plan(9, 10)}, "tried to plan job 9 at time 0, but it is not waiting"),
+    ({0: start_all(2), 5: plan(2, 20)}, "tried to plan job 2 at time 5, but it is not waiting"),
+    ({0: _reject_then_plan}, "tried to plan job 1 at time 0, but it is not waiting"),
+    ({0: start_all(2), 5: plan(1, 4)},
+     "tried to plan job 1 at time 5, but the promised start 4 is in the past"),
+    ({0: plan(1, 10.5)},
+     "tried to plan job 1 at time 0, but the promised start 10.5 is not a whole number of "
+     "seconds"),
+    ({0: plan(1, True)},
+     "tried to plan job 1 at time 0, but the promised start True is not a whole number of "
+     "seconds"),
+], ids=["not-submitted", "not-in-the-workload", "started", "rejected", "in-the-past", "float",
+        "bool"])
+def test_plan_is_validated_like_the_other_actions(script, message):
+    with pytest.raises(PolicyError) as caught:
+        run_script(MACHINE, script)
+    assert str(caught.value) == f"policy 'scripted' {message}"
+
+
+def test_plan_takes_now_and_numpy_integers():
+    def promise(ctx, jobs):
+        ctx.plan(jobs[1], 0)
+        ctx.plan(jobs[2], np.int64(10))
+        ctx.start(jobs[1])
+
+    workload = Workload((Job(1, 0, 10, 10, 2), Job(2, 0, 10, 10, 4)), 4)
+    result = run_script(workload, {0: promise, 10: start_all(2)})
+    assert result.planned_start.tolist() == [0, 10]
+    assert type(result.planned_start.tolist()[1]) is int
+
+
 def test_plan_keeps_the_first_promise_and_stats_are_reported():
     def promise(ctx, jobs):
         ctx.plan(jobs[2], 10)

@@ -1,11 +1,11 @@
 """The view of the machine a policy gets, and the only way it can act.
 
 Every action is validated at once: starting a job that does not fit, starting
-a job twice, starting or rejecting a job that is not waiting, resuming a job
-that is not suspended, waking up in the past, granting a reservation that
-does not fit around the running jobs and the reservations already granted.
-A violation is a bug in the policy and raises
-:class:`~schedlab.errors.PolicyError` naming the policy, the job (or
+a job twice, starting, rejecting or promising a start to a job that is not
+waiting, resuming a job that is not suspended, waking up or promising a start
+in the past, granting a reservation that does not fit around the running jobs
+and the reservations already granted.  A violation is a bug in the policy and
+raises :class:`~schedlab.errors.PolicyError` naming the policy, the job (or
 reservation) and the time.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 from bisect import insort
 from collections import deque
 from heapq import heappush
+from numbers import Integral
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from schedlab.engine.profile import Profile
@@ -229,10 +230,21 @@ class Context:
         heappush(self._events, (t, WAKE, -1, 0))
 
     def plan(self, job: Job, t: int) -> None:
-        """Record the start time promised to a waiting job (kept if it is the first promise)."""
+        """Promise a waiting job a start at ``t`` (an int >= now); the first promise is kept.
+
+        ``t`` need not be a multiple of the tick: it is when the policy's
+        plan starts the job, which with a tick happens at the first tick at
+        or after it (docs/writing-a-policy.md).
+        """
+        if job.id not in self.waiting:
+            self._fail(job, "plan", "it is not waiting")
+        if type(t) is not int and (not isinstance(t, Integral) or isinstance(t, bool)):
+            self._fail(job, "plan", f"the promised start {t!r} is not a whole number of seconds")
+        if t < self.now:
+            self._fail(job, "plan", f"the promised start {t} is in the past")
         i = self._index[job.id]
         if self._planned[i] < 0:
-            self._planned[i] = t
+            self._planned[i] = int(t)
 
     def grant(self, request: Reservation, start: int) -> None:
         """Grant a pending reservation request from ``start`` (>= now) for its duration.
