@@ -22,8 +22,9 @@ are not run).  The Python blocks of a page are run in order in one namespace.
   of the page) — the mistake of a trace named without its folder.
 * Checked for parsing only (:data:`PARSE_ONLY`): the paper reproductions
   (``schedlab reproduce run``, minutes to hours; tests/reproductions runs
-  the reduced forms) and runs on a Dask cluster (a remote one cannot be
-  reached from a test).
+  the reduced forms), runs on a Dask cluster (a remote one cannot be
+  reached from a test) and the plug-in example of docs/writing-a-policy.md
+  (tests/test_writing_a_policy.py runs it with the plug-in registered).
 * The one input a page takes from another tool, the sacct export
   ``jan.txt`` of docs/interop.md, is written by the test (:data:`SACCT_EXPORT`).
 """
@@ -51,6 +52,8 @@ SHARED = "../shared/workloads/"
 PARSE_ONLY = {
     r"^schedlab reproduce run ": "a paper reproduction takes minutes to hours",
     r" --dask ": "needs a Dask cluster",
+    r" --policy first-fit ": "needs the example plug-in of docs/writing-a-policy.md installed "
+                             "(tests/test_writing_a_policy.py runs it registered)",
 }
 #: Pages run only with the slow tests: seconds they took on two cores.
 SLOW_PAGES = {"README.md": 42, "docs/experiments.md": 18, "docs/figures.md": 17,
