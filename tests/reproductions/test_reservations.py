@@ -87,7 +87,7 @@ def test_the_summary_writes_figures_tables_and_the_key_findings(reduced) -> None
                                        "minimums"]
     future = [f for f in reproduction.findings if "future work" in f.claim or
               "earliest" in f.claim]
-    assert [f.holds for f in future] == [None] * 4     # the paper has no numbers for them
+    assert [f.holds for f in future] == [None] * 5     # the paper has no numbers for them
     assert "minimum notice >= 72 h" in future[0].claim and "granted" in future[0].ours
 
 
@@ -103,17 +103,47 @@ def test_size_classes_are_in_nodes_and_weighted_by_node_seconds() -> None:
     import pandas as pd
 
     # Blue Horizon-like: 8 processors per node.  Widths 8, 16, 600 processors are
-    # 1, 2 and 75 nodes.  Job 2: wait 100, estimate 100 -> factor 2; job 3 (killed
-    # at its estimate) and job 4 (same class) weigh 16 x 10 and 16 x 30 node-seconds.
-    jobs = pd.DataFrame({"width": [8, 16, 16, 600, 8], "runtime": [50, 10, 30, 100, 5],
-                         "estimate": [100, 100, 50, 200, 5], "wait": [0, 100, 0, 200, 0],
+    # 1, 2 and 75 nodes.  Job 2: wait 100, estimate 100 -> factor 2, held 10 s; job 3 was
+    # killed at its estimate: its trace runtime is 90 s but it held its processors 50 s,
+    # so the class weighs 16 x 10 and 16 x 50 node-seconds (the weights of the overall
+    # expansion_factor_weighted, docs/metrics.md), not 16 x 10 and 16 x 90.
+    jobs = pd.DataFrame({"width": [8, 16, 16, 600, 8], "runtime": [50, 10, 90, 100, 5],
+                         "estimate": [100, 100, 50, 200, 5], "submit": [0, 0, 0, 0, 0],
+                         "start": [0, 100, 0, 200, 0], "end": [50, 110, 50, 300, 0],
+                         "wait": [0, 100, 0, 200, 0],
                          "status": ["finished", "finished", "killed", "finished", "rejected"]})
     classes = class_metrics(jobs, 8)
     assert [classes[c]["jobs"] for c in ("1", "2-64", "65-256")] == [1, 2, 1]
-    assert classes["2-64"]["expansion_factor"] == pytest.approx((2 * 160 + 1 * 480) / 640)
-    assert classes["2-64"]["wait_h"] == pytest.approx(100 * 160 / 640 / 3600)
+    assert classes["2-64"]["expansion_factor"] == pytest.approx((2 * 160 + 1 * 800) / 960)
+    assert classes["2-64"]["wait_h"] == pytest.approx(100 * 160 / 960 / 3600)
     assert classes["65-256"]["expansion_factor"] == pytest.approx(2.0)
     assert classes["1"]["expansion_factor"] == pytest.approx(1.0)
+
+
+def test_size_classes_use_the_weights_of_the_overall_metric() -> None:
+    """One class holding every job gives exactly the run's expansion_factor_weighted and
+    wait_weighted (one definition of node-seconds: width x time held)."""
+    import io
+
+    import pandas as pd
+
+    import schedlab
+    from schedlab.output import jobs_csv_text
+
+    from schedlab.workload.job import Workload
+
+    model = schedlab.load_workload("lublin", jobs=300)
+    # every third job needs twice its estimate: killed at the estimate, it holds its
+    # processors for the estimate, not for its trace runtime
+    jobs = tuple(job._replace(runtime=2 * job.estimate) if job.id % 3 == 0 else job
+                 for job in model.jobs)
+    result = schedlab.simulate(Workload(jobs, model.processors), "fcfs+easy")
+    metrics = schedlab.compute_metrics(result)
+    assert metrics["killed"] > 0                 # some jobs hold less than their runtime
+    jobs = pd.read_csv(io.StringIO(jobs_csv_text(result)))
+    whole = class_metrics(jobs, 10_000)["1"]
+    assert whole["expansion_factor"] == pytest.approx(metrics["expansion_factor_weighted"])
+    assert whole["wait_h"] == pytest.approx(metrics["wait_weighted"] / 3600)
 
 
 def test_the_papers_scenarios_keep_their_run_ids_in_the_reduced_form() -> None:
@@ -271,3 +301,38 @@ def test_a_refusal_reason_a_run_did_not_give_counts_as_none_in_the_means() -> No
                                    "reservations_rejected.busy",
                                    "reservations_rejected.over_cap"]
     assert table.loc[("w", "fcfs+easy", "throttled")].tolist() == [60, 11, 1.5, 47.5]
+
+
+def test_the_papers_expansion_factors_stand_beside_each_reading_of_the_placement() -> None:
+    import pandas as pd
+
+    # one workload: baseline EF 2; unthrottled exact 6 (3 granted), earliest 10 (all 8);
+    # throttled exact 3 and earliest 4
+    rows = [("baseline", "", 2.0, float("nan")), ("reservations", "exact", 6.0, 3),
+            ("reservations", "earliest", 10.0, 8), ("throttled", "exact", 3.0, 2),
+            ("throttled", "earliest", 4.0, 2)]
+    runs = pd.DataFrame([{"scenario": s, "placement": p, "minimums": "none",
+                          "expansion_factor_weighted": ef, "reservations_granted": granted}
+                         for s, p, ef, granted in rows])
+    runs = runs.assign(workload="w", policy="fcfs+conservative", limit=0, wait_weighted=0.0)
+    readings = recipe.readings_table(recipe.rule_table(runs))
+    unthrottled = readings.loc[("w", "fcfs+conservative", "reservations")]
+    assert unthrottled[["baseline", "exact", "exact_x", "earliest", "earliest_x"]].tolist() \
+        == [2.0, 6.0, 3.0, 10.0, 5.0]
+    assert unthrottled[["exact_granted", "earliest_granted"]].tolist() == [3, 8]
+    # Margo §6: 7.35 (2006, baseline 2.05) and 9.35 (2007, baseline 2.53)
+    assert unthrottled["paper"] == "7.35-9.35" and unthrottled["paper_x"] == "x3.59-3.70"
+    assert readings.loc[("w", "fcfs+conservative", "throttled"), "paper"] == "1.70-5.21"
+    finding = recipe.placement_reading(readings)
+    assert finding.holds is None and finding.ours == "w C: exact 6.00 (x3.00), earliest " \
+                                                     "10.00 (x5.00)"
+
+
+def test_the_reduced_form_writes_the_readings_table(reduced) -> None:
+    out, reproduction = reduced
+    lines = (out / "reproduction" / "readings.csv").read_text().splitlines()
+    assert lines[0] == ("workload,policy,scenario,baseline,exact,exact_x,exact_granted,"
+                        "earliest,earliest_x,earliest_granted,paper,paper_x")
+    assert [line.split(",")[2] for line in lines[1:]] == ["reservations", "throttled"]
+    assert any(f.claim.startswith("+ reservations under each reading of the placement")
+               for f in reproduction.findings)

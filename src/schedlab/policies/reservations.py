@@ -12,10 +12,13 @@ planning-based policies (docs/reservations.md):
   waiting job (:func:`decide_requests`).  Conservative backfilling and the
   planning-based policies keep that plan anyway; for EASY it is built for
   the occasion (:func:`queue_plan`).
-* **Placement**: the reservation is granted at the requested start if the
-  plan has its processors free for its whole duration, otherwise rejected
-  (``placement="exact"``, the default), or moved to the earliest start from
-  the requested one where it fits (``placement="earliest"``).
+* **Placement** — the paper does not say what becomes of a request whose
+  time is taken in the plan (§2 orders requests after the jobs' reservations;
+  §5 "injected 15 reservations during each week").  Our reading, the
+  default ``placement="exact"``: granted at the requested start if the plan
+  has its processors free for its whole duration, otherwise rejected; the
+  other reading, ``placement="earliest"``: moved to the earliest start from
+  the requested one where it fits, so every request is placed.
 * **Throttling** (§2): "the total node-seconds of user-settable
   reservations within any sliding 7 day period must not exceed 256 nodes *
   12 hours" (``cap``, ``window``); the paper's future work (§7–8) adds a
@@ -65,8 +68,9 @@ REASONS = {
 class ReservationRules:
     """How requests are placed and throttled (Margo et al., §2, §7–8).
 
-    ``placement``: ``"exact"`` (requested start or rejection) or
-    ``"earliest"`` (the earliest fit from the requested start).  ``cap``:
+    ``placement``: ``"exact"`` (requested start or rejection; our reading of
+    Margo §2) or ``"earliest"`` (the earliest fit from the requested start;
+    the other reading, every request placed).  ``cap``:
     the most node-seconds of granted reservations any window of ``window``
     seconds may hold, ``None`` for no cap (:data:`PAPER_CAP` is the paper's,
     on a sliding week).  ``min_duration`` and ``min_notice`` (seconds)

@@ -60,8 +60,10 @@ MIN_DURATION_HOURS = 12
 #: 18 h, §5; SDSC-BLUE 36 h; KTH-SP2 60 h), so that no job started before the request is
 #: known can still hold nodes when the reservation begins (§8: "the machine must be drained").
 MIN_NOTICE_HOURS = 72
-#: Catalina places a request at its requested time (Margo §2); ``earliest`` moves it to the
-#: earliest fit instead (docs/reservations.md, "Placement").
+#: Two readings of where a request goes (docs/reservations.md, "Placement"): Margo §2 says
+#: requests are placed after every eligible job has its reservation, not what happens to
+#: one whose time is taken.  ``exact`` (our reading, the default) refuses it; ``earliest``
+#: moves it to the earliest fit, closer to §5's "we injected 15 reservations during each week".
 PLACEMENTS = ("exact", "earliest")
 #: Which minimum rules a setting has, in table order (Margo §7-8).
 MINIMUMS = ("none", "duration", "notice", "duration+notice")
@@ -105,6 +107,15 @@ PAPER = {"2006": {"baseline": (6.03, 2.05), "reservations": (74.0, 7.35),
                   "throttled": (44.0, 5.21)}}
 
 
+def paper_range(scenario: str, ratio: bool = False) -> str:
+    """The paper's two months (§6) for one scenario: its expansion factors ``7.35-9.35``,
+    or (``ratio``) the factor over the month's baseline, ``x3.59-3.70``."""
+    values = sorted(months[scenario][1] / (months["baseline"][1] if ratio else 1)
+                    for months in PAPER.values())
+    prefix = "x" if ratio else ""
+    return f"{prefix}{values[0]:.2f}-{values[-1]:.2f}"
+
+
 # --------------------------------------------------------------------------- experiments
 
 
@@ -118,7 +129,8 @@ def reservation_table(node_sizes: dict[str, int], *, into_days: float,
     the baseline runs without them; the throttled scenario caps any sliding
     week at the whole machine for 12 hours (§2: 256 nodes x 12 h on
     DataStar).  Catalina's 15-minute tick in all.  The rules are a grid
-    (:func:`rule_grid`) whose exact placement without minimums is the paper's.
+    (:func:`rule_grid`) whose exact placement without minimums (our reading of the
+    paper's placement) gives the paper's scenarios.
     """
     return {"per_week": REQUESTS_PER_YEAR * 7 / 364, "nodes": list(REQUEST_NODES),
             "hours": list(REQUEST_HOURS), "node_size": dict(node_sizes),
@@ -131,8 +143,8 @@ def rule_grid(min_durations: tuple[int, ...]) -> dict[str, Any]:
     """``[reservations.rules]``: the throttle off and on (Margo §2) x both placements x the
     minimum durations given (hours) x no minimum notice and :data:`MIN_NOTICE_HOURS` (§7-8).
 
-    The paper's two reservation scenarios are the exact placement without
-    minimums; their settings, and so their run ids, are those of the grid
+    The paper's two reservation scenarios are, in our reading, the exact
+    placement without minimums; their settings, and so their run ids, are those of the grid
     of the throttle alone (the rules' defaults are part of the identity).
     """
     return {"throttle": [False, True], "cap_hours": CAP_HOURS, "placement": list(PLACEMENTS),
@@ -294,28 +306,34 @@ def class_table(exp_dir: Path, runs, sizes: dict[str, int]):
 def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
     """Margo eq. 2-3 per size class: node-seconds-weighted expansion factor and wait.
 
-    A job's nodes are ``ceil(width / node_size)``; its node-seconds
-    width x runtime; its expansion factor (wait + estimate) / estimate
-    (estimate at least 1 s) — Margo §4: "the ratio of the sum of requested
-    wall-clock time and queue wait time divided by the requested wall-clock
-    time".  Rejected jobs are left out.
+    A job's nodes are ``ceil(width / node_size)``.  Weights, expansion
+    factor and wait are those of the overall ``expansion_factor_weighted``
+    and ``wait_weighted`` (:mod:`schedlab.metrics.jobs`, docs/metrics.md):
+    node-seconds are width x the time the job held its processors
+    (end - start; a job killed at its estimate weighs its estimate, not its
+    trace runtime), the expansion factor is (wait + estimate) / estimate —
+    Margo §4: "the ratio of the sum of requested wall-clock time and queue
+    wait time divided by the requested wall-clock time".  Rejected jobs are
+    left out; an empty class has NaN.
     """
+    from schedlab.metrics.jobs import (AcceptedJobs, expansion_factor, node_seconds,
+                                       wait_time, weighted_mean)
+
     ran = jobs[jobs["status"] != "rejected"]
-    width = ran["width"].to_numpy(dtype=np.int64)
-    nodes = -(-width // node_size)
-    area = (width * ran["runtime"].to_numpy(dtype=np.int64)).astype(float)
-    wait = ran["wait"].to_numpy(dtype=float)
-    estimate = np.maximum(ran["estimate"].to_numpy(dtype=float), 1.0)
-    factor = (wait + estimate) / estimate
+    columns = {name: ran[name].to_numpy(dtype=np.int64)
+               for name in ("submit", "start", "end", "width", "estimate")}
+    held = AcceptedJobs(**columns, suspended=np.zeros(len(ran), dtype=np.int64))
+    weights, factor, wait = node_seconds(held), expansion_factor(held), wait_time(held)
+    nodes = -(-held.width // node_size)
     out = {}
     for name, low, high in SIZE_CLASSES:
         inside = (nodes >= low) & (nodes <= high)
-        weight = area[inside].sum()
+        some = bool(inside.any())
         out[name] = {"jobs": int(inside.sum()),
-                     "expansion_factor": float((factor[inside] * area[inside]).sum() / weight)
-                     if weight else math.nan,
-                     "wait_h": float((wait[inside] * area[inside]).sum() / weight / HOUR)
-                     if weight else math.nan}
+                     "expansion_factor": weighted_mean(factor[inside], weights[inside])
+                     if some else math.nan,
+                     "wait_h": weighted_mean(wait[inside], weights[inside]) / HOUR
+                     if some else math.nan}
     return out
 
 
@@ -398,6 +416,36 @@ def rule_table(runs):
 SETTING_LEVELS = ["limit", "scenario", "placement", "minimums"]
 
 
+def readings_table(table):
+    """The paper's expansion factors beside each reading of the placement (Margo §2, §5-6).
+
+    Per workload, policy and reservation scenario (no minimums, no queue
+    limit): the baseline's weighted expansion factor (eq. 2), the factor
+    under the exact placement (our reading: a request whose time is taken
+    is refused) and under ``earliest`` (every request placed, at its first
+    fit), each also as a multiple of the baseline, the requests granted,
+    and the paper's two months as text (``paper``, ``paper_x``).
+    """
+    import pandas as pd
+
+    base = rule_variant(table, "baseline", "-", "none", "expansion_factor_weighted")
+    parts = []
+    for scenario in ("reservations", "throttled"):
+        if not all(has_setting(table, scenario, p, "none") for p in PLACEMENTS):
+            continue
+        part = pd.DataFrame({"baseline": base})
+        for placement in PLACEMENTS:
+            ef = rule_variant(table, scenario, placement, "none", "expansion_factor_weighted")
+            part[placement] = ef
+            part[f"{placement}_x"] = ef / base
+            part[f"{placement}_granted"] = rule_variant(table, scenario, placement, "none",
+                                                        "reservations_granted")
+        part["paper"] = paper_range(scenario)
+        part["paper_x"] = paper_range(scenario, ratio=True)
+        parts.append(part.assign(scenario=scenario).set_index("scenario", append=True))
+    return pd.concat(parts)
+
+
 def has_setting(table, scenario: str, placement: str, minimums: str) -> bool:
     """Whether :func:`rule_table` holds the setting (without a queue limit)."""
     settings = table.index.droplevel(["workload", "policy"])
@@ -444,6 +492,7 @@ def future_findings(table) -> list[Finding]:
     if throttled:
         out.append(minimum_rule(table, "throttled", throttled[-1]))
     if has_setting(table, "reservations", "earliest", "none"):
+        out.append(placement_reading(readings_table(table)))
         out.append(earliest_placement(table))
         minimums = [m for m in MINIMUMS[1:] if has_setting(table, "reservations", "earliest", m)]
         if minimums:
@@ -500,8 +549,24 @@ def minimum_rule(table, scenario: str, minimums: str) -> Finding:
                    f"EF rise per reserved % lower in {lower} of {len(rise[0])}")
 
 
+def placement_reading(readings) -> Finding:
+    """Which reading of the placement comes nearer the paper's unthrottled expansion factors
+    (§6: 7.35 and 9.35, x3.59 and x3.70 the baseline); :func:`readings_table`."""
+    rows = readings.xs("reservations", level="scenario")
+    parts = [f"{_short(w, p)}: exact {r['exact']:.2f} (x{r['exact_x']:.2f}), earliest "
+             f"{r['earliest']:.2f} (x{r['earliest_x']:.2f})" for (w, p), r in rows.iterrows()]
+    return Finding("+ reservations under each reading of the placement (Margo §2, §5): "
+                   "exact (ours: a taken time is refused) and earliest (every request placed)",
+                   f"EF {paper_range('reservations')} ({paper_range('reservations', True)} "
+                   "the baseline); the paper says every request was injected (§5), not "
+                   "whether one whose time was taken was refused or moved",
+                   "; ".join(parts), None,
+                   "table readings; the paper's own placement is unknown, so not judged")
+
+
 def earliest_placement(table) -> Finding:
-    """The earliest placement against Catalina's exact one, unthrottled and throttled."""
+    """The earliest placement against the exact one (our reading), unthrottled and
+    throttled."""
     parts = []
     for scenario in ("reservations", "throttled"):
         ef = [rule_variant(table, scenario, p, "none", "expansion_factor_weighted")
@@ -514,7 +579,8 @@ def earliest_placement(table) -> Finding:
             f"({moved[w, p]:.1f} moved), EF {ef[0][w, p]:.2f} -> {ef[1][w, p]:.2f}"
             for w, p in ef[0].index))
     return Finding("earliest placement instead of the exact time (exact -> earliest)",
-                   "not studied: Catalina grants a request at its time or not (§2)",
+                   "not said: §2 places requests after the jobs' reservations, §5 injects "
+                   "15 a week; what became of a request whose time was taken is not given",
                    " / ".join(parts), None)
 
 
@@ -813,7 +879,8 @@ def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
     reproduction = Reproduction(findings=findings(runs, means, classes, large)
                                 + future_findings(rules))
     tables = {"scenarios": means, "size_classes": classes, "requests": rejection_table(runs),
-              "large_jobs_earlier": large, "paper": paper_table(), "rules": rules}
+              "large_jobs_earlier": large, "paper": paper_table(), "rules": rules,
+              "readings": readings_table(rules)}
     if (runs["limit"] > 0).any():
         tables["queue_limit"] = scenario_means(runs, DATASTAR_QUEUE_LIMIT)
     for name, table in tables.items():
