@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from schedlab.engine.profile import Profile
-from schedlab.policies.deadline.msb import msb_admission
+from schedlab.errors import InputError
+from schedlab.policies.deadline.msb import ModifiedSlackBased, msb_admission
 from schedlab.workload.job import Job
 
 from .helpers import column, deadline_workload, simulate
@@ -114,3 +116,33 @@ def test_the_pruned_search_chooses_what_plain_enumeration_chooses(rows):
     expected = enumerate_positions(plan, jobs[-1], 4)
     assert (None if decision.plan is None else starts(decision)) == \
         (None if expected is None else [(j.id, s) for j, s in expected])
+
+
+# The fixed order: Fig. 1 re-places the removed jobs in AST order, the text of §2.2.1
+# arranges the plan by a heuristic (EDF, LLF).  Plan in AST order: B [0,10) (deadline 100),
+# A [10,20) (deadline 20); newcomer X, 5 s, deadline 100.
+B_LATE, A_DUE = job(1, 10, 100), job(2, 10, 20)
+X_SHORT = job(3, 5, 100)
+
+
+def test_in_ast_order_the_short_newcomer_goes_last():
+    # AST B, A: p=2 -> 0+10+20 = 30; p=1 (B kept): X [10,15), A [15,25) misses 20;
+    # p=0: X [0,5), B [5,15), A [15,25) misses 20
+    decision = ModifiedSlackBased().admit(Profile(4, 0), 0, [(B_LATE, 0), (A_DUE, 10)],
+                                          X_SHORT, {1: 100, 2: 20, 3: 100})
+    assert starts(decision) == [(1, 0), (2, 10), (3, 20)]
+
+
+def test_in_edf_order_the_short_newcomer_goes_first():
+    # EDF A, B: p=2 -> 30; p=1 (A kept at [10,20)): X [0,5), B [20,30) -> 10+0+20 = 30;
+    # p=0: X [0,5), A [5,15), B [15,25) -> 0+5+15 = 20, the cheapest
+    for policy in (ModifiedSlackBased(order="edf"), ModifiedSlackBased(order="llf")):
+        decision = policy.admit(Profile(4, 0), 0, [(B_LATE, 0), (A_DUE, 10)], X_SHORT,
+                                {1: 100, 2: 20, 3: 100})
+        assert starts(decision) == [(3, 0), (2, 5), (1, 15)]
+
+
+def test_the_order_is_a_listed_parameter_checked_on_input():
+    assert ModifiedSlackBased.param_defaults() == {"order": "ast"}
+    with pytest.raises(InputError, match="order"):
+        ModifiedSlackBased(order="sjf")

@@ -10,10 +10,18 @@ equal).  Starting by the latest start time is ending by the deadline.
 The order of the admitted jobs is fixed ("this ordering is fixed. When a new
 job arrives, the MSB algorithm tries to fit this new job in the given
 schedule without any change to the initial ordering", §3): for a plan of N
-jobs in AST order the new job is tried at **every** position p = 0 … N
+jobs in that order the new job is tried at **every** position p = 0 … N
 (Fig. 1, step C): the jobs before p keep their reservations, the new job is
 placed at its earliest fit, then the jobs from p on are placed again one by
-one in their AST order (step C.c).  A candidate in which some job would
+one in the order (step C.c).
+
+**Which order.** The paper disagrees with itself: Fig. 1, step C.c,
+re-places the removed jobs "in Ascending Scheduled Time (AST) order", while
+the text of §2.2.1 and §3 arranges the jobs "in an order decided by a
+heuristic function (such as Earliest Deadline First, or Least Laxity
+First)".  ``order`` chooses: ``ast`` (default, the figure) or ``edf`` /
+``llf`` (the text, with the heuristics of :mod:`~schedlab.policies.deadline.common`:
+ties by submit time, then id).  A candidate in which some job would
 miss its deadline has no price; among the others the cheapest is taken
 (step C.e); with none the job is rejected (step D).
 
@@ -35,20 +43,31 @@ from itertools import accumulate
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 from schedlab.engine.profile import Profile
-from schedlab.policies.deadline.common import (INFINITY, AdmissionPolicy, Decision, Plan,
-                                               ends_in_time, in_ast_order, reserve_all)
+from schedlab.policies.base import check_choice
+from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy, Decision,
+                                               HeuristicKey, Plan, ends_in_time, in_ast_order,
+                                               reserve_all)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
 
 
+#: The orders MSB can fix the plan in (``order``): the AST order of Fig. 1 or a heuristic
+#: of the text (§2.2.1).
+ORDERS = ("ast", *HEURISTICS)
+
+
 def msb_admission(running: Profile, now: int, plan: Plan, job: Job,
-                  limits: Mapping[int, float]) -> Decision:
+                  limits: Mapping[int, float], key: HeuristicKey | None = None) -> Decision:
     """The MSB admission test (Islam et al., §2.2.1, Fig. 1) for ``job`` against ``plan``.
 
     ``running`` holds the running jobs from ``now`` on and is not modified.
-    Returns the cheapest feasible plan over all N + 1 insertion positions.
+    ``plan`` is in AST order; with a heuristic ``key`` it is arranged by the
+    key first (stable).  Returns the cheapest feasible plan over all N + 1
+    insertion positions.
     """
+    if key is not None:
+        plan = sorted(plan, key=lambda entry: key(entry[0]))
     n = len(plan)
     prefix_wait = [0, *accumulate(start - planned.submit for planned, start in plan)]
     floors = [now - planned.submit for planned, _ in plan]
@@ -104,14 +123,24 @@ def _place_priced(profile: Profile, now: int, order: Sequence[Job], limits: Mapp
 
 
 class ModifiedSlackBased(AdmissionPolicy):
-    """MSB admission control (Islam et al., §2.2.1, Fig. 1); no parameters.
+    """MSB admission control (Islam et al., §2.2.1, Fig. 1).
 
-    Every insertion position of the new job in the fixed AST order is tried;
+    Every insertion position of the new job in the fixed order is tried;
     the feasible plan with the least total promised wait is kept.
+
+    * ``order`` — the fixed order of the planned jobs: ``"ast"`` (ascending
+      scheduled time, Fig. 1 step C.c; default), ``"edf"`` or ``"llf"``
+      (the heuristic order of the text, §2.2.1).
     """
 
     name = "msb"
 
+    def __init__(self, *, order: str = "ast") -> None:
+        check_choice("MSB", "order", order, ORDERS)
+        super().__init__()
+        self.order = order
+        self._key = HEURISTICS.get(order)
+
     def admit(self, running: Profile, now: int, plan: Plan, job: Job,
               limits: Mapping[int, float]) -> Decision:
-        return msb_admission(running, now, plan, job, limits)
+        return msb_admission(running, now, plan, job, limits, self._key)
