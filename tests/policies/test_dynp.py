@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given
 
 from .helpers import by_id, simulate, workload
+from schedlab.engine.profile import Profile
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
@@ -258,6 +259,59 @@ def test_parse_quality_metric():
     assert parse_quality_metric("dynp", " 2*ART + ms ") == ((2.0, "art"), (1.0, "ms"))
 
 
+# The FCFS candidate's order (fcfs_order): Streit §3.1 "reorder waiting queue according to
+# new policy" re-sorts by submission (``submit``, the default); ``plan`` keeps the current
+# plan's order with newcomers appended.  One processor, ART (widths 1):
+ORDER_CASE = workload(1, (1, 0, 10, 10, 1), (2, 1, 8, 8, 1), (3, 1, 2, 2, 1), (4, 2, 9, 9, 1))
+
+
+@pytest.mark.parametrize("decider,fcfs_order,started,cases", [
+    ("advanced", "submit", {"fcfs": 1, "sjf": 3, "ljf": 0}, {"7": 1, "2": 2, "6b": 1}),
+    ("advanced", "plan", {"fcfs": 1, "sjf": 3, "ljf": 0}, {"7": 1, "6b": 3}),
+    ("simple", "submit", {"fcfs": 3, "sjf": 1, "ljf": 0}, {"7": 1, "2": 2, "6b": 1}),
+    ("simple", "plan", {"fcfs": 4, "sjf": 0, "ljf": 0}, {"7": 1, "6b": 1, "6a": 2}),
+])
+def test_the_fcfs_candidate_by_submission_or_in_plan_order_by_hand(decider, fcfs_order,
+                                                                   started, cases):
+    """t=0: 1 (est 10) starts.  t=1: 2 (8), 3 (2) wait: FCFS = LJF 18 > SJF 15, case 7 ->
+    SJF; the plan is 3, 2.
+    t=2: 4 (est 9) arrives.  SJF 3, 2, 4: responses 11, 19, 27 -> 19.  LJF 4, 2, 3:
+      17, 26, 28 -> 23.67.  FCFS by submission 2, 3, 4: 17, 19, 27 -> 21 (case 2, SJF
+      best); FCFS in plan order 3, 2, 4 is SJF's schedule: 19 = SJF (case 6b).
+    t=10: 1 ends; the same schedules from 10: by submission case 2 again; in plan order
+      case 6b (current SJF, advanced) or 6a (current FCFS after the simple decider's 6b).
+    t=12: 3 ended; 2, 4 wait: FCFS = SJF 23 < LJF 23.5: 6b (current SJF) or 6a (FCFS).
+    t=20: 4 alone, no decision.  The schedule is the same in all four runs.
+    """
+    result = simulate({"name": "dynp", "decider": decider, "fcfs_order": fcfs_order},
+                      ORDER_CASE)
+    assert by_id(result, "start") == {1: 0, 2: 12, 3: 10, 4: 20}
+    assert result.stats["jobs_started"] == started
+    assert {k: v for k, v in result.stats["cases"].items() if v} == cases
+
+
+def test_the_plan_order_is_the_adopted_queue_with_newcomers_appended():
+    jobs = [Job(i, i, 10, 10, 1) for i in range(1, 5)]
+
+    class Waiting:
+        waiting = {job.id: job for job in jobs}
+        now = 4
+
+    for fcfs_order, expected in (("submit", [1, 2, 3, 4]), ("plan", [3, 1, 2, 4])):
+        policy = make_policy({"name": "dynp", "fcfs_order": fcfs_order})
+        policy.adopt(Profile(4, 0), [jobs[2], jobs[0], jobs[1]], [0, 0, 0])   # an SJF plan
+        assert [job.id for job in policy.queue(Waiting, "fcfs")] == expected
+    assert make_policy("dynp").param_defaults()["fcfs_order"] == "submit"
+
+
+@given(load=workloads())
+def test_with_fcfs_alone_both_readings_give_the_same_schedule(load):
+    """Only FCFS ever builds the plan, so its order is the order of submission."""
+    literal = run(load, make_policy({"name": "dynp", "candidates": "fcfs"}))
+    kept = run(load, make_policy({"name": "dynp", "candidates": "fcfs", "fcfs_order": "plan"}))
+    assert np.array_equal(literal.start, kept.start)
+
+
 @pytest.mark.parametrize("params,field", [
     ({"metric": "foo"}, "metric"), ({"metric": "artww+artww"}, "metric"),
     ({"metric": "0*ms"}, "metric"), ({"metric": "-1*ms"}, "metric"), ({"metric": ""}, "metric"),
@@ -266,6 +320,7 @@ def test_parse_quality_metric():
     ({"candidates": []}, "candidates"), ({"slackness": 1.5}, "slackness"),
     ({"slackness": "x"}, "slackness"), ({"future_jobs": 0}, "future_jobs"),
     ({"future_horizon": -1}, "future_horizon"), ({"future_horizon": 1.5}, "future_horizon"),
+    ({"fcfs_order": "sjf"}, "fcfs_order"),
 ])
 def test_bad_dynp_parameters(params, field):
     with pytest.raises(InputError) as err:

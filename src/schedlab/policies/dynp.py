@@ -44,6 +44,11 @@ if TYPE_CHECKING:
 
 #: The bound of the bounded slowdown in the ``slowdown`` quality metric (SLDwW_60, §5.1).
 SLOWDOWN_BOUND = 60
+#: The two readings of the FCFS candidate's order (``fcfs_order``, docs/policies/dynp.md):
+#: ``submit`` sorts the waiting jobs by submission ("reorder waiting queue according to new
+#: policy", Streit 2002, §3.1, taken literally); ``plan`` keeps the current plan's order,
+#: the jobs submitted since appended in arrival order.
+FCFS_ORDERS = ("submit", "plan")
 
 
 class _DynPFamily(PlanningScheduler):
@@ -271,6 +276,38 @@ class SortedQueue:
         del self.jobs[at]
 
 
+class PlanOrder:
+    """The order of the jobs in the current plan: the FCFS candidate of ``fcfs_order="plan"``.
+
+    Reading of Streit 2002, §3.1-3.2 (not the literal one): "first come" is
+    the order the plan holds the waiting jobs in — the queue of the schedule
+    last adopted, whatever policy built it, with the jobs submitted since
+    appended in arrival order (the plan inserts them so, at their earliest
+    fits).  Under FCFS alone this is the submission order.
+    """
+
+    __slots__ = ("_jobs",)
+
+    def __init__(self) -> None:
+        self._jobs: dict[int, Job] = {}
+
+    def adopt(self, queue: Sequence[Job]) -> None:
+        """The plan was rebuilt or replaced: its queue is the new order."""
+        self._jobs = {job.id: job for job in queue}
+
+    def remove(self, started: Sequence[Job]) -> None:
+        for job in started:
+            self._jobs.pop(job.id, None)
+
+    def queue(self, waiting: dict[int, Job]) -> list[Job]:
+        """The waiting jobs in plan order, those not yet in the plan appended (arrival order)."""
+        jobs = self._jobs
+        for job_id, job in waiting.items():
+            if job_id not in jobs:
+                jobs[job_id] = job
+        return [job for job_id, job in jobs.items() if job_id in waiting]
+
+
 class SelfTuningDynP(_DynPFamily):
     """Self-tuning dynP (Streit 2002, §3.2): plan with whichever policy gives the best schedule.
 
@@ -293,14 +330,21 @@ class SelfTuningDynP(_DynPFamily):
     ``candidates`` (any planning orderings, e.g. ``lxf``; ties go to the
     earlier candidate) and combined metrics (each term divided by its
     largest value among the candidates, then the weighted sum).
+
+    ``fcfs_order`` is the reading of the FCFS candidate (:data:`FCFS_ORDERS`):
+    ``submit`` (default, the literal re-sort of §3.1) or ``plan``, the order
+    of the current plan with newcomers appended — after a switch to SJF the
+    FCFS candidate is then the SJF plan kept as it is (:class:`PlanOrder`).
     """
 
     name = "dynp"
 
     def __init__(self, *, decider: str = "advanced", metric: str = "artww",
                  candidates: str | Sequence[str] = PAPER_POLICIES, slackness: float = 0.0,
-                 future_jobs: int | None = None, future_horizon: int | None = None) -> None:
+                 future_jobs: int | None = None, future_horizon: int | None = None,
+                 fcfs_order: str = "submit") -> None:
         check_choice(self.name, "decider", decider, DECIDERS)
+        check_choice(self.name, "fcfs_order", fcfs_order, FCFS_ORDERS)
         terms = parse_quality_metric(self.name, metric)
         policies = parse_candidates(self.name, candidates)
         check_number(self.name, "slackness", slackness, float, 0, 1)
@@ -315,6 +359,8 @@ class SelfTuningDynP(_DynPFamily):
         self.slackness = slackness
         self.future_jobs = future_jobs
         self.future_horizon = future_horizon
+        self.fcfs_order = fcfs_order
+        self._plan_order = PlanOrder() if fcfs_order == "plan" else None
         self._terms = terms
         self._exact = all(name in EXACT_METRICS for _, name in terms)
         self._no_makespan = all(name != "ms" for _, name in terms)
@@ -332,11 +378,20 @@ class SelfTuningDynP(_DynPFamily):
         for queue in self._sorted.values():
             for job in started:
                 queue.remove(job)
+        if self._plan_order is not None:
+            self._plan_order.remove(started)
         return started
 
     def queue(self, ctx: Context, order: str) -> list[Job]:
+        if order == "fcfs" and self._plan_order is not None:
+            return self._plan_order.queue(ctx.waiting)
         kept = self._sorted.get(order)
         return list(kept.jobs) if kept is not None else super().queue(ctx, order)
+
+    def adopt(self, profile: Profile, queue: Sequence[Job], starts: Sequence[int]) -> None:
+        super().adopt(profile, queue, starts)
+        if self._plan_order is not None:
+            self._plan_order.adopt(queue)
 
     def _update_plan(self, ctx: Context) -> None:
         if len(ctx.waiting) < 2:
