@@ -9,6 +9,8 @@ LJF, advanced ARTwW) also with perfect estimates, so CI needs no trace.
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from schedlab.experiments import load_results
@@ -122,7 +124,21 @@ def test_case_2_not_6b_is_the_most_frequent_and_the_statistics_add_up(reduced):
     assert run["decisions"] == run["same_policy"] + sum(run["switches"].values())
     assert sum(run["jobs_started"].values()) == recipe.REDUCED_JOBS
     frame = load_results(out)
-    assert len(frame) == 42 and (frame["status"] == "finished").all()
+    assert len(frame) == 48 and (frame["status"] == "finished").all()
+
+
+def test_the_plan_order_reading_makes_6b_the_most_frequent_case(reduced):
+    """The other reading of the FCFS candidate (fcfs_order=plan) gives Table 6's shape at
+    1.00: case 6b first, and the simple decider starts most jobs with FCFS."""
+    _, reproduction, runs = reduced
+    assert finding(reproduction, "With the FCFS candidate in the current plan's order").holds
+    kept = recipe.pick(runs, "KTH_syn", recipe.ADVANCED_LINE + recipe.PLAN_FCFS_SUFFIX, 1.0)
+    counts = recipe.table6_counts(kept["cases"])
+    assert max(counts, key=counts.get) == "6b" and counts["6b"] > 3 * counts["2 & 7"]
+    assert sum(counts.values()) == kept["decisions"]
+    table = reproduction.tables["fcfs_readings"].read_text().splitlines()
+    assert len(table) == 2 + 3 * 2 * 2             # factors x deciders x readings
+    assert "KTH_syn (ours, plan-order FCFS)" in reproduction.tables["table6_cases"].read_text()
 
 
 def test_tables_and_figures_are_written_with_the_papers_numbers(reduced):
@@ -163,18 +179,22 @@ def test_line_labels_name_every_policy_of_the_experiment():
     assert recipe.line_label("dynp-basic", None, None) == "basic dynP"
     assert recipe.line_label("dynp", "simple", "ms") == "simple MS"
     assert recipe.line_label("dynp", "advanced", "artww", 1) == "advanced ARTwW (1st job)"
+    assert recipe.line_label("dynp", "simple", "artww", None, "plan") == \
+        "simple ARTwW (plan-order FCFS)"
     styles = recipe.line_styles()
-    assert set(recipe.DYNP_LINES + recipe.SINGLE_LINES + recipe.CONSERVATIVE_LINES) <= set(styles)
+    assert set(recipe.DYNP_LINES + recipe.SINGLE_LINES + recipe.CONSERVATIVE_LINES
+               + recipe.PLAN_FCFS_LINES) <= set(styles)
 
 
 def test_experiments_cover_the_papers_policies_and_ranges():
     full = experiment_from_mapping(recipe.experiment(False))
     reduced = experiment_from_mapping(recipe.experiment(True))
-    # real estimates: factors x (6 single + basic + 2 deciders x 3 metrics + 2 first-job);
-    # perfect estimates, on the sets with user estimates: factors x (6 single + advanced)
-    # KTH_syn 7 factors, SDSCBLUE_syn 6, NASA_syn 7 and LUBLIN256_syn 7 (no perfect runs)
-    assert len(full.runs) == (7 + 6 + 7 + 7) * 15 + (7 + 6) * 7 == 496
-    assert len(reduced.runs) == 3 * 10 + 3 * 4
+    # real estimates: factors x (6 single + basic + 2 deciders x 3 metrics + 2 first-job
+    # + 2 plan-order FCFS); perfect estimates, on the sets with user estimates: factors x
+    # (6 single + advanced).  KTH_syn 7 factors, SDSCBLUE_syn 6, NASA_syn 7 and
+    # LUBLIN256_syn 7 (no perfect runs)
+    assert len(full.runs) == (7 + 6 + 7 + 7) * 17 + (7 + 6) * 7 == 550
+    assert len(reduced.runs) == 3 * 12 + 3 * 4
     factors = {}
     for run in full.runs:
         factors.setdefault(run.workload.label, set()).add(dict(run.transforms)["shrink"])
@@ -184,7 +204,7 @@ def test_experiments_cover_the_papers_policies_and_ranges():
     perfect = [r for r in full.runs if dict(r.transforms)["perfect_estimates"]]
     assert {r.workload.label for r in perfect} == {"KTH_syn", "SDSCBLUE_syn"}
     assert {recipe.line_label(r.policy, *(dict(r.params).get(k) for k in
-                                          ("decider", "metric", "future_jobs")))
+                                          ("decider", "metric", "future_jobs", "fcfs_order")))
             for r in perfect} == set(recipe.SINGLE_LINES + recipe.CONSERVATIVE_LINES
                                      + (recipe.ADVANCED_LINE,))
     assert get_recipe("dynp") is recipe.RECIPE
@@ -196,23 +216,46 @@ def single_grid(reduced: bool, factors, sets) -> set[str]:
     experiment = {**recipe.experiment(reduced),
                   "workloads": [{"source": s.ours, "jobs": s.jobs} for s in sets],
                   "transforms": {"shrink": list(factors), "perfect_estimates": [False, True]}}
+    experiment["policies"] = [e for e in experiment["policies"] if not plan_reading(e)]
     return {r.run_id for r in experiment_from_mapping(experiment).runs}
 
 
 def test_the_runs_the_single_grid_made_keep_their_run_ids():
     """A directory swept with the single grid of earlier versions is resumed: every run of
     the recipe that the old grid also described has the id it had."""
-    reduced = experiment_from_mapping(recipe.experiment(True)).runs
+    reduced = [r for r in experiment_from_mapping(recipe.experiment(True)).runs
+               if not plan_reading(dict(r.params))]
     before = single_grid(True, recipe.REDUCED_SHRINK, [recipe.REDUCED_SET])
     assert len(before) == 60 and {r.run_id for r in reduced} < before
     # pinned with the single-grid version: SJF, and advanced ARTwW with perfect estimates
     assert {"1b63cab9da9e993b", "c510058d873f7002"} < {r.run_id for r in reduced}
     old_sets = recipe.JOB_SETS[:3]
     old = single_grid(False, (1.0, 0.9, 0.8, 0.75, 0.7, 0.65, 0.6), old_sets)
-    full = experiment_from_mapping(recipe.experiment(False)).runs
+    full = [r for r in experiment_from_mapping(recipe.experiment(False)).runs
+            if not plan_reading(dict(r.params))]
     kept = {r.run_id for r in full if r.run_id in old}
     assert len(old) == 630 and len(kept) == 361
     assert len(full) - len(kept) == 7 * 15 + 2 * 15     # LUBLIN256_syn, NASA_syn at 0.5, 0.45
+
+
+def plan_reading(entry) -> bool:
+    """A policy entry (or run parameters) of the plan-order reading of the FCFS candidate."""
+    return entry.get("params", entry).get("fcfs_order") == "plan"
+
+
+#: SHA-256 (first 16 hex digits) of the sorted run ids, joined by commas, of every run of
+#: the literal reading, before the plan-order entries were added: reduced 42, full 496.
+LITERAL_RUN_IDS = {True: (42, "8d2de1e787030591"), False: (496, "bd70267f9fb7d610")}
+
+
+@pytest.mark.parametrize("reduced", [True, False])
+def test_the_plan_order_reading_leaves_every_earlier_run_id_unchanged(reduced):
+    runs = experiment_from_mapping(recipe.experiment(reduced)).runs
+    literal = sorted(r.run_id for r in runs if not plan_reading(dict(r.params)))
+    digest = hashlib.sha256(",".join(literal).encode()).hexdigest()[:16]
+    assert (len(literal), digest) == LITERAL_RUN_IDS[reduced]
+    plan = [r for r in runs if plan_reading(dict(r.params))]
+    assert len(plan) == 2 * (len(recipe.REDUCED_SHRINK) if reduced else 27)
 
 
 def test_reference_points_carry_the_stand_ins_paper_numbers():

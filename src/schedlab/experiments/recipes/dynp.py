@@ -18,7 +18,9 @@ Fig. 6 and the conservative policies, on the sets that have user estimates.
 
 Besides the paper's policies the recipe runs both deciders with ARTwW
 measured on the first job to start only: the test of why the deciders
-differ in the paper and not here (docs/reproductions/dynp.md).  The
+differ in the paper and not here (docs/reproductions/dynp.md); and both
+deciders with ARTwW under the other reading of the FCFS candidate, kept in
+the current plan's order (``fcfs_order="plan"``).  The
 summary (:func:`summarize`) writes Figs. 2–8, Tables 4–6 and the findings
 into ``EXP_DIR/reproduction/``.
 """
@@ -79,6 +81,10 @@ QUALITY_METRICS = ("artww", "art", "ms")
 #: start only (the ``future_jobs`` option, Streit §6 "reduced future"), so that a tie can
 #: be between different schedules.
 FIRST_JOB = {"metric": "artww", "future_jobs": 1}
+#: The other reading of the FCFS candidate (``fcfs_order="plan"``, docs/policies/dynp.md): the
+#: current plan's order with new jobs appended instead of the re-sort by submission.  Its own
+#: entries, so that the runs of the literal reading keep their run ids.
+PLAN_FCFS = {"metric": "artww", "fcfs_order": "plan"}
 #: The label of the self-tuning entry of Figs. 4–8 (advanced decider, ARTwW), by which
 #: the perfect-estimate tables select it alone among the dynP entries.
 ADVANCED_ENTRY = "advanced-artww"
@@ -90,7 +96,9 @@ def policy_entries(reduced: bool) -> list[dict[str, Any]]:
     The full form adds ``+conservative`` for comparison with ``+plan`` and
     the ART quality metric; the reduced form keeps what the findings of the
     test need.  Both add the two deciders with ARTwW on the first job only
-    (:data:`FIRST_JOB`), our explanation of the gap between the deciders.
+    (:data:`FIRST_JOB`), our explanation of the gap between the deciders,
+    and the two deciders with ARTwW under the plan-order reading of the
+    FCFS candidate (:data:`PLAN_FCFS`).
     The advanced decider with ARTwW is an entry of its own
     (:data:`ADVANCED_ENTRY`), the other deciders and metrics a grid.
     """
@@ -106,6 +114,8 @@ def policy_entries(reduced: bool) -> list[dict[str, Any]]:
     entries.append({"name": "dynp", "params": {"decider": "simple"},
                     "grid": {"metric": metrics}})
     entries.append({"name": "dynp", "params": dict(FIRST_JOB),
+                    "grid": {"decider": list(DECIDERS)}})
+    entries.append({"name": "dynp", "params": dict(PLAN_FCFS),
                     "grid": {"decider": list(DECIDERS)}})
     return entries
 
@@ -252,6 +262,8 @@ ADVANCED_LINE = "advanced ARTwW"
 DYNP_LINES = tuple(f"{d} {METRIC_NAMES[m]}" for d in DECIDERS for m in QUALITY_METRICS)
 FIRST_JOB_SUFFIX = " (1st job)"
 FIRST_JOB_LINES = tuple(f"{d} ARTwW{FIRST_JOB_SUFFIX}" for d in DECIDERS)
+PLAN_FCFS_SUFFIX = " (plan-order FCFS)"
+PLAN_FCFS_LINES = tuple(f"{d} ARTwW{PLAN_FCFS_SUFFIX}" for d in DECIDERS)
 
 #: Columns of the run table besides the metrics.
 METRICS = ("artww", "avg_response", "avg_wait", "sldww_60", "sldww_300", "utilization",
@@ -259,9 +271,10 @@ METRICS = ("artww", "avg_response", "avg_wait", "sldww_60", "sldww_300", "utiliz
 STATS = ("jobs_started", "decisions", "switches", "same_policy", "avg_backlog", "cases")
 
 
-def line_label(policy: str, decider: Any, metric: Any, future_jobs: Any = None) -> str:
+def line_label(policy: str, decider: Any, metric: Any, future_jobs: Any = None,
+               fcfs_order: Any = None) -> str:
     """The legend label of a run: ``SJF``, ``LJF cons.``, ``basic dynP``, ``advanced ARTwW``,
-    ``simple ARTwW (1st job)``."""
+    ``simple ARTwW (1st job)``, ``advanced ARTwW (plan-order FCFS)``."""
     order, _, mode = policy.partition("+")
     if mode == "plan":
         return SINGLE_NAMES[order]
@@ -270,7 +283,8 @@ def line_label(policy: str, decider: Any, metric: Any, future_jobs: Any = None) 
     if policy == "dynp-basic":
         return BASIC_LINE
     first = FIRST_JOB_SUFFIX if future_jobs == FIRST_JOB["future_jobs"] else ""
-    return f"{decider} {METRIC_NAMES[metric]}{first}"
+    plan = PLAN_FCFS_SUFFIX if fcfs_order == PLAN_FCFS["fcfs_order"] else ""
+    return f"{decider} {METRIC_NAMES[metric]}{first}{plan}"
 
 
 def optional_column(frame, name: str):
@@ -296,10 +310,11 @@ def run_table(exp_dir):
     frame = frame[frame["status"] == "finished"].reset_index(drop=True)
     table = pd.DataFrame({
         "workload": frame["workload"].astype(str),
-        "line": [line_label(p, d, m, k) for p, d, m, k in
+        "line": [line_label(*labels) for labels in
                  zip(frame["policy"], optional_column(frame, "param.decider"),
                      optional_column(frame, "param.metric"),
-                     optional_column(frame, "param.future_jobs"))],
+                     optional_column(frame, "param.future_jobs"),
+                     optional_column(frame, "param.fcfs_order"))],
         "shrink": frame["transform.shrink"].astype(float),
         "perfect": frame["transform.perfect_estimates"].astype(bool),
         "wall_time": frame["wall_time"].astype(float),
@@ -446,6 +461,7 @@ def line_styles() -> dict[str, Any]:
         for metric in METRIC_NAMES.values():
             styles[f"{decider} {metric}"] = LineStyle(colours[metric], markers[metric], dash)
         styles[f"{decider} ARTwW{FIRST_JOB_SUFFIX}"] = LineStyle("#56B4E9", "X", dash)
+        styles[f"{decider} ARTwW{PLAN_FCFS_SUFFIX}"] = LineStyle("#F0E442", "h", dash)
     return styles
 
 
@@ -649,23 +665,27 @@ def count_and_share(count: int, total: int) -> str:
 
 def table6_rows(runs) -> list[dict[str, Any]]:
     """Table 6: how often each case of Table 1 occurred (advanced, ARTwW, factor 1.00)."""
-    columns = {}
+    columns: dict[str, dict[str, int] | None] = {}
     for workload in workloads(runs):
         run = pick(runs, workload, ADVANCED_LINE, reference(workload))
         if run is not None and run["cases"]:
+            columns[f"{workload} (ours)"] = with_summary_rows(table6_counts(run["cases"]))
+            kept = pick(runs, workload, ADVANCED_LINE + PLAN_FCFS_SUFFIX, reference(workload))
+            if kept is not None and kept["cases"]:
+                columns[f"{workload} (ours, plan-order FCFS)"] = \
+                    with_summary_rows(table6_counts(kept["cases"]))
             paper = TABLE6.get(PAPER_SET[workload])
-            columns[workload] = (with_summary_rows(table6_counts(run["cases"])),
-                                 None if paper is None else
-                                 with_summary_rows(paper, TABLE6_TOTALS[PAPER_SET[workload]]))
-    if not columns:
+            columns[f"{PAPER_SET[workload]} (paper)"] = None if paper is None else \
+                with_summary_rows(paper, TABLE6_TOTALS[PAPER_SET[workload]])
+    counted = [counts for counts in columns.values() if counts is not None]
+    if not counted:
         return []
     rows = []
-    for name in next(iter(columns.values()))[0]:
+    for name in counted[0]:
         row: dict[str, Any] = {"case": name}
-        for workload, (ours, paper) in columns.items():
-            row[f"{workload} (ours)"] = count_and_share(ours[name], ours["total"])
-            row[f"{PAPER_SET[workload]} (paper)"] = \
-                "—" if paper is None else count_and_share(paper[name], paper["total"])
+        for label, counts in columns.items():
+            row[label] = "—" if counts is None else count_and_share(counts[name],
+                                                                    counts["total"])
         rows.append(row)
     return rows
 
@@ -703,6 +723,33 @@ def curve_rows(runs) -> list[dict[str, Any]]:
             for r in ordered.itertuples()]
 
 
+def fcfs_reading_rows(runs) -> list[dict[str, Any]]:
+    """Both readings of the FCFS candidate side by side (``fcfs_order``, docs/reproductions/
+    dynp.md): per job set, factor and decider (ARTwW), the share of jobs started under each
+    policy, the most frequent Table 6 row and case 6b's share of the decisions, ARTwW."""
+    rows = []
+    for workload in workloads(runs):
+        for shrink in shrinks(runs, workload):
+            for decider in DECIDERS:
+                for reading, suffix in (("submit", ""), ("plan", PLAN_FCFS_SUFFIX)):
+                    run = pick(runs, workload, f"{decider} ARTwW{suffix}", shrink)
+                    if run is None or not run["cases"]:
+                        continue
+                    counts = table6_counts(run["cases"])
+                    total = sum(counts.values())
+                    top = max(counts, key=counts.get)
+                    rows.append({
+                        "job set": workload, "shrinking factor": shrink, "decider": decider,
+                        "FCFS candidate": reading,
+                        **{f"started {p.upper()} [%]": cell(100 * started_share(run, p), 1)
+                           for p in SINGLE},
+                        "most frequent case": f"{top} ({cell(100 * counts[top] / total, 1)} %)"
+                        if total else "—",
+                        "6b [%]": cell(100 * counts["6b"] / total, 1) if total else "—",
+                        "ARTwW [s]": cell(run["artww"])})
+    return rows
+
+
 def write_tables(runs, out) -> dict[str, Any]:
     """Tables 4–6 analogues, the case mix against the load and the numbers of every curve."""
     written: dict[str, Any] = {}
@@ -710,6 +757,7 @@ def write_tables(runs, out) -> dict[str, Any]:
                        ("table5_advanced_artww", table5_rows(runs)),
                        ("table6_cases", table6_rows(runs)),
                        ("cases_by_shrink", cases_by_shrink_rows(runs)),
+                       ("fcfs_readings", fcfs_reading_rows(runs)),
                        ("curves", curve_rows(runs))):
         if rows:
             written.update(write_table(rows, out, name))
@@ -1034,6 +1082,43 @@ def finding_simple_fcfs(runs) -> Finding:
         holds=bool(ok) and all(ok))
 
 
+def finding_fcfs_readings(runs) -> Finding:
+    """§3.1 / Table 6: what each reading of the FCFS candidate reproduces at factor 1.00 —
+    case 6b the most frequent (advanced) and FCFS the simple decider's policy.  Judged for
+    the plan-order reading; the literal reading is :func:`finding_cases` and
+    :func:`finding_simple_fcfs`."""
+    texts, ok = [], []
+    for workload in workloads(runs):
+        factor = reference(workload)
+        parts = []
+        for reading, suffix in (("by submission", ""), ("plan order", PLAN_FCFS_SUFFIX)):
+            adv = pick(runs, workload, ADVANCED_LINE + suffix, factor)
+            simple = pick(runs, workload, "simple ARTwW" + suffix, factor)
+            if adv is None or simple is None or not adv["cases"]:
+                continue
+            counts = table6_counts(adv["cases"])
+            total = sum(counts.values())
+            top = max(counts, key=counts.get)
+            fcfs = started_share(simple, "fcfs")
+            favours = max(simple["jobs_started"], key=simple["jobs_started"].get)
+            parts.append(f"{reading}: top case {top} ({100 * counts[top] / total:.1f} %), 6b "
+                         f"{100 * counts['6b'] / total:.1f} %, simple starts "
+                         f"{100 * fcfs:.1f} % with FCFS")
+            if suffix:
+                ok.append(top == "6b" and favours == "fcfs")
+        if parts:
+            texts.append(f"{workload}: " + "; ".join(parts))
+    return Finding(
+        claim="With the FCFS candidate in the current plan's order, case 6b is the most "
+              f"frequent and the simple decider favours FCFS (ARTwW, {at_reference(runs)})",
+        paper="6b 72.5 % (KTH_syn), 73.6 % (PC2_syn); simple FCFS 68.5 % (KTH_syn), 73.4 % "
+              "(PC2_syn) of jobs started",
+        ours="; ".join(texts) or "not run",
+        holds=bool(ok) and all(ok),
+        note="the literal reading (re-sort by submission) is the default; the plan order is "
+             "the other reading of §3.1, fcfs_order=plan (docs/reproductions/dynp.md)")
+
+
 def finding_same_policy(runs) -> Finding:
     """§5.2, Table 5: almost all decisions keep the policy; LJF is switched to least."""
     texts, ok = [], []
@@ -1117,8 +1202,8 @@ def finding_sld300(runs) -> Finding:
 
 FINDINGS = (finding_deciders, finding_first_job, finding_best_metric, finding_sjf_lowest,
             finding_ljf_utilization, finding_cases, finding_follows, finding_perfect,
-            finding_sjf_best_perfect, finding_ms_prefers_ljf, finding_simple_fcfs, finding_same_policy, finding_basic,
-            finding_sld300)
+            finding_sjf_best_perfect, finding_ms_prefers_ljf, finding_simple_fcfs,
+            finding_fcfs_readings, finding_same_policy, finding_basic, finding_sld300)
 
 
 def summarize(exp_dir, reduced: bool) -> Reproduction:
