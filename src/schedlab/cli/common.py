@@ -384,11 +384,12 @@ SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "av
                    "artww", "sldww_60", "utilization", "makespan"]
 SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
                    "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
-                   "deadline_missed": "d", "nondeadline_avg_response": ".0f"}
+                   "deadline_missed": "d", "deadline_unfinished": "d",
+                   "nondeadline_avg_response": ".0f"}
 #: Added to the summary when the workload has deadlines (docs/metrics.md, "Deadlines").
 DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
-                            "deadline_missed", "nondeadline_avg_response",
-                            "nondeadline_avg_slowdown"]
+                            "deadline_missed", "deadline_unfinished",
+                            "nondeadline_avg_response", "nondeadline_avg_slowdown"]
 #: Added when the run had reservation requests (Margo et al., §4 eq. 1–3).
 RESERVATION_SUMMARY_METRICS = ["reservations_granted", "reservations_rejected",
                                "wait_weighted", "expansion_factor_weighted",
