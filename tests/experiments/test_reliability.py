@@ -77,14 +77,16 @@ def test_a_sweep_stopped_by_ctrl_c_and_by_kill_9_resumes_with_every_run_exactly_
 
 
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
-def test_the_workers_fork_server_and_resource_tracker_exit_when_the_sweep_is_killed(
-        tmp_path: Path) -> None:
-    """Only the sweep gets SIGKILL (as the OOM killer sends it); its helpers must follow."""
+@pytest.mark.parametrize("options", [(), ("--dask", "local")], ids=["pool", "dask"])
+def test_no_process_of_a_sweep_outlives_it_when_it_is_killed(tmp_path: Path,
+                                                             options: tuple[str, ...]) -> None:
+    """Only the sweep gets SIGKILL (as the OOM killer sends it); its helpers must follow:
+    the pool's workers, fork server and resource tracker, or the Dask workers."""
     path = write_files(tmp_path, MEDIUM_EXPERIMENT)
-    process = start_sweep(path, tmp_path / "out")
+    process = start_sweep(path, tmp_path / "out", *options)
     wait_for_rows(tmp_path / "out", 1)
     helpers = set(session_pids(process.pid)) - {process.pid}
-    assert len(helpers) >= 3                  # fork server, resource tracker, workers
+    assert len(helpers) >= 2
     process.kill()
     process.wait(timeout=60)       # not communicate: orphans would hold its pipes open
     deadline = time.monotonic() + 15
