@@ -15,7 +15,6 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
                                  metrics_table, parse_params, report_reservations, report_skips,
                                  reservation_options, summary_metrics)
-from schedlab.errors import InputError
 
 
 def simulate(
