@@ -14,7 +14,7 @@ from schedlab.engine.simulator import run as run_space_sharing
 from schedlab.engine.timesharing import TimeSharingPolicy, run_timesharing
 from schedlab.errors import InputError
 from schedlab.policies.base import Policy
-from schedlab.policies.registry import PolicySpec, make_policy
+from schedlab.policies.registry import PolicySpec, labelled_policies, make_policy
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
@@ -125,19 +125,22 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
             reservations: ReservationSource | None = None,
             reservation_rules: ReservationRules | None = None, tick: int = 0,
             max_queued_per_user: int | None = None) -> dict[str, Result]:
-    """Simulate several policies on the same workload; results keyed by policy name.
+    """Simulate several policies on the same workload; results keyed by policy label.
 
-    The reservation options are those of :func:`simulate`, the same for every policy.
+    The label is the policy name, followed by the parameters a spec sets
+    (``{"name": "qops", "k": 3}`` -> ``"qops[k=3]"``; see
+    :func:`~schedlab.policies.registry.policy_label`), so one policy under
+    several settings gives one result each; a label given twice is an
+    :class:`~schedlab.errors.InputError`.  The reservation options are those
+    of :func:`simulate`, the same for every policy.
     """
+    chosen = labelled_policies(policies)
     loaded = load_workload(workload, processors=processors)
     requests = load_reservations(reservations, loaded, processors=processors)
-    results: dict[str, Result] = {}
-    for spec in policies:
-        policy = make_policy(spec)
-        results[policy.name] = run(loaded, policy, processors=processors, overrun=overrun,
-                                   reservations=requests, reservation_rules=reservation_rules,
-                                   tick=tick, max_queued_per_user=max_queued_per_user)
-    return results
+    return {label: run(loaded, policy, processors=processors, overrun=overrun,
+                       reservations=requests, reservation_rules=reservation_rules, tick=tick,
+                       max_queued_per_user=max_queued_per_user)
+            for label, policy in chosen.items()}
 
 
 def load_reservations(source: ReservationSource | None, workload: Workload, *,

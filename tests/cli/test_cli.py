@@ -55,6 +55,7 @@ from schedlab.cli.common import DelayedProgress
 from schedlab.policies import registry
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
+from schedlab.policies.deadline import QoPS
 from schedlab.workload.stats import trace_statistics
 from schedlab.workload.swf import read_swf
 from real_traces import trace_path
@@ -465,6 +466,54 @@ def test_compare_writes_table_figure_csv_and_subdirectories(workdir: Path) -> No
     assert [float(row["avg_wait"]) for row in table] == [85.0, 27.5, 27.5]
     for name, directory in zip(names, ["fcfs", "sjf_easy", "fcfs_conservative"]):
         assert_matches_api(out / directory, schedlab.simulate("small.swf", name))
+
+
+def test_compare_api_labels_one_policy_with_two_parameter_settings_apart(workdir: Path) -> None:
+    results = schedlab.compare("small.swf", ["fcfs", {"name": "qops", "k": 3},
+                                            {"name": "qops", "k": 5}, QoPS(k=2)])
+    assert list(results) == ["fcfs", "qops[k=3]", "qops[k=5]", "qops[k=2]"]
+    assert [results[label].params.get("k") for label in results] == [None, 3, 5, 2]
+
+
+def test_compare_api_refuses_the_same_label_twice(workdir: Path) -> None:
+    with pytest.raises(schedlab.InputError, match="'qops\\[k=3\\]' is given twice"):
+        schedlab.compare("small.swf", [{"name": "qops", "k": 3},
+                                       {"name": "qops", "k": 3}])
+
+
+def test_compare_takes_parameters_per_policy_and_labels_table_csv_and_directories(
+        workdir: Path) -> None:
+    result = invoke("compare", "small.swf", "--policies",
+                    "qops[k=3],qops[k=5, heuristic=edf],fcfs+easy", "--out", "cmp")
+    assert result.exit_code == 0, result.output
+    labels = ["qops[k=3]", "qops[k=5,heuristic=edf]", "fcfs+easy"]
+    assert table_header(result.stdout) == ["metric", *labels]
+    with open(workdir / "cmp" / "metrics.csv", newline="") as handle:
+        assert [row["policy"] for row in csv.DictReader(handle)] == labels
+    for spec, directory in zip([{"name": "qops", "k": 3}, {"name": "qops", "k": 5}, "fcfs+easy"],
+                               ["qops_k=3", "qops_k=5_heuristic=edf", "fcfs_easy"]):
+        assert_matches_api(workdir / "cmp" / directory, schedlab.simulate("small.swf", spec))
+        report = json.loads((workdir / "cmp" / directory / "metrics.json").read_text())
+        assert report["params"] == schedlab.simulate("small.swf", spec).params
+
+
+@pytest.mark.parametrize("spec, fragments", [
+    ("qops[k=3", ("'qops[k=3'", "]")),
+    ("qops[k3]", ("'qops[k3]'", "KEY=VALUE", "'k3'")),
+    ("qops[depth=3]", ("'qops[depth=3]'", "no parameter 'depth'")),
+    ("qops[k=-1]", ("'qops[k=-1]'", "'k'", "-1")),
+    ("qops[]x", ("'qops[]x'",)),
+    ("fcfs,qops[k=3],qops[k=3]", ("'qops[k=3]'", "twice")),
+])
+def test_compare_malformed_policy_spec_exits_2_naming_it(workdir: Path, spec: str,
+                                                         fragments: tuple[str, ...]) -> None:
+    result = invoke("compare", "small.swf", "--policies", spec, "--out", "cmp")
+    assert result.exit_code == 2, result.output
+    message = " ".join(result.stderr.split())
+    assert message.startswith("schedlab: error: field --policies: ")
+    for fragment in fragments:
+        assert fragment in message
+    assert not (workdir / "cmp").exists()
 
 
 # --------------------------------------------------------------------------- analyze

@@ -159,6 +159,21 @@ def descendant_pids(pid: int) -> list[int]:
     return found
 
 
+def session_pids(session: int) -> list[int]:
+    """Every living process of the session ``session`` (Linux /proc), zombies excluded."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, _, _, sid = (entry / "stat").read_text().rsplit(")", 1)[1].split()[:4]
+        except (OSError, ValueError):
+            continue
+        if int(sid) == session and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 def leftover_temporaries(exp_dir: Path) -> list[Path]:
     """Temporary files of the atomic writers left in an experiment directory."""
     return [p for p in exp_dir.rglob(".*.tmp")]

@@ -15,12 +15,15 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from schedlab.experiments import load_jobs, load_results, run_sweep
 
 from experiments.helpers import (MEDIUM_EXPERIMENT, MEDIUM_RUNS, comparable, leftover_temporaries,
-                                 stored_rows, wait_for_rows, write_files)
+                                 session_pids, stored_rows, wait_for_rows, write_files)
 
 
 def start_sweep(path: Path, out: Path, *options: str) -> subprocess.Popen:
@@ -71,3 +74,26 @@ def test_a_sweep_stopped_by_ctrl_c_and_by_kill_9_resumes_with_every_run_exactly_
     assert comparable(load_results(out)).equals(comparable(load_results(tmp_path / "reference")))
     for run_id, _, _ in rows:
         assert load_jobs(out, run_id).equals(load_jobs(tmp_path / "reference", run_id))
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("options", [(), ("--dask", "local")], ids=["pool", "dask"])
+def test_no_process_of_a_sweep_outlives_it_when_it_is_killed(tmp_path: Path,
+                                                             options: tuple[str, ...]) -> None:
+    """Only the sweep gets SIGKILL (as the OOM killer sends it); its helpers must follow:
+    the pool's workers, fork server and resource tracker, or the Dask workers."""
+    path = write_files(tmp_path, MEDIUM_EXPERIMENT)
+    process = start_sweep(path, tmp_path / "out", *options)
+    wait_for_rows(tmp_path / "out", 1)
+    helpers = set(session_pids(process.pid)) - {process.pid}
+    assert len(helpers) >= 2
+    process.kill()
+    process.wait(timeout=60)       # not communicate: orphans would hold its pipes open
+    deadline = time.monotonic() + 15
+    while session_pids(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = session_pids(process.pid)
+    for pid in left:                          # leave no orphans behind the test either
+        os.kill(pid, signal.SIGKILL)
+    process.communicate(timeout=60)
+    assert left == []

@@ -46,6 +46,8 @@ def test_the_hand_built_result(mixed):
         "deadline_missed": 1,                     # A; B ends long before its deadline
         "deadline_missed_pct": 50.0,              # of A, B (admitted with a deadline)
         "deadline_max_lateness": 5,
+        "deadline_unfinished": 0,                 # nobody was killed
+        "deadline_unfinished_pct": 0.0,
         "nondeadline_jobs": 3,                    # B, C, E
         "nondeadline_rejected": 1,                # E
         "nondeadline_avg_response": 20.0,         # (30 + 10) / 2
@@ -68,6 +70,29 @@ def test_nobody_late_gives_zero_lateness_and_empty_groups_give_zero(make_result)
     assert (metrics["deadline_missed"], metrics["deadline_max_lateness"]) == (0, 0)
     assert (metrics["nondeadline_jobs"], metrics["nondeadline_avg_response"],
             metrics["nondeadline_avg_slowdown"]) == (0, 0.0, 0.0)
+
+
+def test_a_job_killed_at_its_estimate_before_its_deadline_is_unfinished_not_met(make_result):
+    # 1 processor; (submit, start, end, width, estimate, runtime, status)
+    #   A deadline 30, killed at its estimate 20 (needed 25): in time, unfinished
+    #   B deadline 10, killed at 20: late, counted as missed only
+    #   C deadline 50, finished at 40: met
+    rows = [(0, 0, 20, 1, 20, 25, 1), (0, 20, 20, 1, 0, 5, 1), (0, 30, 40, 1, 10, 10, 0)]
+    result = dataclasses.replace(make_result(rows, 1), deadline=np.array([30, 10, 50]),
+                                 artificial_deadline=np.zeros(3, dtype=bool))
+    metrics = deadline_metrics(result)
+    assert (metrics["deadline_missed"], metrics["deadline_unfinished"]) == (1, 1)
+    assert metrics["deadline_unfinished_pct"] == pytest.approx(100 / 3)
+
+
+def test_admission_control_with_short_estimates_reports_the_killed_job_unfinished():
+    # Job 1 (deadline 100) is admitted by its 5 s estimate but needs 20 s: killed at
+    # 5, inside its deadline, so it is not late, yet its deadline is not met either.
+    short = Workload((Job(1, 0, 20, 5, 4, deadline=100), Job(2, 0, 10, 10, 4, deadline=50)), 4)
+    metrics = compute_metrics(run(short, make_policy("qops"), overrun="kill"))
+    assert (metrics["deadline_rejected"], metrics["deadline_missed"],
+            metrics["deadline_unfinished"]) == (0, 0, 1)
+    assert metrics["deadline_unfinished_pct"] == 50.0
 
 
 # The golden workload of tests/policies/deadline/test_golden.py: machine-wide jobs

@@ -44,6 +44,20 @@ def test_no_admitted_job_misses_its_deadline_while_easy_misses_many(reduced):
     assert (table.loc[["qops", "msb", "mrt"], "runs"] == 6).all()
     assert table.loc["fcfs+easy", "runs_with_misses"] == 6
     assert table.loc["fcfs+easy", "missed"] > 1000
+    assert (table["unfinished"] == 0).all()          # exact estimates: nobody is killed
+
+
+def test_jobs_killed_unfinished_break_the_guarantee_without_a_miss():
+    runs = pd.DataFrame({"policy": ["qops", "qops", "fcfs+easy"], "run_id": ["a", "b", "c"],
+                         "deadline_missed": [0.0, 0.0, 9.0], "deadline_missed_pct": [0, 0, 30],
+                         "deadline_max_lateness": [0.0, 0.0, 50.0],
+                         "deadline_unfinished": [3.0, 0.0, 1.0]})
+    table = recipe.guarantee_table(runs)
+    assert table.loc["qops", ["missed", "unfinished", "runs_with_unfinished"]].tolist() == \
+        [0, 3, 1]
+    outcome = recipe.guarantee_finding(runs)
+    assert outcome.holds is False
+    assert "0 misses and 3 deadline jobs killed unfinished in 2 QoPS/MSB/MRT runs" in outcome.ours
 
 
 def test_qops_leaves_fewer_jobs_unadmitted_than_msb_at_high_load_for_every_seed(reduced):

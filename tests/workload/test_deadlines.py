@@ -288,6 +288,21 @@ def test_simulate_with_a_deadline_file(tmp_path):
     assert "deadline_rejected_pct" in result.output
 
 
+def test_simulate_reports_a_job_killed_at_its_estimate_before_its_deadline(tmp_path):
+    # job 1 needs 20 s but asks for 5: admitted by its estimate, killed at 5 < 100
+    trace = write(tmp_path, SWF.replace("1 0 -1 5 4 -1 -1 4 5 ", "1 0 -1 20 4 -1 -1 4 5 "),
+                  "t.swf")
+    side = write(tmp_path, "job_id,deadline\n1,100\n2,50\n3,100\n")
+    result = invoke("simulate", str(trace), "-p", "qops", "--deadlines", str(side),
+                    "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    metrics = json.loads((tmp_path / "out" / "metrics.json").read_text())["metrics"]
+    assert (metrics["deadline_rejected"], metrics["deadline_missed"],
+            metrics["deadline_unfinished"]) == (0, 0, 1)
+    row = next(line for line in result.output.splitlines() if "deadline_unfinished" in line)
+    assert [cell.strip() for cell in row.split("│")[2:-1]] == ["1"]
+
+
 def test_simulate_with_stringency_load_and_mixed_deadlines(tmp_path):
     trace = write(tmp_path, SWF, "t.swf")
     result = invoke("simulate", str(trace), "-p", "qops", "--load", "2", "--seed", "4",

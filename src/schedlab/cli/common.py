@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Annotated, Optional
 
 import typer
 from rich.console import Console, ConsoleDimensions
+from rich.markup import escape
 from rich.table import Table
 
 from schedlab.errors import InputError
@@ -221,8 +223,11 @@ def reservation_options(loaded: Workload, *, procs: int | None, reservations: st
             "reservation_rules": rules, "tick": tick, "max_queued_per_user": max_queued}
 
 
-def report_reservations(result) -> None:
-    """One line on what became of the reservation requests, rejections by reason."""
+def report_reservations(result, label: str | None = None) -> None:
+    """One line on what became of the reservation requests, rejections by reason.
+
+    ``label`` names the run (default: the policy name).
+    """
     table = result.reservations
     if table is None:
         return
@@ -233,8 +238,8 @@ def report_reservations(result) -> None:
         if not ok:
             reasons[reason] = reasons.get(reason, 0) + 1
     detail = ", ".join(f"{reason}: {count}" for reason, count in sorted(reasons.items()))
-    console.print(f"{result.policy}: {len(table)} reservation requests, {int(granted.sum())} "
-                  f"granted ({moved} moved), {len(table) - int(granted.sum())} rejected"
+    console.print(f"{label or result.policy}: {len(table)} reservation requests, "
+                  f"{int(granted.sum())} granted ({moved} moved), {len(table) - int(granted.sum())} rejected"
                   + (f" ({detail})" if detail else ""))
 
 
@@ -271,7 +276,7 @@ class DelayedProgress:
                                 MofNCompleteColumn(), TimeRemainingColumn(),
                                 console=err_console, transient=True)
             self.bar.start()
-            self.task = self.bar.add_task(self.label, total=total)
+            self.task = self.bar.add_task(escape(self.label), total=total)
         self.bar.update(self.task, completed=done)
 
     def close(self) -> None:
@@ -285,11 +290,13 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
 
     Metrics run down the side so that several policies fit an 80-column
     terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
+    Labels are shown as they are (``qops[k=3]`` is no rich markup).
     """
     table = Table(title=title)
     table.add_column("metric", style="bold")
     for label in rows:
-        header = label.replace("+", "+\n") if console.is_terminal else label
+        header = escape(label)
+        header = header.replace("+", "+\n") if console.is_terminal else header
         table.add_column(header, justify="right", overflow="fold")
     for name in names:
         cells = []
@@ -298,6 +305,65 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
             cells.append("-" if value is None else format(value, formats.get(name, ".2f")))
         table.add_row(name, *cells)
     return table
+
+
+def parse_params(pairs: list[str] | None, *, field: str = "--param") -> dict[str, object]:
+    """``["k=4", "heuristic=edf"]`` -> ``{"k": 4, "heuristic": "edf"}`` (numbers parsed)."""
+    params: dict[str, object] = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"expected KEY=VALUE, got {pair!r}", field=field)
+        params[key.strip()] = _number_or_text(raw.strip())
+    return params
+
+
+def _number_or_text(raw: str) -> object:
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(raw.lower(), raw)
+
+
+#: ``NAME`` or ``NAME[KEY=VALUE,...]``: one policy of ``compare --policies``.
+_POLICY_SPEC = re.compile(r"\s*([^\[\],=\s]+)\s*(?:\[([^\[\]]*)\])?\s*")
+
+
+def split_policy_list(text: str) -> list[str]:
+    """``"qops[k=3,heuristic=edf],fcfs"`` -> ``["qops[k=3,heuristic=edf]", "fcfs"]``.
+
+    Commas split policies only outside brackets: inside they separate parameters.
+    """
+    specs, current, depth = [], [], 0
+    for char in text:
+        if char == "," and depth == 0:
+            specs.append("".join(current))
+            current = []
+            continue
+        depth += {"[": 1, "]": -1}.get(char, 0)
+        current.append(char)
+    specs.append("".join(current))
+    return [spec.strip() for spec in specs if spec.strip()]
+
+
+def parse_policy_spec(spec: str, *, field: str = "--policies") -> dict[str, object]:
+    """``"qops[k=3,heuristic=edf]"`` -> ``{"name": "qops", "k": 3, "heuristic": "edf"}``.
+
+    The parameters are read as ``--param`` reads them; a malformed spec is an
+    :class:`InputError` that quotes it.
+    """
+    match = _POLICY_SPEC.fullmatch(spec)
+    if match is None:
+        raise InputError(f"policy spec {spec!r}: expected NAME or NAME[KEY=VALUE,...] "
+                         f"(e.g. 'qops[k=3]')", field=field)
+    name, inner = match.groups()
+    pairs = inner.split(",") if inner is not None and inner.strip() else []
+    try:
+        return {"name": name, **parse_params(pairs, field=field)}
+    except InputError as err:
+        raise InputError(f"policy spec {spec!r}: {err.reason}", field=field) from None
 
 
 def parse_window(text: str | None) -> tuple[int, int] | None:
@@ -318,11 +384,12 @@ SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "av
                    "artww", "sldww_60", "utilization", "makespan"]
 SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
                    "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
-                   "deadline_missed": "d", "nondeadline_avg_response": ".0f"}
+                   "deadline_missed": "d", "deadline_unfinished": "d",
+                   "nondeadline_avg_response": ".0f"}
 #: Added to the summary when the workload has deadlines (docs/metrics.md, "Deadlines").
 DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
-                            "deadline_missed", "nondeadline_avg_response",
-                            "nondeadline_avg_slowdown"]
+                            "deadline_missed", "deadline_unfinished",
+                            "nondeadline_avg_response", "nondeadline_avg_slowdown"]
 #: Added when the run had reservation requests (Margo et al., §4 eq. 1–3).
 RESERVATION_SUMMARY_METRICS = ["reservations_granted", "reservations_rejected",
                                "wait_weighted", "expansion_factor_weighted",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -13,9 +14,13 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
                                  ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, report_reservations, report_skips,
-                                 reservation_options, summary_metrics)
+                                 metrics_table, parse_policy_spec, report_reservations,
+                                 report_skips, reservation_options, split_policy_list,
+                                 summary_metrics)
 from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    from schedlab.policies.base import Policy
 
 DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
 
@@ -23,10 +28,13 @@ DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conser
 def compare(
     workload: WorkloadArg,
     policies: Annotated[str, typer.Option(
-        "--policies", help="Comma-separated policy names.")] = DEFAULT_POLICIES,
+        "--policies", help="Comma-separated policies, each a name or NAME[KEY=VALUE,...] "
+        "with parameters, e.g. 'qops[k=3],qops[k=5],fcfs+easy' (quote it in a shell).")]
+        = DEFAULT_POLICIES,
     procs: ProcsOpt = None,
     out: Annotated[Path, typer.Option(
-        help="Directory for the figure, the table (CSV) and one sub-directory per policy.")]
+        help="Directory for the figure, the table (CSV) and one sub-directory per policy "
+        "('qops[k=3]' -> qops_k=3).")]
         = Path("schedlab-compare"),
     overrun: OverrunOpt = "kill",
     width_field: WidthFieldOpt = "requested",
@@ -58,13 +66,9 @@ def compare(
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
                                  write_metrics_json)
     from schedlab.workload.reservations import write_outcomes
-    from schedlab.policies.registry import make_policy
     from schedlab.viz.compare import write_comparison_figure
 
-    names = [p.strip() for p in policies.split(",") if p.strip()]
-    if not names:
-        raise InputError("give at least one policy name", field="--policies")
-    chosen = [make_policy(name) for name in names]
+    chosen = chosen_policies(policies)
     loaded = load(workload, procs=procs, width_field=width_field,
                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
                   shrink=shrink, perfect_estimates=perfect_estimates,
@@ -80,21 +84,20 @@ def compare(
     rows: dict[str, dict] = {}
     results = {}
     with atomic_directory(out) as staging:
-        for policy in chosen:
-            bar = DelayedProgress(f"{policy.name} on {loaded.name}")
+        for label, policy in chosen.items():
+            bar = DelayedProgress(f"{label} on {loaded.name}")
             try:
                 result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar,
                              **options)
             finally:
                 bar.close()
-            rows[policy.name] = compute_metrics(result)
-            results[policy.name] = result
-            write_jobs_csv(result, staging / _safe(policy.name) / "jobs.csv")
-            write_metrics_json(result, rows[policy.name],
-                               staging / _safe(policy.name) / "metrics.json")
+            rows[label] = compute_metrics(result)
+            results[label] = result
+            directory = staging / directory_name(label)
+            write_jobs_csv(result, directory / "jobs.csv")
+            write_metrics_json(result, rows[label], directory / "metrics.json")
             if result.reservations is not None:
-                write_outcomes(result.reservations,
-                               staging / _safe(policy.name) / "reservations.csv")
+                write_outcomes(result.reservations, directory / "reservations.csv")
         machine = next(iter(results.values())).processors
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
@@ -102,20 +105,55 @@ def compare(
         write_comparison_figure(rows, title, staging / "comparison.png",
                                 offered_loads=[] if offered is None else [offered])
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
-    for result in results.values():
-        report_reservations(result)
+    for label, result in results.items():
+        report_reservations(result, label)
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
 
 
-def _safe(name: str) -> str:
-    return name.replace("+", "_").replace("/", "_")
+def chosen_policies(text: str) -> dict[str, Policy]:
+    """The policies of ``--policies``, keyed by their labels (``qops[k=3]``).
+
+    Errors quote the spec they are about.  Two specs of the same label, or
+    two labels of the same output directory, are refused before any run.
+    """
+    from schedlab.policies.registry import add_labelled, make_policy
+
+    chosen: dict[str, Policy] = {}
+    for spec_text in split_policy_list(text):
+        spec = parse_policy_spec(spec_text)
+        try:
+            policy = make_policy(spec)
+        except InputError as err:
+            raise InputError(f"policy spec {spec_text!r}: {err}", field="--policies") from None
+        add_labelled(chosen, spec, policy, field="--policies")
+    if not chosen:
+        raise InputError("give at least one policy name", field="--policies")
+    directories: dict[str, str] = {}
+    for label in chosen:
+        other = directories.setdefault(directory_name(label), label)
+        if other != label:
+            raise InputError(f"policies {other!r} and {label!r} would share the output "
+                             f"directory {directory_name(label)!r}", field="--policies")
+    return chosen
+
+
+def directory_name(label: str) -> str:
+    """The sub-directory of a policy's files: ``fcfs+easy`` -> ``fcfs_easy``,
+    ``qops[k=3,heuristic=edf]`` -> ``qops_k=3_heuristic=edf`` (no shell metacharacters)."""
+    return re.sub(r"[^A-Za-z0-9._=-]+", "_", label).strip("_")
 
 
 def _metrics_csv(rows: dict[str, dict]) -> str:
+    """One line per policy label, one column per metric (a label with a comma is quoted)."""
+    import csv
+    import io
+
     names = sorted({k for metrics in rows.values() for k in metrics})
-    lines = [",".join(["policy", *names])]
-    for policy, metrics in rows.items():
-        lines.append(",".join([policy, *("" if metrics.get(n) is None else str(metrics[n])
-                                          for n in names)]))
-    return "\n".join(lines) + "\n"
+    text = io.StringIO()
+    writer = csv.writer(text, lineterminator="\n")
+    writer.writerow(["policy", *names])
+    for label, metrics in rows.items():
+        writer.writerow([label, *("" if metrics.get(n) is None else str(metrics[n])
+                                  for n in names)])
+    return text.getvalue()

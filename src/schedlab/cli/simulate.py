@@ -13,29 +13,8 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
                                  ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, report_reservations, report_skips,
+                                 metrics_table, parse_params, report_reservations, report_skips,
                                  reservation_options, summary_metrics)
-from schedlab.errors import InputError
-
-
-def parse_params(pairs: list[str] | None) -> dict[str, object]:
-    """``["k=4", "heuristic=edf"]`` -> ``{"k": 4, "heuristic": "edf"}`` (numbers parsed)."""
-    params: dict[str, object] = {}
-    for pair in pairs or []:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key:
-            raise InputError(f"expected KEY=VALUE, got {pair!r}", field="--param")
-        params[key.strip()] = _number_or_text(raw.strip())
-    return params
-
-
-def _number_or_text(raw: str) -> object:
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(raw.lower(), raw)
 
 
 def simulate(

@@ -13,7 +13,10 @@ of workers (only ``wall_time`` does).
   most two runs per worker are in flight.  If a worker process dies (killed,
   out of memory) the pool breaks: the runs that were in flight go to a new
   pool, and a run that was in flight at :data:`MAX_WORKER_DEATHS` breaks is
-  recorded as failed.
+  recorded as failed.  Each worker watches the sweep and exits as soon as
+  the sweep process is gone, even killed with SIGKILL
+  (:func:`exit_with_the_sweep`); the fork server and the resource tracker
+  then see their last client go and exit too, so no process outlives the sweep.
 * :class:`DaskExecutor` — ``dask.distributed``: connects to a running
   scheduler (``tcp://HOST:PORT``) or starts a ``LocalCluster`` of worker
   processes on the loopback interface.  Dask itself moves the tasks of a
@@ -27,6 +30,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 from collections import Counter, deque
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -100,7 +104,8 @@ class PoolExecutor:
         while queue:
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(max_workers=self.workers,
-                                                 mp_context=self._context)
+                                                 mp_context=self._context,
+                                                 initializer=exit_with_the_sweep)
             broken = yield from self._drain(self._pool, queue, deaths)
             if broken:
                 self._pool.shutdown(wait=False, cancel_futures=True)
@@ -146,6 +151,33 @@ class PoolExecutor:
             else:
                 queue.appendleft(run)
         in_flight.clear()
+
+
+def exit_with_the_sweep() -> None:
+    """Pool-worker initializer: end this worker the moment the sweep process dies.
+
+    A worker otherwise outlives a sweep killed with SIGKILL (or by the OOM
+    killer): it holds a write end of its own task queue, so it never sees
+    end-of-file and waits for tasks forever, and it keeps the fork server
+    and the resource tracker alive with it.  ``parent_process().sentinel`` is
+    a pipe the sweep alone holds open (also under the forkserver start
+    method, where the worker's parent in the process tree is the fork
+    server): it becomes readable when the sweep is gone, whichever way it
+    died.  A daemon thread waits on it, so the check costs nothing while
+    the sweep lives.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:                      # not started by multiprocessing
+        return
+    threading.Thread(target=_exit_when_ready, args=(parent.sentinel,), daemon=True,
+                     name="schedlab-exit-with-the-sweep").start()
+
+
+def _exit_when_ready(sentinel: int) -> None:
+    from multiprocessing.connection import wait as wait_ready
+
+    wait_ready([sentinel])
+    os._exit(1)     # no cleanup: the run in progress is lost anyway, and nobody waits
 
 
 def outcome(future, run: RunSpec) -> RunRecord:

@@ -18,6 +18,12 @@ Names (documented with their formulas in docs/metrics.md):
   admitted jobs with a deadline (real or artificial) that end after it: 0
   under admission control with estimates that hold, measured otherwise
   (QoPS §6 leaves inexact estimates to future work);
+* ``deadline_unfinished``, ``deadline_unfinished_pct`` — admitted jobs with a
+  deadline killed at their estimate by the deadline: not late, yet their
+  work is not done.  Admission control plans by estimates, so with
+  estimates below runtimes (``overrun="kill"``) these are the deadlines it
+  fails without a single miss.  Missed and unfinished are disjoint: the
+  deadlines met are the admitted ones minus both;
 * ``nondeadline_jobs``, ``nondeadline_rejected``,
   ``nondeadline_avg_response``, ``nondeadline_avg_slowdown`` — QoPS §5.2,
   Figs. 25–36 and 43–54 (response time and slowdown of non-deadline jobs).
@@ -30,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.engine.result import REJECTED, Result
+from schedlab.engine.result import KILLED, REJECTED, Result
 from schedlab.metrics.jobs import accepted_jobs, mean, response_time, slowdown
 
 #: One line per deadline metric name: meaning and source.
@@ -44,6 +50,10 @@ DEADLINE_METRIC_DOCS: dict[str, str] = {
     "deadline_missed_pct": "percentage of the admitted jobs with a deadline that miss it",
     "deadline_max_lateness": "largest end - deadline over the admitted jobs with a deadline, "
                              "0 when none is late, seconds",
+    "deadline_unfinished": "admitted jobs with a deadline killed at their estimate by the "
+                           "deadline: in time, but not done",
+    "deadline_unfinished_pct": "percentage of the admitted jobs with a deadline that are "
+                               "unfinished",
     "nondeadline_jobs": "jobs without a deadline or with an artificial one (QoPS §4.2)",
     "nondeadline_rejected": "non-deadline jobs not admitted",
     "nondeadline_avg_response": "mean end - submit of the non-deadline jobs that ran, seconds "
@@ -84,15 +94,22 @@ def admission_of_deadline_jobs(result: Result) -> dict[str, float | int]:
 
 
 def deadline_misses(result: Result) -> dict[str, float | int]:
-    """Admitted jobs with a deadline (real or artificial) that end after it, and by how much."""
+    """Admitted jobs with a deadline (real or artificial) that end after it, and by how much;
+    and those killed at their estimate in time, which end by it without being done."""
     deadline = np.asarray(result.deadline)
-    ran = (np.asarray(result.status) != REJECTED) & (deadline >= 0)
+    status = np.asarray(result.status)
+    ran = (status != REJECTED) & (deadline >= 0)
     lateness = np.asarray(result.end)[ran] - deadline[ran]
-    missed = int(np.count_nonzero(lateness > 0))
+    late = lateness > 0
+    missed = int(np.count_nonzero(late))
+    unfinished = int(np.count_nonzero((status[ran] == KILLED) & ~late))
+    admitted = len(lateness)
     return {
         "deadline_missed": missed,
-        "deadline_missed_pct": 100.0 * missed / len(lateness) if len(lateness) else 0.0,
-        "deadline_max_lateness": max(int(lateness.max()), 0) if len(lateness) else 0,
+        "deadline_missed_pct": 100.0 * missed / admitted if admitted else 0.0,
+        "deadline_max_lateness": max(int(lateness.max()), 0) if admitted else 0,
+        "deadline_unfinished": unfinished,
+        "deadline_unfinished_pct": 100.0 * unfinished / admitted if admitted else 0.0,
     }
 
 

@@ -14,7 +14,7 @@ and returning a policy).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from schedlab.engine.timesharing import TimeSharingPolicy
 from schedlab.errors import InputError
@@ -162,3 +162,52 @@ def make_policy(spec: PolicySpec) -> Policy:
         known = ", ".join(sorted(available_policies()))
         raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
     return entry.build(params)
+
+
+def policy_label(spec: PolicySpec, policy: Policy) -> str:
+    """How a comparison names a policy: its name, then the parameters the spec sets.
+
+    ``"sjf+easy"`` -> ``sjf+easy``; ``{"name": "qops", "k": 3}`` ->
+    ``qops[k=3]`` (the parameters as given, in their order).  A ready
+    :class:`Policy` shows the parameters that differ from its class's
+    defaults, except those its registered name implies (the ``order`` of
+    ``sjf+easy``).  The same policy with different parameters thus gets
+    different labels, and results keyed by label do not overwrite each other.
+    """
+    if isinstance(spec, Mapping):
+        params = {key: value for key, value in spec.items() if key != "name"}
+    elif isinstance(spec, Policy):
+        entry = _BUILTIN.get(policy.name)
+        implied = entry.fixed if entry is not None else {}
+        defaults = type(policy).param_defaults()
+        params = {key: value for key, value in policy.get_params().items()
+                  if key not in implied and value != defaults.get(key)}
+    else:
+        params = {}
+    if not params:
+        return policy.name
+    return f"{policy.name}[{','.join(f'{k}={_label_value(v)}' for k, v in params.items())}]"
+
+
+def _label_value(value: Any) -> str:
+    """A parameter value as typed on the command line (``true``, not ``True``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def add_labelled(chosen: dict[str, Policy], spec: PolicySpec, policy: Policy, *,
+                 field: str = "policies") -> None:
+    """Add ``policy`` to ``chosen`` under its :func:`policy_label`; a label given twice is
+    an error (the two runs would be the same)."""
+    label = policy_label(spec, policy)
+    if label in chosen:
+        raise InputError(f"policy {label!r} is given twice; give each setting once",
+                         field=field)
+    chosen[label] = policy
+
+
+def labelled_policies(specs: Iterable[PolicySpec]) -> dict[str, Policy]:
+    """The policies of ``specs`` built and keyed by their unique :func:`policy_label`."""
+    chosen: dict[str, Policy] = {}
+    for spec in specs:
+        add_labelled(chosen, spec, make_policy(spec))
+    return chosen
