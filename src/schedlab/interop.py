@@ -30,7 +30,8 @@ import numpy as np
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_text
-from schedlab.workload.job import Job, Workload
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
+from schedlab.workload.swf import provenance
 
 # --------------------------------------------------------------------------- Batsim / evalys
 
@@ -523,9 +524,12 @@ def _sacct_workload(records: list[_SacctJob],
                         estimate=max(estimate, 1), width=width, user=user, group=group,
                         queue=queue))
     jobs.sort(key=lambda job: (job.submit, job.id))
+    limits = np.array([records[k].limit or 0 for k in kept], dtype=np.int64)
     return Workload(jobs=tuple(jobs), processors=machine, name=Path(source).stem,
                     header={"Source": "Slurm sacct --parsable2", "MaxProcs": str(machine)},
-                    skipped=skipped, unix_start_time=origin)
+                    skipped=skipped, unix_start_time=origin,
+                    provenance=provenance(MACHINE_FROM_ARGUMENT if processors is not None
+                                          else MACHINE_FROM_PEAK_USE, limits))
 
 
 def _peak_cpus(records: list[_SacctJob]) -> int:

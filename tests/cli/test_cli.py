@@ -233,7 +233,7 @@ def test_simulate_warns_about_a_guessed_machine_and_estimates(workdir: Path) -> 
     assert result.stderr.splitlines() == [
         "warning: guessed has no MaxProcs or MaxNodes header: the machine size is guessed as "
         "3 processors (the widest job); give the real size with --procs",
-        "warning: guessed has no requested times (field 9): every job's estimate is its "
+        "warning: guessed has no requested times: every job's estimate is its "
         "runtime, i.e. perfect estimates, which flatter backfilling"]
     document = json.loads((workdir / "out" / "metrics.json").read_text())
     assert document["processors"] == 3

@@ -116,3 +116,20 @@ def test_a_file_with_nothing_to_simulate_says_why(tmp_path):
     empty.write_text("")
     with pytest.raises(InputError, match="empty file"):
         read_sacct(empty)
+
+
+def test_a_guessed_machine_size_is_recorded_and_warned_about():
+    from schedlab.cli.common import guess_warnings
+
+    guessed = read_sacct(SACCT)
+    assert guessed.provenance == {"machine_size_source": "peak CPUs in use (guessed)",
+                                  "estimates_source": "requested time, else runtime",
+                                  "estimates_from_runtime": 2}
+    assert guess_warnings(guessed) == [
+        "sacct does not give the machine size: the machine size is guessed as 24 processors "
+        "(the peak of CPUs in use); give the real size with --procs",
+        "sacct: 2 jobs have no requested time: their estimate is their runtime "
+        "(--missing-estimate drop skips them instead)"]
+    given = read_sacct(SACCT, missing_estimate="drop", processors=8)
+    assert given.provenance["machine_size_source"] == "--procs"
+    assert guess_warnings(given) == []

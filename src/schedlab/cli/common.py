@@ -150,21 +150,25 @@ def report_guesses(workload: Workload) -> None:
 def guess_warnings(workload: Workload) -> list[str]:
     """The warnings of :func:`report_guesses`, one sentence each."""
     from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_RUNTIME,
-                                       MACHINE_FROM_WIDEST_JOB)
+                                       GUESSED_MACHINE_SOURCES, MACHINE_FROM_WIDEST_JOB)
 
     facts = workload.provenance
     lines = []
-    if facts.get("machine_size_source") == MACHINE_FROM_WIDEST_JOB:
-        lines.append(f"{workload.name} has no MaxProcs or MaxNodes header: the machine size "
-                     f"is guessed as {workload.processors} processors (the widest job); give "
-                     f"the real size with --procs")
+    source = facts.get("machine_size_source")
+    if source in GUESSED_MACHINE_SOURCES:
+        lacking, basis = (("has no MaxProcs or MaxNodes header", "the widest job")
+                          if source == MACHINE_FROM_WIDEST_JOB
+                          else ("does not give the machine size", "the peak of CPUs in use"))
+        lines.append(f"{workload.name} {lacking}: the machine size is guessed as "
+                     f"{workload.processors} processors ({basis}); give the real size "
+                     f"with --procs")
     estimates = facts.get("estimates_source")
     if estimates == ESTIMATES_RUNTIME:
-        lines.append(f"{workload.name} has no requested times (field 9): every job's estimate "
+        lines.append(f"{workload.name} has no requested times: every job's estimate "
                      f"is its runtime, i.e. perfect estimates, which flatter backfilling")
     elif estimates == ESTIMATES_PARTLY_RUNTIME:
         lines.append(f"{workload.name}: {facts['estimates_from_runtime']} jobs have no "
-                     f"requested time (field 9): their estimate is their runtime "
+                     f"requested time: their estimate is their runtime "
                      f"(--missing-estimate drop skips them instead)")
     return lines
 

@@ -15,6 +15,9 @@ import numpy as np
 #: Values of ``Workload.provenance["machine_size_source"]`` besides "header <key>".
 MACHINE_FROM_ARGUMENT = "--procs"
 MACHINE_FROM_WIDEST_JOB = "widest job (guessed)"
+MACHINE_FROM_PEAK_USE = "peak CPUs in use (guessed)"
+#: Machine-size sources that are guesses the user must be warned about.
+GUESSED_MACHINE_SOURCES = (MACHINE_FROM_WIDEST_JOB, MACHINE_FROM_PEAK_USE)
 #: Values of ``Workload.provenance["estimates_source"]``.
 ESTIMATES_REQUESTED = "requested time"
 ESTIMATES_PARTLY_RUNTIME = "requested time, else runtime"
