@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from schedlab.errors import InputError
+from schedlab.experiments.recipes.report import findings_markdown
 
 #: Recipe name -> module (imported only when the recipe is used).
 RECIPE_MODULES: dict[str, str] = {}
@@ -107,15 +108,6 @@ def get_recipe(name: str) -> Recipe:
         known = ", ".join(sorted(RECIPE_MODULES)) or "none"
         raise InputError(f"unknown recipe {name!r} (recipes: {known})", field="recipe")
     return importlib.import_module(module).RECIPE
-
-
-def findings_markdown(reproduction: Reproduction) -> str:
-    """The findings as a Markdown table: claim | paper | ours | holds."""
-    marks = {True: "yes", False: "no", None: "n/a"}
-    lines = ["| finding | paper | schedlab | same? | note |", "| --- | --- | --- | --- | --- |"]
-    for f in reproduction.findings:
-        lines.append(f"| {f.claim} | {f.paper} | {f.ours} | {marks[f.holds]} | {f.note} |")
-    return "\n".join(lines) + "\n"
 
 
 def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: str = "pool",

@@ -1,0 +1,100 @@
+"""What every recipe writes into ``EXP_DIR/reproduction/``, written one way for all of them.
+
+Tables go out as CSV (for programs) and Markdown (for people), figures as
+PNG and SVG, the findings as one Markdown table.  A recipe's summary step
+builds its own tables and figures from the stored runs and hands them to
+these helpers; it reads the runs with :func:`finished_results` (or, for
+the settings of each run, the store's rows).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+if TYPE_CHECKING:
+    from schedlab.experiments.recipes import Reproduction
+
+#: How a float cell is written: ``(value, digits) -> text``.
+NumberFormat = Callable[[float, int], str]
+
+
+def grouped_number(value: float, digits: int) -> str:
+    """``1,234.50``: thousands separated; an empty cell for NaN."""
+    return "" if value != value else f"{value:,.{digits}f}"
+
+
+def plain_number(value: float, digits: int) -> str:
+    """``1234.50``: no separators; NaN as ``nan``."""
+    return f"{value:.{digits}f}"
+
+
+def finished_results(exp_dir: str | Path):
+    """The stored results (:func:`~schedlab.experiments.load_results`) of the finished runs,
+    indexed from 0."""
+    from schedlab.experiments import load_results
+
+    frame = load_results(exp_dir)
+    return frame[frame["status"] == "finished"].reset_index(drop=True)
+
+
+def markdown_rows(columns: Sequence[Any], rows: Iterable[Sequence[Any]]) -> str:
+    """A Markdown pipe table: a header of ``columns``, then one line per row of cells."""
+    lines = ["| " + " | ".join(map(str, columns)) + " |", "|" + " --- |" * len(columns)]
+    lines += ["| " + " | ".join(map(str, row)) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def markdown_table(frame, digits: int = 2, number: NumberFormat = grouped_number) -> str:
+    """A DataFrame (index included) as a Markdown table, floats written by ``number`` to
+    ``digits`` decimals."""
+    flat = frame.reset_index()
+    return markdown_rows(flat.columns, ([number(v, digits) if isinstance(v, float) else v
+                                         for v in row] for row in flat.itertuples(index=False)))
+
+
+def write_frame(frame, out: Path, name: str, digits: int = 2,
+                number: NumberFormat = grouped_number) -> dict[str, Path]:
+    """``out/NAME.csv`` and ``out/NAME.md`` of a DataFrame (index included); returns both,
+    under ``NAME`` and ``NAME.md``."""
+    from schedlab.output import atomic_write_text
+
+    csv_path, md_path = out / f"{name}.csv", out / f"{name}.md"
+    atomic_write_text(csv_path, frame.reset_index().to_csv(index=False))
+    atomic_write_text(md_path, markdown_table(frame, digits, number))
+    return {name: csv_path, f"{name}.md": md_path}
+
+
+def write_rows(rows: list[dict[str, Any]], out: Path, name: str) -> dict[str, Path]:
+    """``rows`` (dicts with the same keys, values as printed) as ``out/NAME.csv`` and
+    ``out/NAME.md``; returns the Markdown file under ``NAME``."""
+    import csv
+    import io
+
+    from schedlab.output import atomic_write_text
+
+    columns = list(rows[0]) if rows else ["empty"]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    atomic_write_text(out / f"{name}.csv", buffer.getvalue())
+    atomic_write_text(out / f"{name}.md",
+                      markdown_rows(columns, ([r[c] for c in columns] for r in rows)))
+    return {name: out / f"{name}.md"}
+
+
+def write_figure(figure, out: Path, name: str) -> dict[str, Path]:
+    """``out/NAME.png`` and ``out/NAME.svg``; returns the PNG under ``NAME``."""
+    from schedlab.viz.style import save_png_and_svg
+
+    png, _ = save_png_and_svg(figure, out / name)
+    return {name: png}
+
+
+def findings_markdown(reproduction: Reproduction) -> str:
+    """The findings as a Markdown table: claim | paper | ours | holds."""
+    marks = {True: "yes", False: "no", None: "n/a"}
+    return markdown_rows(("finding", "paper", "schedlab", "same?", "note"),
+                         ((f.claim, f.paper, f.ours, marks[f.holds], f.note)
+                          for f in reproduction.findings))
