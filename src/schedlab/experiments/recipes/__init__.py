@@ -10,8 +10,12 @@ CI, which must still show the paper's qualitative findings.
     schedlab reproduce run dynp --out out/dynp            # the full evaluation
     schedlab reproduce run dynp --out out/dynp --reduced  # the CI-sized one
 
-A recipe module defines a module-level ``RECIPE`` (:class:`Recipe`); it is
-found by name in :data:`RECIPE_MODULES`.
+A recipe is a package (``recipes/dynp/``: design, paper, runs, tables,
+figures, findings) whose ``__init__`` defines ``RECIPE`` (:class:`Recipe`);
+it is found by name in :data:`RECIPE_MODULES`, filled by :func:`register`
+at the end of this module.  Every recipe writes its tables, figures and
+findings through :mod:`schedlab.experiments.recipes.report`
+(docs/experiments.md, "Adding a paper reproduction").
 """
 
 from __future__ import annotations
