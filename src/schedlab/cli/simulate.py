@@ -15,6 +15,8 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
                                  metrics_table, parse_params, report_reservations, report_skips,
                                  reservation_options, summary_metrics)
+from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
+                                  refuse_unsupported, simulate_on_platform)
 
 
 def simulate(
@@ -50,14 +52,31 @@ def simulate(
     min_reservation_notice: MinNoticeOpt = 0,
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
+    platform: PlatformOpt = None,
+    dispatch: DispatchOpt = "round-robin",
+    dispatch_param: DispatchParamOpt = None,
+    allocation: AllocationOpt = "shared",
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
-    from schedlab.api import run
+    if platform is not None:
+        refuse_unsupported({
+            "--procs": (procs, None), "--jobs": (jobs, None), "--shrink": (shrink, None),
+            "--perfect-estimates": (perfect_estimates, False), "--load": (load_factor, None),
+            "--deadlines": (deadlines, None), "--stringency": (stringency, None),
+            "--reservations": (reservations, None), "--tick": (tick, 0),
+            "--max-queued-per-user": (max_queued_per_user, None),
+            "--width-field": (width_field, "requested"), "--strict": (strict, False),
+            "--missing-estimate": (missing_estimate, "use-runtime")})
+        simulate_on_platform(workload, policy, parse_params(param), platform, dispatch,
+                             parse_params(dispatch_param), allocation, overrun, seed, out, swf)
+        return
+    from schedlab.api import refuse_grid_policy, run
     from schedlab.metrics import compute_metrics
     from schedlab.output import write_jobs_csv, write_metrics_json
     from schedlab.policies.registry import make_policy
     from schedlab.workload.reservations import write_outcomes
 
+    refuse_grid_policy(policy)
     chosen = make_policy({"name": policy, **parse_params(param)})
     loaded = load(workload, procs=procs, width_field=width_field,
                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,

@@ -36,7 +36,7 @@ from __future__ import annotations
 import time as wallclock
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
 
 import numpy as np
 
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 ALLOCATIONS = ("shared", "exclusive")
 OVERRUN_MODES = ("kill", "extend")
 FINISH, WAKE = 0, 1
+_NONE = np.zeros(0, dtype=np.int64)
 
 
 @dataclass(eq=False)
@@ -131,6 +132,8 @@ class GridContext:
     * ``jobs_on[k]`` -- number of jobs running on machine ``k``;
     * ``free_copies[l]`` -- copies of floating licence ``l`` of this cluster
       not in use (0 for a licence the cluster lacks; features are not counted);
+    * ``largest_room`` -- the most free CPUs on one machine (exclusive: the
+      largest idle machine): a job wider than this cannot start now;
     * ``waiting`` -- queued tasks by job id, in arrival order;
     * ``running`` -- running tasks by job id.
     """
@@ -152,6 +155,8 @@ class GridContext:
         self.free_cpus = np.where(in_cluster, platform.cpus, 0).astype(np.int64)
         self.jobs_on = np.zeros(len(platform.cpus), dtype=np.int64)
         self.free_copies = platform.copies[cluster].astype(np.int64)
+        self.largest_room = 0
+        self._update_room()
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
         self._engine = engine
@@ -184,10 +189,25 @@ class GridContext:
 
     def fastest_fit(self, task: GridTask) -> int | None:
         """The fastest machine of this cluster ``task`` can start on now (None: none)."""
-        for k in self.candidates(task):
-            if self._room(task, k):
-                return int(k)
-        return None
+        room = self.machines_with_room(task)
+        return int(room[0]) if room.size else None
+
+    def machines_with_room(self, task: GridTask) -> np.ndarray:
+        """This cluster's machines ``task`` can start on now, fastest first: eligible, with
+        its CPUs free (exclusive: idle), and a free copy of each floating licence it needs
+        there."""
+        if task.width > self.largest_room:
+            return _NONE
+        order = self.by_power
+        ok = task.eligible[order] & (self.free_cpus[order] >= task.width)
+        if self.exclusive:
+            ok &= self.jobs_on[order] == 0
+        room = order[ok]
+        feature = self.platform.feature
+        for l in task.licences:
+            if self.free_copies[l] < 1:
+                room = room[feature[l, room]]
+        return room
 
     # ------------------------------------------------------------ actions
     def start(self, task: GridTask, machine: int) -> None:
@@ -205,6 +225,7 @@ class GridContext:
                 self.free_copies[l] -= 1
         del self.waiting[task.id]
         self.running[task.id] = task
+        self._update_room()
         self._engine.started(self, task, machine)
 
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
@@ -244,13 +265,12 @@ class GridContext:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
 
-    def _room(self, task: GridTask, machine: int) -> bool:
-        """Free CPUs (and, exclusive, an idle machine) and licence copies for ``task`` on
-        one of its eligible machines now."""
-        if task.width > self.free_cpus[machine] or (self.exclusive and self.jobs_on[machine]):
-            return False
-        feature = self.platform.feature
-        return all(self.free_copies[l] >= 1 or feature[l, machine] for l in task.licences)
+    def _update_room(self) -> None:
+        """Recompute :attr:`largest_room` after a start or an end."""
+        free = self.free_cpus[self.machines]
+        if self.exclusive:
+            free = np.where(self.jobs_on[self.machines] == 0, free, 0)
+        self.largest_room = int(free.max())
 
     def _machine_name(self, machine: int) -> str:
         try:
@@ -359,6 +379,7 @@ class _Engine:
                 ctx.free_copies[l] += 1
             self.licences_used[l] -= 1
         del ctx.running[task.id]
+        ctx._update_room()
         self.busy -= task.width
         self._leave(task)
         task.runtime_left = task.estimate_left = 0
@@ -599,10 +620,4 @@ def _params(obj: Any) -> dict[str, Any]:
     return dict(get()) if get is not None else {}
 
 
-def tasks_by_end(ctx: GridContext) -> Iterator[GridTask]:
-    """Running tasks of a cluster, earliest expected end first (ties: start order)."""
-    return iter(sorted(ctx.running.values(), key=ctx.expected_end))
-
-
-__all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "make_tasks", "run_grid",
-           "tasks_by_end"]
+__all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "make_tasks", "run_grid"]

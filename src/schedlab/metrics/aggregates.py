@@ -27,6 +27,7 @@ from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
 from schedlab.metrics.deadlines import deadline_metrics
 from schedlab.metrics.gang import gang_metrics
+from schedlab.metrics.grid import grid_metrics
 from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
@@ -81,6 +82,13 @@ METRIC_DOCS: dict[str, str] = {
     "wait_weighted": "mean wait weighted by node-seconds, seconds (Margo et al., §4, eq. 3)",
     "avg_queue": "time-weighted mean number of waiting jobs over the window",
     "max_queue": "largest number of waiting jobs held for a positive time",
+    "system_usage": "grid runs: time average of CPUs in use / min(platform CPUs, CPUs asked "
+                    "for by the jobs in the system) while jobs are in the system (Pasquali "
+                    "thesis §4.1, our reading for multi-CPU jobs)",
+    "licence_usage": "grid runs: time average of licence copies in use / sum over licences of "
+                     "min(copies, jobs in the system needing one) (Pasquali thesis §4.1)",
+    "cluster_share_deviation": "grid runs: half the sum over clusters of |share of jobs sent - "
+                               "share of machines| (Pasquali thesis §4.3)",
 }
 
 
@@ -252,6 +260,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     metrics.update(reservation_metrics(result, observation_window(jobs)))
     metrics.update(queue_limit_metrics(result))
     metrics.update(gang_metrics(result))
+    metrics.update(grid_metrics(result, observation_window(jobs)))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics

@@ -91,10 +91,13 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
         else:
             copy_free[l] = next((ctx.expected_end(t) for t in running
                                  if l in t.licences and not feature[l, t.machine]), ctx.now)
+    by_machine: dict[int, list[GridTask]] = {}
+    for t in running:
+        by_machine.setdefault(t.machine, []).append(t)
     best: tuple[int, int, int] | None = None
     for k in ctx.candidates(head):
         k = int(k)
-        start = _cpus_free_at(ctx, head, k, running)
+        start = _cpus_free_at(ctx, head, k, by_machine.get(k, []))
         for l in head.licences:
             if not feature[l, k]:
                 start = max(start, copy_free[l])
@@ -112,9 +115,10 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     return Reservation(machine, start, spare_cpus, spare_copies)
 
 
-def _cpus_free_at(ctx: GridContext, head: GridTask, machine: int, running: list) -> int:
-    """When machine ``machine`` has room for ``head`` by CPUs (exclusive: is idle)."""
-    on_machine = [t for t in running if t.machine == machine]
+def _cpus_free_at(ctx: GridContext, head: GridTask, machine: int,
+                  on_machine: list[GridTask]) -> int:
+    """When ``machine`` has room for ``head`` by CPUs (exclusive: is idle), its running
+    tasks ``on_machine`` (earliest expected end first) ending as expected."""
     if ctx.exclusive:
         return max((ctx.expected_end(t) for t in on_machine), default=ctx.now)
     free = int(ctx.free_cpus[machine])
@@ -156,8 +160,7 @@ class BackfillingFCFS(LocalPolicy):
                 else:
                     reservation = reserve(ctx, task, self.reserve_by)
                 continue
-            for k in ctx.candidates(task):
-                if ctx.fits_now(task, int(k)) and reservation.admits(
-                        ctx, task, int(k), ctx.now + ctx.duration(task, int(k))):
-                    ctx.start(task, int(k))
+            for k in ctx.machines_with_room(task).tolist():
+                if reservation.admits(ctx, task, k, ctx.now + ctx.duration(task, k)):
+                    ctx.start(task, k)
                     break
