@@ -223,11 +223,11 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     platform and seeds the ``random`` dispatcher.
     """
     from schedlab.engine.grid import run_grid
-    from schedlab.policies.grid import make_dispatcher
+    from schedlab.policies.grid import make_dispatcher, make_local_policy
 
     chosen, made = load_platform(platform, seed=seed)
     grid = load_grid_workload(workload, chosen)
-    locals_ = [_grid_policy(policy) for _ in chosen.clusters]
+    locals_ = [_local_policy(policy) for _ in chosen.clusters]
     dispatcher = make_dispatcher(dispatch) if len(chosen.clusters) > 1 else None
     result = run_grid(grid, chosen, locals_, dispatcher, allocation=allocation,
                       overrun=overrun, seed=seed)
@@ -235,23 +235,23 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     return result
 
 
-def _grid_policy(spec: PolicySpec):
-    """A fresh grid local policy from ``spec`` (an instance is copied by its parameters)."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy
+def _local_policy(spec: PolicySpec):
+    """A fresh grid local policy; a space-sharing policy's name gets a clear error."""
+    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, make_local_policy
 
-    policy = make_policy(spec)
-    if not isinstance(policy, LocalPolicy):
-        raise InputError(f"policy {policy.name!r} schedules one homogeneous machine; a run on "
-                         f"a platform needs a grid policy ({', '.join(LOCAL_POLICIES)})",
+    name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
+    if not isinstance(spec, LocalPolicy) and str(name).strip().lower() not in LOCAL_POLICIES:
+        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
+                         f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
                          field="policy")
-    return policy if not isinstance(spec, LocalPolicy) else type(spec)(**spec.get_params())
+    return make_local_policy(spec)
 
 
 def refuse_grid_policy(spec: PolicySpec) -> None:
     """InputError for a grid policy asked to run without a platform."""
-    name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
     from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy
 
+    name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
     if isinstance(spec, LocalPolicy) or str(name).strip().lower() in LOCAL_POLICIES:
         raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
                          f"FILE, docs/policies/grid.md)", field="policy")

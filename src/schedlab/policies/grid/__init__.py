@@ -1,9 +1,10 @@
 """Grid policies (Pasquali's thesis, paper 003): local policies and dispatchers by name.
 
-Local policies run one instance per cluster in the grid engine
-(:mod:`schedlab.engine.grid`); they are listed in the policy registry with
-the space-sharing ones, so ``schedlab policies`` shows them.  Dispatchers
-(the meta-scheduler, §3.1.2) are listed in :data:`DISPATCHERS`.  Adding one
+Local policies (:data:`LOCAL_POLICIES`) run one instance per cluster in the
+grid engine (:mod:`schedlab.engine.grid`); dispatchers (the meta-scheduler,
+§3.1.2) are listed in :data:`DISPATCHERS`.  Both are kept apart from the
+space-sharing registry: they run only on a platform.  ``schedlab policies``
+lists them in tables of their own.  Adding one
 is a class in this package and a line in :data:`LOCAL_POLICIES` or
 :data:`DISPATCHERS` (docs/policies/grid.md).
 """
@@ -17,12 +18,12 @@ from schedlab.policies.grid.base import Dispatcher, LocalPolicy
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.local import BackfillingFCFS, GridFCFS
 
-#: name -> (class, one-line summary); registered in schedlab.policies.registry.
+#: name -> (class, one-line summary) of the grid local policies.
 LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
-    "grid-fcfs": (GridFCFS, "grid (needs a platform): FCFS on the fastest machine with room, "
-                            "no backfilling (Pasquali thesis §4.1 'FCFS')"),
-    "bf-fcfs": (BackfillingFCFS, "grid (needs a platform): EASY backfilling on heterogeneous "
-                                 "machines and licences (Pasquali thesis §4.1 'BF_FCFS')"),
+    "grid-fcfs": (GridFCFS, "FCFS on the fastest machine with room, no backfilling "
+                            "(Pasquali thesis §4.1 'FCFS')"),
+    "bf-fcfs": (BackfillingFCFS, "EASY backfilling on heterogeneous machines and licences "
+                                 "(Pasquali thesis §4.1 'BF_FCFS')"),
 }
 
 #: name -> (class, one-line summary) of the meta-scheduler's dispatchers.
@@ -34,31 +35,45 @@ DISPATCHERS: dict[str, tuple[type[Dispatcher], str]] = {
 }
 
 DispatcherSpec = str | Mapping[str, Any] | Dispatcher
+LocalPolicySpec = str | Mapping[str, Any] | LocalPolicy
 
 
 def make_dispatcher(spec: DispatcherSpec) -> Dispatcher:
     """A fresh dispatcher from a name, a ``{"name": ..., **params}`` mapping or an instance."""
     if isinstance(spec, Dispatcher):
         return spec
+    return _build(spec, DISPATCHERS, "dispatcher")
+
+
+def make_local_policy(spec: LocalPolicySpec) -> LocalPolicy:
+    """A fresh grid local policy from a name, a ``{"name": ..., **params}`` mapping or an
+    instance (copied by its parameters: every cluster needs its own)."""
+    if isinstance(spec, LocalPolicy):
+        return type(spec)(**spec.get_params())
+    return _build(spec, LOCAL_POLICIES, "grid policy")
+
+
+def _build(spec, table: Mapping[str, tuple[type, str]], kind: str):
+    """Look ``spec``'s name up in ``table`` and build it with its parameters, checked."""
     if isinstance(spec, Mapping):
         if "name" not in spec:
-            raise InputError("a dispatcher mapping needs a 'name' key", field="dispatch")
+            raise InputError(f"a {kind} mapping needs a 'name' key", field="name")
         name, params = str(spec["name"]), {k: v for k, v in spec.items() if k != "name"}
     else:
         name, params = str(spec), {}
-    entry = DISPATCHERS.get(name.strip().lower())
+    entry = table.get(name.strip().lower())
     if entry is None:
-        raise InputError(f"unknown dispatcher {name!r} (known: {', '.join(DISPATCHERS)})",
-                         field="dispatch")
+        raise InputError(f"unknown {kind} {name!r} (known: {', '.join(table)})",
+                         field="dispatch" if kind == "dispatcher" else "policy")
     cls = entry[0]
     allowed = cls.param_defaults()
     for key in params:
         if key not in allowed:
-            raise InputError(f"dispatcher {name!r} has no parameter {key!r} (parameters: "
+            raise InputError(f"{kind} {name!r} has no parameter {key!r} (parameters: "
                              f"{', '.join(allowed) or 'none'})", field=key)
     return cls(**params)
 
 
 __all__ = ["DISPATCHERS", "LOCAL_POLICIES", "BackfillingFCFS", "Dispatcher", "GridFCFS",
            "LeastWork", "LocalPolicy", "Proportional", "RandomDispatch", "RoundRobin",
-           "make_dispatcher"]
+           "make_dispatcher", "make_local_policy"]
