@@ -36,6 +36,6 @@ def grid_workload(rows, name: str = "hand") -> GridWorkload:
         needs.append([name in licences for name in names])
         ratings.append(rating)
     n = len(rows)
-    workload = Workload(tuple(jobs), 8, name)
+    workload = Workload(tuple(jobs), max(8, *(job.width for job in jobs)), name)
     return GridWorkload(workload, tuple(names), np.array(needs, dtype=bool).reshape(n, len(names)),
                         ratings, np.zeros(n), np.zeros(n), np.zeros(n))

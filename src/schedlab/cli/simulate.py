@@ -21,8 +21,9 @@ from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, 
 
 def simulate(
     workload: WorkloadArg,
-    policy: Annotated[str, typer.Option("--policy", "-p", help="Policy name, e.g. 'sjf+easy' "
-                                        "(see 'schedlab policies').")] = "fcfs+easy",
+    policy: Annotated[Optional[str], typer.Option(
+        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
+        "default fcfs+easy, with --platform bf-fcfs.")] = None,
     param: Annotated[Optional[List[str]], typer.Option(
         "--param", help="A policy parameter as KEY=VALUE (repeatable).")] = None,
     procs: ProcsOpt = None,
@@ -67,8 +68,9 @@ def simulate(
             "--max-queued-per-user": (max_queued_per_user, None),
             "--width-field": (width_field, "requested"), "--strict": (strict, False),
             "--missing-estimate": (missing_estimate, "use-runtime")})
-        simulate_on_platform(workload, policy, parse_params(param), platform, dispatch,
-                             parse_params(dispatch_param), allocation, overrun, seed, out, swf)
+        simulate_on_platform(workload, policy or "bf-fcfs", parse_params(param), platform,
+                             dispatch, parse_params(dispatch_param), allocation, overrun, seed,
+                             out, swf)
         return
     from schedlab.api import refuse_grid_policy, run
     from schedlab.metrics import compute_metrics
@@ -76,6 +78,7 @@ def simulate(
     from schedlab.policies.registry import make_policy
     from schedlab.workload.reservations import write_outcomes
 
+    policy = policy or "fcfs+easy"
     refuse_grid_policy(policy)
     chosen = make_policy({"name": policy, **parse_params(param)})
     loaded = load(workload, procs=procs, width_field=width_field,
