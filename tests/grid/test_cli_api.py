@@ -154,3 +154,19 @@ def test_docs_commands_run_as_written(project):
     for args in commands:
         result = runner.invoke(app, args)
         assert result.exit_code == 0, (args, result.output)
+
+
+def test_docs_python_examples_run_and_the_example_policy_keeps_the_rules(project):
+    from schedlab.engine.grid import run_grid
+    from schedlab.testing import check_grid_invariants
+
+    text = (ROOT / "docs" / "policies" / "grid.md").read_text()
+    namespace: dict = {}
+    for block in re.findall(r"```python\n(.*?)```", text, re.S):
+        exec(compile(block, "grid.md", "exec"), namespace)
+    policy = namespace["ShortestFirst"]
+    grid, platform = namespace["grid"], namespace["platform"]
+    from schedlab.policies.grid import RoundRobin
+
+    result = run_grid(grid, platform, [policy(), policy()], RoundRobin())
+    check_grid_invariants(result, grid, platform)
