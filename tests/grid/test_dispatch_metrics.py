@@ -108,3 +108,19 @@ def test_out_deadline_and_slowdown_of_jobs_without_deadline():
     assert metrics["deadline_missed_pct"] == 50.0
     assert metrics["nondeadline_avg_slowdown"] == 2.0
     assert np.array_equal(result.deadline, [40, 200, -1])
+
+
+def test_every_grid_metric_is_documented():
+    import re
+    from pathlib import Path
+
+    from schedlab.metrics.grid import GRID_METRIC_DOCS
+
+    rows = [(t, 10, 10, 1, ("A",) if t % 2 else (), 100) for t in range(4)]
+    result = run_grid(grid_workload(rows), two_clusters(), [GridFCFS(), GridFCFS()],
+                      RoundRobin())
+    names = {re.sub(r"\.(c1|c2)$", ".<cluster>", name) for name in compute_metrics(result)}
+    assert set(GRID_METRIC_DOCS) <= names
+    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
+    assert set(GRID_METRIC_DOCS) <= documented

@@ -82,13 +82,6 @@ METRIC_DOCS: dict[str, str] = {
     "wait_weighted": "mean wait weighted by node-seconds, seconds (Margo et al., §4, eq. 3)",
     "avg_queue": "time-weighted mean number of waiting jobs over the window",
     "max_queue": "largest number of waiting jobs held for a positive time",
-    "system_usage": "grid runs: time average of CPUs in use / min(platform CPUs, CPUs asked "
-                    "for by the jobs in the system) while jobs are in the system (Pasquali "
-                    "thesis §4.1, our reading for multi-CPU jobs)",
-    "licence_usage": "grid runs: time average of licence copies in use / sum over licences of "
-                     "min(copies, jobs in the system needing one) (Pasquali thesis §4.1)",
-    "cluster_share_deviation": "grid runs: half the sum over clusters of |share of jobs sent - "
-                               "share of machines| (Pasquali thesis §4.3)",
 }
 
 

@@ -27,6 +27,19 @@ from schedlab.engine.result import Result
 from schedlab.metrics.series import integrate
 
 
+#: One line per grid metric name (added only for grid runs; docs/metrics.md "Grid runs").
+GRID_METRIC_DOCS: dict[str, str] = {
+    "system_usage": "time average of CPUs in use / min(platform CPUs, CPUs asked for by the "
+                    "jobs in the system) while jobs are in the system (Pasquali thesis §4.1; "
+                    "our reading for multi-CPU jobs)",
+    "licence_usage": "time average of licence copies in use / sum over licences of "
+                     "min(copies, jobs in the system needing one) (Pasquali thesis §4.1)",
+    "cluster_share.<cluster>": "share of the dispatched jobs sent to the cluster",
+    "cluster_share_optimum.<cluster>": "the cluster's share of the machines (§4.3)",
+    "cluster_share_deviation": "half the sum over clusters of |share - optimum|",
+}
+
+
 def usage_average(times: np.ndarray, active: np.ndarray, capacity: np.ndarray,
                   t0: int, t1: int) -> float:
     """Time average over [t0, t1] of ``active / capacity`` where ``capacity`` > 0 (step
