@@ -62,7 +62,8 @@ class GridTask:
     ``index`` is the job's position in the workload; ``licences`` are
     platform licence indices; ``eligible`` is the mask of the platform's
     machines the job could ever run on (CPUs and licences, thesis *Minimal
-    requirements*).  ``runtime_left`` and ``estimate_left`` are seconds at
+    requirements*); ``candidates`` those of its cluster, fastest first (set
+    when it is dispatched).  ``runtime_left`` and ``estimate_left`` are seconds at
     the job's own ``rating`` (eq. 3.9), what is still to run.  ``cluster``,
     ``machine`` and ``start`` are set by the dispatcher and the engine (-1
     before).  Policies read these fields; only the engine writes them.
@@ -80,6 +81,7 @@ class GridTask:
     start: int = -1
     expected_end: int = -1
     end: int = -1
+    candidates: np.ndarray | None = None
 
     @property
     def id(self) -> int:
@@ -181,7 +183,9 @@ class GridContext:
 
     def candidates(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` could ever run on, fastest first."""
-        return self.by_power[task.eligible[self.by_power]]
+        if task.candidates is None or task.cluster != self.cluster:
+            return self.by_power[task.eligible[self.by_power]]
+        return task.candidates
 
     def fits_now(self, task: GridTask, machine: int) -> bool:
         """Whether ``start(task, machine)`` would be accepted now."""
@@ -198,8 +202,8 @@ class GridContext:
         there."""
         if task.width > self.largest_room:
             return _NONE
-        order = self.by_power
-        ok = task.eligible[order] & (self.free_cpus[order] >= task.width)
+        order = self.candidates(task)
+        ok = self.free_cpus[order] >= task.width
         if self.exclusive:
             ok &= self.jobs_on[order] == 0
         room = order[ok]
@@ -512,6 +516,7 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             cluster = 0 if dispatcher is None else _dispatch(dispatcher, view, task, call)
             task.cluster = cluster
             ctx = contexts[cluster]
+            task.candidates = ctx.candidates(task)
             ctx.waiting[task.id] = task
             engine.enter(task)
             dirty.add(cluster)
