@@ -114,3 +114,29 @@ def test_bad_allocation_and_overrun_are_input_errors():
         run_grid(grid, three_machines(), [GridFCFS()], allocation="half")
     with pytest.raises(InputError, match="kill, extend"):
         run_grid(grid, three_machines(), [GridFCFS()], overrun="never")
+
+
+def test_a_rejected_job_ends_for_the_dispatcher_too():
+    from schedlab.engine.result import REJECTED
+    from schedlab.policies.grid import RoundRobin
+
+    class RejectWide(GridFCFS):
+        def on_submit(self, ctx, task):
+            if task.width > 2:
+                ctx.reject(task, "too wide")
+
+    class Watching(RoundRobin):
+        def __init__(self):
+            super().__init__()
+            self.ended, self.left = [], None
+
+        def on_finish(self, view, task):
+            self.ended.append((view.now, task.id))
+            self.left = sum(len(jobs) for jobs in view.outstanding)
+
+    grid = grid_workload([(0, 10, 10, 4, (), 100), (1, 10, 10, 1, (), 100)])
+    dispatcher = Watching()
+    result = run_grid(grid, two_clusters(), [RejectWide(), RejectWide()], dispatcher)
+    assert result.status.tolist()[0] == REJECTED and result.reject_reasons == {1: "too wide"}
+    assert dispatcher.ended == [(0, 1), (6, 2)] and dispatcher.left == 0   # job 2 on b1
+    assert result.grid.machine[0] == -1 and result.start[0] == -1

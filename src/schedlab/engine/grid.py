@@ -233,7 +233,8 @@ class GridContext:
         self._engine.started(self, task, machine)
 
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
-        """Refuse waiting ``task``: it never runs (e.g. deadline admission control)."""
+        """Refuse waiting ``task``: it never runs (e.g. deadline admission control); the
+        dispatcher hears of it as of a job end."""
         if task.id not in self.waiting:
             raise PolicyError(f"policy {self.policy_name!r} rejected job {task.id} at time "
                               f"{self.now}, but it is not waiting in cluster {self.cluster}")
@@ -358,6 +359,8 @@ class _Engine:
         self.licences_needed = np.zeros(len(platform.licence_names), dtype=np.int64)
         self.dirty: set[int] = set()
         self.done = 0
+        self.view: MetaView | None = None
+        self.dispatcher: DispatcherLike | None = None
 
     def started(self, ctx: GridContext, task: GridTask, machine: int) -> None:
         rating = int(self.platform.rating[machine])
@@ -389,9 +392,13 @@ class _Engine:
         task.runtime_left = task.estimate_left = 0
 
     def rejected(self, task: GridTask, reason: str) -> None:
+        """A local policy refused ``task``: for the dispatcher, the job has ended."""
         self.status[task.index] = REJECTED
         self.reasons[task.job.id] = reason
         self._leave(task)
+        if self.dispatcher is not None:
+            del self.view.outstanding[task.cluster][task.id]
+            self.dispatcher.on_finish(self.view, task)
 
     def enter(self, task: GridTask) -> None:
         self.in_system_cpus += task.width
@@ -469,6 +476,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
                 for c, p in enumerate(local_policies)]
     view = MetaView(platform, seed)
+    engine.view, engine.dispatcher = view, dispatcher
     timer = _Timer()
     began = wallclock.perf_counter()
     series, passes = _loop(engine, contexts, local_policies, dispatcher, view, timer)
