@@ -59,8 +59,8 @@ _NONE = np.zeros(0, dtype=np.int64)
 class GridTask:
     """One job of a grid run as the engine tracks it.
 
-    ``index`` is the job's position in the workload; ``licences`` are
-    platform licence indices; ``eligible`` is the mask of the platform's
+    ``index`` is the job's position in the workload; ``width`` its CPUs (as
+    ``job.width``, read often); ``licences`` are platform licence indices; ``eligible`` is the mask of the platform's
     machines the job could ever run on (CPUs and licences, thesis *Minimal
     requirements*); ``candidates`` those of its cluster, fastest first (set
     when it is dispatched).  ``runtime_left`` and ``estimate_left`` are seconds at
@@ -71,6 +71,7 @@ class GridTask:
 
     index: int
     job: Job
+    width: int
     licences: tuple[int, ...]
     rating: int
     eligible: np.ndarray
@@ -86,10 +87,6 @@ class GridTask:
     @property
     def id(self) -> int:
         return self.job.id
-
-    @property
-    def width(self) -> int:
-        return self.job.width
 
     @property
     def submit(self) -> int:
@@ -159,6 +156,7 @@ class GridContext:
         self.free_copies = platform.copies[cluster].astype(np.int64)
         self.largest_room = 0
         self._update_room()
+        self._feature_here = platform.feature[:, in_cluster].any(axis=1).tolist()
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
         self._engine = engine
@@ -201,6 +199,9 @@ class GridContext:
         its CPUs free (exclusive: idle), and a free copy of each floating licence it needs
         there."""
         if task.width > self.largest_room:
+            return _NONE
+        free_copies, local = self.free_copies, self._feature_here
+        if any(free_copies[l] < 1 and not local[l] for l in task.licences):
             return _NONE
         order = self.candidates(task)
         ok = self.free_cpus[order] >= task.width
@@ -439,7 +440,7 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     tasks = []
     for i, job in enumerate(grid.workload.jobs):
         licences = tuple(int(columns[c]) for c in np.flatnonzero(grid.needs[i]))
-        tasks.append(GridTask(i, job, licences, int(grid.rating[i]),
+        tasks.append(GridTask(i, job, job.width, licences, int(grid.rating[i]),
                               platform.eligible(job.width, licences), job.runtime, job.estimate))
     return tasks
 
