@@ -79,7 +79,9 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     :func:`~schedlab.engine.timesharing.run_timesharing`, every other one on
     the space-sharing event loop (:func:`~schedlab.engine.simulator.run`).
     The CLI, :func:`simulate`, :func:`compare` and sweeps all come here.
+    A grid policy needs a platform and a grid workload: :func:`simulate_grid`.
     """
+    refuse_grid_policy(policy)
     if isinstance(policy, TimeSharingPolicy):
         unsupported = [name for name, value in (("reservations", reservations), ("tick", tick),
                                                 ("max_queued_per_user", max_queued_per_user))

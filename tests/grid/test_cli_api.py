@@ -139,6 +139,11 @@ def test_api_simulate_with_a_platform_is_the_grid_run(project):
         schedlab.simulate(grid.workload, "bf-fcfs", platform=platform)
     with pytest.raises(InputError, match="it needs a platform"):
         schedlab.simulate(grid.workload, "bf-fcfs")
+    from schedlab.api import run
+    from schedlab.policies.grid import BackfillingFCFS
+
+    with pytest.raises(InputError, match="it needs a platform"):
+        run(grid.workload, BackfillingFCFS())
 
 
 def test_docs_python_examples_run_and_the_example_policy_keeps_the_rules(project):
