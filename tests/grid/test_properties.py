@@ -1,4 +1,4 @@
-"""Property: whatever the jobs, grid runs keep every rule (schedlab.testing.check_grid_invariants)."""
+"""Property: whatever the jobs, grid runs keep every rule (testing.check_grid_invariants)."""
 
 from __future__ import annotations
 

@@ -140,3 +140,12 @@ def test_a_rejected_job_ends_for_the_dispatcher_too():
     assert result.status.tolist()[0] == REJECTED and result.reject_reasons == {1: "too wide"}
     assert dispatcher.ended == [(0, 1), (6, 2)] and dispatcher.left == 0   # job 2 on b1
     assert result.grid.machine[0] == -1 and result.start[0] == -1
+
+
+def test_the_contexts_arrays_cannot_be_written_by_a_policy():
+    class Cheat(LocalPolicy):
+        def schedule(self, ctx):
+            ctx.free_cpus[SMALL] = 99
+
+    with pytest.raises(ValueError, match="read-only"):
+        run([(0, 10, 10, 1, (), 100)], Cheat())

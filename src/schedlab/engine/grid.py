@@ -60,13 +60,15 @@ class GridTask:
     """One job of a grid run as the engine tracks it.
 
     ``index`` is the job's position in the workload; ``width`` its CPUs (as
-    ``job.width``, read often); ``licences`` are platform licence indices; ``eligible`` is the mask of the platform's
-    machines the job could ever run on (CPUs and licences, thesis *Minimal
-    requirements*); ``candidates`` those of its cluster, fastest first (set
-    when it is dispatched).  ``runtime_left`` and ``estimate_left`` are seconds at
-    the job's own ``rating`` (eq. 3.9), what is still to run.  ``cluster``,
-    ``machine`` and ``start`` are set by the dispatcher and the engine (-1
-    before).  Policies read these fields; only the engine writes them.
+    ``job.width``, read often); ``licences`` are platform licence indices;
+    ``eligible`` is the mask of the platform's machines the job could ever
+    run on (CPUs and licences, thesis *Minimal requirements*); ``candidates``
+    those of its cluster, fastest first (set when it is dispatched).
+    ``runtime_left`` and ``estimate_left`` are seconds at the job's own
+    ``rating`` (eq. 3.9), what is still to run.  ``cluster``, ``machine``,
+    ``start``, ``expected_end`` and ``end`` are set by the dispatcher and the
+    engine (-1 before).  Policies read these fields; only the engine writes
+    them.
     """
 
     index: int
@@ -122,8 +124,9 @@ class DispatcherLike(Protocol):
 class GridContext:
     """One cluster at ``now``: the view its local policy gets, and the only way it acts.
 
-    Read-only views (policies must not mutate them), over the platform's
-    machine indices ``k`` (entries of other clusters' machines stay 0):
+    Read-only views (the arrays cannot be written; the dicts must not be
+    changed), over the platform's machine indices ``k`` (entries of other
+    clusters' machines stay 0):
 
     * ``machines`` -- this cluster's machine indices, in file order;
     * ``by_power`` -- the same, fastest first (rating descending, then index);
@@ -151,9 +154,13 @@ class GridContext:
         order = np.lexsort((self.machines, -platform.rating[self.machines]))
         self.by_power = self.machines[order]
         self.mask = in_cluster
-        self.free_cpus = np.where(in_cluster, platform.cpus, 0).astype(np.int64)
-        self.jobs_on = np.zeros(len(platform.cpus), dtype=np.int64)
-        self.free_copies = platform.copies[cluster].astype(np.int64)
+        # The engine writes these arrays; policies get read-only views of them.
+        self._free_cpus = np.where(in_cluster, platform.cpus, 0).astype(np.int64)
+        self._jobs_on = np.zeros(len(platform.cpus), dtype=np.int64)
+        self._free_copies = platform.copies[cluster].astype(np.int64)
+        self.free_cpus = _read_only(self._free_cpus)
+        self.jobs_on = _read_only(self._jobs_on)
+        self.free_copies = _read_only(self._free_copies)
         self.largest_room = 0
         self._update_room()
         self._feature_here = platform.feature[:, in_cluster].any(axis=1).tolist()
@@ -223,11 +230,11 @@ class GridContext:
                               f"{self._machine_name(machine)} at time {self.now}: {problem}")
         machine = int(machine)
         platform = self.platform
-        self.free_cpus[machine] -= task.width
-        self.jobs_on[machine] += 1
+        self._free_cpus[machine] -= task.width
+        self._jobs_on[machine] += 1
         for l in task.licences:
             if not platform.feature[l, machine]:
-                self.free_copies[l] -= 1
+                self._free_copies[l] -= 1
         del self.waiting[task.id]
         self.running[task.id] = task
         self._update_room()
@@ -380,11 +387,11 @@ class _Engine:
 
     def finished(self, ctx: GridContext, task: GridTask) -> None:
         machine = task.machine
-        ctx.free_cpus[machine] += task.width
-        ctx.jobs_on[machine] -= 1
+        ctx._free_cpus[machine] += task.width
+        ctx._jobs_on[machine] -= 1
         for l in task.licences:
             if not self.platform.feature[l, machine]:
-                ctx.free_copies[l] += 1
+                ctx._free_copies[l] += 1
             self.licences_used[l] -= 1
         del ctx.running[task.id]
         ctx._update_room()
@@ -431,6 +438,13 @@ class _Timer:
             return method(*args)
         finally:
             self.seconds += wallclock.perf_counter() - began
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written through (it follows the array's changes)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
