@@ -69,8 +69,8 @@ def simulate(
             "--width-field": (width_field, "requested"), "--strict": (strict, False),
             "--missing-estimate": (missing_estimate, "use-runtime")})
         simulate_on_platform(workload, policy or "bf-fcfs", parse_params(param), platform,
-                             dispatch, parse_params(dispatch_param), allocation, overrun, seed,
-                             out, swf)
+                             dispatch, parse_params(dispatch_param, field="--dispatch-param"),
+                             allocation, overrun, seed, out, swf)
         return
     from schedlab.api import refuse_grid_policy, run
     from schedlab.metrics import compute_metrics
