@@ -93,7 +93,8 @@ def jobs_csv_text(result: Result) -> str:
     A run with deadlines adds ``deadline`` (empty for a job without one) and
     ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).  A gang
     (time-sharing) run adds ``service``, the seconds each job was served
-    (its wall time from start to end is longer; docs/policies/gang.md).
+    (its wall time from start to end is longer; docs/policies/gang.md).  A
+    grid run adds ``machine`` and ``cluster`` (names).
     """
     lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
@@ -118,7 +119,18 @@ def jobs_csv_text(result: Result) -> str:
         lines[0] += ",service"
         for k, service in enumerate(result.timesharing.service.tolist(), 1):
             lines[k] += f",{service}"
+    if result.grid is not None:
+        _add_grid_columns(lines, result.grid)
     return "\n".join(lines) + "\n"
+
+
+def _add_grid_columns(lines: list[str], grid) -> None:
+    """Append ``machine`` and ``cluster`` (names; empty where the job never ran) to the
+    rows of a grid run's jobs.csv."""
+    lines[0] += ",machine,cluster"
+    for k, (machine, cluster) in enumerate(zip(grid.machine.tolist(), grid.cluster.tolist()), 1):
+        lines[k] += (f",{grid.machine_names[machine] if machine >= 0 else ''},"
+                     f"{grid.cluster_names[cluster] if cluster >= 0 else ''}")
 
 
 def write_jobs_csv(result: Result, path: str | Path) -> None:

@@ -406,3 +406,58 @@ def check_deadlines(result: Result, workload: Workload) -> None:
                              f"{int(result.deadline[k])}: submit={int(result.submit[k])} "
                              f"start={int(result.start[k])} end={int(result.end[k])} "
                              f"estimate={int(result.estimate[k])}")
+
+
+def check_grid_invariants(result: Result, grid, platform) -> None:
+    """Raise ``AssertionError`` unless a grid run (docs/policies/grid.md) kept every rule.
+
+    No job starts before its submission or on a machine it cannot use (CPUs,
+    licences) or outside the cluster it was sent to; at no time do a
+    machine's jobs exceed its CPUs (one job at a time under exclusive
+    allocation) or a cluster's jobs hold more copies of a floating licence
+    than it has; every job that ran took eq. 3.9's time on its machine (its
+    scaled runtime, or its scaled estimate when killed).
+    """
+    from schedlab.platform import time_on_machine
+
+    record = result.grid
+    assert record is not None, "not a grid run"
+    ran = np.flatnonzero(result.status != REJECTED)
+    machine, cluster = record.machine, record.cluster
+    columns = grid.licence_columns(platform)
+    exclusive = record.allocation == "exclusive"
+    for i in ran.tolist():
+        job, k = grid.workload.jobs[i], int(machine[i])
+        licences = [int(columns[c]) for c in np.flatnonzero(grid.needs[i])]
+        assert result.start[i] >= job.submit, f"job {job.id} starts before its submission"
+        assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
+        assert platform.cluster_of[k] == cluster[i], f"job {job.id} outside its cluster"
+        run_for = time_on_machine(job.runtime, int(grid.rating[i]), int(platform.rating[k]))
+        limit = time_on_machine(job.estimate, int(grid.rating[i]), int(platform.rating[k]))
+        expected = limit if result.status[i] == KILLED else run_for
+        assert result.end[i] - result.start[i] == expected, f"job {job.id} ran {expected}?"
+    busy = ran[result.end[ran] > result.start[ran]]
+    for k in range(len(platform.machines)):
+        on = busy[machine[busy] == k]
+        load = _peak(result.start[on], result.end[on], np.ones(len(on)) if exclusive
+                     else result.width[on])
+        assert load <= (1 if exclusive else platform.cpus[k]), f"machine {k} oversubscribed"
+    for c in range(len(platform.clusters)):
+        for l in np.flatnonzero(platform.copies[c]).tolist():
+            column = np.flatnonzero(columns == l)
+            if not column.size:
+                continue
+            held = busy[(cluster[busy] == c) & grid.needs[busy, column[0]]
+                        & ~platform.feature[l, machine[busy]]]
+            peak = _peak(result.start[held], result.end[held], np.ones(len(held)))
+            assert peak <= platform.copies[c, l], f"licence {l} over its copies in cluster {c}"
+
+
+def _peak(starts: np.ndarray, ends: np.ndarray, amounts: np.ndarray) -> float:
+    """The largest total amount held at once by intervals [start, end)."""
+    if not len(starts):
+        return 0
+    times = np.concatenate([starts, ends])
+    deltas = np.concatenate([amounts, -np.asarray(amounts)])
+    order = np.lexsort((deltas, times))          # ends before starts at one instant
+    return float(np.cumsum(deltas[order]).max())

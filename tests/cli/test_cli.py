@@ -579,7 +579,10 @@ def test_policies_lists_every_builtin_name_and_the_aliases() -> None:
     assert result.exit_code == 0, result.output
     listed = set(table_rows(result.stdout))
     assert BUILTIN_POLICIES <= listed
-    assert listed == set(schedlab.available_policies())
+    from schedlab.policies.grid import DISPATCHERS, LOCAL_POLICIES
+
+    assert listed == set(schedlab.available_policies()) | set(LOCAL_POLICIES) | set(DISPATCHERS)
+    assert table_rows(result.stdout)["bf-fcfs"][1] == "reserve_by='start'"
     text = " ".join(result.stdout.split())
     assert "easy = fcfs+easy" in text
     assert "conservative = fcfs+conservative" in text

@@ -15,12 +15,15 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
                                  metrics_table, parse_params, report_reservations, report_skips,
                                  reservation_options, summary_metrics)
+from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
+                                  refuse_unsupported, simulate_on_platform)
 
 
 def simulate(
     workload: WorkloadArg,
-    policy: Annotated[str, typer.Option("--policy", "-p", help="Policy name, e.g. 'sjf+easy' "
-                                        "(see 'schedlab policies').")] = "fcfs+easy",
+    policy: Annotated[Optional[str], typer.Option(
+        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
+        "default fcfs+easy, with --platform bf-fcfs.")] = None,
     param: Annotated[Optional[List[str]], typer.Option(
         "--param", help="A policy parameter as KEY=VALUE (repeatable).")] = None,
     procs: ProcsOpt = None,
@@ -50,14 +53,33 @@ def simulate(
     min_reservation_notice: MinNoticeOpt = 0,
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
+    platform: PlatformOpt = None,
+    dispatch: DispatchOpt = "round-robin",
+    dispatch_param: DispatchParamOpt = None,
+    allocation: AllocationOpt = "shared",
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
-    from schedlab.api import run
+    if platform is not None:
+        refuse_unsupported({
+            "--procs": (procs, None), "--jobs": (jobs, None), "--shrink": (shrink, None),
+            "--perfect-estimates": (perfect_estimates, False), "--load": (load_factor, None),
+            "--deadlines": (deadlines, None), "--stringency": (stringency, None),
+            "--reservations": (reservations, None), "--tick": (tick, 0),
+            "--max-queued-per-user": (max_queued_per_user, None),
+            "--width-field": (width_field, "requested"), "--strict": (strict, False),
+            "--missing-estimate": (missing_estimate, "use-runtime")})
+        simulate_on_platform(workload, policy or "bf-fcfs", parse_params(param), platform,
+                             dispatch, parse_params(dispatch_param, field="--dispatch-param"),
+                             allocation, overrun, seed, out, swf)
+        return
+    from schedlab.api import refuse_grid_policy, run
     from schedlab.metrics import compute_metrics
     from schedlab.output import write_jobs_csv, write_metrics_json
     from schedlab.policies.registry import make_policy
     from schedlab.workload.reservations import write_outcomes
 
+    policy = policy or "fcfs+easy"
+    refuse_grid_policy(policy)
     chosen = make_policy({"name": policy, **parse_params(param)})
     loaded = load(workload, procs=procs, width_field=width_field,
                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,

@@ -121,6 +121,8 @@ class Result:
     job, the slots series, the matrix changes; ``None`` in space-sharing runs.
     In a gang run ``suspended`` is the time a job waited between its first
     and last second of service, so ``end - start - suspended`` is its service.
+    ``grid`` holds the machines, clusters and licence series of a grid run
+    (:class:`GridRecord`; ``None`` for every other run).
     """
 
     processors: int
@@ -149,6 +151,7 @@ class Result:
     reservations: ReservationTable | None = None
     queued: np.ndarray | None = None
     timesharing: TimeSharingTrace | None = None
+    grid: "GridRecord | None" = None
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -161,3 +164,32 @@ class Result:
     def status_names(self) -> list[str]:
         """Status of every job as a word: finished, killed or rejected."""
         return [STATUS_NAMES[s] for s in self.status.tolist()]
+
+
+@dataclass
+class GridRecord:
+    """What a grid run (docs/policies/grid.md) adds to its :class:`Result`.
+
+    The platform's names (machines in platform order, clusters, licences),
+    machines per cluster and copies of each licence over all clusters; per
+    job (workload order) the ``machine`` and ``cluster`` indices it ran on
+    (-1: rejected before dispatch/start); and three step functions on the
+    result's ``series_time``: ``series_demand`` (CPUs asked for by the jobs
+    in the system, waiting or running), ``series_licences_used[t, l]``
+    (copies of licence ``l`` in use) and ``series_licences_demand[t, l]``
+    (jobs in the system needing ``l``).  ``allocation`` is ``shared`` or
+    ``exclusive``.
+    """
+
+    platform: str
+    machine_names: tuple[str, ...]
+    cluster_names: tuple[str, ...]
+    cluster_machines: np.ndarray
+    licence_names: tuple[str, ...]
+    licence_copies: np.ndarray
+    machine: np.ndarray
+    cluster: np.ndarray
+    series_demand: np.ndarray
+    series_licences_used: np.ndarray
+    series_licences_demand: np.ndarray
+    allocation: str = "shared"

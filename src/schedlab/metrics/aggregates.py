@@ -27,6 +27,7 @@ from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
 from schedlab.metrics.deadlines import deadline_metrics
 from schedlab.metrics.gang import gang_metrics
+from schedlab.metrics.grid import grid_metrics
 from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
@@ -252,6 +253,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     metrics.update(reservation_metrics(result, observation_window(jobs)))
     metrics.update(queue_limit_metrics(result))
     metrics.update(gang_metrics(result))
+    metrics.update(grid_metrics(result, observation_window(jobs)))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics

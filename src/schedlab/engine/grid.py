@@ -1,0 +1,651 @@
+"""The grid engine: jobs on clusters of heterogeneous machines with floating licences.
+
+Pasquali's thesis (paper 003) schedules in two levels (§3.1, §3.2): a
+meta-scheduler sends each submitted job to a cluster, and each cluster's
+local scheduler places its jobs on its own machines under its own licences.
+Only submissions and job ends cross the levels (§3.1.2).  This module
+simulates both levels in one event loop:
+
+* :class:`GridTask` -- one job as the engine tracks it (machine, start,
+  work left at the job's own rating, licences as platform indices);
+* :class:`GridContext` -- one per cluster: what its local policy sees (free
+  CPUs per machine, free licence copies, queue, running jobs with expected
+  ends) and the only way it acts (``start(task, machine)``, ``reject``,
+  ``wake_at``); every start is validated;
+* :class:`MetaView` -- what the dispatcher sees: the platform's static
+  description and, per cluster, the jobs sent to it and not yet ended;
+* :func:`run_grid` -- the event loop.
+
+Time on a machine follows eq. 3.9 (:func:`~schedlab.platform.time_on_machine`):
+a job measured on a machine of rating ``BM_job`` runs ``t x BM_job / BM_m``
+on machine ``m``, estimate and runtime alike.  The engine keeps each job's
+work left in seconds at its own rating, so that a later preemption can stop
+a job, keep its progress and resume it elsewhere with the rest rescaled.
+
+Same-time order (as the space-sharing engine, docs/engine.md): at an instant,
+every job end (the local policy hears it, then the dispatcher), then every
+submission (dispatched, then heard by the chosen cluster's policy), then
+wake-ups, then one scheduling pass for each cluster that had an event.  The
+engine imports nothing from the policies: local policies and dispatchers are
+any objects with the methods of :class:`LocalPolicyLike` and
+:class:`DispatcherLike` (docs/policies/grid.md).
+"""
+
+from __future__ import annotations
+
+import time as wallclock
+from dataclasses import dataclass, field
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Any, Protocol, Sequence
+
+import numpy as np
+
+from schedlab.engine.result import FINISHED, KILLED, REJECTED, GridRecord, Result
+from schedlab.errors import InputError, PolicyError
+from schedlab.platform.model import Platform, time_on_machine
+
+if TYPE_CHECKING:
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.job import Job
+
+#: One job per machine at a time (thesis §4.1, §4.2) or machines' CPUs shared (§4.3).
+ALLOCATIONS = ("shared", "exclusive")
+OVERRUN_MODES = ("kill", "extend")
+FINISH, WAKE = 0, 1
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+@dataclass(eq=False)
+class GridTask:
+    """One job of a grid run as the engine tracks it.
+
+    ``index`` is the job's position in the workload; ``width`` its CPUs (as
+    ``job.width``, read often); ``licences`` are platform licence indices;
+    ``eligible`` is the mask of the platform's machines the job could ever
+    run on (CPUs and licences, thesis *Minimal requirements*); ``candidates``
+    those of its cluster, fastest first (set when it is dispatched).
+    ``runtime_left`` and ``estimate_left`` are seconds at the job's own
+    ``rating`` (eq. 3.9), what is still to run.  ``cluster``, ``machine``,
+    ``start``, ``expected_end`` and ``end`` are set by the dispatcher and the
+    engine (-1 before).  Policies read these fields; only the engine writes
+    them.
+    """
+
+    index: int
+    job: Job
+    width: int
+    licences: tuple[int, ...]
+    rating: int
+    eligible: np.ndarray
+    runtime_left: int
+    estimate_left: int
+    cluster: int = -1
+    machine: int = -1
+    start: int = -1
+    expected_end: int = -1
+    end: int = -1
+    candidates: np.ndarray | None = None
+
+    @property
+    def id(self) -> int:
+        return self.job.id
+
+    @property
+    def submit(self) -> int:
+        return self.job.submit
+
+    @property
+    def deadline(self) -> int | None:
+        return self.job.deadline
+
+    def __repr__(self) -> str:
+        return f"GridTask(job {self.job.id}, cluster {self.cluster}, machine {self.machine})"
+
+
+class LocalPolicyLike(Protocol):
+    """What the engine calls on a cluster's local policy (docs/policies/grid.md)."""
+
+    name: str
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None: ...
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None: ...
+    def schedule(self, ctx: GridContext) -> None: ...
+
+
+class DispatcherLike(Protocol):
+    """What the engine calls on the meta-scheduler (docs/policies/grid.md)."""
+
+    name: str
+
+    def dispatch(self, view: MetaView, task: GridTask) -> int: ...
+    def on_finish(self, view: MetaView, task: GridTask) -> None: ...
+
+
+class GridContext:
+    """One cluster at ``now``: the view its local policy gets, and the only way it acts.
+
+    Read-only views (the arrays cannot be written; the dicts must not be
+    changed), over the platform's machine indices ``k`` (entries of other
+    clusters' machines stay 0):
+
+    * ``machines`` -- this cluster's machine indices, in file order;
+    * ``by_power`` -- the same, fastest first (rating descending, then index);
+    * ``free_cpus[k]`` -- CPUs of machine ``k`` not in use;
+    * ``jobs_on[k]`` -- number of jobs running on machine ``k``;
+    * ``free_copies[l]`` -- copies of floating licence ``l`` of this cluster
+      not in use (0 for a licence the cluster lacks; features are not counted);
+    * ``largest_room`` -- the most free CPUs on one machine (exclusive: the
+      largest idle machine): a job wider than this cannot start now;
+    * ``waiting`` -- queued tasks by job id, in arrival order;
+    * ``running`` -- running tasks by job id.
+    """
+
+    def __init__(self, platform: Platform, cluster: int, allocation: str, overrun: str,
+                 policy_name: str, engine: "_Engine") -> None:
+        self.platform = platform
+        self.cluster = cluster
+        self.allocation = allocation
+        self.exclusive = allocation == "exclusive"
+        self.overrun = overrun
+        self.policy_name = policy_name
+        self.now = 0
+        in_cluster = platform.cluster_of == cluster
+        self.machines = np.flatnonzero(in_cluster)
+        order = np.lexsort((self.machines, -platform.rating[self.machines]))
+        self.by_power = self.machines[order]
+        self.mask = in_cluster
+        # The engine writes these arrays; policies get read-only views of them.
+        self._free_cpus = np.where(in_cluster, platform.cpus, 0).astype(np.int64)
+        self._jobs_on = np.zeros(len(platform.cpus), dtype=np.int64)
+        self._free_copies = platform.copies[cluster].astype(np.int64)
+        self.free_cpus = _read_only(self._free_cpus)
+        self.jobs_on = _read_only(self._jobs_on)
+        self.free_copies = _read_only(self._free_copies)
+        self.largest_room = 0
+        self._update_room()
+        self._feature_here = platform.feature[:, in_cluster].any(axis=1).tolist()
+        self.waiting: dict[int, GridTask] = {}
+        self.running: dict[int, GridTask] = {}
+        self._engine = engine
+
+    # ------------------------------------------------------------ queries
+    def duration(self, task: GridTask, machine: int) -> int:
+        """How long ``task`` is expected to hold ``machine`` if started now: the estimate
+        still to run, rescaled to the machine's rating (eq. 3.9)."""
+        return time_on_machine(task.estimate_left, task.rating, int(self.platform.rating[machine]))
+
+    def expected_end(self, task: GridTask) -> int:
+        """When a running task is expected to free its machine (start + scaled estimate).
+
+        A job already past its estimate (``overrun="extend"``) is expected at ``now + 1``.
+        """
+        end = task.expected_end
+        return end if end > self.now else self.now + 1
+
+    def running_on(self, machine: int) -> list[GridTask]:
+        """Tasks running on ``machine``, in start order."""
+        return [t for t in self.running.values() if t.machine == machine]
+
+    def candidates(self, task: GridTask) -> np.ndarray:
+        """This cluster's machines ``task`` could ever run on, fastest first."""
+        if task.candidates is None or task.cluster != self.cluster:
+            return self.by_power[task.eligible[self.by_power]]
+        return task.candidates
+
+    def fits_now(self, task: GridTask, machine: int) -> bool:
+        """Whether ``start(task, machine)`` would be accepted now."""
+        return self._refusal(task, machine) is None
+
+    def fastest_fit(self, task: GridTask) -> int | None:
+        """The fastest machine of this cluster ``task`` can start on now (None: none)."""
+        room = self.machines_with_room(task)
+        return int(room[0]) if room.size else None
+
+    def machines_with_room(self, task: GridTask) -> np.ndarray:
+        """This cluster's machines ``task`` can start on now, fastest first: eligible, with
+        its CPUs free (exclusive: idle), and a free copy of each floating licence it needs
+        there."""
+        if task.width > self.largest_room:
+            return _NONE
+        free_copies, local = self.free_copies, self._feature_here
+        if any(free_copies[l] < 1 and not local[l] for l in task.licences):
+            return _NONE
+        order = self.candidates(task)
+        ok = self.free_cpus[order] >= task.width
+        if self.exclusive:
+            ok &= self.jobs_on[order] == 0
+        room = order[ok]
+        feature = self.platform.feature
+        for l in task.licences:
+            if self.free_copies[l] < 1:
+                room = room[feature[l, room]]
+        return room
+
+    # ------------------------------------------------------------ actions
+    def start(self, task: GridTask, machine: int) -> None:
+        """Start waiting ``task`` on ``machine`` now; PolicyError if it cannot start there."""
+        problem = self._refusal(task, machine)
+        if problem is not None:
+            raise PolicyError(f"policy {self.policy_name!r} started job {task.id} on machine "
+                              f"{self._machine_name(machine)} at time {self.now}: {problem}")
+        machine = int(machine)
+        platform = self.platform
+        self._free_cpus[machine] -= task.width
+        self._jobs_on[machine] += 1
+        for l in task.licences:
+            if not platform.feature[l, machine]:
+                self._free_copies[l] -= 1
+        del self.waiting[task.id]
+        self.running[task.id] = task
+        self._update_room()
+        self._engine.started(self, task, machine)
+
+    def reject(self, task: GridTask, reason: str = "rejected") -> None:
+        """Refuse waiting ``task``: it never runs (e.g. deadline admission control); the
+        dispatcher hears of it as of a job end."""
+        if task.id not in self.waiting:
+            raise PolicyError(f"policy {self.policy_name!r} rejected job {task.id} at time "
+                              f"{self.now}, but it is not waiting in cluster {self.cluster}")
+        del self.waiting[task.id]
+        self._engine.rejected(task, reason)
+
+    def wake_at(self, time: int) -> None:
+        """Ask for a scheduling pass of this cluster at ``time`` (>= now)."""
+        if time < self.now:
+            raise PolicyError(f"policy {self.policy_name!r} asked for a wake-up at {time}, "
+                              f"before now ({self.now})")
+        self._engine.wake(int(time), self.cluster)
+
+    # ------------------------------------------------------------ checks
+    def _refusal(self, task: GridTask, machine: int) -> str | None:
+        """Why ``task`` may not start on ``machine`` now (None: it may)."""
+        if task.id not in self.waiting:
+            return f"it is not waiting in cluster {self.cluster}"
+        if not (0 <= machine < len(self.mask)) or not self.mask[machine]:
+            return f"the machine is not in cluster {self.cluster}"
+        platform = self.platform
+        if task.width > platform.cpus[machine]:
+            return f"it needs {task.width} CPUs, the machine has {platform.cpus[machine]}"
+        for l in task.licences:
+            if not platform.usable[l, machine]:
+                return f"licence {platform.licence_names[l]!r} cannot be activated there"
+        if self.exclusive and self.jobs_on[machine]:
+            return "the machine is busy (one job per machine)"
+        if task.width > self.free_cpus[machine]:
+            return f"it needs {task.width} CPUs, {self.free_cpus[machine]} are free"
+        for l in task.licences:
+            if not platform.feature[l, machine] and self.free_copies[l] < 1:
+                return f"no copy of licence {platform.licence_names[l]!r} is free"
+        return None
+
+    def _update_room(self) -> None:
+        """Recompute :attr:`largest_room` after a start or an end."""
+        free = self.free_cpus[self.machines]
+        if self.exclusive:
+            free = np.where(self.jobs_on[self.machines] == 0, free, 0)
+        self.largest_room = int(free.max())
+
+    def _machine_name(self, machine: int) -> str:
+        try:
+            return repr(self.platform.machines[int(machine)].name)
+        except (IndexError, TypeError, ValueError):
+            return repr(machine)
+
+
+class MetaView:
+    """What a dispatcher may know (thesis §3.1.2): the static platform and its own jobs.
+
+    * ``platform`` -- clusters, machines, ratings, licences (static facts);
+    * ``now`` -- the current time;
+    * ``outstanding[c]`` -- tasks sent to cluster ``c`` and not ended yet, by
+      job id in dispatch order (only submissions and ends cross the levels);
+    * ``dispatched[c]`` -- how many jobs were sent to cluster ``c`` so far;
+    * ``seed`` -- the run's seed, for dispatchers that draw.
+
+    :meth:`eligible_clusters` says which clusters could ever run a task.
+    A task's ``start`` field is the local level's information; a
+    dispatcher that reads it knows more than §3.1.2 allows (and must say so).
+    """
+
+    def __init__(self, platform: Platform, seed: int) -> None:
+        self.platform = platform
+        self.now = 0
+        self.seed = seed
+        count = len(platform.clusters)
+        self.outstanding: list[dict[int, GridTask]] = [{} for _ in range(count)]
+        self.dispatched = [0] * count
+
+    def eligible_clusters(self, task: GridTask) -> np.ndarray:
+        """Indices of the clusters with a machine ``task`` could ever run on."""
+        return np.unique(self.platform.cluster_of[task.eligible])
+
+
+@dataclass
+class _Recorder:
+    """Step functions of the run, one entry per instant where something changed:
+    busy CPUs, queued jobs, CPUs asked for by the jobs in the system, and per
+    licence the copies in use and the jobs in the system needing one."""
+
+    time: list[int] = field(default_factory=list)
+    busy: list[int] = field(default_factory=list)
+    queue: list[int] = field(default_factory=list)
+    demand: list[int] = field(default_factory=list)
+    licences_used: list[np.ndarray] = field(default_factory=list)
+    licences_demand: list[np.ndarray] = field(default_factory=list)
+
+    def record(self, now: int, busy: int, queue: int, demand: int, used: np.ndarray,
+               needed: np.ndarray) -> None:
+        if self.time and self.busy[-1] == busy and self.queue[-1] == queue \
+                and self.demand[-1] == demand and np.array_equal(self.licences_used[-1], used) \
+                and np.array_equal(self.licences_demand[-1], needed):
+            return
+        if self.time and self.time[-1] == now:
+            self.time.pop(), self.busy.pop(), self.queue.pop(), self.demand.pop()
+            self.licences_used.pop(), self.licences_demand.pop()
+        self.time.append(now)
+        self.busy.append(busy)
+        self.queue.append(queue)
+        self.demand.append(demand)
+        self.licences_used.append(used.copy())
+        self.licences_demand.append(needed.copy())
+
+
+class _Engine:
+    """State shared by the clusters' contexts: events, per-job bookkeeping, series."""
+
+    def __init__(self, platform: Platform, tasks: list[GridTask], overrun: str) -> None:
+        self.platform = platform
+        self.tasks = tasks
+        self.overrun = overrun
+        self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)
+        self.version = [0] * len(tasks)
+        self.status = [FINISHED] * len(tasks)
+        self.reasons: dict[int, str] = {}
+        self.busy = 0
+        self.in_system_cpus = 0
+        self.licences_used = np.zeros(len(platform.licence_names), dtype=np.int64)
+        self.licences_needed = np.zeros(len(platform.licence_names), dtype=np.int64)
+        self.dirty: set[int] = set()
+        self.done = 0
+        self.view: MetaView | None = None
+        self.dispatcher: DispatcherLike | None = None
+
+    def started(self, ctx: GridContext, task: GridTask, machine: int) -> None:
+        rating = int(self.platform.rating[machine])
+        run_for = time_on_machine(task.runtime_left, task.rating, rating)
+        expected = time_on_machine(task.estimate_left, task.rating, rating)
+        killed = self.overrun == "kill" and run_for > expected
+        task.machine = machine
+        task.start = ctx.now
+        task.expected_end = ctx.now + expected
+        task.end = ctx.now + (expected if killed else run_for)
+        self.status[task.index] = KILLED if killed else FINISHED
+        self.busy += task.width
+        for l in task.licences:
+            self.licences_used[l] += 1
+        heappush(self.events, (task.end, FINISH, task.index, self.version[task.index]))
+
+    def finished(self, ctx: GridContext, task: GridTask) -> None:
+        machine = task.machine
+        ctx._free_cpus[machine] += task.width
+        ctx._jobs_on[machine] -= 1
+        for l in task.licences:
+            if not self.platform.feature[l, machine]:
+                ctx._free_copies[l] += 1
+            self.licences_used[l] -= 1
+        del ctx.running[task.id]
+        ctx._update_room()
+        self.busy -= task.width
+        self._leave(task)
+        task.runtime_left = task.estimate_left = 0
+
+    def rejected(self, task: GridTask, reason: str) -> None:
+        """A local policy refused ``task``: for the dispatcher, the job has ended."""
+        self.status[task.index] = REJECTED
+        self.reasons[task.job.id] = reason
+        self._leave(task)
+        if self.dispatcher is not None:
+            del self.view.outstanding[task.cluster][task.id]
+            self.dispatcher.on_finish(self.view, task)
+
+    def enter(self, task: GridTask) -> None:
+        self.in_system_cpus += task.width
+        for l in task.licences:
+            self.licences_needed[l] += 1
+
+    def _leave(self, task: GridTask) -> None:
+        self.in_system_cpus -= task.width
+        for l in task.licences:
+            self.licences_needed[l] -= 1
+        self.done += 1
+
+    def wake(self, time: int, cluster: int) -> None:
+        heappush(self.events, (time, WAKE, cluster, 0))
+
+
+class _Timer:
+    """Wall time spent in policy and dispatcher calls (for the run record only, never
+    for decisions)."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def call(self, method, *args) -> Any:
+        began = wallclock.perf_counter()
+        try:
+            return method(*args)
+        finally:
+            self.seconds += wallclock.perf_counter() - began
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A view of ``array`` that cannot be written through (it follows the array's changes)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
+    """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine."""
+    grid.check_on(platform)
+    columns = grid.licence_columns(platform)
+    tasks = []
+    for i, job in enumerate(grid.workload.jobs):
+        licences = tuple(int(columns[c]) for c in np.flatnonzero(grid.needs[i]))
+        tasks.append(GridTask(i, job, job.width, licences, int(grid.rating[i]),
+                              platform.eligible(job.width, licences), job.runtime, job.estimate))
+    return tasks
+
+
+def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[LocalPolicyLike],
+             dispatcher: DispatcherLike | None = None, *, allocation: str = "shared",
+             overrun: str = "kill", seed: int = 0) -> Result:
+    """Simulate ``grid`` on ``platform``: ``dispatcher`` sends each job to a cluster, where
+    ``local_policies[c]`` (one instance per cluster) schedules it.
+
+    A platform of one cluster needs no dispatcher.  ``allocation`` is
+    ``"shared"`` (jobs share a machine's CPUs, §4.3) or ``"exclusive"`` (one
+    job per machine, §4.1); ``overrun`` as in the space-sharing engine.
+    """
+    if allocation not in ALLOCATIONS:
+        raise InputError(f"expected one of {', '.join(ALLOCATIONS)}, got {allocation!r}",
+                         field="allocation")
+    if overrun not in OVERRUN_MODES:
+        raise InputError(f"expected one of {', '.join(OVERRUN_MODES)}, got {overrun!r}",
+                         field="overrun")
+    clusters = len(platform.clusters)
+    if len(local_policies) != clusters:
+        raise ValueError(f"{len(local_policies)} local policies for {clusters} clusters")
+    if len({id(p) for p in local_policies}) != clusters:
+        raise ValueError("every cluster needs its own local policy instance")
+    if dispatcher is None and clusters > 1:
+        raise InputError(f"platform {platform.name!r} has {clusters} clusters: a dispatcher "
+                         f"(meta-scheduler) must choose among them", field="dispatch")
+    ids = [job.id for job in grid.workload.jobs]
+    if len(set(ids)) != len(ids):
+        raise InputError("job ids must be unique within a workload", field="job id")
+    tasks = make_tasks(grid, platform)
+    engine = _Engine(platform, tasks, overrun)
+    contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
+                for c, p in enumerate(local_policies)]
+    view = MetaView(platform, seed)
+    engine.view, engine.dispatcher = view, dispatcher
+    timer = _Timer()
+    began = wallclock.perf_counter()
+    series, passes = _loop(engine, contexts, local_policies, dispatcher, view, timer)
+    wall = wallclock.perf_counter() - began
+    return _collect(grid, platform, engine, series, local_policies[0], dispatcher,
+                    allocation, overrun, seed, timer.seconds, passes, wall)
+
+
+def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[LocalPolicyLike],
+          dispatcher: DispatcherLike | None, view: MetaView, timer: _Timer):
+    """The event loop; returns the series and the number of scheduling passes."""
+    tasks = engine.tasks
+    events = engine.events
+    version = engine.version
+    dirty = engine.dirty
+    call = timer.call
+    series = _Recorder()
+    order = sorted(range(len(tasks)), key=lambda i: (tasks[i].submit, i))
+    submits = [tasks[i].submit for i in order] + [float("inf")]
+    nxt, n, passes = 0, len(tasks), 0
+    while nxt < n or events:
+        now = submits[nxt]
+        if events and events[0][0] <= now:
+            now = events[0][0]
+        view.now = now
+        for ctx in contexts:
+            ctx.now = now
+        # 1. job ends: the cluster's policy hears it, then the dispatcher (§3.1.2)
+        while events and events[0][0] == now and events[0][1] == FINISH:
+            _, _, index, ver = heappop(events)
+            if version[index] != ver:
+                continue
+            task = tasks[index]
+            ctx = contexts[task.cluster]
+            engine.finished(ctx, task)
+            dirty.add(task.cluster)
+            call(policies[task.cluster].on_finish, ctx, task)
+            if dispatcher is not None:
+                del view.outstanding[task.cluster][task.id]
+                call(dispatcher.on_finish, view, task)
+        # 2. submissions: dispatched, then queued in the chosen cluster
+        while submits[nxt] == now:
+            task = tasks[order[nxt]]
+            nxt += 1
+            cluster = 0 if dispatcher is None else _dispatch(dispatcher, view, task, call)
+            task.cluster = cluster
+            ctx = contexts[cluster]
+            task.candidates = ctx.candidates(task)
+            ctx.waiting[task.id] = task
+            engine.enter(task)
+            dirty.add(cluster)
+            call(policies[cluster].on_submit, ctx, task)
+        # 3. wake-ups
+        while events and events[0][0] == now and events[0][1] == WAKE:
+            dirty.add(heappop(events)[2])
+        # 4. one scheduling pass per cluster with an event
+        for cluster in sorted(dirty):
+            call(policies[cluster].schedule, contexts[cluster])
+            passes += 1
+        dirty.clear()
+        series.record(now, engine.busy, sum(len(c.waiting) for c in contexts),
+                      engine.in_system_cpus, engine.licences_used, engine.licences_needed)
+    stuck = [t for c in contexts for t in c.waiting.values()]
+    if stuck:
+        raise RuntimeError(f"policy {contexts[stuck[0].cluster].policy_name!r} left job "
+                           f"{stuck[0].id} waiting in cluster {stuck[0].cluster} with no event "
+                           f"to come: it never starts")
+    return series, passes
+
+
+def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask, call) -> int:
+    """The dispatcher's cluster for ``task``, checked: it must have a machine for the job."""
+    cluster = call(dispatcher.dispatch, view, task)
+    clusters = view.platform.clusters
+    if not isinstance(cluster, (int, np.integer)) or not 0 <= cluster < len(clusters):
+        raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
+                          f"{cluster!r} at time {view.now}: expected a cluster index in "
+                          f"[0, {len(clusters)})")
+    cluster = int(cluster)
+    if not task.eligible[view.platform.cluster_of == cluster].any():
+        raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
+                          f"{clusters[cluster].name!r} at time {view.now}, which has no "
+                          f"machine it can run on")
+    view.outstanding[cluster][task.id] = task
+    view.dispatched[cluster] += 1
+    return cluster
+
+
+def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _Recorder,
+             policy: LocalPolicyLike, dispatcher: DispatcherLike | None, allocation: str,
+             overrun: str, seed: int, policy_seconds: float, passes: int,
+             wall: float) -> Result:
+    from schedlab import __version__
+
+    workload = grid.workload
+    tasks = engine.tasks
+    columns = workload.to_arrays()
+    rejected = [engine.status[t.index] == REJECTED for t in tasks]
+    start = np.array([-1 if r else t.start for t, r in zip(tasks, rejected)], dtype=np.int64)
+    end = np.array([-1 if r else t.end for t, r in zip(tasks, rejected)], dtype=np.int64)
+    deadline = None
+    if any(job.deadline is not None for job in workload.jobs):
+        deadline = np.array([-1 if job.deadline is None else job.deadline
+                             for job in workload.jobs], dtype=np.int64)
+    events = len(tasks) * 2 - sum(rejected)   # submissions + job ends
+    params = dict(_params(policy))
+    if dispatcher is not None:
+        params["dispatch"] = dispatcher.name
+        params.update({f"dispatch.{k}": v for k, v in _params(dispatcher).items()})
+    record = GridRecord(
+        platform=platform.name,
+        machine_names=tuple(m.name for m in platform.machines),
+        cluster_names=tuple(c.name for c in platform.clusters),
+        cluster_machines=np.array([len(c.machines) for c in platform.clusters], dtype=np.int64),
+        licence_names=platform.licence_names,
+        licence_copies=platform.copies.sum(axis=0),
+        machine=np.array([t.machine for t in tasks], dtype=np.int64),
+        cluster=np.array([t.cluster for t in tasks], dtype=np.int64),
+        series_demand=np.array(series.demand, dtype=np.int64),
+        series_licences_used=np.array(series.licences_used, dtype=np.int64).reshape(
+            len(series.time), len(platform.licence_names)),
+        series_licences_demand=np.array(series.licences_demand, dtype=np.int64).reshape(
+            len(series.time), len(platform.licence_names)),
+        allocation=allocation,
+    )
+    return Result(
+        processors=platform.total_cpus,
+        policy=policy.name if dispatcher is None else f"{policy.name}@{dispatcher.name}",
+        job_id=columns["id"], submit=columns["submit"], width=columns["width"],
+        estimate=columns["estimate"], runtime=columns["runtime"],
+        start=start, end=end, status=np.array(engine.status, dtype=np.int8),
+        planned_start=np.full(len(tasks), -1, dtype=np.int64),
+        series_time=np.array(series.time, dtype=np.int64),
+        series_busy=np.array(series.busy, dtype=np.int64),
+        series_queue=np.array(series.queue, dtype=np.int64),
+        workload=workload.name, params=params,
+        stats=dict(getattr(policy, "statistics", dict)()),
+        reject_reasons=dict(engine.reasons), skipped=dict(workload.skipped),
+        deadline=deadline,
+        artificial_deadline=None if deadline is None else np.zeros(len(tasks), dtype=bool),
+        grid=record,
+        meta={"schedlab_version": __version__, "overrun": overrun, "allocation": allocation,
+              "seed": seed, "wall_time_s": round(wall, 6), "jobs": len(tasks),
+              "unix_start_time": workload.unix_start_time,
+              "scheduling_events": events, "scheduling_passes": passes,
+              "scheduling_time_s": round(policy_seconds, 6),
+              "scheduling_time_per_event_us":
+                  round(1e6 * policy_seconds / events, 3) if events else 0.0},
+    )
+
+
+def _params(obj: Any) -> dict[str, Any]:
+    get = getattr(obj, "get_params", None)
+    return dict(get()) if get is not None else {}
+
+
+__all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "make_tasks", "run_grid"]

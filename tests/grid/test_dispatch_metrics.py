@@ -1,0 +1,126 @@
+"""Dispatchers (who gets which job) and grid metrics, checked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedlab.engine.grid import run_grid
+from schedlab.errors import InputError
+from schedlab.metrics import compute_metrics
+from schedlab.policies.grid import (BackfillingFCFS, GridFCFS, LeastWork, Proportional,
+                                    RandomDispatch, RoundRobin, make_dispatcher)
+
+from .helpers import grid_workload, three_machines, two_clusters
+
+
+def clusters_of(rows, dispatcher, seed=0):
+    result = run_grid(grid_workload(rows), two_clusters(), [GridFCFS(), GridFCFS()],
+                      dispatcher, seed=seed)
+    return result.grid.cluster.tolist()
+
+
+def test_round_robin_takes_clusters_in_turn_skipping_those_that_cannot_run_the_job():
+    rows = [(t, 10, 10, 1, ("A",) if t == 2 else (), 100) for t in range(5)]
+    assert clusters_of(rows, RoundRobin()) == [0, 1, 0, 1, 0]
+    rows[3] = (3, 10, 10, 1, ("A",), 100)     # job 4 needs A (only c1): c1 twice in a row
+    assert clusters_of(rows, RoundRobin()) == [0, 1, 0, 0, 1]
+
+
+def test_proportional_follows_the_machine_count():
+    rows = [(t, 10, 10, 1, (), 100) for t in range(6)]
+    # weights 2 : 1; (sent + 1) / weight, ties to the first cluster
+    assert clusters_of(rows, Proportional()) == [0, 0, 1, 0, 0, 1]
+    # rating sums 400 : 200 give the same shares here
+    assert clusters_of(rows, Proportional(weight="rating")) == [0, 0, 1, 0, 0, 1]
+
+
+def test_random_is_seeded_by_the_run():
+    rows = [(t, 10, 10, 1, (), 100) for t in range(40)]
+    first = clusters_of(rows, RandomDispatch(), seed=3)
+    assert first == clusters_of(rows, RandomDispatch(), seed=3)
+    assert first != clusters_of(rows, RandomDispatch(), seed=4)
+    assert set(first) == {0, 1}
+
+
+def test_least_work_balances_estimated_work_per_unit_of_power():
+    # powers: c1 = 4 x 100 + 4 x 300 = 1600, c2 = 8 x 200 = 1600
+    rows = [(0, 100, 100, 4, (), 100),    # both empty: c1
+            (0, 100, 100, 2, (), 100),    # c1 has 40000 / 1600: c2
+            (0, 100, 100, 1, (), 100),    # c1 25, c2 12.5: c2
+            (0, 100, 100, 4, (), 100)]    # c1 25, c2 18.75: c2
+    assert clusters_of(rows, LeastWork()) == [0, 1, 1, 1]
+
+
+def test_least_work_remaining_counts_only_what_running_jobs_have_left():
+    rows = [(0, 1000, 1000, 4, (), 100),  # c1 (a2, rating 300): work 400000, ends at 334
+            (0, 1000, 1000, 1, (), 100),  # c2 (b1, rating 200): work 100000, ends at 500
+            (333, 10, 10, 1, (), 100)]
+    # outstanding: 400000 vs 100000 -> c2; remaining at 333: 4 x 1 x 300 vs 1 x 167 x 200
+    assert clusters_of(rows, LeastWork()) == [0, 1, 1]
+    assert clusters_of(rows, LeastWork(load="remaining")) == [0, 1, 0]
+
+
+def test_make_dispatcher_names_and_parameters():
+    assert make_dispatcher({"name": "least-work", "load": "remaining"}).load == "remaining"
+    with pytest.raises(InputError, match="unknown dispatcher 'nearest'"):
+        make_dispatcher("nearest")
+    with pytest.raises(InputError, match="has no parameter 'k'"):
+        make_dispatcher({"name": "random", "k": 1})
+    with pytest.raises(InputError, match="'weight' parameter"):
+        make_dispatcher({"name": "proportional", "weight": "cpus"})
+
+
+def test_system_usage_is_the_time_average_while_jobs_are_in_the_system():
+    rows = [(0, 100, 100, 1, (), 100), (0, 100, 100, 1, (), 100),
+            (0, 100, 100, 1, (), 100), (0, 100, 100, 2, (), 100)]
+    result = run_grid(grid_workload(rows), three_machines(), [GridFCFS()],
+                      allocation="exclusive")
+    # [0, 50): 3 CPUs busy / min(10, 5 asked) = 0.6; [50, 100): 4 / 4 = 1
+    assert compute_metrics(result)["system_usage"] == pytest.approx(0.8)
+
+
+def test_licence_usage_counts_copies_against_what_the_jobs_in_the_system_need():
+    from .test_schedules import LICENCE_ROWS
+
+    result = run_grid(grid_workload(LICENCE_ROWS), three_machines(), [BackfillingFCFS()])
+    # B (2 copies): 1/1 on [0,1), 1/2 on [1,3), 2/2 on [3,53), 1/2 on [53,100), 1 on
+    # [100,400); no job needs a licence after 400 (undefined until the end at 1004)
+    assert compute_metrics(result)["licence_usage"] == pytest.approx(375.5 / 400)
+
+
+def test_cluster_shares_against_the_machine_count_optimum():
+    rows = [(t, 10, 10, 1, (), 100) for t in range(4)]
+    result = run_grid(grid_workload(rows), two_clusters(), [GridFCFS(), GridFCFS()],
+                      RoundRobin())
+    metrics = compute_metrics(result)
+    assert metrics["cluster_share.c1"] == 0.5
+    assert metrics["cluster_share_optimum.c1"] == pytest.approx(2 / 3)
+    assert metrics["cluster_share_deviation"] == pytest.approx(1 / 6)
+
+
+def test_out_deadline_and_slowdown_of_jobs_without_deadline():
+    rows = [(0, 100, 100, 4, (), 100, 40),     # fast: ends 50, deadline 40: missed
+            (0, 100, 100, 4, (), 100, 200),    # mid: ends 100: met
+            (0, 100, 100, 4, (), 100)]         # waits to 50 on fast, ends 100: slowdown 2
+    result = run_grid(grid_workload(rows), three_machines(), [GridFCFS()])
+    metrics = compute_metrics(result)
+    assert metrics["deadline_missed_pct"] == 50.0
+    assert metrics["nondeadline_avg_slowdown"] == 2.0
+    assert np.array_equal(result.deadline, [40, 200, -1])
+
+
+def test_every_grid_metric_is_documented():
+    import re
+    from pathlib import Path
+
+    from schedlab.metrics.grid import GRID_METRIC_DOCS
+
+    rows = [(t, 10, 10, 1, ("A",) if t % 2 else (), 100) for t in range(4)]
+    result = run_grid(grid_workload(rows), two_clusters(), [GridFCFS(), GridFCFS()],
+                      RoundRobin())
+    names = {re.sub(r"\.(c1|c2)$", ".<cluster>", name) for name in compute_metrics(result)}
+    assert set(GRID_METRIC_DOCS) <= names
+    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
+    assert set(GRID_METRIC_DOCS) <= documented
