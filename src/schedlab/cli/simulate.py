@@ -54,7 +54,7 @@ def simulate(
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.api import run
     from schedlab.metrics import compute_metrics
-    from schedlab.output import write_jobs_csv, write_metrics_json
+    from schedlab.output import write_jobs_csv, write_metrics_json, write_timesharing_tables
     from schedlab.policies.registry import make_policy
     from schedlab.workload.reservations import write_outcomes
 
@@ -80,6 +80,7 @@ def simulate(
     if out is not None:
         write_jobs_csv(result, out / "jobs.csv")
         write_metrics_json(result, metrics, out / "metrics.json")
+        write_timesharing_tables(result, out)
         if result.reservations is not None:
             write_outcomes(result.reservations, out / "reservations.csv")
         if swf:
