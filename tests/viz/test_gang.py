@@ -113,3 +113,15 @@ def test_plot_matrix_of_a_space_sharing_run_is_a_clear_error(tmp_path):
     done = runner.invoke(app, ["plot", str(out), "--kind", "matrix"])
     assert done.exit_code == 2
     assert "needs the matrix.csv of a gang run" in done.output
+
+
+def test_report_of_a_gang_sweep_draws_slowdown_against_the_slot_length(tmp_path):
+    from schedlab.experiments import run_sweep
+    from schedlab.viz.report import build_report
+
+    spec = {"name": "gang-slots", "workloads": [{"source": "w3", "jobs": 150}],
+            "policies": [{"name": "gang", "grid": {"slot": [1, 100]}}]}
+    assert run_sweep(spec, tmp_path / "exp", executor="serial").complete
+    html = build_report(tmp_path / "exp", generated="today", fmt="png")
+    assert "<h3>average slowdown, short jobs against slot length l [s]</h3>" in html
+    assert "<h3>average time slots in a round against slot length l [s]</h3>" in html
