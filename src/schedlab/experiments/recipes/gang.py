@@ -408,11 +408,11 @@ def write_figures(exp_dir, runs, out) -> dict[str, Path]:
 
 # --------------------------------------------------------------------------- findings
 
-#: "Far below": Strategy 2's slowdown at most this share of Strategy 1's (paper: 0.12-0.32
+#: "Far below": Strategy 2's slowdown at most this share of Strategy 1's (paper: 0.11-0.32
 #: for all jobs, 0.003-0.06 for short jobs).
 FAR_BELOW = 0.5
 #: "Several-fold": short jobs' slowdown under Strategy 2 at the longest slot over the
-#: shortest at least this (paper: 7.0-8.9).
+#: shortest at least this (paper: 6.5-9.0).
 SEVERAL_FOLD = 3.0
 #: Strategy 3's short jobs: "near 1" at l <= 10, "within a few" at l = 200 (paper: at most
 #: 1.10 and 3.7-5.0).
@@ -444,7 +444,7 @@ def finding_strategy2_far_below(runs) -> Finding:
                 misses.append(f"{w} {column} ({s2:.3g} vs {s1:.3g})")
     return Finding(
         claim="Strategy 2 gives a far lower slowdown than Strategy 1 (all and short jobs, l = 1)",
-        paper="Tables 1, 2: S2/S1 0.12-0.32 (all), 0.003-0.06 (short)",
+        paper="Tables 1, 2: S2/S1 0.11-0.32 (all), 0.003-0.06 (short)",
         ours=(f"S2/S1 {min(ratios):.3f}-{max(ratios):.3f} over {len(ratios)} points"
               + (f"; not at {', '.join(misses)}" if misses else "")) if ratios else "not run",
         holds=bool(ratios) and not misses,
@@ -466,7 +466,7 @@ def finding_short_grow_with_slot(runs) -> Finding:
     span = f"l = {lengths[0]} to {lengths[-1]}"
     return Finding(
         claim=f"Under Strategy 2, short jobs' slowdown grows several-fold from {span}",
-        paper="Table 7: x7.0 (w0) to x8.9 (w8) from l = 1 to 200",
+        paper="Table 7: x6.5 (w1) to x9.0 (w7) from l = 1 to 200",
         ours=(f"x{min(factors.values()):.1f} to x{max(factors.values()):.1f}"
               + (f"; not at {', '.join(misses)}" if misses else "")) if factors else "not run",
         holds=bool(factors) and not misses,
@@ -592,7 +592,7 @@ def finding_strategy3_not_worse(runs) -> Finding:
                 misses.append(f"{w} l={l} ({s3:.3g} vs {s2:.3g})")
     return Finding(
         claim="Strategy 3 keeps the slowdown of all jobs at or below Strategy 2's",
-        paper="Tables 6, 8: S3 below S2 at 50 of 54 points, never above by more than 2 %",
+        paper="Tables 6, 8: S3 below S2 at 49 of 54 points, at most 1.5 % above",
         ours=f"S3 within 10 % of or below S2 at {pairs - len(misses)} of {pairs} points"
              + (f"; not at {', '.join(misses)}" if misses else ""),
         holds=pairs > 0 and not misses,
