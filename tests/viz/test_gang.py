@@ -9,7 +9,6 @@ until its end at 35; two slots over [0, 35), one over [35, 40), none after.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pandas as pd
 import pytest
