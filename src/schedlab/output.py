@@ -137,6 +137,21 @@ def write_jobs_csv(result: Result, path: str | Path) -> None:
     atomic_write_text(path, jobs_csv_text(result))
 
 
+def write_timesharing_tables(result: Result, directory: str | Path) -> list[Path]:
+    """For a gang run, ``matrix.csv`` (every change of the Ousterhout matrix) and
+    ``slots.csv`` (slots in the round over time) in ``directory``, the data of the
+    ``matrix`` and ``slots`` figures (docs/figures.md); nothing for other runs."""
+    if result.timesharing is None:
+        return []
+    from schedlab.metrics.gang import matrix_table, slots_table
+
+    directory = Path(directory)
+    paths = [directory / "matrix.csv", directory / "slots.csv"]
+    for table, path in zip((matrix_table(result), slots_table(result)), paths):
+        atomic_write_text(path, table.to_csv(index=False, lineterminator="\n"))
+    return paths
+
+
 def json_safe(value: Any) -> Any:
     """Numbers JSON can hold: numpy scalars to Python, NaN/inf to None."""
     if isinstance(value, dict):

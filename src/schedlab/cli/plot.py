@@ -30,6 +30,8 @@ class Kind(str, Enum):
     gantt = "gantt"
     timeseries = "timeseries"
     classes = "classes"
+    matrix = "matrix"
+    slots = "slots"
 
 
 def plot(
@@ -39,7 +41,8 @@ def plot(
     kind: Annotated[Kind, typer.Option(
         "--kind", help="curve: a metric against a sweep column, one line per policy; "
                        "gantt: the schedule; timeseries: utilization and queue length; "
-                       "classes: bars per width or run-time class.")],
+                       "classes: bars per width or run-time class; matrix: the Ousterhout matrix of a "
+                       "gang run over a window; slots: time slots in its rounds over time.")],
     metric: Annotated[Optional[str], typer.Option(
         help="Metric of a curve (default artww) or of class bars (default avg_wait).")] = None,
     x: Annotated[str, typer.Option(
@@ -102,12 +105,15 @@ class PlotOptions:
 
 
 #: Which kinds each option applies to (an option given to another kind is a mistake).
-APPLIES_TO = {"metric": ("curve", "classes"), "window": ("gantt", "timeseries"),
+APPLIES_TO = {"metric": ("curve", "classes"),
+              "window": ("gantt", "timeseries", "matrix", "slots"),
               "by": ("gantt", "classes"), "step": ("timeseries",), "reference": ("curve",),
               "invert_x": ("curve",)}
 FLAG = {"metric": "--metric", "window": "--window", "by": "--by", "step": "--step",
         "reference": "--reference", "invert_x": "--invert-x"}
 BY_CHOICES = {"gantt": ("status", "width"), "classes": ("width", "runtime")}
+#: Figures of a gang run, drawn from the matrix.csv and slots.csv of its run directory.
+GANG_KINDS = ("matrix", "slots")
 
 
 def check_options(kind: str, options: PlotOptions) -> None:
@@ -190,6 +196,8 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
     jobs, document = read_run_directory(source)
     label = str(document.get("policy", source.name))
     processors = int(document["processors"])
+    if kind in GANG_KINDS:
+        return gang_figure(source, kind, jobs, document, options)
     if kind == "gantt":
         return gantt_figure(jobs, processors, window=options.window,
                             color_by=options.by or "status",
@@ -199,6 +207,30 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
                                  window=options.window, title=options.title)
     return classes_figure({label: document["metrics"]}, options.by or "width",
                           options.metric or "avg_wait", title=options.title)
+
+
+def gang_figure(source: Path, kind: str, jobs, document: dict[str, Any], options: PlotOptions):
+    """The matrix or slots figure of a gang run directory (docs/figures.md)."""
+    import pandas as pd
+
+    from schedlab.viz.gang import matrix_figure, slots_figure
+
+    name = "matrix.csv" if kind == "matrix" else "slots.csv"
+    path = source / name
+    if not path.is_file():
+        raise InputError(f"--kind {kind} needs the {name} of a gang run (written by "
+                         f"'schedlab simulate --policy gang --out'); this run directory has "
+                         f"none (policy {document.get('policy', '?')!r})", file=str(path))
+    try:
+        table = pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read the table: {err}", file=str(path)) from None
+    processors = int(document["processors"])
+    if kind == "matrix":
+        return matrix_figure(table, jobs, processors, window=options.window,
+                             title=options.title)
+    limit = (document.get("params") or {}).get("slots", 5)
+    return slots_figure(table, limit=limit, window=options.window, title=options.title)
 
 
 # --------------------------------------------------------------------------- an experiment
@@ -211,6 +243,9 @@ def experiment_figure(source: Path, kind: str, options: PlotOptions):
     results = load_results(source)
     if kind == "curve":
         return experiment_curve(results, options)
+    if kind in GANG_KINDS:
+        raise InputError(f"--kind {kind} draws one gang run: give its run directory (written "
+                         f"by 'schedlab simulate --policy gang --out')", file=str(source))
     runs = chosen_runs(results, options.runs, source)
     if kind == "gantt":
         return experiment_gantt(source, runs, options)

@@ -74,7 +74,7 @@ def simulate(
         return
     from schedlab.api import refuse_grid_policy, run
     from schedlab.metrics import compute_metrics
-    from schedlab.output import write_jobs_csv, write_metrics_json
+    from schedlab.output import write_jobs_csv, write_metrics_json, write_timesharing_tables
     from schedlab.policies.registry import make_policy
     from schedlab.workload.reservations import write_outcomes
 
@@ -102,6 +102,7 @@ def simulate(
     if out is not None:
         write_jobs_csv(result, out / "jobs.csv")
         write_metrics_json(result, metrics, out / "metrics.json")
+        write_timesharing_tables(result, out)
         if result.reservations is not None:
             write_outcomes(result.reservations, out / "reservations.csv")
         if swf:

@@ -10,6 +10,11 @@ to gang runs.  The paper measures
   with i slots (§4; Tables 5, 10) — ``gang_slots_mean``;
 * the percentage of time with i slots (Tables 3, 4, 10) — ``gang_slots_pct_<i>``.
 
+Also the tables of the gang figures (docs/figures.md): :func:`matrix_table`
+(every change of the Ousterhout matrix) and :func:`slots_table` (slots in a
+round over time), which ``schedlab simulate --out`` writes as ``matrix.csv``
+and ``slots.csv``.
+
 Our readings (docs/metrics.md): the slots average and shares are taken over
 the time with at least one slot (the paper's shares for 1..5 slots add up to
 100 %); the idle time is reported on its own as ``gang_idle_pct``.  A job
@@ -21,12 +26,17 @@ parameters.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from schedlab.engine.result import Result
+from schedlab.engine.result import MATRIX_CHANGE_KINDS, Result
 from schedlab.metrics import series
 from schedlab.metrics.jobs import mean
 
 CLASS_NAMES = ("short", "medium", "long")
+#: Columns of a matrix table (``matrix.csv``): one row per change of the matrix.
+MATRIX_COLUMNS = ("time", "kind", "job_id", "row", "processors")
+#: Columns of a slots table (``slots.csv``): the step function of slots in a round.
+SLOTS_COLUMNS = ("time", "slots")
 
 #: One line per gang metric name (``<i>`` and ``<class>`` expand as documented).
 GANG_METRIC_DOCS: dict[str, str] = {
@@ -107,6 +117,42 @@ def gang_metrics(result: Result) -> dict[str, float | int]:
     running = wall > 0
     metrics["gang_service_fraction"] = mean(table["service"][running] / wall[running])
     return metrics
+
+
+def processors_text(ranges) -> str:
+    """A job's processors ``((0, 4), (8, 10))`` as ``0-3 8-9`` (inclusive ranges)."""
+    return " ".join(f"{a}-{b - 1}" if b - a > 1 else str(a) for a, b in ranges)
+
+
+def parse_processors(text: str) -> tuple[tuple[int, int], ...]:
+    """``0-3 8-9`` back to half-open ranges ``((0, 4), (8, 10))``."""
+    ranges = []
+    for part in str(text).split():
+        first, _, last = part.partition("-")
+        ranges.append((int(first), int(last or first) + 1))
+    return tuple(ranges)
+
+
+def matrix_table(result: Result) -> pd.DataFrame:
+    """The change log of a gang result: time, kind (place, move, guest, unguest, express,
+    leave), job id, row id (express slots negative) and the job's processors as text."""
+    trace = _trace(result)
+    index = {int(j): k for k, j in enumerate(result.job_id.tolist())}
+    jobs = trace.change_job.tolist()
+    return pd.DataFrame({
+        "time": trace.change_time.astype(np.int64),
+        "kind": [MATRIX_CHANGE_KINDS[k] for k in trace.change_kind.tolist()],
+        "job_id": trace.change_job.astype(np.int64),
+        "row": trace.change_row.astype(np.int64),
+        "processors": [processors_text(trace.columns[index[j]]) for j in jobs],
+    }, columns=list(MATRIX_COLUMNS))
+
+
+def slots_table(result: Result) -> pd.DataFrame:
+    """The number of slots in the current round over time, where it changes."""
+    trace = _trace(result)
+    return pd.DataFrame({"time": trace.slots_time.astype(np.int64),
+                         "slots": trace.slots_count.astype(np.int64)})
 
 
 def _trace(result: Result):

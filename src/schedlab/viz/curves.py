@@ -42,12 +42,16 @@ METRIC_LABELS = {
     "rejected_pct": "unadmitted jobs [%]",
     "rejected_area_pct": "unadmitted processor-seconds [%]",
     "expansion_factor_weighted": "expansion factor (node-seconds weighted)",
+    "gang_slowdown": "average slowdown (turnaround / service)",
+    "gang_slowdown_short": "average slowdown, short jobs",
+    "gang_slots_mean": "average time slots in a round",
 }
 
 #: Axis labels for the usual sweep axes.
 X_LABELS = {
     "transform.shrink": "shrinking factor",
     "transform.load": "load factor",
+    "param.slot": "slot length l [s]",
 }
 
 #: Columns that describe a run's setting besides its policy and seed.

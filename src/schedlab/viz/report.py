@@ -13,7 +13,8 @@ Figures, chosen from what the experiment varies:
 
 * for every numeric sweep column with several values (a shrinking factor,
   a policy parameter), the metrics of Streit 2002 (§5.1, Figs. 4, 5, 8) and
-  QoPS (§5.2, Fig. 4) against it, one line per policy (:mod:`.curves`);
+  QoPS (§5.2, Fig. 4) against it, one line per policy (:mod:`.curves`), and
+  for gang runs the slowdowns and slots of Zhou et al. 2003 (Tables 5-10);
 * at the first point of the sweep (every sweep column at its first value,
   the first seed), per workload: wait by width class (Margo et al., §6,
   Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
@@ -129,6 +130,11 @@ def data_uri(figure: Figure, fmt: str) -> str:
     return f"data:{MIME[fmt]};base64,{encoded}"
 
 
+#: Drawn when the experiment has gang runs: Zhou et al. 2003's slowdowns (Tables 6-9) and
+#: the average slots in a round (Tables 5, 10), e.g. against the slot length.
+GANG_METRICS = ("gang_slowdown", "gang_slowdown_short", "gang_slots_mean")
+
+
 def curve_axes(runs: pd.DataFrame) -> list[str]:
     """Numeric sweep columns with several values: the x axes of the curves (not booleans)."""
     return [c for c in varying_axes(runs)
@@ -140,6 +146,7 @@ def curve_metrics(runs: pd.DataFrame) -> list[str]:
     chosen = [m for m in CURVE_METRICS if m in runs.columns]
     if "rejected" in runs.columns and runs["rejected"].fillna(0).gt(0).any():
         chosen += [m for m in REJECTION_METRICS if m in runs.columns]
+    chosen += [m for m in GANG_METRICS if m in runs.columns and runs[m].notna().any()]
     return chosen
 
 
@@ -214,8 +221,19 @@ def point_figures(view: ExperimentView, runs: pd.DataFrame, styles: dict[str, Li
             f"Fraction of processors in use and number of waiting jobs over time "
             f"(Margo et al. §6). {setting}",
             data_uri(timeseries_figure(series, styles=styles), fmt)))
-        figures.append(gantt_entry(records[0], jobs[records[0]["label"]], workload, setting, fmt))
+        drawable = [record for record in records if not time_sharing(record["policy"])]
+        if drawable:          # a Gantt chart of a time-shared run would stack its jobs
+            figures.append(gantt_entry(drawable[0], jobs[drawable[0]["label"]], workload,
+                                       setting, fmt))
     return figures
+
+
+def time_sharing(policy: str) -> bool:
+    """Whether ``policy`` time-shares processors (gang): its jobs overlap on processors."""
+    from schedlab.policies.registry import available_policies, canonical_name
+
+    entry = available_policies().get(canonical_name(str(policy)))
+    return entry is not None and entry.time_sharing
 
 
 def middle_window(jobs: pd.DataFrame, count: int = GANTT_JOBS) -> tuple[float, float]:

@@ -143,3 +143,4 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
 register("qops", "schedlab.experiments.recipes.qops")
 register("dynp", "schedlab.experiments.recipes.dynp")
 register("reservations", "schedlab.experiments.recipes.reservations")
+register("gang", "schedlab.experiments.recipes.gang")
