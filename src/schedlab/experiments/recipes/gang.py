@@ -334,7 +334,7 @@ def versus_rows(runs) -> list[dict[str, str]]:
 
 def write_tables(runs, out) -> dict[str, Path]:
     """Tables 1-10 side by side with the paper, and gang against fcfs+easy."""
-    from schedlab.experiments.recipes.dynp import write_table
+    from schedlab.experiments.recipes.report import write_rows as write_table
 
     tables: dict[str, Path] = {}
     longest = slots(runs)[-1]
