@@ -306,6 +306,37 @@ def test_conservative_keeps_every_reservation_exactly_without_early_ends(order, 
     assert np.array_equal(result.start, result.planned_start)
 
 
+class ScanFromNowConservative(backfilling.ConservativeBackfilling):
+    """Conservative backfilling whose compression searches every job from ``now``.
+
+    The reference for the proof-guided search of the policy: each waiting
+    job, in queue order, gives up its booking for its earliest fit when that
+    is earlier (Mu'alem & Feitelson 2001, §2), found by a scan from ``now``.
+    """
+
+    def _compress(self, ctx, profile):
+        now = ctx.now
+        booked = self._booked_start
+        for job in in_order(ctx.waiting.values(), self.order):
+            old = booked.get(job.id, now)
+            if old <= now:
+                continue
+            start = profile.earlier_fit(job.width, job.estimate, now, old)
+            if start >= 0:
+                profile.release(old, job.estimate, job.width)
+                profile.reserve(start, job.estimate, job.width)
+                self._book(job.id, start)
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("order", ORDERS)
+@given(workload=workloads())
+def test_conservative_compression_equals_a_scan_of_every_job_from_now(order, overrun, workload):
+    fast = run(workload, schedlab.make_policy(f"{order}+conservative"), overrun=overrun)
+    reference = run(workload, ScanFromNowConservative(order=order), overrun=overrun)
+    assert_identical(fast, reference)
+
+
 @pytest.mark.parametrize("name,order", QUEUE_POLICIES)
 @given(workload=workloads(max_jobs=10))
 def test_queue_policies_make_no_promises(name, order, workload):
@@ -337,3 +368,17 @@ def test_workloads_strategy_reaches_the_corners():
     collect()
     assert set(seen) == {"burst", "zero runtime", "underestimate", "overestimate", "machine-wide"}
     assert all(count > 0 for count in seen.values()), seen
+
+
+def test_compression_proofs_cover_wider_longer_later_jobs_and_shrink_on_release():
+    proofs = backfilling._Certificates()
+    proofs.add(2, 10, 100, 100)         # width 2, 10 s long, booked at 100: no start before 100
+    assert proofs.no_start_before(2, 10, 120) == 100
+    assert proofs.no_start_before(4, 30, 100) == 100
+    assert proofs.no_start_before(1, 10, 120) == -1     # narrower: not covered
+    assert proofs.no_start_before(2, 9, 120) == -1      # shorter: not covered
+    assert proofs.no_start_before(2, 10, 99) == -1      # booked earlier: not covered
+    proofs.released(50)                 # windows from 41 on reach into processors freed at 50
+    assert proofs.no_start_before(2, 10, 120) == 41
+    proofs.released(200)                # after the proof's booking: no window reaches it
+    assert proofs.no_start_before(2, 10, 120) == 41

@@ -6,6 +6,8 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
+from heapq import heappop, heappush
+from itertools import count
 from typing import TYPE_CHECKING, Sequence
 
 from schedlab.engine.profile import Profile
@@ -262,13 +264,17 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         self._profile: Profile | None = None
         self._booked_start: dict[int, int] = {}
         self._booked_end: dict[int, int] = {}
+        self._arrival: dict[int, int] = {}          # waiting job id -> arrival number
+        self._arrivals = count()
+        self._bookings: list[tuple[int, int, int]] = []   # heap of (start, arrival, job id)
         self._compress_pending = False
         self._wake = -1
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         profile = self._current_profile(ctx)
         start = profile.place(job.width, job.estimate, ctx.now)
-        self._booked_start[job.id] = start
+        self._arrival[job.id] = next(self._arrivals)
+        self._book(job.id, start)
         ctx.plan(job, start)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
@@ -282,23 +288,56 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         profile = self._current_profile(ctx)
         now = ctx.now
         booked = self._booked_start
-        upcoming = min(booked.values(), default=None)
+        upcoming = self._next_booking()
         due: list[Job] = []
         if upcoming is not None and upcoming <= now:     # most passes start nothing
-            due = [job for job in ctx.waiting.values() if booked[job.id] <= now]
+            due = self._pop_due(ctx)
             if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
                 self._rebuild(ctx)
-                due = [job for job in ctx.waiting.values() if booked[job.id] == now]
+                due = self._pop_due(ctx)
                 profile = self._profile
         if ctx.pending_requests:
             decide_requests(ctx, profile)
         for job in due:
             del booked[job.id]
+            del self._arrival[job.id]
             self._booked_end[job.id] = now + job.estimate
             ctx.start(job)
         if upcoming is not None and upcoming <= now:     # the bookings changed
-            upcoming = min(booked.values(), default=None)
+            upcoming = self._next_booking()
         self._wake_for_booking(ctx, upcoming)
+
+    def _book(self, job_id: int, start: int) -> None:
+        """Book a waiting job at ``start`` (replacing its booking, if any)."""
+        self._booked_start[job_id] = start
+        heappush(self._bookings, (start, self._arrival[job_id], job_id))
+
+    def _next_booking(self) -> int | None:
+        """The earliest booked start (None: nothing booked).
+
+        The heap keeps the entries of bookings since replaced; they are
+        dropped when they come to the top, so finding the earliest booking
+        costs a logarithm, not a look at every waiting job.
+        """
+        bookings, booked = self._bookings, self._booked_start
+        while bookings:
+            start, _, job_id = bookings[0]
+            if booked.get(job_id) == start:
+                return start
+            heappop(bookings)
+        return None
+
+    def _pop_due(self, ctx: Context) -> list[Job]:
+        """Take the bookings that have come (start <= now) off the heap; their jobs in arrival order."""
+        bookings, booked = self._bookings, self._booked_start
+        now = ctx.now
+        due = []
+        while bookings and bookings[0][0] <= now:
+            start, arrival, job_id = heappop(bookings)
+            if booked.get(job_id) == start:
+                due.append((arrival, job_id))
+        due.sort()
+        return [ctx.waiting[job_id] for _, job_id in due]
 
     def _wake_for_booking(self, ctx: Context, upcoming: int | None) -> None:
         """Ask for a pass at the next booked start (``upcoming``; None: nothing booked).
@@ -327,26 +366,90 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         return profile
 
     def _compress(self, ctx: Context, profile: Profile) -> None:
-        """Re-place every waiting job, in queue order, at its earliest fit (never later)."""
+        """Re-place every waiting job, in queue order, at its earliest fit (never later).
+
+        Each job's search starts where the jobs checked just before it prove
+        that no earlier start can work (:class:`_Certificates`), so in a long
+        queue a job is not scanned again from ``now``; the starts found are
+        exactly those of a scan from ``now``.
+        """
         now = ctx.now
         booked = self._booked_start
+        certificates = _Certificates()
         for job in in_order(ctx.waiting.values(), self.order):
             old = booked.get(job.id, now)
             if old <= now:
                 continue    # starting now already, or just arrived and not booked yet
-            start = profile.earlier_fit(job.width, job.estimate, now, old)
-            if start < 0:
+            width, duration = job.width, job.estimate
+            after = certificates.no_start_before(width, duration, old)
+            if after >= old:
                 continue
-            profile.release(old, job.estimate, job.width)
-            profile.reserve(start, job.estimate, job.width)
-            booked[job.id] = start
+            start = profile.earlier_fit(width, duration, now if after < now else after, old)
+            if start < 0:
+                certificates.add(width, duration, old, old)
+                continue
+            profile.release(old, duration, width)
+            profile.reserve(start, duration, width)
+            self._book(job.id, start)
+            certificates.released(old)
+            certificates.add(width, duration, old, start)
 
     def _rebuild(self, ctx: Context) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""
         profile = ctx.profile()
         self._booked_end = {job.id: ctx.expected_end(job) for job in ctx.running.values()}
+        self._bookings = []
         for job in in_order(ctx.waiting.values(), self.order):
-            start = profile.place(job.width, job.estimate, ctx.now)
-            self._booked_start[job.id] = start
+            self._book(job.id, profile.place(job.width, job.estimate, ctx.now))
         self._profile = profile
         ctx.count("plan_rebuilds")
+
+
+class _Certificates:
+    """What the last compression searches proved: no earlier start for jobs like them.
+
+    A search for a job of ``width`` and ``duration`` booked at ``booked``
+    that found no start before ``bound`` (``bound == booked``: it cannot
+    move; else it moved to ``bound``, its earliest fit) proves that every
+    window ``[s, min(s + duration, booked))`` with ``s < bound`` holds a
+    step with fewer than ``width`` free processors.  A later job that is at
+    least as wide, at least as long and booked no earlier has, for the same
+    ``s``, a window containing that one before its own booking, so it cannot
+    start before ``bound`` either: its search starts there.  Taking
+    processors (a booking) keeps a proof true; giving them back from time
+    ``t`` on (a job moving away from its booking at ``t``) keeps it true only
+    for the windows that end by ``t``, so ``bound`` drops to
+    ``t - duration + 1`` for a proof whose windows reach past ``t``.
+
+    Only the last few proofs are kept: the jobs just before a job in the
+    queue are booked closest before it, so they prove the most, and the
+    check stays a handful of comparisons.
+    """
+
+    __slots__ = ("_proofs",)
+
+    KEEP = 8
+
+    def __init__(self) -> None:
+        self._proofs: list[list[int]] = []      # [width, duration, booked, bound]
+
+    def no_start_before(self, width: int, duration: int, booked: int) -> int:
+        """The latest time before which no proof allows this job to start (-1: none)."""
+        latest = -1
+        for proof_width, proof_duration, proof_booked, bound in self._proofs:
+            if (bound > latest and proof_width <= width and proof_duration <= duration
+                    and proof_booked <= booked):
+                latest = bound
+        return latest
+
+    def add(self, width: int, duration: int, booked: int, bound: int) -> None:
+        proofs = self._proofs
+        proofs.append([width, duration, booked, bound])
+        if len(proofs) > self.KEEP:
+            del proofs[0]
+
+    def released(self, t: int) -> None:
+        """Processors came free from ``t`` on: cut the proofs whose windows reach past ``t``."""
+        for proof in self._proofs:
+            if proof[2] > t and proof[3] > t - proof[1] + 1:
+                proof[3] = t - proof[1] + 1
