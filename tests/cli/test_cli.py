@@ -818,3 +818,18 @@ def test_installed_command_truncated_gzip_exits_2(workdir: Path) -> None:
     assert "Traceback" not in process.stderr
     assert " ".join(process.stderr.split()).startswith(
         "schedlab: error: cut.swf.gz: truncated or corrupt gzip data")
+
+
+def test_progress_shows_the_rate_on_a_terminal_and_nothing_when_piped(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from schedlab.cli import common
+
+    column = common.rate_column("jobs")
+    assert column.render(SimpleNamespace(finished_speed=None, speed=12345.6)).plain == \
+        "12,346 jobs/s"
+    assert column.render(SimpleNamespace(finished_speed=None, speed=None)).plain == ""
+    piped = DelayedProgress("run", delay=0.0)
+    piped(1, 10)
+    assert piped.bar.disable          # CliRunner / a pipe: not a terminal
+    piped.close()

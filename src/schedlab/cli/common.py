@@ -256,15 +256,31 @@ def report_skips(workload: Workload) -> None:
     console.print(f"[dim]{workload.name}: {len(workload)} jobs; skipped {total} ({parts})[/dim]")
 
 
+def rate_column(unit: str):
+    """A rich progress column with the rate of the task, e.g. ``12,345 jobs/s`` (blank at first)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class RateColumn(ProgressColumn):
+        def render(self, task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:,.0f} {unit}/s", style="cyan")
+
+    return RateColumn()
+
+
 class DelayedProgress:
     """A progress bar that appears only once a run has taken longer than ``delay`` seconds.
 
-    rich's progress module is imported only then: most runs are shorter.
+    It shows the count, the rate (``unit`` per second) and the time left, on
+    stderr and only when stderr is a terminal.  rich's progress module is
+    imported only then: most runs are shorter.
     """
 
-    def __init__(self, label: str, delay: float = 2.0) -> None:
+    def __init__(self, label: str, delay: float = 2.0, unit: str = "jobs") -> None:
         self.label = label
         self.delay = delay
+        self.unit = unit
         self.began = time.perf_counter()
         self.bar = None
         self.task = None
@@ -277,8 +293,9 @@ class DelayedProgress:
                                        TimeRemainingColumn)
 
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), TimeRemainingColumn(),
-                                console=err_console, transient=True)
+                                MofNCompleteColumn(), rate_column(self.unit),
+                                TimeRemainingColumn(), console=err_console, transient=True,
+                                disable=not err_console.is_terminal)
             self.bar.start()
             self.task = self.bar.add_task(escape(self.label), total=total)
         self.bar.update(self.task, completed=done)

@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import console, err_console
+from schedlab.cli.common import console, err_console, rate_column
 from schedlab.errors import InputError
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
@@ -17,7 +17,7 @@ FAILURES_SHOWN = 10
 
 
 class SweepProgress:
-    """A rich progress bar on stderr: runs done, finished and failed counts, ETA.
+    """A rich progress bar on stderr: runs done, finished and failed counts, rate, ETA.
 
     Drawn only when stderr is a terminal, so piped output and logs stay clean.
     """
@@ -33,7 +33,7 @@ class SweepProgress:
             TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[green]{task.fields[finished]} finished[/] "
                        "[red]{task.fields[failed]} failed[/]"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            rate_column("runs"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
             console=err_console, disable=not err_console.is_terminal)
         self.task = None
 
