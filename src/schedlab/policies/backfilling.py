@@ -6,7 +6,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
-from heapq import heappop, heappush
+from heapq import heapify, heappop, heappush
 from itertools import count
 from typing import TYPE_CHECKING, Sequence
 
@@ -308,9 +308,18 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         self._wake_for_booking(ctx, upcoming)
 
     def _book(self, job_id: int, start: int) -> None:
-        """Book a waiting job at ``start`` (replacing its booking, if any)."""
-        self._booked_start[job_id] = start
-        heappush(self._bookings, (start, self._arrival[job_id], job_id))
+        """Book a waiting job at ``start`` (replacing its booking, if any).
+
+        The replaced entry stays in the heap until it comes to the top; when
+        such entries outnumber the bookings, the heap is built anew, so it
+        never holds more than twice the waiting jobs.
+        """
+        booked, arrival = self._booked_start, self._arrival
+        booked[job_id] = start
+        heappush(self._bookings, (start, arrival[job_id], job_id))
+        if len(self._bookings) > 2 * len(booked) + 64:
+            self._bookings = [(at, arrival[waiting], waiting) for waiting, at in booked.items()]
+            heapify(self._bookings)
 
     def _next_booking(self) -> int | None:
         """The earliest booked start (None: nothing booked).
