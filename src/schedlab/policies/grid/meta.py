@@ -202,6 +202,7 @@ class MetaScheduler(Dispatcher):
         self._load: np.ndarray | None = None      # clusters x (max + 1): work at priority p
         self._count: np.ndarray | None = None     # clusters x (max + 1): jobs at priority p
         self._scale: np.ndarray | None = None
+        self._work: dict[int, int] = {}           # job id -> its work when sent
 
     # ------------------------------------------------------------ classification
     def classify(self, task: GridTask, licence_types: int) -> int:
@@ -228,7 +229,8 @@ class MetaScheduler(Dispatcher):
         priority = self.classify(task, types)
         task.priority = priority
         cluster = self.choose(view.eligible_clusters(task), priority)
-        self._add(cluster, priority, job_work(task), +1)
+        self._work[task.id] = job_work(task)
+        self._add(cluster, priority, self._work[task.id], +1)
         return cluster
 
     def choose(self, eligible: np.ndarray, priority: int) -> int:
@@ -255,7 +257,7 @@ class MetaScheduler(Dispatcher):
         return self._cumulative(self._count)[:, priority]
 
     def on_finish(self, view: MetaView, task: GridTask) -> None:
-        self._add(task.cluster, task.priority, job_work(task), -1)
+        self._add(task.cluster, task.priority, self._work.pop(task.id), -1)
 
     # ------------------------------------------------------------ bookkeeping
     def _start(self, view: MetaView) -> None:
