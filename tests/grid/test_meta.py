@@ -90,7 +90,7 @@ def test_classification_of_five_jobs_by_hand():
             task(3, 0, 100, None, 20, 1, 2),    # D 0 (no deadline); L 10; U 6 -> 16/3
             task(4, 0, 1000, 1175, 1, 0, 3),    # window [300, 50]: E=175 -> 1, R=.175 -> 3; L 1; U 4
             task(5, 0, 10, 10, 0, 0, 0)]        # window [50, 175]: 0 -> 10, R=0 -> 10; L 1; U 1
-    assert [ms.classify(t, licence_types=20) for t in jobs] == [4, 2, 5, 3, 4]
+    assert [ms.priority_of(t, licence_types=20) for t in jobs] == [4, 2, 5, 3, 4]
 
 
 # ------------------------------------------------------------------ Load and Ordering
@@ -123,6 +123,14 @@ def test_load_and_ordering_on_two_clusters():
             (6, 900, 1, 1, (), 100)]      # P2: Load at 2: 10000 vs 0 -> c2
     owners = [0, 1, 0, 0, 0, 0, 1]
     assert dispatched(rows, owners, user_only()) == [0, 0, 1, 1, 1, 0, 1]
+
+
+def test_without_classification_every_job_has_priority_1():
+    rows = [(0, 900, 100, 1, (), 100), (1, 900, 100, 1, (), 100)]
+    # its owner priority makes job 2 priority 4, and c1 is idle at 4; unclassified (both 1)
+    # c1 has load at 1 and it goes to the idle c2
+    assert dispatched(rows, [0, 3], user_only()) == [0, 0]
+    assert dispatched(rows, [0, 3], user_only(classify=False)) == [0, 1]
 
 
 def test_ordering_ties_are_drawn_with_the_run_seed():
@@ -184,7 +192,7 @@ def test_bf_fcfs_by_priority_lets_the_meta_schedulers_label_jump_the_queue():
 @pytest.mark.parametrize("params", [{"max_priority": 0}, {"window": 0}, {"base": 0.5},
                                     {"w_user": -1}, {"load": "queue"}, {"tolerance": -0.1},
                                     {"w_deadline": 0, "w_licence": 0, "w_user": 0},
-                                    {"gold": 1.5}])
+                                    {"gold": 1.5}, {"classify": "no"}])
 def test_bad_parameters_are_input_errors(params):
     with pytest.raises(InputError):
         make_dispatcher({"name": "ms-heuristics", **params})

@@ -163,7 +163,10 @@ class MetaScheduler(Dispatcher):
     * ``tolerance`` -- clusters whose load at P is within this fraction of the
       least are "balanced" and Ordering chooses among them (0.1; not given);
     * ``load`` -- ``work`` (estimated work, thesis) or ``power`` (work per unit
-      of cluster power, CPUs x rating).
+      of cluster power, CPUs x rating);
+    * ``classify`` -- ``False`` gives every job priority 1: Load and Ordering
+      without the heuristics (the meta-scheduler of §4.3.1's "LS Heuristics"
+      and "NO Heuristics" cases, our reading).
 
     The priority a job gets is written to ``task.priority`` for the local
     policies (§4.3.1 "MS heuristics").
@@ -174,7 +177,7 @@ class MetaScheduler(Dispatcher):
     def __init__(self, max_priority: int = 10, window: int = 100, base: float = 2,
                  w_deadline: float = 1.0, w_licence: float = 1.0, w_user: float = 1.0,
                  regular: int = 1, silver: int = 4, gold: int = 7, licence_types: int = 0,
-                 tolerance: float = 0.1, load: str = "work") -> None:
+                 tolerance: float = 0.1, load: str = "work", classify: bool = True) -> None:
         check_number(self.name, "max_priority", max_priority, int, 1)
         check_number(self.name, "window", window, int, 1)
         check_number(self.name, "base", base, float, 1.0)
@@ -189,6 +192,7 @@ class MetaScheduler(Dispatcher):
         check_number(self.name, "licence_types", licence_types, int, 0)
         check_number(self.name, "tolerance", tolerance, float, 0.0)
         check_choice(self.name, "load", load, LOAD_SCALES)
+        check_choice(self.name, "classify", classify, (True, False))
         self.max_priority = max_priority
         self.window = window
         self.base = base
@@ -197,6 +201,7 @@ class MetaScheduler(Dispatcher):
         self.licence_types = licence_types
         self.tolerance = tolerance
         self.load = load
+        self.classify = classify
         self.deadline: DeadlineClassifier = DeadlineHeuristic(max_priority, window, base)
         self._rng: np.random.Generator | None = None
         self._load: np.ndarray | None = None      # clusters x (max + 1): work at priority p
@@ -205,7 +210,7 @@ class MetaScheduler(Dispatcher):
         self._work: dict[int, int] = {}           # job id -> its work when sent
 
     # ------------------------------------------------------------ classification
-    def classify(self, task: GridTask, licence_types: int) -> int:
+    def priority_of(self, task: GridTask, licence_types: int) -> int:
         """The job's priority in ``[1, max]`` (§3.1.1); its margin joins the window."""
         job = task.job
         if job.deadline is None:
@@ -226,7 +231,7 @@ class MetaScheduler(Dispatcher):
         if self._load is None:
             self._start(view)
         types = self.licence_types or len(view.platform.licence_names)
-        priority = self.classify(task, types)
+        priority = self.priority_of(task, types) if self.classify else 1
         task.priority = priority
         cluster = self.choose(view.eligible_clusters(task), priority)
         self._work[task.id] = job_work(task)
