@@ -624,6 +624,9 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         series_licences_demand=np.array(series.licences_demand, dtype=np.int64).reshape(
             len(series.time), len(platform.licence_names)),
         allocation=allocation,
+        job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
+                           for t in tasks),
+        priority=np.array([t.priority for t in tasks], dtype=np.int64),
     )
     return Result(
         processors=platform.total_cpus,
