@@ -234,3 +234,17 @@ def test_cli_runs_ms_heuristics_lists_it_and_refuses_bad_parameters(tmp_path, mo
     assert bad.exit_code == 2 and "'max_priority' parameter" in " ".join(bad.output.split())
     listing = " ".join(runner.invoke(app, ["policies"], terminal_width=250).output.split())
     assert "ms-heuristics" in listing and "max_priority=10" in listing
+
+
+def test_cluster_work_share_weighs_jobs_by_estimated_work():
+    from schedlab.metrics import compute_metrics
+    from schedlab.policies.grid import RoundRobin
+
+    # round robin: c1 gets 1 x 10 x 100 and 1 x 20 x 100, c2 gets 2 x 10 x 300
+    rows = [(0, 10, 10, 1, (), 100), (1, 10, 10, 2, (), 300), (2, 20, 20, 1, (), 100)]
+    result = run_grid(grid_workload(rows), two_clusters(), [GridFCFS(), GridFCFS()],
+                      RoundRobin())
+    metrics = compute_metrics(result)
+    assert metrics["cluster_work_share.c1"] == pytest.approx(3000 / 9000)
+    assert metrics["cluster_work_share.c2"] == pytest.approx(6000 / 9000)
+    assert result.grid.priority.tolist() == [0, 0, 0]

@@ -627,6 +627,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
                            for t in tasks),
         priority=np.array([t.priority for t in tasks], dtype=np.int64),
+        rating=np.array([t.rating for t in tasks], dtype=np.int64),
     )
     return Result(
         processors=platform.total_cpus,

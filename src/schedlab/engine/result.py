@@ -180,7 +180,8 @@ class GridRecord:
     (jobs in the system needing ``l``).  ``allocation`` is ``shared`` or
     ``exclusive``.  Per job, ``job_licences`` (the names it needs, joined
     by ``;``) and ``priority`` (the label the dispatcher gave it, 0: none;
-    the meta-scheduler's classification, thesis §3.1.1).
+    the meta-scheduler's classification, thesis §3.1.1) and ``rating`` (the
+    benchmark rating its estimate was measured at, eq. 3.9).
     """
 
     platform: str
@@ -197,3 +198,4 @@ class GridRecord:
     allocation: str = "shared"
     job_licences: tuple[str, ...] = ()
     priority: np.ndarray | None = None
+    rating: np.ndarray | None = None
