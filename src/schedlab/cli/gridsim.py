@@ -21,7 +21,7 @@ PlatformOpt = Annotated[Optional[str], typer.Option(
     "(docs/platform.md, docs/policies/grid.md).")]
 DispatchOpt = Annotated[str, typer.Option(
     "--dispatch", help="With --platform: the meta-scheduler's dispatcher (round-robin, "
-    "random, least-work, proportional; see 'schedlab policies').")]
+    "random, least-work, proportional, ms-heuristics; see 'schedlab policies').")]
 DispatchParamOpt = Annotated[Optional[List[str]], typer.Option(
     "--dispatch-param", help="A dispatcher parameter as KEY=VALUE (repeatable).")]
 AllocationOpt = Annotated[str, typer.Option(

@@ -48,6 +48,8 @@ LICENCE_BINS = ((0, "0"), (2, "1-2"), (5, "3-5"), (8, "6-8"), (None, "9+"))
 LICENCE_COLORS = {"0": "#DDDDDD", "1-2": "#C6DBEF", "3-5": "#6BAED6", "6-8": "#2171B5",
                   "9+": "#08306B"}
 OPTIMUM_COLOR = "#DDDDDD"
+#: Legend entries longer than this go in one column below the bars, else two.
+LEGEND_COLUMN_CHARACTERS = 45
 #: Machine names are written on the axis when no more than this many rows are drawn.
 NAMED_ROWS = 40
 
@@ -76,7 +78,11 @@ def cluster_names(metrics: Mapping[str, float]) -> list[str]:
 
 def share_figure(runs: Sequence[GridRun], *, title: str | None = None) -> Figure:
     """Each cluster's share of the dispatched work, one bar per run, the machine-count
-    optimum first (thesis §4.3, Fig. 25)."""
+    optimum first (thesis §4.3, Fig. 25).
+
+    Runs are ordered by label, then Ta; when the runs have several Ta, a
+    label keeps its colour and larger Ta are drawn lighter.
+    """
     if not runs:
         raise InputError("no grid run to draw", field="runs")
     clusters = cluster_names(runs[0].metrics)
@@ -84,24 +90,32 @@ def share_figure(runs: Sequence[GridRun], *, title: str | None = None) -> Figure
                            for c in clusters):
         raise InputError("expected grid runs with the metrics cluster_work_share.<cluster> and "
                          "cluster_share_optimum.<cluster> (simulate --platform)", field="metrics")
+    runs = sorted(runs, key=lambda r: (r.label, r.interarrival))
     styles = policy_styles(r.label for r in runs)
+    tas = sorted({round(r.interarrival, 1) for r in runs})
+    shade = {ta: 1.0 - 0.55 * k / max(len(tas) - 1, 1) for k, ta in enumerate(tas)}
     bars = [("optimum (machine share)", [runs[0].metrics[f"cluster_share_optimum.{c}"]
-                                         for c in clusters], OPTIMUM_COLOR, "//")]
-    bars += [(r.label, [r.metrics[f"cluster_work_share.{c}"] for c in clusters],
-              styles[r.label].color, None) for r in runs]
-    width = 0.8 / len(bars)
+                                         for c in clusters], OPTIMUM_COLOR, 1.0, "//")]
+    for r in runs:
+        ta = round(r.interarrival, 1)
+        label = f"{r.label}, Ta = {ta:g} s" if len(tas) > 1 else r.label
+        bars.append((label, [r.metrics[f"cluster_work_share.{c}"] for c in clusters],
+                     styles[r.label].color, shade[ta], None))
+    width = 0.84 / len(bars)
     x = np.arange(len(clusters))
     with paper_style():
-        figure = new_figure(max(6.5, 1.1 * len(clusters) * len(bars) / 2 + 4), 4.2)
+        figure = new_figure(10, 4.2)
         ax = figure.add_subplot()
-        for k, (label, values, color, hatch) in enumerate(bars):
-            ax.bar(x - 0.4 + width * (k + 0.5), 100 * np.asarray(values), width, label=label,
-                   color=color, edgecolor="#333333", linewidth=0.5, hatch=hatch)
+        for k, (label, values, color, alpha, hatch) in enumerate(bars):
+            ax.bar(x - 0.42 + width * (k + 0.5), 100 * np.asarray(values), width, label=label,
+                   color=color, alpha=alpha, edgecolor="#333333", linewidth=0.5, hatch=hatch)
         ax.set_xticks(x, clusters)
         ax.set_xlabel("cluster")
         ax.set_ylabel("share of the dispatched work [%]")
         ax.grid(axis="x", visible=False)
-        figure.legend(loc=LEGEND_PLACE)
+        longest = max(len(label) for label, *_ in bars)
+        figure.legend(loc="outside lower center",
+                      ncols=1 if longest > LEGEND_COLUMN_CHARACTERS else 2)
         figure.suptitle(title or "Workload per cluster")
     return figure
 
