@@ -57,9 +57,9 @@ def grid_runs(source: Path) -> list:
 
 
 def run_labels(documents: list[dict[str, Any]]) -> list[str]:
-    """Each run's policy, plus the parameters whose values differ among the runs."""
+    """Each run's policy, plus the parameters every run has whose values differ."""
     params = [document.get("params", {}) for document in documents]
-    keys = sorted({key for p in params for key in p})
+    keys = sorted(set.intersection(*(set(p) for p in params))) if params else []
     varying = [key for key in keys if len({repr(p.get(key)) for p in params}) > 1]
     return [" ".join([str(document.get("policy", "?"))]
                      + [f"{key}={p.get(key)}" for key in varying])

@@ -134,7 +134,7 @@ def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_MET
                             **{m: r.metrics[m] for m in metrics}} for r in runs])
     styles = policy_styles(points["label"])
     with paper_style():
-        figure = new_figure(3.6 * len(metrics) + 2.2, 3.6)
+        figure = new_figure(max(3.6 * len(metrics), 5.0), 4.2)
         axes = figure.subplots(1, len(metrics), squeeze=False)[0]
         for ax, metric in zip(axes, metrics):
             for label, line in points.groupby("label", sort=True):
@@ -149,7 +149,9 @@ def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_MET
             else:
                 ax.set_ylim(bottom=0)
         handles, labels = axes[0].get_legend_handles_labels()
-        figure.legend(handles, labels, loc=LEGEND_PLACE)
+        longest = max(len(label) for label in labels)
+        figure.legend(handles, labels, loc="outside lower center",
+                      ncols=1 if longest > LEGEND_COLUMN_CHARACTERS else min(len(labels), 3))
         figure.suptitle(title or "Against the interarrival time")
     return figure
 
