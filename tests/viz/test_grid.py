@@ -152,3 +152,16 @@ def test_plot_refuses_what_a_grid_figure_cannot_draw(grid_runs, tmp_path):
     nothing = invoke("plot", empty, "--kind", "shares")
     assert nothing.exit_code == 2 and "directory of them" in " ".join(nothing.output.split())
     shutil.rmtree(empty)
+
+
+def test_report_of_grid_runs_has_the_runs_table_and_the_three_figures(grid_runs, tmp_path):
+    out = tmp_path / "report.html"
+    done = invoke("report", grid_runs, "--out", out, "--format", "png")
+    assert done.exit_code == 0, done.output
+    text = out.read_text()
+    assert text.count("<figure>") == 3 and text.count("data:image/png;base64,") == 3
+    for run in ("ms-heuristics-ta2", "ms-heuristics-ta20", "round-robin-ta2"):
+        assert f"<td>{run}</td>" in text
+    assert "Workload per cluster" in text and "Schedule per machine" in text
+    single = invoke("report", grid_runs / "round-robin-ta20", "--out", tmp_path / "one.html")
+    assert single.exit_code == 0 and (tmp_path / "one.html").read_text().count("<figure>") == 2

@@ -27,6 +27,12 @@ def is_grid_jobs(jobs) -> bool:
     return "machine" in jobs.columns
 
 
+def holds_runs(source: Path) -> bool:
+    """Whether ``source`` is a run directory or a directory holding some."""
+    return (source / "jobs.csv").is_file() or (source.is_dir() and any(
+        (p / "jobs.csv").is_file() for p in source.iterdir()))
+
+
 def run_directories(source: Path) -> list[Path]:
     """``source`` if it is a run directory, else its subdirectories that are, by name."""
     if (source / "jobs.csv").is_file():

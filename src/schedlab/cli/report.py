@@ -13,7 +13,8 @@ from schedlab.cli.common import console
 
 def report(
     exp_dir: Annotated[Path, typer.Argument(
-        help="An experiment directory (written by 'schedlab sweep').")],
+        help="An experiment directory (written by 'schedlab sweep'), or grid run "
+             "directories (a directory of 'simulate --platform --out' outputs).")],
     out: Annotated[Optional[Path], typer.Option(
         help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
     fmt: Annotated[str, typer.Option(
@@ -25,5 +26,12 @@ def report(
 
     target = out if out is not None else exp_dir / "report.html"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    write_report(exp_dir, target, generated=generated, fmt=fmt)
+    from schedlab.cli.plotgrid import holds_runs
+
+    if not (exp_dir / "results.sqlite").is_file() and holds_runs(exp_dir):
+        from schedlab.viz.gridreport import write_grid_report
+
+        write_grid_report(exp_dir, target, generated=generated, fmt=fmt)
+    else:
+        write_report(exp_dir, target, generated=generated, fmt=fmt)
     console.print(f"wrote {target}")
