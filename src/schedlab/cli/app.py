@@ -17,6 +17,7 @@ import typer
 from schedlab.cli.analyze import analyze
 from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
+from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
 from schedlab.cli.platform import platform_app
@@ -62,7 +63,7 @@ for name, command in (("simulate", simulate), ("compare", compare), ("analyze", 
                       ("transform", transform), ("generate", generate), ("policies", policies),
                       ("sweep", sweep), ("results", results), ("export", export),
                       ("plot", plot), ("report", report)):
-    app.command(name)(guarded(command))
+    app.command(name, cls=SchedlabCommand)(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
 app.add_typer(platform_app(guarded))

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, List, Optional
+from typing import Annotated, Any, List, Literal, Optional
 
 import typer
 
@@ -50,7 +50,8 @@ def plot(
                        "shares: work per cluster against the machine shares and ta-curve: "
                        "metrics against the interarrival time, of grid runs.")],
     metric: Annotated[Optional[str], typer.Option(
-        help="Metric of a curve (default artww) or of class bars (default avg_wait).")] = None,
+        "--metric", "-m", help="Metric of a curve (default artww) or of class bars "
+                                "(default avg_wait).")] = None,
     x: Annotated[str, typer.Option(
         "--x", help="Sweep column on the x axis of a curve.")] = "transform.shrink",
     run: Annotated[Optional[List[str]], typer.Option(
@@ -59,9 +60,10 @@ def plot(
     window: Annotated[Optional[str], typer.Option(
         help="Time window START:END in seconds since the trace start (gantt, timeseries).")]
         = None,
-    by: Annotated[str, typer.Option(
-        help="Classes by 'width' or 'runtime' (classes); colour jobs by 'status' or "
-             "'width' (gantt), on a grid run by 'deadline' or 'licences'.")] = "",
+    by: Annotated[Optional[Literal["status", "width", "runtime", "deadline", "licences"]],
+                  typer.Option(
+        "--by", help="Classes by width or runtime (classes); colour jobs by status or width "
+                     "(gantt), on a grid run by deadline or licences.")] = None,
     step: Annotated[Optional[float], typer.Option(
         help="Resample a time series to means over bins of this many seconds.")] = None,
     reference: Annotated[Optional[Path], typer.Option(
@@ -70,10 +72,11 @@ def plot(
     invert_x: Annotated[bool, typer.Option(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
     title: Annotated[Optional[str], typer.Option(help="Figure title.")] = None,
-    fmt: Annotated[Optional[str], typer.Option(
-        "--format", help="png or svg (default: the suffix of --out, else png).")] = None,
+    fmt: Annotated[Optional[Literal["png", "svg"]], typer.Option(
+        "--format", "-f", help="Image format (default: the suffix of --out, else png).")]
+        = None,
     out: Annotated[Optional[Path], typer.Option(
-        help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
+        "--out", "-o", help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
 ) -> None:
     """Draw one figure from a run or an experiment and write it as PNG or SVG."""
     from schedlab.viz.style import save_figure
@@ -81,7 +84,8 @@ def plot(
     kind_name = kind.value
     target, chosen = output_path(kind_name, out, fmt)
     options = PlotOptions(metric=metric, x=x, runs=list(run or []), window=parse_window(window),
-                          by=by, step=step, reference=reference, invert_x=invert_x, title=title)
+                          by=by or "", step=step, reference=reference, invert_x=invert_x,
+                          title=title)
     check_options(kind_name, options)
     if kind_name in GRID_KINDS:
         figure = grid_figure(source, kind_name, options)

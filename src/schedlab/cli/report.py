@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
@@ -16,9 +16,9 @@ def report(
         help="An experiment directory (written by 'schedlab sweep'), or grid run "
              "directories (a directory of 'simulate --platform --out' outputs).")],
     out: Annotated[Optional[Path], typer.Option(
-        help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Format of the embedded figures: svg (sharp at any zoom) or png.")]
+        "--out", "-o", help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
+    fmt: Annotated[Literal["svg", "png"], typer.Option(
+        "--format", "-f", help="Format of the embedded figures: svg is sharp at any zoom.")]
         = "svg",
 ) -> None:
     """Write an HTML report: runs table, failed runs, figures, experiment file, versions."""
