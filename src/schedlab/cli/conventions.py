@@ -84,6 +84,14 @@ class SchedlabCommand(TyperCommand):
                 param.type.get_invalid_choice_message = functools.partial(
                     invalid_choice_message, param.type)
 
+    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+        """The usage line without hidden (deprecated) arguments."""
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if not getattr(param, "hidden", False):
+                pieces.extend(param.get_usage_pieces(ctx))
+        return pieces
+
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         path = command_path(ctx)
         args, used = rename_deprecated(args, DEPRECATED_OPTIONS.get(path, {}))

@@ -17,7 +17,7 @@ from schedlab.errors import InputError
 def transform(
     workload: WorkloadArg,
     legacy_output: Annotated[Optional[Path], typer.Argument(
-        metavar="[OUTPUT]", show_default=False, hidden=True,
+        metavar="OUTPUT", show_default=False, hidden=True,
         help="Deprecated: the file to write, now given with --out.")] = None,
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="The SWF file to write (.gz compresses).",
