@@ -48,9 +48,6 @@ def generate(
         help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
              "and 'hyper-erlang' generate from --from; 'grid' writes grid jobs for "
              "--platform.")],
-    out: Annotated[Optional[Path], typer.Option(
-        "--out", "-o", help="The SWF file to write (the CSV file for 'reservations').",
-        rich_help_panel=OUTPUT_PANEL)] = None,
     jobs: Annotated[Optional[int], typer.Option(
         "--jobs", "-n", help="Number of jobs.", rich_help_panel=WORKLOAD_PANEL)] = None,
     procs: Annotated[Optional[int], typer.Option(
@@ -116,6 +113,9 @@ def generate(
     settings: Annotated[Optional[list[str]], typer.Option(
         "--set", help="KEY=VALUE overriding a preset range, e.g. margin=30:250 "
                       "(docs/models.md).", rich_help_panel=GRID_PANEL)] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="The SWF file to write (the CSV file for 'reservations').",
+        rich_help_panel=OUTPUT_PANEL)] = None,
 ) -> None:
     """Generate a synthetic workload and write it as an SWF trace.
 
