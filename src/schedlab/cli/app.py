@@ -2,8 +2,10 @@
 
 Exit codes (a contract): 0 success; 2 bad input or usage, with a one-line
 reason naming file, line and field where there is one; 1 internal error.
-Usage errors (unknown option, missing argument, a value of the wrong type)
-are typer's own and exit with 2 as well.
+A value of the wrong type or outside an option's choices is reported in the
+same one-line form (:class:`~schedlab.cli.conventions.SchedlabCommand`); other
+usage errors (unknown option, missing argument) are typer's own and exit with
+2 as well.  The option names follow docs/cli.md.
 """
 
 from __future__ import annotations
