@@ -73,7 +73,8 @@ def plot(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
     title: Annotated[Optional[str], typer.Option(help="Figure title.")] = None,
     fmt: Annotated[Optional[Literal["png", "svg"]], typer.Option(
-        "--format", "-f", help="Image format (default: the suffix of --out, else png).")]
+        "--format", "-f", case_sensitive=False,
+        help="Image format (default: the suffix of --out, else png).")]
         = None,
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,

@@ -18,7 +18,8 @@ def report(
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
     fmt: Annotated[Literal["svg", "png"], typer.Option(
-        "--format", "-f", help="Format of the embedded figures: svg is sharp at any zoom.")]
+        "--format", "-f", case_sensitive=False,
+        help="Format of the embedded figures: svg is sharp at any zoom.")]
         = "svg",
 ) -> None:
     """Write an HTML report: runs table, failed runs, figures, experiment file, versions."""
