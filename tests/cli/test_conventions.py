@@ -298,3 +298,10 @@ def test_new_spellings_do_not_warn(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     result = runner.invoke(app, ["generate", "lublin", "-n", "5", "--out", "g.swf"])
     assert result.exit_code == 0 and result.stderr == ""
+
+
+def test_help_shows_square_brackets_as_written() -> None:
+    """Rich markup would swallow ``[k=3]`` in a help text; compare's help keeps it."""
+    shown = runner.invoke(app, ["compare", "--help"], env={"COLUMNS": "250"}).stdout
+    assert "'qops[k=3],qops[k=5],fcfs+easy'" in shown
+    assert "('qops[k=3]' -> qops_k=3)" in shown

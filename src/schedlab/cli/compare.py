@@ -40,7 +40,7 @@ def compare(
     load_method: LoadMethodOpt = "duplicate",
     policies: Annotated[str, typer.Option(
         "--policies", help="Comma-separated policies, each a name or NAME[KEY=VALUE,...] "
-        "with parameters, e.g. 'qops[k=3],qops[k=5],fcfs+easy' (quote it in a shell); "
+        "with parameters, e.g. 'qops\\[k=3],qops\\[k=5],fcfs+easy' (quote it in a shell); "
         f"default: {DEFAULT_POLICIES.replace(',', ', ')}.", show_default=False,
         rich_help_panel=POLICY_PANEL)] = DEFAULT_POLICIES,
     overrun: OverrunOpt = "kill",
@@ -59,7 +59,7 @@ def compare(
     min_reservation_notice: MinNoticeOpt = 0,
     out: Annotated[Path, typer.Option(
         "--out", "-o", help="Directory for the figure, the table (CSV) and one sub-directory "
-        "per policy ('qops[k=3]' -> qops_k=3).", rich_help_panel=OUTPUT_PANEL)]
+        "per policy ('qops\\[k=3]' -> qops_k=3).", rich_help_panel=OUTPUT_PANEL)]
         = Path("schedlab-compare"),
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
