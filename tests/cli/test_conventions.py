@@ -42,7 +42,7 @@ SHORT_FORMS = {"-n": "--jobs", "-j": "--workers", "-o": "--out", "-p": "--policy
 #: Options whose values are a fixed set, wherever they appear.
 FIXED_VALUES = {"--overrun", "--width-field", "--missing-estimate", "--load-method",
                 "--reservation-placement", "--kind", "--by", "--format", "--width-bins",
-                "--preset", "--compare", "--weibull"}
+                "--preset", "--compare", "--weibull", "--allocation"}
 
 
 def commands(group: typer.core.TyperGroup | None = None,
@@ -66,7 +66,9 @@ def kind(param) -> str:
     """What kind of value an option takes: a flag, a choice or the type's name."""
     if param.is_flag:
         return "flag"
-    return "choice" if hasattr(param.type, "choices") else param.type.name
+    if hasattr(param.type, "choices"):
+        return "choice"
+    return {"path": "text", "str": "text"}.get(param.type.name, param.type.name)  # file or preset
 
 
 ALL = list(commands())
@@ -175,7 +177,7 @@ def test_simulate_help_is_grouped_in_panels_within_80_columns() -> None:
     assert "…" not in shown                       # no option name or default cut short
     panels = re.findall(r"╭─ (.+?) ─", shown)
     assert panels == ["Arguments", "Options", "Workload", "Policy", "Deadlines", "Reservations",
-                      "Reservation limits (Margo et al.)", "Output"]
+                      "Reservation limits (Margo et al.)", "Grid platform", "Output"]
 
 
 @pytest.mark.parametrize("path", [path for path, _ in ALL], ids=" ".join)
@@ -192,6 +194,13 @@ def test_the_thesis_presets_of_the_cli_are_the_generators() -> None:
     for path, name in ((("platform", "generate"), "preset"), (("generate",), "preset")):
         param = next(p for p in dict(ALL)[path].params if p.name == name)
         assert list(param.type.choices) == list(PLATFORM_PRESETS) == list(JOB_PRESETS)
+
+
+def test_the_allocations_of_the_cli_are_the_grid_engine_s() -> None:
+    from schedlab.engine.grid import ALLOCATIONS
+
+    param = next(p for p in dict(ALL)[("simulate",)].params if p.name == "allocation")
+    assert tuple(param.type.choices) == ALLOCATIONS
 
 
 def test_the_image_formats_of_the_cli_are_the_figures() -> None:
