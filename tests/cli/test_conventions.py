@@ -157,7 +157,8 @@ def test_help_lists_the_choices(path: tuple[str, ...]) -> None:
     (["simulate", "lublin", "--reservation-placement", "late"],
      "field --reservation-placement: expected one of exact, earliest, got 'late'"),
     (["plot", ".", "--kind", "pie"],
-     "field --kind: expected one of curve, gantt, timeseries, classes, got 'pie'"),
+     "field --kind: expected one of curve, gantt, timeseries, classes, matrix, slots, got "
+     "'pie'"),
     (["export", ".", "--format", "swf"], "field --format: expected one of evalys, got 'swf'"),
     (["platform", "generate", "-o", "p.toml", "--preset", "thesis-9"],
      "field --preset: expected one of thesis-4.1, thesis-4.2, thesis-4.2-mkp, thesis-4.3, "

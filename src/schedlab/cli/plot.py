@@ -67,7 +67,8 @@ def plot(
     step: Annotated[Optional[float], typer.Option(
         help="Resample a time series to means over bins of this many seconds.")] = None,
     reference: Annotated[Optional[Path], typer.Option(
-        help="CSV of a paper's values drawn over a curve: columns policy,x,value[,workload].")]
+        help="CSV of a paper's values drawn over a curve: columns policy, x, value and "
+             "optionally workload.")]
         = None,
     invert_x: Annotated[bool, typer.Option(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
