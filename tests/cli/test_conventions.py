@@ -21,6 +21,7 @@ from typer.testing import CliRunner
 
 from schedlab.cli.app import app
 from schedlab.cli.conventions import DEPRECATED_OPTIONS, rename_deprecated
+from schedlab.cli.plot import Kind
 
 from experiments.helpers import SMALL_EXPERIMENT, write_files
 
@@ -157,8 +158,7 @@ def test_help_lists_the_choices(path: tuple[str, ...]) -> None:
     (["simulate", "lublin", "--reservation-placement", "late"],
      "field --reservation-placement: expected one of exact, earliest, got 'late'"),
     (["plot", ".", "--kind", "pie"],
-     "field --kind: expected one of curve, gantt, timeseries, classes, matrix, slots, got "
-     "'pie'"),
+     f"field --kind: expected one of {', '.join(kind.value for kind in Kind)}, got 'pie'"),
     (["export", ".", "--format", "swf"], "field --format: expected one of evalys, got 'swf'"),
     (["platform", "generate", "-o", "p.toml", "--preset", "thesis-9"],
      "field --preset: expected one of thesis-4.1, thesis-4.2, thesis-4.2-mkp, thesis-4.3, "
