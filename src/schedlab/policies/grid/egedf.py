@@ -303,7 +303,7 @@ class EarliestGapEDF(LocalPolicy):
     # ------------------------------------------------------------ EG-EDF (§5.2.1)
     def insert(self, plan: Plan, task: GridTask) -> Slot:
         """Plan a new job: the best earliest gap if any machine has one, else the best EDF
-        insertion over all its machines (ties: earlier end, then the faster machine)."""
+        insertion over all its machines (ties: earlier end, earlier start, faster machine)."""
         ctx = plan.ctx
         makespan, on_time = plan.makespan(), plan.on_time()
         gaps = []
@@ -318,7 +318,8 @@ class EarliestGapEDF(LocalPolicy):
                 end = start + plan.duration(task, k)
                 new_makespan = max(makespan, end - ctx.now)
                 met = task.deadline is not None and end <= task.deadline
-                key = (-self.weight(makespan, new_makespan, on_time, on_time + met), end, rank)
+                key = (-self.weight(makespan, new_makespan, on_time, on_time + met), end, start,
+                       rank)
                 if best is None or key < best[0]:
                     best = (key, k, start)
             return plan.add(task, best[1], best[2])
@@ -331,8 +332,9 @@ class EarliestGapEDF(LocalPolicy):
             new_makespan = max(others, plan.horizon(k)) - ctx.now
             new_on_time = on_time + sum(plan.slots[s.task.id].on_time - s.on_time
                                         for s, _ in moved) + plan.slots[task.id].on_time
-            key = (-self.weight(makespan, new_makespan, on_time, new_on_time),
-                   plan.slots[task.id].end, rank)
+            slot = plan.slots[task.id]
+            key = (-self.weight(makespan, new_makespan, on_time, new_on_time), slot.end,
+                   slot.start, rank)
             if best is None or key < best[0]:
                 best = (key, k)
             self._undo_edf(plan, task, moved)
