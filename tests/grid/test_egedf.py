@@ -184,6 +184,20 @@ def test_an_early_end_compresses_the_plan():
     assert policy.counts["compressions"] == 1
 
 
+def test_a_job_past_its_estimate_is_assumed_to_run_one_more_estimate_then_compressed():
+    rows = [(0, 100, 40, 4, (), 100),                   # 1: fast, expected [0, 20), runs 50
+            (0, 400, 400, 4, (), 100),                  # 2: mid [0, 400)
+            (0, 40, 40, 4, (), 100)]                    # 3: EDF on fast behind 1, at 20
+    policy = EarliestGapEDF()
+    result = run_grid(grid_workload(rows), three_machines(), [policy], overrun="extend")
+    # At 20 job 1 is overdue: assumed to end at 40 (job 3 planned there), at 40 at 60;
+    # it ends at 50 and job 3 starts then: three compressions.
+    assert result.start.tolist() == [0, 0, 50]
+    assert result.end.tolist() == [50, 400, 70]
+    assert result.grid.machine.tolist() == [FAST, MID, FAST]
+    assert policy.counts["compressions"] == 3
+
+
 @pytest.mark.parametrize("params, field", [
     ({"iterations": -1}, "iterations"), ({"tabu_size": 0}, "tabu_size"),
     ({"objective": "speed"}, "objective"), ({"deadline_base": "mean"}, "deadline_base"),
@@ -252,3 +266,27 @@ def test_eg_edf_plans_only_starts_the_engine_accepts_and_keeps_every_rule(
                      RoundRobin(), allocation=allocation, overrun=overrun)
     assert again.start.tolist() == result.start.tolist()
     assert again.grid.machine.tolist() == result.grid.machine.tolist()
+
+
+def test_the_schedule_based_comparison_runs_every_policy_on_the_same_streams():
+    from schedlab.experiments.egedf import METRICS, compare_schedule_based, summarize
+
+    rows = compare_schedule_based(n_jobs=40, interarrivals=[5], seeds=[1, 2])
+    labels = ["fcfs", "bf-fcfs", "eg-edf", "eg-edf+tabu"]
+    assert [r["policy"] for r in rows if r["seed"] == 1][:2] == labels[:2]
+    assert {r["policy"] for r in rows} >= set(labels) and len(rows) % 2 == 0
+    assert all(0 <= r["deadline_missed_pct"] <= 100 and 0 < r["system_usage"] <= 1
+               for r in rows)
+    summary = summarize(rows)
+    assert [s["runs"] for s in summary] == [2] * len(summary)
+    first = [r for r in rows if r["policy"] == "fcfs"]
+    assert summary[0]["deadline_missed_pct"] == pytest.approx(
+        sum(r["deadline_missed_pct"] for r in first) / 2)
+    assert set(METRICS) <= set(summary[0])
+    again = compare_schedule_based(n_jobs=40, interarrivals=[5], seeds=[1, 2])
+
+    def decisions(table):           # everything but the measured time
+        return [{k: v for k, v in r.items() if k != "scheduling_time_per_event_us"}
+                for r in table]
+
+    assert decisions(again) == decisions(rows)

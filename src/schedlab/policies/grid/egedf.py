@@ -71,6 +71,14 @@ class Slot:
         return deadline is not None and self.end <= deadline
 
 
+def overdue_end(task: GridTask, now: int) -> int:
+    """When a job running past its expected end is assumed to end (our reading): one more
+    scaled estimate later, and so on -- the end of the first whole estimate period after
+    ``now`` counted from its start."""
+    span = max(task.expected_end - task.start, 1)
+    return task.start + span * ((now - task.start) // span + 1)
+
+
 def deadline_key(task: GridTask) -> float:
     """EDF order: the deadline; a job without one after every job with one."""
     return _NEVER if task.deadline is None else task.deadline
@@ -102,8 +110,11 @@ class Plan:
         self.copies_free = {int(l): Profile(int(c), now)
                             for l, c in enumerate(platform.copies[ctx.cluster]) if c > 0}
         self.running_end = dict.fromkeys(self.on_machine, now)
+        self.overdue_until: dict[int, int] = {}
         for task in ctx.running.values():
-            end = ctx.expected_end(task)
+            end = task.expected_end
+            if end <= now:                  # past its estimate (overrun="extend")
+                end = self.overdue_until[task.id] = overdue_end(task, now)
             self._take(task, task.machine, now, end - now)
             self.running_end[task.machine] = max(self.running_end[task.machine], end)
 
@@ -261,17 +272,18 @@ class EarliestGapEDF(LocalPolicy):
         self._arrived.append(task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        if ctx.now < task.expected_end:
-            self._disturbed = True          # resources freed early: compress the plan
+        if ctx.now != task.expected_end:
+            self._disturbed = True          # not the end the plan assumed: compress it
 
     def schedule(self, ctx: GridContext) -> None:
         plan = self.plan
         if plan is None:
             plan = self.plan = Plan(ctx)
         plan.advance(ctx.now)
-        if ctx.overrun == "extend" and any(t.expected_end <= ctx.now
-                                           for t in ctx.running.values()):
-            self._disturbed = True          # a job runs past its estimate: replan around it
+        if ctx.overrun == "extend" and any(
+                t.expected_end <= ctx.now and plan.overdue_until.get(t.id, 0) <= ctx.now
+                for t in ctx.running.values()):
+            self._disturbed = True          # a job runs past what the plan assumed: replan
         if self._disturbed:
             plan.compress()
             self.counts["compressions"] += 1
