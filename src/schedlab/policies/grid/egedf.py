@@ -157,6 +157,8 @@ class Plan:
         """The earliest start >= ``after`` at which ``task`` fits on ``machine`` for its
         scaled estimate: CPUs there and a copy of each floating licence it holds there."""
         duration = self.duration(task, machine)
+        if not task.licences:
+            return self.machine_free[machine].earliest_fit(self._units(task), duration, after)
         profiles = [self.machine_free[machine]] + [self.copies_free[l]
                                                    for l in self.held(task, machine)]
         units = [self._units(task)] + [1] * (len(profiles) - 1)
