@@ -67,8 +67,8 @@ def test_insertions_take_the_earliest_gap_with_the_best_weight_and_respect_licen
     # anywhere (both fits are at a machine's plan end), so EDF insertion on each machine;
     # fast (makespan 100) beats mid (150).
     assert steps[1] == {1: (FAST, 0, 50), 2: (FAST, 50, 100)}
-    # 3: gaps on fast at 50 (ends 70), mid and small now (end 40): same weight, earliest
-    # end and start, then the faster machine (mid before small by file order).
+    # 3: gaps on fast at 50 (ends 70), mid and small now (end 40): same weight, the
+    # earliest gap, then the faster machine (mid before small by file order).
     assert steps[2][3] == (MID, 0, 40)
     # 4: one B copy is free: mid now beside job 3, on time (deadline 120).
     assert steps[3][4] == (MID, 0, 100)
@@ -97,6 +97,18 @@ def test_edf_insertion_puts_an_earlier_deadline_first_and_shifts_the_rest():
     assert planned(plan) == {1: (FAST, 50, 550), 2: (MID, 0, 1000), 3: (SMALL, 0, 100),
                              4: (SMALL, 100, 200), 5: (FAST, 0, 50)}
     assert policy.counts["edf_insertions"] == 2 and policy.counts["gap_insertions"] == 3
+
+
+@pytest.mark.parametrize("ties, fourth", [("start", (SMALL, 40, 80)), ("end", (FAST, 50, 70))])
+def test_equal_weights_go_to_the_earliest_gap_or_the_earliest_end(ties, fourth):
+    rows = [(0, 100, 100, 4, (), 100),                  # 1: fast [0, 50)
+            (0, 100, 100, 4, (), 100),                  # 2: mid [0, 100)
+            (0, 40, 40, 2, (), 100),                    # 3: small [0, 40)
+            (0, 40, 40, 2, (), 100)]                    # 4: EDF: small at 40 or fast at 50
+    policy, plan, tasks = planning(rows, ties=ties)
+    for task in tasks:
+        policy.insert(plan, task)
+    assert planned(plan)[4] == fourth
 
 
 def test_edf_trial_is_undone_exactly():
@@ -172,15 +184,15 @@ def test_an_early_end_compresses_the_plan():
     rows = [(0, 20, 100, 4, (), 100),                   # 1: fast, planned to 50, ends at 10
             (0, 100, 100, 4, (), 100),                  # 2: mid [0, 100)
             (0, 40, 40, 2, (), 100),                    # 3: small [0, 40)
-            (0, 40, 40, 2, (), 100),                    # 4: EDF on fast, [50, 70)
-            (0, 60, 60, 4, (), 100)]                    # 5: EDF on fast, [70, 100)
+            (0, 40, 40, 2, (), 100),                    # 4: EDF on small, [40, 80)
+            (0, 60, 60, 4, (), 100)]                    # 5: EDF on fast, [50, 80)
     grid = grid_workload(rows)
     policy = EarliestGapEDF()
     result = run_grid(grid, three_machines(), [policy])
-    # Job 1 ends at 10: the plan is compressed, 4 moves from 50 to 10, 5 from 70 to 30.
-    assert result.start.tolist() == [0, 0, 0, 10, 30]
-    assert result.end.tolist() == [10, 100, 40, 30, 60]
-    assert result.grid.machine.tolist() == [FAST, MID, SMALL, FAST, FAST]
+    # Job 1 ends at 10: the plan is compressed, 5 moves from 50 to 10 (4 waits for 3).
+    assert result.start.tolist() == [0, 0, 0, 40, 10]
+    assert result.end.tolist() == [10, 100, 40, 80, 40]
+    assert result.grid.machine.tolist() == [FAST, MID, SMALL, SMALL, FAST]
     assert policy.counts["compressions"] == 1
 
 
@@ -201,7 +213,7 @@ def test_a_job_past_its_estimate_is_assumed_to_run_one_more_estimate_then_compre
 @pytest.mark.parametrize("params, field", [
     ({"iterations": -1}, "iterations"), ({"tabu_size": 0}, "tabu_size"),
     ({"objective": "speed"}, "objective"), ({"deadline_base": "mean"}, "deadline_base"),
-    ({"iterations": 1.5}, "iterations")])
+    ({"iterations": 1.5}, "iterations"), ({"ties": "machine"}, "ties")])
 def test_bad_parameters_are_input_errors(params, field):
     with pytest.raises(InputError) as error:
         make_local_policy({"name": "eg-edf", **params})

@@ -46,6 +46,8 @@ if TYPE_CHECKING:
 OBJECTIVES = ("weight", "deadline", "makespan")
 #: The denominator of the non-delayed term (garbled in the thesis): before or after.
 DEADLINE_BASES = ("old", "new")
+#: Between insertions of equal weight: the earlier end first, or the earlier start.
+TIES = ("end", "start")
 _NEVER = float("inf")
 
 
@@ -253,15 +255,17 @@ class EarliestGapEDF(LocalPolicy):
     name = "eg-edf"
 
     def __init__(self, iterations: int = 20, tabu_size: int = 10, objective: str = "weight",
-                 deadline_base: str = "old") -> None:
+                 deadline_base: str = "old", ties: str = "start") -> None:
         check_number(self.name, "iterations", iterations, int, 0)
         check_number(self.name, "tabu_size", tabu_size, int, 1)
         check_choice(self.name, "objective", objective, OBJECTIVES)
         check_choice(self.name, "deadline_base", deadline_base, DEADLINE_BASES)
+        check_choice(self.name, "ties", ties, TIES)
         self.iterations = iterations
         self.tabu_size = tabu_size
         self.objective = objective
         self.deadline_base = deadline_base
+        self.ties = ties
         self.plan: Plan | None = None
         self._arrived: list[GridTask] = []
         self._disturbed = False
@@ -314,6 +318,10 @@ class EarliestGapEDF(LocalPolicy):
             value += (on_time_new - on_time_old) / max(base, 1)
         return value
 
+    def _tie(self, start: int, end: int) -> tuple[int, int]:
+        """What decides between insertions of equal weight (before the machine's power)."""
+        return (end, start) if self.ties == "end" else (start, end)
+
     # ------------------------------------------------------------ EG-EDF (§5.2.1)
     def insert(self, plan: Plan, task: GridTask) -> Slot:
         """Plan a new job: the best earliest gap if any machine has one, else the best EDF
@@ -332,8 +340,8 @@ class EarliestGapEDF(LocalPolicy):
                 end = start + plan.duration(task, k)
                 new_makespan = max(makespan, end - ctx.now)
                 met = task.deadline is not None and end <= task.deadline
-                key = (-self.weight(makespan, new_makespan, on_time, on_time + met), end, start,
-                       rank)
+                key = (-self.weight(makespan, new_makespan, on_time, on_time + met),
+                       *self._tie(start, end), rank)
                 if best is None or key < best[0]:
                     best = (key, k, start)
             return plan.add(task, best[1], best[2])
@@ -347,8 +355,8 @@ class EarliestGapEDF(LocalPolicy):
             new_on_time = on_time + sum(plan.slots[s.task.id].on_time - s.on_time
                                         for s, _ in moved) + plan.slots[task.id].on_time
             slot = plan.slots[task.id]
-            key = (-self.weight(makespan, new_makespan, on_time, new_on_time), slot.end,
-                   slot.start, rank)
+            key = (-self.weight(makespan, new_makespan, on_time, new_on_time),
+                   *self._tie(slot.start, slot.end), rank)
             if best is None or key < best[0]:
                 best = (key, k)
             self._undo_edf(plan, task, moved)
