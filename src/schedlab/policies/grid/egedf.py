@@ -249,7 +249,9 @@ class EarliestGapEDF(LocalPolicy):
     list keeps; ``objective`` -- ``"weight"`` (the thesis: makespan plus
     non-delayed terms), or only its ``"deadline"`` or ``"makespan"`` term;
     ``deadline_base`` -- the non-delayed term's denominator, the count
-    ``"old"`` (before the change, our reading) or ``"new"`` (after it).
+    ``"old"`` (before the change, our reading) or ``"new"`` (after it);
+    ``ties`` -- between insertions of equal weight, the earliest gap
+    (``"start"``, our reading) or the earliest end (``"end"``).
     """
 
     name = "eg-edf"
@@ -325,7 +327,7 @@ class EarliestGapEDF(LocalPolicy):
     # ------------------------------------------------------------ EG-EDF (§5.2.1)
     def insert(self, plan: Plan, task: GridTask) -> Slot:
         """Plan a new job: the best earliest gap if any machine has one, else the best EDF
-        insertion over all its machines (ties: earlier end, earlier start, faster machine)."""
+        insertion over all its machines (ties: :meth:`_tie`, then the faster machine)."""
         ctx = plan.ctx
         makespan, on_time = plan.makespan(), plan.on_time()
         gaps = []
