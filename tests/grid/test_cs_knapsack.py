@@ -11,6 +11,7 @@ from schedlab.policies.grid.convergent import (critical_licences, exact_knapsack
                                                greedy_knapsack, licence_groups,
                                                licence_pressure, prematch)
 from schedlab.policies.grid.convergent.knapsack import eilon_weights, unit_values
+from schedlab.policies.grid.convergent.table5 import licence_usage, table5, table5_markdown
 
 
 def test_rho_is_requests_over_copies_and_critical_means_above_one():
@@ -129,3 +130,23 @@ def test_disjoint_single_licence_jobs_greedy_is_optimal(jobs, capacity):
     demand[np.arange(len(jobs)), [l for l, _ in jobs]] = True
     greedy = greedy_knapsack(values, demand, capacity)
     assert greedy.value == pytest.approx(exact_knapsack(values, demand, capacity).value)
+
+
+def test_licence_usage_counts_copies_of_critical_licences():
+    needs = np.array([[1, 1], [1, 0], [0, 1]], dtype=bool)
+    copies = np.array([2, 4])
+    critical = np.array([True, True])
+    assert licence_usage(needs, copies, np.array([True, False, True]), critical) == 3 / 6
+    assert licence_usage(needs, copies, np.ones(3, bool), np.array([False, False])) == 1.0
+
+
+def test_table5_rows_per_ratio_and_method():
+    rows = table5(ratios=[(0.40, 0.45)], instances=2, n_jobs=120, seed=3)
+    assert [(r.ratio, r.method) for r in rows] == [((0.40, 0.45), "greedy"),
+                                                   ((0.40, 0.45), "exact")]
+    greedy, exact = rows
+    assert exact.value_vs_exact == 1.0 and exact.unproven == 0
+    assert 0 < greedy.value_vs_exact <= 1.0
+    assert 0 < greedy.smallest <= greedy.average <= greedy.best <= 1.0
+    table = table5_markdown(rows)
+    assert table.count("\n") == 3 and "| [40% - 45%] | greedy | 2 |" in table

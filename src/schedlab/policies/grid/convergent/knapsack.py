@@ -77,15 +77,20 @@ def licence_groups(needs: np.ndarray, critical: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Knapsack:
-    """A solution: ``taken[i]`` per item, the ``value`` it totals, ``used[l]`` per licence."""
+    """A solution: ``taken[i]`` per item, the ``value`` it totals, ``used[l]`` per licence.
+
+    ``proven`` is False when the exact solver stopped at its time limit.
+    """
 
     taken: np.ndarray
     value: float
     used: np.ndarray
+    proven: bool = True
 
 
-def _solution(values: np.ndarray, demand: np.ndarray, taken: np.ndarray) -> Knapsack:
-    return Knapsack(taken, float(values[taken].sum()), demand[taken].sum(axis=0))
+def _solution(values: np.ndarray, demand: np.ndarray, taken: np.ndarray,
+              proven: bool = True) -> Knapsack:
+    return Knapsack(taken, float(values[taken].sum()), demand[taken].sum(axis=0), proven)
 
 
 def _check(values, demand, capacity) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -154,7 +159,7 @@ def exact_knapsack(values, demand, capacity, *, time_limit: float | None = None)
                   options=options)
     if result.x is None:
         raise RuntimeError(f"the MILP solver found no solution: {result.message}")
-    return _solution(values, demand, result.x > 0.5)
+    return _solution(values, demand, result.x > 0.5, proven=result.status == 0)
 
 
 def unit_values(matrix: np.ndarray) -> np.ndarray:
@@ -171,26 +176,34 @@ class Prematch:
 
     ``matrix`` is ``P`` with the rows of the discarded jobs set to 0;
     ``kept[i]`` whether job ``i`` stays; ``groups[i]`` its group (-1: no
-    critical licence); ``critical[l]`` the critical licences.
+    critical licence); ``critical[l]`` the critical licences; ``proven``
+    False if an exact knapsack stopped at its time limit.
     """
 
     matrix: np.ndarray
     kept: np.ndarray
     groups: np.ndarray
     critical: np.ndarray
+    proven: bool = True
 
 
 def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
-             method: str = "greedy") -> Prematch:
+             method: str = "greedy", *, time_limit: float | None = None) -> Prematch:
     """Clustering and pre-matching: per group, a knapsack over its critical licences.
 
     ``matrix`` is the Job-Machine matrix, ``needs`` jobs x licences,
     ``copies`` the cluster's copies per licence (the jobs are all of the
     cluster's, queued and running, so the capacities are the whole copies).
-    ``method`` is ``"greedy"`` (the thesis') or ``"exact"`` (MILP).
+    ``method`` is ``"greedy"`` (the thesis') or ``"exact"`` (MILP, each group
+    within ``time_limit`` seconds if given).
     """
     check_choice("convergent scheduling", "knapsack", method, METHODS)
-    solve = greedy_knapsack if method == "greedy" else exact_knapsack
+    if method == "greedy":
+        solve = greedy_knapsack
+    else:
+        def solve(values, demand, capacity):
+            return exact_knapsack(values, demand, capacity, time_limit=time_limit)
+    proven = True
     needs = np.asarray(needs, dtype=bool)
     copies = np.asarray(copies, dtype=np.int64)
     critical = critical_licences(needs, copies)
@@ -202,8 +215,9 @@ def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
         columns = np.flatnonzero(critical & needs[rows].any(axis=0))
         solution = solve(values[rows], needs[np.ix_(rows, columns)], copies[columns])
         kept[rows[~solution.taken]] = False
+        proven = proven and solution.proven
     result = np.where(kept[:, None], matrix, 0.0)
-    return Prematch(result, kept, groups, critical)
+    return Prematch(result, kept, groups, critical, proven)
 
 
 __all__ = ["METHODS", "NO_GROUP", "Knapsack", "Prematch", "critical_licences",
