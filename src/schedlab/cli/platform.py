@@ -194,7 +194,16 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
 #: ``--set`` keys of ``generate grid`` and how their values are read.
 _SETTING_KINDS = {"estimate": "pair", "rating": "pair", "margin": "pair", "cpus": "pair",
                   "input_size": "pair", "runtime_ratio": "fpair", "licence_need": "float",
-                  "no_deadline": "float", "classes": "triple"}
+                  "no_deadline": "float", "classes": "triple", "margin_schedule": "schedule"}
+
+
+def _segment(text: str) -> tuple[int, int, int]:
+    """``JOBSxLO:HI`` of ``--set margin_schedule=...``: one sub-stream (§5.1.5)."""
+    jobs, sep, bounds = text.strip().partition("x")
+    lo, colon, hi = bounds.partition(":")
+    if not sep or not colon:
+        raise ValueError(text)
+    return int(jobs), int(lo), int(hi)
 
 
 def _setting(text: str) -> tuple[str, object]:
@@ -210,6 +219,8 @@ def _setting(text: str) -> tuple[str, object]:
             return key, _pair(value, f"--set {key}", None, int)
         if kind == "fpair":
             return key, _pair(value, f"--set {key}", None, float)
+        if kind == "schedule":
+            return key, tuple(_segment(part) for part in value.split(","))
         if kind == "triple":
             weights = tuple(float(v) for v in value.split(","))
             if len(weights) != 3:
@@ -217,7 +228,8 @@ def _setting(text: str) -> tuple[str, object]:
             return key, weights
         return key, float(value)
     except ValueError:
-        expected = {"triple": "three weights W,W,W", "float": "a number"}.get(kind, "LO:HI")
+        expected = {"triple": "three weights W,W,W", "float": "a number",
+                    "schedule": "sub-streams JOBSxLO:HI,JOBSxLO:HI,..."}.get(kind, "LO:HI")
         raise InputError(f"expected {expected}, got {value!r}", field=f"--set {key}") from None
 
 

@@ -640,7 +640,9 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         series_busy=np.array(series.busy, dtype=np.int64),
         series_queue=np.array(series.queue, dtype=np.int64),
         workload=workload.name, params=params,
-        stats=dict(getattr(policy, "statistics", dict)()),
+        stats={**getattr(policy, "statistics", dict)(),
+               **{f"dispatch.{k}": v for k, v in
+                  getattr(dispatcher, "statistics", dict)().items()}},
         reject_reasons=dict(engine.reasons), skipped=dict(workload.skipped),
         deadline=deadline,
         artificial_deadline=None if deadline is None else np.zeros(len(tasks), dtype=bool),

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 #: What a cluster's load is measured against: raw work (thesis) or work per unit of power.
 LOAD_SCALES = ("work", "power")
+#: The Deadline classifiers: the static heuristic (§3.1.1) or ADH (§5.1.4).
+DEADLINE_CLASSIFIERS = ("static", "adaptive")
 
 
 class DeadlineClassifier(Protocol):
@@ -73,12 +75,17 @@ class DeadlineHeuristic:
 
     def __init__(self, max_priority: int, window: int, base: float = 2) -> None:
         self.max_priority = max_priority
-        self.base = base
         self._margins: deque[int] = deque(maxlen=window)
-        powers = [Fraction(base) ** j for j in range(1, max_priority + 1)]
+        self.set_base(base)
+
+    def set_base(self, base: float | Fraction) -> None:
+        """Cut ``[0, 2E]`` with ``base`` from now on (eq. 3.4 with ``base^k``, §5.1.4): the
+        tuning parameter a self-optimizing classifier changes."""
+        self.base = base
+        powers = [Fraction(base) ** j for j in range(1, self.max_priority + 1)]
         total = sum(powers)
         #: S_k / (2E) for k = 1 .. max-1: the cuts of [0, 1] between the intervals.
-        self.cuts = [sum(powers[:k]) / total for k in range(1, max_priority)]
+        self.cuts = [sum(powers[:k]) / total for k in range(1, self.max_priority)]
 
     def mean_margin(self, margin: int) -> Fraction:
         """E[Margin] over the window (eq. 3.1); a job with an empty window is its own mean."""
@@ -166,7 +173,13 @@ class MetaScheduler(Dispatcher):
       of cluster power, CPUs x rating);
     * ``classify`` -- ``False`` gives every job priority 1: Load and Ordering
       without the heuristics (the meta-scheduler of §4.3.1's "LS Heuristics"
-      and "NO Heuristics" cases, our reading).
+      and "NO Heuristics" cases, our reading);
+    * ``deadline`` -- ``static`` (§3.1.1) or ``adaptive``: the self-optimizing
+      Deadline classifier ADH (§5.1, :mod:`schedlab.policies.grid.adaptive`),
+      tuned by ``delta`` (the polytope's radius, 0.1), ``repository`` (jobs
+      whose priorities it judges, 100), ``base_step`` (``base`` is multiplied
+      or divided by ``1 + base_step``, 0.5) and ``norm`` (``l2`` or ``l1``);
+      none given by the thesis, all ignored under ``static``.
 
     The priority a job gets is written to ``task.priority`` for the local
     policies (§4.3.1 "MS heuristics").
@@ -177,7 +190,9 @@ class MetaScheduler(Dispatcher):
     def __init__(self, max_priority: int = 10, window: int = 100, base: float = 2,
                  w_deadline: float = 1.0, w_licence: float = 1.0, w_user: float = 1.0,
                  regular: int = 1, silver: int = 4, gold: int = 7, licence_types: int = 0,
-                 tolerance: float = 0.1, load: str = "work", classify: bool = True) -> None:
+                 tolerance: float = 0.1, load: str = "work", classify: bool = True,
+                 deadline: str = "static", delta: float = 0.1, repository: int = 100,
+                 base_step: float = 0.5, norm: str = "l2") -> None:
         check_number(self.name, "max_priority", max_priority, int, 1)
         check_number(self.name, "window", window, int, 1)
         check_number(self.name, "base", base, float, 1.0)
@@ -193,6 +208,7 @@ class MetaScheduler(Dispatcher):
         check_number(self.name, "tolerance", tolerance, float, 0.0)
         check_choice(self.name, "load", load, LOAD_SCALES)
         check_choice(self.name, "classify", classify, (True, False))
+        check_choice(self.name, "deadline", deadline, DEADLINE_CLASSIFIERS)
         self.max_priority = max_priority
         self.window = window
         self.base = base
@@ -202,12 +218,29 @@ class MetaScheduler(Dispatcher):
         self.tolerance = tolerance
         self.load = load
         self.classify = classify
-        self.deadline: DeadlineClassifier = DeadlineHeuristic(max_priority, window, base)
+        self.delta, self.repository, self.base_step, self.norm = delta, repository, base_step, norm
+        self.deadline_classifier = self._deadline_classifier(deadline)
         self._rng: np.random.Generator | None = None
         self._load: np.ndarray | None = None      # clusters x (max + 1): work at priority p
         self._count: np.ndarray | None = None     # clusters x (max + 1): jobs at priority p
         self._scale: np.ndarray | None = None
         self._work: dict[int, int] = {}           # job id -> its work when sent
+
+    def _deadline_classifier(self, kind: str) -> DeadlineClassifier:
+        """The static Deadline heuristic (§3.1.1) or its self-optimizing form (§5.1.4)."""
+        self.deadline = kind
+        if kind == "static":
+            return DeadlineHeuristic(self.max_priority, self.window, self.base)
+        from schedlab.policies.grid.adaptive import AdaptiveDeadline
+
+        return AdaptiveDeadline(self.max_priority, self.window, self.base, delta=self.delta,
+                                repository=self.repository, step=self.base_step,
+                                norm=self.norm, owner=self.name)
+
+    def statistics(self) -> dict:
+        """The adaptive Deadline classifier's reconfigurations and trajectory, if any."""
+        statistics = getattr(self.deadline_classifier, "statistics", None)
+        return statistics() if statistics is not None else {}
 
     # ------------------------------------------------------------ classification
     def priority_of(self, task: GridTask, licence_types: int) -> int:
@@ -217,8 +250,8 @@ class MetaScheduler(Dispatcher):
             delta_d = 0
         else:
             margin = job.deadline - job.estimate - job.submit
-            delta_d = self.deadline.contribution(margin, job.estimate)
-            self.deadline.observe(margin)
+            delta_d = self.deadline_classifier.contribution(margin, job.estimate)
+            self.deadline_classifier.observe(margin)
         delta_l = licence_contribution(len(task.licences), licence_types, self.max_priority)
         delta_u = user_contribution(task.user_class, task.owner_priority,
                                     (self.regular, self.silver, self.gold))

@@ -22,6 +22,10 @@ Our readings where the thesis is silent (docs/models.md):
 * each licence of the platform is needed independently with probability
   ``licence_need`` ("the probability that a job needs a licence");
 * exactly ``round(no_deadline x n)`` jobs, chosen at random, have no deadline;
+* ``margin_schedule`` (the job streams of §5.1.5, Tables 10-12): successive
+  sub-streams of ``jobs`` jobs with margins uniform in ``[lo, hi]``, taken
+  in turn and started again from the first when a stream is longer than
+  the schedule; it replaces ``margin``;
 * user class uniform over Regular, Silver, Gold unless ``classes`` weights
   say otherwise; owner priority uniform in 0..3;
 * a job's CPUs are drawn from ``cpus`` capped at the largest machine, and a
@@ -63,6 +67,8 @@ class JobSettings:
     input_size: tuple[int, int] = (0, 0)
     runtime_ratio: tuple[float, float] = (1.0, 1.0)
     classes: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    #: (jobs, lo, hi) sub-streams of margins in turn (§5.1.5); empty: ``margin`` for all.
+    margin_schedule: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         check_range(self.estimate, "estimate", low=1, integer=True)
@@ -76,6 +82,11 @@ class JobSettings:
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or not 0 <= value <= 1:
                 raise InputError(f"expected a probability in [0, 1], got {value!r}", field=name)
+        for segment in self.margin_schedule:
+            if len(segment) != 3 or segment[0] < 1:
+                raise InputError(f"expected sub-streams (jobs >= 1, lo, hi), got {segment!r}",
+                                 field="margin_schedule")
+            check_range(tuple(segment[1:]), "margin_schedule", low=0, integer=True)
         if len(self.classes) != len(USER_CLASSES) or any(w < 0 for w in self.classes) \
                 or sum(self.classes) <= 0:
             raise InputError(f"expected three weights >= 0 (regular, silver, gold), not all 0, "
@@ -99,6 +110,16 @@ PRESETS: dict[str, JobSettings] = {
                                   input_size=(100, 800)),
     "thesis-4.3": JobSettings((8000, 10000), (100, 500), (1500, 5500), (1, 8), 0.3),
     "thesis-5.2": JobSettings((500, 3000), (200, 600), (25, 150), (1, 8), 0.0),
+    # §5.1.5: only the margins are given (Tables 10-12); the rest is thesis-4.1's, and
+    # every job has a deadline (our reading).
+    "adh-uniform": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
+                               margin_schedule=((2000, 0, 200),)),
+    "adh-changing": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
+                                margin_schedule=((400, 2000, 4000), (550, 0, 200),
+                                                 (350, 2000, 4000), (700, 100, 200))),
+    "adh-hotspots": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
+                                margin_schedule=((500, 3000, 4000), (500, 100, 200),
+                                                 (500, 500, 700), (500, 100, 200))),
 }
 #: Job counts and interarrival means of each experiment (§4.1, §4.2, §4.3, §5.2.3).
 THESIS_RUNS: dict[str, ThesisRun] = {
@@ -107,6 +128,9 @@ THESIS_RUNS: dict[str, ThesisRun] = {
     "thesis-4.2-mkp": ThesisRun(1000, (10,)),
     "thesis-4.3": ThesisRun(5000, (0, 5, 10, 15)),
     "thesis-5.2": ThesisRun(3000, (5,)),
+    "adh-uniform": ThesisRun(2000, (12,)),
+    "adh-changing": ThesisRun(2000, (12,)),
+    "adh-hotspots": ThesisRun(2000, (12,)),
 }
 DEFAULT_PRESET = "thesis-4.3"
 
@@ -185,7 +209,8 @@ def _with_attributes(workload: Workload, platform: Platform, settings: JobSettin
     """Draw every grid attribute of the workload's jobs (order of draws is fixed)."""
     n = len(workload)
     rating = rng.integers(settings.rating[0], settings.rating[1], n, endpoint=True)
-    margin = rng.integers(settings.margin[0], settings.margin[1], n, endpoint=True)
+    low, high = margin_ranges(settings, n)
+    margin = rng.integers(low, high, n, endpoint=True)
     without = np.zeros(n, dtype=bool)
     without[rng.permutation(n)[:int(np.floor(settings.no_deadline * n + 0.5))]] = True
     weights = np.asarray(settings.classes, dtype=float)
@@ -202,6 +227,17 @@ def _with_attributes(workload: Workload, platform: Platform, settings: JobSettin
     grid = GridWorkload(workload.with_jobs(jobs, header=header), platform.licence_names, needs,
                         rating, user_class, owner, size)
     return grid
+
+
+def margin_ranges(settings: JobSettings, n: int) -> tuple[int | np.ndarray, int | np.ndarray]:
+    """The margin range of each of ``n`` jobs: ``settings.margin`` for all, or the ranges of
+    ``settings.margin_schedule`` sub-stream after sub-stream, in a cycle (§5.1.5)."""
+    if not settings.margin_schedule:
+        return settings.margin
+    counts = np.array([jobs for jobs, _, _ in settings.margin_schedule])
+    segment = np.searchsorted(np.cumsum(counts), np.arange(n) % counts.sum(), side="right")
+    ranges = np.array([(lo, hi) for _, lo, hi in settings.margin_schedule])[segment]
+    return ranges[:, 0], ranges[:, 1]
 
 
 def _licence_needs(workload: Workload, platform: Platform, probability: float,
