@@ -83,6 +83,10 @@ class DataRepository:
     def full(self) -> bool:
         return len(self._entries) == self.size
 
+    def latest(self) -> int:
+        """The priority of the last classification stored."""
+        return self._entries[-1][1]
+
     def margins(self) -> np.ndarray:
         """The margins held, oldest first."""
         return np.array([m for m, _ in self._entries], dtype=float)
@@ -257,10 +261,13 @@ class AdaptiveDeadline:
 
 
 def replay_classification(margins: Iterable[int], estimates: Iterable[int],
-                          classifier: AdaptiveDeadline) -> dict[str, list[float]]:
+                          classifier: AdaptiveDeadline) -> list[int]:
     """Classify a stream of jobs (margin, estimate) in order with ``classifier`` alone, as
-    the thesis' own simulator does (§5.1.5); its trajectory."""
+    the thesis' own simulator does (§5.1.5); the interval priority of each job (the
+    trajectory is in ``classifier.trajectory``)."""
+    priorities = []
     for margin, estimate in zip(margins, estimates):
         classifier.contribution(int(margin), int(estimate))
+        priorities.append(classifier.repository.latest())
         classifier.observe(int(margin))
-    return classifier.trajectory
+    return priorities
