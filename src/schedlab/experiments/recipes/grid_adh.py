@@ -90,13 +90,13 @@ def classifier(kind: str, window: int, delta: float, repository: int,
                base_step: float) -> AdaptiveDeadline:
     """ADH, or the static heuristic under the same observation (``reconfigure=False``)."""
     return AdaptiveDeadline(MAX_PRIORITY, window, delta=delta, repository=repository,
-                            step=base_step, reconfigure=kind == "adaptive")
+                            base_step=base_step, reconfigure=kind == "adaptive")
 
 
 def run_adh_experiment(out: str | Path | None = None, *, streams=STREAMS, jobs: int | None = None,
                        ta: float | None = None, seed: int = 0, window: int = 100,
                        delta: float = 0.1, repository: int = 100,
-                       base_step: float = 0.5) -> list[ADHRun]:
+                       base_step: float = 1.0) -> list[ADHRun]:
     """Static Deadline against ADH on the streams of §5.1.5 (module docstring).
 
     ``jobs`` shrinks (or stretches) each stream keeping its sub-streams'

@@ -47,6 +47,15 @@ BASE_RANGE = (Fraction(1, 4), Fraction(16))
 TARGET_RATIO = 2
 
 
+def check_parameters(owner: str, delta: float, repository: int, base_step: float,
+                     norm: str) -> None:
+    """InputError naming the first bad ADH parameter of ``owner``."""
+    check_number(owner, "delta", delta, float, 0.0)
+    check_number(owner, "repository", repository, int, 1)
+    check_number(owner, "base_step", base_step, float, 0.001, float(BASE_RANGE[1]))
+    check_choice(owner, "norm", norm, NORMS)
+
+
 def exponential_target(max_priority: int, ratio: float = TARGET_RATIO) -> np.ndarray:
     """The target distribution ``d_target`` of eq. 3.2 over priorities ``1 .. max``.
 
@@ -215,17 +224,14 @@ class AdaptiveDeadline:
     """
 
     def __init__(self, max_priority: int, window: int, base: float = 2, *, delta: float = 0.1,
-                 repository: int = 100, step: float = 0.5, norm: str = "l2",
-                 reconfigure: bool = True, owner: str = "adaptive Deadline (ADH)") -> None:
-        name = owner
-        check_number(name, "delta", delta, float, 0.0)
-        check_number(name, "repository", repository, int, 1)
-        check_number(name, "base_step", step, float, 0.001, float(BASE_RANGE[1]))
-        check_choice(name, "norm", norm, NORMS)
+                 repository: int = 100, base_step: float = 1.0, norm: str = "l2",
+                 reconfigure: bool = True) -> None:
+        check_parameters("adaptive Deadline (ADH)", delta, repository, base_step, norm)
         self.strategy = DeadlineHeuristic(max_priority, window, base)
         self.repository = DataRepository(repository)
-        self.evaluator = Evaluator(Polytope(exponential_target(max_priority), delta, norm), step)
-        self.reconfigurator = Reconfigurator(step)
+        self.evaluator = Evaluator(Polytope(exponential_target(max_priority), delta, norm),
+                                   base_step)
+        self.reconfigurator = Reconfigurator(base_step)
         self.reconfigure = reconfigure
         self.reconfigurations = 0
         self.trajectory: dict[str, list[float]] = {"base": [], "distance": []}

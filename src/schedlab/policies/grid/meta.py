@@ -178,7 +178,7 @@ class MetaScheduler(Dispatcher):
       Deadline classifier ADH (§5.1, :mod:`schedlab.policies.grid.adaptive`),
       tuned by ``delta`` (the polytope's radius, 0.1), ``repository`` (jobs
       whose priorities it judges, 100), ``base_step`` (``base`` is multiplied
-      or divided by ``1 + base_step``, 0.5) and ``norm`` (``l2`` or ``l1``);
+      or divided by ``1 + base_step``, 1: doubled or halved) and ``norm`` (``l2`` or ``l1``);
       none given by the thesis, all ignored under ``static``.
 
     The priority a job gets is written to ``task.priority`` for the local
@@ -192,7 +192,7 @@ class MetaScheduler(Dispatcher):
                  regular: int = 1, silver: int = 4, gold: int = 7, licence_types: int = 0,
                  tolerance: float = 0.1, load: str = "work", classify: bool = True,
                  deadline: str = "static", delta: float = 0.1, repository: int = 100,
-                 base_step: float = 0.5, norm: str = "l2") -> None:
+                 base_step: float = 1.0, norm: str = "l2") -> None:
         check_number(self.name, "max_priority", max_priority, int, 1)
         check_number(self.name, "window", window, int, 1)
         check_number(self.name, "base", base, float, 1.0)
@@ -209,6 +209,9 @@ class MetaScheduler(Dispatcher):
         check_choice(self.name, "load", load, LOAD_SCALES)
         check_choice(self.name, "classify", classify, (True, False))
         check_choice(self.name, "deadline", deadline, DEADLINE_CLASSIFIERS)
+        from schedlab.policies.grid.adaptive import check_parameters
+
+        check_parameters(self.name, delta, repository, base_step, norm)
         self.max_priority = max_priority
         self.window = window
         self.base = base
@@ -234,8 +237,8 @@ class MetaScheduler(Dispatcher):
         from schedlab.policies.grid.adaptive import AdaptiveDeadline
 
         return AdaptiveDeadline(self.max_priority, self.window, self.base, delta=self.delta,
-                                repository=self.repository, step=self.base_step,
-                                norm=self.norm, owner=self.name)
+                                repository=self.repository, base_step=self.base_step,
+                                norm=self.norm)
 
     def statistics(self) -> dict:
         """The adaptive Deadline classifier's reconfigurations and trajectory, if any."""
