@@ -140,12 +140,14 @@ def test_adaptive_with_a_large_delta_classifies_like_the_static_heuristic():
 
 
 # ------------------------------------------------------------------ the §5.1.5 comparison
-def thesis_stream(preset, seed):
+def thesis_stream(stream, seed):
+    from schedlab.experiments.recipes.grid_adh import stream_settings
     from schedlab.platform.generator import generate_platform, preset as platform_preset
-    from schedlab.workload.models.grid import PRESETS, THESIS_RUNS, generate_grid
+    from schedlab.workload.models.grid import generate_grid
 
     platform = generate_platform(platform_preset("thesis-4.3"), 1)
-    grid = generate_grid(platform, PRESETS[preset], THESIS_RUNS[preset].jobs, 12, seed)
+    settings, count = stream_settings(stream, None)
+    grid = generate_grid(platform, settings, count, 12, seed)
     jobs = grid.workload.jobs
     return [j.deadline - j.estimate - j.submit for j in jobs], [j.estimate for j in jobs]
 
@@ -235,7 +237,7 @@ def test_cli_adaptive_run_lists_and_refuses_bad_values(tmp_path, monkeypatch):
     assert runner.invoke(app, ["platform", "generate", "--preset", "thesis-4.3", "--seed", "1",
                                "-o", "P.toml"]).exit_code == 0
     made = runner.invoke(app, ["generate", "grid", "--platform", "P.toml", "--preset",
-                               "adh-changing", "-n", "120", "--set",
+                               "thesis-4.1", "-n", "120", "--set",
                                "margin_schedule=30x2000:4000,90x0:200", "-o", "jobs.swf"])
     assert made.exit_code == 0, made.output
     ok = runner.invoke(app, ["simulate", "jobs.swf", "--platform", "P.toml", "--dispatch",
@@ -277,14 +279,19 @@ def test_bad_margin_schedule_is_an_input_error():
             JobSettings(margin_schedule=schedule)
 
 
-def test_adh_presets_follow_tables_10_to_12():
-    from schedlab.workload.models.grid import PRESETS
+def test_adh_margin_schedules_follow_tables_10_to_12_and_are_named_on_the_cli():
+    from schedlab.cli.platform import _setting
+    from schedlab.workload.models.grid import MARGIN_SCHEDULES
 
-    assert PRESETS["adh-uniform"].margin_schedule == ((2000, 0, 200),)
-    assert PRESETS["adh-changing"].margin_schedule == (
+    assert MARGIN_SCHEDULES["adh-uniform"] == ((2000, 0, 200),)
+    assert MARGIN_SCHEDULES["adh-changing"] == (
         (400, 2000, 4000), (550, 0, 200), (350, 2000, 4000), (700, 100, 200))
-    assert PRESETS["adh-hotspots"].margin_schedule == (
+    assert MARGIN_SCHEDULES["adh-hotspots"] == (
         (500, 3000, 4000), (500, 100, 200), (500, 500, 700), (500, 100, 200))
+    assert _setting("margin_schedule=adh-changing") == ("margin_schedule",
+                                                         MARGIN_SCHEDULES["adh-changing"])
+    assert _setting("margin_schedule=3x1:2,4x5:6") == ("margin_schedule",
+                                                       ((3, 1, 2), (4, 5, 6)))
 
 
 # ------------------------------------------------------------------ the experiment

@@ -220,6 +220,10 @@ def _setting(text: str) -> tuple[str, object]:
         if kind == "fpair":
             return key, _pair(value, f"--set {key}", None, float)
         if kind == "schedule":
+            from schedlab.workload.models.grid import MARGIN_SCHEDULES
+
+            if value.strip() in MARGIN_SCHEDULES:
+                return key, MARGIN_SCHEDULES[value.strip()]
             return key, tuple(_segment(part) for part in value.split(","))
         if kind == "triple":
             weights = tuple(float(v) for v in value.split(","))
@@ -229,7 +233,8 @@ def _setting(text: str) -> tuple[str, object]:
         return key, float(value)
     except ValueError:
         expected = {"triple": "three weights W,W,W", "float": "a number",
-                    "schedule": "sub-streams JOBSxLO:HI,JOBSxLO:HI,..."}.get(kind, "LO:HI")
+                    "schedule": "sub-streams JOBSxLO:HI,JOBSxLO:HI,... or one of "
+                                "adh-uniform, adh-changing, adh-hotspots"}.get(kind, "LO:HI")
         raise InputError(f"expected {expected}, got {value!r}", field=f"--set {key}") from None
 
 

@@ -1,8 +1,8 @@
 """The experiment of Pasquali's thesis §5.1.5: the static Deadline heuristic against ADH.
 
 The thesis classifies job streams whose margins change over time (Tables
-10-12: the presets ``adh-uniform``, ``adh-changing``, ``adh-hotspots`` of
-:mod:`schedlab.workload.models.grid`) with the Deadline heuristic alone, five
+10-12: the margin schedules ``adh-uniform``, ``adh-changing``, ``adh-hotspots``
+of :data:`schedlab.workload.models.grid.MARGIN_SCHEDULES`) with the Deadline heuristic alone, five
 priorities, and compares the priority distribution with the exponential
 target of eq. 3.2 (Figs. 34-38).  :func:`run_adh_experiment` does that, and
 also schedules each stream on a grid (the meta-scheduler with Deadline as
@@ -45,6 +45,10 @@ PLATFORM = "thesis-4.3"
 LOCAL_POLICY = {"name": "bf-fcfs", "order": "priority"}
 #: Jobs per block of the deadline misses over time.
 BLOCK = 200
+#: The job attributes besides the margins (the thesis gives only these): thesis-4.1's, every
+#: job with a deadline, a job every 12 s on average (our choices).
+JOB_PRESET = "thesis-4.1"
+INTERARRIVAL = 12.0
 
 
 @dataclass(frozen=True)
@@ -75,10 +79,10 @@ class ADHRun:
 def stream_settings(stream: str, jobs: int | None):
     """The job settings of a stream, its sub-streams scaled to ``jobs`` in all (Tables 10-12
     keep their proportions; at least one job each)."""
-    from schedlab.workload.models.grid import THESIS_RUNS, preset
+    from schedlab.workload.models.grid import MARGIN_SCHEDULES, preset
 
-    settings = preset(stream)
-    total = THESIS_RUNS[stream].jobs
+    settings = preset(JOB_PRESET, no_deadline=0.0, margin_schedule=MARGIN_SCHEDULES[stream])
+    total = sum(count for count, _, _ in settings.margin_schedule)
     if jobs is None or jobs == total:
         return settings, total
     schedule = tuple((max(1, round(count * jobs / total)), lo, hi)
@@ -100,13 +104,12 @@ def run_adh_experiment(out: str | Path | None = None, *, streams=STREAMS, jobs: 
     """Static Deadline against ADH on the streams of §5.1.5 (module docstring).
 
     ``jobs`` shrinks (or stretches) each stream keeping its sub-streams'
-    proportions; ``ta`` is the mean interarrival time (default the preset's,
-    12 s); the platform ``thesis-4.3`` is drawn with ``seed``.  With ``out``,
+    proportions; ``ta`` is the mean interarrival time (default 12 s); the platform ``thesis-4.3`` is drawn with ``seed``.  With ``out``,
     writes ``out/adh.csv`` (one row per run) and the figure
     ``out/adh-trajectory.png`` (:func:`schedlab.viz.adh.adh_figure`).
     """
     from schedlab.api import load_platform, simulate_grid
-    from schedlab.workload.models.grid import THESIS_RUNS, generate_grid
+    from schedlab.workload.models.grid import generate_grid
 
     unknown = [s for s in streams if s not in STREAMS]
     if unknown:
@@ -116,7 +119,7 @@ def run_adh_experiment(out: str | Path | None = None, *, streams=STREAMS, jobs: 
     runs = []
     for stream in streams:
         settings, count = stream_settings(stream, jobs)
-        interarrival = THESIS_RUNS[stream].interarrivals[0] if ta is None else ta
+        interarrival = INTERARRIVAL if ta is None else ta
         grid = generate_grid(platform, settings, count, interarrival, seed, name=stream)
         with_deadline = [j for j in grid.workload.jobs if j.deadline is not None]
         margins = [j.deadline - j.estimate - j.submit for j in with_deadline]

@@ -22,10 +22,10 @@ Our readings where the thesis is silent (docs/models.md):
 * each licence of the platform is needed independently with probability
   ``licence_need`` ("the probability that a job needs a licence");
 * exactly ``round(no_deadline x n)`` jobs, chosen at random, have no deadline;
-* ``margin_schedule`` (the job streams of §5.1.5, Tables 10-12): successive
-  sub-streams of ``jobs`` jobs with margins uniform in ``[lo, hi]``, taken
-  in turn and started again from the first when a stream is longer than
-  the schedule; it replaces ``margin``;
+* ``margin_schedule`` (the job streams of §5.1.5, Tables 10-12, are
+  :data:`MARGIN_SCHEDULES`): successive sub-streams of ``jobs`` jobs with
+  margins uniform in ``[lo, hi]``, taken in turn and started again from the
+  first when a stream is longer than the schedule; it replaces ``margin``;
 * user class uniform over Regular, Silver, Gold unless ``classes`` weights
   say otherwise; owner priority uniform in 0..3;
 * a job's CPUs are drawn from ``cpus`` capped at the largest machine, and a
@@ -110,16 +110,6 @@ PRESETS: dict[str, JobSettings] = {
                                   input_size=(100, 800)),
     "thesis-4.3": JobSettings((8000, 10000), (100, 500), (1500, 5500), (1, 8), 0.3),
     "thesis-5.2": JobSettings((500, 3000), (200, 600), (25, 150), (1, 8), 0.0),
-    # §5.1.5: only the margins are given (Tables 10-12); the rest is thesis-4.1's, and
-    # every job has a deadline (our reading).
-    "adh-uniform": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
-                               margin_schedule=((2000, 0, 200),)),
-    "adh-changing": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
-                                margin_schedule=((400, 2000, 4000), (550, 0, 200),
-                                                 (350, 2000, 4000), (700, 100, 200))),
-    "adh-hotspots": JobSettings((500, 3000), (100, 500), (0, 200), (1, 8), 0.3, 0.0,
-                                margin_schedule=((500, 3000, 4000), (500, 100, 200),
-                                                 (500, 500, 700), (500, 100, 200))),
 }
 #: Job counts and interarrival means of each experiment (§4.1, §4.2, §4.3, §5.2.3).
 THESIS_RUNS: dict[str, ThesisRun] = {
@@ -128,11 +118,14 @@ THESIS_RUNS: dict[str, ThesisRun] = {
     "thesis-4.2-mkp": ThesisRun(1000, (10,)),
     "thesis-4.3": ThesisRun(5000, (0, 5, 10, 15)),
     "thesis-5.2": ThesisRun(3000, (5,)),
-    "adh-uniform": ThesisRun(2000, (12,)),
-    "adh-changing": ThesisRun(2000, (12,)),
-    "adh-hotspots": ThesisRun(2000, (12,)),
 }
 DEFAULT_PRESET = "thesis-4.3"
+#: The margin streams of §5.1.5 (``margin_schedule`` values): Tables 10, 11 and 12.
+MARGIN_SCHEDULES: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "adh-uniform": ((2000, 0, 200),),
+    "adh-changing": ((400, 2000, 4000), (550, 0, 200), (350, 2000, 4000), (700, 100, 200)),
+    "adh-hotspots": ((500, 3000, 4000), (500, 100, 200), (500, 500, 700), (500, 100, 200)),
+}
 
 
 def preset(name: str, **changes) -> JobSettings:
