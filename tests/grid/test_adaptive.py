@@ -141,7 +141,7 @@ def test_adaptive_with_a_large_delta_classifies_like_the_static_heuristic():
 
 # ------------------------------------------------------------------ the §5.1.5 comparison
 def thesis_stream(stream, seed):
-    from schedlab.experiments.recipes.grid_adh import stream_settings
+    from schedlab.experiments.adh import stream_settings
     from schedlab.platform.generator import generate_platform, preset as platform_preset
     from schedlab.workload.models.grid import generate_grid
 
@@ -185,7 +185,7 @@ def test_adaptive_is_never_invoked_on_the_uniform_stream():
 # ------------------------------------------------------------------ in the meta-scheduler
 def adaptive_run(seed=3, jobs=300):
     from schedlab.api import simulate_grid
-    from schedlab.experiments.recipes.grid_adh import stream_settings
+    from schedlab.experiments.adh import stream_settings
     from schedlab.platform.generator import generate_platform, preset
     from schedlab.workload.models.grid import generate_grid
 
@@ -296,7 +296,7 @@ def test_adh_margin_schedules_follow_tables_10_to_12_and_are_named_on_the_cli():
 
 # ------------------------------------------------------------------ the experiment
 def test_deadline_misses_per_block_count_late_and_unrun_jobs():
-    from schedlab.experiments.recipes.grid_adh import deadline_misses_per_block
+    from schedlab.experiments.adh import deadline_misses_per_block
 
     result = SimpleNamespace(submit=np.array([0, 1, 2, 3, 4]),
                              end=np.array([10, 30, -1, 5, 50]),
@@ -305,7 +305,7 @@ def test_deadline_misses_per_block_count_late_and_unrun_jobs():
 
 
 def test_experiment_writes_table_and_figure(tmp_path):
-    from schedlab.experiments.recipes.grid_adh import run_adh_experiment
+    from schedlab.experiments.adh import run_adh_experiment
 
     runs = run_adh_experiment(tmp_path, streams=("adh-changing",), jobs=200, seed=1,
                               repository=40, window=40)

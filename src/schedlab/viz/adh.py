@@ -20,7 +20,7 @@ from schedlab.viz.style import new_figure, paper_style, policy_styles
 
 def adh_figure(runs: Sequence, *, title: str | None = None) -> Figure:
     """``base`` and distance over time for the runs of
-    :func:`schedlab.experiments.recipes.grid_adh.run_adh_experiment`."""
+    :func:`schedlab.experiments.adh.run_adh_experiment`."""
     if not runs:
         raise InputError("no ADH run to draw", field="runs")
     streams = list(dict.fromkeys(run.stream for run in runs))
