@@ -239,10 +239,11 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
 
 def _local_policy(spec: PolicySpec):
     """A fresh grid local policy; a space-sharing policy's name gets a clear error."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, make_local_policy
+    from schedlab.policies.grid import (LOCAL_POLICIES, LocalPolicy, canonical_name,
+                                        make_local_policy)
 
     name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
-    if not isinstance(spec, LocalPolicy) and str(name).strip().lower() not in LOCAL_POLICIES:
+    if not isinstance(spec, LocalPolicy) and canonical_name(name) not in LOCAL_POLICIES:
         raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
                          f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
                          field="policy")
@@ -251,9 +252,9 @@ def _local_policy(spec: PolicySpec):
 
 def refuse_grid_policy(spec: PolicySpec) -> None:
     """InputError for a grid policy asked to run without a platform."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy
+    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, canonical_name
 
     name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
-    if isinstance(spec, LocalPolicy) or str(name).strip().lower() in LOCAL_POLICIES:
+    if isinstance(spec, LocalPolicy) or canonical_name(name) in LOCAL_POLICIES:
         raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
                          f"FILE, docs/policies/grid.md)", field="policy")

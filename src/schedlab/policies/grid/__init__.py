@@ -17,6 +17,8 @@ from schedlab.errors import InputError
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.egedf import EarliestGapEDF
+from schedlab.policies.grid.flexible import (FlexibleBackfillingMod, FlexibleBackfillingUnmod,
+                                             GridEDF)
 from schedlab.policies.grid.local import BackfillingFCFS, GridFCFS
 from schedlab.policies.grid.meta import MetaScheduler
 
@@ -27,6 +29,14 @@ LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
     "bf-fcfs": (BackfillingFCFS, "EASY backfilling on heterogeneous machines and licences "
                                  "(Pasquali thesis §4.1 'BF_FCFS')"),
     "eg-edf": (EarliestGapEDF, "schedule-based: earliest gap / EDF insertion, Tabu (§5.2)"),
+    "bf-unmod": (FlexibleBackfillingUnmod, "Flexible Backfilling by heuristic priorities, the "
+                                           "reservation kept until its job starts (Pasquali "
+                                           "thesis §3.2.1 'BF_UNMOD')"),
+    "bf-mod": (FlexibleBackfillingMod, "Flexible Backfilling by heuristic priorities, the "
+                                       "reservation to the highest priority at every event "
+                                       "(Pasquali thesis §3.2.1 'BF_MOD')"),
+    "grid-edf": (GridEDF, "earliest deadline first on the fastest machine with room, no "
+                          "reservation (Pasquali thesis §4.2 'EDF')"),
 }
 
 #: name -> (class, one-line summary) of the meta-scheduler's dispatchers.
@@ -41,6 +51,12 @@ DISPATCHERS: dict[str, tuple[type[Dispatcher], str]] = {
 
 DispatcherSpec = str | Mapping[str, Any] | Dispatcher
 LocalPolicySpec = str | Mapping[str, Any] | LocalPolicy
+
+
+def canonical_name(name: str) -> str:
+    """A grid policy or dispatcher name as registered: lower case, ``_`` read as ``-``
+    (``BF_MOD`` is ``bf-mod``)."""
+    return str(name).strip().lower().replace("_", "-")
 
 
 def make_dispatcher(spec: DispatcherSpec) -> Dispatcher:
@@ -66,7 +82,7 @@ def _build(spec, table: Mapping[str, tuple[type, str]], kind: str):
         name, params = str(spec["name"]), {k: v for k, v in spec.items() if k != "name"}
     else:
         name, params = str(spec), {}
-    entry = table.get(name.strip().lower())
+    entry = table.get(canonical_name(name))
     if entry is None:
         raise InputError(f"unknown {kind} {name!r} (known: {', '.join(table)})",
                          field="dispatch" if kind == "dispatcher" else "policy")
@@ -79,6 +95,7 @@ def _build(spec, table: Mapping[str, tuple[type, str]], kind: str):
     return cls(**params)
 
 
-__all__ = ["DISPATCHERS", "LOCAL_POLICIES", "BackfillingFCFS", "Dispatcher", "GridFCFS",
-           "LeastWork", "LocalPolicy", "MetaScheduler", "Proportional", "RandomDispatch", "RoundRobin",
-           "make_dispatcher", "make_local_policy"]
+__all__ = ["DISPATCHERS", "LOCAL_POLICIES", "BackfillingFCFS", "Dispatcher",
+           "FlexibleBackfillingMod", "FlexibleBackfillingUnmod", "GridEDF", "GridFCFS",
+           "LeastWork", "LocalPolicy", "MetaScheduler", "Proportional", "RandomDispatch",
+           "RoundRobin", "canonical_name", "make_dispatcher", "make_local_policy"]

@@ -159,19 +159,33 @@ class BackfillingFCFS(LocalPolicy):
         self.order = order
 
     def schedule(self, ctx: GridContext) -> None:
-        reservation = None
         queue = list(ctx.waiting.values())
         if self.order == "priority":
             queue.sort(key=lambda task: -task.priority)
-        for task in queue:
-            if reservation is None:
-                machine = ctx.fastest_fit(task)
-                if machine is not None:
-                    ctx.start(task, machine)
-                else:
-                    reservation = reserve(ctx, task, self.reserve_by)
-                continue
-            for k in ctx.machines_with_room(task).tolist():
-                if reservation.admits(ctx, task, k, ctx.now + ctx.duration(task, k)):
-                    ctx.start(task, k)
-                    break
+        backfill(ctx, queue, self.reserve_by)
+
+
+def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start") -> GridTask | None:
+    """One EASY pass over ``queue`` in its order; returns the job that got the reservation
+    (None when every job that could be tried started).
+
+    Jobs start on the fastest machine with room until one cannot (the head):
+    it gets a reservation (:func:`reserve`, ``by`` as there), and every later
+    job starts on the fastest machine with room where it leaves that
+    reservation intact.  BF_FCFS runs it on the arrival order, Flexible
+    Backfilling on the priority order.
+    """
+    reservation = head = None
+    for task in queue:
+        if reservation is None:
+            machine = ctx.fastest_fit(task)
+            if machine is not None:
+                ctx.start(task, machine)
+            else:
+                head, reservation = task, reserve(ctx, task, by)
+            continue
+        for k in ctx.machines_with_room(task).tolist():
+            if reservation.admits(ctx, task, k, ctx.now + ctx.duration(task, k)):
+                ctx.start(task, k)
+                break
+    return head
