@@ -29,8 +29,10 @@ def jobs(draw):
         widest = int(PLATFORM.cpus[mask].max())
         runtime = draw(st.integers(0, 300))
         estimate = draw(st.integers(max(runtime - 50, 1), runtime + 100))
-        rows.append((draw(st.integers(0, 400)), runtime, estimate,
-                     draw(st.integers(1, widest)), licences, draw(st.integers(50, 400))))
+        submit = draw(st.integers(0, 400))
+        deadline = draw(st.none() | st.integers(submit, submit + 600))   # for bf-*, grid-edf
+        rows.append((submit, runtime, estimate, draw(st.integers(1, widest)), licences,
+                     draw(st.integers(50, 400)), deadline))
     rows.sort(key=lambda r: r[0])
     return rows
 

@@ -1,0 +1,177 @@
+"""Flexible Backfilling (bf-unmod, bf-mod) and grid-edf: hand-checked priorities and
+schedules on the 3-machine, 2-licence cluster of helpers.three_machines.
+
+Machines: fast (4 CPUs, rating 200), mid (4, 100), small (2, 100).  Licence A:
+1 copy on fast and mid; licence B: 2 copies anywhere.  Weights: the thesis'
+§4.1 footnote (age 0.01; Deadline Max 20, Min 0.1, k 1.4; W 1; boost 2).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from schedlab.api import simulate_grid
+from schedlab.cli.app import app
+from schedlab.engine.grid import run_grid
+from schedlab.errors import InputError
+from schedlab.policies.grid import (FlexibleBackfillingMod, FlexibleBackfillingUnmod, GridEDF,
+                                    GridFCFS, make_local_policy)
+from schedlab.policies.grid.flexible import deadline_term, licence_term
+
+from .helpers import grid_workload, three_machines
+
+FAST, MID, SMALL = 0, 1, 2
+
+
+def simulate(rows, policy, allocation="shared"):
+    return run_grid(grid_workload(rows), three_machines(), [policy], allocation=allocation)
+
+
+def recording(cls):
+    """``cls`` that keeps the priorities it computed at every pass, by time."""
+    class Recording(cls):
+        def schedule(self, ctx):
+            self.seen = getattr(self, "seen", {})
+            self.seen[ctx.now] = self.priorities(ctx)
+            super().schedule(ctx)
+    return Recording()
+
+
+#: Every machine busy until 100; job 4 (licence A, deadline 260), 5 (short, nothing),
+#: 6 (A and B, long) queue behind them.
+PRIORITY_ROWS = [(0, 100, 100, 4, (), 200),              # 1: fast [0, 100]
+                 (0, 100, 100, 4, (), 100),              # 2: mid [0, 100]
+                 (0, 100, 100, 2, (), 100),              # 3: small [0, 100]
+                 (10, 200, 200, 1, ("A",), 100, 260),    # 4
+                 (20, 100, 100, 1, (), 100),             # 5
+                 (20, 400, 400, 1, ("A", "B"), 100)]     # 6
+
+
+@pytest.mark.parametrize("cls", [FlexibleBackfillingMod, FlexibleBackfillingUnmod])
+def test_priorities_by_hand(cls):
+    policy = recording(cls)
+    result = simulate(PRIORITY_ROWS, policy)
+    at20 = policy.seen[20]
+    # rho: A asked by jobs 4 and 6, 1 copy -> 2.0 (critical); B by job 6, 2 copies -> 0.5.
+    # Job 4: age 10 x 0.01; Deadline: Extime 220, T = 260 - 1.4 x 200 = -20,
+    # 19.9 x 240 / 280 + 0.1; Licence 1 x 2.0; Wait 2 x 100 / 200.
+    assert at20[4].aging == pytest.approx(0.1)
+    assert at20[4].deadline == pytest.approx(19.9 * 240 / 280 + 0.1)
+    assert at20[4].licence == pytest.approx(2.0)
+    assert at20[4].wait == pytest.approx(1.0)
+    assert at20[5] == pytest.approx((0.0, 0.0, 0.0, 2.0))
+    assert at20[6] == pytest.approx((0.0, 0.0, 0.5 + 1 * 2.0, 0.5))
+    # At 100 job 4's Extime (300) is past its deadline: Deadline gives 0.
+    at100 = policy.seen[100]
+    assert [at100[j].total for j in (4, 5, 6)] == pytest.approx([3.9, 2.8, 3.8])
+    # 4 (highest) on fast until 200; 6 waits for A's copy (reserved on fast at 200);
+    # 5 backfills on fast, ending at 150 before the reservation.
+    assert result.start.tolist() == [0, 0, 0, 100, 100, 200]
+    assert result.end.tolist() == [100, 100, 100, 200, 150, 400]
+    assert result.grid.machine.tolist() == [FAST, MID, SMALL, FAST, FAST, FAST]
+
+
+#: fast and mid busy until 100; job 3 (no deadline) queues first and gets the
+#: reservation; job 4 arrives with a deadline of 200 and a higher priority.
+HOLDER_ROWS = [(0, 100, 100, 4, (), 200),                # 1: fast [0, 100]
+               (0, 100, 100, 4, (), 100),                # 2: mid [0, 100]
+               (10, 100, 100, 4, (), 100),               # 3
+               (20, 100, 100, 4, (), 100, 200)]          # 4
+
+
+def test_bf_mod_gives_the_reservation_to_the_higher_priority():
+    policy = recording(FlexibleBackfillingMod)
+    result = simulate(HOLDER_ROWS, policy)
+    # at 20: job 4's Deadline 19.9 x (120 - 60) / 140 + 0.1 beats job 3's 2.0 + 0.1
+    assert policy.seen[20][4].total == pytest.approx(19.9 * 60 / 140 + 0.1 + 2.0)
+    assert policy.seen[20][3].total == pytest.approx(2.1)
+    # at 100 job 4 (Deadline at Max: 20 + 0.8 + 2) goes first, to the fastest machine
+    assert policy.seen[100][4].total == pytest.approx(22.8)
+    assert result.start.tolist() == [0, 0, 100, 100]
+    assert result.grid.machine.tolist() == [FAST, MID, MID, FAST]
+    assert result.end.tolist() == [100, 100, 200, 150]
+    assert result.stats == {"reservation_holders": 2}
+
+
+def test_bf_unmod_keeps_the_reservation_with_its_job_until_it_starts():
+    result = simulate(HOLDER_ROWS, FlexibleBackfillingUnmod())
+    # job 3 got the reservation at 10 and keeps it: it starts first, on fast
+    assert result.start.tolist() == [0, 0, 100, 100]
+    assert result.grid.machine.tolist() == [FAST, MID, FAST, MID]
+    assert result.end.tolist() == [100, 100, 150, 200]
+    assert result.stats == {"reservation_holders": 1}
+
+
+#: fast and mid busy until 100, small free: job 3 and 4 wait (4 CPUs), job 4 with the
+#: earlier deadline; job 5 (2 CPUs, no deadline) fits on small now.
+EDF_ROWS = [(0, 100, 100, 4, (), 200),                   # 1: fast [0, 100]
+            (0, 100, 100, 4, (), 100),                   # 2: mid [0, 100]
+            (5, 100, 100, 4, (), 100, 1000),             # 3
+            (6, 100, 100, 4, (), 100, 500),              # 4
+            (7, 50, 50, 2, (), 100)]                     # 5
+
+
+def test_grid_edf_takes_earliest_deadline_first_and_never_blocks():
+    result = simulate(EDF_ROWS, GridEDF())
+    assert result.start.tolist() == [0, 0, 100, 100, 7]
+    assert result.grid.machine.tolist() == [FAST, MID, MID, FAST, SMALL]
+    assert result.end.tolist() == [100, 100, 200, 150, 57]
+    fcfs = simulate(EDF_ROWS, GridFCFS())           # FCFS: 5 waits behind 3, 3 before 4
+    assert fcfs.start.tolist() == [0, 0, 100, 100, 100]
+    assert fcfs.grid.machine.tolist() == [FAST, MID, FAST, MID, SMALL]
+
+
+def test_deadline_term_is_min_then_a_line_to_max_then_zero():
+    estimate = np.full(5, 100.0)
+    deadline = np.array([1000.0, 300.0, 200.0, 199.0, np.nan])
+    # now 100: Extime 200; T = deadline - 140
+    got = deadline_term(100, estimate, deadline, 0.1, 20.0, 1.4)
+    assert got == pytest.approx([0.1, 19.9 * 40 / 140 + 0.1, 20.0, 0.0, 0.0])
+
+
+def test_licence_term_counts_critical_licences_d_times():
+    needs = np.array([[1.0, 1.0, 1.0], [0.0, 0.0, 1.0], [0.0, 0.0, 0.0]])
+    rho = np.array([2.0, 3.0, 0.5])                  # two critical, one not
+    assert licence_term(needs, rho, 2.0) == pytest.approx([2 * (0.5 + 2 * 5.0), 1.0, 0.0])
+
+
+@pytest.mark.parametrize("params, field", [
+    ({"deadline_k": 0.5}, "deadline_k"),
+    ({"age_factor": -1}, "age_factor"),
+    ({"deadline_max": 0.05}, "deadline_max"),
+    ({"priority_boost_value": "x"}, "priority_boost_value"),
+    ({"reserve_by": "soon"}, "reserve_by"),
+])
+def test_bad_weights_are_input_errors_naming_the_parameter(params, field):
+    with pytest.raises(InputError) as error:
+        make_local_policy({"name": "bf-mod", **params})
+    assert error.value.field == field
+
+
+def test_the_underscore_spelling_names_the_same_policies():
+    assert isinstance(make_local_policy("BF_MOD"), FlexibleBackfillingMod)
+    assert isinstance(make_local_policy({"name": "bf_unmod"}), FlexibleBackfillingUnmod)
+    result = simulate_grid(grid_workload(HOLDER_ROWS), "bf_unmod", platform=three_machines())
+    assert result.start.tolist() == [0, 0, 100, 100]
+
+
+def test_cli_bad_weight_exits_2_and_policies_lists_the_weights(tmp_path):
+    runner = CliRunner()
+    listing = runner.invoke(app, ["policies"])
+    assert listing.exit_code == 0
+    for text in ("bf-unmod", "bf-mod", "grid-edf", "priority_boost_value=2.0",
+                 "deadline_k=1.4"):
+        assert text in listing.output
+    platform = str(tmp_path / "p.toml")
+    for args in (["platform", "generate", "--preset", "thesis-4.1", "--seed", "1", "-o",
+                  platform],
+                 ["generate", "grid", "--platform", platform, "-n", "20", "--seed", "1", "-o",
+                  str(tmp_path / "j.swf")]):
+        made = runner.invoke(app, args)
+        assert made.exit_code == 0, made.output
+    bad = runner.invoke(app, ["simulate", str(tmp_path / "j.swf"), "--platform", platform,
+                              "--policy", "bf-mod", "--param", "deadline_k=0.5"])
+    assert bad.exit_code == 2
+    assert "deadline_k" in bad.output
