@@ -62,7 +62,7 @@ def test_findings_are_one_row_each() -> None:
 def test_every_registered_recipe_is_a_package_with_its_recipe(name: str) -> None:
     recipe = get_recipe(name)
     assert recipe.name == name
-    assert RECIPE_MODULES[name] == f"schedlab.experiments.recipes.{name}"
+    assert RECIPE_MODULES[name] == f"schedlab.experiments.recipes.{name.replace('-', '_')}"
     assert callable(recipe.summarize)
     reduced = recipe.experiment(True)
     assert reduced["workloads"] and reduced["policies"]

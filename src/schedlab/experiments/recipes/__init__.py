@@ -70,6 +70,9 @@ class Recipe:
     description: str
     experiment: Callable[[bool], Mapping[str, Any]]        # reduced -> experiment mapping
     summarize: Callable[[Path, bool], Reproduction]        # (experiment dir, reduced)
+    #: Runs the sweep cannot describe (grid runs need a platform): the recipe runs them
+    #: itself, ``execute(exp_dir, reduced)``, storing and resuming them as it sees fit.
+    execute: Callable[[Path, bool], Any] | None = None
 
 
 def traces_dir() -> Path:
@@ -119,23 +122,35 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
               observer: Any = None) -> Reproduction:
     """Run (or resume) a recipe's sweep in ``out``, then write its tables and figures.
 
+    A recipe with an ``execute`` step runs its own simulations in this
+    process instead of a sweep (the executor arguments do not apply).
+
     ``executor``, ``jobs``, ``dask_address`` and ``observer`` are those of
     :func:`~schedlab.experiments.run_sweep`.  The findings table is written
     to ``out/reproduction/findings.md``.  A run that fails stops the summary
     with an :class:`InputError` listing it (its error is in the store).
     """
     from schedlab.experiments import run_sweep
-    from schedlab.output import atomic_write_text
 
     recipe = get_recipe(name)
     out = Path(out)
+    if recipe.execute is not None:
+        recipe.execute(out, reduced)
+        reproduction = recipe.summarize(out, reduced)
+        return _with_findings(reproduction, out)
     summary = run_sweep(dict(recipe.experiment(reduced)), out, executor=executor, jobs=jobs,
                         dask_address=dask_address, observer=observer)
     if summary.failures:
         first, error = next(iter(summary.failures.items()))
         raise InputError(f"{len(summary.failures)} run(s) of recipe {name!r} failed "
                          f"(first: {first}: {error})", file=str(out))
-    reproduction = recipe.summarize(out, reduced)
+    return _with_findings(recipe.summarize(out, reduced), out)
+
+
+def _with_findings(reproduction: Reproduction, out: Path) -> Reproduction:
+    """Write ``out/reproduction/findings.md`` and list it among the tables."""
+    from schedlab.output import atomic_write_text
+
     path = out / "reproduction" / "findings.md"
     atomic_write_text(path, findings_markdown(reproduction))
     reproduction.tables.setdefault("findings", path)
@@ -144,3 +159,4 @@ register("qops", "schedlab.experiments.recipes.qops")
 register("dynp", "schedlab.experiments.recipes.dynp")
 register("reservations", "schedlab.experiments.recipes.reservations")
 register("gang", "schedlab.experiments.recipes.gang")
+register("grid-fb", "schedlab.experiments.recipes.grid_fb")
