@@ -4,7 +4,8 @@ The sweep describes runs on one machine; a grid run needs a platform, so
 the recipe simulates its points (:data:`~.design.SECTIONS`) here, in this
 process, and stores each finished run as ``EXP_DIR/runs/RUN_ID.json``
 (written atomically).  Running the recipe again skips the stored runs, as a
-sweep does.  :func:`run_table` reads them back as one table.
+sweep does; runs go repetition by repetition, so a run stopped early leaves
+complete repetitions, which the summary can already use.  :func:`run_table` reads them back as one table.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def execute(exp_dir: str | Path, reduced: bool,
     folder = Path(exp_dir) / RUNS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     todo = [p for p in points(reduced) if not (folder / f"{p.run_id}.json").is_file()]
+    todo.sort(key=lambda p: p.rep)     # repetition by repetition: a stopped run leaves whole ones
     for done, point in enumerate(todo, 1):
         row = simulate_point(point)
         atomic_write_text(folder / f"{point.run_id}.json", json.dumps(row, indent=1) + "\n")
