@@ -114,7 +114,7 @@ def load(workload: str, *, procs: int | None, width_field: str, missing_estimate
     from pathlib import Path
 
     from schedlab.api import load_workload
-    from schedlab.workload.pipeline import Transforms, apply_transforms
+    from schedlab.pipeline import Transforms, apply_transforms
 
     if procs is not None and procs <= 0:
         raise InputError(f"expected a number of processors >= 1, got {procs}",

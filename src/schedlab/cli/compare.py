@@ -65,7 +65,7 @@ def compare(
     from schedlab.metrics import compute_metrics
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
                                  write_metrics_json)
-    from schedlab.workload.reservations import write_outcomes
+    from schedlab.output import write_outcomes
     from schedlab.viz.compare import write_comparison_figure
 
     chosen = chosen_policies(policies)

@@ -21,7 +21,7 @@ def report(
         = "svg",
 ) -> None:
     """Write an HTML report: runs table, failed runs, figures, experiment file, versions."""
-    from schedlab.viz.report import write_report
+    from schedlab.experiments.report import write_report
 
     target = out if out is not None else exp_dir / "report.html"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -76,7 +76,7 @@ def simulate(
     from schedlab.metrics import compute_metrics
     from schedlab.output import write_jobs_csv, write_metrics_json, write_timesharing_tables
     from schedlab.policies.registry import make_policy
-    from schedlab.workload.reservations import write_outcomes
+    from schedlab.output import write_outcomes
 
     policy = policy or "fcfs+easy"
     refuse_grid_policy(policy)

@@ -28,13 +28,13 @@ import numpy as np
 
 from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
                                      RESERVATION_START, WAKE, Context, QueueLimitContext)
+from schedlab.engine.policy import Policy
+from schedlab.engine.reservation_rules import ReservationRules
 from schedlab.engine.result import ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
-from schedlab.policies.base import Policy
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
 
 if TYPE_CHECKING:
-    from schedlab.policies.reservations import ReservationRules
     from schedlab.workload.reservations import Reservation
 
 OVERRUN_MODES = ("kill", "extend")
@@ -164,8 +164,6 @@ def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
                   rules: ReservationRules | None, tick: int, limit: int | None) -> None:
     """Record the reservation, tick and queue-limit options used in the run's metadata."""
     if requests is not None:
-        from schedlab.policies.reservations import ReservationRules
-
         result.meta["reservation_rules"] = asdict(rules or ReservationRules())
     if tick:
         result.meta["tick"] = tick

@@ -192,7 +192,7 @@ def prepared_workload(source: WorkloadSource, seed: int | None, processors: int 
                       transforms: tuple[tuple[str, Any], ...]) -> Workload:
     """The loaded workload with the run's transforms applied, cached per process."""
     from schedlab.errors import InputError
-    from schedlab.workload.pipeline import Transforms, apply_transforms
+    from schedlab.pipeline import Transforms, apply_transforms
 
     workload = apply_transforms(loaded_workload(source, seed, processors),
                                 Transforms(**dict(transforms)), seed=0 if seed is None else seed,
@@ -211,7 +211,7 @@ def loaded_workload(source: WorkloadSource, seed: int | None,
     The order of ``schedlab simulate``: time window, then the first N jobs of
     a trace (for a model, ``jobs`` is the number of jobs generated).
     """
-    from schedlab.workload.pipeline import Transforms, apply_transforms
+    from schedlab.pipeline import Transforms, apply_transforms
 
     jobs = source.option("jobs")
     if source.is_file:

@@ -28,23 +28,16 @@ planning-based policies (docs/reservations.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-from schedlab.errors import InputError
-from schedlab.policies.base import check_choice
+from schedlab.engine.reservation_rules import (  # noqa: F401 (re-exported)
+    HOUR, PAPER_CAP, PLACEMENTS, WEEK, ReservationRules)
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.profile import Profile
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
-
-HOUR = 3600
-WEEK = 7 * 24 * HOUR
-#: Margo et al., §2: "256 nodes * 12 hours worth of node-seconds" per sliding week.
-PAPER_CAP = 256 * 12 * HOUR
-PLACEMENTS = ("exact", "earliest")
 
 # Reasons for refusing a request (``Result.reservations.reason``).
 TOO_SHORT = "too_short"
@@ -62,44 +55,6 @@ REASONS = {
     BUSY: "the processors are not free at the requested time in the full plan "
           "(exact placement)",
 }
-
-
-@dataclass(frozen=True)
-class ReservationRules:
-    """How requests are placed and throttled (Margo et al., §2, §7–8).
-
-    ``placement``: ``"exact"`` (requested start or rejection; our reading of
-    Margo §2) or ``"earliest"`` (the earliest fit from the requested start;
-    the other reading, every request placed).  ``cap``:
-    the most node-seconds of granted reservations any window of ``window``
-    seconds may hold, ``None`` for no cap (:data:`PAPER_CAP` is the paper's,
-    on a sliding week).  ``min_duration`` and ``min_notice`` (seconds)
-    refuse short reservations and short-notice requests.
-    """
-
-    placement: str = "exact"
-    cap: int | None = None
-    window: int = WEEK
-    min_duration: int = 0
-    min_notice: int = 0
-
-    def __post_init__(self) -> None:
-        check_choice("ReservationRules", "placement", self.placement, PLACEMENTS)
-        for name, low in (("window", 1), ("min_duration", 0), ("min_notice", 0)):
-            _check_int(name, getattr(self, name), low)
-        if self.cap is not None:
-            _check_int("cap", self.cap, 0)
-
-    @classmethod
-    def paper_throttle(cls, **changes) -> ReservationRules:
-        """The paper's throttling policy: at most 256 nodes x 12 h in any sliding 7 days."""
-        return cls(**{"cap": PAPER_CAP, **changes})
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise InputError(f"The {name!r} parameter of ReservationRules must be an int in "
-                         f"[{low}, inf). Got {value!r} instead.", field=name)
 
 
 class CatalinaReservations:
