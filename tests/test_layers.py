@@ -8,6 +8,7 @@ walking the syntax tree with :mod:`ast`, so no import hides from the check.
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,10 +22,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("workload", ("schedlab.workload", "schedlab.platform")),
     ("engine", ("schedlab.engine",)),
     ("policies", ("schedlab.policies",)),
-    ("results", ("schedlab.metrics", "schedlab.output")),
+    ("results", ("schedlab.metrics", "schedlab.output", "schedlab.interop")),
     ("viz", ("schedlab.viz",)),
     ("run", ("schedlab.pipeline", "schedlab.run")),
-    ("api", ("schedlab.api", "schedlab.interop", "schedlab.testing")),
+    ("api", ("schedlab.api", "schedlab.testing")),
     ("experiments", ("schedlab.experiments",)),
     ("cli", ("schedlab.cli", "schedlab.__main__")),
 )
@@ -47,7 +48,10 @@ def module_name(path: Path) -> str:
 
 
 def imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
-    """``(line, imported module, names taken from it)`` for every import in the file."""
+    """``(line, imported module, names taken from it)`` for every import in the file.
+
+    ``from package import module`` counts as an import of ``package.module``.
+    """
     found = []
     package = module_name(path).split(".")
     if path.name != "__init__.py":
@@ -59,8 +63,19 @@ def imports(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
             base = node.module or ""
             if node.level:
                 base = ".".join(package[:len(package) - node.level + 1] + ([base] if base else []))
-            found.append((node.lineno, base, tuple(alias.name for alias in node.names)))
+            names = tuple(alias.name for alias in node.names)
+            modules = [f"{base}.{name}" for name in names if is_module(f"{base}.{name}")]
+            found.extend((node.lineno, module, ()) for module in modules)
+            if len(modules) < len(names):
+                found.append((node.lineno, base, tuple(n for n in names
+                                                        if f"{base}.{n}" not in modules)))
     return found
+
+
+def is_module(name: str) -> bool:
+    """Whether ``name`` is a module or package of the source tree (``from pkg import mod``)."""
+    path = SRC.joinpath(*name.split("."))
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
 def upward_imports(path: Path) -> list[str]:
@@ -102,15 +117,18 @@ def test_the_check_sees_deferred_and_type_checking_imports(tmp_path, monkeypatch
     """A deferred import and an annotation-only import of a higher layer are both caught."""
     fake = tmp_path / "schedlab" / "workload"
     fake.mkdir(parents=True)
+    (tmp_path / "schedlab" / "api.py").write_text("")
     module = fake / "fake.py"
     module.write_text("from typing import TYPE_CHECKING\n"
                       "if TYPE_CHECKING:\n    from schedlab.engine.result import Result\n"
-                      "def f():\n    from ..policies import base\n    import schedlab.run\n")
-    monkeypatch.setattr(__import__(__name__), "SRC", tmp_path)
+                      "def f():\n    from ..policies import base\n    import schedlab.run\n"
+                      "    from schedlab import api\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
     assert [line.split(": ", 1)[1] for line in upward_imports(module)] == [
         "schedlab.workload.fake (workload) imports schedlab.engine.result (engine)",
         "schedlab.workload.fake (workload) imports schedlab.policies (policies)",
         "schedlab.workload.fake (workload) imports schedlab.run (run)",
+        "schedlab.workload.fake (workload) imports schedlab.api (api)",
     ]
 
 

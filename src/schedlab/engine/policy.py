@@ -12,7 +12,15 @@ request (Margo et al.; docs/reservations.md).  It acts only through the
 
 Parameters follow one convention: they are keyword arguments of
 ``__init__`` stored under the same name, without logic, so that
-:meth:`Policy.get_params` can report them to results and sweeps.
+:meth:`Policy.get_params` can report them to results and sweeps.  A group of
+parameters a whole kind of policy shares (the reservation parameters of the
+policies with Catalina semantics) is declared once in ``shared_params`` and
+taken by ``__init__`` as ``**keywords``.
+
+A policy may name the engine it needs in ``execution_model`` (the run
+layer picks the engine from it, :data:`schedlab.run.ENGINES`); without it,
+the policy runs on this package's space-sharing event loop
+(:data:`SPACE_SHARING`).
 """
 
 from __future__ import annotations
@@ -31,10 +39,17 @@ if TYPE_CHECKING:
 UNSUPPORTED = "unsupported"
 
 
+#: The execution model of the event loop in :mod:`schedlab.engine.simulator`: jobs
+#: space-share one homogeneous machine, each on its own processors until it ends.
+SPACE_SHARING = "space-sharing"
+
+
 class Policy:
     """Base class of every scheduling policy; the default reactions do nothing."""
 
     name = "policy"
+    #: Parameters ``__init__`` takes as ``**keywords``, with their defaults.
+    shared_params: dict[str, Any] = {}
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""
@@ -60,17 +75,18 @@ class Policy:
 
     @classmethod
     def param_names(cls) -> list[str]:
-        """Names of the keyword parameters of ``__init__``."""
-        signature = inspect.signature(cls.__init__)
-        return [p.name for p in signature.parameters.values()
-                if p.name != "self" and p.kind not in (inspect.Parameter.VAR_POSITIONAL,
-                                                       inspect.Parameter.VAR_KEYWORD)]
+        """Names of the keyword parameters of ``__init__``, then the shared ones."""
+        return list(cls.param_defaults())
 
     @classmethod
     def param_defaults(cls) -> dict[str, Any]:
-        """Default value of every parameter."""
+        """Default value of every parameter: those of ``__init__``, then ``shared_params``."""
         signature = inspect.signature(cls.__init__)
-        return {name: signature.parameters[name].default for name in cls.param_names()}
+        own = {p.name: p.default for p in signature.parameters.values()
+               if p.name != "self" and p.kind not in (inspect.Parameter.VAR_POSITIONAL,
+                                                      inspect.Parameter.VAR_KEYWORD)}
+        shared = getattr(cls, "shared_params", {})
+        return {**own, **{k: v for k, v in shared.items() if k not in own}}
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this policy was built with."""

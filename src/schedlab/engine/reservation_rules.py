@@ -1,9 +1,10 @@
 """How advance-reservation requests are placed and throttled (Margo et al., §2, §7–8).
 
-The rules are a run option the engine hands to the policy through the
-context; the placement and throttling code that applies them is in
-:mod:`schedlab.policies.reservations`.  They live in the engine layer so
-that the engine imports nothing from the policies (docs/architecture.md).
+A policy's reservation parameters build its rules
+(:mod:`schedlab.policies.reservations`, which also places and throttles by
+them); the engine records them in ``Result.meta["reservation_rules"]``.
+They live in the engine layer so that the engine imports nothing from the
+policies (docs/architecture.md, "Layers").
 """
 
 from __future__ import annotations
