@@ -5,8 +5,11 @@ SWF has no deadline field, so deadlines come from one of three places:
 * :func:`read_deadlines` — a CSV side file ``job_id,deadline[,kind]``
   (absolute deadlines in seconds since the trace start; ``kind`` is
   ``real`` or ``artificial``); :func:`write_deadlines` writes one;
-* :func:`stringency_deadlines` — QoPS §4.1: run EASY backfilling, then give
-  every job the deadline ``submit + max(runtime, ceil((1 - s) x R_easy))``
+* :func:`stringency_deadlines` — QoPS §4.1: given the response times of an
+  EASY backfilling schedule (computed one layer up, by
+  :func:`schedlab.pipeline.easy_response_times`: this layer simulates
+  nothing), every job gets the deadline
+  ``submit + max(runtime, ceil((1 - s) x R_easy))``
   where ``R_easy`` is its response time under EASY and ``s`` the stringency
   factor (the converted paper prints "(1s)"; the factor is 1 - s: with s = 0
   the deadline is the job's EASY completion time, and deadlines tighten as s
