@@ -183,7 +183,7 @@ def sweep_speedup(repeat: int, max_load: float, wait: float, workers: int) -> di
             for mode in ("serial", "pool"):
                 load = wait_for_quiet(max_load, wait)
                 out = Path(tmp) / f"{mode}-{i}"
-                jobs = ["--jobs", str(workers)] if mode == "pool" else []
+                jobs = ["--workers", str(workers)] if mode == "pool" else []
                 result = run_child("--child-sweep", str(spec), str(out), mode, *jobs)
                 result.update(load_before=load, load_after=os.getloadavg()[0])
                 rows[mode].append(result)
@@ -254,11 +254,11 @@ def main() -> None:
     parser.add_argument("--skip-dask", action="store_true")
     parser.add_argument("--child-sweep", nargs="+", help=argparse.SUPPRESS)
     parser.add_argument("--child-overhead", help=argparse.SUPPRESS)
-    parser.add_argument("--jobs", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--workers", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_sweep:
         spec, out, mode = args.child_sweep
-        child_sweep(Path(spec), Path(out), mode, args.jobs)
+        child_sweep(Path(spec), Path(out), mode, args.workers)
         return
     if args.child_overhead:
         child_overhead(Path(args.child_overhead))

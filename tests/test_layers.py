@@ -134,6 +134,6 @@ def test_the_check_sees_deferred_and_type_checking_imports(tmp_path, monkeypatch
 
 @pytest.mark.parametrize("module, layer", [("schedlab.engine.simulator", "engine"),
                                            ("schedlab.workload", "workload"),
-                                           ("schedlab.viz.report", "viz")])
+                                           ("schedlab.viz.html", "viz")])
 def test_layer_of_names_the_layer(module, layer):
     assert LAYERS[layer_of(module)][0] == layer

@@ -33,7 +33,8 @@ def jobs_csv_text(result: Result) -> str:
     ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).  A gang
     (time-sharing) run adds ``service``, the seconds each job was served
     (its wall time from start to end is longer; docs/policies/gang.md).  A
-    grid run adds ``machine`` and ``cluster`` (names).
+    grid run adds ``machine`` and ``cluster`` (names), ``licences`` (the names a job
+    needs, joined by ``;``) and ``priority`` (the dispatcher's label, 0: none).
     """
     lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
@@ -64,12 +65,15 @@ def jobs_csv_text(result: Result) -> str:
 
 
 def _add_grid_columns(lines: list[str], grid) -> None:
-    """Append ``machine`` and ``cluster`` (names; empty where the job never ran) to the
+    """Append ``machine`` and ``cluster`` (names; empty where the job never ran),
+    ``licences`` (names joined by ``;``) and ``priority`` (the dispatcher's label) to the
     rows of a grid run's jobs.csv."""
-    lines[0] += ",machine,cluster"
-    for k, (machine, cluster) in enumerate(zip(grid.machine.tolist(), grid.cluster.tolist()), 1):
+    lines[0] += ",machine,cluster,licences,priority"
+    priority = grid.priority.tolist() if grid.priority is not None else [0] * (len(lines) - 1)
+    rows = zip(grid.machine.tolist(), grid.cluster.tolist(), grid.job_licences, priority)
+    for k, (machine, cluster, licences, label) in enumerate(rows, 1):
         lines[k] += (f",{grid.machine_names[machine] if machine >= 0 else ''},"
-                     f"{grid.cluster_names[cluster] if cluster >= 0 else ''}")
+                     f"{grid.cluster_names[cluster] if cluster >= 0 else ''},{licences},{label}")
 
 
 def write_jobs_csv(result: Result, path: str | Path) -> None:

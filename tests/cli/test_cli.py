@@ -582,7 +582,7 @@ def test_policies_lists_every_builtin_name_and_the_aliases() -> None:
     from schedlab.policies.grid import DISPATCHERS, LOCAL_POLICIES
 
     assert listed == set(schedlab.available_policies()) | set(LOCAL_POLICIES) | set(DISPATCHERS)
-    assert table_rows(result.stdout)["bf-fcfs"][1] == "reserve_by='start'"
+    assert table_rows(result.stdout)["bf-fcfs"][1] == "reserve_by='start', order='arrival'"
     text = " ".join(result.stdout.split())
     assert "easy = fcfs+easy" in text
     assert "conservative = fcfs+conservative" in text

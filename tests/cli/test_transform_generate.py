@@ -22,7 +22,7 @@ def test_transform_applies_window_split_shrink_and_perfect_estimates(tmp_path):
     source = tmp_path / "in.swf"
     source.write_text(TRACE)
     out = tmp_path / "out.swf"
-    result = runner.invoke(app, ["transform", str(source), str(out), "--window", "0:50",
+    result = runner.invoke(app, ["transform", str(source), "--out", str(out), "--window", "0:50",
                                  "--split", "4", "--shrink", "0.5", "--perfect-estimates"])
     assert result.exit_code == 0, result.output
     jobs = read_swf(out).jobs
@@ -35,7 +35,7 @@ def test_transform_applies_window_split_shrink_and_perfect_estimates(tmp_path):
 def test_transform_rejects_a_bad_window(tmp_path):
     source = tmp_path / "in.swf"
     source.write_text(TRACE)
-    result = runner.invoke(app, ["transform", str(source), str(tmp_path / "o.swf"),
+    result = runner.invoke(app, ["transform", str(source), "-o", str(tmp_path / "o.swf"),
                                  "--window", "10"])
     assert result.exit_code == 2
     assert "--window" in result.output and "START:END" in result.output

@@ -38,11 +38,11 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_sweep_runs_every_run_then_skips_them_on_a_rerun(workdir: Path) -> None:
-    first = invoke("sweep", "experiment.toml", "--out", "out", "--jobs", "1")
+    first = invoke("sweep", "experiment.toml", "--out", "out", "--workers", "1")
     assert first.exit_code == 0, first.output
     assert "2 runs: 2 finished and 0 failed now, 0 finished before (" in first.stdout
     assert first.stdout.rstrip().endswith("-> out")
-    again = invoke("sweep", "experiment.toml", "--out", "out", "--jobs", "1")
+    again = invoke("sweep", "experiment.toml", "--out", "out", "--workers", "1")
     assert again.exit_code == 0
     assert "2 runs already stored, skipped" in again.stderr
     assert "2 runs: 0 finished and 0 failed now, 2 finished before (" in again.stdout
@@ -91,10 +91,10 @@ def test_a_failed_run_makes_the_sweep_exit_with_1_and_is_listed(workdir: Path) -
     (["sweep", "nope.toml"], "schedlab: error: nope.toml: no such experiment file"),
     (["sweep", "experiment.toml", "--dask", "host:1"],
      "schedlab: error: field --dask: expected 'local' or tcp://HOST:PORT, got 'host:1'"),
-    (["sweep", "experiment.toml", "--jobs", "0"],
-     "schedlab: error: field --jobs: expected a number of workers >= 1, got 0"),
-    (["sweep", "experiment.toml", "--dask", "tcp://127.0.0.1:9", "--jobs", "2"],
-     "schedlab: error: field --jobs: --jobs sets the size of a local cluster"),
+    (["sweep", "experiment.toml", "--workers", "0"],
+     "schedlab: error: field --workers: expected a number of workers >= 1, got 0"),
+    (["sweep", "experiment.toml", "--dask", "tcp://127.0.0.1:9", "--workers", "2"],
+     "schedlab: error: field --workers: --workers sets the size of a local cluster"),
     (["results", "."], "schedlab: error: .: not an experiment directory (no results.sqlite)"),
 ])
 def test_bad_input_exits_with_2_and_one_line(workdir: Path, args: list[str],

@@ -29,7 +29,7 @@ from experiments.helpers import (MEDIUM_EXPERIMENT, MEDIUM_RUNS, comparable, lef
 def start_sweep(path: Path, out: Path, *options: str) -> subprocess.Popen:
     """``python -m schedlab sweep`` with two workers, in a process group of its own."""
     return subprocess.Popen(
-        [sys.executable, "-m", "schedlab", "sweep", str(path), "--out", str(out), "--jobs", "2",
+        [sys.executable, "-m", "schedlab", "sweep", str(path), "--out", str(out), "--workers", "2",
          *options],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 

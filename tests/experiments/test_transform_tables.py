@@ -176,7 +176,7 @@ def test_the_selectors_example_sweeps_and_summarizes_end_to_end(
 
     monkeypatch.chdir(tmp_path)
     example = str(ROOT / "examples" / "sweep-selectors.toml")
-    swept = CliRunner().invoke(app, ["sweep", example, "--out", "out", "--jobs", "1"])
+    swept = CliRunner().invoke(app, ["sweep", example, "--out", "out", "--workers", "1"])
     assert swept.exit_code == 0, swept.output
     assert "24 runs: 24 finished and 0 failed now" in swept.stdout
     frame = load_results(tmp_path / "out")

@@ -142,7 +142,7 @@ def test_a_sweep_runs_gang_settings_by_name(tmp_path):
     spec.write_text('name = "gang"\n[[workloads]]\nsource = "lublin"\njobs = 150\n'
                     '[[policies]]\nname = "gang"\ngrid = { strategy = [1, 3], slot = [1, 50] }\n'
                     '[[policies]]\nname = "fcfs+easy"\n')
-    result = invoke("sweep", str(spec), "--out", str(tmp_path / "out"), "--jobs", "1")
+    result = invoke("sweep", str(spec), "--out", str(tmp_path / "out"), "--workers", "1")
     assert result.exit_code == 0, result.output
     assert "5 finished" in result.output
 

@@ -94,13 +94,13 @@ def test_generate_is_deterministic(project):
 
 @pytest.mark.parametrize("args, message", [
     (["generate", "grid", "-o", "x.swf"], "needs --platform"),
-    (["generate", "grid", "--platform", TWO_SITES], "--output"),
+    (["generate", "grid", "--platform", TWO_SITES], "--out"),
     (["generate", "grid", "--platform", TWO_SITES, "--procs", "4", "-o", "x.swf"],
      "--procs"),
     (["generate", "grid", "--platform", TWO_SITES, "--set", "speed=1:2",
       "-o", "x.swf"], "KEY one of"),
     (["generate", "grid", "--platform", TWO_SITES, "--preset", "thesis-9",
-      "-o", "x.swf"], "unknown grid workload preset"),
+      "-o", "x.swf"], "field --preset: expected one of thesis-4.1,"),
     (["generate", "lublin", "--platform", TWO_SITES, "-o", "x.swf"],
      "only for 'schedlab generate grid'"),
     (["platform", "generate", "--cpus", "8:2", "-o", "x.toml"], "LO <= HI"),
@@ -118,7 +118,7 @@ def test_bad_usage_exits_2(project, args, message):
 def test_show_jobs_checks_a_grid_workload_against_the_platform(project):
     assert run("generate", "grid", "--platform", TWO_SITES, "--preset",
                "thesis-4.1", "-n", "50", "--seed", "1", "-o", "small.swf").exit_code == 0
-    result = run("platform", "show", TWO_SITES, "--jobs", "small.swf")
+    result = run("platform", "show", TWO_SITES, "--workload", "small.swf")
     assert result.exit_code == 0, result.output
     assert "small.swf: 50 jobs fit platform two-sites" in result.output
 
@@ -142,6 +142,6 @@ HEADER = "job_id,rating,deadline,licences,class,owner_priority,input\n"
 def test_show_jobs_that_do_not_fit_exits_2(project, swf, rows, where):
     Path("j.swf").write_text(swf)
     Path("j.grid.csv").write_text(rows)
-    result = run("platform", "show", TWO_SITES, "--jobs", "j.swf")
+    result = run("platform", "show", TWO_SITES, "--workload", "j.swf")
     assert result.exit_code == 2
     assert where in " ".join(result.output.split())

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from schedlab.experiments.report import (build_report, first_point, machine_size, middle_window,
-                                 write_report)
+                                       write_report)
 
 from .helpers import SMALL_EXPERIMENT, SWEEP_EXPERIMENT, sweep
 

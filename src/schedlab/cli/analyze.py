@@ -16,7 +16,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.common import console, report_guesses
+from schedlab.cli.common import (MissingEstimateOpt, StrictOpt, WidthFieldOpt, console,
+                                 report_guesses)
 from schedlab.workload.swf import read_swf
 
 if TYPE_CHECKING:
@@ -26,18 +27,11 @@ if TYPE_CHECKING:
 
 def analyze(
     trace: Annotated[str, typer.Argument(help="SWF trace file (plain or gzip).")],
-    width_field: Annotated[Literal["requested", "allocated"], typer.Option(
-        help="Width from requested processors (field 8, else 5) or allocated "
-             "(field 5, else 8).")] = "requested",
-    missing_estimate: Annotated[Literal["use-runtime", "drop"], typer.Option(
-        help="Jobs without a requested time: use the runtime as estimate, or drop them.")
-    ] = "use-runtime",
-    processors: Annotated[Optional[int], typer.Option(
-        "--processors", "--procs",
-        help="Machine size; overrides the header's MaxProcs/MaxNodes.")] = None,
-    strict: Annotated[bool, typer.Option(
-        help="Fail on the first record that cannot be simulated instead of skipping it.")
-    ] = False,
+    width_field: WidthFieldOpt = "requested",
+    missing_estimate: MissingEstimateOpt = "use-runtime",
+    procs: Annotated[Optional[int], typer.Option(
+        "--procs", help="Machine size; overrides the header's MaxProcs/MaxNodes.")] = None,
+    strict: StrictOpt = False,
     compare: Annotated[Optional[Literal["ctc", "kth", "pc2", "sdsc"]], typer.Option(
         help="Print this column of Streit's Table 2 beside ours, with the relative "
              "difference.")] = None,
@@ -55,7 +49,7 @@ def analyze(
     from schedlab.workload.stats import trace_statistics   # scipy: loaded only when needed
 
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
-                        strict=strict, processors=processors)
+                        strict=strict, processors=procs)
     report_guesses(workload)
     statistics = trace_statistics(workload, weibull_method=weibull)
     if compare_trace is None:

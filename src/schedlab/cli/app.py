@@ -2,8 +2,10 @@
 
 Exit codes (a contract): 0 success; 2 bad input or usage, with a one-line
 reason naming file, line and field where there is one; 1 internal error.
-Usage errors (unknown option, missing argument, a value of the wrong type)
-are typer's own and exit with 2 as well.
+A value of the wrong type or outside an option's choices is reported in the
+same one-line form (:class:`~schedlab.cli.conventions.SchedlabCommand`); other
+usage errors (unknown option, missing argument) are typer's own and exit with
+2 as well.  The option names follow docs/cli.md.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import typer
 from schedlab.cli.analyze import analyze
 from schedlab.cli.common import err_console
 from schedlab.cli.compare import compare
+from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
 from schedlab.cli.platform import platform_app
@@ -62,7 +65,7 @@ for name, command in (("simulate", simulate), ("compare", compare), ("analyze", 
                       ("transform", transform), ("generate", generate), ("policies", policies),
                       ("sweep", sweep), ("results", results), ("export", export),
                       ("plot", plot), ("report", report)):
-    app.command(name)(guarded(command))
+    app.command(name, cls=SchedlabCommand)(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
 app.add_typer(platform_app(guarded))

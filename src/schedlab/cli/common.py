@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import re
 import time
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
+from schedlab.cli.conventions import (DEADLINES_PANEL, POLICY_PANEL, RESERVATION_LIMITS_PANEL,
+                                      RESERVATIONS_PANEL, WORKLOAD_PANEL)
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 
@@ -44,62 +46,89 @@ err_console = Console(stderr=True, soft_wrap=True)   # an error stays on one lin
 WorkloadArg = Annotated[str, typer.Argument(
     help="An SWF trace (plain or .gz) or a built-in model name (e.g. 'lublin').")]
 ProcsOpt = Annotated[Optional[int], typer.Option(
-    "--procs", help="Machine size in processors (default: the trace header / the model's).")]
-OverrunOpt = Annotated[str, typer.Option(
-    help="A job still running at its estimate is killed ('kill', default) or runs on ('extend').")]
-WidthFieldOpt = Annotated[str, typer.Option(
-    "--width-field", help="Which SWF field gives a job's width: 'requested' (field 8, else 5) "
-    "or 'allocated' (field 5, else 8).")]
-MissingEstimateOpt = Annotated[str, typer.Option(
-    "--missing-estimate", help="Jobs without a requested time: 'use-runtime' or 'drop'.")]
+    "--procs", help="Machine size in processors (default: the trace header / the model's).",
+    rich_help_panel=WORKLOAD_PANEL)]
+OverrunOpt = Annotated[Literal["kill", "extend"], typer.Option(
+    "--overrun", help="A job still running at its estimate is killed or runs on.",
+    rich_help_panel=POLICY_PANEL)]
+WidthFieldOpt = Annotated[Literal["requested", "allocated"], typer.Option(
+    "--width-field", help="Which SWF field gives a job's width: requested (field 8, else 5) "
+    "or allocated (field 5, else 8).", rich_help_panel=WORKLOAD_PANEL)]
+MissingEstimateOpt = Annotated[Literal["use-runtime", "drop"], typer.Option(
+    "--missing-estimate", help="Jobs without a requested time: their runtime is their "
+    "estimate, or they are dropped.", rich_help_panel=WORKLOAD_PANEL)]
 StrictOpt = Annotated[bool, typer.Option(
-    "--strict", help="Stop at the first record that cannot be simulated instead of skipping it.")]
+    "--strict", help="Stop at the first record that cannot be simulated instead of skipping "
+    "it.", rich_help_panel=WORKLOAD_PANEL)]
 JobsOpt = Annotated[Optional[int], typer.Option(
-    "--jobs", "-n", help="Number of jobs for a built-in model; for a trace, keep the first N.")]
+    "--jobs", "-n", help="Number of jobs for a built-in model; for a trace, keep the first N.",
+    rich_help_panel=WORKLOAD_PANEL)]
 SeedOpt = Annotated[int, typer.Option(
-    help="Seed of a built-in model, of --load-method duplicate and of --deadline-fraction.")]
+    "--seed", help="Seed of a built-in model, of --load-method duplicate and of "
+    "--deadline-fraction.", rich_help_panel=WORKLOAD_PANEL)]
 ShrinkOpt = Annotated[Optional[float], typer.Option(
-    "--shrink", help="Shrinking factor: multiply every interarrival time (Streit 2002, §5).")]
+    "--shrink", help="Shrinking factor: multiply every interarrival time (Streit 2002, §5).",
+    rich_help_panel=WORKLOAD_PANEL)]
 PerfectOpt = Annotated[bool, typer.Option(
-    "--perfect-estimates", help="Replace every estimate by the job's runtime.")]
+    "--perfect-estimates", help="Replace every estimate by the job's runtime.",
+    rich_help_panel=WORKLOAD_PANEL)]
 LoadOpt = Annotated[Optional[float], typer.Option(
-    "--load", help="Raise the offered load by this factor >= 1 (QoPS §4.2; see --load-method).")]
-LoadMethodOpt = Annotated[str, typer.Option(
-    "--load-method", help="How --load raises the load: 'duplicate' (copies of random jobs at "
-    "random times, seeded by --seed) or 'expand' (every runtime and estimate stretched).")]
+    "--load", help="Raise the offered load by this factor >= 1 (QoPS §4.2; see --load-method).",
+    rich_help_panel=WORKLOAD_PANEL)]
+LoadMethodOpt = Annotated[Literal["duplicate", "expand"], typer.Option(
+    "--load-method", help="How --load raises the load: copies of random jobs at random times "
+    "(seeded by --seed), or every runtime and estimate stretched.",
+    rich_help_panel=WORKLOAD_PANEL)]
 DeadlinesOpt = Annotated[Optional[str], typer.Option(
-    "--deadlines", help="A CSV side file 'job_id,deadline[,kind]' of absolute deadlines.")]
+    "--deadlines", help="A CSV side file 'job_id,deadline[,kind]' of absolute deadlines.",
+    rich_help_panel=DEADLINES_PANEL)]
 StringencyOpt = Annotated[Optional[float], typer.Option(
     "--stringency", help="Deadlines from an EASY run: submit + max(runtime, (1 - S) x EASY "
-    "response) (QoPS §4.1); S in [0, 1].")]
+    "response) (QoPS §4.1); S in [0, 1].", rich_help_panel=DEADLINES_PANEL)]
 DeadlineFractionOpt = Annotated[float, typer.Option(
     "--deadline-fraction", help="With --stringency: the share of jobs with real deadlines "
-    "(seeded by --seed); the others get max(24 h, R x runtime) (QoPS §4.2).")]
+    "(seeded by --seed); the others get max(24 h, R x runtime) (QoPS §4.2).",
+    rich_help_panel=DEADLINES_PANEL)]
 RelaxationOpt = Annotated[Optional[float], typer.Option(
-    "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.")]
+    "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.",
+    rich_help_panel=DEADLINES_PANEL)]
 ReservationsOpt = Annotated[Optional[str], typer.Option(
-    "--reservations", help="A CSV file of advance-reservation requests (docs/reservations.md).")]
-PlacementOpt = Annotated[str, typer.Option(
-    "--reservation-placement", help="A request whose start is busy is rejected ('exact') or "
-    "moved to its earliest fit ('earliest').")]
+    "--reservations", help="A CSV file of advance-reservation requests (docs/reservations.md).",
+    rich_help_panel=RESERVATIONS_PANEL)]
+PlacementOpt = Annotated[Literal["exact", "earliest"], typer.Option(
+    "--reservation-placement", help="A request whose start is busy is rejected (exact) or "
+    "moved to its earliest fit.", rich_help_panel=RESERVATIONS_PANEL)]
 ThrottleOpt = Annotated[bool, typer.Option(
     "--throttle", help="Margo et al.'s throttling: at most --reservation-cap node-seconds of "
-    "reservations in any sliding --reservation-window.")]
+    "reservations in any sliding --reservation-window.", rich_help_panel=RESERVATION_LIMITS_PANEL)]
 CapOpt = Annotated[Optional[int], typer.Option(
     "--reservation-cap", help="The throttling cap in node-seconds (implies --throttle; "
-    "default 11059200 = 256 nodes x 12 h).")]
+    "default 11059200 = 256 nodes x 12 h).", rich_help_panel=RESERVATION_LIMITS_PANEL)]
 CapWindowOpt = Annotated[int, typer.Option(
-    "--reservation-window", help="The sliding window of the cap in seconds (7 days).")]
+    "--reservation-window", help="The sliding window of the cap in seconds (7 days).",
+    rich_help_panel=RESERVATION_LIMITS_PANEL)]
 MinDurationOpt = Annotated[int, typer.Option(
-    "--min-reservation-duration", help="Reject reservations shorter than this (seconds).")]
+    "--min-reservation-duration", help="Reject reservations shorter than this (seconds).",
+    rich_help_panel=RESERVATION_LIMITS_PANEL)]
 MinNoticeOpt = Annotated[int, typer.Option(
     "--min-reservation-notice", help="Reject requests made less than this many seconds "
-    "before their start.")]
+    "before their start.", rich_help_panel=RESERVATION_LIMITS_PANEL)]
 TickOpt = Annotated[int, typer.Option(
-    "--tick", help="Schedule only every TICK seconds (Catalina: 900); 0 = at every event.")]
+    "--tick", help="Schedule only every TICK seconds (Catalina: 900); 0 = at every event.",
+    rich_help_panel=POLICY_PANEL)]
 MaxQueuedOpt = Annotated[Optional[int], typer.Option(
     "--max-queued-per-user", help="Hold back a user's jobs beyond this many waiting ones "
-    "(DataStar: 6).")]
+    "(DataStar: 6).", rich_help_panel=POLICY_PANEL)]
+#: The thesis settings of the grid platform and job generators (Pasquali thesis, ch. 4-5):
+#: the keys of schedlab.platform.generator.PRESETS and schedlab.workload.models.grid.PRESETS,
+#: spelled out so that ``--help`` lists them without importing the generators.
+ThesisPreset = Literal["thesis-4.1", "thesis-4.2", "thesis-4.2-mkp", "thesis-4.3", "thesis-5.2"]
+WorkersOpt = Annotated[Optional[int], typer.Option(
+    "--workers", "-j", help="Worker processes (default: every core; 1 runs in this process). "
+    "With '--dask local', the size of the local cluster.")]
+DaskOpt = Annotated[Optional[str], typer.Option(
+    "--dask", help="Run on Dask: 'tcp://HOST:PORT' of a running scheduler, or 'local' for a "
+    "local cluster of worker processes.")]
 
 
 def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | None,

@@ -17,6 +17,7 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  metrics_table, parse_policy_spec, prepare, report_reservations,
                                  report_skips, reservation_params, run_spec, split_policy_list,
                                  summary_metrics)
+from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
@@ -27,16 +28,7 @@ DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conser
 
 def compare(
     workload: WorkloadArg,
-    policies: Annotated[str, typer.Option(
-        "--policies", help="Comma-separated policies, each a name or NAME[KEY=VALUE,...] "
-        "with parameters, e.g. 'qops[k=3],qops[k=5],fcfs+easy' (quote it in a shell).")]
-        = DEFAULT_POLICIES,
     procs: ProcsOpt = None,
-    out: Annotated[Path, typer.Option(
-        help="Directory for the figure, the table (CSV) and one sub-directory per policy "
-        "('qops[k=3]' -> qops_k=3).")]
-        = Path("schedlab-compare"),
-    overrun: OverrunOpt = "kill",
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
     strict: StrictOpt = False,
@@ -46,6 +38,14 @@ def compare(
     perfect_estimates: PerfectOpt = False,
     load_factor: LoadOpt = None,
     load_method: LoadMethodOpt = "duplicate",
+    policies: Annotated[str, typer.Option(
+        "--policies", help="Comma-separated policies, each a name or NAME[KEY=VALUE,...] "
+        "with parameters, e.g. 'qops\\[k=3],qops\\[k=5],fcfs+easy' (quote it in a shell); "
+        f"default: {DEFAULT_POLICIES.replace(',', ', ')}.", show_default=False,
+        rich_help_panel=POLICY_PANEL)] = DEFAULT_POLICIES,
+    overrun: OverrunOpt = "kill",
+    tick: TickOpt = 0,
+    max_queued_per_user: MaxQueuedOpt = None,
     deadlines: DeadlinesOpt = None,
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
@@ -57,8 +57,10 @@ def compare(
     reservation_window: CapWindowOpt = 604800,
     min_reservation_duration: MinDurationOpt = 0,
     min_reservation_notice: MinNoticeOpt = 0,
-    tick: TickOpt = 0,
-    max_queued_per_user: MaxQueuedOpt = None,
+    out: Annotated[Path, typer.Option(
+        "--out", "-o", help="Directory for the figure, the table (CSV) and one sub-directory "
+        "per policy ('qops\\[k=3]' -> qops_k=3).", rich_help_panel=OUTPUT_PANEL)]
+        = Path("schedlab-compare"),
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
     from dataclasses import replace

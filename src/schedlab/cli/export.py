@@ -3,25 +3,26 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
 from schedlab.cli.common import console
 from schedlab.errors import InputError
 
-#: Formats and the file name written when no --output is given.
+#: Formats and the file name written when no --out is given.
 EXPORT_FORMATS = {"evalys": "out_jobs.csv"}
+ExportFormat = Literal[tuple(EXPORT_FORMATS)]
 
 
 def export(
     run: Annotated[Path, typer.Argument(
         help="A run directory written by 'schedlab simulate --out', or its jobs.csv.")],
-    format: Annotated[str, typer.Option(
-        "--format", "-f", help="Output format: 'evalys' (Batsim's out_jobs.csv columns).")
+    format: Annotated[ExportFormat, typer.Option(
+        "--format", "-f", help="Output format: evalys is Batsim's out_jobs.csv columns.")
     ] = "evalys",
-    output: Annotated[Optional[Path], typer.Option(
-        "--output", "-o", help="File to write (default: out_jobs.csv in the run directory).")
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="File to write (default: out_jobs.csv in the run directory).")
     ] = None,
     procs: Annotated[Optional[int], typer.Option(
         "--procs", help="Machine size, when the run has no metrics.json.")] = None,
@@ -29,13 +30,10 @@ def export(
     """Export the jobs of a run, e.g. for evalys.jobset.JobSet.from_csv."""
     from schedlab.interop import load_run, write_evalys_jobs_csv
 
-    if format not in EXPORT_FORMATS:
-        raise InputError(f"expected one of {', '.join(EXPORT_FORMATS)}, got {format!r}",
-                         field="--format")
     if procs is not None and procs <= 0:
         raise InputError(f"expected a number of processors >= 1, got {procs}", field="--procs")
     result = load_run(run, processors=procs)
-    target = output if output is not None else (
+    target = out if out is not None else (
         (run if run.is_dir() else run.parent) / EXPORT_FORMATS[format])
     write_evalys_jobs_csv(result, target)
     console.print(f"wrote {target} ({len(result)} jobs, {format} format)", markup=False,

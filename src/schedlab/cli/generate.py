@@ -23,11 +23,12 @@ thesis, ch. 4) as SWF plus a side file of licences, ratings and classes;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 
-from schedlab.cli.common import MissingEstimateOpt, WidthFieldOpt, console
+from schedlab.cli.common import MissingEstimateOpt, ThesisPreset, WidthFieldOpt, console
+from schedlab.cli.conventions import OUTPUT_PANEL, RESERVATIONS_PANEL, WORKLOAD_PANEL
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
@@ -38,64 +39,83 @@ HYPER_ERLANG = "hyper-erlang"
 RESERVATIONS = "reservations"
 GRID = "grid"
 
+MODEL_PANEL = "Fitting a model (streit, hyper-erlang)"
+GRID_PANEL = "Grid jobs (grid)"
+
 
 def generate(
     model: Annotated[str, typer.Argument(
         help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
              "and 'hyper-erlang' generate from --from; 'grid' writes grid jobs for "
              "--platform.")],
-    output: Annotated[Optional[Path], typer.Option(
-        "--output", "-o", help="The SWF file to write.")] = None,
-    jobs: Annotated[Optional[int], typer.Option("--jobs", "-n", help="Number of jobs.")] = None,
-    procs: Annotated[Optional[int], typer.Option("--procs", help="Machine size.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same jobs.")] = 0,
+    jobs: Annotated[Optional[int], typer.Option(
+        "--jobs", "-n", help="Number of jobs.", rich_help_panel=WORKLOAD_PANEL)] = None,
+    procs: Annotated[Optional[int], typer.Option(
+        "--procs", help="Machine size.", rich_help_panel=WORKLOAD_PANEL)] = None,
+    seed: Annotated[int, typer.Option(
+        "--seed", help="Seed: the same seed gives the same jobs.",
+        rich_help_panel=WORKLOAD_PANEL)] = 0,
     source: Annotated[Optional[str], typer.Option(
         "--from", help="streit: an SWF trace to analyse, a saved model (.json, .json.gz) or "
                        "a built-in parameter name (kth, sdscblue, nasa, lublin256); "
-                       "hyper-erlang: an SWF trace to fit or a saved fit (.json).")] = None,
+                       "hyper-erlang: an SWF trace to fit or a saved fit (.json); "
+                       "reservations: a CSV file of requests; grid: a trace to enrich.",
+        rich_help_panel=WORKLOAD_PANEL)] = None,
     save_model: Annotated[Optional[Path], typer.Option(
-        "--save-model", help="streit, hyper-erlang: also write the fitted model (JSON).")
-    ] = None,
+        "--save-model", help="streit, hyper-erlang: also write the fitted model (JSON).",
+        rich_help_panel=MODEL_PANEL)] = None,
     size_edges: Annotated[Optional[str], typer.Option(
         "--size-edges", help="hyper-erlang: lower bounds of the job-size ranges, e.g. "
-                             "1,2,3,5,9 (default powers of two).")] = None,
+                             "1,2,3,5,9 (default powers of two).",
+        rich_help_panel=MODEL_PANEL)] = None,
     width_unit: Annotated[int, typer.Option(
-        "--width-unit", help="hyper-erlang: processors per width unit (8: count 8-way nodes).")
-    ] = 1,
+        "--width-unit", help="hyper-erlang: processors per width unit (8: count 8-way nodes).",
+        rich_help_panel=MODEL_PANEL)] = 1,
     estimate_bins: Annotated[int, typer.Option(
-        help="streit, analysing a trace: estimate bins per decade.")] = 4,
+        "--estimate-bins", help="streit, analysing a trace: estimate bins per decade.",
+        rich_help_panel=MODEL_PANEL)] = 4,
     runtime_bins: Annotated[int, typer.Option(
-        help="streit, analysing a trace: bins per decade of the runtime/estimate scale.")] = 6,
-    width_bins: Annotated[str, typer.Option(
-        help="streit, analysing a trace: width classes 'pow2' or 'exact'.")] = "pow2",
+        "--runtime-bins", help="streit, analysing a trace: bins per decade of the "
+                               "runtime/estimate scale.", rich_help_panel=MODEL_PANEL)] = 6,
+    width_bins: Annotated[Literal["pow2", "exact"], typer.Option(
+        "--width-bins", help="streit, analysing a trace: width classes.",
+        rich_help_panel=MODEL_PANEL)] = "pow2",
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
     span: Annotated[Optional[str], typer.Option(
-        help="reservations: START:END, the seconds since the trace start to spread requests "
-             "over (with --from: the span the file's requests come from).")] = None,
+        "--span", help="START:END, the seconds since the trace start to spread requests over "
+                       "(with --from: the span the file's requests come from).",
+        rich_help_panel=RESERVATIONS_PANEL)] = None,
     into: Annotated[Optional[str], typer.Option(
-        help="reservations: START:END, compress the requests from --span into this span "
-             "(a year into a month).")] = None,
+        "--into", help="START:END, compress the requests from --span into this span (a year "
+                       "into a month).", rich_help_panel=RESERVATIONS_PANEL)] = None,
     per_week: Annotated[Optional[float], typer.Option(
-        "--per-week", help="reservations: requests per week (default 15).")] = None,
+        "--per-week", help="Requests per week (default 15).",
+        rich_help_panel=RESERVATIONS_PANEL)] = None,
     nodes: Annotated[Optional[str], typer.Option(
-        help="reservations: LO:HI nodes per request (default 8:128, capped at --procs).")
-    ] = None,
+        "--nodes", help="LO:HI nodes per request (default 8:128, capped at --procs).",
+        rich_help_panel=RESERVATIONS_PANEL)] = None,
     hours: Annotated[Optional[str], typer.Option(
-        help="reservations: LO:HI duration in hours (default 4:18).")] = None,
+        "--hours", help="LO:HI duration in hours (default 4:18).",
+        rich_help_panel=RESERVATIONS_PANEL)] = None,
     notice_hours: Annotated[Optional[str], typer.Option(
-        "--notice-hours", help="reservations: LO:HI advance notice in hours (default 24:168).")
-    ] = None,
+        "--notice-hours", help="LO:HI advance notice in hours (default 24:168).",
+        rich_help_panel=RESERVATIONS_PANEL)] = None,
     platform: Annotated[Optional[Path], typer.Option(
-        help="grid: the platform file (TOML) the jobs are for.")] = None,
-    preset: Annotated[Optional[str], typer.Option(
-        help="grid: the thesis setting to draw from (default thesis-4.3).")] = None,
+        "--platform", help="The platform file (TOML) the jobs are for.",
+        rich_help_panel=GRID_PANEL)] = None,
+    preset: Annotated[Optional[ThesisPreset], typer.Option(
+        "--preset", help="The thesis setting to draw from (default thesis-4.3).",
+        rich_help_panel=GRID_PANEL)] = None,
     ta: Annotated[Optional[float], typer.Option(
-        "--ta", help="grid: mean interarrival time in seconds (default: the preset's first).")
-    ] = None,
+        "--ta", help="Mean interarrival time in seconds (default: the preset's first).",
+        rich_help_panel=GRID_PANEL)] = None,
     settings: Annotated[Optional[list[str]], typer.Option(
-        "--set", help="grid: KEY=VALUE overriding a preset range, e.g. margin=30:250 "
-                      "(docs/models.md).")] = None,
+        "--set", help="KEY=VALUE overriding a preset range, e.g. margin=30:250 "
+                      "(docs/models.md).", rich_help_panel=GRID_PANEL)] = None,
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="The SWF file to write (the CSV file for 'reservations').",
+        rich_help_panel=OUTPUT_PANEL)] = None,
 ) -> None:
     """Generate a synthetic workload and write it as an SWF trace.
 
@@ -104,7 +124,7 @@ def generate(
     reservation_options = {"--span": span, "--into": into, "--per-week": per_week,
                            "--nodes": nodes, "--hours": hours, "--notice-hours": notice_hours}
     if model == RESERVATIONS:
-        _generate_reservations(output, source, procs=procs, seed=seed, jobs=jobs,
+        _generate_reservations(out, source, procs=procs, seed=seed, jobs=jobs,
                                save_model=save_model, **reservation_options)
         return
     for option, value in reservation_options.items():
@@ -119,7 +139,7 @@ def generate(
             raise InputError("'grid' takes its machines from --platform, not --procs or "
                              "--save-model", field="--procs" if procs is not None
                              else "--save-model")
-        generate_grid_jobs(output, platform_file=platform, preset=preset, jobs=jobs, ta=ta,
+        generate_grid_jobs(out, platform_file=platform, preset=preset, jobs=jobs, ta=ta,
                            seed=seed, source=source, settings=settings or [],
                            swf_options={"width_field": width_field,
                                         "missing_estimate": missing_estimate})
@@ -129,13 +149,13 @@ def generate(
             raise InputError(f"{option} is only for 'schedlab generate grid', not for "
                              f"the model {model!r}", field=option)
     if model == STREIT:
-        _generate_streit(source, output, save_model, jobs=jobs, procs=procs, seed=seed,
+        _generate_streit(source, out, save_model, jobs=jobs, procs=procs, seed=seed,
                          analyzer={"estimate_bins": estimate_bins, "runtime_bins": runtime_bins,
                                    "width_bins": width_bins, "width_field": width_field,
                                    "missing_estimate": missing_estimate})
         return
     if model == HYPER_ERLANG:
-        _generate_hyper_erlang(source, output, save_model, jobs=jobs, procs=procs, seed=seed,
+        _generate_hyper_erlang(source, out, save_model, jobs=jobs, procs=procs, seed=seed,
                                size_edges=size_edges, width_unit=width_unit,
                                width_field=width_field, missing_estimate=missing_estimate)
         return
@@ -143,11 +163,11 @@ def generate(
         if value is not None:
             raise InputError(f"{option} is only for 'schedlab generate streit' and "
                              f"'hyper-erlang', not for the model {model!r}", field=option)
-    if output is None:
-        raise InputError("expected the SWF file to write (--output/-o)", field="--output")
+    if out is None:
+        raise InputError("expected the SWF file to write (--out/-o)", field="--out")
     from schedlab.workload.models import generate_builtin
 
-    _write(generate_builtin(model, n_jobs=jobs, processors=procs, seed=seed), output)
+    _write(generate_builtin(model, n_jobs=jobs, processors=procs, seed=seed), out)
 
 
 def _generate_streit(source: str | None, output: Path | None, save_model: Path | None, *,
@@ -161,8 +181,8 @@ def _generate_streit(source: str | None, output: Path | None, save_model: Path |
         raise InputError("'streit' needs --from TRACE (an SWF trace, a model file or a "
                          "built-in parameter name such as 'kth')", field="--from")
     if output is None and save_model is None:
-        raise InputError("expected --output/-o (the SWF file to write) or --save-model",
-                         field="--output")
+        raise InputError("expected --out/-o (the SWF file to write) or --save-model",
+                         field="--out")
     model = resolve_model(source, **analyzer)
     builtin = not Path(source).exists() and source.lower() in BUILTIN_PARAMETERS
     name = BUILTIN_PARAMETERS[source.lower()][1] if builtin else None
@@ -187,8 +207,8 @@ def _generate_hyper_erlang(source: str | None, output: Path | None, save_model: 
         raise InputError("'hyper-erlang' needs --from TRACE (an SWF trace or a saved .json fit)",
                          field="--from")
     if output is None and save_model is None:
-        raise InputError("expected --output/-o (the SWF file to write) or --save-model",
-                         field="--output")
+        raise InputError("expected --out/-o (the SWF file to write) or --save-model",
+                         field="--out")
     edges = None if size_edges is None else _integers(size_edges, "--size-edges")
     model = he.resolve_model(source, size_edges=edges, width_unit=width_unit,
                              width_field=width_field, missing_estimate=missing_estimate)
@@ -222,7 +242,7 @@ def _generate_reservations(output: Path | None, source: str | None, *, procs: in
         raise InputError("'reservations' takes --per-week, not --jobs or --save-model",
                          field="--jobs" if jobs is not None else "--save-model")
     if output is None:
-        raise InputError("expected the CSV file to write (--output/-o)", field="--output")
+        raise InputError("expected the CSV file to write (--out/-o)", field="--out")
     span = _pair(options["--span"], "--span", None, int)
     if span is None:
         raise InputError("expected --span START:END (seconds since the trace start)",

@@ -8,25 +8,28 @@ per cluster and a dispatcher.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated, List, Literal, Optional
 
 import typer
 
 from schedlab.cli.common import SUMMARY_FORMATS, console, metrics_table, summary_metrics
+from schedlab.cli.conventions import GRID_PANEL
 from schedlab.errors import InputError
 
 PlatformOpt = Annotated[Optional[str], typer.Option(
     "--platform", help="Run on a grid platform: a TOML file or a preset (thesis-4.3, ...; "
     "drawn with --seed). The workload is then an SWF file with its .grid.csv side file "
-    "(docs/platform.md, docs/policies/grid.md).")]
+    "(docs/platform.md, docs/policies/grid.md).", rich_help_panel=GRID_PANEL)]
 DispatchOpt = Annotated[str, typer.Option(
     "--dispatch", help="With --platform: the meta-scheduler's dispatcher (round-robin, "
-    "random, least-work, proportional; see 'schedlab policies').")]
+    "random, least-work, proportional, ms-heuristics; see 'schedlab policies').",
+    rich_help_panel=GRID_PANEL)]
 DispatchParamOpt = Annotated[Optional[List[str]], typer.Option(
-    "--dispatch-param", help="A dispatcher parameter as KEY=VALUE (repeatable).")]
-AllocationOpt = Annotated[str, typer.Option(
-    "--allocation", help="With --platform: 'shared' (jobs share a machine's CPUs) or "
-    "'exclusive' (one job per machine).")]
+    "--dispatch-param", help="A dispatcher parameter as KEY=VALUE (repeatable).",
+    rich_help_panel=GRID_PANEL)]
+AllocationOpt = Annotated[Literal["shared", "exclusive"], typer.Option(
+    "--allocation", help="With --platform: jobs share a machine's CPUs, or one job per "
+    "machine.", rich_help_panel=GRID_PANEL)]
 
 #: Grid metrics added to the summary table (docs/metrics.md, "Grid runs").
 GRID_SUMMARY_METRICS = ["system_usage", "licence_usage", "cluster_share_deviation"]

@@ -12,19 +12,18 @@ from typing import Annotated, Callable, Optional
 import typer
 from rich.table import Table
 
-from schedlab.cli.common import console
+from schedlab.cli.conventions import SchedlabCommand
+from schedlab.cli.common import ThesisPreset, console
 from schedlab.cli.generate import _pair
 from schedlab.errors import InputError
-
-PRESET_NAMES = "thesis-4.1, thesis-4.2, thesis-4.2-mkp, thesis-4.3, thesis-5.2"
 
 
 def platform_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
     """The ``platform`` command group, each command wrapped by the CLI's error ``guard``."""
     group = typer.Typer(name="platform", no_args_is_help=True,
                         help="Inspect and generate grid platforms (clusters, machines, licences).")
-    group.command("show")(guard(show_platform))
-    group.command("generate")(guard(generate_platform_file))
+    group.command("show", cls=SchedlabCommand)(guard(show_platform))
+    group.command("generate", cls=SchedlabCommand)(guard(generate_platform_file))
     return group
 
 
@@ -32,16 +31,16 @@ def show_platform(
     file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/platform.md).")],
     machines: Annotated[bool, typer.Option(
         "--machines", help="Also list every machine.")] = False,
-    jobs: Annotated[Optional[Path], typer.Option(
-        "--jobs", help="A grid workload (SWF with its .grid.csv side file) to check against "
-                       "the platform: every job must fit some machine.")] = None,
+    workload: Annotated[Optional[Path], typer.Option(
+        "--workload", help="A grid workload (SWF with its .grid.csv side file) to check "
+                           "against the platform: every job must fit some machine.")] = None,
 ) -> None:
     """Check a platform file and show its clusters, machines and licences."""
     from schedlab.platform import read_platform
 
     platform = read_platform(file)
-    if jobs is not None:
-        _show_jobs_on(platform, jobs)
+    if workload is not None:
+        _show_jobs_on(platform, workload)
         return
     console.print(f"platform {platform.name}: {len(platform.clusters)} clusters, "
                   f"{len(platform.machines)} machines, {platform.total_cpus} CPUs, "
@@ -119,9 +118,9 @@ def _span(values: list[int]) -> str:
 
 
 def generate_platform_file(
-    output: Annotated[Path, typer.Option("--output", "-o", help="The TOML file to write.")],
-    preset: Annotated[str, typer.Option(
-        help=f"Thesis setting to draw from: {PRESET_NAMES}.")] = "thesis-4.3",
+    out: Annotated[Path, typer.Option("--out", "-o", help="The TOML file to write.")],
+    preset: Annotated[ThesisPreset, typer.Option(
+        "--preset", help="Thesis setting to draw from.")] = "thesis-4.3",
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same platform.")] = 0,
     clusters: Annotated[Optional[str], typer.Option(
         help="Machines per cluster, e.g. '120,60,30,15'.")] = None,
@@ -143,9 +142,9 @@ def generate_platform_file(
                            rating=_pair(rating, "--rating", None, int), licences=licences,
                            suitability=suitability, ratio=_pair(ratio, "--ratio", None, float))
     platform = generate_platform(settings, seed, name=name or f"{preset}-seed{seed}")
-    write_platform(platform, output, comment=f"schedlab platform generate --preset {preset} "
+    write_platform(platform, out, comment=f"schedlab platform generate --preset {preset} "
                                              f"--seed {seed}\n{settings}")
-    console.print(f"wrote {output}: {len(platform.clusters)} clusters, "
+    console.print(f"wrote {out}: {len(platform.clusters)} clusters, "
                   f"{len(platform.machines)} machines, {platform.total_cpus} CPUs, "
                   f"{len(platform.licence_names)} licences", markup=False, highlight=False)
 
@@ -163,8 +162,8 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
                                                generate_grid, preset as settings_of)
 
     if output is None:
-        raise InputError("expected the SWF file to write (--output/-o); the side file "
-                         "goes beside it", field="--output")
+        raise InputError("expected the SWF file to write (--out/-o); the side file "
+                         "goes beside it", field="--out")
     if platform_file is None:
         raise InputError("'grid' needs --platform FILE (make one with 'schedlab platform "
                          "generate')", field="--platform")

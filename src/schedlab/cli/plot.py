@@ -12,11 +12,13 @@ import json
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any, List, Optional
+from typing import Annotated, Any, List, Literal, Optional
 
 import typer
 
 from schedlab.cli.common import console, parse_window
+from schedlab.cli.plotgrid import GRID_GANTT_BY, GRID_KINDS, grid_figure, is_grid_jobs, \
+    machine_gantt
 from schedlab.errors import InputError
 
 #: A classes figure from a whole experiment shows at most this many runs.
@@ -32,6 +34,8 @@ class Kind(str, Enum):
     classes = "classes"
     matrix = "matrix"
     slots = "slots"
+    shares = "shares"
+    ta_curve = "ta-curve"
 
 
 def plot(
@@ -42,9 +46,12 @@ def plot(
         "--kind", help="curve: a metric against a sweep column, one line per policy; "
                        "gantt: the schedule; timeseries: utilization and queue length; "
                        "classes: bars per width or run-time class; matrix: the Ousterhout matrix of a "
-                       "gang run over a window; slots: time slots in its rounds over time.")],
+                       "gang run over a window; slots: time slots in its rounds over time; "
+                       "shares: work per cluster against the machine shares and ta-curve: "
+                       "metrics against the interarrival time, of grid runs.")],
     metric: Annotated[Optional[str], typer.Option(
-        help="Metric of a curve (default artww) or of class bars (default avg_wait).")] = None,
+        "--metric", "-m", help="Metric of a curve (default artww) or of class bars "
+                                "(default avg_wait).")] = None,
     x: Annotated[str, typer.Option(
         "--x", help="Sweep column on the x axis of a curve.")] = "transform.shrink",
     run: Annotated[Optional[List[str]], typer.Option(
@@ -53,21 +60,25 @@ def plot(
     window: Annotated[Optional[str], typer.Option(
         help="Time window START:END in seconds since the trace start (gantt, timeseries).")]
         = None,
-    by: Annotated[str, typer.Option(
-        help="Classes by 'width' or 'runtime' (classes); colour jobs by 'status' or "
-             "'width' (gantt).")] = "",
+    by: Annotated[Optional[Literal["status", "width", "runtime", "deadline", "licences"]],
+                  typer.Option(
+        "--by", help="Classes by width or runtime (classes); colour jobs by status or width "
+                     "(gantt), on a grid run by deadline or licences.")] = None,
     step: Annotated[Optional[float], typer.Option(
         help="Resample a time series to means over bins of this many seconds.")] = None,
     reference: Annotated[Optional[Path], typer.Option(
-        help="CSV of a paper's values drawn over a curve: columns policy,x,value[,workload].")]
+        help="CSV of a paper's values drawn over a curve: columns policy, x, value and "
+             "optionally workload.")]
         = None,
     invert_x: Annotated[bool, typer.Option(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
     title: Annotated[Optional[str], typer.Option(help="Figure title.")] = None,
-    fmt: Annotated[Optional[str], typer.Option(
-        "--format", help="png or svg (default: the suffix of --out, else png).")] = None,
+    fmt: Annotated[Optional[Literal["png", "svg"]], typer.Option(
+        "--format", "-f", case_sensitive=False,
+        help="Image format (default: the suffix of --out, else png).")]
+        = None,
     out: Annotated[Optional[Path], typer.Option(
-        help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
+        "--out", "-o", help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
 ) -> None:
     """Draw one figure from a run or an experiment and write it as PNG or SVG."""
     from schedlab.viz.style import save_figure
@@ -75,9 +86,12 @@ def plot(
     kind_name = kind.value
     target, chosen = output_path(kind_name, out, fmt)
     options = PlotOptions(metric=metric, x=x, runs=list(run or []), window=parse_window(window),
-                          by=by, step=step, reference=reference, invert_x=invert_x, title=title)
+                          by=by or "", step=step, reference=reference, invert_x=invert_x,
+                          title=title)
     check_options(kind_name, options)
-    if is_experiment(source):
+    if kind_name in GRID_KINDS:
+        figure = grid_figure(source, kind_name, options)
+    elif is_experiment(source):
         figure = experiment_figure(source, kind_name, options)
     elif is_run_directory(source):
         figure = run_figure(source, kind_name, options)
@@ -105,13 +119,13 @@ class PlotOptions:
 
 
 #: Which kinds each option applies to (an option given to another kind is a mistake).
-APPLIES_TO = {"metric": ("curve", "classes"),
+APPLIES_TO = {"metric": ("curve", "classes", "ta-curve"),
               "window": ("gantt", "timeseries", "matrix", "slots"),
               "by": ("gantt", "classes"), "step": ("timeseries",), "reference": ("curve",),
               "invert_x": ("curve",)}
 FLAG = {"metric": "--metric", "window": "--window", "by": "--by", "step": "--step",
         "reference": "--reference", "invert_x": "--invert-x"}
-BY_CHOICES = {"gantt": ("status", "width"), "classes": ("width", "runtime")}
+BY_CHOICES = {"gantt": ("status", "width") + GRID_GANTT_BY, "classes": ("width", "runtime")}
 #: Figures of a gang run, drawn from the matrix.csv and slots.csv of its run directory.
 GANG_KINDS = ("matrix", "slots")
 
@@ -198,6 +212,11 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
     processors = int(document["processors"])
     if kind in GANG_KINDS:
         return gang_figure(source, kind, jobs, document, options)
+    if kind == "gantt" and is_grid_jobs(jobs):
+        return machine_gantt(source, jobs, document, options)
+    if options.by in GRID_GANTT_BY:
+        raise InputError(f"--by {options.by} colours the Gantt chart of a grid run "
+                         f"(simulate --platform)", file=str(source), field="--by")
     if kind == "gantt":
         return gantt_figure(jobs, processors, window=options.window,
                             color_by=options.by or "status",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Literal, Optional
 
 import typer
 
@@ -13,11 +13,13 @@ from schedlab.cli.common import console
 
 def report(
     exp_dir: Annotated[Path, typer.Argument(
-        help="An experiment directory (written by 'schedlab sweep').")],
+        help="An experiment directory (written by 'schedlab sweep'), or grid run "
+             "directories (a directory of 'simulate --platform --out' outputs).")],
     out: Annotated[Optional[Path], typer.Option(
-        help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
-    fmt: Annotated[str, typer.Option(
-        "--format", help="Format of the embedded figures: svg (sharp at any zoom) or png.")]
+        "--out", "-o", help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
+    fmt: Annotated[Literal["svg", "png"], typer.Option(
+        "--format", "-f", case_sensitive=False,
+        help="Format of the embedded figures: svg is sharp at any zoom.")]
         = "svg",
 ) -> None:
     """Write an HTML report: runs table, failed runs, figures, experiment file, versions."""
@@ -25,5 +27,13 @@ def report(
 
     target = out if out is not None else exp_dir / "report.html"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    write_report(exp_dir, target, generated=generated, fmt=fmt)
+    from schedlab.cli.plotgrid import grid_runs, holds_runs, run_directories
+
+    if not (exp_dir / "results.sqlite").is_file() and holds_runs(exp_dir):
+        from schedlab.viz.gridreport import write_grid_report
+
+        runs = dict(zip((path.name for path in run_directories(exp_dir)), grid_runs(exp_dir)))
+        write_grid_report(exp_dir, runs, target, generated=generated, fmt=fmt)
+    else:
+        write_report(exp_dir, target, generated=generated, fmt=fmt)
     console.print(f"wrote {target}")

@@ -8,7 +8,8 @@ from typing import Annotated, Callable, Optional
 import typer
 from rich.table import Table
 
-from schedlab.cli.common import console
+from schedlab.cli.conventions import SchedlabCommand
+from schedlab.cli.common import DaskOpt, WorkersOpt, console
 from schedlab.cli.sweep import SweepProgress, choose_executor
 
 
@@ -16,8 +17,8 @@ def reproduce_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -
     """The ``reproduce`` command group, each command wrapped by the CLI's error ``guard``."""
     group = typer.Typer(name="reproduce", no_args_is_help=True,
                         help="Reproduce the evaluation of a source paper.")
-    group.command("list")(guard(list_recipes))
-    group.command("run")(guard(run_recipe))
+    group.command("list", cls=SchedlabCommand)(guard(list_recipes))
+    group.command("run", cls=SchedlabCommand)(guard(run_recipe))
     return group
 
 
@@ -38,26 +39,23 @@ def list_recipes() -> None:
 def run_recipe(
     name: Annotated[str, typer.Argument(help="The recipe (see 'schedlab reproduce list').")],
     out: Annotated[Optional[Path], typer.Option(
-        help="Experiment directory (default: reproduce-NAME, or reproduce-NAME-reduced).")]
-        = None,
+        "--out", "-o", help="Experiment directory (default: reproduce-NAME, or "
+        "reproduce-NAME-reduced).")] = None,
     reduced: Annotated[bool, typer.Option(
         "--reduced", help="The CI-sized version: fewer jobs, points and seeds.")] = False,
-    jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", help="Worker processes (default: every core; 1 runs in this process).")]
-        = None,
-    dask: Annotated[Optional[str], typer.Option(
-        "--dask", help="Run on Dask: 'tcp://HOST:PORT' or 'local'.")] = None,
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
 ) -> None:
     """Run (or resume) a recipe, then write its tables, figures and the findings table."""
     from schedlab.experiments.recipes import findings_markdown, reproduce
 
     exp_dir = out if out is not None else Path(f"reproduce-{name}" + ("-reduced" if reduced
                                                                       else ""))
-    executor, workers = choose_executor(jobs, dask)
+    executor, pool_size = choose_executor(workers, dask)
     progress = SweepProgress(f"{name}{' (reduced)' if reduced else ''}")
     try:
         reproduction = reproduce(name, exp_dir, reduced=reduced, executor=executor,
-                                 jobs=workers, dask_address=dask, observer=progress)
+                                 jobs=pool_size, dask_address=dask, observer=progress)
     finally:
         progress.close()
     console.print(findings_markdown(reproduction), markup=False, highlight=False,

@@ -15,22 +15,14 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console,
                                  metrics_table, parse_params, prepare, report_reservations,
                                  report_skips, reservation_params, run_spec, summary_metrics)
+from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
                                   refuse_unsupported, simulate_on_platform)
 
 
 def simulate(
     workload: WorkloadArg,
-    policy: Annotated[Optional[str], typer.Option(
-        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
-        "default fcfs+easy, with --platform bf-fcfs.")] = None,
-    param: Annotated[Optional[List[str]], typer.Option(
-        "--param", help="A policy parameter as KEY=VALUE (repeatable).")] = None,
     procs: ProcsOpt = None,
-    out: Annotated[Optional[Path], typer.Option(
-        help="Directory for jobs.csv and metrics.json (default: no files).")] = None,
-    swf: Annotated[bool, typer.Option(help="Also write the schedule as OUT/schedule.swf.")] = False,
-    overrun: OverrunOpt = "kill",
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
     strict: StrictOpt = False,
@@ -40,6 +32,15 @@ def simulate(
     perfect_estimates: PerfectOpt = False,
     load_factor: LoadOpt = None,
     load_method: LoadMethodOpt = "duplicate",
+    policy: Annotated[Optional[str], typer.Option(
+        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
+        "default fcfs+easy, with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL)] = None,
+    param: Annotated[Optional[List[str]], typer.Option(
+        "--param", help="A policy parameter as KEY=VALUE (repeatable).",
+        rich_help_panel=POLICY_PANEL)] = None,
+    overrun: OverrunOpt = "kill",
+    tick: TickOpt = 0,
+    max_queued_per_user: MaxQueuedOpt = None,
     deadlines: DeadlinesOpt = None,
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
@@ -51,12 +52,16 @@ def simulate(
     reservation_window: CapWindowOpt = 604800,
     min_reservation_duration: MinDurationOpt = 0,
     min_reservation_notice: MinNoticeOpt = 0,
-    tick: TickOpt = 0,
-    max_queued_per_user: MaxQueuedOpt = None,
     platform: PlatformOpt = None,
     dispatch: DispatchOpt = "round-robin",
     dispatch_param: DispatchParamOpt = None,
     allocation: AllocationOpt = "shared",
+    out: Annotated[Optional[Path], typer.Option(
+        "--out", "-o", help="Directory for jobs.csv and metrics.json (default: no files).",
+        rich_help_panel=OUTPUT_PANEL)] = None,
+    swf: Annotated[bool, typer.Option(
+        "--swf", help="Also write the schedule as OUT/schedule.swf.",
+        rich_help_panel=OUTPUT_PANEL)] = False,
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     if platform is not None:

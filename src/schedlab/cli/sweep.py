@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import console, err_console, rate_column
+from schedlab.cli.common import DaskOpt, WorkersOpt, console, err_console, rate_column
 from schedlab.errors import InputError
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
@@ -59,14 +59,10 @@ def sweep(
     experiment: Annotated[Path, typer.Argument(
         help="The experiment file (TOML; format in docs/experiments.md).")],
     out: Annotated[Optional[Path], typer.Option(
-        help="Experiment directory for the results (default: the file's name without .toml, "
-             "in the current directory).")] = None,
-    jobs: Annotated[Optional[int], typer.Option(
-        "--jobs", "-j", help="Worker processes (default: every core; 1 runs in this process). "
-                             "With '--dask local', the size of the local cluster.")] = None,
-    dask: Annotated[Optional[str], typer.Option(
-        "--dask", help="Run on Dask: 'tcp://HOST:PORT' of a running scheduler, or 'local' for "
-                       "a local cluster of worker processes.")] = None,
+        "--out", "-o", help="Experiment directory for the results (default: the file's name "
+        "without .toml, in the current directory).")] = None,
+    workers: WorkersOpt = None,
+    dask: DaskOpt = None,
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Run again the runs stored as failed.")] = False,
 ) -> None:
@@ -79,10 +75,10 @@ def sweep(
     from schedlab.experiments import run_sweep
 
     exp_dir = out if out is not None else Path(experiment.name.removesuffix(".toml"))
-    executor, workers = choose_executor(jobs, dask)
+    executor, pool_size = choose_executor(workers, dask)
     progress = SweepProgress(experiment.stem)
     try:
-        summary = run_sweep(experiment, exp_dir, executor=executor, jobs=workers,
+        summary = run_sweep(experiment, exp_dir, executor=executor, jobs=pool_size,
                             dask_address=dask, retry_failed=retry_failed, observer=progress)
     except KeyboardInterrupt:
         progress.close()
@@ -110,18 +106,19 @@ def stored_runs(exp_dir: Path) -> int:
         return 0
 
 
-def choose_executor(jobs: int | None, dask: str | None) -> tuple[str, int | None]:
-    """``--dask`` -> dask; ``--jobs 1`` -> serial; otherwise the process pool."""
-    if jobs is not None and jobs < 1:
-        raise InputError(f"expected a number of workers >= 1, got {jobs}", field="--jobs")
+def choose_executor(workers: int | None, dask: str | None) -> tuple[str, int | None]:
+    """``--dask`` -> dask; ``--workers 1`` -> serial; otherwise the process pool."""
+    if workers is not None and workers < 1:
+        raise InputError(f"expected a number of workers >= 1, got {workers}",
+                         field="--workers")
     if dask is not None:
         if not (dask == "local" or dask.startswith("tcp://")):
             raise InputError(f"expected 'local' or tcp://HOST:PORT, got {dask!r}",
                              field="--dask")
-        return "dask", jobs
-    if jobs == 1:
+        return "dask", workers
+    if workers == 1:
         return "serial", None
-    return "pool", jobs
+    return "pool", workers
 
 
 def report(summary) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated, Callable, Optional
 import typer
 from rich.table import Table
 
+from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.common import DelayedProgress, console
 
 CacheDirOpt = Annotated[Optional[Path], typer.Option(
@@ -28,8 +29,8 @@ def traces_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> t
     """The ``traces`` command group, each command wrapped by the CLI's error ``guard``."""
     group = typer.Typer(name="traces", no_args_is_help=True,
                         help="List and download Parallel Workloads Archive traces.")
-    group.command("list")(guard(list_traces))
-    group.command("fetch")(guard(fetch_trace))
+    group.command("list", cls=SchedlabCommand)(guard(list_traces))
+    group.command("fetch", cls=SchedlabCommand)(guard(fetch_trace))
     return group
 
 

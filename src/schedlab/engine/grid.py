@@ -65,10 +65,14 @@ class GridTask:
     run on (CPUs and licences, thesis *Minimal requirements*); ``candidates``
     those of its cluster, fastest first (set when it is dispatched).
     ``runtime_left`` and ``estimate_left`` are seconds at the job's own
-    ``rating`` (eq. 3.9), what is still to run.  ``cluster``, ``machine``,
+    ``rating`` (eq. 3.9), what is still to run.  ``user_class`` (index in
+    ``USER_CLASSES``) and ``owner_priority`` are the job's static QoS labels
+    (§3.1.1).  ``cluster``, ``machine``,
     ``start``, ``expected_end`` and ``end`` are set by the dispatcher and the
     engine (-1 before).  Policies read these fields; only the engine writes
-    them.
+    them, except ``priority``: the label a dispatcher may attach to a job it
+    sends (the meta-scheduler's classification, thesis §3.1.1; 0 when none),
+    which local policies may order their queue by.
     """
 
     index: int
@@ -79,11 +83,14 @@ class GridTask:
     eligible: np.ndarray
     runtime_left: int
     estimate_left: int
+    user_class: int = 0
+    owner_priority: int = 0
     cluster: int = -1
     machine: int = -1
     start: int = -1
     expected_end: int = -1
     end: int = -1
+    priority: int = 0
     candidates: np.ndarray | None = None
 
     @property
@@ -455,7 +462,8 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     for i, job in enumerate(grid.workload.jobs):
         licences = tuple(int(columns[c]) for c in np.flatnonzero(grid.needs[i]))
         tasks.append(GridTask(i, job, job.width, licences, int(grid.rating[i]),
-                              platform.eligible(job.width, licences), job.runtime, job.estimate))
+                              platform.eligible(job.width, licences), job.runtime, job.estimate,
+                              int(grid.user_class[i]), int(grid.owner_priority[i])))
     return tasks
 
 
@@ -616,6 +624,10 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         series_licences_demand=np.array(series.licences_demand, dtype=np.int64).reshape(
             len(series.time), len(platform.licence_names)),
         allocation=allocation,
+        job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
+                           for t in tasks),
+        priority=np.array([t.priority for t in tasks], dtype=np.int64),
+        rating=np.array([t.rating for t in tasks], dtype=np.int64),
     )
     return Result(
         processors=platform.total_cpus,

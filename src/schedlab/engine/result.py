@@ -178,7 +178,10 @@ class GridRecord:
     in the system, waiting or running), ``series_licences_used[t, l]``
     (copies of licence ``l`` in use) and ``series_licences_demand[t, l]``
     (jobs in the system needing ``l``).  ``allocation`` is ``shared`` or
-    ``exclusive``.
+    ``exclusive``.  Per job, ``job_licences`` (the names it needs, joined
+    by ``;``) and ``priority`` (the label the dispatcher gave it, 0: none;
+    the meta-scheduler's classification, thesis §3.1.1) and ``rating`` (the
+    benchmark rating its estimate was measured at, eq. 3.9).
     """
 
     platform: str
@@ -193,3 +196,6 @@ class GridRecord:
     series_licences_used: np.ndarray
     series_licences_demand: np.ndarray
     allocation: str = "shared"
+    job_licences: tuple[str, ...] = ()
+    priority: np.ndarray | None = None
+    rating: np.ndarray | None = None

@@ -275,12 +275,12 @@ def make_executor(kind: str, *, jobs: int | None = None, dask_address: str | Non
         raise InputError(f"expected one of {', '.join(EXECUTORS)}, got {kind!r}",
                          field="executor")
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise InputError(f"expected a number of workers >= 1, got {jobs!r}", field="--jobs")
+        raise InputError(f"expected a number of workers >= 1, got {jobs!r}", field="--workers")
     if kind == "dask":
         address = None if dask_address in (None, "local") else dask_address
         if address is not None and jobs is not None:
-            raise InputError("--jobs sets the size of a local cluster; a running Dask cluster "
-                             "has its own workers", field="--jobs")
+            raise InputError("--workers sets the size of a local cluster; a running Dask cluster "
+                             "has its own workers", field="--workers")
         return DaskExecutor(address, jobs)
     if dask_address is not None:
         raise InputError(f"a Dask address applies to the dask executor, not {kind!r}",

@@ -14,6 +14,9 @@
   each cluster, against the machine-count optimum (its share of the
   machines, §4.3); ``cluster_share_deviation`` is half the sum of the
   absolute differences (0: exactly proportional, 1: all elsewhere).
+  ``cluster_work_share`` weighs each job by its estimated work, width x
+  estimate x the rating it was measured at (CPU-seconds at rating 1): the
+  thesis' "workload due to the jobs assigned to a cluster" (Fig. 25).
 
 Out Deadline is ``deadline_missed_pct`` and the slowdown of jobs without a
 deadline ``nondeadline_avg_slowdown`` (:mod:`schedlab.metrics.deadlines`).
@@ -37,6 +40,8 @@ GRID_METRIC_DOCS: dict[str, str] = {
     "cluster_share.<cluster>": "share of the dispatched jobs sent to the cluster",
     "cluster_share_optimum.<cluster>": "the cluster's share of the machines (§4.3)",
     "cluster_share_deviation": "half the sum over clusters of |share - optimum|",
+    "cluster_work_share.<cluster>": "share of the dispatched estimated work (width x "
+                                    "estimate x job rating) sent to the cluster (§4.3, Fig. 25)",
 }
 
 
@@ -79,6 +84,14 @@ def cluster_shares(result: Result) -> dict[str, float]:
         metrics[f"cluster_share.{name}"] = float(s)
         metrics[f"cluster_share_optimum.{name}"] = float(o)
     metrics["cluster_share_deviation"] = float(np.abs(share - optimum).sum() / 2)
+    if grid.rating is not None:
+        sent_to = grid.cluster >= 0
+        work = (result.width * result.estimate * grid.rating)[sent_to].astype(float)
+        per_cluster = np.bincount(grid.cluster[sent_to], weights=work,
+                                  minlength=len(grid.cluster_names))
+        total = per_cluster.sum()
+        for name, w in zip(grid.cluster_names, per_cluster):
+            metrics[f"cluster_work_share.{name}"] = float(w / total) if total > 0 else 0.0
     return metrics
 
 

@@ -17,6 +17,7 @@ from schedlab.errors import InputError
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.local import BackfillingFCFS, GridFCFS
+from schedlab.policies.grid.meta import MetaScheduler
 
 #: name -> (class, one-line summary) of the grid local policies.
 LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
@@ -32,6 +33,8 @@ DISPATCHERS: dict[str, tuple[type[Dispatcher], str]] = {
     "random": (RandomDispatch, "an eligible cluster at random, seeded with the run's seed"),
     "least-work": (LeastWork, "the cluster with the least estimated work per unit of power"),
     "proportional": (Proportional, "jobs in proportion to machine count or rating sum"),
+    "ms-heuristics": (MetaScheduler, "Deadline, Licence and User heuristics into a priority, "
+                                     "then Load and Ordering (Pasquali thesis §3.1)"),
 }
 
 DispatcherSpec = str | Mapping[str, Any] | Dispatcher
@@ -75,5 +78,5 @@ def _build(spec, table: Mapping[str, tuple[type, str]], kind: str):
 
 
 __all__ = ["DISPATCHERS", "LOCAL_POLICIES", "BackfillingFCFS", "Dispatcher", "GridFCFS",
-           "LeastWork", "LocalPolicy", "Proportional", "RandomDispatch", "RoundRobin",
+           "LeastWork", "LocalPolicy", "MetaScheduler", "Proportional", "RandomDispatch", "RoundRobin",
            "make_dispatcher", "make_local_policy"]

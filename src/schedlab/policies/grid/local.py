@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 #: What the head's reservation minimises over its eligible machines.
 RESERVE_BY = ("start", "end")
+#: Queue orders of BF_FCFS: arrival, or the meta-scheduler's priority first (§4.3.1).
+QUEUE_ORDERS = ("arrival", "priority")
 
 
 class GridFCFS(LocalPolicy):
@@ -142,17 +144,26 @@ class BackfillingFCFS(LocalPolicy):
 
     ``reserve_by`` -- the head's machine: earliest ``start`` (default) or
     earliest ``end`` (start plus its scaled estimate there).
+    ``order`` -- the queue in ``arrival`` order (default), or by the priority
+    the meta-scheduler gave each job, highest first, then arrival (thesis
+    §4.3.1 "MS Heuristics": "higher the job priority is, higher the position
+    of the job in LSs' queues is").
     """
 
     name = "bf-fcfs"
 
-    def __init__(self, reserve_by: str = "start") -> None:
+    def __init__(self, reserve_by: str = "start", order: str = "arrival") -> None:
         check_choice(self.name, "reserve_by", reserve_by, RESERVE_BY)
+        check_choice(self.name, "order", order, QUEUE_ORDERS)
         self.reserve_by = reserve_by
+        self.order = order
 
     def schedule(self, ctx: GridContext) -> None:
         reservation = None
-        for task in list(ctx.waiting.values()):
+        queue = list(ctx.waiting.values())
+        if self.order == "priority":
+            queue.sort(key=lambda task: -task.priority)
+        for task in queue:
             if reservation is None:
                 machine = ctx.fastest_fit(task)
                 if machine is not None:
