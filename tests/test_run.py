@@ -75,16 +75,16 @@ def test_compare_in_the_api_is_simulate_per_policy():
     assert np.array_equal(results["fcfs+easy"].start, schedlab.simulate(load, "fcfs+easy").start)
 
 
-class OnAGrid(EasyBackfilling):
+class OnADataflowMachine(EasyBackfilling):
     """A policy that declares an execution model this build has no engine for."""
 
-    execution_model = "grid"
+    execution_model = "dataflow"
 
 
 def test_a_policy_needing_an_engine_that_does_not_exist_is_an_input_error():
     load = generate_builtin("lublin", n_jobs=20)
-    with pytest.raises(InputError, match="needs the 'grid' engine.*space-sharing"):
-        execute(RunSpec(load, OnAGrid()))
+    with pytest.raises(InputError, match="needs the 'dataflow' engine.*grid, space-sharing"):
+        execute(RunSpec(load, OnADataflowMachine()))
 
 
 def test_a_new_engine_plugs_in_through_the_table(monkeypatch):
@@ -94,9 +94,9 @@ def test_a_new_engine_plugs_in_through_the_table(monkeypatch):
         seen.update(policy=policy.name, jobs=len(workload), tick=spec.tick, requests=requests)
         return run(workload, EasyBackfilling())
 
-    monkeypatch.setitem(ENGINES, "grid", fake_engine)
+    monkeypatch.setitem(ENGINES, "dataflow", fake_engine)
     load = generate_builtin("lublin", n_jobs=20)
-    execute(RunSpec(load, OnAGrid(), tick=60))
+    execute(RunSpec(load, OnADataflowMachine(), tick=60))
     assert seen == {"policy": "fcfs+easy", "jobs": 20, "tick": 60, "requests": None}
 
 
@@ -109,14 +109,6 @@ def test_a_gang_policy_runs_on_the_time_sharing_engine():
     assert np.array_equal(result.start, run_timesharing(load, make_policy("gang")).start)
     with pytest.raises(InputError, match="time-shares the machine.*'tick'"):
         execute(RunSpec(load, "gang", tick=60))
-
-
-def test_the_machine_engine_refuses_a_platform():
-    from schedlab.platform.model import Platform
-
-    with pytest.raises(InputError, match="homogeneous machine"):
-        execute(RunSpec(generate_builtin("lublin", n_jobs=20), "fcfs",
-                        platform=Platform.single_machine(128)))
 
 
 def test_a_workload_with_no_job_left_is_an_input_error():

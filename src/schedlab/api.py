@@ -15,9 +15,9 @@ from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, labelled_policies
-from schedlab.run import (ReservationSource, RunSpec, execute, load_reservations,  # noqa: F401
-                          load_workload, prepare_workload)
-from schedlab.errors import InputError
+from schedlab.run import (ReservationSource, RunSpec, execute, load_grid_workload,  # noqa: F401
+                          load_platform, load_reservations, load_workload, prepare_workload,
+                          refuse_grid_policy)
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
@@ -40,7 +40,6 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     engine is chosen by the policy's execution model (:data:`schedlab.run.ENGINES`).
     A grid policy needs a platform and a grid workload: :func:`simulate_grid`.
     """
-    refuse_grid_policy(policy)
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
                            max_queued_per_user=max_queued_per_user), progress,
@@ -77,7 +76,6 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
     if platform is not None:
         return simulate_grid(workload, policy, platform=platform, dispatch=dispatch,
                              allocation=allocation, overrun=overrun, seed=seed)
-    refuse_grid_policy(policy)
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
                            max_queued_per_user=max_queued_per_user), progress)
@@ -109,44 +107,11 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
 
 
 # ------------------------------------------------------------------ grid runs
-def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Platform, dict]:
-    """A platform from a TOML file, a preset name (drawn with ``seed``) or a Platform,
-    and how it was made (recorded in metrics.json: file, or preset and seed)."""
-    from schedlab.platform import Platform, read_platform
-    from schedlab.platform.generator import PRESETS, generate_platform, preset
-
-    if isinstance(source, Platform):
-        return source, {"name": source.name}
-    path = Path(source)
-    if not path.exists() and str(source) in PRESETS:
-        platform = generate_platform(preset(str(source)), seed)
-        return platform, {"name": platform.name, "preset": str(source), "seed": seed}
-    if not path.exists() and not str(source).endswith(".toml"):
-        raise InputError(f"no such platform file, nor a platform preset (presets: "
-                         f"{', '.join(PRESETS)})", file=str(source))
-    platform = read_platform(path)
-    return platform, {"name": platform.name, "file": str(path)}
-
-
-def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) -> GridWorkload:
-    """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/platform.md),
-    checked to run on ``platform``."""
-    from schedlab.workload.grid import GridWorkload, read_grid_workload
-
-    if isinstance(source, GridWorkload):
-        source.check_on(platform)
-        return source
-    if isinstance(source, Workload):
-        raise InputError("a grid run needs the grid attributes of the jobs (licences, "
-                         "ratings): give a GridWorkload or an SWF file with its .grid.csv "
-                         "side file (docs/platform.md)", field="workload")
-    return read_grid_workload(source, platform=platform)
-
-
 def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-fcfs", *,
                   platform: str | Path | Platform, dispatch: DispatcherSpec = "round-robin",
                   allocation: str = "shared", overrun: str = "kill", seed: int = 0) -> Result:
-    """Simulate a grid workload on a platform (docs/policies/grid.md).
+    """Simulate a grid workload on a platform (docs/policies/grid.md): :func:`execute` of
+    a :class:`RunSpec` with a ``platform``, which runs on the grid engine.
 
     Each cluster gets its own instance of the local ``policy`` (``grid-fcfs``,
     ``bf-fcfs``, ...); ``dispatch`` (``round-robin``, ``random``,
@@ -156,36 +121,5 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     ``"exclusive"`` (one job per machine).  ``seed`` draws a preset
     platform and seeds the ``random`` dispatcher.
     """
-    from schedlab.engine.grid import run_grid
-    from schedlab.policies.grid import make_dispatcher, make_local_policy
-
-    chosen, made = load_platform(platform, seed=seed)
-    grid = load_grid_workload(workload, chosen)
-    locals_ = [_local_policy(policy) for _ in chosen.clusters]
-    dispatcher = make_dispatcher(dispatch) if len(chosen.clusters) > 1 else None
-    result = run_grid(grid, chosen, locals_, dispatcher, allocation=allocation,
-                      overrun=overrun, seed=seed)
-    result.meta["platform"] = made
-    return result
-
-
-def _local_policy(spec: PolicySpec):
-    """A fresh grid local policy; a space-sharing policy's name gets a clear error."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, make_local_policy
-
-    name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
-    if not isinstance(spec, LocalPolicy) and str(name).strip().lower() not in LOCAL_POLICIES:
-        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
-                         f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
-                         field="policy")
-    return make_local_policy(spec)
-
-
-def refuse_grid_policy(spec: PolicySpec) -> None:
-    """InputError for a grid policy asked to run without a platform."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy
-
-    name = spec.get("name") if isinstance(spec, dict) else getattr(spec, "name", spec)
-    if isinstance(spec, LocalPolicy) or str(name).strip().lower() in LOCAL_POLICIES:
-        raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
-                         f"FILE, docs/policies/grid.md)", field="policy")
+    return execute(RunSpec(workload, policy, platform=platform, dispatch=dispatch,
+                           allocation=allocation, overrun=overrun, seed=seed))

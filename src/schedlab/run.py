@@ -11,7 +11,9 @@ and runs it.  ``schedlab.simulate``/``compare``, the ``simulate`` and
 :func:`execute`, so the same description gives the same schedule everywhere.
 
 The engine is chosen in one place, :data:`ENGINES`, by the policy's
-``execution_model`` (docs/architecture.md, "Choosing the engine").
+``execution_model`` (docs/architecture.md, "Choosing the engine"); a
+RunSpec with a ``platform`` builds a grid policy, which runs on the grid
+engine.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from schedlab.engine.grid import GRID
 from schedlab.engine.policy import SPACE_SHARING
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
@@ -32,6 +35,8 @@ from schedlab.workload.job import Workload
 if TYPE_CHECKING:
     from schedlab.engine.policy import Policy
     from schedlab.platform.model import Platform
+    from schedlab.policies.grid import DispatcherSpec
+    from schedlab.workload.grid import GridWorkload
     from schedlab.workload.reservations import Reservation
 
 #: Reservation requests as a CSV file (docs/reservations.md) or as records.
@@ -58,8 +63,17 @@ class RunSpec:
     (requests: a CSV file read with the workload's machine size and
     UnixStartTime, or records), ``tick`` (schedule only every ``tick``
     seconds; 0 = at every event), ``max_queued_per_user`` (hold back a
-    user's jobs beyond that many waiting ones).  ``platform``: ``None`` for
-    one homogeneous machine of ``processors``.
+    user's jobs beyond that many waiting ones).
+
+    Platform: ``None`` for one homogeneous machine of ``processors``; else
+    a TOML platform file, a preset name (drawn with ``seed``) or a
+    :class:`~schedlab.platform.model.Platform`, and the run is a grid run
+    (docs/policies/grid.md): ``workload`` is an SWF file with its
+    ``.grid.csv`` side file or a GridWorkload, read as it is (no
+    transforms); ``policy`` is a grid local policy (one instance per
+    cluster); ``dispatch`` chooses each job's cluster (a platform of one
+    cluster needs none); ``allocation`` is ``"shared"`` or ``"exclusive"``;
+    ``seed`` also seeds the ``random`` dispatcher.
     """
 
     workload: str | Path | Workload
@@ -75,11 +89,13 @@ class RunSpec:
     reservations: ReservationSource | None = None
     tick: int = 0
     max_queued_per_user: int | None = None
-    platform: Platform | None = None
+    platform: str | Path | Platform | None = None
+    dispatch: DispatcherSpec = "round-robin"
+    allocation: str = "shared"
 
 
-Engine = Callable[[Workload, "Policy", RunSpec, "tuple[Reservation, ...] | None",
-                   "ProgressCallback | None"], Result]
+Engine = Callable[["Workload | GridWorkload", "Policy", RunSpec,
+                   "tuple[Reservation, ...] | None", "ProgressCallback | None"], Result]
 
 
 def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
@@ -88,9 +104,6 @@ def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
     """The event loop of :mod:`schedlab.engine.simulator`: one homogeneous machine."""
     from schedlab.engine.simulator import run
 
-    if spec.platform is not None:
-        raise InputError(f"policy {policy.name!r} schedules one homogeneous machine; give "
-                         f"processors, not a platform", field="platform")
     return run(workload, policy, processors=spec.processors, overrun=spec.overrun,
                progress=progress, reservations=requests, tick=spec.tick,
                max_queued_per_user=spec.max_queued_per_user)
@@ -103,8 +116,7 @@ def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
     from schedlab.engine.timesharing import run_timesharing
 
     unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
-                                            ("max_queued_per_user", spec.max_queued_per_user),
-                                            ("platform", spec.platform))
+                                            ("max_queued_per_user", spec.max_queued_per_user))
                    if value]
     if unsupported:
         raise InputError(f"policy {policy.name!r} time-shares the machine; it does not "
@@ -114,11 +126,37 @@ def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
                            progress=progress)
 
 
+def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
+          requests: tuple[Reservation, ...] | None,
+          progress: ProgressCallback | None) -> Result:
+    """The grid engine of :mod:`schedlab.engine.grid` (docs/policies/grid.md): ``policy``
+    schedules the first cluster, a fresh one from ``spec.policy`` each other cluster."""
+    from schedlab.engine.grid import run_grid
+    from schedlab.policies.grid import make_dispatcher
+
+    unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
+                                            ("max_queued_per_user", spec.max_queued_per_user),
+                                            ("processors", spec.processors))
+                   if value]
+    if unsupported:
+        raise InputError(f"a grid run does not take the option {unsupported[0]!r}: the "
+                         f"platform gives the machines", field=unsupported[0])
+    platform, made = load_platform(spec.platform, seed=spec.seed)
+    clusters = len(platform.clusters)
+    locals_ = [policy] + [grid_local_policy(spec.policy) for _ in range(clusters - 1)]
+    dispatcher = make_dispatcher(spec.dispatch) if clusters > 1 else None
+    result = run_grid(workload, platform, locals_, dispatcher, allocation=spec.allocation,
+                      overrun=spec.overrun, seed=spec.seed)
+    result.meta["platform"] = made
+    return result
+
+
 #: The engine of each execution model a policy declares (``policy.execution_model``;
 #: a policy without one is space-sharing).  A new engine plugs in here: its execution
 #: model name, and a function taking the prepared workload, the fresh policy, the run
 #: description, the reservation requests and the progress callback.
-ENGINES: dict[str, Engine] = {SPACE_SHARING: _space_sharing, TIME_SHARING: _time_sharing}
+ENGINES: dict[str, Engine] = {SPACE_SHARING: _space_sharing, TIME_SHARING: _time_sharing,
+                              GRID: _grid}
 
 
 def engine_for(policy: Policy) -> Engine:
@@ -141,10 +179,37 @@ def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
     (``compare``) or keep it in a cache (sweeps).  ``progress(done, total)``
     is called now and then.
     """
+    if spec.platform is None:
+        refuse_grid_policy(spec.policy)
+        policy = make_policy(spec.policy)
+    else:
+        policy = grid_local_policy(spec.policy)
     prepared = prepare_workload(spec) if workload is None else workload
-    policy = make_policy(spec.policy)
     requests = load_reservations(spec.reservations, prepared, processors=spec.processors)
     return engine_for(policy)(prepared, policy, spec, requests, progress)
+
+
+def grid_local_policy(spec: PolicySpec) -> Policy:
+    """A fresh grid local policy (docs/policies/grid.md); another policy's name gets a
+    clear error."""
+    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, make_local_policy
+
+    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
+    if not isinstance(spec, LocalPolicy) and str(name).strip().lower() not in LOCAL_POLICIES:
+        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
+                         f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
+                         field="policy")
+    return make_local_policy(spec)
+
+
+def refuse_grid_policy(spec: PolicySpec) -> None:
+    """InputError for a grid policy asked to run without a platform."""
+    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy
+
+    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
+    if isinstance(spec, LocalPolicy) or str(name).strip().lower() in LOCAL_POLICIES:
+        raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
+                         f"FILE, docs/policies/grid.md)", field="policy")
 
 
 def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
@@ -160,13 +225,28 @@ def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
 # --------------------------------------------------------------------------- workloads
 
 
-def prepare_workload(spec: RunSpec, *, label: Label = str) -> Workload:
-    """The spec's workload read (:func:`read_workload`) and transformed (:func:`transform`).
+def prepare_workload(spec: RunSpec, *, label: Label = str) -> Workload | GridWorkload:
+    """The spec's workload read (:func:`read_workload`) and transformed (:func:`transform`);
+    for a grid run, the grid workload as it is (:func:`read_grid_run_workload`).
 
     ``label`` turns an option name into the name the user wrote, for error
     messages (``--load-method`` on the command line).
     """
+    if spec.platform is not None:
+        return read_grid_run_workload(spec, label=label)
     return transform(read_workload(spec, label=label), spec, label=label)
+
+
+def read_grid_run_workload(spec: RunSpec, *, label: Label = str) -> GridWorkload:
+    """The grid workload of a grid run, checked on its platform; the reader options and
+    transforms of a homogeneous run are refused (the side file is per job, as read)."""
+    default = RunSpec(spec.workload)
+    for setting in ("width_field", "missing_estimate", "strict", "jobs", "transforms"):
+        if getattr(spec, setting) != getattr(default, setting):
+            raise InputError(f"a grid run reads the workload and its side file as they are: "
+                             f"it takes no {label(setting)}", field=label(setting))
+    platform, _ = load_platform(spec.platform, seed=spec.seed)
+    return load_grid_workload(spec.workload, platform)
 
 
 def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
@@ -246,6 +326,40 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     raise InputError(f"no such file, not a built-in model "
                      f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
                      f"`schedlab traces list`", file=str(source))
+
+
+def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Platform, dict]:
+    """A platform from a TOML file, a preset name (drawn with ``seed``) or a Platform,
+    and how it was made (recorded in metrics.json: file, or preset and seed)."""
+    from schedlab.platform import Platform, read_platform
+    from schedlab.platform.generator import PRESETS, generate_platform, preset
+
+    if isinstance(source, Platform):
+        return source, {"name": source.name}
+    path = Path(source)
+    if not path.exists() and str(source) in PRESETS:
+        platform = generate_platform(preset(str(source)), seed)
+        return platform, {"name": platform.name, "preset": str(source), "seed": seed}
+    if not path.exists() and not str(source).endswith(".toml"):
+        raise InputError(f"no such platform file, nor a platform preset (presets: "
+                         f"{', '.join(PRESETS)})", file=str(source))
+    platform = read_platform(path)
+    return platform, {"name": platform.name, "file": str(path)}
+
+
+def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) -> GridWorkload:
+    """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/platform.md),
+    checked to run on ``platform``."""
+    from schedlab.workload.grid import GridWorkload, read_grid_workload
+
+    if isinstance(source, GridWorkload):
+        source.check_on(platform)
+        return source
+    if isinstance(source, Workload):
+        raise InputError("a grid run needs the grid attributes of the jobs (licences, "
+                         "ratings): give a GridWorkload or an SWF file with its .grid.csv "
+                         "side file (docs/platform.md)", field="workload")
+    return read_grid_workload(source, platform=platform)
 
 
 def load_reservations(source: ReservationSource | None, workload: Workload, *,
