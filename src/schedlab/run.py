@@ -134,10 +134,10 @@ def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
     from schedlab.engine.grid import run_grid
     from schedlab.policies.grid import make_dispatcher
 
-    unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
-                                            ("max_queued_per_user", spec.max_queued_per_user),
-                                            ("processors", spec.processors))
-                   if value]
+    unsupported = [name for name, given in (
+        ("reservations", spec.reservations is not None), ("tick", spec.tick != 0),
+        ("max_queued_per_user", spec.max_queued_per_user is not None),
+        ("processors", spec.processors is not None)) if given]
     if unsupported:
         raise InputError(f"a grid run does not take the option {unsupported[0]!r}: the "
                          f"platform gives the machines", field=unsupported[0])
@@ -185,7 +185,8 @@ def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
     else:
         policy = grid_local_policy(spec.policy)
     prepared = prepare_workload(spec) if workload is None else workload
-    requests = load_reservations(spec.reservations, prepared, processors=spec.processors)
+    requests = (None if spec.platform is not None    # the grid engine refuses requests
+                else load_reservations(spec.reservations, prepared, processors=spec.processors))
     return engine_for(policy)(prepared, policy, spec, requests, progress)
 
 

@@ -44,5 +44,7 @@ def test_a_grid_run_description_refuses_what_the_grid_engine_does_not_take():
         execute(RunSpec(generate_builtin("lublin", n_jobs=20), "bf-fcfs"))
     with pytest.raises(InputError, match="does not take the option 'tick'"):
         execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), tick=60))
+    with pytest.raises(InputError, match="does not take the option 'reservations'"):
+        execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), reservations=()))
     with pytest.raises(InputError, match="takes no jobs"):
         execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), jobs=1))
