@@ -1,0 +1,225 @@
+"""Clustering and pre-matching of Convergent Scheduling (Pasquali thesis §3.2.2).
+
+Before the matching, the jobs asking for *critical* licences -- more jobs
+want them than there are copies, ``rho_l > 1`` (eq. 3.6-3.8) -- are grouped
+by the licences they share, and in each group a multidimensional 0-1
+knapsack (MKP) keeps a subset of jobs that can run together: the
+capacities are the licences' copies, the items the jobs, each using one
+copy of each licence it needs.  The jobs left out lose their row of the
+Job-Machine matrix until the next scheduling event.
+
+* :func:`licence_groups`: the groups are the connected components of the
+  job-licence hypergraph (licences are nodes, jobs hyperedges) restricted to
+  critical licences.  They are computed afresh at every event, so a licence
+  turning critical merges groups and one turning non-critical splits them,
+  as the thesis describes.
+* :func:`greedy_knapsack`: the thesis' greedy -- Eilon's surrogate turns the
+  MKP into a knapsack with one constraint, items taken by decreasing unit
+  cost (eq. 3.11), and the weights recomputed after every discarded item.
+* :func:`exact_knapsack`: the optimum, by :func:`scipy.optimize.milp`
+  (HiGHS branch and bound), the thesis' "branch&bound" reference (Table 5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from schedlab.policies.base import check_choice
+
+#: Knapsack solvers of :func:`prematch`.
+METHODS = ("greedy", "exact")
+#: Group label of a job that needs no critical licence.
+NO_GROUP = -1
+
+
+def licence_pressure(needs: np.ndarray, copies: np.ndarray) -> np.ndarray:
+    """``rho_l = sum_i s_{i,l} / a_l`` (eq. 3.6): jobs asking for licence ``l`` per copy.
+
+    ``needs`` is jobs x licences (boolean), ``copies`` the copies per licence.
+    A licence with no copy (a machine feature, never counted) has ``rho = 0``.
+    """
+    demand = np.asarray(needs, dtype=bool).sum(axis=0).astype(np.float64)
+    copies = np.asarray(copies, dtype=np.float64)
+    return np.divide(demand, copies, out=np.zeros_like(demand), where=copies > 0)
+
+
+def critical_licences(needs: np.ndarray, copies: np.ndarray) -> np.ndarray:
+    """``L_c = {l : rho_l > 1}`` (eq. 3.7) as a boolean mask over licences."""
+    return licence_pressure(needs, copies) > 1.0
+
+
+def licence_groups(needs: np.ndarray, critical: np.ndarray) -> np.ndarray:
+    """Per job, its group: jobs linked through shared critical licences; -1 for none.
+
+    The connected components (:func:`scipy.sparse.csgraph.connected_components`)
+    of the bipartite graph jobs -- critical licences.  Groups are numbered
+    0, 1, ... in the order of their first job, so the labels are deterministic.
+    """
+    needs = np.asarray(needs, dtype=bool)
+    n = needs.shape[0]
+    jobs, licences = np.nonzero(needs[:, np.asarray(critical, dtype=bool)])
+    size = n + int(np.count_nonzero(critical))
+    graph = coo_matrix((np.ones(len(jobs)), (jobs, n + licences)), shape=(size, size))
+    _, component = connected_components(graph, directed=False)
+    labels = np.full(n, NO_GROUP, dtype=np.int64)
+    involved = np.zeros(n, dtype=bool)
+    involved[jobs] = True
+    renumber: dict[int, int] = {}
+    for i in np.flatnonzero(involved).tolist():
+        labels[i] = renumber.setdefault(int(component[i]), len(renumber))
+    return labels
+
+
+@dataclass(frozen=True)
+class Knapsack:
+    """A solution: ``taken[i]`` per item, the ``value`` it totals, ``used[l]`` per licence.
+
+    ``proven`` is False when the exact solver stopped at its time limit.
+    """
+
+    taken: np.ndarray
+    value: float
+    used: np.ndarray
+    proven: bool = True
+
+
+def _solution(values: np.ndarray, demand: np.ndarray, taken: np.ndarray,
+              proven: bool = True) -> Knapsack:
+    return Knapsack(taken, float(values[taken].sum()), demand[taken].sum(axis=0), proven)
+
+
+def _check(values, demand, capacity) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    values = np.asarray(values, dtype=np.float64)
+    demand = np.asarray(demand, dtype=bool).reshape(len(values), -1)
+    capacity = np.asarray(capacity, dtype=np.int64).reshape(demand.shape[1])
+    if (capacity < 1).any():
+        raise ValueError("knapsack capacities must be >= 1 (licences with copies)")
+    return values, demand, capacity
+
+
+def eilon_weights(demand: np.ndarray, capacity: np.ndarray, critical: np.ndarray) -> np.ndarray:
+    """Eilon's surrogate weight ``a-bar_i = sum_{l in L_c} a_{i,l} / b_l`` per item (§3.2.2)."""
+    return demand[:, critical].astype(np.float64) @ (1.0 / capacity[critical])
+
+
+def greedy_knapsack(values, demand, capacity) -> Knapsack:
+    """The thesis' greedy MKP: decreasing unit cost ``c-bar_i / a-bar_i`` (eq. 3.11).
+
+    ``values[i]`` is item ``i``'s cost ``c-bar_i``, ``demand[i, l]`` whether it
+    uses one unit of resource ``l``, ``capacity[l]`` the units (``b_l``).
+    Items are visited by decreasing unit cost (ties: lower index first) and
+    taken while they fit.  The first that does not fit is discarded; then
+    the resources still critical -- demand of the items taken or not yet
+    visited above capacity -- are recomputed, so are the weights and the
+    order of the items not yet visited ("the job weights are recomputed
+    after each job discarding"), and the walk goes on.  An item needing no
+    critical resource has unit cost infinity: it always fits.
+    """
+    values, demand, capacity = _check(values, demand, capacity)
+    n = len(values)
+    taken = np.zeros(n, dtype=bool)
+    alive = np.ones(n, dtype=bool)              # taken or not yet visited
+    used = np.zeros_like(capacity)
+    pending = list(range(n))
+    while pending:
+        critical = demand[alive].sum(axis=0) > capacity
+        weight = eilon_weights(demand, capacity, critical)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unit = np.where(weight > 0, values / weight, np.inf)
+        pending.sort(key=lambda i: (-unit[i], i))
+        while pending:
+            i = pending.pop(0)
+            if (used + demand[i] <= capacity).all():
+                taken[i] = True
+                used += demand[i]
+                continue
+            alive[i] = False
+            break
+    return _solution(values, demand, taken)
+
+
+def exact_knapsack(values, demand, capacity, *, time_limit: float | None = None) -> Knapsack:
+    """The optimal MKP: maximise ``sum values x`` with ``demand^T x <= capacity``, ``x`` 0/1.
+
+    :func:`scipy.optimize.milp` (HiGHS); ``time_limit`` in seconds, None
+    for none (past it the best solution found so far is returned).
+    """
+    values, demand, capacity = _check(values, demand, capacity)
+    n = len(values)
+    if n == 0:
+        return _solution(values, demand, np.zeros(0, dtype=bool))
+    options = {} if time_limit is None else {"time_limit": time_limit}
+    result = milp(-values, integrality=np.ones(n), bounds=Bounds(0, 1),
+                  constraints=[LinearConstraint(demand.T.astype(np.float64), -np.inf, capacity)],
+                  options=options)
+    if result.x is None:
+        raise RuntimeError(f"the MILP solver found no solution: {result.message}")
+    return _solution(values, demand, result.x > 0.5, proven=result.status == 0)
+
+
+def unit_values(matrix: np.ndarray) -> np.ndarray:
+    """``c-bar_i``: the mean of row ``i``'s positive entries of ``P`` (0 for none) (§3.2.2)."""
+    positive = matrix > 0
+    count = positive.sum(axis=1)
+    total = np.where(positive, matrix, 0.0).sum(axis=1)
+    return np.divide(total, count, out=np.zeros(len(matrix)), where=count > 0)
+
+
+@dataclass(frozen=True)
+class Prematch:
+    """The result of clustering and pre-matching.
+
+    ``matrix`` is ``P`` with the rows of the discarded jobs set to 0;
+    ``kept[i]`` whether job ``i`` stays; ``groups[i]`` its group (-1: no
+    critical licence); ``critical[l]`` the critical licences; ``proven``
+    False if an exact knapsack stopped at its time limit.
+    """
+
+    matrix: np.ndarray
+    kept: np.ndarray
+    groups: np.ndarray
+    critical: np.ndarray
+    proven: bool = True
+
+
+def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
+             method: str = "greedy", *, time_limit: float | None = None) -> Prematch:
+    """Clustering and pre-matching: per group, a knapsack over its critical licences.
+
+    ``matrix`` is the Job-Machine matrix, ``needs`` jobs x licences,
+    ``copies`` the cluster's copies per licence (the jobs are all of the
+    cluster's, queued and running, so the capacities are the whole copies).
+    ``method`` is ``"greedy"`` (the thesis') or ``"exact"`` (MILP, each group
+    within ``time_limit`` seconds if given).
+    """
+    check_choice("convergent scheduling", "knapsack", method, METHODS)
+    if method == "greedy":
+        solve = greedy_knapsack
+    else:
+        def solve(values, demand, capacity):
+            return exact_knapsack(values, demand, capacity, time_limit=time_limit)
+    proven = True
+    needs = np.asarray(needs, dtype=bool)
+    copies = np.asarray(copies, dtype=np.int64)
+    critical = critical_licences(needs, copies)
+    groups = licence_groups(needs, critical)
+    values = unit_values(matrix)
+    kept = np.ones(len(matrix), dtype=bool)
+    for group in range(int(groups.max(initial=NO_GROUP)) + 1):
+        rows = np.flatnonzero(groups == group)
+        columns = np.flatnonzero(critical & needs[rows].any(axis=0))
+        solution = solve(values[rows], needs[np.ix_(rows, columns)], copies[columns])
+        kept[rows[~solution.taken]] = False
+        proven = proven and solution.proven
+    result = np.where(kept[:, None], matrix, 0.0)
+    return Prematch(result, kept, groups, critical, proven)
+
+
+__all__ = ["METHODS", "NO_GROUP", "Knapsack", "Prematch", "critical_licences",
+           "eilon_weights", "exact_knapsack", "greedy_knapsack", "licence_groups",
+           "licence_pressure", "prematch", "unit_values"]

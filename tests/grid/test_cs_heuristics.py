@@ -1,0 +1,140 @@
+"""Convergent Scheduling's Job-Machine matrix: each heuristic on a hand-checked cluster."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from schedlab.errors import InputError
+from schedlab.platform.generator import PRESETS as PLATFORMS, generate_platform
+from schedlab.policies.grid.convergent import ClusterState, Weights, job_machine_matrix
+from schedlab.policies.grid.convergent.heuristics import (anti_aging, deadline, deadline_f1,
+                                                          input_data, licence_weight, licences,
+                                                          overhead_minimization,
+                                                          wait_minimization)
+from schedlab.policies.grid.convergent.matrix import eligible_pairs
+from schedlab.workload.models.grid import PRESETS as JOBS, generate_grid
+
+NAN = math.nan
+
+
+def small_cluster(**changes) -> ClusterState:
+    """Two jobs, three machines, one floating licence (1 copy, usable on m0 and m1).
+
+    job 0: 2 CPUs, 400 s left at rating 200, deadline 1000, needs the licence,
+    queued, input 100 on the storage; job 1: 4 CPUs, 800 s at rating 100, no
+    deadline, runs on m2 where its input (60) is.  now = 100.
+    """
+    fields = dict(now=100, estimate_left=[400, 800], job_rating=[200, 100], width=[2, 4],
+                  submit=[0, 50], deadline=[1000, NAN], needs=[[True], [False]],
+                  machine=[-1, 2], input_size=[100, 60], input_location=[-1, 2],
+                  cpus=[4, 2, 4], rating=[100, 200, 400], bandwidth=[1.0, 1.0, 2.0],
+                  usable=[[True, True, False]], copies=[1])
+    fields.update(changes)
+    return ClusterState(**fields)
+
+
+def test_minimal_requirements_cpus_and_licences():
+    assert eligible_pairs(small_cluster()).tolist() == [[True, True, False], [True, False, True]]
+
+
+def test_deadline_f1_has_three_pieces():
+    w = Weights()
+    f1 = deadline_f1(small_cluster(), w)
+    # job 0 on m0: Nxtime 800, T = 1000 - 1.3*800 = -40, Extime 900: on the line
+    assert f1[0, 0] == pytest.approx(9.9 / 1040 * 940 + 0.1)
+    # on m1: Nxtime 400, T = 480, Extime 500
+    assert f1[0, 1] == pytest.approx(9.9 / 520 * 20 + 0.1)
+    # on m2: Nxtime 200, T = 740, Extime 300 <= T: Min
+    assert f1[0, 2] == pytest.approx(0.1)
+    late = deadline_f1(small_cluster(now=950), w)         # Extime 1750 > deadline: Min again
+    assert late[0, 0] == pytest.approx(0.1)
+    assert np.isnan(f1[1]).all()
+
+
+def test_deadline_shares_the_urgency_by_spare_f1bar():
+    state = small_cluster()
+    f0, f1 = 9.9 / 1040 * 940 + 0.1, 9.9 / 520 * 20 + 0.1
+    spare = np.array([10 - f0, 10 - f1])
+    expected = (f0 + f1) * spare / spare.sum()               # eq. 3.10
+    delta = deadline(state, eligible_pairs(state), Weights())
+    assert delta[0, :2] == pytest.approx(expected)
+    assert delta[0, 2] == 0 and (delta[1] == 0).all()        # not eligible; no deadline
+
+
+def test_licence_weight_counts_critical_licences_times_L():
+    # rho = (2/1, 2/2): licence 0 critical, |L| = 2
+    state = ClusterState(now=0, estimate_left=[1, 1, 1], job_rating=[1, 1, 1], width=[1, 1, 1],
+                         submit=[0, 0, 0], deadline=[NAN] * 3,
+                         needs=[[True, False], [True, True], [False, True]], machine=[-1] * 3,
+                         input_size=[0] * 3, input_location=[-1] * 3, cpus=[1], rating=[1],
+                         bandwidth=[1.0], usable=[[True], [True]], copies=[1, 2])
+    assert licence_weight(state).tolist() == [4.0, 5.0, 1.0]
+    delta = licences(state, eligible_pairs(state), Weights())
+    assert delta[:, 0].tolist() == pytest.approx([2.0, 2.5, 0.5])
+
+
+def test_input_favours_the_machine_holding_the_data():
+    state = small_cluster()
+    delta = input_data(state, eligible_pairs(state), Weights())
+    np.testing.assert_allclose(delta, [[1.5, 1.5, 0.0], [0.0, 0.0, 3.0]])
+
+
+def test_wait_minimization_per_job_or_overall():
+    state = small_cluster()
+    eligible = eligible_pairs(state)
+    np.testing.assert_allclose(wait_minimization(state, eligible, Weights()),
+                               [[0.0, 2.0, 0.0], [0.0, 0.0, 3.0]])
+    shorter = small_cluster(estimate_left=[200, 800])        # Nxtime of job 0: 400, 200
+    per_job = wait_minimization(shorter, eligible, Weights())
+    overall = wait_minimization(shorter, eligible, Weights(wait_sup="all"))
+    assert per_job[0, :2].tolist() == pytest.approx([0.0, 2.0])
+    assert overall[0, :2].tolist() == pytest.approx([2.0, 3.0])     # sup = 800 (job 1)
+
+
+def test_overhead_and_anti_aging():
+    state = small_cluster()
+    eligible = eligible_pairs(state)
+    assert overhead_minimization(state, eligible, Weights(overhead=800.0)).tolist() == \
+        [[0, 0, 0], [0, 0, 800.0]]
+    np.testing.assert_allclose(anti_aging(state, eligible, Weights()),
+                               [[2.0, 2.0, 0.0], [1.0, 0.0, 1.0]])
+
+
+def test_the_matrix_is_the_sum_of_the_seven_heuristics():
+    f0, f1 = 9.9 / 1040 * 940 + 0.1, 9.9 / 520 * 20 + 0.1
+    spare = np.array([10 - f0, 10 - f1])
+    d = (f0 + f1) * spare / spare.sum()
+    expected = [[0.01 + d[0] + 2.5 + 1.5 + 0.0 + 2.0, 0.01 + d[1] + 2.5 + 1.5 + 2.0 + 2.0, 0.0],
+                [0.01 + 1.0, 0.0, 0.01 + 3.0 + 3.0 + 8.0 + 1.0]]
+    matrix = job_machine_matrix(small_cluster())
+    assert matrix.dtype == np.float64
+    np.testing.assert_allclose(matrix, expected)
+
+
+@pytest.mark.parametrize("name, value", [
+    ("deadline_min", -0.1), ("deadline_max", 0.1), ("deadline_k", 0.9), ("licences", -1.0),
+    ("input", math.inf), ("wait", "4"), ("overhead", -8.0), ("age_factor", math.nan),
+    ("base", 0.0), ("wait_sup", "max")])
+def test_weights_outside_their_domain_name_the_parameter(name, value):
+    with pytest.raises(InputError) as err:
+        Weights(**{name: value})
+    assert err.value.field == name
+
+
+def test_bandwidth_must_be_positive():
+    with pytest.raises(InputError) as err:
+        small_cluster(bandwidth=[1.0, 0.0, 1.0])
+    assert err.value.field == "bandwidth"
+
+
+def test_from_grid_matches_the_platform_and_is_positive_exactly_where_eligible():
+    platform = generate_platform(PLATFORMS["thesis-4.2"], seed=3)
+    grid = generate_grid(platform, JOBS["thesis-4.2"], n_jobs=60, interarrival=10, seed=3)
+    state = ClusterState.from_grid(grid, platform, 0, now=600, jobs=range(60))
+    matrix = job_machine_matrix(state)
+    assert matrix.shape == (60, 150)
+    assert ((matrix > 0) == eligible_pairs(state)).all()
+    assert (eligible_pairs(state).any(axis=1)).all()          # every generated job can run

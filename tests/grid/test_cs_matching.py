@@ -1,0 +1,134 @@
+"""Convergent Scheduling's matching: MIS, MFS (against a brute force) and incremental MFS."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mis
+
+
+def brute_force(matrix: np.ndarray) -> tuple[int, float]:
+    """(cardinality, weight) of the best matching: most pairs, then most weight."""
+    n, m = matrix.shape
+    best = (0, 0.0)
+    for k in range(min(n, m), 0, -1):
+        for rows in itertools.combinations(range(n), k):
+            for columns in itertools.permutations(range(m), k):
+                if all(matrix[i, j] > 0 for i, j in zip(rows, columns)):
+                    weight = float(sum(matrix[i, j] for i, j in zip(rows, columns)))
+                    best = max(best, (k, weight))
+        if best[0]:
+            return best
+    return best
+
+
+matrices = st.integers(0, 4).flatmap(lambda n: st.integers(0, 4).flatmap(
+    lambda m: st.lists(st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.0, 2.0, 3.5, 7.0, 20.0]),
+                                min_size=m, max_size=m), min_size=n, max_size=n)
+    .map(lambda rows: np.array(rows, dtype=float).reshape(n, m))))
+
+
+def check_matching(matrix, matching):
+    assert len(set(matching.rows.tolist())) == matching.size
+    assert len(set(matching.columns.tolist())) == matching.size
+    assert (matrix[matching.rows, matching.columns] > 0).all()
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices)
+def test_mfs_is_maximum_cardinality_then_maximum_weight(matrix):
+    result = mfs(matrix)
+    check_matching(matrix, result)
+    size, weight = brute_force(matrix)
+    assert result.size == size
+    assert result.weight == pytest.approx(weight)
+
+
+@settings(max_examples=200, deadline=None)
+@given(matrices)
+def test_mis_is_a_valid_maximal_matching_no_better_than_mfs(matrix):
+    result = mis(matrix)
+    check_matching(matrix, result)
+    free_rows = np.setdiff1d(np.arange(matrix.shape[0]), result.rows)
+    free_columns = np.setdiff1d(np.arange(matrix.shape[1]), result.columns)
+    assert not (matrix[np.ix_(free_rows, free_columns)] > 0).any()      # maximal
+    assert result.size <= mfs(matrix).size
+
+
+def test_mis_takes_the_largest_entry_first_and_may_idle_a_machine():
+    matrix = np.array([[3.0, 2.0], [1.0, 0.0]])
+    greedy = mis(matrix)
+    assert greedy.rows.tolist() == [0] and greedy.columns.tolist() == [0] and greedy.weight == 3
+    best = mfs(matrix)
+    assert best.machine_of(2).tolist() == [1, 0] and best.weight == 3.0
+
+
+def test_mfs_prefers_one_more_pair_to_more_weight():
+    matrix = np.array([[100.0, 1.0], [1.0, 0.0]])
+    assert mfs(matrix).size == 2 and mfs(matrix).weight == 2.0
+
+
+@st.composite
+def update_sequences(draw):
+    """A machine count and a sequence of (keys, matrix): jobs arrive, leave, change."""
+    m = draw(st.integers(1, 5))
+    values = st.sampled_from([0.0, 0.0, 1.0, 2.0, 3.0, 5.0, 8.0])
+    row = st.lists(values, min_size=m, max_size=m)
+    rows = {k: draw(row) for k in range(draw(st.integers(0, 6)))}
+    next_key = len(rows)
+    steps = []
+    for _ in range(draw(st.integers(1, 8))):
+        for _ in range(draw(st.integers(0, 3))):
+            action = draw(st.sampled_from(["add", "remove", "change", "shift"]))
+            if action == "add" or not rows:
+                rows[next_key] = draw(row)
+                next_key += 1
+            elif action == "remove":
+                del rows[draw(st.sampled_from(sorted(rows)))]
+            elif action == "change":
+                rows[draw(st.sampled_from(sorted(rows)))] = draw(row)
+            else:                                  # anti-aging: every eligible entry grows
+                delta = draw(st.sampled_from([0.5, 1.0]))
+                rows = {k: [x + delta if x > 0 else 0.0 for x in r] for k, r in rows.items()}
+        keys = sorted(rows, key=lambda k: draw(st.integers(0, 3)) * 100 + k)
+        steps.append((keys, np.array([rows[k] for k in keys], dtype=float).reshape(-1, m)))
+    return steps
+
+
+@settings(max_examples=200, deadline=None)
+@given(update_sequences())
+def test_incremental_mfs_equals_mfs_on_every_update(steps):
+    matcher = IncrementalMatcher()
+    for keys, matrix in steps:
+        result = matcher.match(matrix, keys)
+        check_matching(matrix, result)
+        best = mfs(matrix)
+        assert result.size == best.size
+        assert result.weight == pytest.approx(best.weight)
+
+
+def test_incremental_mfs_augments_only_from_the_changed_rows():
+    rng = np.random.default_rng(7)
+    matrix = np.where(rng.random((40, 25)) < 0.4, rng.uniform(1, 10, (40, 25)), 0.0)
+    matcher = IncrementalMatcher()
+    first = matcher.match(matrix, keys=range(40))
+    assert matcher.augmentations == 40 and matcher.cold_starts == 1   # one per row of 40 x 40
+    changed = matrix.copy()
+    changed[3] = np.where(changed[3] > 0, changed[3] * 0.5, 0.0)
+    second = matcher.match(changed, keys=range(40))
+    assert matcher.augmentations == 41 and matcher.cold_starts == 1
+    assert second.weight == pytest.approx(mfs(changed).weight)
+    assert first.size == second.size == mfs(matrix).size
+    # a new job and one that left: at most two augmentations
+    arrived = np.vstack([changed[1:], rng.uniform(1, 10, (1, 25))])
+    matcher.match(arrived, keys=[*range(1, 40), 40])
+    assert matcher.augmentations <= 43
+
+
+def test_incremental_mfs_keys_must_be_distinct():
+    with pytest.raises(ValueError):
+        IncrementalMatcher().match(np.ones((2, 2)), keys=[1, 1])
