@@ -144,7 +144,7 @@ def print_decisions(rows: list[dict]) -> None:
 
 # --------------------------------------------------------------- whole runs
 def prepared_workload(path: Path, jobs: int, load: float):
-    from schedlab.workload.deadlines import stringency_deadlines
+    from schedlab.pipeline import stringency_deadlines
     from schedlab.workload.swf import read_swf
     from schedlab.workload.transforms import duplicate_load, first_jobs, perfect_estimates
 

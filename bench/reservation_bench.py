@@ -56,17 +56,16 @@ def worker(config: dict) -> dict:
 
     workload = load_workload(config["trace"])
     options = {}
+    spec = {"name": config["policy"]}
     if config["scenario"] != "baseline":
-        from schedlab.policies.reservations import ReservationRules
         from schedlab.workload.reservations import generate_requests
 
         span = (0, workload.jobs[-1].submit)
         options["reservations"] = generate_requests(span, processors=workload.processors,
                                                     seed=SEED)
         if config["scenario"] == "throttled":
-            options["reservation_rules"] = ReservationRules(
-                cap=workload.processors * 12 * 3600)
-    policy = make_policy(config["policy"])
+            spec["reservation_cap"] = workload.processors * 12 * 3600
+    policy = make_policy(spec)
     cpu, wall = time.process_time(), time.perf_counter()
     result = run(workload, policy, **options)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall

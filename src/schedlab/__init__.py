@@ -14,6 +14,7 @@ from schedlab.api import compare, load_workload, simulate  # noqa: E402
 from schedlab.engine.result import Result  # noqa: E402
 from schedlab.errors import InputError, PolicyError  # noqa: E402
 from schedlab.policies import Policy, available_policies, make_policy  # noqa: E402
+from schedlab.run import RunSpec, execute  # noqa: E402
 from schedlab.workload.job import Job, Workload  # noqa: E402
 from schedlab.workload.reservations import Reservation  # noqa: E402
 
@@ -25,6 +26,7 @@ def compute_metrics(result: Result) -> dict:
 
 
 __all__ = [
-    "Job", "Policy", "InputError", "Reservation", "PolicyError", "Result", "Workload", "available_policies",
-    "compare", "compute_metrics", "load_workload", "make_policy", "simulate", "__version__",
+    "Job", "Policy", "InputError", "Reservation", "PolicyError", "Result", "RunSpec", "Workload",
+    "available_policies", "compare", "compute_metrics", "execute", "load_workload", "make_policy",
+    "simulate", "__version__",
 ]

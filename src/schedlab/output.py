@@ -1,89 +1,28 @@
 """Writing results to disk: jobs.csv, metrics.json — always atomically.
 
-A file is written to a temporary name in the same directory and then moved
-into place with ``os.replace``, so a crash or Ctrl-C never leaves a
-half-written output that a later step could read as a result.
+The atomic writers live in :mod:`schedlab.atomic` (the core layer, so that
+workload readers and writers can use them); they are re-exported here.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
 from pathlib import Path
-from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
-from schedlab.errors import InputError
+from schedlab.atomic import atomic_directory, atomic_write_bytes, atomic_write_text
+from schedlab.engine.result import REJECTED, STATUS_NAMES, ReservationTable, Result
+from schedlab.workload.reservations import csv_cell
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
 DEADLINE_COLUMNS = ("deadline", "deadline_kind")
-
-
-def atomic_write_text(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it into place.
-
-    A directory that cannot be created or written is a user mistake
-    (:class:`InputError` naming the path).
-    """
-    path = Path(path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as err:
-        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-@contextmanager
-def atomic_directory(path: str | Path) -> Iterator[Path]:
-    """Build a whole output directory beside ``path`` and swap it in only on success.
-
-    Yields the temporary directory to write into.  If the block raises, the
-    temporary directory is removed and an earlier ``path`` is left untouched;
-    otherwise the old directory (if any) is replaced by the new one.
-    """
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise InputError("expected a directory for the results, found a file", file=str(path))
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
-    except OSError as err:
-        raise InputError(f"cannot write the directory: {err.strerror or err}",
-                         file=str(path)) from None
-    try:
-        yield staging
-        staging.chmod(0o755)
-        if path.exists():
-            retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old",
-                                            dir=path.parent))
-            os.replace(path, retired / path.name)
-            os.replace(staging, path)
-            shutil.rmtree(retired)
-        else:
-            os.replace(staging, path)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging)
+__all__ = ["atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_csv_text",
+           "write_jobs_csv", "json_safe", "metrics_document", "write_metrics_json",
+           "outcomes_csv_text", "write_outcomes"]
 
 
 def jobs_csv_text(result: Result) -> str:
@@ -186,3 +125,27 @@ def metrics_document(result: Result, metrics: dict[str, Any]) -> dict[str, Any]:
 def write_metrics_json(result: Result, metrics: dict[str, Any], path: str | Path) -> None:
     atomic_write_text(path, json.dumps(metrics_document(result, metrics), indent=2,
                                        sort_keys=False) + "\n")
+
+
+def outcomes_csv_text(table: ReservationTable) -> str:
+    """What became of every request of a run, one CSV row each (``OUT/reservations.csv``).
+
+    Columns: ``id, created, requested_start, start, end, duration, nodes,
+    owner, status, reason``; ``start`` and ``end`` are empty for a rejected
+    request, ``reason`` is empty for a granted one.
+    """
+    lines = ["id,created,requested_start,start,end,duration,nodes,owner,status,reason"]
+    for k in range(len(table)):
+        granted = bool(table.granted[k])
+        start = int(table.start[k])
+        times = f"{start},{start + int(table.duration[k])}" if granted else ","
+        lines.append(f"{int(table.id[k])},{int(table.created[k])},"
+                     f"{int(table.requested_start[k])},{times},{int(table.duration[k])},"
+                     f"{int(table.width[k])},{csv_cell(table.owner[k])},"
+                     f"{'granted' if granted else 'rejected'},{csv_cell(table.reason[k])}")
+    return "\n".join(lines) + "\n"
+
+
+def write_outcomes(table: ReservationTable, path: str | Path) -> None:
+    """Write :func:`outcomes_csv_text` to a file, atomically."""
+    atomic_write_text(path, outcomes_csv_text(table))

@@ -365,19 +365,24 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
                     f"{first.policy} on {label!r} ({how}): two runs differ in {column!r}"
     if time_sharing:
         return                      # advance reservations need space sharing
-    from schedlab.policies.reservations import ReservationRules
-
     for label, workload, requests, placement in reservation_workloads():
-        rules = ReservationRules(placement=placement)
-        first = run(workload, fresh(), reservations=requests, reservation_rules=rules)
+        first = run(workload, placed(fresh(), placement), reservations=requests)
         try:
             check_invariants(first, workload, reservations=requests)
         except AssertionError as err:
             raise AssertionError(f"{first.policy} on {label!r}: {err}") from None
-        second = run(workload, fresh(), reservations=requests, reservation_rules=rules)
+        second = run(workload, placed(fresh(), placement), reservations=requests)
         assert np.array_equal(first.start, second.start) and \
             np.array_equal(first.reservations.start, second.reservations.start), \
             f"{first.policy} on {label!r}: two runs with reservations differ"
+
+
+def placed(policy: Policy, placement: str) -> Policy:
+    """``policy`` rebuilt with the reservation placement ``placement``, when it has that
+    parameter (docs/reservations.md); any other policy as it is."""
+    if "reservation_placement" not in policy.param_names():
+        return policy
+    return type(policy)(**{**policy.get_params(), "reservation_placement": placement})
 
 
 def check_deadlines(result: Result, workload: Workload) -> None:

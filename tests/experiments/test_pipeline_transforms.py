@@ -11,7 +11,7 @@ from schedlab.metrics import compute_metrics
 from schedlab.policies import make_policy
 from schedlab.engine.simulator import run
 from schedlab.workload.models import generate_builtin
-from schedlab.workload.pipeline import Transforms, apply_transforms
+from schedlab.pipeline import Transforms, apply_transforms
 
 SPEC = {
     "name": "deadline-sweep",

@@ -69,11 +69,11 @@ def test_machine_relative_caps_and_node_sizes_are_resolved_per_workload(tmp_path
     assert small_run.reservations.requests.option("node_size") == 2
     assert model_run.reservations.requests.option("node_size") is None
     assert dict(small_run.reservations.rules)["cap_hours"] == 12
-    from schedlab.experiments.runner import prepared_workload, reservation_arguments
+    from schedlab.experiments.runner import prepared_workload, run_description
     workload = prepared_workload(small_run.workload, None, None, ())
-    arguments = reservation_arguments(small_run.reservations, workload, None)
-    assert arguments["reservation_rules"].cap == 4 * 12 * 3600      # 4 processors x 12 h
-    assert all(r.width % 2 == 0 for r in arguments["reservations"])
+    description = run_description(small_run, workload)
+    assert description.policy["reservation_cap"] == 4 * 12 * 3600      # 4 processors x 12 h
+    assert all(r.width % 2 == 0 for r in description.reservations)
 
 
 def test_the_default_throttle_cap_is_the_papers() -> None:

@@ -25,6 +25,7 @@ from schedlab.policies.dynp import (average_response, average_wait, combine_term
                                     parse_quality_metric, select_future, weighted_response,
                                     weighted_slowdown)
 from schedlab.policies.registry import make_policy
+from schedlab.policies.reservations import RESERVATION_PARAMS
 from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
 from strategies import workloads
@@ -73,7 +74,7 @@ def test_basic_dynp_long_jobs_switch_to_ljf():
 
 def test_basic_dynp_defaults_are_the_papers():
     assert make_policy("dynp-basic").get_params() == {"threshold": 5, "lower": 7200,
-                                                      "upper": 9000}
+                                                      "upper": 9000, **RESERVATION_PARAMS}
 
 
 def test_basic_dynp_policy_for_the_bounds():

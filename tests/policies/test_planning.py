@@ -20,6 +20,7 @@ from schedlab.engine.simulator import run
 from schedlab.policies.orderings import in_order, in_order_at, lxf_key_at
 from schedlab.policies.planning import PlanningScheduler
 from schedlab.policies.registry import make_policy
+from schedlab.policies.reservations import RESERVATION_PARAMS
 from schedlab.testing import check_policy
 from schedlab.workload.job import Job
 from strategies import workloads
@@ -161,7 +162,7 @@ def test_proposed_starts_follow_the_current_plan():
 
 def test_names_and_parameters():
     assert make_policy("sjf+plan").name == "sjf+plan"
-    assert make_policy("lxf+plan").get_params() == {"order": "lxf"}
+    assert make_policy("lxf+plan").get_params() == {"order": "lxf", **RESERVATION_PARAMS}
 
 
 # ------------------------------------------------------------------ orderings

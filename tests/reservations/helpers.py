@@ -6,7 +6,8 @@ from schedlab.engine.result import Result
 from schedlab.engine.simulator import run
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, make_policy
-from schedlab.policies.reservations import ReservationRules
+from schedlab.policies.reservations import ReservationRules, params_from_rules
+from schedlab.run import with_reservation_params
 from schedlab.testing import check_invariants
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.reservations import Reservation
@@ -28,9 +29,16 @@ def requests(*rows: tuple[int, int, int, int, int]) -> tuple[Reservation, ...]:
 
 def simulate(spec: PolicySpec | Policy, load: Workload, asked: tuple[Reservation, ...] = (),
              rules: ReservationRules | None = None, **options) -> Result:
-    """Run with reservations and check every invariant, the reservations' included."""
+    """Run with reservations and check every invariant, the reservations' included.
+
+    ``rules`` become the policy's reservation parameters.
+    """
+    if rules is not None:
+        params = params_from_rules(rules)
+        spec = type(spec)(**{**spec.get_params(), **params}) if isinstance(spec, Policy) \
+            else with_reservation_params({"name": spec}, params)
     policy = spec if isinstance(spec, Policy) else make_policy(spec)
-    result = run(load, policy, reservations=asked, reservation_rules=rules, **options)
+    result = run(load, policy, reservations=asked, **options)
     check_invariants(result, load, reservations=asked)
     return result
 

@@ -177,7 +177,8 @@ class ProfileEasy(EasyBackfilling):
 
     def schedule(self, ctx):
         if ctx.pending_requests:
-            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
+            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)),
+                            self.reservation_rules)
         if ctx.free and ctx.waiting:
             self._backfill_around(ctx, in_order(ctx.waiting.values(), self.order))
 

@@ -116,7 +116,7 @@ def test_plot_matrix_of_a_space_sharing_run_is_a_clear_error(tmp_path):
 
 def test_report_of_a_gang_sweep_draws_slowdown_against_the_slot_length(tmp_path):
     from schedlab.experiments import run_sweep
-    from schedlab.viz.report import build_report
+    from schedlab.experiments.report import build_report
 
     spec = {"name": "gang-slots", "workloads": [{"source": "w3", "jobs": 150}],
             "policies": [{"name": "gang", "grid": {"slot": [1, 100]}}]}

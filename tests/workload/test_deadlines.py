@@ -23,8 +23,8 @@ from typer.testing import CliRunner
 
 from schedlab.cli.app import app
 from schedlab.errors import InputError
-from schedlab.workload.deadlines import (easy_response_times, mixed_deadlines, read_deadlines,
-                                         stringency_deadlines, write_deadlines)
+from schedlab.pipeline import easy_response_times, mixed_deadlines, stringency_deadlines
+from schedlab.workload.deadlines import read_deadlines, write_deadlines
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.transforms import duplicate_load, expand_load
 

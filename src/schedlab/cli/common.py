@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
 from rich.console import Console, ConsoleDimensions
@@ -15,6 +15,10 @@ from schedlab.cli.conventions import (DEADLINES_PANEL, POLICY_PANEL, RESERVATION
                                       RESERVATIONS_PANEL, WORKLOAD_PANEL)
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.policies.registry import PolicySpec
+    from schedlab.run import RunSpec
 
 #: Columns a console that is not a terminal lays tables out in: wide enough
 #: that no table of ours wraps a word.
@@ -127,42 +131,54 @@ DaskOpt = Annotated[Optional[str], typer.Option(
     "local cluster of worker processes.")]
 
 
-def load(workload: str, *, procs: int | None, width_field: str, missing_estimate: str,
-         strict: bool, jobs: int | None, seed: int, shrink: float | None,
-         perfect_estimates: bool, split: int | None = None,
-         window: tuple[int, int] | None = None, load_factor: float | None = None,
-         load_method: str = "duplicate", deadlines: str | None = None,
-         stringency: float | None = None, deadline_fraction: float = 1.0,
-         relaxation: float | None = None) -> Workload:
-    """Load a workload and apply the transforms asked for on the command line.
+def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | None,
+             width_field: str = "requested", missing_estimate: str = "use-runtime",
+             strict: bool = False, jobs: int | None = None, seed: int = 0,
+             shrink: float | None = None, perfect_estimates: bool = False,
+             split: int | None = None, window: tuple[int, int] | None = None,
+             load_factor: float | None = None, load_method: str = "duplicate",
+             deadlines: str | None = None, stringency: float | None = None,
+             deadline_fraction: float = 1.0, relaxation: float | None = None,
+             overrun: str = "kill", reservations: str | None = None, tick: int = 0,
+             max_queued: int | None = None) -> RunSpec:
+    """The run the command-line options describe (:class:`~schedlab.run.RunSpec`).
 
-    Order: time window, first N jobs, width split, shrinking, perfect
-    estimates, load scaling, deadlines (QoPS §4.2: the trace is scaled first,
-    then scheduled with EASY, then given deadlines).
+    Transform order: time window, first N jobs, width split, shrinking,
+    perfect estimates, load scaling, deadlines (QoPS §4.2: the trace is
+    scaled first, then scheduled with EASY, then given deadlines).
     """
-    from pathlib import Path
+    from schedlab.pipeline import Transforms
+    from schedlab.run import RunSpec
 
-    from schedlab.api import load_workload
-    from schedlab.workload.pipeline import Transforms, apply_transforms
-
-    if procs is not None and procs <= 0:
-        raise InputError(f"expected a number of processors >= 1, got {procs}",
-                         field="--procs")
-    is_model = not Path(workload).exists() and _is_builtin_model(workload)
-    loaded = load_workload(workload, width_field=width_field, missing_estimate=missing_estimate,
-                           strict=strict, processors=procs, seed=seed,
-                           jobs=jobs if is_model else None)
-    steps = Transforms(window=window, first=None if is_model else jobs, split=split,
-                       shrink=shrink, perfect_estimates=perfect_estimates, load=load_factor,
+    steps = Transforms(window=window, split=split, shrink=shrink,
+                       perfect_estimates=perfect_estimates, load=load_factor,
                        load_method=load_method, deadlines=deadlines, stringency=stringency,
                        deadline_fraction=deadline_fraction, relaxation=relaxation)
-    loaded = apply_transforms(loaded, steps, seed=seed, label=option_name)
+    return RunSpec(workload, policy, processors=procs, width_field=width_field,
+                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                   transforms=steps, overrun=overrun, reservations=reservations, tick=tick,
+                   max_queued_per_user=max_queued)
+
+
+def prepare(spec: RunSpec) -> Workload:
+    """The spec's workload, loaded and transformed, with the warnings the user must see.
+
+    Option names in errors are the command line's (``--load-method``).
+    """
+    from schedlab.run import prepare_workload
+
+    loaded = prepare_workload(spec, label=option_name)
     report_guesses(loaded)
-    if len(loaded) == 0:
-        raise InputError("the workload has no job left to simulate", file=workload)
-    if deadlines is not None or stringency is not None:
-        report_unreachable_deadlines(loaded, from_stringency=stringency is not None)
+    steps = spec.transforms
+    if steps.deadlines is not None or steps.stringency is not None:
+        report_unreachable_deadlines(loaded, from_stringency=steps.stringency is not None)
     return loaded
+
+
+def load(workload: str, **options) -> Workload:
+    """Load a workload and apply the transforms asked for on the command line
+    (the keyword arguments of :func:`run_spec`)."""
+    return prepare(run_spec(workload, **options))
 
 
 def report_guesses(workload: Workload) -> None:
@@ -222,38 +238,29 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
                       f"refuse them.{hint}", markup=False, highlight=False)
 
 
-def _is_builtin_model(name: str) -> bool:
-    """Whether ``name`` is a built-in model (the models, and scipy, load only if asked)."""
-    from schedlab.workload.models import BUILTIN_MODELS
-
-    return name in BUILTIN_MODELS
+def option_name(setting: str) -> str:
+    """The command-line option of a run setting: ``load_method`` -> ``--load-method``."""
+    return "--" + {"first": "jobs", "processors": "procs"}.get(setting, setting).replace("_", "-")
 
 
-def option_name(transform: str) -> str:
-    """The command-line option of a transform: ``load_method`` -> ``--load-method``."""
-    return "--" + {"first": "jobs"}.get(transform, transform).replace("_", "-")
+def reservation_params(reservations: str | None, *, placement: str, throttle: bool,
+                       cap: int | None, window: int, min_duration: int,
+                       min_notice: int) -> dict[str, object]:
+    """The policy parameters the reservation options set (only those not at their default).
 
+    Placement and throttling are parameters of the policy
+    (docs/reservations.md); the options need ``--reservations FILE``.
+    """
+    from schedlab.policies.reservations import RESERVATION_PARAMS
 
-def reservation_options(loaded: Workload, *, procs: int | None, reservations: str | None,
-                        placement: str, throttle: bool, cap: int | None, window: int,
-                        min_duration: int, min_notice: int, tick: int,
-                        max_queued: int | None) -> dict:
-    """The keyword arguments of ``run`` for the reservation, tick and queue-limit options."""
-    from schedlab.api import load_reservations
-    from schedlab.policies.reservations import PAPER_CAP, WEEK, ReservationRules
-
-    rules_given = (placement != "exact" or throttle or cap is not None or window != WEEK
-                   or min_duration != 0 or min_notice != 0)
-    if reservations is None and rules_given:
+    given = {"reservation_placement": placement, "throttle": throttle, "reservation_cap": cap,
+             "reservation_window": window, "min_reservation_duration": min_duration,
+             "min_reservation_notice": min_notice}
+    changed = {k: v for k, v in given.items() if v != RESERVATION_PARAMS[k]}
+    if changed and reservations is None:
         raise InputError("the reservation placement and throttling options need "
                          "--reservations FILE", field="--reservations")
-    rules = None
-    if reservations is not None:
-        rules = ReservationRules(placement=placement,
-                                 cap=cap if cap is not None else PAPER_CAP if throttle else None,
-                                 window=window, min_duration=min_duration, min_notice=min_notice)
-    return {"reservations": load_reservations(reservations, loaded, processors=procs),
-            "reservation_rules": rules, "tick": tick, "max_queued_per_user": max_queued}
+    return changed
 
 
 def report_reservations(result, label: str | None = None) -> None:

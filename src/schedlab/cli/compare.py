@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Mapping, Optional
 
 import typer
 
@@ -13,9 +13,9 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
                                  OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
                                  ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, parse_policy_spec, report_reservations,
-                                 report_skips, reservation_options, split_policy_list,
+                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console,
+                                 metrics_table, parse_policy_spec, prepare, report_reservations,
+                                 report_skips, reservation_params, run_spec, split_policy_list,
                                  summary_metrics)
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.errors import InputError
@@ -63,34 +63,37 @@ def compare(
         = Path("schedlab-compare"),
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
-    from schedlab.api import run
+    from dataclasses import replace
+
     from schedlab.metrics import compute_metrics
     from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
-                                 write_metrics_json)
-    from schedlab.workload.reservations import write_outcomes
+                                 write_metrics_json, write_outcomes)
+    from schedlab.run import execute, load_reservations
     from schedlab.viz.compare import write_comparison_figure
 
-    chosen = chosen_policies(policies)
-    loaded = load(workload, procs=procs, width_field=width_field,
-                  missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                  shrink=shrink, perfect_estimates=perfect_estimates,
-                  load_factor=load_factor, load_method=load_method, deadlines=deadlines,
-                  stringency=stringency, deadline_fraction=deadline_fraction,
-                  relaxation=relaxation)
+    reservation = reservation_params(
+        reservations, placement=reservation_placement, throttle=throttle, cap=reservation_cap,
+        window=reservation_window, min_duration=min_reservation_duration,
+        min_notice=min_reservation_notice)
+    chosen = chosen_policies(policies, reservation)
+    spec = run_spec(workload, procs=procs, width_field=width_field,
+                    missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                    shrink=shrink, perfect_estimates=perfect_estimates,
+                    load_factor=load_factor, load_method=load_method, deadlines=deadlines,
+                    stringency=stringency, deadline_fraction=deadline_fraction,
+                    relaxation=relaxation, overrun=overrun, reservations=reservations,
+                    tick=tick, max_queued=max_queued_per_user)
+    loaded = prepare(spec)
     report_skips(loaded)
-    options = reservation_options(
-        loaded, procs=procs, reservations=reservations, placement=reservation_placement,
-        throttle=throttle, cap=reservation_cap, window=reservation_window,
-        min_duration=min_reservation_duration, min_notice=min_reservation_notice, tick=tick,
-        max_queued=max_queued_per_user)
+    spec = replace(spec, workload=loaded,
+                   reservations=load_reservations(reservations, loaded, processors=procs))
     rows: dict[str, dict] = {}
     results = {}
     with atomic_directory(out) as staging:
         for label, policy in chosen.items():
             bar = DelayedProgress(f"{label} on {loaded.name}")
             try:
-                result = run(loaded, policy, processors=procs, overrun=overrun, progress=bar,
-                             **options)
+                result = execute(replace(spec, policy=policy), bar, workload=loaded)
             finally:
                 bar.close()
             rows[label] = compute_metrics(result)
@@ -113,19 +116,23 @@ def compare(
                   f"results in {out}/")
 
 
-def chosen_policies(text: str) -> dict[str, Policy]:
+def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
+                    ) -> dict[str, Policy]:
     """The policies of ``--policies``, keyed by their labels (``qops[k=3]``).
 
-    Errors quote the spec they are about.  Two specs of the same label, or
-    two labels of the same output directory, are refused before any run.
+    ``reservation`` are the parameters the reservation options set, given to
+    every policy that takes requests (not part of the labels).  Errors quote
+    the spec they are about.  Two specs of the same label, or two labels of
+    the same output directory, are refused before any run.
     """
     from schedlab.policies.registry import add_labelled, make_policy
+    from schedlab.run import with_reservation_params
 
     chosen: dict[str, Policy] = {}
     for spec_text in split_policy_list(text):
         spec = parse_policy_spec(spec_text)
         try:
-            policy = make_policy(spec)
+            policy = make_policy(with_reservation_params(spec, reservation or {}))
         except InputError as err:
             raise InputError(f"policy spec {spec_text!r}: {err}", field="--policies") from None
         add_labelled(chosen, spec, policy, field="--policies")

@@ -349,7 +349,7 @@ def one_run(runs, source: Path, kind: str):
 def experiment_gantt(source: Path, runs, options: PlotOptions):
     from schedlab.experiments import load_jobs
     from schedlab.viz.gantt import gantt_figure
-    from schedlab.viz.report import machine_size
+    from schedlab.experiments.report import machine_size
 
     run = one_run(runs, source, "gantt")
     jobs = load_jobs(source, run["run_id"])
@@ -361,7 +361,7 @@ def experiment_gantt(source: Path, runs, options: PlotOptions):
 
 def experiment_timeseries(source: Path, runs, options: PlotOptions):
     from schedlab.experiments import load_jobs, load_series
-    from schedlab.viz.report import machine_size
+    from schedlab.experiments.report import machine_size
     from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 
     if not options.runs and len(runs) != 1:

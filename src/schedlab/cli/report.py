@@ -23,16 +23,17 @@ def report(
         = "svg",
 ) -> None:
     """Write an HTML report: runs table, failed runs, figures, experiment file, versions."""
-    from schedlab.viz.report import write_report
+    from schedlab.experiments.report import write_report
 
     target = out if out is not None else exp_dir / "report.html"
     generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    from schedlab.cli.plotgrid import holds_runs
+    from schedlab.cli.plotgrid import grid_runs, holds_runs, run_directories
 
     if not (exp_dir / "results.sqlite").is_file() and holds_runs(exp_dir):
         from schedlab.viz.gridreport import write_grid_report
 
-        write_grid_report(exp_dir, target, generated=generated, fmt=fmt)
+        runs = dict(zip((path.name for path in run_directories(exp_dir)), grid_runs(exp_dir)))
+        write_grid_report(exp_dir, runs, target, generated=generated, fmt=fmt)
     else:
         write_report(exp_dir, target, generated=generated, fmt=fmt)
     console.print(f"wrote {target}")

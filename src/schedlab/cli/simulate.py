@@ -12,9 +12,9 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
                                  OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
                                  ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console, load,
-                                 metrics_table, parse_params, report_reservations, report_skips,
-                                 reservation_options, summary_metrics)
+                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console,
+                                 metrics_table, parse_params, prepare, report_reservations,
+                                 report_skips, reservation_params, run_spec, summary_metrics)
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
                                   refuse_unsupported, simulate_on_platform)
@@ -77,30 +77,33 @@ def simulate(
                              dispatch, parse_params(dispatch_param, field="--dispatch-param"),
                              allocation, overrun, seed, out, swf)
         return
-    from schedlab.api import refuse_grid_policy, run
+    from schedlab.api import refuse_grid_policy
     from schedlab.metrics import compute_metrics
-    from schedlab.output import write_jobs_csv, write_metrics_json, write_timesharing_tables
+    from schedlab.output import (write_jobs_csv, write_metrics_json, write_outcomes,
+                                 write_timesharing_tables)
     from schedlab.policies.registry import make_policy
-    from schedlab.workload.reservations import write_outcomes
+    from schedlab.run import execute, with_reservation_params
 
     policy = policy or "fcfs+easy"
     refuse_grid_policy(policy)
-    chosen = make_policy({"name": policy, **parse_params(param)})
-    loaded = load(workload, procs=procs, width_field=width_field,
-                  missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                  shrink=shrink, perfect_estimates=perfect_estimates,
-                  load_factor=load_factor, load_method=load_method, deadlines=deadlines,
-                  stringency=stringency, deadline_fraction=deadline_fraction,
-                  relaxation=relaxation)
+    reservation = reservation_params(
+        reservations, placement=reservation_placement, throttle=throttle, cap=reservation_cap,
+        window=reservation_window, min_duration=min_reservation_duration,
+        min_notice=min_reservation_notice)
+    chosen = make_policy(with_reservation_params({"name": policy, **parse_params(param)},
+                                                 reservation))
+    spec = run_spec(workload, chosen, procs=procs, width_field=width_field,
+                    missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                    shrink=shrink, perfect_estimates=perfect_estimates,
+                    load_factor=load_factor, load_method=load_method, deadlines=deadlines,
+                    stringency=stringency, deadline_fraction=deadline_fraction,
+                    relaxation=relaxation, overrun=overrun, reservations=reservations,
+                    tick=tick, max_queued=max_queued_per_user)
+    loaded = prepare(spec)
     report_skips(loaded)
-    options = reservation_options(
-        loaded, procs=procs, reservations=reservations, placement=reservation_placement,
-        throttle=throttle, cap=reservation_cap, window=reservation_window,
-        min_duration=min_reservation_duration, min_notice=min_reservation_notice, tick=tick,
-        max_queued=max_queued_per_user)
     bar = DelayedProgress(f"{chosen.name} on {loaded.name}")
     try:
-        result = run(loaded, chosen, processors=procs, overrun=overrun, progress=bar, **options)
+        result = execute(spec, bar, workload=loaded)
     finally:
         bar.close()
     metrics = compute_metrics(result)

@@ -22,7 +22,6 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED
 from schedlab.errors import InputError, PolicyError
 
 if TYPE_CHECKING:
-    from schedlab.policies.reservations import ReservationRules
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
@@ -50,9 +49,6 @@ class Context:
       at all (policies keep their plain path without).
     * ``pending_requests`` — reservation requests delivered to the policy
       and not yet granted or refused, by id, in arrival order.
-    * ``reservation_rules`` — the run's reservation rules (throttling,
-      placement; :class:`~schedlab.policies.reservations.ReservationRules`)
-      or ``None`` for the defaults.
     """
 
     def __init__(self, processors: int, policy_name: str, overrun: str,
@@ -96,7 +92,6 @@ class Context:
         # the granted ones not started yet, and the reserved-processor series.
         self.reserved = 0
         self.reservations_enabled = False
-        self.reservation_rules: ReservationRules | None = None
         self.pending_requests: dict[int, Reservation] = {}
         self._requests: tuple[Reservation, ...] | None = None   # None: no requests given
         self._request_index: dict[int, int] = {}
@@ -107,9 +102,8 @@ class Context:
         self._reserved_time: list[int] = []
         self._reserved_nodes: list[int] = []
 
-    def enable_reservations(self, requests: tuple[Reservation, ...],
-                            rules: ReservationRules | None) -> None:
-        """Take advance-reservation ``requests`` (sorted by creation) under ``rules``.
+    def enable_reservations(self, requests: tuple[Reservation, ...]) -> None:
+        """Take advance-reservation ``requests`` (sorted by creation).
 
         Each request is put on the event heap at its creation time; its fate
         (granted start or refusal) is kept by its position in ``requests``.
@@ -118,7 +112,6 @@ class Context:
         self._request_index = {r.id: i for i, r in enumerate(requests)}
         self._granted_start = [-1] * len(requests)
         self._refusal = [None] * len(requests)
-        self.reservation_rules = rules
         self.reservations_enabled = True
         for position, request in enumerate(requests):
             heappush(self._events, (request.created, REQUEST, position, 0))

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-FINISHED, KILLED, REJECTED = 0, 1, 2
-STATUS_NAMES = ("finished", "killed", "rejected")
+from schedlab.outcomes import FINISHED, KILLED, REJECTED, STATUS_NAMES  # noqa: F401 (re-exported)
+
 GRANTED = 0
 RESERVATION_STATUS_NAMES = ("granted", "rejected")
 

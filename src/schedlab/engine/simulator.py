@@ -28,13 +28,13 @@ import numpy as np
 
 from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
                                      RESERVATION_START, WAKE, Context, QueueLimitContext)
+from schedlab.engine.policy import Policy
+from schedlab.engine.reservation_rules import ReservationRules
 from schedlab.engine.result import ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
-from schedlab.policies.base import Policy
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
 
 if TYPE_CHECKING:
-    from schedlab.policies.reservations import ReservationRules
     from schedlab.workload.reservations import Reservation
 
 OVERRUN_MODES = ("kill", "extend")
@@ -43,8 +43,7 @@ ProgressCallback = Callable[[int, int], None]
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         overrun: str = "kill", progress: ProgressCallback | None = None,
-        reservations: Iterable[Reservation] | None = None,
-        reservation_rules: ReservationRules | None = None, tick: int = 0,
+        reservations: Iterable[Reservation] | None = None, tick: int = 0,
         max_queued_per_user: int | None = None) -> Result:
     """Simulate ``workload`` under ``policy`` and return the :class:`Result`.
 
@@ -56,8 +55,8 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
 
     Advance reservations (Margo et al.; docs/reservations.md):
     ``reservations`` are requests that reach the policy at their creation
-    time; ``reservation_rules`` (placement and throttling) are handed to the
-    policy.  They need ``overrun="kill"``: a job running past its estimate
+    time; how they are placed and throttled is the policy's own business
+    (its reservation parameters, docs/reservations.md).  They need ``overrun="kill"``: a job running past its estimate
     could hold processors a reservation was promised.  ``tick`` > 0 makes
     the policy schedule only every ``tick`` seconds (Catalina iterates every
     900 s, §3); 0 schedules at every event.  ``max_queued_per_user`` holds
@@ -87,12 +86,13 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     ctx = _new_context(workload, machine, policy, overrun, tick, max_queued_per_user)
     _claim(policy)
     if requests is not None:
-        ctx.enable_reservations(requests, reservation_rules)
+        ctx.enable_reservations(requests)
     with _cyclic_gc_paused():
         series = _loop(ctx, policy, jobs, progress, tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
                       wallclock.perf_counter() - began)
-    _note_options(result, requests, reservation_rules, tick, max_queued_per_user)
+    _note_options(result, requests, getattr(policy, "reservation_rules", None), tick,
+                  max_queued_per_user)
     return result
 
 
@@ -162,10 +162,13 @@ def _checked_requests(reservations: Iterable[Reservation], machine: int
 
 def _note_options(result: Result, requests: tuple[Reservation, ...] | None,
                   rules: ReservationRules | None, tick: int, limit: int | None) -> None:
-    """Record the reservation, tick and queue-limit options used in the run's metadata."""
-    if requests is not None:
-        from schedlab.policies.reservations import ReservationRules
+    """Record the reservation rules, tick and queue limit of the run in its metadata.
 
+    The rules are the policy's (``policy.reservation_rules``, from its
+    reservation parameters); a policy without them is recorded with the
+    default rules.
+    """
+    if requests is not None:
         result.meta["reservation_rules"] = asdict(rules or ReservationRules())
     if tick:
         result.meta["tick"] = tick

@@ -235,6 +235,11 @@ class Matrix:
                           f"time {self.now}: {why}")
 
 
+#: The execution model of :func:`run_timesharing`: jobs take turns in the time
+#: slots of an Ousterhout matrix (gang scheduling).
+TIME_SHARING = "time-sharing"
+
+
 class TimeSharingPolicy:
     """What the time-sharing engine asks of a policy (gang scheduling).
 
@@ -246,6 +251,8 @@ class TimeSharingPolicy:
     """
 
     name = "time-sharing"
+    #: The engine this policy needs (:data:`schedlab.run.ENGINES`).
+    execution_model = TIME_SHARING
     slot = 1
     context_switch = 0
 

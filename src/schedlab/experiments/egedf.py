@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
-from schedlab.engine.grid import run_grid
 from schedlab.metrics import compute_metrics
 from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import generate_platform
-from schedlab.policies.grid import LOCAL_POLICIES, make_local_policy
+from schedlab.policies.grid import LOCAL_POLICIES
+from schedlab.run import RunSpec, execute
 from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import THESIS_RUNS, generate_grid
 
@@ -69,7 +69,7 @@ def compare_schedule_based(n_jobs: int | None = None,
             platform = generate_platform(PLATFORMS[PRESET], seed)
             grid = generate_grid(platform, JOBS[PRESET], n_jobs, ta, seed)
             for label, spec in policies.items():
-                result = run_grid(grid, platform, [make_local_policy(dict(spec))], seed=seed)
+                result = execute(RunSpec(grid, dict(spec), platform=platform, seed=seed))
                 metrics = compute_metrics(result)
                 rows.append({"policy": label, "interarrival": ta, "seed": seed,
                              "jobs": n_jobs, **{m: metrics[m] for m in METRICS},

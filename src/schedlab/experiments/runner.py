@@ -21,12 +21,13 @@ from __future__ import annotations
 import io
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 
+from schedlab import run as runs
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
 from schedlab.experiments.spec import ReservationSetting, RequestSource, RunSpec, WorkloadSource
 from schedlab.workload.job import Workload
@@ -101,41 +102,52 @@ def describe_error(err: BaseException) -> str:
 
 def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
     """The run's Result and its metrics (docs/metrics.md)."""
-    from schedlab.api import run as simulate
     from schedlab.metrics import compute_metrics
-    from schedlab.policies.registry import make_policy
+    from schedlab.run import execute
 
     workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
-    policy = make_policy({"name": run.policy, **dict(run.params)})
-    result = simulate(workload, policy, processors=run.processors, overrun=run.overrun,
-                      **reservation_arguments(run.reservations, workload, run.processors))
+    result = execute(run_description(run, workload), workload=workload)
     return result, compute_metrics(result)
 
 
 DAY = 86400
 
 
-def reservation_arguments(setting: ReservationSetting | None, workload: Workload,
-                          processors: int | None) -> dict[str, Any]:
-    """The keyword arguments of ``run`` for a run's reservation setting (Margo et al., §2–6).
+def run_description(run: RunSpec, workload: Workload) -> runs.RunSpec:
+    """The sweep's run as the one run description every way of running shares.
 
-    Empty without a setting; a baseline setting passes only the tick and the
-    queue limit.
+    ``workload`` is the run's prepared workload: generated reservation
+    requests are spread over it.  The reservation setting (Margo et al.,
+    §2–6) gives the tick, the queue limit, the requests and, for the
+    policies that take requests, their placement and throttling parameters.
     """
-    if setting is None:
-        return {}
-    from schedlab.policies.reservations import ReservationRules
+    policy: dict[str, Any] = {"name": run.policy, **dict(run.params)}
+    engine: dict[str, Any] = {}
+    setting = run.reservations
+    if setting is not None:
+        machine = run.processors or workload.processors
+        engine = {"tick": setting.tick, "max_queued_per_user": setting.max_queued_per_user}
+        if setting.requests is not None:
+            engine["reservations"] = run_requests(setting.requests, workload, machine)
+            policy = runs.with_reservation_params(policy, reservation_params(setting, machine))
+    return replace(_description(run.workload, run.seed, run.processors, run.transforms),
+                   policy=policy, overrun=run.overrun, **engine)
 
-    machine = processors or workload.processors
-    arguments: dict[str, Any] = {"tick": setting.tick,
-                                 "max_queued_per_user": setting.max_queued_per_user}
-    if setting.requests is not None:
-        arguments["reservations"] = run_requests(setting.requests, workload, machine)
-        rules = dict(setting.rules or ())
-        if "cap_hours" in rules:
-            rules["cap"] = machine * rules.pop("cap_hours") * 3600
-        arguments["reservation_rules"] = ReservationRules(**rules)
-    return arguments
+
+def reservation_params(setting: ReservationSetting, processors: int) -> dict[str, Any]:
+    """The policy's reservation parameters for a setting's rules (``{}`` for a baseline).
+
+    ``cap_hours`` is the whole machine for that many hours (Margo §2: "all
+    unshared batch nodes in the system for half a day each week").
+    """
+    from schedlab.policies.reservations import ReservationRules, params_from_rules
+
+    if setting.rules is None:
+        return {}
+    rules = dict(setting.rules)
+    if "cap_hours" in rules:
+        rules["cap"] = processors * rules.pop("cap_hours") * 3600
+    return params_from_rules(ReservationRules(**rules))
 
 
 def run_requests(source: RequestSource, workload: Workload, processors: int):
@@ -182,8 +194,6 @@ def run_requests(source: RequestSource, workload: Workload, processors: int):
 
 def _in_processors(request, node_size: int):
     """A request for ``width`` nodes as one for ``width x node_size`` processors."""
-    from dataclasses import replace
-
     return request if node_size == 1 else replace(request, width=request.width * node_size)
 
 
@@ -191,42 +201,32 @@ def _in_processors(request, node_size: int):
 def prepared_workload(source: WorkloadSource, seed: int | None, processors: int | None,
                       transforms: tuple[tuple[str, Any], ...]) -> Workload:
     """The loaded workload with the run's transforms applied, cached per process."""
-    from schedlab.errors import InputError
-    from schedlab.workload.pipeline import Transforms, apply_transforms
-
-    workload = apply_transforms(loaded_workload(source, seed, processors),
-                                Transforms(**dict(transforms)), seed=0 if seed is None else seed,
-                                label=lambda name: f"transforms.{name}")
-    if len(workload) == 0:
-        raise InputError("the workload has no job left to simulate", file=source.label)
-    return workload
+    return runs.transform(loaded_workload(source, seed, processors),
+                          _description(source, seed, processors, transforms),
+                          label=lambda name: f"transforms.{name}")
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
 def loaded_workload(source: WorkloadSource, seed: int | None,
                     processors: int | None) -> Workload:
     """A model generated or a file read (SWF or sacct), then windowed and cut to its first
-    N jobs.
+    N jobs (:func:`schedlab.run.read_workload`), cached per process."""
+    return runs.read_workload(_description(source, seed, processors, ()),
+                              label=lambda name: f"workloads.{name}")
 
-    The order of ``schedlab simulate``: time window, then the first N jobs of
-    a trace (for a model, ``jobs`` is the number of jobs generated).
-    """
-    from schedlab.workload.pipeline import Transforms, apply_transforms
 
-    jobs = source.option("jobs")
-    if source.is_file:
-        from schedlab.api import load_workload
-        workload = load_workload(source.source,
-                                 width_field=source.option("width_field", "requested"),
-                                 missing_estimate=source.option("missing_estimate", "use-runtime"),
-                                 strict=source.option("strict", False), processors=processors)
-    else:
-        from schedlab.workload.models import generate_builtin
-        workload = generate_builtin(source.source, n_jobs=jobs, processors=processors,
-                                    seed=0 if seed is None else seed)
-    steps = Transforms(window=source.option("window"), first=jobs if source.is_file else None)
-    workload = apply_transforms(workload, steps, label=lambda name: f"workloads.{name}")
-    return workload
+def _description(source: WorkloadSource, seed: int | None, processors: int | None,
+                 transforms: tuple[tuple[str, Any], ...]) -> runs.RunSpec:
+    """The part of a run description that says which jobs it simulates."""
+    from schedlab.pipeline import Transforms
+
+    return runs.RunSpec(source.source, processors=processors,
+                        width_field=source.option("width_field", "requested"),
+                        missing_estimate=source.option("missing_estimate", "use-runtime"),
+                        strict=source.option("strict", False), jobs=source.option("jobs"),
+                        seed=0 if seed is None else seed,
+                        transforms=Transforms(window=source.option("window"),
+                                              **dict(transforms)))
 
 
 # --------------------------------------------------------------------------- encoding

@@ -234,7 +234,7 @@ def write_platform(platform: Platform, path: str | Path, *, comment: str = "") -
     ``comment`` (several lines allowed) goes at the top as ``#`` lines,
     e.g. how the platform was generated.
     """
-    from schedlab.output import atomic_write_text
+    from schedlab.atomic import atomic_write_text
 
     header = "".join(f"# {line}".rstrip() + "\n" for line in comment.splitlines())
     atomic_write_text(path, header + to_toml(platform_to_mapping(platform)))

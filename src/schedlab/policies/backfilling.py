@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
 from itertools import count
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
@@ -159,6 +159,10 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
 
     family = "easy"
 
+    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
+        super().__init__(order=order)
+        self.init_reservation_params(**reservation)
+
     def schedule(self, ctx: Context) -> None:
         if ctx.reservations_enabled:
             queue = self._around_reservations(ctx)
@@ -179,7 +183,8 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
         the releases either way) — and None when the pass is done.
         """
         if ctx.pending_requests:
-            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)))
+            decide_requests(ctx, queue_plan(ctx, in_order(ctx.waiting.values(), self.order)),
+                            self.reservation_rules)
         if ctx.free == 0 or not ctx.waiting:
             return None
         queue = in_order(ctx.waiting.values(), self.order)
@@ -259,8 +264,9 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
 
     family = "conservative"
 
-    def __init__(self, *, order: str = "fcfs") -> None:
+    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
         super().__init__(order=order)
+        self.init_reservation_params(**reservation)
         self._profile: Profile | None = None
         self._booked_start: dict[int, int] = {}
         self._booked_end: dict[int, int] = {}
@@ -297,7 +303,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
                 due = self._pop_due(ctx)
                 profile = self._profile
         if ctx.pending_requests:
-            decide_requests(ctx, profile)
+            decide_requests(ctx, profile, self.reservation_rules)
         for job in due:
             del booked[job.id]
             del self._arrival[job.id]

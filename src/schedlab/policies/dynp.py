@@ -54,8 +54,8 @@ FCFS_ORDERS = ("submit", "plan")
 class _DynPFamily(PlanningScheduler):
     """What both dynP variants share: the current policy and the statistics of Tables 4–6."""
 
-    def __init__(self, *, policies: Sequence[str], initial: str) -> None:
-        super().__init__(order=initial)
+    def __init__(self, *, policies: Sequence[str], initial: str, **reservation: Any) -> None:
+        super().__init__(order=initial, **reservation)
         self._jobs_started = dict.fromkeys(policies, 0)
         self._switches = dict.fromkeys(policies, 0)
         self._same_policy = 0
@@ -102,14 +102,15 @@ class BasicDynP(_DynPFamily):
 
     name = "dynp-basic"
 
-    def __init__(self, *, threshold: int = 5, lower: float = 7200, upper: float = 9000) -> None:
+    def __init__(self, *, threshold: int = 5, lower: float = 7200, upper: float = 9000,
+                 **reservation: Any) -> None:
         check_number(self.name, "threshold", threshold, int, 1)
         check_number(self.name, "lower", lower, float, 0)
         check_number(self.name, "upper", upper, float, 0)
         if upper < lower:
             raise InputError(f"The 'upper' parameter of {self.name} must be >= lower ({lower}). "
                              f"Got {upper!r} instead.", field="upper")
-        super().__init__(policies=PAPER_POLICIES, initial="fcfs")
+        super().__init__(policies=PAPER_POLICIES, initial="fcfs", **reservation)
         self.threshold = threshold
         self.lower = lower
         self.upper = upper
@@ -342,7 +343,7 @@ class SelfTuningDynP(_DynPFamily):
     def __init__(self, *, decider: str = "advanced", metric: str = "artww",
                  candidates: str | Sequence[str] = PAPER_POLICIES, slackness: float = 0.0,
                  future_jobs: int | None = None, future_horizon: int | None = None,
-                 fcfs_order: str = "submit") -> None:
+                 fcfs_order: str = "submit", **reservation: Any) -> None:
         check_choice(self.name, "decider", decider, DECIDERS)
         check_choice(self.name, "fcfs_order", fcfs_order, FCFS_ORDERS)
         terms = parse_quality_metric(self.name, metric)
@@ -352,7 +353,8 @@ class SelfTuningDynP(_DynPFamily):
             check_number(self.name, "future_jobs", future_jobs, int, 1)
         if future_horizon is not None:
             check_number(self.name, "future_horizon", future_horizon, int, 0)
-        super().__init__(policies=policies, initial="fcfs" if "fcfs" in policies else policies[0])
+        super().__init__(policies=policies, initial="fcfs" if "fcfs" in policies else policies[0],
+                         **reservation)
         self.decider = decider
         self.metric = metric
         self.candidates = policies

@@ -24,7 +24,7 @@ schedules built with :func:`place_in_order`.
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
@@ -73,9 +73,10 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     family = "plan"
 
-    def __init__(self, *, order: str = "fcfs") -> None:
+    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
         check_choice(type(self).__name__, "order", order, PLAN_ORDERINGS)
         self.order = order
+        self.init_reservation_params(**reservation)
         self._profile: Profile | None = None       # running jobs + the plan, from now on
         self._plan: dict[int, int] = {}            # proposed start of every waiting job
         self._starts: list[tuple[int, int]] = []   # the same as a heap of (start, job id)
@@ -99,7 +100,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
             self._update_plan(ctx)
             self._promise_arrivals(ctx)
         if ctx.pending_requests:
-            decide_requests(ctx, self._current_plan(ctx))
+            decide_requests(ctx, self._current_plan(ctx), self.reservation_rules)
         self._start_due(ctx)
         self._wake_for_next_start(ctx)
 

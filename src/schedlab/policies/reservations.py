@@ -28,23 +28,18 @@ planning-based policies (docs/reservations.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
+from schedlab.engine.reservation_rules import (  # noqa: F401 (re-exported)
+    HOUR, PAPER_CAP, PLACEMENTS, WEEK, ReservationRules)
+from schedlab.engine.policy import check_choice, check_number
 from schedlab.errors import InputError
-from schedlab.policies.base import check_choice
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.profile import Profile
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
-
-HOUR = 3600
-WEEK = 7 * 24 * HOUR
-#: Margo et al., §2: "256 nodes * 12 hours worth of node-seconds" per sliding week.
-PAPER_CAP = 256 * 12 * HOUR
-PLACEMENTS = ("exact", "earliest")
 
 # Reasons for refusing a request (``Result.reservations.reason``).
 TOO_SHORT = "too_short"
@@ -64,42 +59,16 @@ REASONS = {
 }
 
 
-@dataclass(frozen=True)
-class ReservationRules:
-    """How requests are placed and throttled (Margo et al., §2, §7–8).
-
-    ``placement``: ``"exact"`` (requested start or rejection; our reading of
-    Margo §2) or ``"earliest"`` (the earliest fit from the requested start;
-    the other reading, every request placed).  ``cap``:
-    the most node-seconds of granted reservations any window of ``window``
-    seconds may hold, ``None`` for no cap (:data:`PAPER_CAP` is the paper's,
-    on a sliding week).  ``min_duration`` and ``min_notice`` (seconds)
-    refuse short reservations and short-notice requests.
-    """
-
-    placement: str = "exact"
-    cap: int | None = None
-    window: int = WEEK
-    min_duration: int = 0
-    min_notice: int = 0
-
-    def __post_init__(self) -> None:
-        check_choice("ReservationRules", "placement", self.placement, PLACEMENTS)
-        for name, low in (("window", 1), ("min_duration", 0), ("min_notice", 0)):
-            _check_int(name, getattr(self, name), low)
-        if self.cap is not None:
-            _check_int("cap", self.cap, 0)
-
-    @classmethod
-    def paper_throttle(cls, **changes) -> ReservationRules:
-        """The paper's throttling policy: at most 256 nodes x 12 h in any sliding 7 days."""
-        return cls(**{"cap": PAPER_CAP, **changes})
-
-
-def _check_int(name: str, value: object, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise InputError(f"The {name!r} parameter of ReservationRules must be an int in "
-                         f"[{low}, inf). Got {value!r} instead.", field=name)
+#: The reservation parameters of every policy with Catalina semantics, with their
+#: defaults (docs/reservations.md, "Placement and throttling"): where a request goes
+#: (``"exact"`` or ``"earliest"``), the sliding-window cap (``throttle``;
+#: ``reservation_cap`` node-seconds, the paper's 256 nodes x 12 h when ``None``, and
+#: implied when given; ``reservation_window`` seconds), and the refusal of short
+#: reservations and of short-notice requests (seconds).
+RESERVATION_PARAMS: dict[str, Any] = {
+    "reservation_placement": "exact", "throttle": False, "reservation_cap": None,
+    "reservation_window": WEEK, "min_reservation_duration": 0, "min_reservation_notice": 0,
+}
 
 
 class CatalinaReservations:
@@ -107,14 +76,65 @@ class CatalinaReservations:
 
     The request stays pending at its arrival; the policy's next scheduling
     pass places every job in its plan first and then calls
-    :func:`decide_requests` (Margo et al., §2).
+    :func:`decide_requests` (Margo et al., §2).  Placement and throttling
+    are parameters of the policy (:data:`RESERVATION_PARAMS`): ``__init__``
+    takes them as ``**reservation`` and hands them to
+    :meth:`init_reservation_params`.
     """
+
+    shared_params = RESERVATION_PARAMS
+
+    def init_reservation_params(self, **given: Any) -> None:
+        """Check and store the reservation parameters; build :attr:`reservation_rules`."""
+        for key in given:
+            if key not in RESERVATION_PARAMS:
+                raise TypeError(f"{type(self).__name__}() got an unexpected keyword argument "
+                                f"{key!r}")
+        values = {**RESERVATION_PARAMS, **given}
+        owner = type(self).__name__
+        check_choice(owner, "reservation_placement", values["reservation_placement"],
+                     PLACEMENTS)
+        if not isinstance(values["throttle"], bool):
+            raise InputError(f"The 'throttle' parameter of {owner} must be true or false. "
+                             f"Got {values['throttle']!r} instead.", field="throttle")
+        if values["reservation_cap"] is not None:
+            check_number(owner, "reservation_cap", values["reservation_cap"], int, 0)
+        check_number(owner, "reservation_window", values["reservation_window"], int, 1)
+        check_number(owner, "min_reservation_duration", values["min_reservation_duration"],
+                     int, 0)
+        check_number(owner, "min_reservation_notice", values["min_reservation_notice"], int, 0)
+        for name, value in values.items():
+            setattr(self, name, value)
+        self.reservation_rules = rules_from_params(values)
 
     def on_reservation_request(self, ctx: Context, request: Reservation) -> None:
         """Keep the request pending: it is decided after the jobs are placed (Catalina)."""
 
 
-def decide_requests(ctx: Context, plan: Profile) -> None:
+def rules_from_params(params: Mapping[str, Any]) -> ReservationRules:
+    """The :class:`ReservationRules` of a policy's reservation parameters.
+
+    The cap is ``reservation_cap`` when given (throttling is then implied),
+    else :data:`PAPER_CAP` with ``throttle``, else none.
+    """
+    cap = params["reservation_cap"]
+    if cap is None and params["throttle"]:
+        cap = PAPER_CAP
+    return ReservationRules(placement=params["reservation_placement"], cap=cap,
+                            window=params["reservation_window"],
+                            min_duration=params["min_reservation_duration"],
+                            min_notice=params["min_reservation_notice"])
+
+
+def params_from_rules(rules: ReservationRules) -> dict[str, Any]:
+    """The reservation parameters that give ``rules`` (the inverse of :func:`rules_from_params`)."""
+    return {"reservation_placement": rules.placement, "throttle": rules.cap is not None,
+            "reservation_cap": rules.cap, "reservation_window": rules.window,
+            "min_reservation_duration": rules.min_duration,
+            "min_reservation_notice": rules.min_notice}
+
+
+def decide_requests(ctx: Context, plan: Profile, rules: ReservationRules) -> None:
     """Grant or refuse every pending request, in arrival order, against the full ``plan``.
 
     ``plan`` is the availability profile from now with the running jobs,
@@ -122,7 +142,6 @@ def decide_requests(ctx: Context, plan: Profile) -> None:
     waiting job; each granted request is reserved in it, so a later request
     of the same pass sees it.
     """
-    rules = ctx.reservation_rules or ReservationRules()
     for request in list(ctx.pending_requests.values()):
         start, reason = place_request(request, plan, ctx.now, rules,
                                       ctx.granted_reservations())

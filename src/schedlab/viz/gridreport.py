@@ -2,8 +2,10 @@
 
 ``RUNS`` is a grid run directory or a directory of them (one per
 configuration and interarrival time, as written by ``schedlab simulate
---platform ... --out``).  The report has the shape of an experiment's
-(:mod:`schedlab.viz.report`): a table of the runs with the thesis' metrics,
+--platform ... --out``), read by the command (``schedlab.cli.plotgrid``)
+and given here as :class:`~schedlab.viz.grid.GridRun` objects.  The report
+has the shape of an experiment's, from the same pieces
+(:mod:`schedlab.viz.html`): a table of the runs with the thesis' metrics,
 the figures of :mod:`schedlab.viz.grid` -- work per cluster against the
 machine shares, the metrics against Ta when the runs have several, the
 per-machine schedule of the first run -- and the versions that made it.
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
 from schedlab.output import atomic_write_text
-from schedlab.viz.grid import TA_METRICS, interarrival_figure, machine_gantt_figure, share_figure
-from schedlab.viz.report import (STYLE, ReportFigure, data_uri, figure_html, html_table,
-                                 versions)
+from schedlab.viz.grid import (TA_METRICS, GridRun, interarrival_figure, machine_gantt_figure,
+                               share_figure)
+from schedlab.viz.html import STYLE, ReportFigure, data_uri, figure_html, html_table, versions
 from schedlab.viz.style import check_format
 
 #: Metrics of the runs table (thesis §4.3: Out Deadline, usage, slowdown, shares).
@@ -27,13 +30,11 @@ GRID_TABLE_METRICS = ("jobs", "deadline_missed_pct", "system_usage", "licence_us
                       "nondeadline_avg_slowdown", "cluster_share_deviation")
 
 
-def runs_frame(source: Path, runs) -> pd.DataFrame:
-    """One row per run: its directory, label, Ta and the table metrics."""
-    from schedlab.cli.plotgrid import run_directories
-
+def runs_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
+    """One row per run: its directory's name, label, Ta and the table metrics."""
     rows = []
-    for path, run in zip(run_directories(source), runs):
-        rows.append({"run": path.name, "configuration": run.label,
+    for name, run in runs.items():
+        rows.append({"run": name, "configuration": run.label,
                      "Ta [s]": round(run.interarrival, 2),
                      **{m: run.metrics.get(m) for m in GRID_TABLE_METRICS}})
     return pd.DataFrame(rows)
@@ -61,16 +62,16 @@ def grid_figures(runs, fmt: str) -> list[ReportFigure]:
     return figures
 
 
-def build_grid_report(source: str | Path, *, generated: str, fmt: str = "svg") -> str:
-    """The HTML report of the grid runs under ``source`` as text."""
-    from schedlab.cli.plotgrid import grid_runs
-
+def build_grid_report(source: str | Path, runs: Mapping[str, GridRun], *, generated: str,
+                      fmt: str = "svg") -> str:
+    """The HTML report of the grid runs read from ``source`` (keyed by their directories'
+    names) as text."""
     fmt = check_format(fmt)
     source = Path(source)
-    runs = grid_runs(source)
-    frame = runs_frame(source, runs)
+    frame = runs_frame(runs)
     numeric = {"Ta [s]", *GRID_TABLE_METRICS}
-    figures = "".join(figure_html(f, k) for k, f in enumerate(grid_figures(runs, fmt), 1))
+    figures = "".join(figure_html(f, k)
+                      for k, f in enumerate(grid_figures(list(runs.values()), fmt), 1))
     title = html.escape(f"Grid runs: {source.name}")
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -101,9 +102,9 @@ def build_grid_report(source: str | Path, *, generated: str, fmt: str = "svg") -
 """
 
 
-def write_grid_report(source: str | Path, out: str | Path, *, generated: str,
-                      fmt: str = "svg") -> Path:
+def write_grid_report(source: str | Path, runs: Mapping[str, GridRun], out: str | Path, *,
+                      generated: str, fmt: str = "svg") -> Path:
     """Write the report atomically to ``out`` and return its path."""
     out = Path(out)
-    atomic_write_text(out, build_grid_report(source, generated=generated, fmt=fmt))
+    atomic_write_text(out, build_grid_report(source, runs, generated=generated, fmt=fmt))
     return out

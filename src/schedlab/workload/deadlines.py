@@ -5,8 +5,11 @@ SWF has no deadline field, so deadlines come from one of three places:
 * :func:`read_deadlines` — a CSV side file ``job_id,deadline[,kind]``
   (absolute deadlines in seconds since the trace start; ``kind`` is
   ``real`` or ``artificial``); :func:`write_deadlines` writes one;
-* :func:`stringency_deadlines` — QoPS §4.1: run EASY backfilling, then give
-  every job the deadline ``submit + max(runtime, ceil((1 - s) x R_easy))``
+* :func:`stringency_deadlines` — QoPS §4.1: given the response times of an
+  EASY backfilling schedule (computed one layer up, by
+  :func:`schedlab.pipeline.easy_response_times`: this layer simulates
+  nothing), every job gets the deadline
+  ``submit + max(runtime, ceil((1 - s) x R_easy))``
   where ``R_easy`` is its response time under EASY and ``s`` the stringency
   factor (the converted paper prints "(1s)"; the factor is 1 - s: with s = 0
   the deadline is the job's EASY completion time, and deadlines tighten as s
@@ -27,6 +30,7 @@ import math
 from fractions import Fraction
 from numbers import Real
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
@@ -127,7 +131,7 @@ def write_deadlines(workload: Workload, path: str | Path) -> None:
 
     :func:`read_deadlines` reads the file back to the same deadlines.
     """
-    from schedlab.output import atomic_write_text
+    from schedlab.atomic import atomic_write_text
 
     lines = ["job_id,deadline,kind"]
     lines += [f"{job.id},{job.deadline},{KINDS[job.artificial_deadline]}"
@@ -136,37 +140,36 @@ def write_deadlines(workload: Workload, path: str | Path) -> None:
 
 
 # ------------------------------------------------------- QoPS §4.1 and §4.2
-def easy_response_times(workload: Workload) -> np.ndarray:
-    """Response time (end - submit) of every job under FCFS EASY backfilling, workload order.
+def check_factors(stringency: float, fraction: float = 1.0, relaxation: float = 1.0) -> None:
+    """Raise :class:`InputError` for a stringency, fraction or relaxation out of range.
 
-    The schedule QoPS §4.1 derives deadlines from ("first use EASY back-fill
-    to generate a valid schedule for the jobs"), on the workload's machine,
-    with jobs killed at their estimates as everywhere in schedlab.
+    Called before the EASY schedule is computed, so a bad value costs no simulation.
     """
-    from schedlab.engine.simulator import run
-    from schedlab.policies.backfilling import EasyBackfilling
-
-    result = run(workload, EasyBackfilling(order="fcfs"))
-    return result.end - result.submit
+    _fraction("stringency", stringency, low=0, high=1)
+    _fraction("fraction", fraction, low=0, high=1)
+    _fraction("relaxation", relaxation, low=0, high=math.inf, open_low=True)
 
 
-def stringency_deadlines(workload: Workload, stringency: float) -> Workload:
+def stringency_deadlines(workload: Workload, stringency: float,
+                         easy_response: Sequence[int]) -> Workload:
     """Every job gets the QoPS deadline for stringency ``s`` (Islam et al., §4.1).
 
     ``deadline = submit + max(runtime, ceil((1 - s) x R_easy))`` with
-    ``R_easy`` the job's response time under EASY backfilling
-    (:func:`easy_response_times`).  ``s`` is in [0, 1]: 0 gives the EASY
-    completion time, 1 the job's own runtime.  All deadlines are real.
+    ``R_easy`` the job's response time under EASY backfilling, given in
+    workload order (:func:`schedlab.pipeline.easy_response_times` runs that
+    schedule: this layer simulates nothing).  ``s`` is in [0, 1]: 0 gives
+    the EASY completion time, 1 the job's own runtime.  All deadlines are real.
     """
     factor = 1 - _fraction("stringency", stringency, low=0, high=1)
-    response = easy_response_times(workload).tolist()
+    response = list(easy_response)
     jobs = [_with_deadline(job, job.submit + _stringent(job, rt, factor), False)
             for job, rt in zip(workload.jobs, response)]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, f"s{stringency:g}"))
 
 
 def mixed_deadlines(workload: Workload, stringency: float, fraction: float, relaxation: float,
-                    seed: int | np.random.Generator = 0) -> Workload:
+                    seed: int | np.random.Generator = 0, *,
+                    easy_response: Sequence[int]) -> Workload:
     """A seeded ``fraction`` of the jobs get QoPS deadlines, the others artificial ones (§4.2).
 
     ``round(fraction x n)`` jobs (halves up) are deadline jobs: the first
@@ -186,7 +189,7 @@ def mixed_deadlines(workload: Workload, stringency: float, fraction: float, rela
     chosen = np.zeros(n, dtype=bool)
     count = (2 * share.numerator * n + share.denominator) // (2 * share.denominator)
     chosen[np.random.default_rng(seed).permutation(n)[:count]] = True
-    response = easy_response_times(workload).tolist()
+    response = list(easy_response)
     jobs = []
     for job, rt, real in zip(workload.jobs, response, chosen.tolist()):
         if real:

@@ -192,7 +192,7 @@ def write_grid_workload(grid: GridWorkload, swf_path: str | Path,
 
     :func:`read_grid_workload` reads them back to the same workload.
     """
-    from schedlab.output import atomic_write_text
+    from schedlab.atomic import atomic_write_text
     from schedlab.workload.swf import write_swf
 
     side = side_path(swf_path) if side is None else Path(side)

@@ -20,14 +20,11 @@ import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import Iterable, Sequence
 
 import numpy as np
 
 from schedlab.errors import InputError
-
-if TYPE_CHECKING:
-    from schedlab.engine.result import ReservationTable
 
 HOUR = 3600
 WEEK = 7 * 24 * HOUR
@@ -200,45 +197,19 @@ def _check_unique_ids(requests: Sequence[Reservation], lines: Sequence[int], sou
 def requests_csv_text(requests: Iterable[Reservation]) -> str:
     """Requests as CSV with relative times (the format :func:`read_reservations` reads)."""
     lines = ["id,created,start,duration,nodes,owner"]
-    lines += [f"{r.id},{r.created},{r.start},{r.duration},{r.width},{_cell(r.owner)}"
+    lines += [f"{r.id},{r.created},{r.start},{r.duration},{r.width},{csv_cell(r.owner)}"
               for r in requests]
     return "\n".join(lines) + "\n"
 
 
 def write_reservations(requests: Iterable[Reservation], path: str | os.PathLike) -> None:
     """Write requests as a CSV file, atomically."""
-    from schedlab.output import atomic_write_text
+    from schedlab.atomic import atomic_write_text
 
     atomic_write_text(path, requests_csv_text(requests))
 
 
-def outcomes_csv_text(table: ReservationTable) -> str:
-    """What became of every request of a run, one CSV row each (``OUT/reservations.csv``).
-
-    Columns: ``id, created, requested_start, start, end, duration, nodes,
-    owner, status, reason``; ``start`` and ``end`` are empty for a rejected
-    request, ``reason`` is empty for a granted one.
-    """
-    lines = ["id,created,requested_start,start,end,duration,nodes,owner,status,reason"]
-    for k in range(len(table)):
-        granted = bool(table.granted[k])
-        start = int(table.start[k])
-        times = f"{start},{start + int(table.duration[k])}" if granted else ","
-        lines.append(f"{int(table.id[k])},{int(table.created[k])},"
-                     f"{int(table.requested_start[k])},{times},{int(table.duration[k])},"
-                     f"{int(table.width[k])},{_cell(table.owner[k])},"
-                     f"{'granted' if granted else 'rejected'},{_cell(table.reason[k])}")
-    return "\n".join(lines) + "\n"
-
-
-def write_outcomes(table: ReservationTable, path: str | os.PathLike) -> None:
-    """Write :func:`outcomes_csv_text` to a file, atomically."""
-    from schedlab.output import atomic_write_text
-
-    atomic_write_text(path, outcomes_csv_text(table))
-
-
-def _cell(text: str) -> str:
+def csv_cell(text: str) -> str:
     """A CSV cell, quoted when it holds a comma, a quote or a line break."""
     if any(c in text for c in ',"\n\r'):
         return '"' + text.replace('"', '""') + '"'

@@ -22,14 +22,14 @@ import re
 import warnings
 import zlib
 from pathlib import Path
-from typing import Literal, NamedTuple, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn, Protocol
 
 import numpy as np
 
 from schedlab import __version__
-from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
-from schedlab.output import atomic_write_bytes
+from schedlab.atomic import atomic_write_bytes
+from schedlab.outcomes import FINISHED, KILLED, REJECTED
 from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_REQUESTED,
                                    ESTIMATES_RUNTIME, MACHINE_FROM_ARGUMENT,
                                    MACHINE_FROM_WIDEST_JOB, Job, Workload)
@@ -495,7 +495,25 @@ def _trace_name(source: str) -> str:
 # --------------------------------------------------------------------------- writing
 
 
-def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
+class Schedule(Protocol):
+    """What :func:`write_swf` reads of a simulated schedule: the columns of a
+    :class:`~schedlab.engine.result.Result` (this layer does not import the engine)."""
+
+    processors: int
+    policy: str
+    workload: str
+    params: dict[str, Any]
+    meta: dict[str, Any]
+    job_id: np.ndarray
+    submit: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    width: np.ndarray
+    estimate: np.ndarray
+    status: np.ndarray
+
+
+def write_swf(schedule: Schedule | Workload, path: str | os.PathLike, *,
               unix_start_time: int | None = None) -> None:
     """Write a workload or a simulated schedule as a valid SWF file, atomically.
 
@@ -515,7 +533,7 @@ def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
         start_time = schedule.unix_start_time if unix_start_time is None else unix_start_time
         notes = [f"Workload '{schedule.name}' written by schedlab {__version__}; it has not "
                  "run: wait time and status are -1, allocated processors = width."]
-    elif isinstance(schedule, Result):
+    elif _is_schedule(schedule):
         rows = _result_rows(schedule)
         start_time = schedule.meta.get("unix_start_time") if unix_start_time is None \
             else unix_start_time
@@ -530,6 +548,11 @@ def write_swf(schedule: Result | Workload, path: str | os.PathLike, *,
     if str(path).lower().endswith(".gz"):
         payload = gzip.compress(payload, mtime=0)
     atomic_write_bytes(path, payload)
+
+
+def _is_schedule(value: object) -> bool:
+    """Whether ``value`` has the columns of a simulated schedule (a ``Result``)."""
+    return all(hasattr(value, name) for name in Schedule.__annotations__)
 
 
 def _params_text(params: dict) -> str:
@@ -561,7 +584,7 @@ def _workload_rows(workload: Workload) -> np.ndarray:
     return rows
 
 
-def _result_rows(result: Result) -> np.ndarray:
+def _result_rows(result: Schedule) -> np.ndarray:
     """(n, 18) int64 SWF records of a simulated schedule, ordered by (submit, job id)."""
     order = np.lexsort((result.job_id, result.submit))
     status = np.asarray(result.status)[order]

@@ -25,7 +25,7 @@ from schedlab.engine.result import REJECTED
 from schedlab.engine.simulator import run
 from schedlab.policies.registry import make_policy
 from schedlab.workload.job import Job, Workload
-from schedlab.workload.pipeline import Transforms, apply_transforms
+from schedlab.pipeline import Transforms, apply_transforms
 from schedlab.workload.transforms import perfect_estimates
 from strategies import workloads
 

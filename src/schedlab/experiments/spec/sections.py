@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker, describe_value
 from schedlab.experiments.spec.runs import WorkloadSource, file_digest
-from schedlab.workload.pipeline import LOAD_METHODS
+from schedlab.pipeline import LOAD_METHODS
 
 WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
                  "missing_estimate", "strict")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from schedlab.engine.grid import GRID
 from schedlab.policies.base import Policy
 
 if TYPE_CHECKING:
@@ -31,8 +32,8 @@ class LocalPolicy(Policy):
     """
 
     name = "grid-local"
-    #: Which engine runs this policy: the grid engine, never the space-sharing one.
-    engine = "grid"
+    #: The engine this policy needs (:data:`schedlab.run.ENGINES`): the grid engine.
+    execution_model = GRID
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         """A job reached this cluster (it is in ``ctx.waiting``); may ``ctx.reject`` it."""

@@ -443,7 +443,7 @@ def _draw_widths(size_range: SizeRange, count: int, rng: np.random.Generator) ->
 
 def save_model(model: HyperErlangModel, path: str | Path) -> None:
     """Write the model as JSON (one range per line), atomically."""
-    from schedlab.output import atomic_write_bytes
+    from schedlab.atomic import atomic_write_bytes
 
     document = model.to_dict()
     ranges = document.pop("ranges")

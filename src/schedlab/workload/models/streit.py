@@ -440,7 +440,7 @@ def synthetic_job_set(key: str, n_jobs: int = DEFAULT_JOBS, processors: int | No
 
 def save_model(model: StreitModel, path: str | Path) -> None:
     """Write the model as JSON (gzip when the name ends in ``.gz``), atomically."""
-    from schedlab.output import atomic_write_bytes
+    from schedlab.atomic import atomic_write_bytes
 
     document = model.to_dict()
     lines = [f"  {json.dumps(key)}: {json.dumps(value, separators=(',', ':'))}"

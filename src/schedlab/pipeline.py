@@ -1,5 +1,10 @@
 """The one place where a workload's transforms are applied, in one fixed order.
 
+It belongs to the run layer (docs/architecture.md, "Layers"), above the
+engine and the policies: the QoPS deadline assignment schedules the workload
+with EASY backfilling first (:func:`easy_response_times`); the per-job
+formulas are in :mod:`schedlab.workload.deadlines`.
+
 ``schedlab simulate``/``compare``/``transform`` and the experiment runner all
 go through :func:`apply_transforms`, so a run on the command line and the
 same run in a sweep see exactly the same jobs.
@@ -14,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from typing import Callable
+
+import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
@@ -107,9 +114,51 @@ def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Labe
     if steps.stringency is None:
         return workload
     if steps.deadline_fraction == 1.0:
-        return assign.stringency_deadlines(workload, steps.stringency)
+        return stringency_deadlines(workload, steps.stringency)
     if steps.relaxation is None:
         raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
                          "artificial deadlines", field=label("relaxation"))
-    return assign.mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
-                                  steps.relaxation, seed)
+    return mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
+                           steps.relaxation, seed)
+
+
+# ------------------------------------------------------- QoPS §4.1 and §4.2
+def easy_response_times(workload: Workload) -> np.ndarray:
+    """Response time (end - submit) of every job under FCFS EASY backfilling, workload order.
+
+    The schedule QoPS §4.1 derives deadlines from ("first use EASY back-fill
+    to generate a valid schedule for the jobs"), on the workload's machine,
+    with jobs killed at their estimates as everywhere in schedlab.
+    """
+    from schedlab.engine.simulator import run
+    from schedlab.policies.backfilling import EasyBackfilling
+
+    result = run(workload, EasyBackfilling(order="fcfs"))
+    return result.end - result.submit
+
+
+def stringency_deadlines(workload: Workload, stringency: float) -> Workload:
+    """Every job gets the QoPS deadline for stringency ``s`` from an EASY schedule (§4.1).
+
+    :func:`schedlab.workload.deadlines.stringency_deadlines` with the
+    response times of :func:`easy_response_times`.
+    """
+    from schedlab.workload import deadlines as assign
+
+    assign.check_factors(stringency)
+    return assign.stringency_deadlines(workload, stringency,
+                                       easy_response_times(workload).tolist())
+
+
+def mixed_deadlines(workload: Workload, stringency: float, fraction: float, relaxation: float,
+                    seed: int | np.random.Generator = 0) -> Workload:
+    """A seeded ``fraction`` of the jobs get QoPS deadlines, the others artificial ones (§4.2).
+
+    :func:`schedlab.workload.deadlines.mixed_deadlines` with the response
+    times of :func:`easy_response_times`.
+    """
+    from schedlab.workload import deadlines as assign
+
+    assign.check_factors(stringency, fraction, relaxation)
+    return assign.mixed_deadlines(workload, stringency, fraction, relaxation, seed,
+                                  easy_response=easy_response_times(workload).tolist())

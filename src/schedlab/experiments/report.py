@@ -27,18 +27,14 @@ same bytes (the tests compare two builds).
 
 from __future__ import annotations
 
-import base64
 import html
-import platform
 import tomllib
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_text
@@ -46,8 +42,8 @@ from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
                                  line_labels, metric_label, setting_text, varying_axes, x_label)
 from schedlab.viz.gantt import gantt_figure
-from schedlab.viz.style import (LineStyle, check_format, figure_bytes, policy_styles,
-                                readable_number)
+from schedlab.viz.html import STYLE, ReportFigure, data_uri, figure_html, html_table, versions
+from schedlab.viz.style import LineStyle, check_format, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 
 #: Metrics of the runs table, in this order, when the experiment has them.
@@ -59,19 +55,6 @@ CURVE_METRICS = ("artww", "sldww_60", "utilization")
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: About this many jobs are drawn in the Gantt chart.
 GANTT_JOBS = 300
-#: Libraries whose versions the report lists (with Python and schedlab).
-LIBRARIES = ("numpy", "pandas", "matplotlib", "pyarrow")
-
-MIME = {"svg": "image/svg+xml", "png": "image/png"}
-
-
-@dataclass(frozen=True)
-class ReportFigure:
-    """One embedded figure: its heading, a caption saying what it shows, the image."""
-
-    title: str
-    caption: str
-    data_uri: str
 
 
 @dataclass(frozen=True)
@@ -122,12 +105,6 @@ def machine_size(run: Mapping[str, Any], jobs: pd.DataFrame) -> int:
     if area > 0 and span > 0 and utilization > 0:
         return int(round(area / (utilization * span)))
     return int(jobs["width"].max()) if len(jobs) else 1
-
-
-def data_uri(figure: Figure, fmt: str) -> str:
-    """A figure as a ``data:`` URI holding its SVG or PNG bytes."""
-    encoded = base64.b64encode(figure_bytes(figure, fmt)).decode("ascii")
-    return f"data:{MIME[fmt]};base64,{encoded}"
 
 
 #: Drawn when the experiment has gang runs: Zhou et al. 2003's slowdowns (Tables 6-9) and
@@ -261,44 +238,6 @@ def gantt_entry(record: Mapping[str, Any], jobs: pd.DataFrame, workload: str, se
         f"block of processors chosen by first fit. {setting}", data_uri(figure, fmt))
 
 
-def versions() -> list[tuple[str, str]]:
-    """Python, schedlab and the libraries the figures and tables come from."""
-    found = [("python", platform.python_version())]
-    for package in ("schedlab",) + LIBRARIES:
-        try:
-            found.append((package, metadata.version(package)))
-        except metadata.PackageNotFoundError:
-            found.append((package, "not installed"))
-    return found
-
-
-def cell(value: object) -> str:
-    """A table cell: numbers readable, missing values as a dash, text escaped."""
-    if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return "–"
-    if isinstance(value, (bool, np.bool_)):
-        return "yes" if value else "no"
-    if isinstance(value, (int, np.integer)):
-        return f"{int(value):,}"
-    if isinstance(value, (float, np.floating)):
-        return readable_number(float(value))
-    return html.escape(str(value))
-
-
-def html_table(frame: pd.DataFrame, headers: list[str] | None = None,
-               numeric: set[str] | None = None) -> str:
-    """A ``<table>`` of a frame; ``numeric`` columns are right-aligned."""
-    headers = headers or list(frame.columns)
-    numeric = numeric or set()
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
-    body = []
-    for values in frame.itertuples(index=False):
-        cells = "".join(f'<td class="num">{cell(v)}</td>' if c in numeric else f"<td>{cell(v)}</td>"
-                        for c, v in zip(frame.columns, values))
-        body.append(f"<tr>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
-
-
 def runs_table(results: pd.DataFrame) -> str:
     """One row per run: identity, setting, status, wall time and the key metrics."""
     setting = [c for c in results.columns if c.startswith(AXIS_PREFIXES) or c in AXIS_COLUMNS]
@@ -319,32 +258,6 @@ def failed_table(results: pd.DataFrame) -> str:
                           "policy": failed["policy"],
                           "error": failed["error"].fillna("").str.split("\n").str[0]})
     return f'<section id="failed"><h2>Failed runs</h2>{html_table(frame)}</section>'
-
-
-def figure_html(figure: ReportFigure, number: int) -> str:
-    """A ``<figure>`` with its image and numbered caption."""
-    title = html.escape(figure.title)
-    return (f'<figure><h3>{title}</h3><img src="{figure.data_uri}" alt="{title}">'
-            f"<figcaption>Figure {number}. {html.escape(figure.caption)}</figcaption></figure>")
-
-
-STYLE = """
-body{font-family:"DejaVu Sans",system-ui,sans-serif;max-width:1150px;margin:2em auto;
-  padding:0 1em;color:#1a1a1a;line-height:1.45}
-h1{font-size:1.6em;margin-bottom:.2em}
-h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
-h3{font-size:1.05em;margin:.2em 0}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0;display:block;overflow-x:auto}
-th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:left;white-space:nowrap}
-th{background:#f3f3f3;position:sticky;top:0}
-td.num{text-align:right;font-variant-numeric:tabular-nums}
-tbody tr:nth-child(even){background:#fafafa}
-figure{margin:1.5em 0;page-break-inside:avoid}
-figure img{max-width:100%;height:auto;display:block}
-figcaption{font-size:.85em;color:#444;margin-top:.3em}
-pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}
-nav a{margin-right:1em}.meta{color:#555}
-"""
 
 
 def render(view: ExperimentView, figures: list[ReportFigure], generated: str) -> str:

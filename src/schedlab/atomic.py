@@ -1,0 +1,78 @@
+"""Files written atomically: readers see the old file or the whole new one, never half.
+
+A file is written to a temporary name in the same directory and then moved
+into place with ``os.replace``, so a crash or Ctrl-C never leaves a
+half-written output that a later step could read as a result.  Every layer
+writes through these (docs/architecture.md, "Layers": this is the core).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator
+
+from schedlab.errors import InputError
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    """Write ``data`` to a temporary file beside ``path``, then rename it into place.
+
+    A directory that cannot be created or written is a user mistake
+    (:class:`InputError` naming the path).
+    """
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextmanager
+def atomic_directory(path: str | Path) -> Iterator[Path]:
+    """Build a whole output directory beside ``path`` and swap it in only on success.
+
+    Yields the temporary directory to write into.  If the block raises, the
+    temporary directory is removed and an earlier ``path`` is left untouched;
+    otherwise the old directory (if any) is replaced by the new one.
+    """
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise InputError("expected a directory for the results, found a file", file=str(path))
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    except OSError as err:
+        raise InputError(f"cannot write the directory: {err.strerror or err}",
+                         file=str(path)) from None
+    try:
+        yield staging
+        staging.chmod(0o755)
+        if path.exists():
+            retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old",
+                                            dir=path.parent))
+            os.replace(path, retired / path.name)
+            os.replace(staging, path)
+            shutil.rmtree(retired)
+        else:
+            os.replace(staging, path)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)

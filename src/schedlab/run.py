@@ -1,0 +1,382 @@
+"""One run, described once and executed one way: :class:`RunSpec` and :func:`execute`.
+
+A :class:`RunSpec` holds everything that makes a simulation: where the jobs
+come from and how they are read, the transforms applied to them, the policy
+and its parameters (reservation placement and throttling among them,
+docs/reservations.md), the engine options (overrun, reservation requests,
+scheduling tick, per-user queue limit) and the platform.  :func:`execute`
+loads, transforms, builds a fresh policy, picks the engine the policy needs
+and runs it.  ``schedlab.simulate``/``compare``, the ``simulate`` and
+``compare`` commands and the experiment runner all build a RunSpec and call
+:func:`execute`, so the same description gives the same schedule everywhere.
+
+The engine is chosen in one place, :data:`ENGINES`, by the policy's
+``execution_model`` (docs/architecture.md, "Choosing the engine"); a
+RunSpec with a ``platform`` builds a grid policy, which runs on the grid
+engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from schedlab.engine.grid import GRID
+from schedlab.engine.policy import SPACE_SHARING
+from schedlab.engine.result import Result
+from schedlab.engine.simulator import ProgressCallback
+from schedlab.engine.timesharing import TIME_SHARING
+from schedlab.errors import InputError
+from schedlab.pipeline import Label, Transforms, apply_transforms
+from schedlab.policies.registry import PolicySpec, make_policy
+from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.engine.policy import Policy
+    from schedlab.platform.model import Platform
+    from schedlab.policies.grid import DispatcherSpec
+    from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.reservations import Reservation
+
+#: Reservation requests as a CSV file (docs/reservations.md) or as records.
+ReservationSource = str | Path | Iterable["Reservation"]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """A complete description of one simulation.
+
+    Workload: ``workload`` is an SWF or sacct file, a built-in model name,
+    the name of a cached catalog trace, or a :class:`Workload` already
+    loaded; ``width_field``, ``missing_estimate`` and ``strict`` are the SWF
+    reader's options (docs/workloads.md); ``jobs`` is the number of jobs of
+    a model, or for a trace the first N kept; ``seed`` seeds a model and the
+    random transforms; ``processors`` is the machine size (``None``: the
+    trace header's or the model's).  ``transforms`` are applied in the
+    order of :mod:`schedlab.pipeline` (their ``first`` is ``jobs``).
+
+    Policy: a name, a ``{"name": ..., **params}`` mapping or a policy
+    object (which can run only once).
+
+    Engine: ``overrun`` (``"kill"`` or ``"extend"``), ``reservations``
+    (requests: a CSV file read with the workload's machine size and
+    UnixStartTime, or records), ``tick`` (schedule only every ``tick``
+    seconds; 0 = at every event), ``max_queued_per_user`` (hold back a
+    user's jobs beyond that many waiting ones).
+
+    Platform: ``None`` for one homogeneous machine of ``processors``; else
+    a TOML platform file, a preset name (drawn with ``seed``) or a
+    :class:`~schedlab.platform.model.Platform`, and the run is a grid run
+    (docs/policies/grid.md): ``workload`` is an SWF file with its
+    ``.grid.csv`` side file or a GridWorkload, read as it is (no
+    transforms); ``policy`` is a grid local policy (one instance per
+    cluster); ``dispatch`` chooses each job's cluster (a platform of one
+    cluster needs none); ``allocation`` is ``"shared"`` or ``"exclusive"``;
+    ``seed`` also seeds the ``random`` dispatcher.
+    """
+
+    workload: str | Path | Workload
+    policy: PolicySpec = "fcfs+easy"
+    processors: int | None = None
+    width_field: str = "requested"
+    missing_estimate: str = "use-runtime"
+    strict: bool = False
+    jobs: int | None = None
+    seed: int = 0
+    transforms: Transforms = Transforms()
+    overrun: str = "kill"
+    reservations: ReservationSource | None = None
+    tick: int = 0
+    max_queued_per_user: int | None = None
+    platform: str | Path | Platform | None = None
+    dispatch: DispatcherSpec = "round-robin"
+    allocation: str = "shared"
+
+
+Engine = Callable[["Workload | GridWorkload", "Policy", RunSpec,
+                   "tuple[Reservation, ...] | None", "ProgressCallback | None"], Result]
+
+
+def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
+                   requests: tuple[Reservation, ...] | None,
+                   progress: ProgressCallback | None) -> Result:
+    """The event loop of :mod:`schedlab.engine.simulator`: one homogeneous machine."""
+    from schedlab.engine.simulator import run
+
+    return run(workload, policy, processors=spec.processors, overrun=spec.overrun,
+               progress=progress, reservations=requests, tick=spec.tick,
+               max_queued_per_user=spec.max_queued_per_user)
+
+
+def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
+                  requests: tuple[Reservation, ...] | None,
+                  progress: ProgressCallback | None) -> Result:
+    """The gang-scheduling engine of :mod:`schedlab.engine.timesharing` (docs/policies/gang.md)."""
+    from schedlab.engine.timesharing import run_timesharing
+
+    unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
+                                            ("max_queued_per_user", spec.max_queued_per_user))
+                   if value]
+    if unsupported:
+        raise InputError(f"policy {policy.name!r} time-shares the machine; it does not "
+                         f"take the option {unsupported[0]!r} (space sharing only)",
+                         field=unsupported[0])
+    return run_timesharing(workload, policy, processors=spec.processors, overrun=spec.overrun,
+                           progress=progress)
+
+
+def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
+          requests: tuple[Reservation, ...] | None,
+          progress: ProgressCallback | None) -> Result:
+    """The grid engine of :mod:`schedlab.engine.grid` (docs/policies/grid.md): ``policy``
+    schedules the first cluster, a fresh one from ``spec.policy`` each other cluster."""
+    from schedlab.engine.grid import run_grid
+    from schedlab.policies.grid import make_dispatcher
+
+    unsupported = [name for name, given in (
+        ("reservations", spec.reservations is not None), ("tick", spec.tick != 0),
+        ("max_queued_per_user", spec.max_queued_per_user is not None),
+        ("processors", spec.processors is not None)) if given]
+    if unsupported:
+        raise InputError(f"a grid run does not take the option {unsupported[0]!r}: the "
+                         f"platform gives the machines", field=unsupported[0])
+    platform, made = load_platform(spec.platform, seed=spec.seed)
+    clusters = len(platform.clusters)
+    locals_ = [policy] + [grid_local_policy(spec.policy) for _ in range(clusters - 1)]
+    dispatcher = make_dispatcher(spec.dispatch) if clusters > 1 else None
+    result = run_grid(workload, platform, locals_, dispatcher, allocation=spec.allocation,
+                      overrun=spec.overrun, seed=spec.seed)
+    result.meta["platform"] = made
+    return result
+
+
+#: The engine of each execution model a policy declares (``policy.execution_model``;
+#: a policy without one is space-sharing).  A new engine plugs in here: its execution
+#: model name, and a function taking the prepared workload, the fresh policy, the run
+#: description, the reservation requests and the progress callback.
+ENGINES: dict[str, Engine] = {SPACE_SHARING: _space_sharing, TIME_SHARING: _time_sharing,
+                              GRID: _grid}
+
+
+def engine_for(policy: Policy) -> Engine:
+    """The engine that runs ``policy`` (:data:`ENGINES`)."""
+    model = getattr(policy, "execution_model", SPACE_SHARING)
+    engine = ENGINES.get(model)
+    if engine is None:
+        raise InputError(f"policy {policy.name!r} needs the {model!r} engine, which this "
+                         f"schedlab does not have (engines: {', '.join(sorted(ENGINES))})",
+                         field="policy")
+    return engine
+
+
+def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
+            workload: Workload | None = None) -> Result:
+    """Simulate the run ``spec`` describes and return its :class:`Result`.
+
+    ``workload`` is the spec's workload already prepared
+    (:func:`prepare_workload`), for callers that run several policies on it
+    (``compare``) or keep it in a cache (sweeps).  ``progress(done, total)``
+    is called now and then.
+    """
+    if spec.platform is None:
+        refuse_grid_policy(spec.policy)
+        policy = make_policy(spec.policy)
+    else:
+        policy = grid_local_policy(spec.policy)
+    prepared = prepare_workload(spec) if workload is None else workload
+    requests = (None if spec.platform is not None    # the grid engine refuses requests
+                else load_reservations(spec.reservations, prepared, processors=spec.processors))
+    return engine_for(policy)(prepared, policy, spec, requests, progress)
+
+
+def grid_local_policy(spec: PolicySpec) -> Policy:
+    """A fresh grid local policy (docs/policies/grid.md); another policy's name gets a
+    clear error."""
+    from schedlab.policies.grid import (LOCAL_POLICIES, LocalPolicy, canonical_name,
+                                        make_local_policy)
+
+    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
+    if not isinstance(spec, LocalPolicy) and canonical_name(name) not in LOCAL_POLICIES:
+        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
+                         f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
+                         field="policy")
+    return make_local_policy(spec)
+
+
+def refuse_grid_policy(spec: PolicySpec) -> None:
+    """InputError for a grid policy asked to run without a platform."""
+    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, canonical_name
+
+    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
+    if isinstance(spec, LocalPolicy) or canonical_name(name) in LOCAL_POLICIES:
+        raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
+                         f"FILE, docs/policies/grid.md)", field="policy")
+
+
+def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
+                            ) -> dict[str, Any]:
+    """``policy`` (``{"name": ..., **params}``) with reservation parameters added, when the
+    policy takes reservation requests; the others refuse every request, so the
+    parameters mean nothing to them (docs/reservations.md)."""
+    if params and set(params) <= set(make_policy(str(policy["name"])).param_names()):
+        return {**policy, **params}
+    return dict(policy)
+
+
+# --------------------------------------------------------------------------- workloads
+
+
+def prepare_workload(spec: RunSpec, *, label: Label = str) -> Workload | GridWorkload:
+    """The spec's workload read (:func:`read_workload`) and transformed (:func:`transform`);
+    for a grid run, the grid workload as it is (:func:`read_grid_run_workload`).
+
+    ``label`` turns an option name into the name the user wrote, for error
+    messages (``--load-method`` on the command line).
+    """
+    if spec.platform is not None:
+        return read_grid_run_workload(spec, label=label)
+    return transform(read_workload(spec, label=label), spec, label=label)
+
+
+def read_grid_run_workload(spec: RunSpec, *, label: Label = str) -> GridWorkload:
+    """The grid workload of a grid run, checked on its platform; the reader options and
+    transforms of a homogeneous run are refused (the side file is per job, as read)."""
+    default = RunSpec(spec.workload)
+    for setting in ("width_field", "missing_estimate", "strict", "jobs", "transforms"):
+        if getattr(spec, setting) != getattr(default, setting):
+            raise InputError(f"a grid run reads the workload and its side file as they are: "
+                             f"it takes no {label(setting)}", field=label(setting))
+    platform, _ = load_platform(spec.platform, seed=spec.seed)
+    return load_grid_workload(spec.workload, platform)
+
+
+def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
+    """The workload as read or generated, cut to its time window and its first ``jobs``.
+
+    For a built-in model ``jobs`` is the number of jobs generated; for a
+    trace, the first ``jobs`` jobs are kept (after the time window).
+    """
+    if spec.processors is not None and spec.processors <= 0:
+        raise InputError(f"expected a number of processors >= 1, got {spec.processors}",
+                         field=label("processors"))
+    source = spec.workload
+    is_model = not isinstance(source, Workload) and not Path(source).exists() \
+        and _is_builtin_model(str(source))
+    loaded = load_workload(source, width_field=spec.width_field,
+                           missing_estimate=spec.missing_estimate, strict=spec.strict,
+                           processors=spec.processors, seed=spec.seed,
+                           jobs=spec.jobs if is_model else None)
+    steps = Transforms(window=spec.transforms.window, first=None if is_model else spec.jobs)
+    return apply_transforms(loaded, steps, label=label)
+
+
+def transform(workload: Workload, spec: RunSpec, *, label: Label = str) -> Workload:
+    """``workload`` (read by :func:`read_workload`) with the spec's other transforms applied.
+
+    Raises :class:`InputError` when no job is left to simulate.
+    """
+    steps = replace(spec.transforms, window=None, first=None)
+    workload = apply_transforms(workload, steps, seed=spec.seed, label=label)
+    if len(workload) == 0:
+        source = spec.workload.name if isinstance(spec.workload, Workload) else str(spec.workload)
+        raise InputError("the workload has no job left to simulate", file=source)
+    return workload
+
+
+def _is_builtin_model(name: str) -> bool:
+    """Whether ``name`` is a built-in model (the models, and scipy, load only if asked)."""
+    from schedlab.workload.models import BUILTIN_MODELS
+
+    return name in BUILTIN_MODELS
+
+
+def load_workload(source: str | Path | Workload, *, width_field: str = "requested",
+                  missing_estimate: str = "use-runtime", strict: bool = False,
+                  processors: int | None = None, seed: int = 0,
+                  jobs: int | None = None) -> Workload:
+    """A workload from an SWF file (plain or gzip), a Slurm sacct file, a built-in
+    model name or the name of a cached catalog trace.
+
+    A file whose first line starts with ``JobID|`` is read as ``sacct
+    --parsable2`` output (``docs/interop.md``).  A name that is not an existing
+    file is looked up among the built-in models (``lublin``, …; see
+    ``docs/models.md``), generated with ``seed``, ``jobs`` and ``processors``,
+    then among the traces of ``schedlab traces list``, read from the cache
+    (``docs/traces.md``).  SWF options are described in ``docs/workloads.md``.
+    """
+    if isinstance(source, Workload):
+        return source
+    path = Path(source)
+    if path.exists():
+        if path.is_dir():
+            raise InputError("expected an SWF file, got a directory", file=str(path))
+        from schedlab.interop import is_sacct_file, read_sacct
+        if is_sacct_file(path):
+            return read_sacct(path, missing_estimate=missing_estimate, processors=processors)
+        from schedlab.workload.swf import read_swf
+        return read_swf(path, width_field=width_field, missing_estimate=missing_estimate,
+                        strict=strict, processors=processors)
+    from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
+    if str(source) in BUILTIN_MODELS:
+        return generate_builtin(str(source), n_jobs=jobs, processors=processors, seed=seed)
+    from schedlab.workload.catalog import cached_trace
+    cached = cached_trace(str(source))
+    if cached is not None:
+        return load_workload(cached, width_field=width_field, missing_estimate=missing_estimate,
+                             strict=strict, processors=processors)
+    raise InputError(f"no such file, not a built-in model "
+                     f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
+                     f"`schedlab traces list`", file=str(source))
+
+
+def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Platform, dict]:
+    """A platform from a TOML file, a preset name (drawn with ``seed``) or a Platform,
+    and how it was made (recorded in metrics.json: file, or preset and seed)."""
+    from schedlab.platform import Platform, read_platform
+    from schedlab.platform.generator import PRESETS, generate_platform, preset
+
+    if isinstance(source, Platform):
+        return source, {"name": source.name}
+    path = Path(source)
+    if not path.exists() and str(source) in PRESETS:
+        platform = generate_platform(preset(str(source)), seed)
+        return platform, {"name": platform.name, "preset": str(source), "seed": seed}
+    if not path.exists() and not str(source).endswith(".toml"):
+        raise InputError(f"no such platform file, nor a platform preset (presets: "
+                         f"{', '.join(PRESETS)})", file=str(source))
+    platform = read_platform(path)
+    return platform, {"name": platform.name, "file": str(path)}
+
+
+def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) -> GridWorkload:
+    """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/platform.md),
+    checked to run on ``platform``."""
+    from schedlab.workload.grid import GridWorkload, read_grid_workload
+
+    if isinstance(source, GridWorkload):
+        source.check_on(platform)
+        return source
+    if isinstance(source, Workload):
+        raise InputError("a grid run needs the grid attributes of the jobs (licences, "
+                         "ratings): give a GridWorkload or an SWF file with its .grid.csv "
+                         "side file (docs/platform.md)", field="workload")
+    return read_grid_workload(source, platform=platform)
+
+
+def load_reservations(source: ReservationSource | None, workload: Workload, *,
+                      processors: int | None = None) -> tuple[Reservation, ...] | None:
+    """Reservation requests from a CSV file or records, checked against the workload's machine.
+
+    A file is read with :func:`~schedlab.workload.reservations.read_reservations`,
+    Unix times converted with the workload's UnixStartTime.  ``None`` stays
+    ``None`` (a run without reservations).
+    """
+    if source is None:
+        return None
+    if isinstance(source, (str, Path)):
+        from schedlab.workload.reservations import read_reservations
+
+        return read_reservations(source, processors=processors or workload.processors,
+                                 unix_start_time=workload.unix_start_time)
+    return tuple(source)

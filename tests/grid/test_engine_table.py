@@ -1,0 +1,50 @@
+"""A grid run is an entry of the engine table: a RunSpec with a platform runs the grid
+engine through schedlab.run.execute, as simulate_grid and ``simulate --platform`` do."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from schedlab.engine.grid import GRID, run_grid
+from schedlab.errors import InputError
+from schedlab.policies.grid import make_dispatcher, make_local_policy
+from schedlab.run import ENGINES, RunSpec, execute
+from schedlab.workload.models import generate_builtin
+
+from .helpers import grid_workload, two_clusters
+
+
+def test_the_grid_engine_is_in_the_table():
+    assert GRID in ENGINES
+
+
+def test_a_run_description_with_a_platform_runs_the_grid_engine():
+    """Two clusters, least-work dispatch: execute gives run_grid's schedule and records
+    the platform; the local policy is a fresh instance per cluster."""
+    rows = [(0, 100, 100, 4, ("A",), 100), (0, 50, 60, 8, (), 100), (10, 30, 30, 2, (), 100),
+            (20, 80, 90, 4, ("A",), 100), (25, 10, 10, 8, (), 100)]
+    platform = two_clusters()
+    result = execute(RunSpec(grid_workload(rows), "bf-fcfs", platform=platform,
+                             dispatch="least-work"))
+    expected = run_grid(grid_workload(rows), platform,
+                        [make_local_policy("bf-fcfs"), make_local_policy("bf-fcfs")],
+                        make_dispatcher("least-work"))
+    assert make_local_policy("bf-fcfs").execution_model == GRID
+    assert np.array_equal(result.start, expected.start)
+    assert np.array_equal(result.grid.machine, expected.grid.machine)
+    assert result.meta["platform"] == {"name": "two"}
+
+
+def test_a_grid_run_description_refuses_what_the_grid_engine_does_not_take():
+    grid = grid_workload([(0, 10, 10, 2, (), 100)])
+    with pytest.raises(InputError, match="'fcfs' is not a grid policy"):
+        execute(RunSpec(grid, "fcfs", platform=two_clusters()))
+    with pytest.raises(InputError, match="is a grid policy: it needs a platform"):
+        execute(RunSpec(generate_builtin("lublin", n_jobs=20), "bf-fcfs"))
+    with pytest.raises(InputError, match="does not take the option 'tick'"):
+        execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), tick=60))
+    with pytest.raises(InputError, match="does not take the option 'reservations'"):
+        execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), reservations=()))
+    with pytest.raises(InputError, match="takes no jobs"):
+        execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), jobs=1))
