@@ -4,6 +4,8 @@ to end (w0 and w8, 1,500 jobs, slot lengths 1 and 200)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import pytest
 
@@ -134,6 +136,18 @@ def test_experiment_is_valid_in_both_forms():
     assert full["policies"][0]["grid"] == {"strategy": [1, 2, 3],
                                            "slot": [1, 10, 50, 100, 150, 200]}
     assert get_recipe("gang") is recipe.RECIPE
+
+
+#: SHA-256 (first 16 hex digits) of the sorted run ids, joined by commas, of the reduced and
+#: the full form, as the single-module recipe made them: a stored run is found again.
+RUN_IDS = {True: (14, "edc5e99d5b1b2614"), False: (171, "a6e76ce5d975f5a7")}
+
+
+@pytest.mark.parametrize("reduced", [True, False])
+def test_the_package_keeps_every_run_id(reduced):
+    ids = sorted(r.run_id for r in experiment_from_mapping(recipe.experiment(reduced)).runs)
+    digest = hashlib.sha256(",".join(ids).encode()).hexdigest()[:16]
+    assert (len(ids), digest) == RUN_IDS[reduced]
 
 
 @pytest.fixture(scope="module")
