@@ -19,7 +19,8 @@ def point(workload, strategy, slot, slowdown, short, slots_mean=2.0, shares=None
     row = {"workload": workload, "policy": "gang" if strategy else recipe.BASELINE,
            "strategy": strategy, "slot": slot, "slowdown": slowdown, "slowdown_short": short,
            "slots_mean": slots_mean, "utilization": 0.7, "rounds": 10, "wall_time": 0.1}
-    row.update({f"pct_{k}": shares.get(k, 0.0) for k in range(1, recipe.MAX_SLOTS + 1)})
+    top = max([recipe.MAX_SLOTS, *shares])
+    row.update({f"pct_{k}": shares.get(k, 0.0) for k in range(1, top + 1)})
     return row
 
 
@@ -90,6 +91,18 @@ def test_slots_identity_finding_on_our_runs_passes_and_fails():
     wrong = point("w0", 2, 1, 9, 4, slots_mean=1.8, shares={1: 50.0, 2: 50.0})
     finding = recipe.finding_slots_identity(table(wrong))
     assert finding.holds is False and "w0 S2 l=1 (1.500 vs 1.80)" in finding.ours
+
+
+def test_slots_identity_counts_rounds_with_more_than_six_slots():
+    # Strategy 3 at l = 200: five regular slots and two express slots in one round
+    seven = point("w0", 3, 200, 9, 4, slots_mean=6.0, shares={5: 50.0, 7: 50.0})
+    assert recipe.finding_slots_identity(table(seven)).holds is True
+
+
+def test_run_table_keeps_every_stored_share_column():
+    frame = pd.DataFrame({"gang_slots_pct_1": [1.0], "gang_slots_pct_8": [2.0]})
+    assert recipe.slot_counts(frame) == range(1, 9)
+    assert recipe.slot_counts(pd.DataFrame({"x": [1]})) == range(1, recipe.MAX_SLOTS + 1)
 
 
 def test_strategy3_not_worse_passes_and_fails():

@@ -41,7 +41,7 @@ from schedlab.experiments.recipes.gang.paper import (PAPER_BY_SLOT, PAPER_SHARES
                                                      PAPER_SLOTS_MEAN, PAPER_SLOTS_MEAN_S3,
                                                      PAPER_SLOWDOWN, PAPER_SLOWDOWN_SHORT,
                                                      paper_shares, paper_value, weighted_mean)
-from schedlab.experiments.recipes.gang.runs import (MAX_SLOTS, pick, run_table,
+from schedlab.experiments.recipes.gang.runs import (MAX_SLOTS, pick, run_table, slot_counts,
                                                     space_sharing_slowdowns, value)
 from schedlab.experiments.recipes.gang.tables import (by_slot_rows, shares_rows, slowdown_rows,
                                                       versus_rows, write_tables)
@@ -78,7 +78,7 @@ __all__ = [
     "finding_short_grow_with_slot", "finding_slots_identity", "finding_slots_in_use",
     "finding_strategy2_far_below", "finding_strategy3_not_worse", "finding_strategy3_short",
     "finding_versus_easy", "identity_misses", "paper_identity_columns", "paper_shares",
-    "paper_value", "pick", "reference_points", "run_table", "shares_rows", "slowdown_rows",
+    "paper_value", "pick", "reference_points", "run_table", "shares_rows", "slot_counts", "slowdown_rows",
     "space_sharing_slowdowns", "summarize", "value", "versus_rows", "weighted_mean",
     "write_figures", "write_tables",
 ]

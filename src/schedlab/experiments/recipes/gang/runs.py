@@ -8,13 +8,23 @@ from schedlab.experiments.recipes.gang.design import WORKLOADS
 #: Columns of the run table besides workload, policy, strategy and slot.
 RUN_METRICS = {"slowdown": "gang_slowdown", "slowdown_short": "gang_slowdown_short",
                "slots_mean": "gang_slots_mean", "utilization": "utilization"}
+#: The share columns every run table has at least (Table 10 prints 1 … 6 slots); a run with
+#: more slots in a round (Strategy 3: express slots beside five regular ones) adds its own.
 MAX_SLOTS = 6
+SHARE_PREFIX = "gang_slots_pct_"
+
+
+def slot_counts(frame) -> range:
+    """1 … the largest number of slots with a share column in the stored results (at
+    least :data:`MAX_SLOTS`), so that no run's shares are cut off."""
+    stored = [int(c[len(SHARE_PREFIX):]) for c in frame.columns if c.startswith(SHARE_PREFIX)]
+    return range(1, max([MAX_SLOTS, *stored]) + 1)
 
 
 def run_table(exp_dir):
     """The finished runs, one row each: workload, policy, strategy and slot (0 for the
     baseline), slowdown of all and short jobs, slots mean and shares ``pct_1`` …
-    ``pct_6``, utilization, rounds and wall time.
+    ``pct_K`` (:func:`slot_counts`), utilization, rounds and wall time.
 
     The baseline's slowdowns are computed from its job table with the same
     definitions (turnaround / runtime, short = estimate below 150 s).
@@ -25,6 +35,7 @@ def run_table(exp_dir):
 
     frame = load_results(exp_dir)
     frame = frame[frame["status"] == "finished"].reset_index(drop=True)
+    counts = slot_counts(frame)
     rows = []
     for _, run in frame.iterrows():
         gang = run["policy"] == "gang"
@@ -35,8 +46,8 @@ def run_table(exp_dir):
                "rounds": int(run["stat.rounds"]) if gang else 0}
         for name, metric in RUN_METRICS.items():
             row[name] = float(run[metric]) if metric in run and pd.notna(run[metric]) else None
-        for k in range(1, MAX_SLOTS + 1):
-            value = run.get(f"gang_slots_pct_{k}")
+        for k in counts:
+            value = run.get(f"{SHARE_PREFIX}{k}")
             row[f"pct_{k}"] = float(value) if gang and pd.notna(value) else (0.0 if gang
                                                                               else None)
         if not gang:
@@ -79,5 +90,6 @@ def slots(runs) -> list[int]:
 
 
 def shares_of(run) -> dict[int, float]:
-    """A run's percent of time with k slots, k = 1 … 6."""
-    return {k: float(run[f"pct_{k}"]) for k in range(1, MAX_SLOTS + 1)}
+    """A run's percent of time with k slots, for every k of the run table."""
+    return {int(name[len("pct_"):]): float(run[name]) for name in run.index
+            if name.startswith("pct_")}
