@@ -4,6 +4,8 @@ to end (w0 and w8, 1,500 jobs, slot lengths 1 and 200)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pandas as pd
 import pytest
 
@@ -17,7 +19,8 @@ def point(workload, strategy, slot, slowdown, short, slots_mean=2.0, shares=None
     row = {"workload": workload, "policy": "gang" if strategy else recipe.BASELINE,
            "strategy": strategy, "slot": slot, "slowdown": slowdown, "slowdown_short": short,
            "slots_mean": slots_mean, "utilization": 0.7, "rounds": 10, "wall_time": 0.1}
-    row.update({f"pct_{k}": shares.get(k, 0.0) for k in range(1, recipe.MAX_SLOTS + 1)})
+    top = max([recipe.MAX_SLOTS, *shares])
+    row.update({f"pct_{k}": shares.get(k, 0.0) for k in range(1, top + 1)})
     return row
 
 
@@ -90,6 +93,18 @@ def test_slots_identity_finding_on_our_runs_passes_and_fails():
     assert finding.holds is False and "w0 S2 l=1 (1.500 vs 1.80)" in finding.ours
 
 
+def test_slots_identity_counts_rounds_with_more_than_six_slots():
+    # Strategy 3 at l = 200: five regular slots and two express slots in one round
+    seven = point("w0", 3, 200, 9, 4, slots_mean=6.0, shares={5: 50.0, 7: 50.0})
+    assert recipe.finding_slots_identity(table(seven)).holds is True
+
+
+def test_run_table_keeps_every_stored_share_column():
+    frame = pd.DataFrame({"gang_slots_pct_1": [1.0], "gang_slots_pct_8": [2.0]})
+    assert recipe.slot_counts(frame) == range(1, 9)
+    assert recipe.slot_counts(pd.DataFrame({"x": [1]})) == range(1, recipe.MAX_SLOTS + 1)
+
+
 def test_strategy3_not_worse_passes_and_fails():
     same = table(point("w0", 2, 1, 10.0, 4.0), point("w0", 3, 1, 10.5, 1.1))
     assert recipe.finding_strategy3_not_worse(same).holds is True
@@ -134,6 +149,18 @@ def test_experiment_is_valid_in_both_forms():
     assert full["policies"][0]["grid"] == {"strategy": [1, 2, 3],
                                            "slot": [1, 10, 50, 100, 150, 200]}
     assert get_recipe("gang") is recipe.RECIPE
+
+
+#: SHA-256 (first 16 hex digits) of the sorted run ids, joined by commas, of the reduced and
+#: the full form, as the single-module recipe made them: a stored run is found again.
+RUN_IDS = {True: (14, "edc5e99d5b1b2614"), False: (171, "a6e76ce5d975f5a7")}
+
+
+@pytest.mark.parametrize("reduced", [True, False])
+def test_the_package_keeps_every_run_id(reduced):
+    ids = sorted(r.run_id for r in experiment_from_mapping(recipe.experiment(reduced)).runs)
+    digest = hashlib.sha256(",".join(ids).encode()).hexdigest()[:16]
+    assert (len(ids), digest) == RUN_IDS[reduced]
 
 
 @pytest.fixture(scope="module")

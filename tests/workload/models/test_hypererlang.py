@@ -159,15 +159,17 @@ def test_family_calibration():
     assert short0 == pytest.approx(0.25, abs=0.02) and long0 == pytest.approx(0.25, abs=0.02)
     means = [m for _, _, m in shares]
     assert all(a < b for a, b in zip(means, means[1:]))
-    # equal steps of offered load: mean service of wi = w0's x (0.6 + 0.05 i) / 0.6
-    assert means[8] / means[0] == pytest.approx(1.0 / 0.6, rel=0.01)
+    # equal steps of offered load: mean service of wi = w0's x (0.965 + 0.05 i) / 0.965
+    assert means[8] / means[0] == pytest.approx(1.365 / 0.965, rel=0.01)
 
 
 def test_family_model_hits_the_targets_exactly():
     model = he.family_baseline()
     assert model.share_below(150) == pytest.approx(0.25, abs=1e-9)
     assert 1 - model.share_below(6000) == pytest.approx(0.25, abs=1e-9)
-    assert model.offered_load(256) == pytest.approx(0.6, rel=1e-9)
+    # calibrated against Table 5 (Strategy 1, l = 1, 4.57 slots on w0), no longer 0.6
+    assert model.offered_load(256) == pytest.approx(0.965, rel=1e-9)
+    assert model.calibration["offered_load"] == he.BASE_LOAD == 0.965
     assert model.ranges[0].service.order == 1
 
 
@@ -178,6 +180,19 @@ def test_family_is_deterministic_and_shares_arrivals():
     assert a.jobs == b.jobs
     assert [(j.submit, j.width) for j in a] == [(j.submit, j.width) for j in c]
     assert schedlab.load_workload("w2", seed=6, jobs=300).jobs != a.jobs
+
+
+def test_family_model_scales_arrivals_to_the_load_and_services_by_the_step():
+    shipped = he.family_baseline()
+    assert he.family_model(0) == shipped                # the shipped w0: an arrival scale of 1
+    lighter = he.family_model(0, base_load=0.5)
+    assert lighter.offered_load(256) == pytest.approx(0.5, rel=1e-9)
+    assert lighter.mean_service() == pytest.approx(shipped.mean_service(), rel=1e-12)
+    w4 = he.family_model(4, base_load=0.5, load_step=0.1)
+    assert w4.offered_load(256) == pytest.approx(0.9, rel=1e-9)
+    assert [r.rate for r in w4.ranges] == pytest.approx([r.rate for r in lighter.ranges])
+    with pytest.raises(InputError, match="base load"):
+        he.family_model(0, base_load=0.0)
 
 
 @pytest.mark.skipif(not (WORKLOADS / he.FAMILY_TRACE).exists(), reason="needs the trace")
