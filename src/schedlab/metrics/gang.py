@@ -25,12 +25,16 @@ parameters.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from schedlab.engine.result import MATRIX_CHANGE_KINDS, Result
 from schedlab.metrics import series
 from schedlab.metrics.jobs import mean
+
+if TYPE_CHECKING:     # pandas costs 0.25 s to import: only the two table builders need it
+    import pandas as pd
 
 CLASS_NAMES = ("short", "medium", "long")
 #: Columns of a matrix table (``matrix.csv``): one row per change of the matrix.
@@ -136,6 +140,8 @@ def parse_processors(text: str) -> tuple[tuple[int, int], ...]:
 def matrix_table(result: Result) -> pd.DataFrame:
     """The change log of a gang result: time, kind (place, move, guest, unguest, express,
     leave), job id, row id (express slots negative) and the job's processors as text."""
+    import pandas as pd
+
     trace = _trace(result)
     index = {int(j): k for k, j in enumerate(result.job_id.tolist())}
     jobs = trace.change_job.tolist()
@@ -150,6 +156,8 @@ def matrix_table(result: Result) -> pd.DataFrame:
 
 def slots_table(result: Result) -> pd.DataFrame:
     """The number of slots in the current round over time, where it changes."""
+    import pandas as pd
+
     trace = _trace(result)
     return pd.DataFrame({"time": trace.slots_time.astype(np.int64),
                          "slots": trace.slots_count.astype(np.int64)})
