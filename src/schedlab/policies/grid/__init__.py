@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from schedlab.errors import InputError
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
+from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.egedf import EarliestGapEDF
 from schedlab.policies.grid.local import BackfillingFCFS, GridFCFS
@@ -27,6 +28,7 @@ LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
     "bf-fcfs": (BackfillingFCFS, "EASY backfilling on heterogeneous machines and licences "
                                  "(Pasquali thesis §4.1 'BF_FCFS')"),
     "eg-edf": (EarliestGapEDF, "schedule-based: earliest gap / EDF insertion, Tabu (§5.2)"),
+    "cs": (ConvergentScheduling, "Convergent Scheduling, no preemption (Pasquali thesis §3.2.2)"),
 }
 
 #: name -> (class, one-line summary) of the meta-scheduler's dispatchers.
