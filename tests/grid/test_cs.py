@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from schedlab.api import simulate_grid
@@ -11,13 +13,14 @@ from schedlab.cli.app import app
 from schedlab.engine.grid import run_grid
 from schedlab.errors import InputError
 from schedlab.platform.generator import generate_platform, preset
-from schedlab.policies.grid import make_local_policy
+from schedlab.policies.grid import RoundRobin, make_local_policy
 from schedlab.policies.grid.convergent import ClusterState, Weights, job_machine_matrix, mfs
 from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.testing import check_grid_invariants
 from schedlab.workload.models.grid import PRESETS as JOBS, generate_grid
 
 from .helpers import grid_workload, three_machines
+from .test_properties import PLATFORM, jobs
 
 FAST, MID, SMALL = 0, 1, 2
 
@@ -144,3 +147,15 @@ def test_preemption_exits_2_on_the_command_line(tmp_path, monkeypatch):
                                  "cs", "--param", "preemption=true"])
     assert result.exit_code == 2, result.output
     assert "preemption is not available yet" in " ".join(result.output.split())
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=jobs(), incremental=st.booleans(), allocation=st.sampled_from(["shared", "exclusive"]))
+def test_cs_never_oversubscribes_machines_or_licences(rows, incremental, allocation):
+    """Every registered policy is sampled by tests/grid/test_properties.py; cs alone here,
+    on its two-cluster platform (a licence both floating and a machine feature)."""
+    grid = grid_workload(rows)
+    result = run_grid(grid, PLATFORM, [ConvergentScheduling(incremental=incremental) for _ in range(2)],
+                      RoundRobin(), allocation=allocation)
+    check_grid_invariants(result, grid, PLATFORM)
+    assert (result.end >= 0).all()
