@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 from schedlab.errors import InputError
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
+from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.egedf import EarliestGapEDF
 from schedlab.policies.grid.flexible import (FlexibleBackfillingMod, FlexibleBackfillingUnmod,
@@ -37,6 +38,7 @@ LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
                                        "(Pasquali thesis §3.2.1 'BF_MOD')"),
     "grid-edf": (GridEDF, "earliest deadline first on the fastest machine with room, no "
                           "reservation (Pasquali thesis §4.2 'EDF')"),
+    "cs": (ConvergentScheduling, "Convergent Scheduling, no preemption (Pasquali thesis §3.2.2)"),
 }
 
 #: name -> (class, one-line summary) of the meta-scheduler's dispatchers.

@@ -13,9 +13,9 @@ A cluster's plan is computed in three phases, each a module here:
   the previous plan).
 
 :mod:`.table5` compares the greedy knapsack with the exact one (thesis
-Table 5).  The local policy built on these pieces comes with preemption and
-migration in the grid engine.  docs/policies/convergent.md describes every
-step and our readings.
+Table 5).  :mod:`.policy` is the local policy ``cs`` built on these pieces
+(non-preemptive; preemption and migration need the grid engine's support).
+docs/policies/convergent.md describes every step and our readings.
 """
 
 from __future__ import annotations

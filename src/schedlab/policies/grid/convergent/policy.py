@@ -1,0 +1,169 @@
+"""Convergent Scheduling as a grid local policy, non-preemptive (Pasquali thesis §3.2.2, §4.2).
+
+At every scheduling pass of its cluster (a job arrived or ended), ``cs``
+builds the Job-Machine matrix ``P`` over the cluster's running and queued
+jobs (:func:`.matrix.job_machine_matrix`), sets aside by a knapsack per
+group of jobs sharing critical licences those that cannot run together
+(:func:`.knapsack.prematch`), matches jobs to machines (MFS, incremental
+MFS or MIS, :mod:`.matching`) and starts every queued job matched to a
+machine that can take it now.  The thesis' versions without preemption are
+``CS_i_np`` (``incremental=true``) and ``CS_ni_np`` (``incremental=false``,
+§4.2).  Running jobs stay where they are: non-preemptive, as the thesis
+simulates them, with a large Overhead minimization weight (800) that keeps
+each running job on its machine in the plan.  ``CS_i_p``/``CS_ni_p`` need
+preemption and migration in the grid engine, still to come.
+
+Our readings (docs/policies/convergent.md, "CS as a local policy"): the plan
+pairs one job with one machine, as the thesis' matching does, even where a
+machine has CPUs for more; a queued job matched to a machine that cannot
+take it now (CPUs busy, no free licence copy) stays queued until the next
+pass; matched jobs start by decreasing ``P`` entry, so that the most
+preferred take contended copies first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from schedlab.errors import InputError
+from schedlab.policies.base import check_choice
+from schedlab.policies.grid.base import LocalPolicy
+from schedlab.policies.grid.convergent.heuristics import Weights
+from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
+from schedlab.policies.grid.convergent.matching import IncrementalMatcher, Matching, mfs, mis
+from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
+                                                      job_machine_matrix)
+
+if TYPE_CHECKING:
+    from schedlab.engine.grid import GridContext, GridTask
+
+#: The matchings: MFS (maximum cardinality, then weight; the thesis') or MIS (greedy).
+MATCHINGS = ("mfs", "mis")
+
+
+class ConvergentScheduling(LocalPolicy):
+    """CS: Job-Machine matrix, knapsack pre-matching, then matching (thesis §3.2.2).
+
+    ``incremental`` -- IMFS, reusing the previous pass's plan (``CS_i_np``),
+    or MFS from scratch (``CS_ni_np``); the same plan value either way.
+    ``matching`` -- ``mfs`` (default) or ``mis`` (greedy; ``incremental`` is
+    then unused). ``knapsack`` -- ``greedy`` (the thesis') or ``exact``
+    (MILP). ``preemption`` -- only ``false`` for now.  The other parameters
+    are the heuristic weights (:class:`~.heuristics.Weights`), by default the
+    thesis' (§4.2, footnote 2), with ``overhead=800.0``: its value for
+    non-preemptive jobs.
+    """
+
+    name = "cs"
+
+    def __init__(self, incremental: bool = True, matching: str = "mfs",
+                 knapsack: str = "greedy", preemption: bool = False, base: float = 0.01,
+                 deadline_max: float = 10.0, deadline_min: float = 0.1,
+                 deadline_k: float = 1.3, licences: float = 2.5, input: float = 3.0,
+                 wait: float = 4.0, wait_sup: str = "job", overhead: float = 800.0,
+                 age_factor: float = 0.02) -> None:
+        for param, value in (("incremental", incremental), ("preemption", preemption)):
+            if not isinstance(value, bool):
+                raise InputError(f"The {param!r} parameter of {self.name} must be true or "
+                                 f"false. Got {value!r} instead.", field=param)
+        if preemption:
+            raise InputError(f"The 'preemption' parameter of {self.name}: preemption is not "
+                             f"available yet (the grid engine cannot suspend a running "
+                             f"job); use preemption=false.", field="preemption")
+        check_choice(self.name, "matching", matching, MATCHINGS)
+        check_choice(self.name, "knapsack", knapsack, METHODS)
+        self.incremental = incremental
+        self.matching = matching
+        self.knapsack = knapsack
+        self.preemption = preemption
+        self.base = base
+        self.deadline_max = deadline_max
+        self.deadline_min = deadline_min
+        self.deadline_k = deadline_k
+        self.licences = licences
+        self.input = input
+        self.wait = wait
+        self.wait_sup = wait_sup
+        self.overhead = overhead
+        self.age_factor = age_factor
+        self.weights = Weights(**{f.name: getattr(self, f.name) for f in fields(Weights)})
+        self._matcher = IncrementalMatcher()
+
+    def schedule(self, ctx: GridContext) -> None:
+        if not ctx.waiting:
+            return
+        tasks = list(ctx.running.values()) + list(ctx.waiting.values())
+        state = cluster_state(ctx, tasks)
+        matrix = job_machine_matrix(state, self.weights)
+        pre = prematch(matrix, state.needs, state.copies, self.knapsack)
+        plan = self._match(pre.matrix, [task.id for task in tasks])
+        self._start_matched(ctx, tasks, plan, pre.matrix)
+
+    def _match(self, matrix: np.ndarray, keys: list[int]) -> Matching:
+        """The pass's plan: MIS, MFS from scratch, or MFS from the previous plan."""
+        if self.matching == "mis":
+            return mis(matrix)
+        if self.incremental:
+            return self._matcher.match(matrix, keys=keys)
+        return mfs(matrix)
+
+    @staticmethod
+    def _start_matched(ctx: GridContext, tasks: list[GridTask], plan: Matching,
+                       matrix: np.ndarray) -> None:
+        """Start the queued jobs of ``plan`` whose machine can take them now, by decreasing
+        entry of ``matrix`` (ties: the earlier row); the others stay queued."""
+        columns = ctx.machines
+        entries = matrix[plan.rows, plan.columns]
+        for k in np.lexsort((plan.rows, -entries)).tolist():
+            task = tasks[int(plan.rows[k])]
+            machine = int(columns[plan.columns[k]])
+            if task.id in ctx.waiting and ctx.fits_now(task, machine):
+                ctx.start(task, machine)
+
+
+def cluster_state(ctx: GridContext, tasks: list[GridTask]) -> ClusterState:
+    """The :class:`ClusterState` of ``ctx``'s cluster holding ``tasks`` (running and queued).
+
+    A running job's estimate still to run is its estimate times the part of
+    its expected time on its machine not yet elapsed (``progress``, eq. 3.9;
+    0 once past its expected end).  The engine has no network model: every
+    link gets the same bandwidth, and every job a unit input (with one
+    bandwidth the Input heuristic does not depend on the size), on the
+    cluster's storage for a queued job and on its machine for a running one.
+    """
+    platform, cluster, now = ctx.platform, ctx.cluster, ctx.now
+    columns = ctx.machines
+    column_of = np.full(len(platform.cpus), QUEUED, dtype=np.int64)
+    column_of[columns] = np.arange(len(columns))
+    machine = np.array([column_of[t.machine] if t.machine >= 0 else QUEUED for t in tasks],
+                       dtype=np.int64)
+    estimate = np.array([_estimate_left(t, now) for t in tasks], dtype=float)
+    needs = np.zeros((len(tasks), len(platform.licence_names)), dtype=bool)
+    for i, task in enumerate(tasks):
+        needs[i, list(task.licences)] = True
+    deadline = [np.nan if t.deadline is None else t.deadline for t in tasks]
+    location = np.where(machine == QUEUED, STORAGE, machine)
+    return ClusterState(now=now, estimate_left=estimate,
+                        job_rating=[t.rating for t in tasks], width=[t.width for t in tasks],
+                        submit=[t.submit for t in tasks], deadline=deadline, needs=needs,
+                        machine=machine, input_size=np.ones(len(tasks)),
+                        input_location=location, cpus=platform.cpus[columns],
+                        rating=platform.rating[columns], bandwidth=np.ones(len(columns)),
+                        usable=platform.usable[:, columns], copies=platform.copies[cluster])
+
+
+def _estimate_left(task: GridTask, now: int) -> float:
+    """``estimated x (1 - progress)`` at the job's own rating (eq. 3.9)."""
+    if task.machine < 0:
+        return float(task.estimate_left)
+    span = task.expected_end - task.start
+    if span <= 0:
+        return 0.0
+    progress = min(1.0, (now - task.start) / span)
+    return float(task.estimate_left) * (1.0 - progress)
+
+
+__all__ = ["MATCHINGS", "ConvergentScheduling", "cluster_state"]
