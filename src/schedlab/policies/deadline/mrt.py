@@ -78,10 +78,9 @@ class _Search:
         fits, limits = self.fits, self.limits
         fit = self.profile.earliest_fit
         for job in self.remaining:
-            if job is placed:
-                continue
             old = fits[job.id]
-            if old < end and start < old + max(job.estimate, 1):
+            # The window of a zero-length job still holds its instant (estimate or 1).
+            if old < end and start < old + (job.estimate or 1) and job is not placed:
                 new = fit(job.width, job.estimate, old)
                 self.placements += 1
                 if new != old:

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice
 from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, ends_in_time, in_ast_order,
+                                               HeuristicKey, Plan, in_ast_order,
                                                reserve_all)
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ def msb_admission(running: Profile, now: int, plan: Plan, job: Job,
     prefix_wait = [0, *accumulate(start - planned.submit for planned, start in plan)]
     floors = [now - planned.submit for planned, _ in plan]
     tail_floor = [*accumulate(reversed(floors), initial=0)][::-1]   # tail_floor[p] = sum(floors[p:])
+    planned_jobs = [planned for planned, _ in plan]
     profile = running.copy()
     reserve_all(profile, plan)
     best: Plan | None = None
@@ -81,7 +82,7 @@ def msb_admission(running: Profile, now: int, plan: Plan, job: Job,
         if p < n:
             planned, start = plan[p]
             profile.release(start, planned.estimate, planned.width)
-        order = [job, *(planned for planned, _ in plan[p:])]
+        order = [job, *planned_jobs[p:]]
         floor = now - job.submit + tail_floor[p]
         placed, cost, work = _place_priced(profile.copy(), now, order, limits,
                                            best_cost - prefix_wait[p], floor)
@@ -100,19 +101,21 @@ def _place_priced(profile: Profile, now: int, order: Sequence[Job], limits: Mapp
 
     ``None`` when a job would miss its deadline or when the price cannot stay
     below ``bound`` (``floor`` is the least the jobs not yet placed add).
+    ``profile`` is a scratch copy: a job is placed (searched and reserved
+    in one call) before its deadline is checked, and a candidate that
+    fails is thrown away with it.
     """
     placed = []
     cost = 0
     work = 0
-    fit, reserve = profile.earliest_fit, profile.reserve
+    place = profile.place
     for job in order:
         if cost + floor >= bound:
             return None, cost, work
-        start = fit(job.width, job.estimate, now)
+        start = place(job.width, job.estimate, now)
         work += 1
-        if not ends_in_time(job, start, limits):
+        if start + job.estimate > limits[job.id]:        # ends_in_time, inlined: hot loop
             return None, cost, work
-        reserve(start, job.estimate, job.width)
         placed.append((job, start))
         wait = start - job.submit
         cost += wait
