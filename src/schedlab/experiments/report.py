@@ -42,7 +42,7 @@ from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
                                  line_labels, metric_label, setting_text, varying_axes, x_label)
 from schedlab.viz.gantt import gantt_figure
-from schedlab.viz.html import STYLE, ReportFigure, data_uri, figure_html, html_table, versions
+from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
 from schedlab.viz.style import LineStyle, check_format, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 
@@ -257,7 +257,7 @@ def failed_table(results: pd.DataFrame) -> str:
     frame = pd.DataFrame({"run_id": failed["run_id"], "workload": failed["workload"],
                           "policy": failed["policy"],
                           "error": failed["error"].fillna("").str.split("\n").str[0]})
-    return f'<section id="failed"><h2>Failed runs</h2>{html_table(frame)}</section>'
+    return html_table(frame)
 
 
 def render(view: ExperimentView, figures: list[ReportFigure], generated: str) -> str:
@@ -269,41 +269,16 @@ def render(view: ExperimentView, figures: list[ReportFigure], generated: str) ->
     description = f"<p>{html.escape(view.description)}</p>" if view.description else ""
     figures_html = ("".join(figure_html(f, k) for k, f in enumerate(figures, start=1))
                     or "<p>No finished run: no figure.</p>")
-    versions_frame = pd.DataFrame(versions(), columns=["package", "version"])
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} — schedlab report</title>
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
-<h1>{title}</h1>
-{description}
-<p class="meta">{len(results)} runs: {finished} finished, {failed} failed.
-Generated {html.escape(generated)} by schedlab from
-<code>{html.escape(str(view.exp_dir))}</code>.</p>
-<nav><a href="#runs">Runs</a><a href="#figures">Figures</a><a href="#spec">Experiment file</a>
-<a href="#versions">Versions</a></nav>
-</header>
-<section id="runs"><h2>Runs</h2>
-{runs_table(results)}
-</section>
-{failed_table(results)}
-<section id="figures"><h2>Figures</h2>
-{figures_html}
-</section>
-<section id="spec"><h2>Experiment file</h2>
-<pre>{html.escape(view.spec_text) or "(experiment.toml is missing)"}</pre>
-</section>
-<section id="versions"><h2>Versions</h2>
-{html_table(versions_frame)}
-</section>
-</body>
-</html>
-"""
+    header = (f"{description}\n<p class=\"meta\">{len(results)} runs: {finished} finished, "
+              f"{failed} failed.\nGenerated {html.escape(generated)} by schedlab from\n"
+              f"<code>{html.escape(str(view.exp_dir))}</code>.</p>")
+    failures = failed_table(results)
+    sections = [("runs", "Runs", runs_table(results)),
+                *([("failed", "Failed runs", failures)] if failures else []),
+                ("figures", "Figures", figures_html),
+                ("spec", "Experiment file",
+                 f"<pre>{html.escape(view.spec_text) or '(experiment.toml is missing)'}</pre>")]
+    return html_page(title, header, sections)
 
 
 def build_report(exp_dir: str | Path, *, generated: str, fmt: str = "svg") -> str:

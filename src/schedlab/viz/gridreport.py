@@ -22,7 +22,7 @@ import pandas as pd
 from schedlab.output import atomic_write_text
 from schedlab.viz.grid import (TA_METRICS, GridRun, interarrival_figure, machine_gantt_figure,
                                share_figure)
-from schedlab.viz.html import STYLE, ReportFigure, data_uri, figure_html, html_table, versions
+from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
 from schedlab.viz.style import check_format
 
 #: Metrics of the runs table (thesis §4.3: Out Deadline, usage, slowdown, shares).
@@ -73,33 +73,10 @@ def build_grid_report(source: str | Path, runs: Mapping[str, GridRun], *, genera
     figures = "".join(figure_html(f, k)
                       for k, f in enumerate(grid_figures(list(runs.values()), fmt), 1))
     title = html.escape(f"Grid runs: {source.name}")
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} — schedlab report</title>
-<style>{STYLE}</style>
-</head>
-<body>
-<header>
-<h1>{title}</h1>
-<p class="meta">{len(runs)} grid runs. Generated {html.escape(generated)} by schedlab from
-<code>{html.escape(str(source))}</code>.</p>
-<nav><a href="#runs">Runs</a><a href="#figures">Figures</a><a href="#versions">Versions</a></nav>
-</header>
-<section id="runs"><h2>Runs</h2>
-{html_table(frame, numeric=numeric)}
-</section>
-<section id="figures"><h2>Figures</h2>
-{figures}
-</section>
-<section id="versions"><h2>Versions</h2>
-{html_table(pd.DataFrame(versions(), columns=["package", "version"]))}
-</section>
-</body>
-</html>
-"""
+    header = (f'<p class="meta">{len(runs)} grid runs. Generated {html.escape(generated)} by '
+              f'schedlab from\n<code>{html.escape(str(source))}</code>.</p>')
+    return html_page(title, header, [("runs", "Runs", html_table(frame, numeric=numeric)),
+                                     ("figures", "Figures", figures)])
 
 
 def write_grid_report(source: str | Path, runs: Mapping[str, GridRun], out: str | Path, *,

@@ -103,3 +103,35 @@ figcaption{font-size:.85em;color:#444;margin-top:.3em}
 pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}
 nav a{margin-right:1em}.meta{color:#555}
 """
+
+
+def html_page(title: str, header: str, sections: list[tuple[str, str, str]]) -> str:
+    """A self-contained report page: ``title`` (HTML-escaped already), the ``header``
+    HTML under the title, a navigation bar, then one ``<section>`` per
+    ``(id, heading, body HTML)``, and the versions of the libraries last.
+
+    The experiment report and the grid-run report share this frame.
+    """
+    sections = [*sections, ("versions", "Versions",
+                            html_table(pd.DataFrame(versions(), columns=["package", "version"])))]
+    nav = "".join(f'<a href="#{anchor}">{heading}</a>' for anchor, heading, _ in sections)
+    body = "\n".join(f'<section id="{anchor}"><h2>{heading}</h2>\n{content}\n</section>'
+                     for anchor, heading, content in sections)
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} — schedlab report</title>
+<style>{STYLE}</style>
+</head>
+<body>
+<header>
+<h1>{title}</h1>
+{header}
+<nav>{nav}</nav>
+</header>
+{body}
+</body>
+</html>
+"""
