@@ -15,7 +15,10 @@ first on the next run.
 from __future__ import annotations
 
 import os
+import shutil
+from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -25,3 +28,14 @@ settings.register_profile(
     "dev", max_examples=500, deadline=None, print_blob=True,
     suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A working directory with the project's examples/, as the docs' commands expect."""
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -25,14 +24,6 @@ from .helpers import grid_workload
 ROOT = Path(__file__).resolve().parents[2]
 TWO_SITES = "examples/platforms/two-sites.toml"
 runner = CliRunner()
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A working directory with the project's examples/, as the docs' commands expect."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def run(*args: str):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from schedlab.workload.grid import read_grid_workload
 ROOT = Path(__file__).resolve().parents[2]
 TWO_SITES = "examples/platforms/two-sites.toml"
 runner = CliRunner()
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A working directory with the project's examples/, as the docs' commands expect."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
 
 
 def run(*args: str):
