@@ -34,7 +34,9 @@ def jobs_csv_text(result: Result) -> str:
     (time-sharing) run adds ``service``, the seconds each job was served
     (its wall time from start to end is longer; docs/policies/gang.md).  A
     grid run adds ``machine`` and ``cluster`` (names), ``licences`` (the names a job
-    needs, joined by ``;``) and ``priority`` (the dispatcher's label, 0: none).
+    needs, joined by ``;``) and ``priority`` (the dispatcher's label, 0: none); a
+    grid run that allowed preemption also ``last_start``, ``preemptions`` and
+    ``migrations`` (``start`` is then the first start, ``machine`` the last).
     """
     lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
@@ -67,13 +69,19 @@ def jobs_csv_text(result: Result) -> str:
 def _add_grid_columns(lines: list[str], grid) -> None:
     """Append ``machine`` and ``cluster`` (names; empty where the job never ran),
     ``licences`` (names joined by ``;``) and ``priority`` (the dispatcher's label) to the
-    rows of a grid run's jobs.csv."""
+    rows of a grid run's jobs.csv; with preemption, ``last_start``, ``preemptions`` and
+    ``migrations``."""
     lines[0] += ",machine,cluster,licences,priority"
     priority = grid.priority.tolist() if grid.priority is not None else [0] * (len(lines) - 1)
     rows = zip(grid.machine.tolist(), grid.cluster.tolist(), grid.job_licences, priority)
     for k, (machine, cluster, licences, label) in enumerate(rows, 1):
         lines[k] += (f",{grid.machine_names[machine] if machine >= 0 else ''},"
                      f"{grid.cluster_names[cluster] if cluster >= 0 else ''},{licences},{label}")
+    if grid.preemptive:
+        lines[0] += ",last_start,preemptions,migrations"
+        rows = zip(grid.last_start.tolist(), grid.preemptions.tolist(), grid.migrations.tolist())
+        for k, (last, preemptions, migrations) in enumerate(rows, 1):
+            lines[k] += f",{last if last >= 0 else ''},{preemptions},{migrations}"
 
 
 def write_jobs_csv(result: Result, path: str | Path) -> None:

@@ -416,46 +416,92 @@ def check_deadlines(result: Result, workload: Workload) -> None:
 def check_grid_invariants(result: Result, grid, platform) -> None:
     """Raise ``AssertionError`` unless a grid run (docs/policies/grid.md) kept every rule.
 
-    No job starts before its submission or on a machine it cannot use (CPUs,
-    licences) or outside the cluster it was sent to; at no time do a
+    No job starts before its submission or runs on a machine it cannot use
+    (CPUs, licences) or outside the cluster it was sent to; at no time do a
     machine's jobs exceed its CPUs (one job at a time under exclusive
     allocation) or a cluster's jobs hold more copies of a floating licence
     than it has; every job that ran took eq. 3.9's time on its machine (its
     scaled runtime, or its scaled estimate when killed).
-    """
-    from schedlab.platform import time_on_machine
 
+    With preemption the check reads every run of every job
+    (``result.grid.runs``): a job's runs never overlap (it runs in one place
+    at a time), the first starts at ``start``, the last ends at ``end`` on
+    ``machine``; each resumption begins with the run's overhead, and the work
+    is conserved across runs and machines: every run cut by a preemption did
+    less than the work left, and the last takes exactly what was left
+    (eq. 3.9, rounded up) after its overhead.  The counts of preemptions and
+    migrations and the time off machines (``suspended``) must agree with the runs.
+    """
     record = result.grid
     assert record is not None, "not a grid run"
     ran = np.flatnonzero(result.status != REJECTED)
     machine, cluster = record.machine, record.cluster
     columns = grid.licence_columns(platform)
     exclusive = record.allocation == "exclusive"
-    for i in ran.tolist():
-        job, k = grid.workload.jobs[i], int(machine[i])
-        licences = [int(columns[c]) for c in np.flatnonzero(grid.needs[i])]
-        assert result.start[i] >= job.submit, f"job {job.id} starts before its submission"
-        assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
-        assert platform.cluster_of[k] == cluster[i], f"job {job.id} outside its cluster"
-        run_for = time_on_machine(job.runtime, int(grid.rating[i]), int(platform.rating[k]))
-        limit = time_on_machine(job.estimate, int(grid.rating[i]), int(platform.rating[k]))
-        expected = limit if result.status[i] == KILLED else run_for
-        assert result.end[i] - result.start[i] == expected, f"job {job.id} ran {expected}?"
-    busy = ran[result.end[ran] > result.start[ran]]
+    if record.preemptive:
+        runs = record.runs
+        assert not np.isin(runs[:, 0], np.flatnonzero(result.status == REJECTED)).any(), \
+            "a rejected job ran"
+    else:                             # one run per job: the job columns say it all
+        runs = np.stack([ran, machine[ran], result.start[ran], result.end[ran],
+                         np.zeros(len(ran), dtype=np.int64)], axis=1).reshape(-1, 5)
+    by_job = np.split(runs, np.flatnonzero(np.diff(runs[:, 0])) + 1) if len(runs) else []
+    assert [int(r[0, 0]) for r in by_job] == ran.tolist(), "jobs that ran and runs differ"
+    for i, job_runs in zip(ran.tolist(), by_job):
+        _check_job_runs(result, grid, platform, columns, i, job_runs)
+    busy = runs[runs[:, 3] > runs[:, 2]]
+    on_machine = busy[:, 1]
     for k in range(len(platform.machines)):
-        on = busy[machine[busy] == k]
-        load = _peak(result.start[on], result.end[on], np.ones(len(on)) if exclusive
-                     else result.width[on])
+        on = busy[on_machine == k]
+        load = _peak(on[:, 2], on[:, 3], np.ones(len(on)) if exclusive
+                     else result.width[on[:, 0]])
         assert load <= (1 if exclusive else platform.cpus[k]), f"machine {k} oversubscribed"
     for c in range(len(platform.clusters)):
         for l in np.flatnonzero(platform.copies[c]).tolist():
             column = np.flatnonzero(columns == l)
             if not column.size:
                 continue
-            held = busy[(cluster[busy] == c) & grid.needs[busy, column[0]]
-                        & ~platform.feature[l, machine[busy]]]
-            peak = _peak(result.start[held], result.end[held], np.ones(len(held)))
+            jobs = busy[:, 0]
+            held = busy[(cluster[jobs] == c) & grid.needs[jobs, column[0]]
+                        & ~platform.feature[l, on_machine]]
+            peak = _peak(held[:, 2], held[:, 3], np.ones(len(held)))
             assert peak <= platform.copies[c, l], f"licence {l} over its copies in cluster {c}"
+
+
+def _check_job_runs(result: Result, grid, platform, columns, i: int, runs: np.ndarray) -> None:
+    """The rules of one job's runs (:func:`check_grid_invariants`)."""
+    record = result.grid
+    job = grid.workload.jobs[i]
+    rating = int(grid.rating[i])
+    licences = [int(columns[c]) for c in np.flatnonzero(grid.needs[i])]
+    machines, starts, ends, overheads = runs[:, 1], runs[:, 2], runs[:, 3], runs[:, 4]
+    assert result.start[i] >= job.submit, f"job {job.id} starts before its submission"
+    assert starts[0] == result.start[i] and ends[-1] == result.end[i] \
+        and machines[-1] == record.machine[i], f"job {job.id}: runs and columns differ"
+    assert (ends >= starts).all() and (starts[1:] >= ends[:-1]).all(), \
+        f"job {job.id} runs in two places at once"
+    for k in set(machines.tolist()):
+        assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
+        assert platform.cluster_of[k] == record.cluster[i], f"job {job.id} outside its cluster"
+    assert overheads[0] == 0 and (overheads[1:] == record.preemption_overhead).all(), \
+        f"job {job.id}: a resumption without the run's overhead"
+    if record.preemptive:
+        assert record.preemptions[i] == len(runs) - 1, f"job {job.id}: preemptions miscounted"
+        assert record.migrations[i] == int((machines[1:] != machines[:-1]).sum()), \
+            f"job {job.id}: migrations miscounted"
+        assert record.last_start[i] == starts[-1], f"job {job.id}: last start is not its last run"
+        if result.suspended is not None:
+            assert result.suspended[i] == ends[-1] - starts[0] - (ends - starts).sum(), \
+                f"job {job.id}: time off machines miscounted"
+    seconds = job.estimate if result.status[i] == KILLED else job.runtime
+    work = seconds * rating
+    speed = platform.rating[machines].astype(np.int64)
+    done = np.maximum(ends - starts - overheads, 0) * speed
+    cut = int(done[:-1].sum())
+    assert cut < work or (work == 0 and cut == 0), f"job {job.id}: preempted after its end"
+    last = int(overheads[-1]) - (-(work - cut) // int(speed[-1]))
+    assert ends[-1] - starts[-1] == last, \
+        f"job {job.id} ran {ends[-1] - starts[-1]} s at last, expected {last} (eq. 3.9)"
 
 
 def _peak(starts: np.ndarray, ends: np.ndarray, amounts: np.ndarray) -> float:

@@ -10,8 +10,8 @@ simulates both levels in one event loop:
   work left at the job's own rating, licences as platform indices);
 * :class:`GridContext` -- one per cluster: what its local policy sees (free
   CPUs per machine, free licence copies, queue, running jobs with expected
-  ends) and the only way it acts (``start(task, machine)``, ``reject``,
-  ``wake_at``); every start is validated;
+  ends) and the only way it acts (``start(task, machine)``, ``preempt``,
+  ``reject``, ``wake_at``); every start is validated;
 * :class:`MetaView` -- what the dispatcher sees: the platform's static
   description and, per cluster, the jobs sent to it and not yet ended;
 * :func:`run_grid` -- the event loop.
@@ -19,8 +19,11 @@ simulates both levels in one event loop:
 Time on a machine follows eq. 3.9 (:func:`~schedlab.platform.time_on_machine`):
 a job measured on a machine of rating ``BM_job`` runs ``t x BM_job / BM_m``
 on machine ``m``, estimate and runtime alike.  The engine keeps each job's
-work left in seconds at its own rating, so that a later preemption can stop
-a job, keep its progress and resume it elsewhere with the rest rescaled.
+work left exactly, in rating-seconds (seconds x rating: ``t x BM_job`` at
+submission), so that a preemption (``GridContext.preempt``) can stop a job,
+keep its progress and resume it on any machine of its cluster for
+``ceil(work left / BM_m)`` seconds plus the run's ``preemption_overhead``
+(eq. 3.9 on what is still to run; docs/policies/grid.md, "Preemption").
 
 Same-time order (as the space-sharing engine, docs/engine.md): at an instant,
 every job end (the local policy hears it, then the dispatcher), then every
@@ -68,7 +71,8 @@ class GridTask:
     run on (CPUs and licences, thesis *Minimal requirements*); ``candidates``
     those of its cluster, fastest first (set when it is dispatched).
     ``runtime_left`` and ``estimate_left`` are seconds at the job's own
-    ``rating`` (eq. 3.9), what is still to run.  ``user_class`` (index in
+    ``rating`` (eq. 3.9), what is still to run (rounded up after a
+    preemption; the engine keeps the exact work).  ``user_class`` (index in
     ``USER_CLASSES``) and ``owner_priority`` are the job's static QoS labels
     (§3.1.1).  ``cluster``, ``machine``,
     ``start``, ``expected_end`` and ``end`` are set by the dispatcher and the
@@ -76,6 +80,16 @@ class GridTask:
     them, except ``priority``: the label a dispatcher may attach to a job it
     sends (the meta-scheduler's classification, thesis §3.1.1; 0 when none),
     which local policies may order their queue by.
+
+    Preemption (:meth:`GridContext.preempt`): ``start`` is the start of the
+    current run (the last start; -1 again while a preempted job waits) and
+    ``first_start`` the first; ``overhead``
+    the seconds of the current run spent on the resumption overhead (0 for
+    a first start); ``preemptions`` and ``migrations`` count the job's
+    preemptions and its resumptions on another machine than the one it
+    left; ``preempted_from`` and ``preempted_at`` are the machine and time
+    of its last preemption (-1: never preempted).  A preempted job is queued
+    again with ``machine`` -1.
     """
 
     index: int
@@ -95,6 +109,12 @@ class GridTask:
     end: int = -1
     priority: int = 0
     candidates: np.ndarray | None = None
+    first_start: int = -1
+    overhead: int = 0
+    preemptions: int = 0
+    migrations: int = 0
+    preempted_from: int = -1
+    preempted_at: int = -1
 
     @property
     def id(self) -> int:
@@ -146,7 +166,8 @@ class GridContext:
       not in use (0 for a licence the cluster lacks; features are not counted);
     * ``largest_room`` -- the most free CPUs on one machine (exclusive: the
       largest idle machine): a job wider than this cannot start now;
-    * ``waiting`` -- queued tasks by job id, in arrival order;
+    * ``waiting`` -- queued tasks by job id, in the order they entered the
+      queue (a preempted task enters it again at the end);
     * ``running`` -- running tasks by job id.
     """
 
@@ -181,8 +202,9 @@ class GridContext:
     # ------------------------------------------------------------ queries
     def duration(self, task: GridTask, machine: int) -> int:
         """How long ``task`` is expected to hold ``machine`` if started now: the estimate
-        still to run, rescaled to the machine's rating (eq. 3.9)."""
-        return time_on_machine(task.estimate_left, task.rating, int(self.platform.rating[machine]))
+        still to run, rescaled to the machine's rating (eq. 3.9), plus the preemption
+        overhead if it is a resumption."""
+        return self._engine.expected_time(task, int(self.platform.rating[machine]))
 
     def expected_end(self, task: GridTask) -> int:
         """When a running task is expected to free its machine (start + scaled estimate).
@@ -250,12 +272,28 @@ class GridContext:
         self._update_room()
         self._engine.started(self, task, machine)
 
+    def preempt(self, task: GridTask) -> None:
+        """Stop running ``task`` now: its CPUs and licence copies are free at once, it keeps
+        the work done (less any resumption overhead) and is queued again in this cluster,
+        to be resumed later by :meth:`start` on any machine that can take it; PolicyError if
+        it is not running here.  It may not be started again on the same machine at the
+        same instant (docs/policies/grid.md, "Preemption")."""
+        if task.id not in self.running:
+            raise PolicyError(f"policy {self.policy_name!r} preempted job {task.id} at time "
+                              f"{self.now}, but it is not running in cluster {self.cluster}")
+        machine = task.machine
+        self._release(task)
+        self.waiting[task.id] = task
+        self._engine.preempted(self, task, machine)
+
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
         """Refuse waiting ``task``: it never runs (e.g. deadline admission control); the
         dispatcher hears of it as of a job end."""
-        if task.id not in self.waiting:
+        if task.id not in self.waiting or task.first_start >= 0:
+            where = "it has run already" if task.first_start >= 0 else \
+                f"it is not waiting in cluster {self.cluster}"
             raise PolicyError(f"policy {self.policy_name!r} rejected job {task.id} at time "
-                              f"{self.now}, but it is not waiting in cluster {self.cluster}")
+                              f"{self.now}, but {where}")
         del self.waiting[task.id]
         self._engine.rejected(task, reason)
 
@@ -273,6 +311,8 @@ class GridContext:
             return f"it is not waiting in cluster {self.cluster}"
         if not (0 <= machine < len(self.mask)) or not self.mask[machine]:
             return f"the machine is not in cluster {self.cluster}"
+        if task.preempted_at == self.now and task.preempted_from == machine:
+            return "it was preempted from this machine at this instant"
         platform = self.platform
         if task.width > platform.cpus[machine]:
             return f"it needs {task.width} CPUs, the machine has {platform.cpus[machine]}"
@@ -287,6 +327,17 @@ class GridContext:
             if not platform.feature[l, machine] and self.free_copies[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
+
+    def _release(self, task: GridTask) -> None:
+        """Give back the CPUs and licence copies of running ``task`` (an end or a preemption)."""
+        machine = task.machine
+        self._free_cpus[machine] += task.width
+        self._jobs_on[machine] -= 1
+        for l in task.licences:
+            if not self.platform.feature[l, machine]:
+                self._free_copies[l] += 1
+        del self.running[task.id]
+        self._update_room()
 
     def _update_room(self) -> None:
         """Recompute :attr:`largest_room` after a start or an end."""
@@ -361,15 +412,30 @@ class _Recorder:
 
 
 class _Engine:
-    """State shared by the clusters' contexts: events, per-job bookkeeping, series."""
+    """State shared by the clusters' contexts: events, per-job bookkeeping, series.
 
-    def __init__(self, platform: Platform, tasks: list[GridTask], overrun: str) -> None:
+    ``work[i]`` and ``estimate_work[i]`` are job ``i``'s runtime and
+    estimate still to run, in rating-seconds (seconds x rating, exact
+    integers): ``t x BM_job`` at submission, less ``seconds run x BM_m`` of
+    each run cut by a preemption.  A run on machine ``m`` lasts
+    ``ceil(work / BM_m)`` (eq. 3.9, as :func:`time_on_machine` rounds), plus
+    ``overhead`` seconds when it resumes a preempted job.  ``segments`` holds
+    the runs cut by a preemption, as ``(job index, machine, start, end,
+    overhead)``; the last run of each job is the task's own fields.
+    """
+
+    def __init__(self, platform: Platform, tasks: list[GridTask], overrun: str,
+                 overhead: int = 0) -> None:
         self.platform = platform
         self.tasks = tasks
         self.overrun = overrun
+        self.overhead = overhead
         self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)
         self.version = [0] * len(tasks)
         self.status = [FINISHED] * len(tasks)
+        self.work = [t.runtime_left * t.rating for t in tasks]
+        self.estimate_work = [t.estimate_left * t.rating for t in tasks]
+        self.segments: list[tuple[int, int, int, int, int]] = []
         self.reasons: dict[int, str] = {}
         self.busy = 0
         self.in_system_cpus = 0
@@ -380,34 +446,64 @@ class _Engine:
         self.view: MetaView | None = None
         self.dispatcher: DispatcherLike | None = None
 
+    def expected_time(self, task: GridTask, rating: int) -> int:
+        """Seconds ``task`` would hold a machine of ``rating`` by its estimate if started
+        now: the estimate still to run rescaled (eq. 3.9), plus the overhead of a resumption."""
+        resumes = self.overhead if task.first_start >= 0 else 0
+        return resumes - (-self.estimate_work[task.index] // rating)
+
     def started(self, ctx: GridContext, task: GridTask, machine: int) -> None:
+        i = task.index
         rating = int(self.platform.rating[machine])
-        run_for = time_on_machine(task.runtime_left, task.rating, rating)
-        expected = time_on_machine(task.estimate_left, task.rating, rating)
+        run_for = -(-self.work[i] // rating)
+        expected = -(-self.estimate_work[i] // rating)
         killed = self.overrun == "kill" and run_for > expected
+        overhead = 0
+        if task.first_start < 0:
+            task.first_start = ctx.now
+        else:
+            overhead = self.overhead
+            if machine != task.preempted_from:
+                task.migrations += 1
+        task.overhead = overhead
         task.machine = machine
         task.start = ctx.now
-        task.expected_end = ctx.now + expected
-        task.end = ctx.now + (expected if killed else run_for)
-        self.status[task.index] = KILLED if killed else FINISHED
+        task.expected_end = ctx.now + overhead + expected
+        task.end = ctx.now + overhead + (expected if killed else run_for)
+        self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
         for l in task.licences:
             self.licences_used[l] += 1
-        heappush(self.events, (task.end, FINISH, task.index, self.version[task.index]))
+        heappush(self.events, (task.end, FINISH, i, self.version[i]))
+
+    def preempted(self, ctx: GridContext, task: GridTask, machine: int) -> None:
+        """``task`` left ``machine`` now (its resources are released): keep the work its run
+        did after the overhead, cancel its end event, and queue it again."""
+        i, now = task.index, ctx.now
+        rating = int(self.platform.rating[machine])
+        done = max(0, now - task.start - task.overhead) * rating
+        self.work[i] = max(0, self.work[i] - done)
+        self.estimate_work[i] = max(0, self.estimate_work[i] - done)
+        task.runtime_left = -(-self.work[i] // task.rating)
+        task.estimate_left = -(-self.estimate_work[i] // task.rating)
+        self.segments.append((i, machine, task.start, now, task.overhead))
+        self.version[i] += 1                 # the pending end event becomes stale
+        self.status[i] = FINISHED
+        task.preemptions += 1
+        task.preempted_from, task.preempted_at = machine, now
+        task.machine = task.start = task.expected_end = task.end = -1
+        self.busy -= task.width
+        for l in task.licences:
+            self.licences_used[l] -= 1
 
     def finished(self, ctx: GridContext, task: GridTask) -> None:
-        machine = task.machine
-        ctx._free_cpus[machine] += task.width
-        ctx._jobs_on[machine] -= 1
+        ctx._release(task)
         for l in task.licences:
-            if not self.platform.feature[l, machine]:
-                ctx._free_copies[l] += 1
             self.licences_used[l] -= 1
-        del ctx.running[task.id]
-        ctx._update_room()
         self.busy -= task.width
         self._leave(task)
         task.runtime_left = task.estimate_left = 0
+        self.work[task.index] = self.estimate_work[task.index] = 0
 
     def rejected(self, task: GridTask, reason: str) -> None:
         """A local policy refused ``task``: for the dispatcher, the job has ended."""
@@ -472,14 +568,17 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
 
 def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[LocalPolicyLike],
              dispatcher: DispatcherLike | None = None, *, allocation: str = "shared",
-             overrun: str = "kill", seed: int = 0) -> Result:
+             overrun: str = "kill", seed: int = 0, preemption_overhead: int = 0) -> Result:
     """Simulate ``grid`` on ``platform``: ``dispatcher`` sends each job to a cluster, where
     ``local_policies[c]`` (one instance per cluster) schedules it.
 
     A platform of one cluster needs no dispatcher.  ``allocation`` is
     ``"shared"`` (jobs share a machine's CPUs, §4.3) or ``"exclusive"`` (one
     job per machine, §4.1); ``overrun`` as in the space-sharing engine.
+    ``preemption_overhead`` (seconds, >= 0) is added to every resumption of
+    a preempted job (docs/policies/grid.md, "Preemption").
     """
+    check_preemption_overhead(preemption_overhead)
     if allocation not in ALLOCATIONS:
         raise InputError(f"expected one of {', '.join(ALLOCATIONS)}, got {allocation!r}",
                          field="allocation")
@@ -498,7 +597,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     if len(set(ids)) != len(ids):
         raise InputError("job ids must be unique within a workload", field="job id")
     tasks = make_tasks(grid, platform)
-    engine = _Engine(platform, tasks, overrun)
+    engine = _Engine(platform, tasks, overrun, preemption_overhead)
     contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
                 for c, p in enumerate(local_policies)]
     view = MetaView(platform, seed)
@@ -509,6 +608,13 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     wall = wallclock.perf_counter() - began
     return _collect(grid, platform, engine, series, local_policies[0], dispatcher,
                     allocation, overrun, seed, timer.seconds, passes, wall)
+
+
+def check_preemption_overhead(value: Any) -> None:
+    """InputError unless ``value`` is a whole number of seconds >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"expected a whole number of seconds >= 0, got {value!r}",
+                         field="preemption_overhead")
 
 
 def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[LocalPolicyLike],
@@ -601,8 +707,12 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
     tasks = engine.tasks
     columns = workload.to_arrays()
     rejected = [engine.status[t.index] == REJECTED for t in tasks]
-    start = np.array([-1 if r else t.start for t, r in zip(tasks, rejected)], dtype=np.int64)
+    start = np.array([-1 if r else t.first_start for t, r in zip(tasks, rejected)],
+                     dtype=np.int64)
     end = np.array([-1 if r else t.end for t, r in zip(tasks, rejected)], dtype=np.int64)
+    runs = _runs(engine, rejected)
+    preemptive = bool(engine.segments) or bool(getattr(policy, "preemptive", False))
+    suspended = _time_off_machines(runs, start, end) if preemptive else None
     deadline = None
     if any(job.deadline is not None for job in workload.jobs):
         deadline = np.array([-1 if job.deadline is None else job.deadline
@@ -631,6 +741,13 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
                            for t in tasks),
         priority=np.array([t.priority for t in tasks], dtype=np.int64),
         rating=np.array([t.rating for t in tasks], dtype=np.int64),
+        runs=runs,
+        last_start=np.array([-1 if r else t.start for t, r in zip(tasks, rejected)],
+                            dtype=np.int64),
+        preemptions=np.array([t.preemptions for t in tasks], dtype=np.int64),
+        migrations=np.array([t.migrations for t in tasks], dtype=np.int64),
+        preemptive=preemptive,
+        preemption_overhead=engine.overhead,
     )
     return Result(
         processors=platform.total_cpus,
@@ -647,7 +764,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
                **{f"dispatch.{k}": v for k, v in
                   getattr(dispatcher, "statistics", dict)().items()}},
         reject_reasons=dict(engine.reasons), skipped=dict(workload.skipped),
-        deadline=deadline,
+        suspended=suspended, deadline=deadline,
         artificial_deadline=None if deadline is None else np.zeros(len(tasks), dtype=bool),
         grid=record,
         meta={"schedlab_version": __version__, "overrun": overrun, "allocation": allocation,
@@ -660,9 +777,26 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
     )
 
 
+def _runs(engine: _Engine, rejected: list[bool]) -> np.ndarray:
+    """Every run of every job, (k, 5) int64 rows ``(job index, machine, start, end,
+    overhead)`` by job then time: the runs cut by a preemption, then each job's last."""
+    last = [(t.index, t.machine, t.start, t.end, t.overhead)
+            for t, r in zip(engine.tasks, rejected) if not r]
+    rows = np.array(engine.segments + last, dtype=np.int64).reshape(-1, 5)
+    return rows[np.lexsort((rows[:, 2], rows[:, 0]))]
+
+
+def _time_off_machines(runs: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
+    """Per job, the time between its first start and its end spent on no machine (queued
+    again after a preemption): ``end - first start - sum of its runs``; 0 if it never ran."""
+    held = np.bincount(runs[:, 0], weights=runs[:, 3] - runs[:, 2], minlength=len(start))
+    return np.where(start >= 0, end - start - held.astype(np.int64), 0).astype(np.int64)
+
+
 def _params(obj: Any) -> dict[str, Any]:
     get = getattr(obj, "get_params", None)
     return dict(get()) if get is not None else {}
 
 
-__all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "make_tasks", "run_grid"]
+__all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "check_preemption_overhead",
+           "make_tasks", "run_grid"]

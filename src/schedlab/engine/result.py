@@ -182,6 +182,16 @@ class GridRecord:
     by ``;``) and ``priority`` (the label the dispatcher gave it, 0: none;
     the meta-scheduler's classification, thesis §3.1.1) and ``rating`` (the
     benchmark rating its estimate was measured at, eq. 3.9).
+
+    Preemption (docs/policies/grid.md, "Preemption"): ``runs`` has one row
+    ``(job index, machine, start, end, overhead)`` per run of a job on a
+    machine, by job then start (one per job that ran when nothing was
+    preempted; ``overhead`` is the resumption overhead at the run's start,
+    0 for a first run); per job ``last_start`` (the start of its last run),
+    ``preemptions`` and ``migrations`` (resumptions on another machine).
+    ``machine`` is the machine of the last run.  ``preemptive`` says whether
+    the run allowed preemption (the local policy preempts, or a job was
+    preempted); ``preemption_overhead`` is the run's overhead in seconds.
     """
 
     platform: str
@@ -199,3 +209,9 @@ class GridRecord:
     job_licences: tuple[str, ...] = ()
     priority: np.ndarray | None = None
     rating: np.ndarray | None = None
+    runs: np.ndarray | None = None
+    last_start: np.ndarray | None = None
+    preemptions: np.ndarray | None = None
+    migrations: np.ndarray | None = None
+    preemptive: bool = False
+    preemption_overhead: int = 0
