@@ -53,7 +53,7 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
              max_queued_per_user: int | None = None,
              platform: str | Path | Platform | None = None,
              dispatch: DispatcherSpec = "round-robin", allocation: str = "shared",
-             seed: int = 0) -> Result:
+             seed: int = 0, preemption_overhead: int = 0) -> Result:
     """Simulate one policy on one workload and return the per-job :class:`Result`.
 
     ``policy`` is a name (``"sjf+easy"``), a mapping with ``name`` and
@@ -71,14 +71,17 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
     (Catalina: 900); ``max_queued_per_user`` is DataStar's per-user queue limit.
 
     With a ``platform`` the run is a grid run (:func:`simulate_grid`:
-    ``dispatch``, ``allocation``, ``seed``); without, one homogeneous machine.
+    ``dispatch``, ``allocation``, ``seed``, ``preemption_overhead``); without, one
+    homogeneous machine.
     """
     if platform is not None:
         return simulate_grid(workload, policy, platform=platform, dispatch=dispatch,
-                             allocation=allocation, overrun=overrun, seed=seed)
+                             allocation=allocation, overrun=overrun, seed=seed,
+                             preemption_overhead=preemption_overhead)
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
-                           max_queued_per_user=max_queued_per_user), progress)
+                           max_queued_per_user=max_queued_per_user,
+                           preemption_overhead=preemption_overhead), progress)
 
 
 def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
@@ -109,7 +112,8 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
 # ------------------------------------------------------------------ grid runs
 def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-fcfs", *,
                   platform: str | Path | Platform, dispatch: DispatcherSpec = "round-robin",
-                  allocation: str = "shared", overrun: str = "kill", seed: int = 0) -> Result:
+                  allocation: str = "shared", overrun: str = "kill", seed: int = 0,
+                  preemption_overhead: int = 0) -> Result:
     """Simulate a grid workload on a platform (docs/policies/grid.md): :func:`execute` of
     a :class:`RunSpec` with a ``platform``, which runs on the grid engine.
 
@@ -119,7 +123,11 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     each job to a cluster; a platform of one cluster needs none.
     ``allocation``: ``"shared"`` (jobs share a machine's CPUs) or
     ``"exclusive"`` (one job per machine).  ``seed`` draws a preset
-    platform and seeds the ``random`` dispatcher.
+    platform and seeds the ``random`` dispatcher.  ``preemption_overhead``
+    (seconds >= 0) is added to every resumption of a job the local policy
+    preempted (``{"name": "cs", "preemption": True}``; docs/policies/grid.md,
+    "Preemption").
     """
     return execute(RunSpec(workload, policy, platform=platform, dispatch=dispatch,
-                           allocation=allocation, overrun=overrun, seed=seed))
+                           allocation=allocation, overrun=overrun, seed=seed,
+                           preemption_overhead=preemption_overhead))

@@ -73,7 +73,9 @@ class RunSpec:
     transforms); ``policy`` is a grid local policy (one instance per
     cluster); ``dispatch`` chooses each job's cluster (a platform of one
     cluster needs none); ``allocation`` is ``"shared"`` or ``"exclusive"``;
-    ``seed`` also seeds the ``random`` dispatcher.
+    ``seed`` also seeds the ``random`` dispatcher; ``preemption_overhead``
+    (seconds >= 0) is added to every resumption of a job a local policy
+    preempted (docs/policies/grid.md, "Preemption").
     """
 
     workload: str | Path | Workload
@@ -92,6 +94,7 @@ class RunSpec:
     platform: str | Path | Platform | None = None
     dispatch: DispatcherSpec = "round-robin"
     allocation: str = "shared"
+    preemption_overhead: int = 0
 
 
 Engine = Callable[["Workload | GridWorkload", "Policy", RunSpec,
@@ -146,7 +149,8 @@ def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
     locals_ = [policy] + [grid_local_policy(spec.policy) for _ in range(clusters - 1)]
     dispatcher = make_dispatcher(spec.dispatch) if clusters > 1 else None
     result = run_grid(workload, platform, locals_, dispatcher, allocation=spec.allocation,
-                      overrun=spec.overrun, seed=spec.seed)
+                      overrun=spec.overrun, seed=spec.seed,
+                      preemption_overhead=spec.preemption_overhead)
     result.meta["platform"] = made
     return result
 
@@ -180,6 +184,9 @@ def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
     is called now and then.
     """
     if spec.platform is None:
+        if spec.preemption_overhead != 0:
+            raise InputError("preemption_overhead is an option of grid runs: give a platform "
+                             "(--platform)", field="preemption_overhead")
         refuse_grid_policy(spec.policy)
         policy = make_policy(spec.policy)
     else:

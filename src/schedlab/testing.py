@@ -430,7 +430,8 @@ def check_grid_invariants(result: Result, grid, platform) -> None:
     is conserved across runs and machines: every run cut by a preemption did
     less than the work left, and the last takes exactly what was left
     (eq. 3.9, rounded up) after its overhead.  The counts of preemptions and
-    migrations and the time off machines (``suspended``) must agree with the runs.
+    migrations and the time off machines (``suspended``) must agree with the runs,
+    and no job is restarted on the machine it was preempted from at the same instant.
     """
     record = result.grid
     assert record is not None, "not a grid run"
@@ -480,6 +481,8 @@ def _check_job_runs(result: Result, grid, platform, columns, i: int, runs: np.nd
         and machines[-1] == record.machine[i], f"job {job.id}: runs and columns differ"
     assert (ends >= starts).all() and (starts[1:] >= ends[:-1]).all(), \
         f"job {job.id} runs in two places at once"
+    assert not ((starts[1:] == ends[:-1]) & (machines[1:] == machines[:-1])).any(), \
+        f"job {job.id} preempted and restarted in place at one instant"
     for k in set(machines.tolist()):
         assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
         assert platform.cluster_of[k] == record.cluster[i], f"job {job.id} outside its cluster"

@@ -39,3 +39,33 @@ def grid_workload(rows, name: str = "hand") -> GridWorkload:
     workload = Workload(tuple(jobs), max(8, *(job.width for job in jobs)), name)
     return GridWorkload(workload, tuple(names), np.array(needs, dtype=bool).reshape(n, len(names)),
                         ratings, np.zeros(n), np.zeros(n), np.zeros(n))
+
+
+class ShortestFirstMigrating:
+    """A preempting test policy (docs/policies/grid.md, "Preemption"): queued jobs by
+    shortest estimate left, each on the fastest machine that can take it; then every
+    running job on a slower machine than an idle one it could use moves there."""
+
+    name = "sjf-migrate"
+
+    def on_submit(self, ctx, task) -> None:
+        pass
+
+    def on_finish(self, ctx, task) -> None:
+        pass
+
+    def schedule(self, ctx) -> None:
+        for task in sorted(ctx.waiting.values(), key=lambda t: (t.estimate_left, t.id)):
+            machine = ctx.fastest_fit(task)
+            if machine is not None:
+                ctx.start(task, machine)
+        platform = ctx.platform
+        for task in sorted(ctx.running.values(), key=lambda t: t.id):
+            here = task.machine
+            faster = [k for k in ctx.candidates(task).tolist()
+                      if ctx.jobs_on[k] == 0 and platform.rating[k] > platform.rating[here]
+                      and all(platform.feature[l, k] or ctx.free_copies[l] >= 1
+                              or not platform.feature[l, here] for l in task.licences)]
+            if faster:
+                ctx.preempt(task)
+                ctx.start(task, faster[0])

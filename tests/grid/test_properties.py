@@ -1,4 +1,5 @@
-"""Property: whatever the jobs, grid runs keep every rule (testing.check_grid_invariants)."""
+"""Property: whatever the jobs, grid runs keep every rule (testing.check_grid_invariants),
+also when the local policy preempts and migrates jobs."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from schedlab.platform import Cluster, Licence, Machine, Platform
 from schedlab.policies.grid import DISPATCHERS, LOCAL_POLICIES
 from schedlab.testing import check_grid_invariants
 
-from .helpers import grid_workload
+from .helpers import ShortestFirstMigrating, grid_workload
 
 PLATFORM = Platform((
     Cluster("c1", (Machine("fast", 4, 200), Machine("mid", 4, 100), Machine("small", 2, 100)),
@@ -18,6 +19,13 @@ PLATFORM = Platform((
     Cluster("c2", (Machine("big", 8, 150, frozenset({"A"})), Machine("tiny", 1, 300)),
             (Licence("B", 1, ("tiny",)),)),
 ), name="prop")
+
+
+#: Every local policy, and two that preempt: CS_i_p and a test policy that migrates
+#: running jobs to faster idle machines.
+POLICIES = {**{name: entry[0] for name, entry in LOCAL_POLICIES.items()},
+            "cs preemptive": lambda: LOCAL_POLICIES["cs"][0](preemption=True),
+            "sjf-migrate": ShortestFirstMigrating}
 
 
 @st.composite
@@ -38,16 +46,19 @@ def jobs(draw):
 
 
 @settings(max_examples=150, deadline=None)
-@given(rows=jobs(), policy=st.sampled_from(sorted(LOCAL_POLICIES)),
+@given(rows=jobs(), policy=st.sampled_from(sorted(POLICIES)),
        dispatcher=st.sampled_from(sorted(DISPATCHERS)),
        allocation=st.sampled_from(["shared", "exclusive"]),
-       overrun=st.sampled_from(["kill", "extend"]), seed=st.integers(0, 3))
+       overrun=st.sampled_from(["kill", "extend"]), seed=st.integers(0, 3),
+       overhead=st.integers(0, 20))
 def test_grid_runs_never_oversubscribe_machines_or_licences(rows, policy, dispatcher,
-                                                             allocation, overrun, seed):
+                                                             allocation, overrun, seed,
+                                                             overhead):
     grid = grid_workload(rows)
-    local = LOCAL_POLICIES[policy][0]
+    local = POLICIES[policy]
     result = run_grid(grid, PLATFORM, [local(), local()], DISPATCHERS[dispatcher][0](),
-                      allocation=allocation, overrun=overrun, seed=seed)
+                      allocation=allocation, overrun=overrun, seed=seed,
+                      preemption_overhead=overhead)
     check_grid_invariants(result, grid, PLATFORM)
 
 

@@ -31,6 +31,11 @@ AllocationOpt = Annotated[Literal["shared", "exclusive"], typer.Option(
     "--allocation", help="With --platform: jobs share a machine's CPUs, or one job per "
     "machine.", rich_help_panel=GRID_PANEL)]
 
+PreemptionOverheadOpt = Annotated[int, typer.Option(
+    "--preemption-overhead", metavar="SECONDS", help="With --platform: seconds added to "
+    "every resumption of a job the local policy preempted (e.g. --policy cs --param "
+    "preemption=true; docs/policies/grid.md).", rich_help_panel=GRID_PANEL)]
+
 #: Grid metrics added to the summary table (docs/metrics.md, "Grid runs").
 GRID_SUMMARY_METRICS = ["system_usage", "licence_usage", "cluster_share_deviation"]
 
@@ -48,7 +53,8 @@ def refuse_unsupported(options: dict[str, tuple[object, object]]) -> None:
 
 def simulate_on_platform(workload: str, policy: str, params: dict, platform: str,
                          dispatch: str, dispatch_params: dict, allocation: str, overrun: str,
-                         seed: int, out: Path | None, swf: bool) -> None:
+                         seed: int, out: Path | None, swf: bool,
+                         preemption_overhead: int = 0) -> None:
     """Run, print the summary, write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.api import simulate_grid
     from schedlab.metrics import compute_metrics
@@ -56,7 +62,8 @@ def simulate_on_platform(workload: str, policy: str, params: dict, platform: str
 
     result = simulate_grid(workload, {"name": policy, **params}, platform=platform,
                            dispatch={"name": dispatch, **dispatch_params},
-                           allocation=allocation, overrun=overrun, seed=seed)
+                           allocation=allocation, overrun=overrun, seed=seed,
+                           preemption_overhead=preemption_overhead)
     metrics = compute_metrics(result)
     if out is not None:
         write_jobs_csv(result, out / "jobs.csv")

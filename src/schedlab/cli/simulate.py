@@ -16,8 +16,10 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
                                  metrics_table, parse_params, prepare, report_reservations,
                                  report_skips, reservation_params, run_spec, summary_metrics)
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
+from schedlab.errors import InputError
 from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
-                                  refuse_unsupported, simulate_on_platform)
+                                  PreemptionOverheadOpt, refuse_unsupported,
+                                  simulate_on_platform)
 
 
 def simulate(
@@ -56,6 +58,7 @@ def simulate(
     dispatch: DispatchOpt = "round-robin",
     dispatch_param: DispatchParamOpt = None,
     allocation: AllocationOpt = "shared",
+    preemption_overhead: PreemptionOverheadOpt = 0,
     out: Annotated[Optional[Path], typer.Option(
         "--out", "-o", help="Directory for jobs.csv and metrics.json (default: no files).",
         rich_help_panel=OUTPUT_PANEL)] = None,
@@ -75,8 +78,11 @@ def simulate(
             "--missing-estimate": (missing_estimate, "use-runtime")})
         simulate_on_platform(workload, policy or "bf-fcfs", parse_params(param), platform,
                              dispatch, parse_params(dispatch_param, field="--dispatch-param"),
-                             allocation, overrun, seed, out, swf)
+                             allocation, overrun, seed, out, swf, preemption_overhead)
         return
+    if preemption_overhead:
+        raise InputError("--preemption-overhead needs --platform: only grid runs preempt",
+                         field="--preemption-overhead")
     from schedlab.api import refuse_grid_policy
     from schedlab.metrics import compute_metrics
     from schedlab.output import (write_jobs_csv, write_metrics_json, write_outcomes,

@@ -18,6 +18,12 @@
   estimate x the rating it was measured at (CPU-seconds at rating 1): the
   thesis' "workload due to the jobs assigned to a cluster" (Fig. 25).
 
+* Preemption (runs whose local policy preempts, docs/policies/grid.md):
+  ``preemptions`` and ``migrations``, totals over the jobs; the job metrics
+  then read ``start`` as the first start (wait before it) and count the time
+  a preempted job spent queued again as time suspended, so its run time is
+  its time on machines, resumption overheads included.
+
 Out Deadline is ``deadline_missed_pct`` and the slowdown of jobs without a
 deadline ``nondeadline_avg_slowdown`` (:mod:`schedlab.metrics.deadlines`).
 """
@@ -42,6 +48,12 @@ GRID_METRIC_DOCS: dict[str, str] = {
     "cluster_share_deviation": "half the sum over clusters of |share - optimum|",
     "cluster_work_share.<cluster>": "share of the dispatched estimated work (width x "
                                     "estimate x job rating) sent to the cluster (§4.3, Fig. 25)",
+}
+
+#: The metrics added for a grid run that allowed preemption (docs/metrics.md "Grid runs").
+PREEMPTION_METRIC_DOCS: dict[str, str] = {
+    "preemptions": "jobs preempted, counted once per preemption",
+    "migrations": "resumptions of a preempted job on another machine than the one it left",
 }
 
 
@@ -99,6 +111,10 @@ def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float]:
     """Every grid metric as a flat dict; empty for a run that is not a grid run."""
     if result.grid is None:
         return {}
-    return {"system_usage": system_usage(result, *window),
-            "licence_usage": licence_usage(result, *window),
-            **cluster_shares(result)}
+    metrics = {"system_usage": system_usage(result, *window),
+               "licence_usage": licence_usage(result, *window),
+               **cluster_shares(result)}
+    if result.grid.preemptive:
+        metrics["preemptions"] = int(result.grid.preemptions.sum())
+        metrics["migrations"] = int(result.grid.migrations.sum())
+    return metrics

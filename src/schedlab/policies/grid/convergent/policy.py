@@ -1,4 +1,4 @@
-"""Convergent Scheduling as a grid local policy, non-preemptive (Pasquali thesis §3.2.2, §4.2).
+"""Convergent Scheduling as a grid local policy (Pasquali thesis §3.2.2, §4.2).
 
 At every scheduling pass of its cluster (a job arrived or ended), ``cs``
 builds the Job-Machine matrix ``P`` over the cluster's running and queued
@@ -10,8 +10,9 @@ machine that can take it now.  The thesis' versions without preemption are
 ``CS_i_np`` (``incremental=true``) and ``CS_ni_np`` (``incremental=false``,
 §4.2).  Running jobs stay where they are: non-preemptive, as the thesis
 simulates them, with a large Overhead minimization weight (800) that keeps
-each running job on its machine in the plan.  ``CS_i_p``/``CS_ni_p`` need
-preemption and migration in the grid engine, still to come.
+each running job on its machine in the plan.  With ``preemption=true``
+(``CS_i_p``/``CS_ni_p``, Overhead minimization 8) the plan is followed for
+running jobs too (:mod:`.preemption`).
 
 Our readings (docs/policies/convergent.md, "CS as a local policy"): the plan
 pairs one job with one machine, as the thesis' matching does, even where a
@@ -36,6 +37,7 @@ from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
 from schedlab.policies.grid.convergent.matching import IncrementalMatcher, Matching, mfs, mis
 from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
                                                       job_machine_matrix)
+from schedlab.policies.grid.convergent.preemption import preempt_off_plan
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
@@ -51,10 +53,11 @@ class ConvergentScheduling(LocalPolicy):
     or MFS from scratch (``CS_ni_np``); the same plan value either way.
     ``matching`` -- ``mfs`` (default) or ``mis`` (greedy; ``incremental`` is
     then unused). ``knapsack`` -- ``greedy`` (the thesis') or ``exact``
-    (MILP). ``preemption`` -- only ``false`` for now.  The other parameters
-    are the heuristic weights (:class:`~.heuristics.Weights`), by default the
-    thesis' (§4.2, footnote 2), with ``overhead=800.0``: its value for
-    non-preemptive jobs.
+    (MILP). ``preemption`` -- ``true``: running jobs follow the plan too,
+    preempted or migrated (``CS_i_p``/``CS_ni_p``, :mod:`.preemption`).  The
+    other parameters are the heuristic weights (:class:`~.heuristics.Weights`),
+    by default the thesis' (§4.2, footnote 2); ``overhead`` defaults to its
+    value for the version: 8.0 with preemption, 800.0 without.
     """
 
     name = "cs"
@@ -63,16 +66,12 @@ class ConvergentScheduling(LocalPolicy):
                  knapsack: str = "greedy", preemption: bool = False, base: float = 0.01,
                  deadline_max: float = 10.0, deadline_min: float = 0.1,
                  deadline_k: float = 1.3, licences: float = 2.5, input: float = 3.0,
-                 wait: float = 4.0, wait_sup: str = "job", overhead: float = 800.0,
+                 wait: float = 4.0, wait_sup: str = "job", overhead: float | None = None,
                  age_factor: float = 0.02) -> None:
         for param, value in (("incremental", incremental), ("preemption", preemption)):
             if not isinstance(value, bool):
                 raise InputError(f"The {param!r} parameter of {self.name} must be true or "
                                  f"false. Got {value!r} instead.", field=param)
-        if preemption:
-            raise InputError(f"The 'preemption' parameter of {self.name}: preemption is not "
-                             f"available yet (the grid engine cannot suspend a running "
-                             f"job); use preemption=false.", field="preemption")
         check_choice(self.name, "matching", matching, MATCHINGS)
         check_choice(self.name, "knapsack", knapsack, METHODS)
         self.incremental = incremental
@@ -87,19 +86,22 @@ class ConvergentScheduling(LocalPolicy):
         self.input = input
         self.wait = wait
         self.wait_sup = wait_sup
-        self.overhead = overhead
+        self.overhead = overhead if overhead is not None else 8.0 if preemption else 800.0
+        self.preemptive = preemption        # the engine records runs and preemptions
         self.age_factor = age_factor
         self.weights = Weights(**{f.name: getattr(self, f.name) for f in fields(Weights)})
         self._matcher = IncrementalMatcher()
 
     def schedule(self, ctx: GridContext) -> None:
-        if not ctx.waiting:
+        if not (ctx.waiting or self.preemption and ctx.running):
             return
         tasks = list(ctx.running.values()) + list(ctx.waiting.values())
         state = cluster_state(ctx, tasks)
         matrix = job_machine_matrix(state, self.weights)
         pre = prematch(matrix, state.needs, state.copies, self.knapsack)
         plan = self._match(pre.matrix, [task.id for task in tasks])
+        if self.preemption:
+            preempt_off_plan(ctx, tasks, plan)
         self._start_matched(ctx, tasks, plan, pre.matrix)
 
     def _match(self, matrix: np.ndarray, keys: list[int]) -> Matching:
@@ -129,10 +131,12 @@ def cluster_state(ctx: GridContext, tasks: list[GridTask]) -> ClusterState:
 
     A running job's estimate still to run is its estimate times the part of
     its expected time on its machine not yet elapsed (``progress``, eq. 3.9;
-    0 once past its expected end).  The engine has no network model: every
-    link gets the same bandwidth, and every job a unit input (with one
-    bandwidth the Input heuristic does not depend on the size), on the
-    cluster's storage for a queued job and on its machine for a running one.
+    0 once past its expected end; a resumption's overhead is not progress).
+    The engine has no network model: every link gets the same bandwidth, and
+    every job a unit input (with one bandwidth the Input heuristic does not
+    depend on the size), on the cluster's storage for a job never started,
+    on its machine for a running one, and on the machine it left for a
+    preempted one (its partial results, §3.2.2 Input).
     """
     platform, cluster, now = ctx.platform, ctx.cluster, ctx.now
     columns = ctx.machines
@@ -145,7 +149,9 @@ def cluster_state(ctx: GridContext, tasks: list[GridTask]) -> ClusterState:
     for i, task in enumerate(tasks):
         needs[i, list(task.licences)] = True
     deadline = [np.nan if t.deadline is None else t.deadline for t in tasks]
-    location = np.where(machine == QUEUED, STORAGE, machine)
+    left = np.array([column_of[t.preempted_from] if t.machine < 0 and t.preempted_from >= 0
+                     else STORAGE for t in tasks], dtype=np.int64)
+    location = np.where(machine == QUEUED, left, machine)
     return ClusterState(now=now, estimate_left=estimate,
                         job_rating=[t.rating for t in tasks], width=[t.width for t in tasks],
                         submit=[t.submit for t in tasks], deadline=deadline, needs=needs,
@@ -159,10 +165,11 @@ def _estimate_left(task: GridTask, now: int) -> float:
     """``estimated x (1 - progress)`` at the job's own rating (eq. 3.9)."""
     if task.machine < 0:
         return float(task.estimate_left)
-    span = task.expected_end - task.start
+    began = task.start + task.overhead
+    span = task.expected_end - began
     if span <= 0:
         return 0.0
-    progress = min(1.0, (now - task.start) / span)
+    progress = min(1.0, max(0.0, now - began) / span)
     return float(task.estimate_left) * (1.0 - progress)
 
 
