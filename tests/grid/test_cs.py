@@ -126,7 +126,7 @@ def test_mis_and_exact_knapsack_run_valid_schedules():
 
 
 @pytest.mark.parametrize("params, field", [
-    ({"preemption": True}, "preemption"), ({"incremental": "yes"}, "incremental"),
+    ({"preemption": "yes"}, "preemption"), ({"incremental": "yes"}, "incremental"),
     ({"matching": "hungarian"}, "matching"), ({"knapsack": "dp"}, "knapsack"),
     ({"deadline_k": 0.5}, "deadline_k"), ({"wait_sup": "max"}, "wait_sup"),
 ])
@@ -136,26 +136,40 @@ def test_bad_parameters_are_input_errors_naming_them(params, field):
     assert error.value.field == field
 
 
-def test_preemption_exits_2_on_the_command_line(tmp_path, monkeypatch):
+def test_preemption_on_the_command_line_and_a_bad_overhead_exits_2(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     runner = CliRunner()
     assert runner.invoke(app, ["platform", "generate", "--preset", "thesis-4.2", "--seed", "1",
                                "-o", "P.toml"]).exit_code == 0
     assert runner.invoke(app, ["generate", "grid", "--platform", "P.toml", "-n", "10",
                                "--seed", "1", "-o", "jobs.swf"]).exit_code == 0
-    result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", "P.toml", "--policy",
-                                 "cs", "--param", "preemption=true"])
+    preemptive = ["simulate", "jobs.swf", "--platform", "P.toml", "--policy", "cs",
+                  "--param", "preemption=true"]
+    result = runner.invoke(app, [*preemptive, "--preemption-overhead", "30", "--out", "o"])
+    assert result.exit_code == 0, result.output
+    header = (tmp_path / "o" / "jobs.csv").read_text().splitlines()[0]
+    assert header.endswith(",last_start,preemptions,migrations")
+    result = runner.invoke(app, [*preemptive, "--preemption-overhead", "-5"])
     assert result.exit_code == 2, result.output
-    assert "preemption is not available yet" in " ".join(result.output.split())
+    assert "preemption_overhead: expected a whole number of seconds >= 0, got -5" in \
+        " ".join(result.output.split())
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--preemption-overhead", "5"])
+    assert result.exit_code == 2, result.output
+    assert "--preemption-overhead needs --platform" in " ".join(result.output.split())
 
 
 @settings(max_examples=40, deadline=None)
-@given(rows=jobs(), incremental=st.booleans(), allocation=st.sampled_from(["shared", "exclusive"]))
-def test_cs_never_oversubscribes_machines_or_licences(rows, incremental, allocation):
+@given(rows=jobs(), incremental=st.booleans(), allocation=st.sampled_from(["shared", "exclusive"]),
+       preemption=st.booleans(), overhead=st.integers(0, 30))
+def test_cs_never_oversubscribes_machines_or_licences(rows, incremental, allocation, preemption,
+                                                      overhead):
     """Every registered policy is sampled by tests/grid/test_properties.py; cs alone here,
-    on its two-cluster platform (a licence both floating and a machine feature)."""
+    on its two-cluster platform (a licence both floating and a machine feature), with and
+    without preemption."""
     grid = grid_workload(rows)
-    result = run_grid(grid, PLATFORM, [ConvergentScheduling(incremental=incremental) for _ in range(2)],
-                      RoundRobin(), allocation=allocation)
+    policies = [ConvergentScheduling(incremental=incremental, preemption=preemption)
+                for _ in range(2)]
+    result = run_grid(grid, PLATFORM, policies, RoundRobin(), allocation=allocation,
+                      preemption_overhead=overhead)
     check_grid_invariants(result, grid, PLATFORM)
     assert (result.end >= 0).all()

@@ -38,7 +38,9 @@ LOCAL_POLICIES: dict[str, tuple[type[LocalPolicy], str]] = {
                                        "(Pasquali thesis §3.2.1 'BF_MOD')"),
     "grid-edf": (GridEDF, "earliest deadline first on the fastest machine with room, no "
                           "reservation (Pasquali thesis §4.2 'EDF')"),
-    "cs": (ConvergentScheduling, "Convergent Scheduling, preemptive or not (Pasquali thesis §3.2.2, §4.2)"),
+    "cs": (ConvergentScheduling, "Convergent Scheduling; preemption=true: running jobs "
+                                 "preempted and migrated by the plan (Pasquali thesis "
+                                 "§3.2.2, §4.2)"),
 }
 
 #: name -> (class, one-line summary) of the meta-scheduler's dispatchers.
