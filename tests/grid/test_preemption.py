@@ -273,3 +273,19 @@ def test_cs_preemptive_runs_keep_every_rule_and_are_deterministic(incremental):
     _, _, again = _thesis_run("cs", "exclusive", preemption=True, incremental=incremental)
     assert jobs_csv_text(first) == jobs_csv_text(again)
     assert np.array_equal(first.grid.runs, again.grid.runs)
+
+
+def test_the_machine_gantt_chart_draws_each_job_s_last_run_in_a_run_with_preemption():
+    """From jobs.csv, where ``start`` is the first start: drawn from there to the end on
+    the last machine, job 1 (0-321) would overlap job 2 (0-20) on fast (1 CPU)."""
+    import io
+
+    import pandas as pd
+
+    from schedlab.viz.grid import machine_gantt_figure
+
+    _, result = migrated_run()
+    jobs = pd.read_csv(io.StringIO(jobs_csv_text(result)))
+    figure = machine_gantt_figure(jobs)
+    boxes = figure.axes[0].collections[0].get_paths()
+    assert sorted((p.vertices[0, 0], p.vertices[1, 0]) for p in boxes) == [(0, 20), (20, 321)]

@@ -215,7 +215,10 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
     Within its row a job covers the share of the machine's CPUs it held,
     placed by first fit among that machine's CPUs.  ``color_by`` is
     ``deadline`` (met / missed / no deadline) or ``licences`` (how many it
-    needs).  ``window`` (start, end) in seconds cuts the boxes.
+    needs).  ``window`` (start, end) in seconds cuts the boxes.  In a run
+    with preemption (a ``last_start`` column) a job's box is its last run,
+    on its last machine: jobs.csv does not hold the earlier runs
+    (``Result.grid.runs`` does).
     """
     if color_by not in MACHINE_COLOR_BY:
         raise InputError(f"expected {' or '.join(MACHINE_COLOR_BY)}, got {color_by!r}",
@@ -223,6 +226,8 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
     if "machine" not in jobs.columns:
         raise InputError("expected the jobs.csv of a grid run (a machine column; simulate "
                          "--platform)", field="machine")
+    if "last_start" in jobs.columns:
+        jobs = jobs.assign(start=jobs["last_start"])
     ran = jobs[jobs["machine"].notna() & (jobs["end"] > jobs["start"])]
     if ran.empty:
         raise InputError("no job held a machine: nothing to draw", field="jobs")
