@@ -34,6 +34,9 @@ class LocalPolicy(Policy):
     name = "grid-local"
     #: The engine this policy needs (:data:`schedlab.run.ENGINES`): the grid engine.
     execution_model = GRID
+    #: Whether it may preempt running jobs (``ctx.preempt``): the run then reports
+    #: preemptions, migrations and time off machines even if none happened.
+    preemptive = False
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         """A job reached this cluster (it is in ``ctx.waiting``); may ``ctx.reject`` it."""
@@ -42,7 +45,8 @@ class LocalPolicy(Policy):
         """A job of this cluster ended (finished or killed at its scaled estimate)."""
 
     def schedule(self, ctx: GridContext) -> None:
-        """Decide what starts now, with ``ctx.start(task, machine)``."""
+        """Decide what starts now, with ``ctx.start(task, machine)`` (and what stops, with
+        ``ctx.preempt(task)``, for a preemptive policy)."""
 
 
 class Dispatcher:

@@ -87,10 +87,14 @@ class ConvergentScheduling(LocalPolicy):
         self.wait = wait
         self.wait_sup = wait_sup
         self.overhead = overhead if overhead is not None else 8.0 if preemption else 800.0
-        self.preemptive = preemption        # the engine records runs and preemptions
         self.age_factor = age_factor
         self.weights = Weights(**{f.name: getattr(self, f.name) for f in fields(Weights)})
         self._matcher = IncrementalMatcher()
+
+    @property
+    def preemptive(self) -> bool:
+        """The preemptive versions preempt and migrate running jobs (the run reports it)."""
+        return self.preemption
 
     def schedule(self, ctx: GridContext) -> None:
         if not (ctx.waiting or self.preemption and ctx.running):
