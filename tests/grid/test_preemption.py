@@ -289,3 +289,24 @@ def test_the_machine_gantt_chart_draws_each_job_s_last_run_in_a_run_with_preempt
     figure = machine_gantt_figure(jobs)
     boxes = figure.axes[0].collections[0].get_paths()
     assert sorted((p.vertices[0, 0], p.vertices[1, 0]) for p in boxes) == [(0, 20), (20, 321)]
+
+
+def test_where_a_job_can_start_now_leaves_out_the_machine_it_was_just_preempted_from():
+    seen = []
+
+    def preempt_and_look(ctx):
+        for task in list(ctx.waiting.values()):
+            machine = ctx.fastest_fit(task)
+            if machine is not None:
+                ctx.start(task, machine)
+        if ctx.now == 0:
+            task = ctx.running[1]                     # on fast
+            ctx.preempt(task)
+            room = ctx.machines_with_room(task)
+            seen.append((room.tolist(), ctx.fastest_fit(task), ctx.fits_now(task, 1)))
+            ctx.start(task, room[0])
+
+    grid = grid_workload([(0, 100, 100, 1, (), 100)])
+    result = run_grid(grid, SLOW_FAST, [_Scripted(preempt_and_look)])
+    assert seen == [([0], 0, False)]                  # slow only: fast is where it just was
+    assert result.grid.runs.tolist() == [[0, 1, 0, 0, 0], [0, 0, 0, 100, 0]]

@@ -83,13 +83,12 @@ class GridTask:
 
     Preemption (:meth:`GridContext.preempt`): ``start`` is the start of the
     current run (the last start; -1 again while a preempted job waits) and
-    ``first_start`` the first; ``overhead``
-    the seconds of the current run spent on the resumption overhead (0 for
-    a first start); ``preemptions`` and ``migrations`` count the job's
-    preemptions and its resumptions on another machine than the one it
-    left; ``preempted_from`` and ``preempted_at`` are the machine and time
-    of its last preemption (-1: never preempted).  A preempted job is queued
-    again with ``machine`` -1.
+    ``first_start`` the first; ``overhead`` the seconds of the current run
+    spent on the resumption overhead (0 for a first start); ``preemptions``
+    and ``migrations`` count the job's preemptions and its resumptions on
+    another machine than the one it left; ``preempted_from`` and
+    ``preempted_at`` are the machine and time of its last preemption (-1:
+    never preempted).  A preempted job is queued again with ``machine`` -1.
     """
 
     index: int
@@ -236,7 +235,7 @@ class GridContext:
     def machines_with_room(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` can start on now, fastest first: eligible, with
         its CPUs free (exclusive: idle), and a free copy of each floating licence it needs
-        there."""
+        there (not the machine it was preempted from at this instant)."""
         if task.width > self.largest_room:
             return _NONE
         free_copies, local = self.free_copies, self._feature_here
@@ -251,6 +250,8 @@ class GridContext:
         for l in task.licences:
             if self.free_copies[l] < 1:
                 room = room[feature[l, room]]
+        if task.preempted_at == self.now:
+            room = room[room != task.preempted_from]
         return room
 
     # ------------------------------------------------------------ actions
