@@ -185,6 +185,17 @@ def test_the_engine_refuses_to_preempt_a_queued_job_to_start_a_running_one_or_re
         _run_script(reject_preempted)
 
 
+def test_a_policy_that_preempts_a_job_and_never_resumes_it_is_caught_at_the_end():
+    def lose(ctx):
+        if ctx.now == 0:
+            ctx.start(ctx.waiting[1], 1)
+            ctx.start(ctx.waiting[2], 0)
+            ctx.preempt(ctx.running[1])
+
+    with pytest.raises(RuntimeError, match="left job 1 waiting .* it never starts"):
+        _run_script(lose)
+
+
 # ------------------------------------------------------------------ the invariants check
 def test_the_check_catches_a_job_in_two_places_a_machine_over_capacity_and_lost_progress():
     grid, result = migrated_run()
