@@ -102,7 +102,8 @@ class Result:
     job (-1 where the policy makes no promises).
 
     ``suspended`` is the time each job spent suspended between its start and
-    its end (gang scheduling); ``None`` means no job was ever suspended.
+    its end (gang scheduling; in a grid run with preemption, the time it was
+    queued again between runs); ``None`` means no job was ever suspended.
 
     ``deadline`` is each job's absolute deadline (-1 where it has none) and
     ``artificial_deadline`` (bool) marks the deadlines given only against
