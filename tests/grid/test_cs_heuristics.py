@@ -49,9 +49,27 @@ def test_deadline_f1_has_three_pieces():
     assert f1[0, 1] == pytest.approx(9.9 / 520 * 20 + 0.1)
     # on m2: Nxtime 200, T = 740, Extime 300 <= T: Min
     assert f1[0, 2] == pytest.approx(0.1)
-    late = deadline_f1(small_cluster(now=950), w)         # Extime 1750 > deadline: Min again
-    assert late[0, 0] == pytest.approx(0.1)
+    late = deadline_f1(small_cluster(now=950), w)         # Extime 1750 > deadline: Max
+    assert late[0, 0] == pytest.approx(10.0)
+    printed = deadline_f1(small_cluster(now=950), Weights(deadline_late="min"))
+    assert printed[0, 0] == pytest.approx(0.1)            # the formula as printed: Min again
     assert np.isnan(f1[1]).all()
+
+
+def test_deadline_gives_no_share_to_a_machine_that_would_miss_the_deadline():
+    """now = 300: on m0 (Nxtime 800) job 0 would end at 1100, past its deadline 1000; on m1
+    (Nxtime 400, T = 480) at 700, in time.  f_1 = (Max, 0.1 + 9.9 x 220/520), f1bar =
+    (0, 10 - f_1[m1]): the whole urgency goes to m1.  As printed (f_1 = Min past the
+    deadline) m0 would get the larger share, f1bar = 9.9 against 5.71."""
+    state = small_cluster(now=300)
+    eligible = eligible_pairs(state)
+    on_m1 = 0.1 + 9.9 * 220 / 520
+    delta = deadline(state, eligible, Weights())
+    assert delta[0, :2] == pytest.approx([0.0, 10.0 + on_m1])
+    printed = deadline(state, eligible, Weights(deadline_late="min"))
+    spare = np.array([9.9, 10.0 - on_m1])
+    assert printed[0, :2] == pytest.approx((0.1 + on_m1) * spare / spare.sum())
+    assert printed[0, 0] > printed[0, 1]
 
 
 def test_deadline_shares_the_urgency_by_spare_f1bar():
@@ -115,7 +133,8 @@ def test_the_matrix_is_the_sum_of_the_seven_heuristics():
 
 
 @pytest.mark.parametrize("name, value", [
-    ("deadline_min", -0.1), ("deadline_max", 0.1), ("deadline_k", 0.9), ("licences", -1.0),
+    ("deadline_late", "never"), ("deadline_min", -0.1), ("deadline_max", 0.1),
+    ("deadline_k", 0.9), ("licences", -1.0),
     ("input", math.inf), ("wait", "4"), ("overhead", -8.0), ("age_factor", math.nan),
     ("base", 0.0), ("wait_sup", "max")])
 def test_weights_outside_their_domain_name_the_parameter(name, value):

@@ -79,6 +79,19 @@ def test_prematch_discards_rows_in_each_group():
         result.kept.tolist()
 
 
+def test_prematch_keeps_the_fixed_jobs_and_chooses_among_the_others():
+    """One copy each of A and B.  R (runs, needs A, value 1), Q1 (A and B, value 10), Q2 (B,
+    value 3).  Free choice: Q1 first (unit cost 5), Q2 no longer fits, then R: only Q1 is
+    kept, and it cannot start while R holds A.  With R fixed (running, no preemption) A has
+    no copy left: Q1 is set aside and Q2 takes B."""
+    matrix = np.array([[1.0], [10.0], [3.0]])
+    needs = np.array([[1, 0], [1, 1], [0, 1]], dtype=bool)
+    for method in ("greedy", "exact"):
+        assert prematch(matrix, needs, [1, 1], method).kept.tolist() == [False, True, False]
+        fixed = prematch(matrix, needs, [1, 1], method, fixed=np.array([True, False, False]))
+        assert fixed.kept.tolist() == [True, False, True]
+
+
 def test_prematch_method_is_checked():
     with pytest.raises(InputError) as err:
         prematch(np.ones((1, 1)), np.zeros((1, 1), bool), [1], method="dp")

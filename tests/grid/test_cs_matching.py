@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mis
+from schedlab.policies.grid.convergent.matching import matching_rounds
 
 
 def brute_force(matrix: np.ndarray) -> tuple[int, float]:
@@ -132,3 +133,54 @@ def test_incremental_mfs_augments_only_from_the_changed_rows():
 def test_incremental_mfs_keys_must_be_distinct():
     with pytest.raises(ValueError):
         IncrementalMatcher().match(np.ones((2, 2)), keys=[1, 1])
+
+
+def test_matching_rounds_one_job_per_machine_a_round():
+    """Round 1 (MFS): two pairs beat one, J0-m0 + J1-m1 (6) beats J1-m0 + J0-m1 (5); every
+    job is placed, so there is no round 2, though m0 has room for both."""
+    plan = matching_rounds(np.array([[5.0, 1.0], [4.0, 1.0]]), [2, 2], [4, 4])
+    assert plan.machine_of(2).tolist() == [0, 1]
+
+
+def test_matching_rounds_over_slots_fill_the_preferred_machine():
+    """Slots: m0 has room for two 2-CPU jobs, m1 too; both on m0 (9) beat one on each (6)."""
+    plan = matching_rounds(np.array([[5.0, 1.0], [4.0, 1.0]]), [2, 2], [4, 4], slots=True)
+    assert plan.machine_of(2).tolist() == [0, 0]
+    assert plan.weight == 9.0
+
+
+def test_matching_rounds_never_overfill_a_machine():
+    """Slots of the narrowest job (2 CPUs): m0 gets two, but J0 (3 CPUs, entry 5) takes 3 of
+    its 4 and J1 (2 CPUs) no longer fits; round 2 places J1 on m1.  Without slots: round 1
+    J0-m0 + J1-m1, the same."""
+    matrix = np.array([[5.0, 1.0], [4.0, 1.0]])
+    for slots in (True, False):
+        plan = matching_rounds(matrix, [3, 2], [4, 4], slots=slots)
+        assert plan.machine_of(2).tolist() == [0, 1]
+
+
+def test_matching_rounds_continue_while_a_machine_has_room():
+    """One machine of 4 CPUs, three 1-CPU jobs and one of 2: round 1 places the best entry
+    (J3), round 2 the next (J2), round 3 J0; J1 (2 CPUs) never fits the 1 CPU left."""
+    matrix = np.array([[2.0], [1.5], [3.0], [4.0]])
+    plan = matching_rounds(matrix, [1, 2, 1, 1], [4])
+    assert plan.machine_of(4).tolist() == [0, -1, 0, 0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(matrix=matrices, data=st.data())
+def test_matching_rounds_respect_the_rooms(matrix, data):
+    n, m = matrix.shape
+    width = np.array(data.draw(st.lists(st.integers(1, 4), min_size=n, max_size=n)), dtype=int)
+    room = np.array(data.draw(st.lists(st.integers(0, 6), min_size=m, max_size=m)), dtype=int)
+    for slots in (True, False):
+        plan = matching_rounds(matrix, width, room, slots=slots)
+        assert (matrix[plan.rows, plan.columns] > 0).all()
+        assert len(set(plan.rows.tolist())) == plan.size
+        used = np.bincount(plan.columns, weights=width[plan.rows], minlength=m)
+        assert (used <= room).all()
+        # nothing left out fits anywhere it is eligible
+        machine = plan.machine_of(n)
+        left = room - used
+        for i in np.flatnonzero(machine < 0):
+            assert not ((matrix[i] > 0) & (width[i] <= left)).any()

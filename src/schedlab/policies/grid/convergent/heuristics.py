@@ -25,6 +25,10 @@ from schedlab.policies.grid.convergent.matrix import QUEUED, ClusterState
 
 #: How Wait minimization's ``sup_Nxtime`` is taken: per job (the thesis' words) or overall.
 WAIT_SUP = ("job", "all")
+#: ``f_1`` of the Deadline heuristic on a machine where the job would end past its deadline:
+#: ``Max`` (the thesis' prose: no share for that machine, more urgency) or ``Min`` (eq. 3.10's
+#: third case as printed: that machine gets the largest share).
+DEADLINE_LATE = ("max", "min")
 _OWNER = "convergent scheduling"
 
 
@@ -36,7 +40,10 @@ class Weights:
       so that eligible means ``P > 0`` (our addition; the same on every
       eligible entry, it shifts no maximum-cardinality matching);
     * ``deadline_max``, ``deadline_min``, ``deadline_k`` -- Deadline's
-      ``Max = 10.0``, ``Min = 0.1``, ``k = 1.3``;
+      ``Max = 10.0``, ``Min = 0.1``, ``k = 1.3``; ``deadline_late`` -- ``f_1``
+      on a machine that would end the job past its deadline: ``"max"`` (our
+      reading of the thesis' prose, the default) or ``"min"`` (its formula as
+      printed), see :func:`deadline_f1`;
     * ``licences`` -- Licences' ``LI = 2.5``;
     * ``input`` -- Input's ``IN = 3.0``;
     * ``wait`` -- Wait minimization's ``W = 4.0``; ``wait_sup``: ``sup_Nxtime``
@@ -53,6 +60,7 @@ class Weights:
     deadline_max: float = 10.0
     deadline_min: float = 0.1
     deadline_k: float = 1.3
+    deadline_late: str = "max"
     licences: float = 2.5
     input: float = 3.0
     wait: float = 4.0
@@ -78,6 +86,7 @@ class Weights:
                              f"deadline_min ({self.deadline_min!r}). Got {self.deadline_max!r} "
                              f"instead.", field="deadline_max")
         check_choice(_OWNER, "wait_sup", self.wait_sup, WAIT_SUP)
+        check_choice(_OWNER, "deadline_late", self.deadline_late, DEADLINE_LATE)
 
 
 def _check_finite(name: str, value: float) -> None:
@@ -111,8 +120,15 @@ def deadline_f1(state: ClusterState, weights: Weights) -> np.ndarray:
 
     ``T_{i,m} = Deadline_i - k Nxtime_{i,m}``, ``Extime_{i,m} = wall_clock +
     Nxtime_{i,m}``; ``f_1 = Min`` up to ``T``, then the line ``a (Extime - T) +
-    Min`` through ``(T, Min)`` and ``(Deadline, Max)``, and ``Min`` again past
-    the deadline.  Rows of jobs without a deadline are ``nan``.
+    Min`` through ``(T, Min)`` and ``(Deadline, Max)``.  Past the deadline the
+    thesis' formula prints ``Min`` again, which gives a machine that would miss
+    the deadline the largest share ``f1bar = Max - Min`` in eq. 3.10, against
+    its prose ("the priority ... is improved if that machine is able to perform
+    the job respecting its deadline"; a high ``sum f_1`` means the job "could
+    be late on all or almost all the available machines").  Our reading
+    (``deadline_late="max"``, the default): ``f_1 = Max`` there, so such a
+    machine gets no share and the job's urgency grows; ``"min"`` is the formula
+    as printed.  Rows of jobs without a deadline are ``nan``.
     """
     nx = nxtime(state)
     deadline = state.deadline[:, None]
@@ -121,8 +137,9 @@ def deadline_f1(state: ClusterState, weights: Weights) -> np.ndarray:
     span = np.where(nx > 0, deadline - start, 1.0)
     slope = (weights.deadline_max - weights.deadline_min) / span
     rising = (extime > start) & (extime <= deadline)
-    return np.where(rising, slope * (extime - start) + weights.deadline_min, weights.deadline_min) \
-        + np.where(np.isnan(deadline), np.nan, 0.0)
+    late = weights.deadline_max if weights.deadline_late == "max" else weights.deadline_min
+    f1 = np.where(rising, slope * (extime - start) + weights.deadline_min, weights.deadline_min)
+    return np.where(extime > deadline, late, f1) + np.where(np.isnan(deadline), np.nan, 0.0)
 
 
 def deadline(state: ClusterState, eligible: np.ndarray, weights: Weights) -> np.ndarray:
@@ -245,6 +262,6 @@ def anti_aging(state: ClusterState, eligible: np.ndarray, weights: Weights) -> n
 HEURISTICS = (minimal_requirements, deadline, licences, input_data, wait_minimization,
               overhead_minimization, anti_aging)
 
-__all__ = ["HEURISTICS", "WAIT_SUP", "Weights", "anti_aging", "deadline", "deadline_f1",
-           "input_data", "licence_weight", "licences", "minimal_requirements", "nxtime",
+__all__ = ["DEADLINE_LATE", "HEURISTICS", "WAIT_SUP", "Weights", "anti_aging", "deadline",
+           "deadline_f1", "input_data", "licence_weight", "licences", "minimal_requirements", "nxtime",
            "overhead_minimization", "transfer_time", "wait_minimization"]

@@ -125,20 +125,22 @@ def greedy_knapsack(values, demand, capacity) -> Knapsack:
     taken = np.zeros(n, dtype=bool)
     alive = np.ones(n, dtype=bool)              # taken or not yet visited
     used = np.zeros_like(capacity)
-    pending = list(range(n))
-    while pending:
+    pending = np.arange(n)
+    while pending.size:
         critical = demand[alive].sum(axis=0) > capacity
         weight = eilon_weights(demand, capacity, critical)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(weight > 0, values / weight, np.inf)
-        pending.sort(key=lambda i: (-unit[i], i))
-        while pending:
-            i = pending.pop(0)
+        pending = pending[np.lexsort((pending, -unit[pending]))]
+        for k, i in enumerate(pending.tolist()):
             if (used + demand[i] <= capacity).all():
                 taken[i] = True
                 used += demand[i]
                 continue
             alive[i] = False
+            pending = pending[k + 1:]
+            break
+        else:
             break
     return _solution(values, demand, taken)
 
@@ -188,14 +190,18 @@ class Prematch:
 
 
 def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
-             method: str = "greedy", *, time_limit: float | None = None) -> Prematch:
+             method: str = "greedy", *, fixed: np.ndarray | None = None,
+             time_limit: float | None = None) -> Prematch:
     """Clustering and pre-matching: per group, a knapsack over its critical licences.
 
     ``matrix`` is the Job-Machine matrix, ``needs`` jobs x licences,
     ``copies`` the cluster's copies per licence (the jobs are all of the
     cluster's, queued and running, so the capacities are the whole copies).
     ``method`` is ``"greedy"`` (the thesis') or ``"exact"`` (MILP, each group
-    within ``time_limit`` seconds if given).
+    within ``time_limit`` seconds if given).  ``fixed`` marks the jobs that
+    are always kept (running jobs that cannot be stopped): their copies are
+    taken from the capacities first, the knapsack chooses among the others,
+    and a job needing a copy that none is left of is set aside.
     """
     check_choice("convergent scheduling", "knapsack", method, METHODS)
     if method == "greedy":
@@ -206,6 +212,7 @@ def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
     proven = True
     needs = np.asarray(needs, dtype=bool)
     copies = np.asarray(copies, dtype=np.int64)
+    fixed = np.zeros(len(needs), dtype=bool) if fixed is None else np.asarray(fixed, bool)
     critical = critical_licences(needs, copies)
     groups = licence_groups(needs, critical)
     values = unit_values(matrix)
@@ -213,8 +220,15 @@ def prematch(matrix: np.ndarray, needs: np.ndarray, copies: np.ndarray,
     for group in range(int(groups.max(initial=NO_GROUP)) + 1):
         rows = np.flatnonzero(groups == group)
         columns = np.flatnonzero(critical & needs[rows].any(axis=0))
-        solution = solve(values[rows], needs[np.ix_(rows, columns)], copies[columns])
-        kept[rows[~solution.taken]] = False
+        capacity = copies[columns] - needs[np.ix_(rows[fixed[rows]], columns)].sum(axis=0)
+        items = rows[~fixed[rows]]
+        blocked = needs[np.ix_(items, columns[capacity < 1])].any(axis=1)
+        kept[items[blocked]] = False
+        items, left = items[~blocked], capacity >= 1
+        if items.size == 0:
+            continue
+        solution = solve(values[items], needs[np.ix_(items, columns[left])], capacity[left])
+        kept[items[~solution.taken]] = False
         proven = proven and solution.proven
     result = np.where(kept[:, None], matrix, 0.0)
     return Prematch(result, kept, groups, critical, proven)

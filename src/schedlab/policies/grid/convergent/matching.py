@@ -18,13 +18,17 @@ most one job, only on eligible pairs (``P > 0``):
   the pairs and potentials of the rows (jobs, identified by key) whose
   entries did not change, re-prices the changed and new rows, and augments
   only from the rows left unmatched -- instead of from every row.
+
+:func:`matching_rounds` extends any of them to space sharing (thesis §4.3.2,
+our reading): matchings repeated while machines have CPUs left, so that a
+machine may take several jobs, each round at most one more.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Sequence
+from typing import Callable, Hashable, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -103,6 +107,54 @@ def mfs(matrix: np.ndarray) -> Matching:
     rows, columns = linear_sum_assignment(lifted, maximize=True)
     keep = eligible[rows, columns]
     return _matching(matrix, rows[keep], columns[keep])
+
+
+def matching_rounds(matrix: np.ndarray, width: np.ndarray, room: np.ndarray,
+                    match: Callable[[np.ndarray], Matching] = mfs, *,
+                    slots: bool = False) -> Matching:
+    """Several jobs per machine: ``match`` repeated while machines have room (§4.3.2, ours).
+
+    Each round matches the jobs not yet placed with the machines, on the
+    pairs ``P > 0`` whose job's ``width`` fits the machine's ``room`` left
+    (CPUs).  With ``slots=False`` a round is the thesis' matching, one job
+    per machine.  With ``slots=True`` each machine is first expanded into
+    as many columns (slots) as jobs of the narrowest width still open fit in
+    its room, so that one round may give a machine several jobs, and the
+    preferred machines fill before the others are used.  The pairs of a
+    round are then taken by decreasing entry (ties: the lower row) while
+    their job fits in its machine's room, which shrinks by the job's width.
+    Rounds stop when one places nothing.  The result is the union of the
+    rounds: each job on at most one machine, a machine's jobs never wider in
+    total than its room.  The best packing of widths into rooms (a
+    generalized assignment problem, NP-hard) is not sought.
+    """
+    matrix = np.asarray(matrix, dtype=np.float64)
+    width = np.asarray(width, dtype=np.int64)
+    room = np.array(room, dtype=np.int64)
+    machine = np.full(matrix.shape[0], -1, dtype=np.int64)
+    while True:
+        open_rows = np.flatnonzero(machine < 0)
+        if open_rows.size == 0:
+            break
+        offered = np.where(width[open_rows, None] <= room[None, :], matrix[open_rows], 0.0)
+        column_of = np.arange(matrix.shape[1])
+        if slots:
+            narrowest = max(int(width[open_rows].min()), 1)
+            per_machine = np.minimum(np.maximum(room, 0) // narrowest, open_rows.size)
+            column_of = np.repeat(column_of, per_machine)
+        plan = match(offered[:, column_of])
+        placed_any = False
+        entries = offered[plan.rows, column_of[plan.columns]]
+        for k in np.lexsort((plan.rows, -entries)).tolist():
+            row, column = int(open_rows[plan.rows[k]]), int(column_of[plan.columns[k]])
+            if width[row] <= room[column]:
+                machine[row] = column
+                room[column] -= width[row]
+                placed_any = True
+        if not placed_any:
+            break
+    rows = np.flatnonzero(machine >= 0)
+    return _matching(matrix, rows, machine[rows])
 
 
 class IncrementalMatcher:
@@ -251,4 +303,5 @@ class IncrementalMatcher:
                 break
 
 
-__all__ = ["IncrementalMatcher", "Matching", "cardinality_premium", "mfs", "mis"]
+__all__ = ["IncrementalMatcher", "Matching", "cardinality_premium", "matching_rounds", "mfs",
+           "mis"]

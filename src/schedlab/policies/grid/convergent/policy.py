@@ -1,4 +1,4 @@
-"""Convergent Scheduling as a grid local policy (Pasquali thesis §3.2.2, §4.2).
+"""Convergent Scheduling as a grid local policy (Pasquali thesis §3.2.2, §4.2, §4.3.2).
 
 At every scheduling pass of its cluster (a job arrived or ended), ``cs``
 builds the Job-Machine matrix ``P`` over the cluster's running and queued
@@ -14,12 +14,23 @@ each running job on its machine in the plan.  With ``preemption=true``
 (``CS_i_p``/``CS_ni_p``, Overhead minimization 8) the plan is followed for
 running jobs too (:mod:`.preemption`).
 
-Our readings (docs/policies/convergent.md, "CS as a local policy"): the plan
-pairs one job with one machine, as the thesis' matching does, even where a
-machine has CPUs for more; a queued job matched to a machine that cannot
-take it now (CPUs busy, no free licence copy) stays queued until the next
-pass; matched jobs start by decreasing ``P`` entry, so that the most
-preferred take contended copies first.
+Space sharing (§4.3.2, "an extend version of our Convergent Scheduler, which
+supports the Space Sharing policy"; the thesis does not say how), our
+readings: ``sharing="slots"`` places the queued jobs into the CPUs free now
+by matchings over machine slots, so that a preferred machine takes several
+jobs at once; ``"rounds"`` keeps the thesis' one-job-per-machine plan and
+then repeats the matching while machines have CPUs left
+(:func:`.matching.matching_rounds`); ``"one"`` is the §4.2 plan alone; and
+``"auto"`` (default) is ``slots`` under shared allocation, ``one`` under
+exclusive allocation or with preemption (the space-sharing plans place
+queued jobs only).  Without preemption, running jobs keep their machines,
+and the knapsack keeps them (``fixed``): only the copies they leave are
+shared out.
+
+Our readings (docs/policies/convergent.md, "CS as a local policy"): a queued
+job matched to a machine that cannot take it now (CPUs busy, no free licence
+copy) stays queued until the next pass; matched jobs start by decreasing
+``P`` entry, so that the most preferred take contended copies first.
 """
 
 from __future__ import annotations
@@ -34,7 +45,8 @@ from schedlab.policies.base import check_choice
 from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.convergent.heuristics import Weights
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
-from schedlab.policies.grid.convergent.matching import IncrementalMatcher, Matching, mfs, mis
+from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching,
+                                                        matching_rounds, mfs, mis)
 from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
                                                       job_machine_matrix)
 from schedlab.policies.grid.convergent.preemption import preempt_off_plan
@@ -44,6 +56,9 @@ if TYPE_CHECKING:
 
 #: The matchings: MFS (maximum cardinality, then weight; the thesis') or MIS (greedy).
 MATCHINGS = ("mfs", "mis")
+#: Jobs per machine in the plan: by allocation mode, one (§4.2), or several by matching
+#: rounds or over machine slots (space sharing, §4.3.2, our readings).
+SHARINGS = ("auto", "one", "rounds", "slots")
 
 
 class ConvergentScheduling(LocalPolicy):
@@ -54,19 +69,26 @@ class ConvergentScheduling(LocalPolicy):
     ``matching`` -- ``mfs`` (default) or ``mis`` (greedy; ``incremental`` is
     then unused). ``knapsack`` -- ``greedy`` (the thesis') or ``exact``
     (MILP). ``preemption`` -- ``true``: running jobs follow the plan too,
-    preempted or migrated (``CS_i_p``/``CS_ni_p``, :mod:`.preemption`).  The
-    other parameters are the heuristic weights (:class:`~.heuristics.Weights`),
-    by default the thesis' (§4.2, footnote 2); ``overhead`` defaults to its
-    value for the version: 8.0 with preemption, 800.0 without.
+    preempted or migrated (``CS_i_p``/``CS_ni_p``, :mod:`.preemption`).
+    ``sharing`` -- ``one`` job per machine in the plan (§4.2), matching
+    ``rounds`` while machines have CPUs left, matchings over machine
+    ``slots`` (space sharing, §4.3.2, our readings; not with preemption), or
+    ``auto``: slots under shared allocation without preemption, one
+    otherwise.  ``deadline_late`` -- the Deadline heuristic past the deadline
+    (:class:`~.heuristics.Weights`).  The other parameters are the heuristic
+    weights (:class:`~.heuristics.Weights`), by default the thesis' (§4.2,
+    footnote 2); ``overhead`` defaults to its value for the version: 8.0 with
+    preemption, 800.0 without.
     """
 
     name = "cs"
 
     def __init__(self, incremental: bool = True, matching: str = "mfs",
-                 knapsack: str = "greedy", preemption: bool = False, base: float = 0.01,
-                 deadline_max: float = 10.0, deadline_min: float = 0.1,
-                 deadline_k: float = 1.3, licences: float = 2.5, input: float = 3.0,
-                 wait: float = 4.0, wait_sup: str = "job", overhead: float | None = None,
+                 knapsack: str = "greedy", preemption: bool = False, sharing: str = "auto",
+                 base: float = 0.01, deadline_max: float = 10.0, deadline_min: float = 0.1,
+                 deadline_k: float = 1.3, deadline_late: str = "max", licences: float = 2.5,
+                 input: float = 3.0, wait: float = 4.0, wait_sup: str = "job",
+                 overhead: float | None = None,
                  age_factor: float = 0.02) -> None:
         for param, value in (("incremental", incremental), ("preemption", preemption)):
             if not isinstance(value, bool):
@@ -74,14 +96,22 @@ class ConvergentScheduling(LocalPolicy):
                                  f"false. Got {value!r} instead.", field=param)
         check_choice(self.name, "matching", matching, MATCHINGS)
         check_choice(self.name, "knapsack", knapsack, METHODS)
+        check_choice(self.name, "sharing", sharing, SHARINGS)
+        if preemption and sharing in ("rounds", "slots"):
+            raise InputError(f"The 'sharing' parameter of {self.name}: {sharing!r} places "
+                             f"queued jobs only, while preemption=true moves running jobs "
+                             f"by the one-job-per-machine plan; use sharing=one or auto "
+                             f"with preemption.", field="sharing")
         self.incremental = incremental
         self.matching = matching
         self.knapsack = knapsack
         self.preemption = preemption
+        self.sharing = sharing
         self.base = base
         self.deadline_max = deadline_max
         self.deadline_min = deadline_min
         self.deadline_k = deadline_k
+        self.deadline_late = deadline_late
         self.licences = licences
         self.input = input
         self.wait = wait
@@ -102,11 +132,25 @@ class ConvergentScheduling(LocalPolicy):
         tasks = list(ctx.running.values()) + list(ctx.waiting.values())
         state = cluster_state(ctx, tasks)
         matrix = job_machine_matrix(state, self.weights)
-        pre = prematch(matrix, state.needs, state.copies, self.knapsack)
-        plan = self._match(pre.matrix, [task.id for task in tasks])
+        pre = prematch(matrix, state.needs, state.copies, self.knapsack,
+                       fixed=state.running if not self.preemption else None)
+        sharing = self.plan_sharing(ctx.exclusive)
+        if sharing == "slots":
+            plan = self._fill_rooms(ctx, tasks, None, pre.matrix)
+        else:
+            plan = self._match(pre.matrix, [task.id for task in tasks])
+            if sharing == "rounds":
+                plan = self._fill_rooms(ctx, tasks, plan, pre.matrix)
         if self.preemption:
             preempt_off_plan(ctx, tasks, plan)
         self._start_matched(ctx, tasks, plan, pre.matrix)
+
+    def plan_sharing(self, exclusive: bool) -> str:
+        """The plan's kind: ``sharing``, or for ``auto`` ``one`` (exclusive allocation or
+        preemption) or ``slots``."""
+        if self.sharing != "auto":
+            return self.sharing
+        return "one" if exclusive or self.preemption else "slots"
 
     def _match(self, matrix: np.ndarray, keys: list[int]) -> Matching:
         """The pass's plan: MIS, MFS from scratch, or MFS from the previous plan."""
@@ -115,6 +159,44 @@ class ConvergentScheduling(LocalPolicy):
         if self.incremental:
             return self._matcher.match(matrix, keys=keys)
         return mfs(matrix)
+
+    def _fill_rooms(self, ctx: GridContext, tasks: list[GridTask], plan: Matching | None,
+                    matrix: np.ndarray) -> Matching:
+        """Queued jobs placed into the machines' room now (space sharing, our reading).
+
+        A machine's room is its CPUs free now (exclusive allocation: room for
+        one job of width 1 if idle, none if busy); running jobs keep their
+        machines.  With a one-job-per-machine ``plan`` (``sharing="rounds"``),
+        its queued jobs take their machine's room first, by decreasing entry
+        while they fit, and the others are placed by matching rounds
+        (:func:`.matching.matching_rounds`, one job per machine a round);
+        without (``"slots"``), every queued job is placed by rounds over
+        machine slots.  MFS or MIS as ``matching``.
+        """
+        columns = ctx.machines
+        if ctx.exclusive:
+            width = np.ones(len(tasks), dtype=np.int64)
+            room = (ctx.jobs_on[columns] == 0).astype(np.int64)
+        else:
+            width = np.array([task.width for task in tasks], dtype=np.int64)
+            room = ctx.free_cpus[columns].astype(np.int64)
+        queued = np.array([task.id in ctx.waiting for task in tasks])
+        rows, chosen = [], []
+        if plan is not None:
+            entries = matrix[plan.rows, plan.columns]
+            for k in np.lexsort((plan.rows, -entries)).tolist():
+                row, column = int(plan.rows[k]), int(plan.columns[k])
+                if queued[row] and width[row] <= room[column]:
+                    room[column] -= width[row]
+                    rows.append(row)
+                    chosen.append(column)
+        left = np.flatnonzero(queued)
+        left = left[~np.isin(left, rows)]
+        more = matching_rounds(matrix[left], width[left], room,
+                               mis if self.matching == "mis" else mfs, slots=plan is None)
+        rows = np.concatenate([np.asarray(rows, dtype=np.int64), left[more.rows]])
+        chosen = np.concatenate([np.asarray(chosen, dtype=np.int64), more.columns])
+        return Matching(rows, chosen, float(matrix[rows, chosen].sum()))
 
     @staticmethod
     def _start_matched(ctx: GridContext, tasks: list[GridTask], plan: Matching,
@@ -177,4 +259,4 @@ def _estimate_left(task: GridTask, now: int) -> float:
     return float(task.estimate_left) * (1.0 - progress)
 
 
-__all__ = ["MATCHINGS", "ConvergentScheduling", "cluster_state"]
+__all__ = ["MATCHINGS", "SHARINGS", "ConvergentScheduling", "cluster_state"]
