@@ -385,3 +385,59 @@ def test_place_equals_earliest_fit_then_reserve(requests):
         slow.reserve(start, duration, width)
         assert fast.place(width, duration, after) == start
         assert fast.steps() == slow.steps()
+
+
+# ------------------------------------------------- corners against the reference
+def test_an_empty_profile_fits_every_job_at_once():
+    profile = Profile(8, origin=3)
+    for width, duration in [(1, 1), (8, 1000), (8, 0), (5, 0)]:
+        assert profile.earliest_fit(width, duration, 3) == 3
+        assert profile.earliest_fit(width, duration, 50) == 50
+        assert profile.earlier_fit(width, duration, 3, 3) == -1   # nothing earlier than 3
+    assert profile.place(8, 10, 3) == 3
+    assert profile.steps() == [(3, 0), (13, 8)]
+
+
+def test_the_whole_machine_fits_exactly_when_the_last_job_ends():
+    # Two jobs end at 7 and 9; a job of the machine's width starts at 9, not before.
+    profile = Profile.from_releases(6, 0, [(7, 2), (9, 3)])
+    assert profile.earliest_fit(6, 1, 0) == 9
+    assert profile.earliest_fit(6, 0, 0) == 9      # zero length still needs the instant
+    assert profile.steps() == [(0, 1), (7, 3), (9, 6)]
+    assert profile.earliest_fit(3, 3, 0) == 7      # 3 free from 7 on
+    assert profile.earliest_fit(4, 3, 0) == 9
+    assert profile.earliest_fit(1, 5, 0) == 0
+
+
+corners = st.tuples(st.integers(1, 6), st.lists(
+    st.tuples(st.integers(1, 30), st.integers(1, 12), st.integers(1, 6)), max_size=8))
+
+
+@settings(max_examples=300)
+@given(corner=corners, picks=st.lists(st.tuples(st.integers(0, 40), st.integers(-1, 1),
+                                                st.integers(0, 12), st.booleans()),
+                                      min_size=1, max_size=10))
+def test_fits_at_breakpoints_full_width_and_zero_length_match_the_reference(corner, picks):
+    """Queries right at, just before and just after breakpoints, with the machine's width
+    among the widths and zero-length jobs among the durations, give the reference's answers."""
+    capacity, intervals = corner
+    profile, reference = Profile(capacity), Reference(capacity)
+    for start, duration, width in intervals:
+        width = min(width, capacity)
+        if reference.fits(start, duration, width):
+            profile.reserve(start, duration, width)
+            reference.add(start, duration, -width)
+    breakpoints = [t for t, _ in profile.steps()]
+    for pick, offset, duration, full in picks:
+        after = max(0, breakpoints[pick % len(breakpoints)] + offset)
+        for width in {capacity if full else 1 + pick % capacity, capacity}:
+            assert profile.earliest_fit(width, duration, after) == \
+                reference.earliest_fit(width, duration, after)
+            start = profile.earliest_fit(width, duration, after)
+            if duration > 0:        # book it, then ask for an earlier start from the origin
+                profile.reserve(start, duration, width)
+                reference.add(start, duration, -width)
+                assert profile.earlier_fit(width, duration, 0, start) == \
+                    reference.earlier_fit(width, duration, 0, start)
+                profile.release(start, duration, width)
+                reference.add(start, duration, width)
