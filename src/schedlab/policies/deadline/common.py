@@ -181,6 +181,19 @@ class TickProfile(Profile):
         super().release(start, round_up(duration, self.tick), width)
 
 
+def held_time(profile: Profile) -> Callable[[int], int]:
+    """How long ``profile`` holds processors for a job of a given estimate.
+
+    The estimate itself, or on a :class:`TickProfile` the estimate rounded up
+    to a whole tick: what :meth:`Profile.reserve` and :meth:`Profile.place`
+    really take, for callers that reason about reservations without the profile.
+    """
+    if isinstance(profile, TickProfile):
+        tick = profile.tick
+        return lambda estimate: round_up(estimate, tick)
+    return lambda estimate: estimate
+
+
 def running_profile(ctx: Context) -> Profile:
     """The running jobs from now on; on the tick grid in a run with a tick."""
     return TickProfile.of_running(ctx) if ctx.tick else ctx.profile()
