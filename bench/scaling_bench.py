@@ -1,29 +1,47 @@
-"""Speed at scale: CPU time and peak memory against the number of jobs and the queue length.
+"""Speed at scale: time and peak memory against the number of jobs and the queue length.
 
-    python bench/scaling_bench.py --quick            # 10k and 100k jobs, the queue sweep on 10k
+    python bench/scaling_bench.py --quick            # a smoke test: small inputs, seconds per policy
     python bench/scaling_bench.py                    # 10k, 100k, 400k and 1M jobs (hours)
     python bench/scaling_bench.py --checksums        # schedule checksums, CPU time, longest queue
+    python bench/scaling_bench.py --sweeps queue --json q.json    # one of the two sweeps
+    python bench/scaling_bench.py --replot j.json q.json          # tables and figure of saved runs
 
-Every run is a whole ``schedlab simulate`` process (start-up, generating
-the workload, the simulation, the metrics, writing jobs.csv), timed by the
-child's own CPU time (user + system, from ``os.wait4``) and peak resident
-memory: on a shared, noisy machine CPU time is the steadier measure.
+Every run is a whole ``schedlab simulate`` process of its own (start-up,
+generating the workload, the simulation, the metrics, writing jobs.csv),
+timed by the child's own CPU time (user + system, from ``os.wait4``) and
+wall time, with the child's peak resident memory (``ru_maxrss``): on a
+shared, noisy machine CPU time is the steadier measure.
 
 * **Against the number of jobs**: the built-in ``lublin`` model with N jobs
-  (N = 10k, 100k, 400k, 1M) for each policy of ``POLICIES``; ``qops`` gets
-  QoPS deadlines (stringency 0.2, ``--stringency``) on the same jobs.
-  The table gives the CPU time per job in µs and the peak memory per job.
-* **Against the queue length**: ``lublin`` with 10,000 jobs and shrinking
-  factors below 1 (``--shrink``, Streit 2002, §5): the offered load exceeds
-  the machine and the longest queue grows to thousands of waiting jobs.
-* **Checksums** (``--checksums``): the SHA-256 of every job's ``id,start``
-  (from jobs.csv), the CPU time and the longest queue for the inputs of
-  bench/SCALING.md: the same schedule before and after a speed change gives
-  the same checksum.
+  (N = 10k, 100k, 400k, 1M) for each policy of ``POLICIES``.
+* **Against the queue length**: ``lublin`` shrunk by 0.5 (``--shrink``,
+  Streit 2002, §5) with 10k, 25k and 50k jobs: the offered load exceeds the
+  machine, so the backlog grows with the number of jobs and the queue holds
+  thousands of waiting jobs.  The table gives the longest queue and the
+  time-weighted mean queue (``max_queue``, ``avg_queue`` of metrics.json).
+* ``qops`` needs deadlines: as bench/deadline_bench.py and
+  docs/policies/deadlines.md do, its jobs get exact estimates
+  (``--perfect-estimates``) and QoPS deadlines from an EASY run with
+  stringency 0.2 (``--stringency``, QoPS §4.1); that EASY run is part of
+  its time.
+* **Per job**: µs/job is (CPU time - the baseline's) / jobs and bytes/job
+  is (peak RSS - the baseline's) / jobs, where the baseline is the same
+  command on ``BASELINE_JOBS`` jobs: the interpreter, the imports and the
+  start-up, which do not grow with the workload.
+* **Flat cost per job?**  The slope of a least-squares line through
+  log(CPU time - baseline) against log(jobs), per policy: 1 means the cost
+  per job stays flat, 2 means it grows linearly with the jobs.  Against the
+  queue the slope is that of log(µs/job) against log(mean queue).
+* **Checksums**: every run records the SHA-256 (first 16 hex digits) of
+  every job's ``id,start`` from jobs.csv; ``--checksums`` runs only the
+  inputs of bench/SCALING.md's checksum table: the same schedule before and
+  after a speed change gives the same checksum.
 
-A run that passes ``--timeout`` seconds is stopped and reported as such.
-The figure (``--figure``, default bench/scaling.png) plots CPU time against
-jobs, log-log, one line per policy.
+A run that passes ``--timeout`` seconds of wall time is stopped and recorded
+as ``timeout``; a policy that timed out is not run on more jobs of the same
+sweep (recorded as ``skipped``).  Writes ``--json`` after every run (every
+run so far, the fits, the load average before and after) and the log-log figure ``--figure``
+(CPU time against jobs; µs per job against the mean queue length).
 """
 
 from __future__ import annotations
@@ -33,18 +51,31 @@ import csv
 import hashlib
 import json
 import os
+import platform
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
+from typing import Iterator
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ("fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan", "dynp", "qops")
 JOB_COUNTS = (10_000, 100_000, 400_000, 1_000_000)
-QUICK_JOB_COUNTS = (10_000, 100_000)
-SHRINKS = (1.0, 0.8, 0.7, 0.6, 0.5)
+QUEUE_JOB_COUNTS = (10_000, 25_000, 50_000)
+QUICK_JOB_COUNTS = (500, 2_000)
+QUICK_QUEUE_JOB_COUNTS = (500, 1_000)
+QUEUE_SHRINK = 0.5
+#: QoPS deadlines: the stringency of bench/deadline_bench.py and docs/policies/deadlines.md.
+STRINGENCY = 0.2
+#: The baseline run's size: imports and start-up, next to nothing of the workload.
+BASELINE_JOBS = 10
+#: Issue 15: memory per job under 1 KB.
+BYTES_PER_JOB_BUDGET = 1024
 WORKLOADS = Path(os.environ.get("SCHEDLAB_TRACES", ROOT.parent / "shared" / "workloads"))
 #: The inputs whose schedules bench/SCALING.md records: (label, simulate arguments).
 CHECKSUM_INPUTS = (
@@ -60,170 +91,306 @@ def schedlab_command() -> list[str]:
     return [sys.executable, "-c", "from schedlab.cli.app import main; main()"]
 
 
-def simulate(args: list[str], timeout: float) -> dict:
-    """One ``schedlab simulate`` process: CPU seconds, peak RSS, checksum, longest queue."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    with tempfile.TemporaryDirectory() as out:
-        began = time.perf_counter()
-        child = subprocess.Popen([*schedlab_command(), "simulate", *args, "--out", out],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env,
-                                 start_new_session=True)
-        timer = _Timer(child, timeout)
-        _, status, usage = os.wait4(child.pid, 0)
-        timer.cancel()
-        run = {"args": args, "cpu_s": usage.ru_utime + usage.ru_stime,
-               "peak_rss_kib": usage.ru_maxrss, "wall_s": time.perf_counter() - began}
-        if timer.fired:
-            return {**run, "error": f"stopped after {timeout:.0f} s"}
-        if status != 0:
-            return {**run, "error": child.stderr.read().decode()[-500:]}
-        return {**run, **_schedule_facts(Path(out) / "jobs.csv")}
-
-
-class _Timer:
-    """Kill a child's process group after ``timeout`` seconds (checked by a SIGALRM)."""
-
-    def __init__(self, child: subprocess.Popen, timeout: float) -> None:
-        self.fired = False
-        self.child = child
-        signal.signal(signal.SIGALRM, self._fire)
-        signal.setitimer(signal.ITIMER_REAL, timeout)
-
-    def _fire(self, *_) -> None:
-        self.fired = True
-        os.killpg(self.child.pid, signal.SIGKILL)
-
-    def cancel(self) -> None:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-def _schedule_facts(jobs_csv: Path) -> dict:
-    """The checksum of every job's ``id,start`` and the longest queue (submits minus starts)."""
-    digest = hashlib.sha256()
-    events: list[tuple[int, int]] = []
-    jobs = 0
-    with jobs_csv.open() as handle:
-        for row in csv.DictReader(handle):
-            digest.update(f"{row['job_id']},{row['start']}\n".encode())
-            jobs += 1
-            if row["start"] in ("", "-1"):          # rejected: never in the queue's count
-                continue
-            events.append((int(row["submit"]), 1))
-            events.append((int(row["start"]), -1))
-    events.sort()                     # at one instant starts (-1) come before submits
-    waiting = longest = 0
-    for _, change in events:
-        waiting += change
-        longest = max(longest, waiting)
-    return {"jobs": jobs, "checksum": digest.hexdigest()[:16], "longest_queue": longest}
-
-
 def policy_args(policy: str) -> list[str]:
-    """The simulate options of one policy (qops needs deadlines: stringency 0.2, QoPS §4.1)."""
+    """The simulate options of one policy (qops: exact estimates and QoPS deadlines)."""
     if policy == "qops":
-        return ["-p", "qops", "--stringency", "0.2"]
+        return ["-p", "qops", "--perfect-estimates", "--stringency", str(STRINGENCY)]
     return ["-p", policy]
 
 
-def job_sweep(counts, policies, timeout) -> list[dict]:
-    rows = []
+def simulate(args: list[str], timeout: float) -> dict:
+    """One ``schedlab simulate`` process: its status, CPU and wall time, peak RSS and schedule."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    with tempfile.TemporaryDirectory() as out:
+        errors = Path(out) / "stderr.txt"
+        with errors.open("wb") as stderr:
+            began = time.perf_counter()
+            child = subprocess.Popen([*schedlab_command(), "simulate", *args, "--out", out],
+                                     stdout=subprocess.DEVNULL, stderr=stderr, env=env,
+                                     start_new_session=True)
+            stopper = _Stopper(child.pid, timeout)
+            _, status, usage = os.wait4(child.pid, 0)
+            stopper.cancel()
+            child.returncode = os.waitstatus_to_exitcode(status)   # reaped here, not by Popen
+        run = {"args": args, "cpu_s": round(usage.ru_utime + usage.ru_stime, 3),
+               "wall_s": round(time.perf_counter() - began, 3),
+               "peak_rss_kib": usage.ru_maxrss}
+        if stopper.fired:
+            return {**run, "status": "timeout", "error": f"stopped after {timeout:g} s of wall time"}
+        if child.returncode != 0:
+            return {**run, "status": "error", "error": errors.read_text()[-500:]}
+        return {**run, "status": "ok", **_schedule_facts(Path(out))}
+
+
+class _Stopper:
+    """Kill a child's process group after ``timeout`` seconds of wall time."""
+
+    def __init__(self, pid: int, timeout: float) -> None:
+        self.fired = False
+        self.pid = pid
+        self._timer = threading.Timer(timeout, self._fire)
+        self._timer.start()
+
+    def _fire(self) -> None:
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:                  # it ended as the time ran out
+            return
+        self.fired = True
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _schedule_facts(out: Path) -> dict:
+    """The checksum of every job's ``id,start`` (jobs.csv) and the queue lengths (metrics.json)."""
+    digest = hashlib.sha256()
+    jobs = 0
+    with (out / "jobs.csv").open() as handle:
+        for row in csv.DictReader(handle):
+            digest.update(f"{row['job_id']},{row['start']}\n".encode())
+            jobs += 1
+    metrics = json.loads((out / "metrics.json").read_text())["metrics"]
+    return {"jobs": jobs, "checksum": digest.hexdigest()[:16],
+            "longest_queue": metrics["max_queue"], "mean_queue": round(metrics["avg_queue"], 1)}
+
+
+class Baselines:
+    """The start-up of each policy's command: the same options on ``BASELINE_JOBS`` jobs."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.runs: dict[str, dict] = {}
+
+    def of(self, policy: str) -> dict:
+        if policy not in self.runs:
+            self.runs[policy] = simulate(["lublin", "-n", str(BASELINE_JOBS), *policy_args(policy)],
+                                         self.timeout)
+        return self.runs[policy]
+
+
+def per_job(run: dict, baseline: dict) -> dict:
+    """µs of CPU and bytes of peak memory per job beyond the baseline."""
+    if run["status"] != "ok" or baseline["status"] != "ok":
+        return {}
+    return {"baseline_cpu_s": baseline["cpu_s"], "baseline_rss_kib": baseline["peak_rss_kib"],
+            "us_per_job": round(1e6 * (run["cpu_s"] - baseline["cpu_s"]) / run["jobs"], 2),
+            "bytes_per_job": round(1024 * (run["peak_rss_kib"] - baseline["peak_rss_kib"])
+                                   / run["jobs"])}
+
+
+def sweep(kind: str, counts, policies, timeout: float, baselines: Baselines,
+          shrink: float | None = None) -> Iterator[dict]:
+    """Every policy on every job count; a policy that timed out skips the larger counts."""
+    stopped_at: dict[str, int] = {}
     for n in counts:
         for policy in policies:
-            run = simulate(["lublin", "-n", str(n), *policy_args(policy)], timeout)
-            rows.append({"sweep": "jobs", "n": n, "policy": policy, **run})
-            report(rows[-1])
-    return rows
+            row = {"sweep": kind, "n": n, "policy": policy}
+            if shrink is not None:
+                row["shrink"] = shrink
+            if policy in stopped_at:
+                row = {**row, "status": "skipped", "error": f"timed out at {stopped_at[policy]} jobs"}
+                report(row)
+                yield row
+                continue
+            args = ["lublin", "-n", str(n), *(["--shrink", str(shrink)] if shrink else []),
+                    *policy_args(policy)]
+            run = simulate(args, timeout)
+            if run["status"] == "timeout":
+                stopped_at[policy] = n
+            row = {**row, **run, **per_job(run, baselines.of(policy))}
+            report(row)
+            yield row
 
 
-def queue_sweep(n, shrinks, policies, timeout) -> list[dict]:
-    rows = []
-    for shrink in shrinks:
-        for policy in policies:
-            run = simulate(["lublin", "-n", str(n), "--shrink", str(shrink), *policy_args(policy)],
-                           timeout)
-            rows.append({"sweep": "queue", "n": n, "shrink": shrink, "policy": policy, **run})
-            report(rows[-1])
-    return rows
-
-
-def checksums(timeout) -> list[dict]:
-    rows = []
+def checksums(timeout: float) -> Iterator[dict]:
     for label, args in CHECKSUM_INPUTS:
         for policy in CHECKSUM_POLICIES:
-            rows.append({"sweep": "checksum", "input": label, "policy": policy,
-                         **simulate([*args, "-p", policy], timeout)})
-            report(rows[-1])
-    return rows
+            row = {"sweep": "checksum", "input": label, "policy": policy,
+                   **simulate([*args, "-p", policy], timeout)}
+            report(row)
+            yield row
+
+
+def slope(xs, ys) -> float | None:
+    """The slope of the least-squares line through (log x, log y); None below two points."""
+    points = [(x, y) for x, y in zip(xs, ys) if x > 0 and y > 0]
+    if len(points) < 2:
+        return None
+    logs = np.log(np.array(points, dtype=float))
+    return float(np.polyfit(logs[:, 0], logs[:, 1], 1)[0])
+
+
+def fits(rows: list[dict], policies) -> list[dict]:
+    """Per policy: the log-log slopes against jobs and against the mean queue, and per-job costs."""
+    result = []
+    for policy in policies:
+        jobs = [r for r in rows if r["sweep"] == "jobs" and r["policy"] == policy
+                and "us_per_job" in r]
+        queue = [r for r in rows if r["sweep"] == "queue" and r["policy"] == policy
+                 and "us_per_job" in r]
+        largest = max(jobs, key=lambda r: r["n"]) if jobs else None
+        result.append({
+            "policy": policy,
+            "slope_time_vs_jobs": _rounded(slope([r["n"] for r in jobs],
+                                                 [r["cpu_s"] - r["baseline_cpu_s"] for r in jobs])),
+            "slope_us_per_job_vs_mean_queue": _rounded(slope([r["mean_queue"] for r in queue],
+                                                             [r["us_per_job"] for r in queue])),
+            "largest_n": largest and largest["n"],
+            "us_per_job_at_largest_n": largest and largest["us_per_job"],
+            "bytes_per_job": {r["n"]: r["bytes_per_job"] for r in jobs if r["n"] >= 400_000},
+        })
+    return result
+
+
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def describe(row: dict) -> str:
+    if "input" in row:
+        return row["input"]
+    return f"lublin {row['n']}" + (f", shrink {row['shrink']}" if "shrink" in row else "")
 
 
 def report(row: dict) -> None:
     """One line per run on stderr as it finishes."""
-    what = row.get("input") or f"n={row['n']}" + (f" shrink={row['shrink']}" if "shrink" in row else "")
-    tail = row.get("error") or (f"{row['checksum']} queue<={row['longest_queue']} "
-                                f"{1e6 * row['cpu_s'] / row['jobs']:.1f} us/job "
-                                f"{1024 * row['peak_rss_kib'] / row['jobs']:.0f} B/job")
-    print(f"{what:28} {row['policy']:18} cpu {row['cpu_s']:8.2f} s  {tail}", file=sys.stderr)
+    if row["status"] != "ok":
+        tail = f"{row['status']}: {row['error'].strip().splitlines()[-1][:80]}"
+    else:
+        tail = (f"{row['checksum']} queue max {row['longest_queue']} mean {row['mean_queue']}"
+                + (f"  {row['us_per_job']} us/job {row['bytes_per_job']} B/job"
+                   if "us_per_job" in row else ""))
+    times = f"cpu {row['cpu_s']:8.2f} s wall {row['wall_s']:8.2f} s" if "cpu_s" in row else ""
+    print(f"{describe(row):26} {row['policy']:18} {times:32} {tail}", file=sys.stderr, flush=True)
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| sweep | input | policy | jobs | longest queue | CPU s | µs/job | peak MiB "
-             "| bytes/job | checksum |", "|" + " --- |" * 10]
+    lines = ["| sweep | input | policy | jobs | longest queue | mean queue | CPU s | wall s "
+             "| µs/job | peak MiB | bytes/job | checksum |", "|" + " --- |" * 12]
     for row in rows:
-        what = row.get("input") or (f"lublin {row['n']}" +
-                                    (f", shrink {row['shrink']}" if "shrink" in row else ""))
-        if "error" in row:
-            lines.append(f"| {row['sweep']} | {what} | {row['policy']} | | | "
-                         f"{row['cpu_s']:.1f} | | | | {row['error'].splitlines()[-1][:60]} |")
+        head = f"| {row['sweep']} | {describe(row)} | {row['policy']} |"
+        if row["status"] != "ok":
+            times = (f"{row['cpu_s']:.1f} | {row['wall_s']:.1f}" if "cpu_s" in row else " | ")
+            lines.append(f"{head} | | | {times} | | | | {row['status']} |")
             continue
-        lines.append(f"| {row['sweep']} | {what} | {row['policy']} | {row['jobs']} "
-                     f"| {row['longest_queue']} | {row['cpu_s']:.2f} "
-                     f"| {1e6 * row['cpu_s'] / row['jobs']:.1f} | {row['peak_rss_kib'] / 1024:.0f} "
-                     f"| {1024 * row['peak_rss_kib'] / row['jobs']:.0f} | {row['checksum']} |")
+        lines.append(f"{head} {row['jobs']} | {row['longest_queue']} | {row['mean_queue']:.0f} "
+                     f"| {row['cpu_s']:.2f} | {row['wall_s']:.2f} | {row.get('us_per_job', '')} "
+                     f"| {row['peak_rss_kib'] / 1024:.0f} | {row.get('bytes_per_job', '')} "
+                     f"| {row['checksum']} |")
     return "\n".join(lines)
 
 
-def figure(rows: list[dict], path: Path) -> None:
-    """CPU time against jobs, log-log, one line per policy."""
+def markdown_fits(fitted: list[dict]) -> str:
+    lines = ["| policy | slope: time vs jobs | µs/job at the largest n | bytes/job at 400k, 1M "
+             "| slope: µs/job vs mean queue |", "|" + " --- |" * 5]
+    for fit in fitted:
+        memory = ", ".join(f"{b}" + (" (over 1 KB)" if b > BYTES_PER_JOB_BUDGET else "")
+                           for b in fit["bytes_per_job"].values())
+        at = (f"{fit['us_per_job_at_largest_n']} ({fit['largest_n']:,})"
+              if fit["largest_n"] else "")
+        lines.append(f"| {fit['policy']} | {_text(fit['slope_time_vs_jobs'])} | {at} "
+                     f"| {memory} | {_text(fit['slope_us_per_job_vs_mean_queue'])} |")
+    return "\n".join(lines)
+
+
+def _text(value) -> str:
+    return "" if value is None else f"{value}"
+
+
+def figure(rows: list[dict], policies, path: Path) -> None:
+    """Log-log: CPU time against jobs; µs per job against the mean queue length."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for policy in POLICIES:
-        points = sorted((r["n"], r["cpu_s"]) for r in rows
-                        if r["sweep"] == "jobs" and r["policy"] == policy and "error" not in r)
-        if points:
-            ax.plot(*zip(*points), marker="o", label=policy)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("jobs (lublin)")
-    ax.set_ylabel("CPU time of the whole run (s)")
-    ax.legend(fontsize=8)
+    fig, (by_jobs, by_queue) = plt.subplots(1, 2, figsize=(10, 4))
+    for policy in policies:
+        jobs = sorted((r["n"], r["cpu_s"]) for r in rows if r["sweep"] == "jobs"
+                      and r["policy"] == policy and r["status"] == "ok")
+        queue = sorted((r["mean_queue"], r["us_per_job"]) for r in rows if r["sweep"] == "queue"
+                       and r["policy"] == policy and "us_per_job" in r and r["us_per_job"] > 0)
+        if jobs:
+            by_jobs.plot(*zip(*jobs), marker="o", label=policy)
+        if queue:
+            by_queue.plot(*zip(*queue), marker="o", label=policy)
+    by_jobs.set(xscale="log", yscale="log", xlabel="jobs (lublin)",
+                ylabel="CPU time of the whole run (s)", title="time against jobs")
+    by_queue.set(xscale="log", yscale="log",
+                 xlabel=f"mean queue length (lublin, shrink {QUEUE_SHRINK})",
+                 ylabel="CPU µs per job beyond start-up", title="cost per job against the queue")
+    for axes in (by_jobs, by_queue):
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def write_json(path: Path, quick: bool, load_before, rows: list[dict], fitted: list[dict]) -> None:
+    """Everything measured so far (rewritten after every run, so a stopped sweep keeps its rows)."""
+    path.write_text(json.dumps(
+        {"quick": quick, "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0],
+                                     "platform": platform.platform()},
+         "load_average_before": load_before, "load_average_after": os.getloadavg(),
+         "rows": rows, "fits": fitted}, indent=1))
+
+
+def run(options: argparse.Namespace, policies: list[str]) -> list[dict]:
+    """The checksums or the sweeps that ``options`` ask for, saving the JSON after every run."""
+    load_before = os.getloadavg()
+    rows: list[dict] = []
+
+    def save(row: dict) -> None:
+        rows.append(row)
+        write_json(options.json, options.quick, load_before, rows, [])
+
+    if options.checksums:
+        for row in checksums(options.timeout):
+            save(row)
+        return rows
+    baselines = Baselines(options.timeout)
+    if "jobs" in options.sweeps:
+        for row in sweep("jobs", QUICK_JOB_COUNTS if options.quick else JOB_COUNTS, policies,
+                         options.timeout, baselines):
+            save(row)
+    if "queue" in options.sweeps:
+        for row in sweep("queue", QUICK_QUEUE_JOB_COUNTS if options.quick else QUEUE_JOB_COUNTS,
+                         policies, options.timeout, baselines, shrink=QUEUE_SHRINK):
+            save(row)
+    write_json(options.json, options.quick, load_before, rows, fits(rows, policies))
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="10k and 100k jobs only")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"smoke test: {QUICK_JOB_COUNTS} jobs, queue sweep on "
+                             f"{QUICK_QUEUE_JOB_COUNTS} jobs")
     parser.add_argument("--checksums", action="store_true",
                         help="only the schedule checksums of bench/SCALING.md")
     parser.add_argument("--policies", default=",".join(POLICIES))
-    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds per run")
+    parser.add_argument("--sweeps", default="jobs,queue", help="jobs, queue or both")
+    parser.add_argument("--timeout", type=float, default=3600.0,
+                        help="seconds of wall time per run")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "scaling.json")
     parser.add_argument("--figure", type=Path, default=ROOT / "bench" / "scaling.png")
+    parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
+                        help="run nothing: the tables and the figure of these saved runs")
     options = parser.parse_args()
     policies = options.policies.split(",")
-    if options.checksums:
-        rows = checksums(options.timeout)
+    if options.replot:
+        rows = [row for path in options.replot for row in json.loads(path.read_text())["rows"]]
+        policies = list(dict.fromkeys(row["policy"] for row in rows))
     else:
-        counts = QUICK_JOB_COUNTS if options.quick else JOB_COUNTS
-        rows = job_sweep(counts, policies, options.timeout)
-        rows += queue_sweep(10_000, SHRINKS, policies, options.timeout)
-        figure(rows, options.figure)
-    options.json.write_text(json.dumps({"quick": options.quick, "load_average": os.getloadavg(),
-                                        "rows": rows}, indent=1))
+        rows = run(options, policies)
     print(markdown(rows))
+    if not options.checksums:
+        fitted = fits(rows, policies)
+        figure(rows, policies, options.figure)
+        print()
+        print(markdown_fits(fitted))
+    print(f"\nload average (1, 5, 15 min) now: {os.getloadavg()}")
 
 
 if __name__ == "__main__":
