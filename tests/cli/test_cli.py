@@ -833,3 +833,67 @@ def test_progress_shows_the_rate_on_a_terminal_and_nothing_when_piped(monkeypatc
     piped(1, 10)
     assert piped.bar.disable          # CliRunner / a pipe: not a terminal
     piped.close()
+
+
+def _terminal_lines(stream) -> list[str]:
+    """What a terminal shows of a progress bar's output: the lines without ANSI codes."""
+    import re
+
+    text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", stream.getvalue())
+    return [line for line in re.split(r"[\r\n]", text) if line.strip()]
+
+
+def _narrow_terminal():
+    import io
+
+    from rich.console import Console
+
+    stream = io.StringIO()
+    return stream, Console(file=stream, width=80, force_terminal=True, color_system=None)
+
+
+def test_a_run_progress_line_keeps_count_rate_and_time_left_on_an_80_column_terminal(
+        monkeypatch) -> None:
+    """A long label gives way (cut with an ellipsis); the count, rate and time left stay whole."""
+    import time
+
+    from schedlab.cli import common
+
+    stream, terminal = _narrow_terminal()
+    monkeypatch.setattr(common, "err_console", terminal)
+    bar = DelayedProgress("fcfs+conservative on SDSC-BLUE-2000-4.2-cln~first100000~perfect~s0.2",
+                          delay=0.0)
+    bar(1, 232562)
+    time.sleep(0.05)
+    bar(122014, 232562)
+    bar.bar.refresh()
+    bar.close()
+    shown = [line for line in _terminal_lines(stream) if "122014" in line][-1]
+    assert len(shown) <= 80
+    assert shown.startswith("fcfs+conservative on SDSC")
+    assert "…" in shown
+    assert "122014/232562" in shown
+    assert shown.rstrip().split()[-3:-1][1] == "jobs/s"     # rate, then the time left
+    assert shown.rstrip().endswith(("0:00:00", "0:00:01", "0:00:02", "0:00:03"))
+
+
+def test_a_sweep_progress_line_fits_an_80_column_terminal(monkeypatch) -> None:
+    import time
+    from types import SimpleNamespace
+
+    from schedlab.cli import sweep
+
+    stream, terminal = _narrow_terminal()
+    monkeypatch.setattr(sweep, "err_console", terminal)
+    progress = sweep.SweepProgress("reservations (reduced)")
+    progress.started(51, 0)
+    progress.recorded(SimpleNamespace(status="finished"))
+    time.sleep(0.05)
+    progress.recorded(SimpleNamespace(status="failed"))
+    progress.bar.refresh()
+    progress.close()
+    shown = [line for line in _terminal_lines(stream) if " 2/51 " in line][-1]
+    assert len(shown) <= 80
+    assert shown.startswith("reservation")
+    assert "1 finished 1 failed" in shown
+    assert "runs/s" in shown and "ETA 0:00:" in shown

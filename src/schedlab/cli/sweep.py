@@ -7,7 +7,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from schedlab.cli.common import DaskOpt, WorkersOpt, console, err_console, rate_column
+from schedlab.cli.common import (DaskOpt, WorkersOpt, console, err_console, fit_progress_line,
+                                 rate_column)
 from schedlab.errors import InputError
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
@@ -19,30 +20,36 @@ FAILURES_SHOWN = 10
 class SweepProgress:
     """A rich progress bar on stderr: runs done, finished and failed counts, rate, ETA.
 
-    Drawn only when stderr is a terminal, so piped output and logs stay clean.
+    Drawn only when stderr is a terminal, so piped output and logs stay clean,
+    in one line of the terminal's width (:func:`fit_progress_line`).
     """
 
     def __init__(self, label: str) -> None:
         self.label = label
         self.finished = 0
         self.failed = 0
+        self.bar = None
+        self.task = None
+
+    def started(self, pending: int, done_before: int) -> None:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
+        from rich.markup import escape
 
+        if done_before:
+            err_console.print(f"{done_before} runs already stored, skipped", markup=False,
+                              highlight=False)
+        others = len(f"{pending}/{pending} {pending} finished 0 failed 1,000 runs/s "
+                     f"0:00:00 ETA 0:00:00 ")
+        label, bar_width = fit_progress_line(self.label, others, err_console.width)
         self.bar = Progress(
-            TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("{task.description}"), BarColumn(bar_width), MofNCompleteColumn(),
             TextColumn("[green]{task.fields[finished]} finished[/] "
                        "[red]{task.fields[failed]} failed[/]"),
             rate_column("runs"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
             console=err_console, disable=not err_console.is_terminal)
-        self.task = None
-
-    def started(self, pending: int, done_before: int) -> None:
-        if done_before:
-            err_console.print(f"{done_before} runs already stored, skipped", markup=False,
-                              highlight=False)
         self.bar.start()
-        self.task = self.bar.add_task(self.label, total=pending, finished=0, failed=0)
+        self.task = self.bar.add_task(escape(label), total=pending, finished=0, failed=0)
 
     def recorded(self, record) -> None:
         if record.status == "finished":
@@ -52,7 +59,8 @@ class SweepProgress:
         self.bar.update(self.task, advance=1, finished=self.finished, failed=self.failed)
 
     def close(self) -> None:
-        self.bar.stop()
+        if self.bar is not None:
+            self.bar.stop()
 
 
 def sweep(
