@@ -18,12 +18,15 @@ then derives the deadlines from that schedule.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.engine.simulator import ProgressCallback
 
 LOAD_METHODS = ("duplicate", "expand")
 
@@ -61,13 +64,15 @@ Label = Callable[[str], str]
 
 
 def apply_transforms(workload: Workload, steps: Transforms, *, seed: int = 0,
-                     label: Label = str) -> Workload:
+                     label: Label = str, progress: ProgressCallback | None = None) -> Workload:
     """``workload`` with ``steps`` applied in the documented order.
 
     ``seed`` drives the random transforms (duplication, the choice of
     deadline jobs).  ``label`` turns a transform name into the name the
     user wrote (``--load-method`` on the command line,
     ``transforms.load_method`` in an experiment file) for error messages.
+    ``progress(done, total)`` follows the EASY run that deadlines from a
+    stringency need (:func:`easy_response_times`).
     """
     from schedlab.workload import transforms
 
@@ -83,7 +88,7 @@ def apply_transforms(workload: Workload, steps: Transforms, *, seed: int = 0,
         workload = transforms.perfect_estimates(workload)
     if steps.load is not None:
         workload = _scale_load(workload, steps, seed, label)
-    return _add_deadlines(workload, steps, seed, label)
+    return _add_deadlines(workload, steps, seed, label, progress)
 
 
 def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
@@ -98,7 +103,8 @@ def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) 
     return transforms.expand_load(workload, steps.load)
 
 
-def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
+def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Label,
+                   progress: ProgressCallback | None) -> Workload:
     """A deadline side file, or deadlines from an EASY run (QoPS §4.1), mixed if asked (§4.2)."""
     from schedlab.workload import deadlines as assign
 
@@ -114,30 +120,33 @@ def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Labe
     if steps.stringency is None:
         return workload
     if steps.deadline_fraction == 1.0:
-        return stringency_deadlines(workload, steps.stringency)
+        return stringency_deadlines(workload, steps.stringency, progress=progress)
     if steps.relaxation is None:
         raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
                          "artificial deadlines", field=label("relaxation"))
     return mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
-                           steps.relaxation, seed)
+                           steps.relaxation, seed, progress=progress)
 
 
 # ------------------------------------------------------- QoPS §4.1 and §4.2
-def easy_response_times(workload: Workload) -> np.ndarray:
+def easy_response_times(workload: Workload, *,
+                        progress: ProgressCallback | None = None) -> np.ndarray:
     """Response time (end - submit) of every job under FCFS EASY backfilling, workload order.
 
     The schedule QoPS §4.1 derives deadlines from ("first use EASY back-fill
     to generate a valid schedule for the jobs"), on the workload's machine,
     with jobs killed at their estimates as everywhere in schedlab.
+    ``progress(done, total)`` is the engine's progress callback for that run.
     """
     from schedlab.engine.simulator import run
     from schedlab.policies.backfilling import EasyBackfilling
 
-    result = run(workload, EasyBackfilling(order="fcfs"))
+    result = run(workload, EasyBackfilling(order="fcfs"), progress=progress)
     return result.end - result.submit
 
 
-def stringency_deadlines(workload: Workload, stringency: float) -> Workload:
+def stringency_deadlines(workload: Workload, stringency: float, *,
+                         progress: ProgressCallback | None = None) -> Workload:
     """Every job gets the QoPS deadline for stringency ``s`` from an EASY schedule (§4.1).
 
     :func:`schedlab.workload.deadlines.stringency_deadlines` with the
@@ -147,11 +156,12 @@ def stringency_deadlines(workload: Workload, stringency: float) -> Workload:
 
     assign.check_factors(stringency)
     return assign.stringency_deadlines(workload, stringency,
-                                       easy_response_times(workload).tolist())
+                                       easy_response_times(workload, progress=progress).tolist())
 
 
 def mixed_deadlines(workload: Workload, stringency: float, fraction: float, relaxation: float,
-                    seed: int | np.random.Generator = 0) -> Workload:
+                    seed: int | np.random.Generator = 0, *,
+                    progress: ProgressCallback | None = None) -> Workload:
     """A seeded ``fraction`` of the jobs get QoPS deadlines, the others artificial ones (§4.2).
 
     :func:`schedlab.workload.deadlines.mixed_deadlines` with the response
@@ -161,4 +171,5 @@ def mixed_deadlines(workload: Workload, stringency: float, fraction: float, rela
 
     assign.check_factors(stringency, fraction, relaxation)
     return assign.mixed_deadlines(workload, stringency, fraction, relaxation, seed,
-                                  easy_response=easy_response_times(workload).tolist())
+                                  easy_response=easy_response_times(workload,
+                                                                    progress=progress).tolist())

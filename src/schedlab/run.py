@@ -234,16 +234,18 @@ def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
 # --------------------------------------------------------------------------- workloads
 
 
-def prepare_workload(spec: RunSpec, *, label: Label = str) -> Workload | GridWorkload:
+def prepare_workload(spec: RunSpec, *, label: Label = str,
+                     progress: ProgressCallback | None = None) -> Workload | GridWorkload:
     """The spec's workload read (:func:`read_workload`) and transformed (:func:`transform`);
     for a grid run, the grid workload as it is (:func:`read_grid_run_workload`).
 
     ``label`` turns an option name into the name the user wrote, for error
-    messages (``--load-method`` on the command line).
+    messages (``--load-method`` on the command line).  ``progress`` follows
+    the EASY run of deadlines from a stringency.
     """
     if spec.platform is not None:
         return read_grid_run_workload(spec, label=label)
-    return transform(read_workload(spec, label=label), spec, label=label)
+    return transform(read_workload(spec, label=label), spec, label=label, progress=progress)
 
 
 def read_grid_run_workload(spec: RunSpec, *, label: Label = str) -> GridWorkload:
@@ -278,13 +280,15 @@ def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
     return apply_transforms(loaded, steps, label=label)
 
 
-def transform(workload: Workload, spec: RunSpec, *, label: Label = str) -> Workload:
+def transform(workload: Workload, spec: RunSpec, *, label: Label = str,
+              progress: ProgressCallback | None = None) -> Workload:
     """``workload`` (read by :func:`read_workload`) with the spec's other transforms applied.
 
-    Raises :class:`InputError` when no job is left to simulate.
+    Raises :class:`InputError` when no job is left to simulate.  ``progress``
+    follows the EASY run of deadlines from a stringency.
     """
     steps = replace(spec.transforms, window=None, first=None)
-    workload = apply_transforms(workload, steps, seed=spec.seed, label=label)
+    workload = apply_transforms(workload, steps, seed=spec.seed, label=label, progress=progress)
     if len(workload) == 0:
         source = spec.workload.name if isinstance(spec.workload, Workload) else str(spec.workload)
         raise InputError("the workload has no job left to simulate", file=source)

@@ -897,3 +897,28 @@ def test_a_sweep_progress_line_fits_an_80_column_terminal(monkeypatch) -> None:
     assert shown.startswith("reservation")
     assert "1 finished 1 failed" in shown
     assert "runs/s" in shown and "ETA 0:00:" in shown
+
+
+def test_the_easy_run_behind_stringency_deadlines_has_a_progress_bar(monkeypatch) -> None:
+    """--stringency schedules the workload with EASY before the run (QoPS §4.1): a bar follows it."""
+    from schedlab.cli import common
+
+    bars: list[DelayedProgress] = []
+
+    class Recorded(DelayedProgress):
+        def __init__(self, label: str) -> None:
+            super().__init__(label, delay=0.0)
+            self.calls: list[tuple[int, int]] = []
+            bars.append(self)
+
+        def __call__(self, done: int, total: int) -> None:
+            self.calls.append((done, total))
+            super().__call__(done, total)
+
+    monkeypatch.setattr(common, "DelayedProgress", Recorded)
+    result = invoke("simulate", "lublin", "--jobs", "300", "--perfect-estimates",
+                    "--stringency", "0.2", "-p", "qops")
+    assert result.exit_code == 0, result.output
+    assert [bar.label for bar in bars] == ["EASY for deadlines on lublin"]
+    assert bars[0].calls[-1] == (300, 300)
+    assert "\x1b" not in result.stdout + result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal, Optional
 
 import typer
@@ -167,7 +168,13 @@ def prepare(spec: RunSpec) -> Workload:
     """
     from schedlab.run import prepare_workload
 
-    loaded = prepare_workload(spec, label=option_name)
+    source = spec.workload
+    name = source.name if isinstance(source, Workload) else Path(str(source)).name
+    bar = DelayedProgress(f"EASY for deadlines on {name}")
+    try:
+        loaded = prepare_workload(spec, label=option_name, progress=bar)
+    finally:
+        bar.close()
     report_guesses(loaded)
     steps = spec.transforms
     if steps.deadlines is not None or steps.stringency is not None:
