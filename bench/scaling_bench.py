@@ -171,7 +171,7 @@ class Baselines:
 
 def per_job(run: dict, baseline: dict) -> dict:
     """µs of CPU and bytes of peak memory per job beyond the baseline."""
-    if run["status"] != "ok" or baseline["status"] != "ok":
+    if baseline["status"] != "ok":
         return {}
     return {"baseline_cpu_s": baseline["cpu_s"], "baseline_rss_kib": baseline["peak_rss_kib"],
             "us_per_job": round(1e6 * (run["cpu_s"] - baseline["cpu_s"]) / run["jobs"], 2),
@@ -198,7 +198,9 @@ def sweep(kind: str, counts, policies, timeout: float, baselines: Baselines,
             run = simulate(args, timeout)
             if run["status"] == "timeout":
                 stopped_at[policy] = n
-            row = {**row, **run, **per_job(run, baselines.of(policy))}
+            row = {**row, **run}
+            if run["status"] == "ok":
+                row.update(per_job(run, baselines.of(policy)))
             report(row)
             yield row
 
