@@ -33,3 +33,26 @@ def test_deadline_runs_add_deadline_and_kind():
     assert [(r["status"], r["deadline"], r["deadline_kind"]) for r in table] == [
         ("finished", "20", "real"), ("rejected", "12", "real"),
         ("finished", "86402", "artificial"), ("finished", "", "")]
+
+
+def test_jobs_csv_made_block_by_block_is_the_same_text(tmp_path, monkeypatch):
+    """Blocks of 1 and 3 rows (boundaries inside the deadline columns) give the one-block text."""
+    from schedlab import output
+
+    workload = Workload((Job(1, 0, 10, 10, 2, deadline=20),
+                         Job(2, 1, 5, 5, 2, deadline=12),
+                         Job(3, 2, 5, 5, 1, deadline=86_402, artificial_deadline=True),
+                         Job(4, 3, 1, 1, 1)), 2)
+    result = run(workload, make_policy("qops"))
+    whole = jobs_csv_text(result)
+    assert whole.splitlines()[1:] == ["1,0,0,10,2,10,10,finished,0,0,20,real",
+                                      "2,1,,,2,5,5,rejected,,,12,real",
+                                      "3,2,10,15,1,5,5,finished,8,10,86402,artificial",
+                                      "4,3,10,11,1,1,1,finished,7,10,,"]
+    assert whole.endswith(",,\n")
+    for rows_per_block in (1, 3):
+        monkeypatch.setattr(output, "CSV_BLOCK_ROWS", rows_per_block)
+        assert jobs_csv_text(result) == whole
+        output.write_jobs_csv(result, tmp_path / f"jobs{rows_per_block}.csv")
+        assert (tmp_path / f"jobs{rows_per_block}.csv").read_text() == whole
+    assert list(tmp_path.iterdir()) and not list(tmp_path.glob(".*.tmp"))

@@ -13,7 +13,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from schedlab.errors import InputError
 
@@ -23,12 +23,23 @@ def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def atomic_write_blocks(path: str | Path, blocks: Iterable[str]) -> None:
+    """:func:`atomic_write_text` of the text ``blocks`` make, written block by block,
+    so that the whole text of a large file is never in memory at once."""
+    _atomic_write(path, (block.encode("utf-8") for block in blocks))
+
+
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
     A directory that cannot be created or written is a user mistake
     (:class:`InputError` naming the path).
     """
+    _atomic_write(path, (data,))
+
+
+def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
+    """The temporary file, the pieces written in order, the rename (or, on any error, no file)."""
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -37,7 +48,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in pieces:
+                handle.write(piece)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
         os.replace(tmp, path)
     except BaseException:

@@ -9,20 +9,27 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
-from schedlab.atomic import atomic_directory, atomic_write_bytes, atomic_write_text
+from schedlab.atomic import (atomic_directory, atomic_write_blocks, atomic_write_bytes,
+                             atomic_write_text)
 from schedlab.engine.result import REJECTED, STATUS_NAMES, ReservationTable, Result
 from schedlab.workload.reservations import csv_cell
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
 DEADLINE_COLUMNS = ("deadline", "deadline_kind")
+GRID_COLUMNS = ("machine", "cluster", "licences", "priority")
+PREEMPTION_COLUMNS = ("last_start", "preemptions", "migrations")
 __all__ = ["atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_csv_text",
            "write_jobs_csv", "json_safe", "metrics_document", "write_metrics_json",
            "outcomes_csv_text", "write_outcomes"]
+
+
+#: Rows of jobs.csv made at a time: a million-job run's text is never all in memory.
+CSV_BLOCK_ROWS = 50_000
 
 
 def jobs_csv_text(result: Result) -> str:
@@ -38,11 +45,29 @@ def jobs_csv_text(result: Result) -> str:
     grid run that allowed preemption also ``last_start``, ``preemptions`` and
     ``migrations`` (``start`` is then the first start, ``machine`` the last).
     """
-    lines = [",".join(JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ()))]
+    return "".join(jobs_csv_blocks(result))
+
+
+def jobs_csv_blocks(result: Result) -> Iterator[str]:
+    """:func:`jobs_csv_text` in pieces: the header line, then ``CSV_BLOCK_ROWS`` rows at a time."""
+    header = JOB_COLUMNS + (DEADLINE_COLUMNS if result.deadline is not None else ())
+    header += ("service",) if result.timesharing is not None else ()
+    header += GRID_COLUMNS if result.grid is not None else ()
+    header += PREEMPTION_COLUMNS if result.grid is not None and result.grid.preemptive else ()
+    yield ",".join(header) + "\n"
+    for first in range(0, len(result), CSV_BLOCK_ROWS):
+        yield "".join(line + "\n" for line in _job_rows(result, slice(first,
+                                                                       first + CSV_BLOCK_ROWS)))
+
+
+def _job_rows(result: Result, rows: slice) -> list[str]:
+    """The CSV lines of the jobs in ``rows`` (no header, no line ends)."""
+    lines = []
     for job_id, submit, start, end, width, estimate, runtime, status, planned in zip(
-            result.job_id.tolist(), result.submit.tolist(), result.start.tolist(),
-            result.end.tolist(), result.width.tolist(), result.estimate.tolist(),
-            result.runtime.tolist(), result.status.tolist(), result.planned_start.tolist()):
+            result.job_id[rows].tolist(), result.submit[rows].tolist(),
+            result.start[rows].tolist(), result.end[rows].tolist(), result.width[rows].tolist(),
+            result.estimate[rows].tolist(), result.runtime[rows].tolist(),
+            result.status[rows].tolist(), result.planned_start[rows].tolist()):
         plan = "" if planned < 0 else planned
         if status == REJECTED:
             lines.append(f"{job_id},{submit},,,{width},{estimate},{runtime},rejected,,{plan}")
@@ -50,42 +75,41 @@ def jobs_csv_text(result: Result) -> str:
             lines.append(f"{job_id},{submit},{start},{end},{width},{estimate},{runtime},"
                          f"{STATUS_NAMES[status]},{start - submit},{plan}")
     if result.deadline is not None:
-        kinds = (result.artificial_deadline.tolist() if result.artificial_deadline is not None
-                 else [False] * len(result))
-        for k, (deadline, artificial) in enumerate(zip(result.deadline.tolist(), kinds), 1):
+        kinds = (result.artificial_deadline[rows].tolist()
+                 if result.artificial_deadline is not None else [False] * len(lines))
+        for k, (deadline, artificial) in enumerate(zip(result.deadline[rows].tolist(), kinds)):
             if deadline >= 0:
                 lines[k] += f",{deadline},{'artificial' if artificial else 'real'}"
             else:
                 lines[k] += ",,"
     if result.timesharing is not None:
-        lines[0] += ",service"
-        for k, service in enumerate(result.timesharing.service.tolist(), 1):
+        for k, service in enumerate(result.timesharing.service[rows].tolist()):
             lines[k] += f",{service}"
     if result.grid is not None:
-        _add_grid_columns(lines, result.grid)
-    return "\n".join(lines) + "\n"
+        _add_grid_columns(lines, result.grid, rows)
+    return lines
 
 
-def _add_grid_columns(lines: list[str], grid) -> None:
+def _add_grid_columns(lines: list[str], grid, rows: slice) -> None:
     """Append ``machine`` and ``cluster`` (names; empty where the job never ran),
     ``licences`` (names joined by ``;``) and ``priority`` (the dispatcher's label) to the
-    rows of a grid run's jobs.csv; with preemption, ``last_start``, ``preemptions`` and
-    ``migrations``."""
-    lines[0] += ",machine,cluster,licences,priority"
-    priority = grid.priority.tolist() if grid.priority is not None else [0] * (len(lines) - 1)
-    rows = zip(grid.machine.tolist(), grid.cluster.tolist(), grid.job_licences, priority)
-    for k, (machine, cluster, licences, label) in enumerate(rows, 1):
+    lines of a grid run's jobs in ``rows``; with preemption, ``last_start``,
+    ``preemptions`` and ``migrations``."""
+    priority = grid.priority[rows].tolist() if grid.priority is not None else [0] * len(lines)
+    cells = zip(grid.machine[rows].tolist(), grid.cluster[rows].tolist(),
+                grid.job_licences[rows], priority)
+    for k, (machine, cluster, licences, label) in enumerate(cells):
         lines[k] += (f",{grid.machine_names[machine] if machine >= 0 else ''},"
                      f"{grid.cluster_names[cluster] if cluster >= 0 else ''},{licences},{label}")
     if grid.preemptive:
-        lines[0] += ",last_start,preemptions,migrations"
-        rows = zip(grid.last_start.tolist(), grid.preemptions.tolist(), grid.migrations.tolist())
-        for k, (last, preemptions, migrations) in enumerate(rows, 1):
+        runs = zip(grid.last_start[rows].tolist(), grid.preemptions[rows].tolist(),
+                   grid.migrations[rows].tolist())
+        for k, (last, preemptions, migrations) in enumerate(runs):
             lines[k] += f",{last if last >= 0 else ''},{preemptions},{migrations}"
 
 
 def write_jobs_csv(result: Result, path: str | Path) -> None:
-    atomic_write_text(path, jobs_csv_text(result))
+    atomic_write_blocks(path, jobs_csv_blocks(result))
 
 
 def write_timesharing_tables(result: Result, directory: str | Path) -> list[Path]:
