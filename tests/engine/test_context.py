@@ -297,3 +297,34 @@ def test_plan_keeps_the_first_promise_and_stats_are_reported():
     assert result.planned_start.tolist() == [-1, 10]
     assert result.stats == {"passes": 3, "ratio": 0.5}
     assert np.array_equal(result.start, [0, 0])
+
+
+def test_waiting_keeps_its_order_and_sheds_the_holes_of_started_and_rejected_jobs():
+    """After thousands of removals from the front, ``waiting`` is a compact dict in arrival
+    order: looking up the head of the queue no longer walks over the removed jobs."""
+    import sys
+
+    from schedlab.engine.result import REJECTED
+
+    n = 3072                               # three times the fewest removals between compactions
+    workload = Workload(tuple(Job(i, 0, 10, 10, 1) for i in range(1, n + 1)), n)
+    seen = {}
+
+    def take_the_front(ctx, jobs):
+        plain = dict(ctx.waiting)          # the same removals on a dict of its own
+        for job_id in range(1, n - 100 + 1):
+            if job_id % 2:
+                ctx.start(jobs[job_id])
+            else:
+                ctx.reject(jobs[job_id], "even")
+            del plain[job_id]
+        seen["ids"] = list(ctx.waiting)
+        seen["sizes"] = sys.getsizeof(ctx.waiting), sys.getsizeof(plain)
+        for job in list(ctx.waiting.values()):
+            ctx.start(job)
+
+    result = run_script(workload, {0: take_the_front})
+    assert seen["ids"] == list(range(n - 100 + 1, n + 1))
+    compacted, with_holes = seen["sizes"]
+    assert compacted < with_holes / 2
+    assert result.status.tolist().count(REJECTED) == (n - 100) // 2
