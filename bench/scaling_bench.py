@@ -29,8 +29,9 @@ shared, noisy machine CPU time is the steadier measure.
   command on ``BASELINE_JOBS`` jobs: the interpreter, the imports and the
   start-up, which do not grow with the workload.
 * **Flat cost per job?**  The slope of a least-squares line through
-  log(CPU time - baseline) against log(jobs), per policy: 1 means the cost
-  per job stays flat, 2 means it grows linearly with the jobs.  Against the
+  log(CPU time - baseline) against log(jobs), per policy, on the runs of
+  100,000 jobs and more (all runs when fewer than two are that large): 1
+  means the cost per job stays flat, 2 means it grows linearly with the jobs.  Against the
   queue the slope is that of log(µs/job) against log(mean queue).
 * **Checksums**: every run records the SHA-256 (first 16 hex digits) of
   every job's ``id,start`` from jobs.csv; ``--checksums`` runs only the
@@ -41,7 +42,8 @@ A run that passes ``--timeout`` seconds of wall time is stopped and recorded
 as ``timeout``; a policy that timed out is not run on more jobs of the same
 sweep (recorded as ``skipped``).  Writes ``--json`` after every run (every
 run so far, the fits, the load average before and after) and the log-log figure ``--figure``
-(CPU time against jobs; µs per job against the mean queue length).
+(CPU time beyond start-up against jobs; µs per job against the mean queue
+length).
 """
 
 from __future__ import annotations
@@ -74,6 +76,9 @@ QUEUE_SHRINK = 0.5
 STRINGENCY = 0.2
 #: The baseline run's size: imports and start-up, next to nothing of the workload.
 BASELINE_JOBS = 10
+#: The slope against jobs is fitted on runs this large when there are two: on smaller
+#: ones the start-up, subtracted, leaves too little time to measure.
+FIT_FROM_JOBS = 100_000
 #: Issue 15: memory per job under 1 KB.
 BYTES_PER_JOB_BUDGET = 1024
 WORKLOADS = Path(os.environ.get("SCHEDLAB_TRACES", ROOT.parent / "shared" / "workloads"))
@@ -232,10 +237,14 @@ def fits(rows: list[dict], policies) -> list[dict]:
         queue = [r for r in rows if r["sweep"] == "queue" and r["policy"] == policy
                  and "us_per_job" in r]
         largest = max(jobs, key=lambda r: r["n"]) if jobs else None
+        large = [r for r in jobs if r["n"] >= FIT_FROM_JOBS]
+        jobs_fitted = large if len(large) >= 2 else jobs
         result.append({
             "policy": policy,
-            "slope_time_vs_jobs": _rounded(slope([r["n"] for r in jobs],
-                                                 [r["cpu_s"] - r["baseline_cpu_s"] for r in jobs])),
+            "slope_time_vs_jobs": _rounded(slope(
+                [r["n"] for r in jobs_fitted],
+                [r["cpu_s"] - r["baseline_cpu_s"] for r in jobs_fitted])),
+            "slope_fitted_on": [r["n"] for r in jobs_fitted],
             "slope_us_per_job_vs_mean_queue": _rounded(slope([r["mean_queue"] for r in queue],
                                                              [r["us_per_job"] for r in queue])),
             "largest_n": largest and largest["n"],
@@ -301,23 +310,34 @@ def _text(value) -> str:
 
 
 def figure(rows: list[dict], policies, path: Path) -> None:
-    """Log-log: CPU time against jobs; µs per job against the mean queue length."""
+    """Log-log: CPU time beyond start-up against jobs; µs per job against the mean queue.
+
+    One colour per policy in both panels; the dashed line has slope 1 (a flat
+    cost per job) for reading the left panel.
+    """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    colours = dict(zip(POLICIES, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     fig, (by_jobs, by_queue) = plt.subplots(1, 2, figsize=(10, 4))
     for policy in policies:
-        jobs = sorted((r["n"], r["cpu_s"]) for r in rows if r["sweep"] == "jobs"
-                      and r["policy"] == policy and r["status"] == "ok")
+        style = {"marker": "o", "label": policy, "color": colours.get(policy)}
+        jobs = sorted((r["n"], r["cpu_s"] - r["baseline_cpu_s"]) for r in rows
+                      if r["sweep"] == "jobs" and r["policy"] == policy and "us_per_job" in r
+                      and r["cpu_s"] > r["baseline_cpu_s"])
         queue = sorted((r["mean_queue"], r["us_per_job"]) for r in rows if r["sweep"] == "queue"
                        and r["policy"] == policy and "us_per_job" in r and r["us_per_job"] > 0)
         if jobs:
-            by_jobs.plot(*zip(*jobs), marker="o", label=policy)
+            by_jobs.plot(*zip(*jobs), **style)
         if queue:
-            by_queue.plot(*zip(*queue), marker="o", label=policy)
+            by_queue.plot(*zip(*queue), **style)
+    counts = sorted({r["n"] for r in rows if r["sweep"] == "jobs"})
+    if counts:
+        by_jobs.plot([counts[0], counts[-1]], [1e-5 * counts[0], 1e-5 * counts[-1]], "--",
+                     color="grey", label="10 µs per job")
     by_jobs.set(xscale="log", yscale="log", xlabel="jobs (lublin)",
-                ylabel="CPU time of the whole run (s)", title="time against jobs")
+                ylabel="CPU s beyond start-up", title="time against jobs")
     by_queue.set(xscale="log", yscale="log",
                  xlabel=f"mean queue length (lublin, shrink {QUEUE_SHRINK})",
                  ylabel="CPU µs per job beyond start-up", title="cost per job against the queue")
@@ -364,6 +384,19 @@ def run(options: argparse.Namespace, policies: list[str]) -> list[dict]:
     return rows
 
 
+def merged_rows(paths: list[Path]) -> list[dict]:
+    """The rows of saved runs; a run measured again in a later file replaces the earlier one."""
+    rows: dict[tuple, dict] = {}
+    for path in paths:
+        for row in json.loads(path.read_text())["rows"]:
+            key = (row["sweep"], row.get("input"), row.get("n"), row.get("shrink"), row["policy"])
+            rows.pop(key, None)
+            rows[key] = row
+    order = {policy: k for k, policy in enumerate(POLICIES)}
+    return sorted(rows.values(), key=lambda r: (r["sweep"] != "jobs", r.get("n") or 0,
+                                                order.get(r["policy"], len(order))))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -378,12 +411,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "scaling.json")
     parser.add_argument("--figure", type=Path, default=ROOT / "bench" / "scaling.png")
     parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
-                        help="run nothing: the tables and the figure of these saved runs")
+                        help="run nothing: the tables and the figure of these saved runs "
+                             "(a run in a later file replaces the same run in an earlier one)")
     options = parser.parse_args()
     policies = options.policies.split(",")
     if options.replot:
-        rows = [row for path in options.replot for row in json.loads(path.read_text())["rows"]]
-        policies = list(dict.fromkeys(row["policy"] for row in rows))
+        rows = merged_rows(options.replot)
+        policies = [p for p in POLICIES if any(row["policy"] == p for row in rows)]
     else:
         rows = run(options, policies)
     print(markdown(rows))
