@@ -4,7 +4,7 @@
     python bench/scaling_bench.py                    # 10k, 100k, 400k and 1M jobs (hours)
     python bench/scaling_bench.py --checksums        # schedule checksums, CPU time, longest queue
     python bench/scaling_bench.py --sweeps queue --json q.json    # one of the two sweeps
-    python bench/scaling_bench.py --replot j.json q.json          # tables and figure of saved runs
+    python bench/scaling_bench.py --replot j.json q.json          # tables, figure, merged JSON
 
 Every run is a whole ``schedlab simulate`` process of its own (start-up,
 generating the workload, the simulation, the metrics, writing jobs.csv),
@@ -283,7 +283,9 @@ def markdown(rows: list[dict]) -> str:
         head = f"| {row['sweep']} | {describe(row)} | {row['policy']} |"
         if row["status"] != "ok":
             times = (f"{row['cpu_s']:.1f} | {row['wall_s']:.1f}" if "cpu_s" in row else " | ")
-            lines.append(f"{head} | | | {times} | | | | {row['status']} |")
+            status = (f"skipped ({row['error']})" if row["status"] == "skipped"
+                      else row["status"])
+            lines.append(f"{head} | | | {times} | | | | {status} |")
             continue
         lines.append(f"{head} {row['jobs']} | {row['longest_queue']} | {row['mean_queue']:.0f} "
                      f"| {row['cpu_s']:.2f} | {row['wall_s']:.2f} | {row.get('us_per_job', '')} "
@@ -343,7 +345,8 @@ def figure(rows: list[dict], policies, path: Path) -> None:
                  ylabel="CPU µs per job beyond start-up", title="cost per job against the queue")
     for axes in (by_jobs, by_queue):
         axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize=8)
+        if axes.get_legend_handles_labels()[0]:
+            axes.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -411,8 +414,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "scaling.json")
     parser.add_argument("--figure", type=Path, default=ROOT / "bench" / "scaling.png")
     parser.add_argument("--replot", type=Path, nargs="+", metavar="JSON",
-                        help="run nothing: the tables and the figure of these saved runs "
-                             "(a run in a later file replaces the same run in an earlier one)")
+                        help="run nothing: the tables, the figure and --json of these saved "
+                             "runs (a run in a later file replaces the same run in an earlier one)")
     options = parser.parse_args()
     policies = options.policies.split(",")
     if options.replot:
@@ -423,6 +426,10 @@ def main() -> None:
     print(markdown(rows))
     if not options.checksums:
         fitted = fits(rows, policies)
+        if options.replot:
+            options.json.write_text(json.dumps(
+                {"merged_from": [str(path) for path in options.replot], "rows": rows,
+                 "fits": fitted}, indent=1))
         figure(rows, policies, options.figure)
         print()
         print(markdown_fits(fitted))
