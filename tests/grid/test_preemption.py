@@ -56,6 +56,16 @@ def test_a_job_moved_to_a_faster_machine_ends_by_eq_3_9_on_its_work_left_plus_th
     assert first.startswith("1,0,0,321,") and first.endswith(",fast,c,,0,20,1,1")
 
 
+def test_jobs_csv_made_one_row_at_a_time_keeps_each_job_s_grid_and_preemption_columns(
+        monkeypatch):
+    from schedlab import output
+
+    _, result = migrated_run()
+    whole = jobs_csv_text(result)
+    assert whole.splitlines()[2].endswith(",fast,c,,0,0,0,0")
+    monkeypatch.setattr(output, "CSV_BLOCK_ROWS", 1)
+    assert jobs_csv_text(result) == whole
+
 def test_without_overhead_the_move_costs_nothing_but_the_rounding():
     _, result = migrated_run(overhead=0)
     assert result.end.tolist() == [20 + 294, 20]
