@@ -346,6 +346,23 @@ def test_deadlines_out_of_reach_by_their_estimates_are_pointed_out(tmp_path):
     assert exact.exit_code == 0 and "note:" not in exact.output
 
 
+def test_a_zero_second_job_out_of_reach_is_named_and_not_blamed_on_the_estimates(tmp_path):
+    # Job 1 runs 0 s: EASY ends it at its submission, so with s = 0 its deadline
+    # is 0, which its estimate of 1 s (the least there is) cannot meet, perfect
+    # estimates or not; --perfect-estimates is no remedy and is not suggested.
+    trace = write(tmp_path, SWF.replace("1 0 -1 5 4 -1 -1 4 5 ", "1 0 -1 0 4 -1 -1 4 5 "),
+                  "t.swf")
+    result = invoke("simulate", str(trace), "-p", "qops", "--stringency", "0",
+                    "--perfect-estimates")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert ("note: 1 of 3 jobs with a deadline cannot meet it by their estimate even if "
+            "started at once; admission control will refuse them. 1 of them run 0 s: their "
+            "deadline is their submission time, which the least estimate (1 s) cannot meet."
+            in said)
+    assert "add --perfect-estimates" not in said
+
+
 @pytest.mark.parametrize("args,message", [
     (["--deadlines", "{side}"], "{side}:3: field deadline: deadline -5 is before the submit "
                                 "time 0 of job 2"),

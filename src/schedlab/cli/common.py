@@ -233,15 +233,23 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
     on a trace with real estimates most of them are out of reach, and the
     hint names the option that makes them reachable.
     """
-    unreachable = sum(1 for job in workload.jobs
-                      if job.deadline is not None and job.submit + job.estimate > job.deadline)
+    unreachable = [job for job in workload.jobs
+                   if job.deadline is not None and job.submit + job.estimate > job.deadline]
     if not unreachable:
         return
     with_deadline = sum(1 for job in workload.jobs if job.deadline is not None)
-    hint = (" Deadlines from --stringency assume exact estimates (QoPS §4.1); add "
-            "--perfect-estimates." if from_stringency else "")
-    err_console.print(f"note: {unreachable} of {with_deadline} jobs with a deadline cannot meet "
-                      f"it by their estimate even if started at once; admission control will "
+    # A job that runs 0 s keeps the least estimate, 1 s, even with perfect
+    # estimates; a deadline at its submission is out of its reach all the same.
+    instant = sum(1 for job in unreachable if job.runtime == 0 and job.estimate == 1)
+    hint = ""
+    if from_stringency and instant < len(unreachable):
+        hint = (" Deadlines from --stringency assume exact estimates (QoPS §4.1); add "
+                "--perfect-estimates.")
+    if instant:
+        hint += (f" {instant} of them run 0 s: their deadline is their submission time, "
+                 f"which the least estimate (1 s) cannot meet.")
+    err_console.print(f"note: {len(unreachable)} of {with_deadline} jobs with a deadline cannot "
+                      f"meet it by their estimate even if started at once; admission control will "
                       f"refuse them.{hint}", markup=False, highlight=False)
 
 
