@@ -8,9 +8,9 @@ times with new jobs and machines; FCFS, BF_FCFS, BF_UNMOD and BF_MOD
 (Figs. 16–18), and the licence ratio varied over 30–50, 40–60, 50–70 %
 (Tables 2–3).
 
-The recipe is a list of :data:`SECTIONS`; each names its run points.  A
-point is one simulation (:class:`Point`), identified by what it simulates
-(:attr:`Point.run_id`), so two sections asking for the same simulation share
+The recipe is a list of :data:`SECTIONS`; each names its run points
+(:class:`~schedlab.experiments.recipes.grid_runs.Point`, shared with the
+other grid recipes), so two sections asking for the same simulation share
 it.  A later section (§4.3.1, the meta-scheduler with Flexible Backfilling
 on the ``thesis-4.3`` grid) is one more :class:`Section` appended to
 :data:`SECTIONS`, with a dispatcher in its points.
@@ -18,8 +18,9 @@ on the ``thesis-4.3`` grid) is one more :class:`Section` appended to
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
+
+from schedlab.experiments.recipes.grid_runs import Point, Section, distinct_points
 
 #: The local policies of §4.1, as the thesis labels them.
 POLICIES: dict[str, str] = {"grid-fcfs": "FCFS", "bf-fcfs": "BF_FCFS",
@@ -39,43 +40,6 @@ FULL_JOBS, FULL_REPETITIONS = 1000, 20
 REDUCED_JOBS, REDUCED_REPETITIONS = 300, 2
 REDUCED_INTERARRIVALS = (4, 12, 48)
 PRESET = "thesis-4.1"
-
-
-@dataclass(frozen=True)
-class Point:
-    """One simulation: ``jobs`` jobs with mean inter-arrival ``ta`` on a platform of
-    ``preset`` with licence ratio ``ratio``, both drawn with seed ``rep``, scheduled by
-    ``policy`` (and ``dispatch`` on a platform of several clusters)."""
-
-    preset: str
-    ta: float
-    ratio: tuple[float, float]
-    rep: int
-    policy: str
-    jobs: int
-    allocation: str = "exclusive"
-    dispatch: str | None = None
-
-    @property
-    def run_id(self) -> str:
-        """A file-name-safe name of exactly what is simulated."""
-        where = f"-{self.dispatch}" if self.dispatch else ""
-        return (f"{self.preset}-n{self.jobs}-ta{self.ta:g}-ratio{self.ratio[0]:g}-"
-                f"{self.ratio[1]:g}-{self.allocation}-rep{self.rep}-{self.policy}{where}")
-
-    @property
-    def ratio_label(self) -> str:
-        """``30% - 50%``, as the thesis' tables write a licence ratio."""
-        return f"{self.ratio[0] * 100:.0f}% - {self.ratio[1] * 100:.0f}%"
-
-
-@dataclass(frozen=True)
-class Section:
-    """A part of the thesis' evaluation: a name, what it reproduces, its run points."""
-
-    name: str
-    title: str
-    points: Callable[[bool], list[Point]]
 
 
 def _sizes(reduced: bool) -> tuple[int, int]:
@@ -108,11 +72,7 @@ SECTIONS: list[Section] = [
 
 def points(reduced: bool) -> list[Point]:
     """Every distinct run point of every section, in section order."""
-    seen: dict[str, Point] = {}
-    for section in SECTIONS:
-        for point in section.points(reduced):
-            seen.setdefault(point.run_id, point)
-    return list(seen.values())
+    return distinct_points(SECTIONS, reduced)
 
 
 def experiment(reduced: bool) -> dict[str, Any]:

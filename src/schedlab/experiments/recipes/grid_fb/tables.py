@@ -8,6 +8,7 @@ from pathlib import Path
 from schedlab.experiments.recipes.grid_fb.design import (LICENCE_RATIOS, POLICIES, PRESET,
                                                          TABLE_INTERARRIVAL)
 from schedlab.experiments.recipes.grid_fb.paper import TABLE2, TABLE3
+from schedlab.experiments.recipes.grid_runs import mean_table
 from schedlab.experiments.recipes.report import write_frame, write_rows
 
 #: Figure -> (metric, scale, what it shows).
@@ -29,20 +30,15 @@ def by_interarrival(runs, metric: str, scale: float = 1.0):
     (Table 1's licence ratio)."""
     table1 = f"{LICENCE_RATIOS[-1][0] * 100:.0f}% - {LICENCE_RATIOS[-1][1] * 100:.0f}%"
     data = _local(runs)
-    data = data[data["ratio"] == table1]
-    frame = data.pivot_table(index="ta", columns="label", values=metric, aggfunc="mean")
-    frame.index.name = "Ta"
-    return (frame * scale).reindex(columns=[c for c in LABELS if c in frame.columns])
+    return mean_table(data[data["ratio"] == table1], "ta", metric, scale, LABELS, "Ta")
 
 
 def by_licence_ratio(runs, metric: str, scale: float = 1.0):
     """Mean of ``metric`` × ``scale`` over repetitions: rows the licence ratio, columns the
     policies, at Ta = :data:`TABLE_INTERARRIVAL`."""
     data = _local(runs)
-    data = data[data["ta"] == TABLE_INTERARRIVAL]
-    frame = data.pivot_table(index="ratio", columns="label", values=metric, aggfunc="mean")
-    frame.index.name = "licence ratio"
-    return (frame * scale).reindex(columns=[c for c in LABELS if c in frame.columns])
+    return mean_table(data[data["ta"] == TABLE_INTERARRIVAL], "ratio", metric, scale, LABELS,
+                      "licence ratio")
 
 
 def beside_paper(ours, paper: dict[str, dict[str, float]]) -> list[dict[str, str]]:

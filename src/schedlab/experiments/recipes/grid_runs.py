@@ -1,0 +1,269 @@
+"""The grid runs of the grid recipes (``grid-fb``, ``grid-cs``): run points, stored and resumed.
+
+A grid run needs a platform, which the sweep does not describe, so a grid
+recipe simulates its points here, in the calling process, and stores each
+finished one as ``EXP_DIR/runs/RUN_ID.json`` (written atomically).  Running
+the recipe again skips what is stored, as a sweep does; points go
+repetition by repetition, so a run stopped early leaves complete
+repetitions, which the summary can already use.  Work that is not one
+simulation (the knapsack instances of the thesis' Table 5, the ADH
+experiment) is stored the same way by :func:`execute_stored`.
+
+A recipe is a list of :class:`Section`; each names its points.  A point is
+one simulation (:class:`Point`), identified by what it simulates
+(:attr:`Point.run_id`), so two sections asking for the same simulation
+share it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+
+#: A policy's or a dispatcher's parameters: ``(("incremental", False), ...)``.
+Params = tuple[tuple[str, Any], ...]
+#: The metrics kept for every run (docs/metrics.md, "Grid runs"), besides those of
+#: :func:`machine_usage` and :func:`jobs_in_system`.
+METRICS = ("deadline_missed_pct", "system_usage", "licence_usage", "avg_slowdown",
+           "nondeadline_avg_slowdown", "deadline_jobs")
+RUNS_DIR = "runs"
+#: Bins of the stored jobs-in-system series (the thesis' Fig. 19).
+WORKLOAD_BINS = 40
+
+
+def spelled(name: str, params: Params) -> str:
+    """``cs.incremental=false``: a name and its parameters, file-name safe."""
+    return name + "".join(f".{key}={_spelled_value(value)}" for key, value in params)
+
+
+def _spelled_value(value: Any) -> str:
+    """A parameter value as the CLI writes it: ``true``/``false`` for booleans."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation: ``jobs`` jobs with mean inter-arrival ``ta`` on a platform of
+    ``preset`` with licence ratio ``ratio``, both drawn with seed ``rep``, scheduled by
+    ``policy`` with ``params`` (and ``dispatch`` with ``dispatch_params`` on a platform of
+    several clusters; the run's seed is ``rep`` too).  ``label`` names it in the tables;
+    it is not part of what is simulated."""
+
+    preset: str
+    ta: float
+    ratio: tuple[float, float]
+    rep: int
+    policy: str
+    jobs: int
+    allocation: str = "exclusive"
+    dispatch: str | None = None
+    params: Params = ()
+    dispatch_params: Params = ()
+    label: str = ""
+
+    @property
+    def run_id(self) -> str:
+        """A file-name-safe name of exactly what is simulated."""
+        where = f"-{spelled(self.dispatch, self.dispatch_params)}" if self.dispatch else ""
+        return (f"{self.preset}-n{self.jobs}-ta{self.ta:g}-ratio{self.ratio[0]:g}-"
+                f"{self.ratio[1]:g}-{self.allocation}-rep{self.rep}-"
+                f"{spelled(self.policy, self.params)}{where}")
+
+    @property
+    def ratio_label(self) -> str:
+        """``30% - 50%``, as the thesis' tables write a licence ratio."""
+        return f"{self.ratio[0] * 100:.0f}% - {self.ratio[1] * 100:.0f}%"
+
+    def policy_spec(self) -> str | dict[str, Any]:
+        """The local policy as :func:`schedlab.simulate` takes it."""
+        return {"name": self.policy, **dict(self.params)} if self.params else self.policy
+
+    def dispatch_spec(self) -> str | dict[str, Any] | None:
+        """The dispatcher as :func:`schedlab.simulate` takes it (None: none)."""
+        if self.dispatch is None or not self.dispatch_params:
+            return self.dispatch
+        return {"name": self.dispatch, **dict(self.dispatch_params)}
+
+
+@dataclass(frozen=True)
+class Section:
+    """A part of the thesis' evaluation: a name, what it reproduces, its run points."""
+
+    name: str
+    title: str
+    points: Callable[[bool], list[Point]]
+
+
+def distinct_points(sections: Iterable[Section], reduced: bool) -> list[Point]:
+    """Every distinct run point of every section, in section order."""
+    seen: dict[str, Point] = {}
+    for section in sections:
+        for point in section.points(reduced):
+            seen.setdefault(point.run_id, point)
+    return list(seen.values())
+
+
+def running_jobs(result) -> np.ndarray:
+    """Jobs running at each instant of ``result.series_time`` (started, not yet ended)."""
+    ran = result.start >= 0
+    starts, ends = np.sort(result.start[ran]), np.sort(result.end[ran])
+    times = result.series_time
+    return (np.searchsorted(starts, times, side="right")
+            - np.searchsorted(ends, times, side="right"))
+
+
+def active_machines(result) -> np.ndarray:
+    """Machines running at least one job at each instant of ``result.series_time``."""
+    ran = np.flatnonzero((result.start >= 0) & (result.grid.machine >= 0))
+    if len(ran) == 0:
+        return np.zeros(len(result.series_time), dtype=np.int64)
+    machine = result.grid.machine[ran]
+    # Events (time, +1 start / -1 end, machine); at one instant ends come before starts.
+    times = np.concatenate((result.start[ran], result.end[ran]))
+    steps = np.concatenate((np.ones(len(ran), np.int64), -np.ones(len(ran), np.int64)))
+    machines = np.concatenate((machine, machine))
+    order = np.lexsort((steps, times))
+    per_machine = [0] * (int(machine.max()) + 1)
+    active, count = np.empty(len(order), dtype=np.int64), 0
+    for k, (step, where) in enumerate(zip(steps[order].tolist(), machines[order].tolist())):
+        before = per_machine[where]
+        per_machine[where] = before + step
+        count += int(before == 0 and step > 0) - int(before + step == 0 and step < 0)
+        active[k] = count
+    index = np.searchsorted(times[order], result.series_time, side="right") - 1
+    return np.where(index >= 0, active[np.maximum(index, 0)], 0)
+
+
+def jobs_in_system(result) -> np.ndarray:
+    """Jobs waiting or running at each instant of ``result.series_time``: the thesis'
+    "system workload" (§4.2, Fig. 19)."""
+    return np.asarray(result.series_queue) + running_jobs(result)
+
+
+def machine_usage(result, window: tuple[int, int]) -> float:
+    """Machine usage (thesis §4.2, Fig. 22): the time average over ``window`` of
+    active machines / min(machines, jobs in the system), where jobs are in the system."""
+    from schedlab.metrics.grid import usage_average
+
+    machines = len(result.grid.machine_names)
+    bound = np.minimum(machines, jobs_in_system(result))
+    return usage_average(result.series_time, active_machines(result), bound, *window)
+
+
+def workload_profile(result, window: tuple[int, int], bins: int = WORKLOAD_BINS) -> list[float]:
+    """The mean jobs in the system over ``bins`` equal parts of ``window`` (Fig. 19)."""
+    from schedlab.metrics.series import bin_means
+
+    t0, t1 = window
+    if t1 <= t0:
+        return []
+    _, means = bin_means(result.series_time, jobs_in_system(result), (t1 - t0) / bins, t0, t1)
+    return [round(float(v), 3) for v in means[:bins]]
+
+
+def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
+    """Draw the point's platform and jobs (seed = repetition) and simulate; its metrics
+    (:data:`METRICS`, machine usage, jobs in the system, scheduling time), labelled
+    ``label`` (default: the point's label, else its policy)."""
+    import schedlab
+    from schedlab.metrics.series import time_weighted_mean
+    from schedlab.platform.generator import generate_platform, preset as platform_preset
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(platform_preset(point.preset, ratio=point.ratio),
+                                 seed=point.rep)
+    grid = generate_grid(platform, PRESETS[point.preset], n_jobs=point.jobs,
+                         interarrival=point.ta, seed=point.rep)
+    dispatch = point.dispatch_spec()
+    result = schedlab.simulate(grid, point.policy_spec(), platform=platform,
+                               allocation=point.allocation, seed=point.rep,
+                               **({"dispatch": dispatch} if dispatch else {}))
+    metrics = schedlab.compute_metrics(result)
+    work_share, optimum = ({name.split(".", 1)[1]: float(value)
+                            for name, value in metrics.items() if name.startswith(prefix)}
+                           for prefix in ("cluster_work_share.", "cluster_share_optimum."))
+    window = (int(result.submit.min()), int(max(result.end.max(), result.submit.max())))
+    return {"run_id": point.run_id, "preset": point.preset, "ta": point.ta,
+            "ratio": point.ratio_label, "rep": point.rep, "policy": point.policy,
+            "params": spelled(point.policy, point.params),
+            "label": label or point.label or point.policy, "jobs": point.jobs,
+            "dispatch": spelled(point.dispatch, point.dispatch_params) if point.dispatch else "",
+            **{name: float(metrics[name]) for name in METRICS},
+            "machine_usage": machine_usage(result, window),
+            "mean_jobs_in_system": time_weighted_mean(result.series_time,
+                                                      jobs_in_system(result), *window),
+            "workload_profile": workload_profile(result, window),
+            "cluster_work_share": work_share, "cluster_share_optimum": optimum,
+            "scheduling_time_per_event_us": float(result.meta["scheduling_time_per_event_us"]),
+            "wall_time_s": float(result.meta["wall_time_s"]),
+            "reservation_holders": int(result.stats.get("reservation_holders", 0))}
+
+
+def execute_stored(folder: Path, work: Sequence[tuple[str, Callable[[], dict[str, Any]]]],
+                   progress: Callable[[int, int], None] | None = None) -> int:
+    """Compute every ``(key, compute)`` of ``work`` whose ``folder/KEY.json`` is missing, in
+    order, storing each result as it comes; returns how many were computed."""
+    from schedlab.output import atomic_write_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    todo = [(key, compute) for key, compute in work if not (folder / f"{key}.json").is_file()]
+    for done, (key, compute) in enumerate(todo, 1):
+        atomic_write_text(folder / f"{key}.json", json.dumps(compute(), indent=1) + "\n")
+        if progress is not None:
+            progress(done, len(todo))
+    return len(todo)
+
+
+def repetition_round(points: Sequence[Point]) -> dict[str, int]:
+    """Run id -> the rank of the point's repetition among those of its platform preset
+    (0 for the first), so that every section's first repetition runs before any second
+    one, whatever its seeds."""
+    reps: dict[str, list[int]] = {}
+    for point in points:
+        reps.setdefault(point.preset, []).append(point.rep)
+    rank = {preset: {rep: k for k, rep in enumerate(sorted(set(found)))}
+            for preset, found in reps.items()}
+    return {point.run_id: rank[point.preset][point.rep] for point in points}
+
+
+def execute_points(exp_dir: str | Path, points: Sequence[Point],
+                   label: Callable[[Point], str] | None = None,
+                   progress: Callable[[int, int], None] | None = None) -> int:
+    """Simulate every point not stored yet in ``exp_dir/runs/``, repetition by repetition
+    (a stopped run leaves whole ones; :func:`repetition_round`); returns how many ran.
+    ``label`` names a point in the tables (default: its label, else its policy)."""
+    rounds = repetition_round(points)
+    ordered = sorted(points, key=lambda p: rounds[p.run_id])
+    work = [(p.run_id, lambda p=p: simulate_point(p, label(p) if label else None))
+            for p in ordered]
+    return execute_stored(Path(exp_dir) / RUNS_DIR, work, progress)
+
+
+def read_stored(folder: Path, wanted: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The stored results of ``folder`` (only the keys ``wanted`` if given), by key, in
+    file-name order."""
+    keys = None if wanted is None else set(wanted)
+    return {path.stem: json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))
+            if keys is None or path.stem in keys}
+
+
+def read_runs(exp_dir: str | Path, points: Sequence[Point] | None = None):
+    """The stored runs as a DataFrame (one row per run); with ``points``, only theirs."""
+    import pandas as pd
+
+    wanted = None if points is None else [p.run_id for p in points]
+    return pd.DataFrame(list(read_stored(Path(exp_dir) / RUNS_DIR, wanted).values()))
+
+
+def mean_table(runs, index: str, metric: str, scale: float = 1.0,
+               labels: Sequence[str] | None = None, index_name: str | None = None):
+    """Mean of ``metric`` × ``scale`` over the repetitions of ``runs``: rows ``index``
+    (named ``index_name``), columns the labels (in the order of ``labels`` if given)."""
+    frame = runs.pivot_table(index=index, columns="label", values=metric, aggfunc="mean")
+    frame.index.name = index_name or index
+    order = list(labels) if labels is not None else list(frame.columns)
+    return (frame * scale).reindex(columns=[c for c in order if c in frame.columns])
