@@ -1,0 +1,68 @@
+"""The grid-run machinery shared by the grid recipes: run ids, the run's machine usage and
+workload (hand-checked), storing and resuming."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from schedlab.experiments.recipes.grid_runs import (Point, active_machines, execute_stored,
+                                                    jobs_in_system, machine_usage, read_stored,
+                                                    running_jobs, spelled)
+
+
+def tiny_result():
+    """Three jobs on two machines: A on m0 over [0, 10), B on m0 over [0, 5), C on m1 over
+    [5, 10); D waits over [0, 5) and never runs."""
+    return SimpleNamespace(
+        start=np.array([0, 0, 5, -1]), end=np.array([10, 5, 10, -1]),
+        series_time=np.array([0, 5, 10]), series_queue=np.array([1, 0, 0]),
+        grid=SimpleNamespace(machine=np.array([0, 0, 1, -1]), machine_names=("m0", "m1")))
+
+
+def test_running_jobs_and_active_machines_by_hand():
+    result = tiny_result()
+    assert running_jobs(result).tolist() == [2, 2, 0]
+    assert active_machines(result).tolist() == [1, 2, 0]
+    assert jobs_in_system(result).tolist() == [3, 2, 0]
+
+
+def test_machine_usage_by_hand():
+    # [0, 5): 1 active of min(2 machines, 3 jobs) = 1/2; [5, 10): 2 of min(2, 2) = 1
+    assert machine_usage(tiny_result(), (0, 10)) == pytest.approx(0.75)
+
+
+def test_a_point_names_its_parameters_in_its_run_id():
+    plain = Point("thesis-4.2", 4, (0.55, 0.65), 0, "bf-fcfs", 100)
+    assert plain.run_id == "thesis-4.2-n100-ta4-ratio0.55-0.65-exclusive-rep0-bf-fcfs"
+    assert plain.policy_spec() == "bf-fcfs" and plain.dispatch_spec() is None
+    cs = Point("thesis-4.3", 5, (0.5, 0.7), 1, "cs", 100, "shared", "ms-heuristics",
+               (("incremental", False), ("overhead", 8.0)), (("window", 50),), label="CS")
+    assert cs.run_id.endswith("-shared-rep1-cs.incremental=false.overhead=8.0"
+                              "-ms-heuristics.window=50")
+    assert cs.policy_spec() == {"name": "cs", "incremental": False, "overhead": 8.0}
+    assert cs.dispatch_spec() == {"name": "ms-heuristics", "window": 50}
+    assert spelled("x", ()) == "x"
+
+
+def test_stored_work_resumes_after_a_failure(tmp_path):
+    calls = []
+
+    def work(key, fail=False):
+        def compute():
+            calls.append(key)
+            if fail:
+                raise RuntimeError("stopped")
+            return {"key": key}
+        return key, compute
+
+    with pytest.raises(RuntimeError):
+        execute_stored(tmp_path, [work("a"), work("b"), work("c", fail=True), work("d")])
+    assert sorted(p.stem for p in tmp_path.glob("*.json")) == ["a", "b"]
+    assert execute_stored(tmp_path, [work("a"), work("b"), work("c"), work("d")]) == 2
+    assert calls == ["a", "b", "c", "c", "d"]
+    assert read_stored(tmp_path, ["d", "a"]) == {"a": {"key": "a"}, "d": {"key": "d"}}
+    assert json.loads((tmp_path / "c.json").read_text()) == {"key": "c"}
