@@ -66,3 +66,20 @@ def test_stored_work_resumes_after_a_failure(tmp_path):
     assert calls == ["a", "b", "c", "c", "d"]
     assert read_stored(tmp_path, ["d", "a"]) == {"a": {"key": "a"}, "d": {"key": "d"}}
     assert json.loads((tmp_path / "c.json").read_text()) == {"key": "c"}
+
+
+def test_work_stored_meanwhile_by_another_process_is_not_done_again(tmp_path):
+    calls = []
+
+    def first():
+        calls.append("a")
+        (tmp_path / "b.json").write_text('{"by": "the other process"}')   # as another run would
+        return {"key": "a"}
+
+    def second():
+        calls.append("b")
+        return {"key": "b"}
+
+    assert execute_stored(tmp_path, [("a", first), ("b", second)]) == 1
+    assert calls == ["a"]
+    assert read_stored(tmp_path, ["b"]) == {"b": {"by": "the other process"}}

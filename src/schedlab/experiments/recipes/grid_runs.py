@@ -206,16 +206,20 @@ def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
 def execute_stored(folder: Path, work: Sequence[tuple[str, Callable[[], dict[str, Any]]]],
                    progress: Callable[[int, int], None] | None = None) -> int:
     """Compute every ``(key, compute)`` of ``work`` whose ``folder/KEY.json`` is missing, in
-    order, storing each result as it comes; returns how many were computed."""
+    order, storing each result as it comes; returns how many were computed.  A result
+    stored meanwhile (by another process on the same folder) is not computed again."""
     from schedlab.output import atomic_write_text
 
     folder.mkdir(parents=True, exist_ok=True)
     todo = [(key, compute) for key, compute in work if not (folder / f"{key}.json").is_file()]
+    computed = 0
     for done, (key, compute) in enumerate(todo, 1):
-        atomic_write_text(folder / f"{key}.json", json.dumps(compute(), indent=1) + "\n")
+        if not (folder / f"{key}.json").is_file():
+            atomic_write_text(folder / f"{key}.json", json.dumps(compute(), indent=1) + "\n")
+            computed += 1
         if progress is not None:
             progress(done, len(todo))
-    return len(todo)
+    return computed
 
 
 def repetition_round(points: Sequence[Point]) -> dict[str, int]:
