@@ -92,27 +92,30 @@ def write_figure(figure, out: Path, name: str) -> dict[str, Path]:
     return {name: png}
 
 
-def lines_figure(frame, *, title: str, xlabel: str, ylabel: str, log_x: bool = False,
+def lines_figure(lines, *, title: str, xlabel: str, ylabel: str, log_x: bool = False,
                  log_y: bool = False, ticks_at_index: bool = True):
-    """One line per column of ``frame`` over its index (marked at every row), styled per
-    column name (:func:`schedlab.viz.style.policy_styles`); ``ticks_at_index`` labels the
-    x axis at the index values only."""
+    """One line per column of ``lines`` (a DataFrame, or a mapping of name -> Series) over
+    its index, marked at every value and skipping missing ones, styled per name
+    (:func:`schedlab.viz.style.policy_styles`); ``ticks_at_index`` labels the x axis at
+    the index values only."""
     from schedlab.viz.style import new_figure, paper_style, policy_styles
 
-    styles = policy_styles(list(frame.columns))
+    series = {name: values.dropna() for name, values in lines.items()}
+    styles = policy_styles(list(series))
     with paper_style():
         figure = new_figure(5.0, 3.4)
         axes = figure.add_subplot()
-        for label in frame.columns:
-            style = styles[label]
-            axes.plot(frame.index, frame[label], label=label, color=style.color,
+        for name, values in series.items():
+            style = styles[name]
+            axes.plot(values.index, values.to_numpy(), label=name, color=style.color,
                       marker=style.marker, linestyle=style.linestyle)
         if log_x:
             axes.set_xscale("log")
         if log_y:
             axes.set_yscale("log")
         if ticks_at_index:
-            axes.set_xticks(list(frame.index), [f"{t:g}" for t in frame.index])
+            ticks = sorted({x for values in series.values() for x in values.index})
+            axes.set_xticks(ticks, [f"{t:g}" for t in ticks])
             axes.minorticks_off()
         axes.set_xlabel(xlabel)
         axes.set_ylabel(ylabel)
