@@ -124,3 +124,15 @@ def test_every_grid_metric_is_documented():
     text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
     documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
     assert set(GRID_METRIC_DOCS) <= documented
+
+
+def test_a_machine_feature_is_no_licence_copy_in_the_licence_usage():
+    from schedlab.platform.model import Cluster, Licence, Machine, Platform
+
+    # m1 has M as a feature (non-floating); B is floating with one copy. Both jobs
+    # run at once on [0, 100): B is 1 of min(1, 1) copies in use, M counts nowhere.
+    cluster = Cluster("c", (Machine("m1", 4, 100, frozenset({"M"})), Machine("m2", 4, 100)),
+                      (Licence("B", 1, ("m1", "m2")),))
+    rows = [(0, 100, 100, 1, ("M",), 100), (0, 100, 100, 1, ("B",), 100)]
+    result = run_grid(grid_workload(rows), Platform((cluster,), name="f"), [GridFCFS()])
+    assert compute_metrics(result)["licence_usage"] == 1.0

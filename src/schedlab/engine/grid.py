@@ -447,6 +447,12 @@ class _Engine:
         self.view: MetaView | None = None
         self.dispatcher: DispatcherLike | None = None
 
+    def _floating(self, task: GridTask, machine: int) -> list[int]:
+        """The licences ``task`` holds a floating copy of on ``machine``: a machine feature
+        (a non-floating licence) is no copy and is not counted in the licence usage."""
+        feature = self.platform.feature
+        return [l for l in task.licences if not feature[l, machine]]
+
     def expected_time(self, task: GridTask, rating: int) -> int:
         """Seconds ``task`` would hold a machine of ``rating`` by its estimate if started
         now: the estimate still to run rescaled (eq. 3.9), plus the overhead of a resumption."""
@@ -473,7 +479,7 @@ class _Engine:
         task.end = ctx.now + overhead + (expected if killed else run_for)
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
-        for l in task.licences:
+        for l in self._floating(task, machine):
             self.licences_used[l] += 1
         heappush(self.events, (task.end, FINISH, i, self.version[i]))
 
@@ -494,12 +500,12 @@ class _Engine:
         task.preempted_from, task.preempted_at = machine, now
         task.machine = task.start = task.expected_end = task.end = -1
         self.busy -= task.width
-        for l in task.licences:
+        for l in self._floating(task, machine):
             self.licences_used[l] -= 1
 
     def finished(self, ctx: GridContext, task: GridTask) -> None:
         ctx._release(task)
-        for l in task.licences:
+        for l in self._floating(task, task.machine):
             self.licences_used[l] -= 1
         self.busy -= task.width
         self._leave(task)
