@@ -6,13 +6,21 @@ submitted at 0; a job is (id, width, estimate, deadline).
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from schedlab.api import load_workload
 from schedlab.engine.profile import Profile
+from schedlab.engine.simulator import run
 from schedlab.errors import InputError
-from schedlab.policies.deadline.common import edf_key, llf_key
+from schedlab.pipeline import Transforms, apply_transforms
+from schedlab.policies.deadline.common import HEURISTICS, edf_key, llf_key
 from schedlab.policies.deadline.mrt import ModifiedRealTime, mrt_admission
 from schedlab.workload.job import Job
+
+from .test_guarantee import TICKS, deadline_workloads
 
 
 def job(job_id: int, width: int, estimate: int, deadline: int) -> Job:
@@ -91,3 +99,53 @@ def test_parameters_are_checked():
     with pytest.raises(InputError, match="The 'heuristic' parameter of MRT must be one of"):
         ModifiedRealTime(heuristic="fcfs")
     assert ModifiedRealTime().get_params() == {"backtracks": 10, "heuristic": "edf"}
+
+
+class FromTheEmptySchedule(ModifiedRealTime):
+    """MRT whose every test searches from the empty partial schedule (no reuse of the plan's search)."""
+
+    def admit(self, running, now, plan, job, limits):
+        return mrt_admission(running, now, plan, job, limits, backtracks=self.backtracks,
+                             key=HEURISTICS[self.heuristic])
+
+
+def assert_same_runs(workload, overrun, tick, backtracks, heuristic):
+    resumed = run(workload, ModifiedRealTime(backtracks=backtracks, heuristic=heuristic),
+                  overrun=overrun, tick=tick)
+    scratch = run(workload, FromTheEmptySchedule(backtracks=backtracks, heuristic=heuristic),
+                  overrun=overrun, tick=tick)
+    for name in ("start", "end", "status", "planned_start"):
+        assert np.array_equal(getattr(resumed, name), getattr(scratch, name)), name
+    assert resumed.reject_reasons == scratch.reject_reasons
+    # Placements saved are not counted; every other statistic (backtracks, admitted) is equal.
+    assert {k: v for k, v in resumed.stats.items() if k != "placements"} == \
+        {k: v for k, v in scratch.stats.items() if k != "placements"}
+    assert resumed.stats.get("placements", 0) <= scratch.stats.get("placements", 0)
+    return resumed.stats.get("placements", 0), scratch.stats.get("placements", 0)
+
+
+@settings(max_examples=300)
+@given(workload=deadline_workloads(), overrun=st.sampled_from(["kill", "extend"]),
+       tick=TICKS, backtracks=st.sampled_from([0, 3, 10]),
+       heuristic=st.sampled_from(["edf", "llf"]))
+def test_resuming_after_the_previous_searchs_prefix_changes_no_decision(
+        workload, overrun, tick, backtracks, heuristic):
+    """Random workloads (early ends, overruns, jobs without deadlines, ticks): MRT, which
+    starts each search after the clean prefix of the search that made the plan, starts,
+    rejects and backtracks exactly as the search from the empty schedule."""
+    assert_same_runs(workload, overrun, tick, backtracks, heuristic)
+
+
+@pytest.mark.parametrize(("heuristic", "exact", "tick"),
+                         [("edf", True, 0), ("llf", True, 0), ("edf", False, 0),
+                          ("edf", True, 900)])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_resuming_changes_no_decision_on_an_overloaded_lublin_workload(seed, heuristic,
+                                                                      exact, tick):
+    """300 Lublin jobs at load 1.6 by duplication and stringency 0.2: long queues, many
+    resumed searches (with exact estimates, else early ends); the runs are the same as
+    from the empty schedule, with fewer placements."""
+    load = load_workload("lublin", jobs=300, seed=seed)
+    load = apply_transforms(load, Transforms(perfect_estimates=exact, load=1.6,
+                                             stringency=0.2), seed=seed, label="test")
+    assert_same_runs(load, "kill", tick, 10, heuristic)

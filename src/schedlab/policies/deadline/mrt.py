@@ -27,6 +27,7 @@ break strong feasibility.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Mapping
 
 from schedlab.engine.profile import Profile
@@ -50,6 +51,15 @@ class _Search:
         fit = self.profile.earliest_fit
         self.fits = {job.id: fit(job.width, job.estimate, now) for job in jobs}
         self.placements = len(jobs)
+
+    @classmethod
+    def resumed(cls, profile: Profile, now: int, jobs: list[Job],
+                limits: Mapping[int, float], fits: dict[int, int]) -> _Search:
+        """A search whose partial schedule is in ``profile`` (taken, not copied) with known fits."""
+        search = cls.__new__(cls)
+        search.profile, search.now, search.limits = profile, now, limits
+        search.remaining, search.fits, search.placements = jobs, fits, 0
+        return search
 
     def hopeless(self) -> bool:
         """Whether some job misses its deadline even at its earliest fit now."""
@@ -98,19 +108,48 @@ class _Search:
             fits[job_id] = old
 
 
-def mrt_admission(running: Profile, now: int, plan: Plan, job: Job,
-                  limits: Mapping[int, float], *, backtracks: int,
-                  key: HeuristicKey) -> Decision:
-    """The MRT admission test (Islam et al., §2.2.2, Fig. 2) for ``job`` against ``plan``.
+Step = tuple["Job", int, list[tuple[int, int]], int]   # job, start, undo log, index
 
-    ``running`` holds the running jobs from ``now`` on and is not modified.
+
+@dataclass(frozen=True)
+class Trail:
+    """What a search that made the plan leaves for the next decision (reuse of its prefix).
+
+    ``running`` is the profile of the running jobs it searched on (not
+    modified), ``chosen`` its extensions in placement order, ``clean`` how
+    many leading ones were made in heuristic order before the search's first
+    failed extension, and ``fits`` every job's cached fit at the end.
+    Undoing the logs of ``chosen`` from the end restores the fits of any
+    earlier step, except for the jobs in ``untracked``: a job that joined a
+    resumed search is absent from the logs of the steps it took over, so
+    ``untracked[id]`` is the number of leading steps its fit is not logged in.
+    A resumed search starts at ``floor`` steps or later: its first steps
+    were taken over without those of jobs that had started meanwhile, so
+    its logs describe no state before it.
     """
-    search = _Search(running, now, sorted([*(p for p, _ in plan), job], key=key), limits)
-    if search.hopeless():
-        return Decision(None, "the empty schedule is not strongly feasible",
-                        search.placements)
-    chosen: list[tuple[Job, int, list[tuple[int, int]], int]] = []   # job, start, log, index
+
+    running: Profile
+    now: int
+    chosen: list[Step]
+    clean: int
+    fits: dict[int, int]
+    untracked: dict[int, int]
+    floor: int = 0
+
+
+class _UndoesReusedStep(Exception):
+    """The search would undo an extension taken over from the previous search."""
+
+
+def _search(search: _Search, chosen: list[Step], backtracks: int,
+            reused: int) -> tuple[int, int]:
+    """Ramamritham's search from the partial schedule ``chosen``: (undone, clean prefix).
+
+    Raises :class:`_UndoesReusedStep` instead of undoing one of the first
+    ``reused`` extensions (their logs belong to the previous search).
+    """
     undone = 0
+    clean = -1
     index = 0
     while search.remaining:
         if index < len(search.remaining):
@@ -120,22 +159,156 @@ def mrt_admission(running: Profile, now: int, plan: Plan, job: Job,
                 chosen.append((candidate, extended[0], extended[1], index))
                 index = 0
                 continue
+            if clean < 0:
+                clean = len(chosen)
             index += 1
-        elif chosen:
+        elif len(chosen) > reused:
             last, start, log, index = chosen.pop()
             search.undo(last, start, log)
             search.remaining.insert(index, last)
+            clean = min(clean, len(chosen))
             index += 1
+        elif chosen:
+            raise _UndoesReusedStep
         else:
             break
         undone += 1
         if undone > backtracks:
             break
+    return undone, len(chosen) if clean < 0 else clean
+
+
+def _decision(search: _Search, chosen: list[Step], undone: int, clean: int, now: int,
+              running: Profile, backtracks: int,
+              untracked: dict[int, int], floor: int) -> tuple[Decision, Trail | None]:
     if search.remaining:
         return Decision(None, f"no strongly feasible schedule within {backtracks} backtracks",
-                        search.placements, detail={"backtracks": undone})
-    return Decision(in_ast_order([(placed, start) for placed, start, _, _ in chosen]),
-                    placements=search.placements, detail={"backtracks": undone})
+                        search.placements, detail={"backtracks": undone}), None
+    return (Decision(in_ast_order([(placed, start) for placed, start, _, _ in chosen]),
+                     placements=search.placements, detail={"backtracks": undone}),
+            Trail(running, now, chosen, clean, search.fits, untracked, floor))
+
+
+def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
+             limits: Mapping[int, float], key: HeuristicKey
+             ) -> tuple[_Search, list[Step], dict[int, int], int] | None:
+    """The search state after the previous search's clean prefix, or ``None`` if it does not apply.
+
+    With nothing changed since the previous search but jobs of its plan
+    started at their planned starts, the new search extends the partial
+    schedule with exactly the jobs of that prefix that come before ``job``
+    in heuristic order, in the same order and at the same fits, as long as
+    ``job`` stays in time: every other remaining job was in time there
+    before, and its fit from ``now`` is no later than its planned start.
+    Checked here: the plan is the previous plan without the started jobs,
+    at the same starts; the started jobs lie in the reused prefix; the
+    running profile from ``now`` on is the previous one plus the started
+    jobs (so every reused fit that is not before ``now`` is still the
+    earliest); ``job`` is in time on the partial schedule.
+    """
+    chosen = previous.chosen
+    starts = {planned.id: start for planned, start in plan}
+    if len(starts) != len(plan):
+        return None
+    started: list[Step] = []
+    started_before = []             # per position: started jobs in the steps before it
+    last_started = -1
+    for position, (placed, start, _, _) in enumerate(chosen):
+        started_before.append(len(started))
+        planned = starts.get(placed.id)
+        if planned is None:
+            started.append(chosen[position])
+            last_started = position
+        elif planned != start:
+            return None
+    started_before.append(len(started))
+    if len(chosen) - len(started) != len(plan):
+        return None
+    new_key = key(job)
+    prefix = 0
+    while prefix < previous.clean and key(chosen[prefix][0]) < new_key:
+        prefix += 1
+    floor = max(previous.floor, last_started + 1)
+    if prefix == 0 or prefix < floor:
+        return None
+    expected = previous.running.copy()
+    for placed, start, _, _ in started:
+        expected.reserve(start, placed.estimate, placed.width)
+    expected.discard_before(now)
+    if expected.steps() != running.steps():
+        return None
+    profile = running.copy()
+    reserve = profile.reserve
+    kept: list[Step] = []
+    for step in chosen[:prefix]:
+        placed, start = step[0], step[1]
+        if placed.id in starts:
+            reserve(start, placed.estimate, placed.width)
+            kept.append(step)
+    fit = profile.earliest_fit
+    new_fit = fit(job.width, job.estimate, now)
+    if new_fit + job.estimate > limits[job.id]:
+        return None
+    fits = dict(previous.fits)
+    for step in reversed(chosen[prefix:]):
+        for job_id, old in reversed(step[2]):
+            fits[job_id] = old
+    remaining = sorted([*(placed for placed, _, _, _ in chosen[prefix:]), job], key=key)
+    untracked = {job_id: steps - started_before[steps]
+                 for job_id, steps in previous.untracked.items()
+                 if steps <= prefix and job_id in starts}
+    untracked[job.id] = len(kept)
+    for waiting in remaining:
+        steps = previous.untracked.get(waiting.id)
+        if steps is not None and steps > prefix:
+            fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
+            untracked[waiting.id] = len(kept)
+        elif waiting is not job and fits[waiting.id] < now:
+            fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
+            untracked[waiting.id] = len(kept)
+    fits[job.id] = new_fit
+    return (_Search.resumed(profile, now, remaining, limits, fits), kept, untracked,
+            floor - started_before[floor])
+
+
+def mrt_search(running: Profile, now: int, plan: Plan, job: Job,
+               limits: Mapping[int, float], *, backtracks: int, key: HeuristicKey,
+               previous: Trail | None = None) -> tuple[Decision, Trail | None]:
+    """The MRT admission test, with the :class:`Trail` of an admitted job for the next test.
+
+    With ``previous``, the trail of the search that made ``plan``, the
+    search starts after that search's clean prefix where it applies
+    (:func:`_resumed`) and gives the same decision as the search from the
+    empty schedule; the placements it saves are not counted.
+    """
+    if previous is not None:
+        state = _resumed(previous, running, now, plan, job, limits, key)
+        if state is not None:
+            search, chosen, untracked, floor = state
+            try:
+                undone, clean = _search(search, chosen, backtracks, len(chosen))
+            except _UndoesReusedStep:
+                pass
+            else:
+                return _decision(search, chosen, undone, clean, now, running, backtracks,
+                                 untracked, floor)
+    search = _Search(running, now, sorted([*(p for p, _ in plan), job], key=key), limits)
+    if search.hopeless():
+        return Decision(None, "the empty schedule is not strongly feasible",
+                        search.placements), None
+    chosen = []
+    undone, clean = _search(search, chosen, backtracks, 0)
+    return _decision(search, chosen, undone, clean, now, running, backtracks, {}, 0)
+
+
+def mrt_admission(running: Profile, now: int, plan: Plan, job: Job,
+                  limits: Mapping[int, float], *, backtracks: int,
+                  key: HeuristicKey) -> Decision:
+    """The MRT admission test (Islam et al., §2.2.2, Fig. 2) for ``job`` against ``plan``.
+
+    ``running`` holds the running jobs from ``now`` on and is not modified.
+    """
+    return mrt_search(running, now, plan, job, limits, backtracks=backtracks, key=key)[0]
 
 
 class ModifiedRealTime(AdmissionPolicy):
@@ -159,8 +332,13 @@ class ModifiedRealTime(AdmissionPolicy):
         super().__init__()
         self.backtracks = backtracks
         self.heuristic = heuristic
+        self._trail: Trail | None = None
 
     def admit(self, running: Profile, now: int, plan: Plan, job: Job,
               limits: Mapping[int, float]) -> Decision:
-        return mrt_admission(running, now, plan, job, limits, backtracks=self.backtracks,
-                             key=HEURISTICS[self.heuristic])
+        decision, trail = mrt_search(running, now, plan, job, limits,
+                                     backtracks=self.backtracks,
+                                     key=HEURISTICS[self.heuristic], previous=self._trail)
+        if decision.plan is not None:
+            self._trail = trail
+        return decision
