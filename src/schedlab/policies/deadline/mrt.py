@@ -54,11 +54,14 @@ class _Search:
 
     @classmethod
     def resumed(cls, profile: Profile, now: int, jobs: list[Job],
-                limits: Mapping[int, float], fits: dict[int, int]) -> _Search:
-        """A search whose partial schedule is in ``profile`` (taken, not copied) with known fits."""
+                limits: Mapping[int, float], fits: dict[int, int], placements: int) -> _Search:
+        """A search whose partial schedule is in ``profile`` (taken, not copied) with known fits.
+
+        ``placements`` counts the fits searched to get there.
+        """
         search = cls.__new__(cls)
         search.profile, search.now, search.limits = profile, now, limits
-        search.remaining, search.fits, search.placements = jobs, fits, 0
+        search.remaining, search.fits, search.placements = jobs, fits, placements
         return search
 
     def hopeless(self) -> bool:
@@ -258,16 +261,19 @@ def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
                  for job_id, steps in previous.untracked.items()
                  if steps <= prefix and job_id in starts}
     untracked[job.id] = len(kept)
+    placements = 1
     for waiting in remaining:
         steps = previous.untracked.get(waiting.id)
         if steps is not None and steps > prefix:
             fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
             untracked[waiting.id] = len(kept)
+            placements += 1
         elif waiting is not job and fits[waiting.id] < now:
             fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
             untracked[waiting.id] = len(kept)
+            placements += 1
     fits[job.id] = new_fit
-    return (_Search.resumed(profile, now, remaining, limits, fits), kept, untracked,
+    return (_Search.resumed(profile, now, remaining, limits, fits, placements), kept, untracked,
             floor - started_before[floor])
 
 
