@@ -23,6 +23,14 @@ again (from the cached time on) only when the new reservation overlaps it;
 an undo restores the cached fits from a log.  Because the partial schedule
 before an extension was strongly feasible, only the fits that moved can
 break strong feasibility.
+
+Reuse of the search that made the plan (:func:`_resumed`): the policy keeps
+that search's steps and logs (:class:`Trail`).  The next search extends
+the partial schedule with the same jobs as long as they come before the new
+job in heuristic order and the earlier search had not failed an extension
+yet; if nothing changed since but planned starts, and the new job is still
+in time there, the next search starts after those steps with the fits the
+logs restore, and decides exactly as the search from the empty schedule.
 """
 
 from __future__ import annotations
@@ -32,15 +40,25 @@ from typing import TYPE_CHECKING, Mapping
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice, check_number
-from schedlab.policies.deadline.common import (HEURISTICS, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, in_ast_order)
+from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy,
+                                               Decision, HeuristicKey, Plan, TickProfile,
+                                               held_time, in_ast_order)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
 
 
+Log = list[tuple[int, int, float]]     # (job id, lower bound, witness) before a step
+
+
 class _Search:
-    """The state of one MRT search: the partial schedule and the cached fits of the rest."""
+    """The state of one MRT search: the partial schedule and what is known of the others' fits.
+
+    For every unplaced job, ``fits`` holds a lower bound of its earliest fit
+    and ``witnesses`` a start at which it fits and still ends in time (or
+    infinity for a job without a deadline, which cannot be late).  When the
+    two are equal the bound is the earliest fit itself.
+    """
 
     def __init__(self, running: Profile, now: int, jobs: list[Job],
                  limits: Mapping[int, float]) -> None:
@@ -50,68 +68,104 @@ class _Search:
         self.remaining = jobs
         fit = self.profile.earliest_fit
         self.fits = {job.id: fit(job.width, job.estimate, now) for job in jobs}
+        self.witnesses: dict[int, float] = dict(self.fits)
         self.placements = len(jobs)
+        self._set_grid()
 
     @classmethod
     def resumed(cls, profile: Profile, now: int, jobs: list[Job],
-                limits: Mapping[int, float], fits: dict[int, int], placements: int) -> _Search:
+                limits: Mapping[int, float], fits: dict[int, int],
+                witnesses: dict[int, float], placements: int) -> _Search:
         """A search whose partial schedule is in ``profile`` (taken, not copied) with known fits.
 
         ``placements`` counts the fits searched to get there.
         """
         search = cls.__new__(cls)
         search.profile, search.now, search.limits = profile, now, limits
-        search.remaining, search.fits, search.placements = jobs, fits, placements
+        search.remaining, search.fits, search.witnesses = jobs, fits, witnesses
+        search.placements = placements
+        search._set_grid()
         return search
+
+    def _set_grid(self) -> None:
+        self.tick = self.profile.tick if isinstance(self.profile, TickProfile) else 0
+        self.held = held_time(self.profile)
 
     def hopeless(self) -> bool:
         """Whether some job misses its deadline even at its earliest fit now."""
         fits, limits = self.fits, self.limits
         return any(fits[job.id] + job.estimate > limits[job.id] for job in self.remaining)
 
-    def extend(self, index: int) -> tuple[int, list[tuple[int, int]]] | None:
-        """Place ``remaining[index]`` at its cached fit; keep it if strongly feasible.
+    def extend(self, index: int) -> tuple[int, Log] | None:
+        """Place ``remaining[index]`` at its earliest fit; keep it if strongly feasible.
 
         Returns ``(start, undo log)`` on success (the job leaves ``remaining``),
         ``None`` after undoing a failed extension.
         """
         job = self.remaining[index]
         start = self.fits[job.id]
+        if self.witnesses[job.id] != start:
+            start = self.profile.earliest_fit(job.width, job.estimate, start)
+            self.placements += 1
         end = start + job.estimate
         self.profile.reserve(start, job.estimate, job.width)
-        log: list[tuple[int, int]] = []
+        log: Log = []
         if self._refit(job, start, end, log):
             del self.remaining[index]
             return start, log
         self.undo(job, start, log)
         return None
 
-    def _refit(self, placed: Job, start: int, end: int, log: list[tuple[int, int]]) -> bool:
-        """Update the fits the new reservation overlaps; False as soon as one job becomes late."""
-        fits, limits = self.fits, self.limits
-        fit = self.profile.earliest_fit
+    def _latest_start(self, job: Job) -> float:
+        """The last start (a tick, in a run with one) at which ``job`` ends in time."""
+        latest = self.limits[job.id] - job.estimate
+        tick = self.tick
+        if tick and latest != INFINITY:
+            latest = latest // tick * tick
+        return latest
+
+    def _refit(self, placed: Job, start: int, end: int, log: Log) -> bool:
+        """Find new witnesses where the new reservation overlaps one; False once a job is late.
+
+        An overlapped witness is replaced by the job's latest start in time
+        if it fits there, else by the earliest fit searched from the lower
+        bound (which then is the bound as well).
+        """
+        fits, witnesses = self.fits, self.witnesses
+        fit, min_free = self.profile.earliest_fit, self.profile.min_free
         for job in self.remaining:
-            old = fits[job.id]
+            witness = witnesses[job.id]
             # The window of a zero-length job still holds its instant (estimate or 1).
-            if old < end and start < old + (job.estimate or 1) and job is not placed:
-                new = fit(job.width, job.estimate, old)
+            if witness < end and start < witness + (job.estimate or 1) and job is not placed:
+                bound = fits[job.id]
+                log.append((job.id, bound, witness))
+                latest = self._latest_start(job)
+                if latest == INFINITY:
+                    witnesses[job.id] = INFINITY
+                    continue
+                if latest < bound:
+                    return False
+                if latest != witness and \
+                        min_free(latest, latest + self.held(job.estimate)) >= job.width:
+                    witnesses[job.id] = latest
+                    continue
+                new = fit(job.width, job.estimate, bound)
                 self.placements += 1
-                if new != old:
-                    log.append((job.id, old))
-                    fits[job.id] = new
-                    if new + job.estimate > limits[job.id]:
-                        return False
+                fits[job.id] = witnesses[job.id] = new
+                if new > latest:
+                    return False
         return True
 
-    def undo(self, job: Job, start: int, log: list[tuple[int, int]]) -> None:
-        """Take a placed job out again and restore the fits its reservation moved."""
+    def undo(self, job: Job, start: int, log: Log) -> None:
+        """Take a placed job out again and restore the bounds and witnesses of its refits."""
         self.profile.release(start, job.estimate, job.width)
-        fits = self.fits
-        for job_id, old in reversed(log):
-            fits[job_id] = old
+        fits, witnesses = self.fits, self.witnesses
+        for job_id, bound, witness in reversed(log):
+            fits[job_id] = bound
+            witnesses[job_id] = witness
 
 
-Step = tuple["Job", int, list[tuple[int, int]], int]   # job, start, undo log, index
+Step = tuple["Job", int, Log, int]   # job, start, undo log, index
 
 
 @dataclass(frozen=True)
@@ -121,11 +175,13 @@ class Trail:
     ``running`` is the profile of the running jobs it searched on (not
     modified), ``chosen`` its extensions in placement order, ``clean`` how
     many leading ones were made in heuristic order before the search's first
-    failed extension, and ``fits`` every job's cached fit at the end.
-    Undoing the logs of ``chosen`` from the end restores the fits of any
-    earlier step, except for the jobs in ``untracked``: a job that joined a
-    resumed search is absent from the logs of the steps it took over, so
-    ``untracked[id]`` is the number of leading steps its fit is not logged in.
+    failed extension, and ``fits`` and ``witnesses`` every job's lower bound
+    and witness at the end (:class:`_Search`).  Undoing the logs of
+    ``chosen`` from the end restores them for any earlier step, except for
+    the jobs in ``untracked``: a job that joined a resumed search, or whose
+    bound was moved to its ``now``, is absent from the logs of the steps it
+    took over, so ``untracked[id]`` is the number of leading steps its fit is
+    not logged in.
     A resumed search starts at ``floor`` steps or later: its first steps
     were taken over without those of jobs that had started meanwhile, so
     its logs describe no state before it.
@@ -136,6 +192,7 @@ class Trail:
     chosen: list[Step]
     clean: int
     fits: dict[int, int]
+    witnesses: dict[int, float]
     untracked: dict[int, int]
     floor: int = 0
 
@@ -189,7 +246,8 @@ def _decision(search: _Search, chosen: list[Step], undone: int, clean: int, now:
                         search.placements, detail={"backtracks": undone}), None
     return (Decision(in_ast_order([(placed, start) for placed, start, _, _ in chosen]),
                      placements=search.placements, detail={"backtracks": undone}),
-            Trail(running, now, chosen, clean, search.fits, untracked, floor))
+            Trail(running, now, chosen, clean, search.fits, search.witnesses, untracked,
+                  floor))
 
 
 def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
@@ -206,8 +264,9 @@ def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
     Checked here: the plan is the previous plan without the started jobs,
     at the same starts; the started jobs lie in the reused prefix; the
     running profile from ``now`` on is the previous one plus the started
-    jobs (so every reused fit that is not before ``now`` is still the
-    earliest); ``job`` is in time on the partial schedule.
+    jobs (so every reused bound and witness not before ``now`` still holds;
+    a witness before it is searched again, a bound before it becomes
+    ``now``); ``job`` is in time on the partial schedule.
     """
     chosen = previous.chosen
     starts = {planned.id: start for planned, start in plan}
@@ -252,10 +311,11 @@ def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
     new_fit = fit(job.width, job.estimate, now)
     if new_fit + job.estimate > limits[job.id]:
         return None
-    fits = dict(previous.fits)
+    fits, witnesses = dict(previous.fits), dict(previous.witnesses)
     for step in reversed(chosen[prefix:]):
-        for job_id, old in reversed(step[2]):
-            fits[job_id] = old
+        for job_id, bound, witness in reversed(step[2]):
+            fits[job_id] = bound
+            witnesses[job_id] = witness
     remaining = sorted([*(placed for placed, _, _, _ in chosen[prefix:]), job], key=key)
     untracked = {job_id: steps - started_before[steps]
                  for job_id, steps in previous.untracked.items()
@@ -264,16 +324,19 @@ def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
     placements = 1
     for waiting in remaining:
         steps = previous.untracked.get(waiting.id)
-        if steps is not None and steps > prefix:
-            fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
+        if waiting is job:
+            continue
+        if (steps is not None and steps > prefix) or witnesses[waiting.id] < now:
+            fits[waiting.id] = witnesses[waiting.id] = fit(waiting.width, waiting.estimate,
+                                                           now)
             untracked[waiting.id] = len(kept)
             placements += 1
-        elif waiting is not job and fits[waiting.id] < now:
-            fits[waiting.id] = fit(waiting.width, waiting.estimate, now)
+        elif fits[waiting.id] < now:
+            fits[waiting.id] = now
             untracked[waiting.id] = len(kept)
-            placements += 1
-    fits[job.id] = new_fit
-    return (_Search.resumed(profile, now, remaining, limits, fits, placements), kept, untracked,
+    fits[job.id] = witnesses[job.id] = new_fit
+    return (_Search.resumed(profile, now, remaining, limits, fits, witnesses, placements),
+            kept, untracked,
             floor - started_before[floor])
 
 
