@@ -17,12 +17,16 @@ job after it.  Every undone extension is one **backtrack**; more than
 the new job and keeps the old plan (Fig. 2, step E.ii).  The job is
 admitted as soon as every job is placed (step F).
 
-Why it is exact but cheaper than it looks: adding a reservation never makes
-a fit earlier, so each unplaced job's earliest fit is cached and searched
-again (from the cached time on) only when the new reservation overlaps it;
-an undo restores the cached fits from a log.  Because the partial schedule
-before an extension was strongly feasible, only the fits that moved can
-break strong feasibility.
+Why it is exact but cheaper than it looks: strong feasibility needs to know
+only that every unplaced job can still end in time.  Each keeps a
+**witness**, a start at which it fits and ends in time, and a lower bound
+of its earliest fit (adding a reservation never makes a fit earlier).  Only
+a reservation over a job's witness is looked at: the witness moves to the
+job's latest start in time if it fits there, else the earliest fit is
+searched from the bound.  A job's earliest fit is searched when it is
+placed.  An undo restores bounds and witnesses from a log.  Because the
+partial schedule before an extension was strongly feasible, only the
+overlapped witnesses can break strong feasibility.
 
 Reuse of the search that made the plan (:func:`_resumed`): the policy keeps
 that search's steps and logs (:class:`Trail`).  The next search extends
