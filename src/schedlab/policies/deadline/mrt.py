@@ -245,6 +245,7 @@ def _search(search: _Search, chosen: list[Step], backtracks: int,
 def _decision(search: _Search, chosen: list[Step], undone: int, clean: int, now: int,
               running: Profile, backtracks: int,
               untracked: dict[int, int], floor: int) -> tuple[Decision, Trail | None]:
+    """The decision of a finished search, and its :class:`Trail` if it admitted the job."""
     if search.remaining:
         return Decision(None, f"no strongly feasible schedule within {backtracks} backtracks",
                         search.placements, detail={"backtracks": undone}), None
@@ -327,9 +328,9 @@ def _resumed(previous: Trail, running: Profile, now: int, plan: Plan, job: Job,
     untracked[job.id] = len(kept)
     placements = 1
     for waiting in remaining:
-        steps = previous.untracked.get(waiting.id)
         if waiting is job:
             continue
+        steps = previous.untracked.get(waiting.id)
         if (steps is not None and steps > prefix) or witnesses[waiting.id] < now:
             fits[waiting.id] = witnesses[waiting.id] = fit(waiting.width, waiting.estimate,
                                                            now)
