@@ -1,0 +1,153 @@
+"""Hostile platform files, side files and options: one line naming what is wrong, exit code 2.
+
+Each case here once ended in a traceback (exit 1), a silently wrong number, or an empty reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from schedlab.cli.app import app
+from schedlab.errors import InputError
+from schedlab.platform import read_platform
+from schedlab.workload.grid import read_grid_workload
+from schedlab.workload.job import Job, Workload
+from schedlab.workload.swf import write_swf
+
+runner = CliRunner()
+
+ONE_MACHINE = """\
+[[clusters]]
+name = "a"
+
+[[clusters.machines]]
+name = "m"
+cpus = {cpus}
+rating = {rating}
+"""
+
+
+def platform_error(tmp_path: Path, text: str) -> InputError:
+    path = tmp_path / "P.toml"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        read_platform(path)
+    return caught.value
+
+
+@pytest.mark.parametrize("cpus, rating, field", [
+    (10**20, 1, "cpus"),              # beyond int64: was an OverflowError traceback
+    (2**63 - 1, 1, "cpus"),           # fits int64, but two of them summed to -2 CPUs
+    (4, 10**20, "rating"),
+    (4, 2**62, "rating"),
+])
+def test_huge_cpus_or_rating_is_refused(tmp_path, cpus, rating, field):
+    err = platform_error(tmp_path, ONE_MACHINE.format(cpus=cpus, rating=rating))
+    assert err.field == f"clusters[0].machines[0].{field}"
+    assert err.line == (6 if field == "cpus" else 7)
+    assert "expected an integer <= 1000000000" in str(err)
+
+
+def test_largest_cpus_and_rating_are_accepted(tmp_path):
+    path = tmp_path / "P.toml"
+    path.write_text(ONE_MACHINE.format(cpus=10**9, rating=10**9))
+    assert read_platform(path).total_cpus == 10**9
+
+
+def test_huge_licence_copies_is_refused(tmp_path):
+    text = ONE_MACHINE.format(cpus=4, rating=1) + (
+        '\n[[clusters.licences]]\nname = "x"\ncopies = 99999999999999999999\nmachines = "all"\n')
+    err = platform_error(tmp_path, text)
+    assert err.field == "clusters[0].licences[0].copies"
+    assert "expected an integer <= 1000000000" in str(err)
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--cpus", "1:99999999999999999999", "field cpus: expected integers LO:HI with 1 <= LO "
+                                          "<= HI <= 1000000000"),
+    ("--rating", "1:99999999999999999999", "field rating: expected integers LO:HI"),
+    ("--licences", "1000000000", "field licences: expected a number of licence types from 0 "
+                                 "to 500, got 1000000000"),
+    ("--clusters", "100000000", "field clusters: expected at most 20000 machines in all"),
+])
+def test_platform_generate_refuses_sizes_it_cannot_draw(tmp_path, option, value, message):
+    result = runner.invoke(app, ["platform", "generate", option, value,
+                                 "-o", str(tmp_path / "P.toml")])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert not (tmp_path / "P.toml").exists()
+
+
+def test_platform_generate_into_a_directory(tmp_path):
+    result = runner.invoke(app, ["platform", "generate", "-o", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path}: expected a file to write, found a directory" in result.output
+    assert list(tmp_path.iterdir()) == []  # no temporary file left beside it
+
+
+def test_missing_required_option_says_so():
+    result = runner.invoke(app, ["platform", "generate"])
+    assert result.exit_code == 2
+    assert "schedlab: error: field --out: missing; this command needs --out" in result.output
+
+
+# ------------------------------------------------------------------ the side file
+HEADER = "job_id,rating,deadline,licences,class,owner_priority,input\n"
+
+
+def grid_files(tmp_path: Path, row: str, runtime: int = 100) -> Path:
+    swf = tmp_path / "jobs.swf"
+    write_swf(Workload((Job(1, 10, runtime, runtime, 1),), processors=4, name="jobs"), swf)
+    (tmp_path / "jobs.grid.csv").write_text(HEADER + row + "\n")
+    return swf
+
+
+def side_error(tmp_path: Path, row: str, runtime: int = 100) -> InputError:
+    with pytest.raises(InputError) as caught:
+        read_grid_workload(grid_files(tmp_path, row, runtime))
+    return caught.value
+
+
+@pytest.mark.parametrize("row, field, message", [
+    ("1,99999999999999999999,,,regular,0,0", "rating",
+     "expected an integer of magnitude at most 2**53"),
+    ("1,2000000000,,,regular,0,0", "rating", "expected an integer 1..1000000000"),
+    ("1,100,99999999999999999999,,regular,0,0", "deadline",
+     "expected an integer of magnitude at most 2**53"),
+    ("1,100,,,regular,0,99999999999999999999", "input",
+     "expected an integer of magnitude at most 2**53"),
+    # int() reads these, silently: 1_0 is 10 and '١' (Arabic-Indic one) is 1
+    ("1,100,,,regular,1_0,0", "owner_priority", "expected an integer, got '1_0'"),
+    ("1,100,,,regular,\u0661,0", "owner_priority", "expected an integer, got '\u0661'"),
+    ("1_0,100,,,regular,0,0", "job_id", "expected an integer, got '1_0'"),
+])
+def test_side_file_integers_are_strict(tmp_path, row, field, message):
+    err = side_error(tmp_path, row)
+    assert (err.line, err.field) == (2, field)
+    assert message in str(err)
+
+
+def test_rating_times_runtime_must_stay_exact(tmp_path):
+    err = side_error(tmp_path, "1,1000000000,,,regular,0,0", runtime=2**40)
+    assert (err.line, err.field) == (2, "rating")
+    assert "seconds x rating is" in str(err) and "expected at most 2**62" in str(err)
+
+
+def test_side_file_with_a_byte_order_mark_is_read(tmp_path):
+    swf = grid_files(tmp_path, "1,100,,,gold,0,0")
+    side = tmp_path / "jobs.grid.csv"
+    side.write_bytes(b"\xef\xbb\xbf" + side.read_bytes())
+    assert read_grid_workload(swf).job(0).user_class == "gold"
+
+
+def test_deadline_file_integers_are_strict(tmp_path):
+    from schedlab.workload.deadlines import read_deadlines
+
+    path = tmp_path / "d.csv"
+    path.write_text("job_id,deadline\n1,99999999999999999999\n")
+    with pytest.raises(InputError, match=r"d.csv:2: field deadline: expected an integer of "
+                                         r"magnitude at most 2\*\*53"):
+        read_deadlines(path, Workload((Job(1, 10, 100, 100, 1),), processors=4))
