@@ -151,3 +151,49 @@ def test_deadline_file_integers_are_strict(tmp_path):
     with pytest.raises(InputError, match=r"d.csv:2: field deadline: expected an integer of "
                                          r"magnitude at most 2\*\*53"):
         read_deadlines(path, Workload((Job(1, 10, 100, 100, 1),), processors=4))
+
+
+# ------------------------------------------------------------------ run parameters
+def test_unbounded_parameter_refuses_infinity():
+    from schedlab.engine.policy import check_number
+
+    check_number("bf-mod", "deadline_k", 1e300, float, 1.0)
+    with pytest.raises(InputError, match=r"must be a float in \[1.0, inf\). Got inf instead"):
+        check_number("bf-mod", "deadline_k", float("inf"), float, 1.0)
+
+
+@pytest.fixture
+def grid_run(tmp_path, monkeypatch):
+    """A small grid workload on the two-sites platform, in a scratch directory."""
+    monkeypatch.chdir(tmp_path)
+    platform = str(Path(__file__).resolve().parents[2] / "examples/platforms/two-sites.toml")
+    result = runner.invoke(app, ["generate", "grid", "--platform", platform, "-n", "20",
+                                 "--seed", "1", "-o", "jobs.swf"])
+    assert result.exit_code == 0, result.output
+    return platform
+
+
+def test_grid_parameter_inf_is_refused(grid_run):
+    # deadline_k=inf made every bf-mod priority NaN: a run with a silently meaningless order
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", grid_run,
+                                 "--policy", "bf-mod", "--param", "deadline_k=inf"])
+    assert result.exit_code == 2, result.output
+    assert "field deadline_k:" in result.output and "Got inf instead" in result.output
+
+
+def test_huge_preemption_overhead_is_refused(grid_run):
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", grid_run,
+                                 "--policy", "cs", "--param", "preemption=true",
+                                 "--preemption-overhead", str(10**20)])
+    assert result.exit_code == 2, result.output
+    assert "field preemption_overhead: expected at most 2**53 seconds" in result.output
+
+
+@pytest.mark.parametrize("option", [["--dispatch", "least-work"],
+                                    ["--dispatch-param", "window=3"],
+                                    ["--allocation", "exclusive"]])
+def test_grid_options_without_platform_are_refused(grid_run, option):
+    # they were silently ignored: the user believed the run used them
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--policy", "easy", *option])
+    assert result.exit_code == 2, result.output
+    assert f"field {option[0]}: {option[0]} needs --platform" in result.output
