@@ -197,3 +197,55 @@ def test_grid_options_without_platform_are_refused(grid_run, option):
     result = runner.invoke(app, ["simulate", "jobs.swf", "--policy", "easy", *option])
     assert result.exit_code == 2, result.output
     assert f"field {option[0]}: {option[0]} needs --platform" in result.output
+
+
+def test_huge_integer_parameter_is_refused():
+    # context_switch=10**20 ended in an OverflowError traceback after the whole run
+    result = runner.invoke(app, ["simulate", "w3", "--jobs", "20", "--policy", "gang",
+                                 "--param", f"context_switch={10**20}"])
+    assert result.exit_code == 2, result.output
+    assert "field context_switch:" in result.output and "must be at most 2**53" in result.output
+
+
+# ------------------------------------------------------------------ run directories
+@pytest.fixture
+def grid_run_dir(grid_run):
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", grid_run,
+                                 "--policy", "bf-fcfs", "--out", "run"])
+    assert result.exit_code == 0, result.output
+    return Path("run")
+
+
+@pytest.mark.parametrize("command", [["report", "run"],
+                                     ["plot", "run", "--kind", "shares", "--out", "x.png"],
+                                     ["plot", "run", "--kind", "gantt", "--out", "x.png"]])
+def test_jobs_table_cut_short_is_refused(grid_run_dir, command):
+    jobs = grid_run_dir / "jobs.csv"
+    jobs.write_text("\n".join(jobs.read_text().splitlines()[:5]) + "\n")
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2, result.output
+    assert "run/jobs.csv: expected 20 jobs (metrics.json), found 4 rows" in result.output
+
+
+@pytest.mark.parametrize("command", [["report", "run"],
+                                     ["plot", "run", "--kind", "shares", "--out", "x.png"]])
+def test_jobs_table_with_a_bad_value_is_refused(grid_run_dir, command):
+    # was a TypeError traceback (report, shares) or a silently drawn chart (gantt)
+    jobs = grid_run_dir / "jobs.csv"
+    lines = jobs.read_text().splitlines()
+    lines[2] = ",".join([lines[2].split(",")[0], "abc"] + lines[2].split(",")[2:])
+    jobs.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, command)
+    assert result.exit_code == 2, result.output
+    assert "run/jobs.csv:3: field submit: expected an integer, got 'abc'" in result.output
+
+
+def test_gantt_of_a_gang_run_names_the_right_kinds(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["simulate", "w3", "--jobs", "200", "--policy", "gang",
+                                 "--param", "strategy=3", "--out", "gang"])
+    assert result.exit_code == 0, result.output
+    result = runner.invoke(app, ["plot", "gang", "--kind", "gantt", "--out", "x.png"])
+    assert result.exit_code == 2, result.output
+    assert "--kind gantt cannot draw it; expected --kind matrix or --kind slots" in \
+        result.output

@@ -106,6 +106,10 @@ def check_choice(policy: str, param: str, value: Any, choices: Iterable[str]) ->
                          field=param)
 
 
+#: Largest integer parameter (a time or a count): the bound of SWF times, exact in float64.
+MAX_INT_PARAM = 2**53
+
+
 def check_number(policy: str, param: str, value: Any, kind: type, low: float,
                  high: float = float("inf")) -> None:
     """Raise :class:`InputError` unless ``value`` is a ``kind`` in ``[low, high]``.
@@ -122,3 +126,7 @@ def check_number(policy: str, param: str, value: Any, kind: type, low: float,
         raise InputError(f"The {param!r} parameter of {policy} must be {article} "
                          f"{kind.__name__} in [{low}, {bound}. Got {value!r} instead.",
                          field=param)
+    if kind is int and abs(value) > MAX_INT_PARAM:
+        raise InputError(f"The {param!r} parameter of {policy} must be at most 2**53 (times "
+                         f"and counts beyond overflow the int64 schedule). Got {value!r} "
+                         f"instead.", field=param)
