@@ -249,3 +249,18 @@ def test_gantt_of_a_gang_run_names_the_right_kinds(tmp_path, monkeypatch):
     assert result.exit_code == 2, result.output
     assert "--kind gantt cannot draw it; expected --kind matrix or --kind slots" in \
         result.output
+
+
+@pytest.mark.parametrize("out, message", [("afile", "afile: expected an experiment directory, "
+                                                    "found a file"),
+                                          ("afile/sub", "afile/sub: cannot write the experiment "
+                                                        "directory: Not a directory")])
+def test_reproduce_grid_fb_into_a_file(tmp_path, monkeypatch, out, message):
+    # the recipe that runs its own simulations ended in a NotADirectoryError traceback
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("keep me\n")
+    result = runner.invoke(app, ["reproduce", "run", "grid-fb", "--reduced", "-j", "1",
+                                 "--out", out])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert Path("afile").read_text() == "keep me\n"
