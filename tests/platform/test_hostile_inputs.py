@@ -264,3 +264,17 @@ def test_reproduce_grid_fb_into_a_file(tmp_path, monkeypatch, out, message):
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert Path("afile").read_text() == "keep me\n"
+
+
+def test_enriching_a_trace_without_estimates_warns(tmp_path, monkeypatch):
+    # the estimates became the runtimes, written into the grid SWF where no later run can tell
+    monkeypatch.chdir(tmp_path)
+    platform = str(Path(__file__).resolve().parents[2] / "examples/platforms/two-sites.toml")
+    Path("trace.swf").write_text("".join(
+        f"{k} {10 * k} -1 {100 + k} 2 -1 -1 2 -1 -1 1 1 1 -1 -1 -1 -1 -1\n" for k in range(1, 6)))
+    result = runner.invoke(app, ["generate", "grid", "--platform", platform, "--from",
+                                 "trace.swf", "--seed", "1", "-o", "jobs.swf"])
+    assert result.exit_code == 0, result.output
+    assert "warning: trace has no requested times: every job's estimate is its runtime" in \
+        result.output
+    assert "machine size is guessed" not in result.output
