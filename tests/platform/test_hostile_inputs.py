@@ -278,3 +278,11 @@ def test_enriching_a_trace_without_estimates_warns(tmp_path, monkeypatch):
     assert "warning: trace has no requested times: every job's estimate is its runtime" in \
         result.output
     assert "machine size is guessed" not in result.output
+
+
+def test_error_on_a_preset_platform_names_the_preset(grid_run):
+    # the platform was called 'generated-seed0', a name the user never gave
+    result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", "thesis-5.2",
+                                 "--policy", "bf-fcfs"])
+    assert result.exit_code == 2, result.output
+    assert "platform 'thesis-5.2-seed0'" in result.output
