@@ -286,3 +286,17 @@ def test_error_on_a_preset_platform_names_the_preset(grid_run):
                                  "--policy", "bf-fcfs"])
     assert result.exit_code == 2, result.output
     assert "platform 'thesis-5.2-seed0'" in result.output
+
+
+def test_reproduce_interrupted_says_how_to_resume(tmp_path, monkeypatch):
+    # Ctrl-C ended with no word on what was kept; a sweep says it, so does a recipe now
+    import schedlab.experiments.recipes as recipes
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recipes, "reproduce", interrupted)
+    result = runner.invoke(app, ["reproduce", "run", "grid-fb", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 130, result.output
+    assert "interrupted; the runs finished so far are stored in" in result.output
+    assert "Run the same command again to resume." in result.output
