@@ -32,8 +32,8 @@ def atomic_write_blocks(path: str | Path, blocks: Iterable[str]) -> None:
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
-    A directory that cannot be created or written is a user mistake
-    (:class:`InputError` naming the path).
+    A directory that cannot be created or written, or a ``path`` that is a
+    directory, is a user mistake (:class:`InputError` naming the path).
     """
     _atomic_write(path, (data,))
 
@@ -41,6 +41,8 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
     """The temporary file, the pieces written in order, the rename (or, on any error, no file)."""
     path = Path(path)
+    if path.is_dir():
+        raise InputError("expected a file to write, found a directory", file=str(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)

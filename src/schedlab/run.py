@@ -351,7 +351,7 @@ def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Plat
         return source, {"name": source.name}
     path = Path(source)
     if not path.exists() and str(source) in PRESETS:
-        platform = generate_platform(preset(str(source)), seed)
+        platform = generate_platform(preset(str(source)), seed, name=f"{source}-seed{seed}")
         return platform, {"name": platform.name, "preset": str(source), "seed": seed}
     if not path.exists() and not str(source).endswith(".toml"):
         raise InputError(f"no such platform file, nor a platform preset (presets: "

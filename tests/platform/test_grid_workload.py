@@ -124,7 +124,7 @@ def test_reading_a_hand_written_pair(tmp_path):
 @pytest.mark.parametrize("rows, line, field, message", [
     ("job_id,rating\n", 1, "header", "expected the header"),
     (HEADER + "1,200,500,fluent,gold,3\n", 2, None, "expected 7 fields"),
-    (HEADER + "1,0,500,,gold,3,0\n", 2, "rating", "expected an integer >= 1"),
+    (HEADER + "1,0,500,,gold,3,0\n", 2, "rating", "expected an integer 1..1000000000, got 0"),
     (HEADER + "1,200,-5,,gold,3,0\n", 2, "deadline", "before the submit time"),
     (HEADER + "1,200,,,platinum,3,0\n", 2, "class", "expected one of regular, silver, gold"),
     (HEADER + "1,200,,,gold,4,0\n", 2, "owner_priority", "expected an integer 0..3"),

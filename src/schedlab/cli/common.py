@@ -199,15 +199,19 @@ def report_guesses(workload: Workload) -> None:
         err_console.print(f"warning: {line}", markup=False, highlight=False)
 
 
-def guess_warnings(workload: Workload) -> list[str]:
-    """The warnings of :func:`report_guesses`, one sentence each."""
+def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str]:
+    """The warnings of :func:`report_guesses`, one sentence each.
+
+    ``machine_size=False`` leaves out a guessed machine size (a trace enriched for a grid
+    platform runs on the platform's machines, not on its own).
+    """
     from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_RUNTIME,
                                        GUESSED_MACHINE_SOURCES, MACHINE_FROM_WIDEST_JOB)
 
     facts = workload.provenance
     lines = []
     source = facts.get("machine_size_source")
-    if source in GUESSED_MACHINE_SOURCES:
+    if machine_size and source in GUESSED_MACHINE_SOURCES:
         lacking, basis = (("has no MaxProcs or MaxNodes header", "the widest job")
                           if source == MACHINE_FROM_WIDEST_JOB
                           else ("does not give the machine size", "the peak of CPUs in use"))

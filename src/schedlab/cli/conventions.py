@@ -105,7 +105,8 @@ class SchedlabCommand(TyperCommand):
         except typer.BadParameter as err:
             if err.param is None:
                 raise
-            message = InputError(err.message, field=option_label(err.param))
+            reason = err.message or f"missing; this command needs {option_label(err.param)}"
+            message = InputError(reason, field=option_label(err.param))
             err_console.print(f"schedlab: error: {message}", markup=False, highlight=False)
             raise typer.Exit(2) from None
 

@@ -51,6 +51,17 @@ def refuse_unsupported(options: dict[str, tuple[object, object]]) -> None:
                          f"workload and its side file as they are", field=used[0])
 
 
+def refuse_grid_only(options: dict[str, tuple[object, object]]) -> None:
+    """InputError for a grid option given without ``--platform`` (it would do nothing).
+
+    ``options`` maps an option's name to (value given, default).
+    """
+    used = [name for name, (value, default) in options.items() if value != default]
+    if used:
+        raise InputError(f"{used[0]} needs --platform: only grid runs have a dispatcher "
+                         f"and machines", field=used[0])
+
+
 def simulate_on_platform(workload: str, policy: str, params: dict, platform: str,
                          dispatch: str, dispatch_params: dict, allocation: str, overrun: str,
                          seed: int, out: Path | None, swf: bool,

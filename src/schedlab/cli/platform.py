@@ -174,9 +174,13 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
         if jobs is not None or ta is not None:
             raise InputError("--from enriches a trace: its jobs keep their arrivals, so "
                              "--jobs and --ta do not apply", field="--from")
+        from schedlab.cli.common import err_console, guess_warnings
         from schedlab.workload.swf import read_swf
 
-        grid = enrich_workload(read_swf(source, **swf_options), platform, job_settings, seed)
+        trace = read_swf(source, **swf_options)
+        for line in guess_warnings(trace, machine_size=False):  # estimates become the SWF's
+            err_console.print(f"warning: {line}", markup=False, highlight=False)
+        grid = enrich_workload(trace, platform, job_settings, seed)
     else:
         run = THESIS_RUNS[name]
         grid = generate_grid(platform, job_settings, run.jobs if jobs is None else jobs,

@@ -192,7 +192,37 @@ def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read the jobs table: {err}",
                          file=str(source / "jobs.csv")) from None
+    check_jobs_table(jobs, document, source / "jobs.csv")
     return jobs, document
+
+
+#: Columns every jobs.csv has, always whole numbers (docs/interop.md).
+INTEGER_JOB_COLUMNS = ("job_id", "submit", "width", "estimate", "runtime")
+
+
+def check_jobs_table(jobs, document: dict[str, Any], file: Path) -> None:
+    """InputError unless jobs.csv is whole: one row per job of metrics.json, integer columns.
+
+    A jobs.csv cut short (a copy interrupted, a disk full) or edited by hand
+    would otherwise be drawn as if it were the run.
+    """
+    import pandas as pd
+
+    expected = document["metrics"].get("jobs")
+    if isinstance(expected, int) and len(jobs) != expected:
+        raise InputError(f"expected {expected} jobs (metrics.json), found {len(jobs)} rows; "
+                         f"the file is cut short or not of this run", file=str(file))
+    for column in INTEGER_JOB_COLUMNS:
+        if column not in jobs.columns:
+            raise InputError("expected the jobs.csv of 'schedlab simulate --out'",
+                             file=str(file), field=column)
+        values = pd.to_numeric(jobs[column], errors="coerce")
+        bad = values.isna() | (values != values.round())
+        if bad.any():
+            row = int(bad.to_numpy().argmax())
+            raise InputError(f"expected an integer, got {jobs[column].iloc[row]!r}",
+                             file=str(file), line=row + 2, field=column)
+        jobs[column] = values.astype("int64")
 
 
 def run_figure(source: Path, kind: str, options: PlotOptions):
@@ -214,6 +244,10 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
         return gang_figure(source, kind, jobs, document, options)
     if kind == "gantt" and is_grid_jobs(jobs):
         return machine_gantt(source, jobs, document, options)
+    if kind == "gantt" and (source / "matrix.csv").is_file():
+        raise InputError("a gang run time-shares its processors, so its jobs overlap on "
+                         "them: --kind gantt cannot draw it; expected --kind matrix or --kind "
+                         "slots", file=str(source), field="--kind")
     if options.by in GRID_GANTT_BY:
         raise InputError(f"--by {options.by} colours the Gantt chart of a grid run "
                          f"(simulate --platform)", file=str(source), field="--by")

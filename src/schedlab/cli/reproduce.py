@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from schedlab.cli.conventions import SchedlabCommand
-from schedlab.cli.common import DaskOpt, WorkersOpt, console
-from schedlab.cli.sweep import SweepProgress, choose_executor
+from schedlab.cli.common import DaskOpt, WorkersOpt, console, err_console
+from schedlab.cli.sweep import EXIT_INTERRUPTED, SweepProgress, choose_executor
 
 
 def reproduce_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
@@ -56,6 +56,12 @@ def run_recipe(
     try:
         reproduction = reproduce(name, exp_dir, reduced=reduced, executor=executor,
                                  jobs=pool_size, dask_address=dask, observer=progress)
+    except KeyboardInterrupt:
+        progress.close()
+        err_console.print(f"schedlab: interrupted; the runs finished so far are stored in "
+                          f"{exp_dir}. Run the same command again to resume.",
+                          markup=False, highlight=False)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         progress.close()
     console.print(findings_markdown(reproduction), markup=False, highlight=False,

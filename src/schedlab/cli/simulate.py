@@ -18,7 +18,7 @@ from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, Deadline
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.errors import InputError
 from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
-                                  PreemptionOverheadOpt, refuse_unsupported,
+                                  PreemptionOverheadOpt, refuse_grid_only, refuse_unsupported,
                                   simulate_on_platform)
 
 
@@ -83,6 +83,9 @@ def simulate(
     if preemption_overhead:
         raise InputError("--preemption-overhead needs --platform: only grid runs preempt",
                          field="--preemption-overhead")
+    refuse_grid_only({"--dispatch": (dispatch, "round-robin"),
+                      "--dispatch-param": (dispatch_param, None),
+                      "--allocation": (allocation, "shared")})
     from schedlab.api import refuse_grid_policy
     from schedlab.metrics import compute_metrics
     from schedlab.output import (write_jobs_csv, write_metrics_json, write_outcomes,

@@ -618,9 +618,15 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
 
 
 def check_preemption_overhead(value: Any) -> None:
-    """InputError unless ``value`` is a whole number of seconds >= 0."""
+    """InputError unless ``value`` is a whole number of seconds from 0 to 2**53.
+
+    The bound is that of SWF times: larger values overflow the int64 schedule.
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
         raise InputError(f"expected a whole number of seconds >= 0, got {value!r}",
+                         field="preemption_overhead")
+    if value > 2**53:
+        raise InputError(f"expected at most 2**53 seconds, got {value!r}",
                          field="preemption_overhead")
 
 

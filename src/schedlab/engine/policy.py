@@ -106,15 +106,27 @@ def check_choice(policy: str, param: str, value: Any, choices: Iterable[str]) ->
                          field=param)
 
 
+#: Largest integer parameter (a time or a count): the bound of SWF times, exact in float64.
+MAX_INT_PARAM = 2**53
+
+
 def check_number(policy: str, param: str, value: Any, kind: type, low: float,
                  high: float = float("inf")) -> None:
-    """Raise :class:`InputError` unless ``value`` is a ``kind`` in ``[low, high]``."""
+    """Raise :class:`InputError` unless ``value`` is a ``kind`` in ``[low, high]``.
+
+    An unbounded range is ``[low, inf)``: infinity itself (and NaN) is refused, as it
+    would turn every score computed from the parameter into NaN or inf.
+    """
     valid_type = isinstance(value, kind) and not isinstance(value, bool)
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         valid_type = True
-    if not valid_type or not (low <= value <= high):
+    if not valid_type or not (low <= value <= high) or value == float("inf"):
         bound = "inf)" if high == float("inf") else f"{high}]"
         article = "an" if kind.__name__[0] in "aeiou" else "a"
         raise InputError(f"The {param!r} parameter of {policy} must be {article} "
                          f"{kind.__name__} in [{low}, {bound}. Got {value!r} instead.",
                          field=param)
+    if kind is int and abs(value) > MAX_INT_PARAM:
+        raise InputError(f"The {param!r} parameter of {policy} must be at most 2**53 (times "
+                         f"and counts beyond overflow the int64 schedule). Got {value!r} "
+                         f"instead.", field=param)

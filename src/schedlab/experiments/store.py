@@ -95,6 +95,21 @@ def connect(database: Path) -> sqlite3.Connection:
     return connection
 
 
+def make_experiment_directory(exp_dir: Path, *subdirectories: str) -> None:
+    """Create ``exp_dir`` (and its ``subdirectories``); InputError if it is a file or cannot be.
+
+    The first thing a command writing an experiment does with its ``--out``.
+    """
+    if exp_dir.exists() and not exp_dir.is_dir():
+        raise InputError("expected an experiment directory, found a file", file=str(exp_dir))
+    try:
+        for sub in ("", *subdirectories):
+            (exp_dir / sub).mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise InputError(f"cannot write the experiment directory: {err.strerror or err}",
+                         file=str(exp_dir)) from None
+
+
 class ResultStore:
     """The writing side of an experiment directory, held by one sweep at a time.
 
@@ -115,12 +130,8 @@ class ResultStore:
         self.close()
 
     def _open(self) -> None:
-        if self.exp_dir.exists() and not self.exp_dir.is_dir():
-            raise InputError("expected an experiment directory, found a file",
-                             file=str(self.exp_dir))
+        make_experiment_directory(self.exp_dir, JOBS_DIR, SERIES_DIR)
         try:
-            for sub in ("", JOBS_DIR, SERIES_DIR):
-                (self.exp_dir / sub).mkdir(parents=True, exist_ok=True)
             self._lock = os.open(self.exp_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as err:
             raise InputError(f"cannot write the experiment directory: {err.strerror or err}",

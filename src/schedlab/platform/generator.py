@@ -37,7 +37,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from schedlab.errors import InputError
-from schedlab.platform.model import Cluster, Licence, Machine, Platform
+from schedlab.platform.model import MAX_CPUS, MAX_RATING, Cluster, Licence, Machine, Platform
+
+#: Largest generated platform: machines (all clusters) and licence types.  The thesis' largest
+#: has 225 machines and 40 licences; far larger sizes would run for hours before writing.
+MAX_MACHINES, MAX_LICENCES = 20_000, 500
 
 
 def check_range(value: tuple, field: str, *, low: float, high: float | None = None,
@@ -71,12 +75,15 @@ class PlatformSettings:
                                     for n in self.clusters):
             raise InputError(f"expected one or more machine counts >= 1, got {self.clusters!r}",
                              field="clusters")
-        check_range(self.cpus, "cpus", low=1, integer=True)
-        check_range(self.rating, "rating", low=1, integer=True)
+        if sum(self.clusters) > MAX_MACHINES:
+            raise InputError(f"expected at most {MAX_MACHINES} machines in all, got "
+                             f"{sum(self.clusters)}", field="clusters")
+        check_range(self.cpus, "cpus", low=1, high=MAX_CPUS, integer=True)
+        check_range(self.rating, "rating", low=1, high=MAX_RATING, integer=True)
         if isinstance(self.licences, bool) or not isinstance(self.licences, int) \
-                or self.licences < 0:
-            raise InputError(f"expected a number of licence types >= 0, got {self.licences!r}",
-                             field="licences")
+                or not 0 <= self.licences <= MAX_LICENCES:
+            raise InputError(f"expected a number of licence types from 0 to {MAX_LICENCES}, "
+                             f"got {self.licences!r}", field="licences")
         if not 0 < self.suitability <= 1:
             raise InputError(f"expected a probability in (0, 1], got {self.suitability!r}",
                              field="suitability")

@@ -36,6 +36,12 @@ from schedlab.errors import InputError
 REFERENCE_RATING = 1
 #: The ``machines`` value of a floating licence usable on every machine of its cluster.
 ALL_MACHINES = "all"
+#: Largest CPU count of a machine (and copy count of a licence) a platform may hold: sums
+#: over machines stay far inside the int64 arrays policies scan.
+MAX_CPUS = 10**9
+#: Largest benchmark rating: a job's time scaled by eq. 3.9 (seconds x rating) stays exact
+#: in int64 for any job shorter than 290 years.
+MAX_RATING = 10**9
 
 
 @dataclass(frozen=True)
@@ -52,8 +58,8 @@ class Machine:
 
     def __post_init__(self) -> None:
         _check_name(self.name, "name")
-        _check_positive(self.cpus, "cpus", f"machine {self.name!r}")
-        _check_positive(self.rating, "rating", f"machine {self.name!r}")
+        _check_positive(self.cpus, "cpus", f"machine {self.name!r}", MAX_CPUS)
+        _check_positive(self.rating, "rating", f"machine {self.name!r}", MAX_RATING)
         object.__setattr__(self, "features", frozenset(self.features))
         for feature in sorted(self.features):
             _check_licence_name(feature, "features")
@@ -73,7 +79,7 @@ class Licence:
 
     def __post_init__(self) -> None:
         _check_licence_name(self.name, "name")
-        _check_positive(self.copies, "copies", f"licence {self.name!r}")
+        _check_positive(self.copies, "copies", f"licence {self.name!r}", MAX_CPUS)
         object.__setattr__(self, "machines", tuple(self.machines))
         if not self.machines:
             raise InputError(f"licence {self.name!r} can be activated on no machine; expected "
@@ -290,10 +296,14 @@ def _check_licence_name(value: object, what: str) -> None:
                          field=what)
 
 
-def _check_positive(value: object, what: str, owner: str) -> None:
+def _check_positive(value: object, what: str, owner: str, high: int) -> None:
+    """InputError unless ``value`` is an integer in 1..high (a bool, float or NaN is refused)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise InputError(f"{owner}: expected a positive integer (>= 1), got {value!r}",
                          field=what)
+    if value > high:
+        raise InputError(f"{owner}: expected an integer <= {high} (the largest schedlab "
+                         f"computes with exactly), got {value!r}", field=what)
 
 
 def _first_duplicate(values: Iterable[str]) -> int | None:
@@ -306,5 +316,5 @@ def _first_duplicate(values: Iterable[str]) -> int | None:
     return None
 
 
-__all__ = ["ALL_MACHINES", "REFERENCE_RATING", "Cluster", "Licence", "Machine", "Platform",
+__all__ = ["ALL_MACHINES", "MAX_CPUS", "MAX_RATING", "REFERENCE_RATING", "Cluster", "Licence", "Machine", "Platform",
            "time_on_machine"]

@@ -27,6 +27,7 @@ tighter than the formula.
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 from numbers import Real
 from pathlib import Path
@@ -111,12 +112,22 @@ def _parse_rows(text: str, file: str, by_id: dict[int, Job]) -> dict[int, tuple[
     return rows
 
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
+#: Largest magnitude of an integer in a side file: the bound of SWF fields (exact in float64).
+MAX_MAGNITUDE = 2**53
+
+
 def _integer(text: str, file: str, line: int, field: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
+    """A side-file integer: ASCII decimal digits only (no ``1_000``, no other scripts' digits),
+    magnitude at most 2**53 as in SWF files, so that later int64 arithmetic cannot overflow."""
+    if not _DECIMAL.fullmatch(text):
         raise InputError(f"expected an integer, got {text!r}", file=file, line=line,
-                         field=field) from None
+                         field=field)
+    value = int(text)
+    if abs(value) > MAX_MAGNITUDE:
+        raise InputError(f"expected an integer of magnitude at most 2**53, got {text!r}",
+                         file=file, line=line, field=field)
+    return value
 
 
 def _kind(text: str, file: str, line: int) -> bool:

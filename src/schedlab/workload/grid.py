@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Mapping, NamedTuple
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.platform.model import MAX_RATING
 from schedlab.workload.deadlines import _integer
 from schedlab.workload.job import Job, Workload
 
@@ -48,6 +49,8 @@ SIDE_COLUMNS = ("job_id", "rating", "deadline", "licences", "class", "owner_prio
 #: Separator of licence names inside the ``licences`` column.
 LICENCE_SEPARATOR = ";"
 SIDE_SUFFIX = ".grid.csv"
+#: Largest ``seconds x rating`` of a job: its time on any machine (eq. 3.9) is exact in int64.
+MAX_SCALED_TIME = 2**62
 
 
 class GridJob(NamedTuple):
@@ -220,7 +223,7 @@ def read_grid_workload(swf_path: str | Path, side: str | Path | None = None, *,
     side = side_path(swf_path) if side is None else Path(side)
     workload = read_swf(swf_path, **swf_options)
     try:
-        text = side.read_text(encoding="utf-8")
+        text = side.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is fine
     except FileNotFoundError:
         raise InputError(f"no side file for {Path(swf_path).name}: expected the grid "
                          f"attributes of its jobs in {side.name} (docs/platform.md)",
@@ -266,7 +269,13 @@ def _parse_side(text: str, file: str,
             raise InputError(f"job {job_id} is listed twice (first on line {line_of[i]})",
                              file=file, line=line_no, field="job_id")
         line_of[i] = line_no
-        rating[i] = _bounded(values[1], file, line_no, "rating", low=1)
+        rating[i] = _bounded(values[1], file, line_no, "rating", low=1, high=MAX_RATING)
+        longest = max(workload.jobs[i].runtime, workload.jobs[i].estimate)
+        if longest * int(rating[i]) > MAX_SCALED_TIME:
+            raise InputError(f"job {job_id} lasts {longest} s at rating {rating[i]}: "
+                             f"seconds x rating is {longest * int(rating[i])}, expected at "
+                             f"most 2**62 (eq. 3.9 scales times by the rating in 64-bit "
+                             f"integers)", file=file, line=line_no, field="rating")
         if values[2]:
             deadline[i] = _integer(values[2], file, line_no, "deadline")
             if deadline[i] < workload.jobs[i].submit:

@@ -135,6 +135,9 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
     recipe = get_recipe(name)
     out = Path(out)
     if recipe.execute is not None:
+        from schedlab.experiments.store import make_experiment_directory
+
+        make_experiment_directory(out)
         recipe.execute(out, reduced)
         reproduction = recipe.summarize(out, reduced)
         return _with_findings(reproduction, out)
