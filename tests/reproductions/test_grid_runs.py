@@ -83,3 +83,14 @@ def test_work_stored_meanwhile_by_another_process_is_not_done_again(tmp_path):
     assert execute_stored(tmp_path, [("a", first), ("b", second)]) == 1
     assert calls == ["a"]
     assert read_stored(tmp_path, ["b"]) == {"b": {"by": "the other process"}}
+
+
+def test_a_damaged_stored_result_is_an_error_naming_the_file(tmp_path):
+    from schedlab.errors import InputError
+
+    (tmp_path / "good.json").write_text('{"x": 1}\n')
+    (tmp_path / "bad.json").write_text('{"run_id": ')
+    assert read_stored(tmp_path, ["good"]) == {"good": {"x": 1}}
+    with pytest.raises(InputError, match="not valid JSON.*delete the file") as err:
+        read_stored(tmp_path)
+    assert err.value.file == str(tmp_path / "bad.json")

@@ -24,6 +24,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from schedlab.errors import InputError
+
 #: A policy's or a dispatcher's parameters: ``(("incremental", False), ...)``.
 Params = tuple[tuple[str, Any], ...]
 #: The metrics kept for every run (docs/metrics.md, "Grid runs"), besides those of
@@ -251,8 +253,19 @@ def read_stored(folder: Path, wanted: Iterable[str] | None = None) -> dict[str, 
     """The stored results of ``folder`` (only the keys ``wanted`` if given), by key, in
     file-name order."""
     keys = None if wanted is None else set(wanted)
-    return {path.stem: json.loads(path.read_text()) for path in sorted(folder.glob("*.json"))
+    return {path.stem: _stored_result(path) for path in sorted(folder.glob("*.json"))
             if keys is None or path.stem in keys}
+
+
+def _stored_result(path: Path) -> dict[str, Any]:
+    """One stored result; a damaged file (runs are written atomically, so only a change from
+    outside damages one) is an error naming it and the way to recompute it."""
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise InputError(f"a stored result that is not valid JSON ({err}); delete the file "
+                         f"and run the same command again to compute it anew",
+                         file=str(path)) from None
 
 
 def read_runs(exp_dir: str | Path, points: Sequence[Point] | None = None):
