@@ -28,7 +28,7 @@ from hypothesis import given
 import schedlab
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import run
-from schedlab.policies import backfilling
+from schedlab.policies import backfilling, compression
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
 from schedlab.policies.orderings import in_order
@@ -371,14 +371,26 @@ def test_workloads_strategy_reaches_the_corners():
 
 
 def test_compression_proofs_cover_wider_longer_later_jobs_and_shrink_on_release():
-    proofs = backfilling._Certificates()
-    proofs.add(2, 10, 100, 100)         # width 2, 10 s long, booked at 100: no start before 100
-    assert proofs.no_start_before(2, 10, 120) == 100
-    assert proofs.no_start_before(4, 30, 100) == 100
-    assert proofs.no_start_before(1, 10, 120) == -1     # narrower: not covered
-    assert proofs.no_start_before(2, 9, 120) == -1      # shorter: not covered
-    assert proofs.no_start_before(2, 10, 99) == -1      # booked earlier: not covered
-    proofs.released(50)                 # windows from 41 on reach into processors freed at 50
-    assert proofs.no_start_before(2, 10, 120) == 41
-    proofs.released(200)                # after the proof's booking: no window reaches it
-    assert proofs.no_start_before(2, 10, 120) == 41
+    proofs = np.empty((compression.KEEP, 4), np.int64)
+    held = compression.add_proof(proofs, 0, 2, 10, 100, 100)   # width 2, 10 s, booked at 100
+    assert compression.no_start_before(proofs, held, 2, 10, 120) == 100
+    assert compression.no_start_before(proofs, held, 4, 30, 100) == 100
+    assert compression.no_start_before(proofs, held, 1, 10, 120) == -1     # narrower: not covered
+    assert compression.no_start_before(proofs, held, 2, 9, 120) == -1      # shorter: not covered
+    assert compression.no_start_before(proofs, held, 2, 10, 99) == -1      # booked earlier
+    compression.released(proofs, held, 50)     # windows from 41 on reach into processors freed at 50
+    assert compression.no_start_before(proofs, held, 2, 10, 120) == 41
+    compression.released(proofs, held, 200)    # after the proof's booking: no window reaches it
+    assert compression.no_start_before(proofs, held, 2, 10, 120) == 41
+
+
+def test_compression_keeps_only_the_last_proofs():
+    proofs = np.empty((compression.KEEP, 4), np.int64)
+    held = compression.add_proof(proofs, 0, 1, 1, 0, 500)      # the widest-reaching proof, oldest
+    for booked in range(compression.KEEP - 1):
+        held = compression.add_proof(proofs, held, 9, 9, 1000, 10 + booked)
+    assert held == compression.KEEP
+    assert compression.no_start_before(proofs, held, 1, 1, 0) == 500
+    held = compression.add_proof(proofs, held, 9, 9, 1000, 10)
+    assert held == compression.KEEP
+    assert compression.no_start_before(proofs, held, 1, 1, 0) == -1     # forgotten

@@ -383,31 +383,21 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
     def _compress(self, ctx: Context, profile: Profile) -> None:
         """Re-place every waiting job, in queue order, at its earliest fit (never later).
 
-        Each job's search starts where the jobs checked just before it prove
-        that no earlier start can work (:class:`_Certificates`), so in a long
-        queue a job is not scanned again from ``now``; the starts found are
-        exactly those of a scan from ``now``.
+        One call of the compiled pass (:mod:`schedlab.policies.compression`,
+        imported at the first compression); each job's search starts where
+        the jobs checked just before it prove that no earlier start can
+        work, so the starts are exactly those of a scan from ``now``.
         """
+        from schedlab.policies.compression import compress
+
         now = ctx.now
         booked = self._booked_start
-        certificates = _Certificates()
-        for job in in_order(ctx.waiting.values(), self.order):
-            old = booked.get(job.id, now)
-            if old <= now:
-                continue    # starting now already, or just arrived and not booked yet
-            width, duration = job.width, job.estimate
-            after = certificates.no_start_before(width, duration, old)
-            if after >= old:
-                continue
-            start = profile.earlier_fit(width, duration, now if after < now else after, old)
-            if start < 0:
-                certificates.add(width, duration, old, old)
-                continue
-            profile.release(old, duration, width)
-            profile.reserve(start, duration, width)
-            self._book(job.id, start)
-            certificates.released(old)
-            certificates.add(width, duration, old, start)
+        jobs = in_order(ctx.waiting.values(), self.order)
+        moves = compress(profile, now, [job.width for job in jobs],
+                         [job.estimate for job in jobs],
+                         [booked.get(job.id, now) for job in jobs])
+        for position, start in moves:
+            self._book(jobs[position].id, start)
 
     def _rebuild(self, ctx: Context) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""
@@ -418,53 +408,3 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             self._book(job.id, profile.place(job.width, job.estimate, ctx.now))
         self._profile = profile
         ctx.count("plan_rebuilds")
-
-
-class _Certificates:
-    """What the last compression searches proved: no earlier start for jobs like them.
-
-    A search for a job of ``width`` and ``duration`` booked at ``booked``
-    that found no start before ``bound`` (``bound == booked``: it cannot
-    move; else it moved to ``bound``, its earliest fit) proves that every
-    window ``[s, min(s + duration, booked))`` with ``s < bound`` holds a
-    step with fewer than ``width`` free processors.  A later job that is at
-    least as wide, at least as long and booked no earlier has, for the same
-    ``s``, a window containing that one before its own booking, so it cannot
-    start before ``bound`` either: its search starts there.  Taking
-    processors (a booking) keeps a proof true; giving them back from time
-    ``t`` on (a job moving away from its booking at ``t``) keeps it true only
-    for the windows that end by ``t``, so ``bound`` drops to
-    ``t - duration + 1`` for a proof whose windows reach past ``t``.
-
-    Only the last few proofs are kept: the jobs just before a job in the
-    queue are booked closest before it, so they prove the most, and the
-    check stays a handful of comparisons.
-    """
-
-    __slots__ = ("_proofs",)
-
-    KEEP = 8
-
-    def __init__(self) -> None:
-        self._proofs: list[list[int]] = []      # [width, duration, booked, bound]
-
-    def no_start_before(self, width: int, duration: int, booked: int) -> int:
-        """The latest time before which no proof allows this job to start (-1: none)."""
-        latest = -1
-        for proof_width, proof_duration, proof_booked, bound in self._proofs:
-            if (bound > latest and proof_width <= width and proof_duration <= duration
-                    and proof_booked <= booked):
-                latest = bound
-        return latest
-
-    def add(self, width: int, duration: int, booked: int, bound: int) -> None:
-        proofs = self._proofs
-        proofs.append([width, duration, booked, bound])
-        if len(proofs) > self.KEEP:
-            del proofs[0]
-
-    def released(self, t: int) -> None:
-        """Processors came free from ``t`` on: cut the proofs whose windows reach past ``t``."""
-        for proof in self._proofs:
-            if proof[2] > t and proof[3] > t - proof[1] + 1:
-                proof[3] = t - proof[1] + 1
