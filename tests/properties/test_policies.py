@@ -28,7 +28,7 @@ from hypothesis import given
 import schedlab
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import run
-from schedlab.policies import backfilling, compression
+from schedlab.policies import backfilling
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
 from schedlab.policies.orderings import in_order
@@ -368,29 +368,3 @@ def test_workloads_strategy_reaches_the_corners():
     collect()
     assert set(seen) == {"burst", "zero runtime", "underestimate", "overestimate", "machine-wide"}
     assert all(count > 0 for count in seen.values()), seen
-
-
-def test_compression_proofs_cover_wider_longer_later_jobs_and_shrink_on_release():
-    proofs = np.empty((compression.KEEP, 4), np.int64)
-    held = compression.add_proof(proofs, 0, 2, 10, 100, 100)   # width 2, 10 s, booked at 100
-    assert compression.no_start_before(proofs, held, 2, 10, 120) == 100
-    assert compression.no_start_before(proofs, held, 4, 30, 100) == 100
-    assert compression.no_start_before(proofs, held, 1, 10, 120) == -1     # narrower: not covered
-    assert compression.no_start_before(proofs, held, 2, 9, 120) == -1      # shorter: not covered
-    assert compression.no_start_before(proofs, held, 2, 10, 99) == -1      # booked earlier
-    compression.released(proofs, held, 50)     # windows from 41 on reach into processors freed at 50
-    assert compression.no_start_before(proofs, held, 2, 10, 120) == 41
-    compression.released(proofs, held, 200)    # after the proof's booking: no window reaches it
-    assert compression.no_start_before(proofs, held, 2, 10, 120) == 41
-
-
-def test_compression_keeps_only_the_last_proofs():
-    proofs = np.empty((compression.KEEP, 4), np.int64)
-    held = compression.add_proof(proofs, 0, 1, 1, 0, 500)      # the widest-reaching proof, oldest
-    for booked in range(compression.KEEP - 1):
-        held = compression.add_proof(proofs, held, 9, 9, 1000, 10 + booked)
-    assert held == compression.KEEP
-    assert compression.no_start_before(proofs, held, 1, 1, 0) == 500
-    held = compression.add_proof(proofs, held, 9, 9, 1000, 10)
-    assert held == compression.KEEP
-    assert compression.no_start_before(proofs, held, 1, 1, 0) == -1     # forgotten

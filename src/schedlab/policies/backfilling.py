@@ -7,8 +7,9 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from itertools import count
 from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
@@ -271,7 +272,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         self._booked_start: dict[int, int] = {}
         self._booked_end: dict[int, int] = {}
         self._arrival: dict[int, int] = {}          # waiting job id -> arrival number
-        self._arrivals = count()
+        self._columns = _QueueColumns()
         self._bookings: list[tuple[int, int, int]] = []   # heap of (start, arrival, job id)
         self._compress_pending = False
         self._wake = -1
@@ -279,7 +280,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
     def on_submit(self, ctx: Context, job: Job) -> None:
         profile = self._current_profile(ctx)
         start = profile.place(job.width, job.estimate, ctx.now)
-        self._arrival[job.id] = next(self._arrivals)
+        self._arrival[job.id] = self._columns.add(job)
         self._book(job.id, start)
         ctx.plan(job, start)
 
@@ -306,7 +307,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             decide_requests(ctx, profile, self.reservation_rules)
         for job in due:
             del booked[job.id]
-            del self._arrival[job.id]
+            self._columns.started(self._arrival.pop(job.id))
             self._booked_end[job.id] = now + job.estimate
             ctx.start(job)
         if upcoming is not None and upcoming <= now:     # the bookings changed
@@ -322,6 +323,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         """
         booked, arrival = self._booked_start, self._arrival
         booked[job_id] = start
+        self._columns.starts[arrival[job_id]] = start
         heappush(self._bookings, (start, arrival[job_id], job_id))
         if len(self._bookings) > 2 * len(booked) + 64:
             self._bookings = [(at, arrival[waiting], waiting) for waiting, at in booked.items()]
@@ -390,14 +392,17 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         """
         from schedlab.policies.compression import compress
 
-        now = ctx.now
-        booked = self._booked_start
-        jobs = in_order(ctx.waiting.values(), self.order)
-        moves = compress(profile, now, [job.width for job in jobs],
-                         [job.estimate for job in jobs],
-                         [booked.get(job.id, now) for job in jobs])
-        for position, start in moves:
-            self._book(jobs[position].id, start)
+        columns = self._columns
+        if self.order == "fcfs":
+            order = columns.from_oldest()
+        else:
+            arrival = self._arrival
+            order = np.array([arrival[job.id] for job in in_order(ctx.waiting.values(), self.order)
+                              if job.id in arrival], np.int64)
+        moves = compress(profile, ctx.now, order, columns.ids, columns.widths,
+                         columns.estimates, columns.starts)
+        for k in range(0, len(moves), 2):
+            self._book(moves[k], moves[k + 1])
 
     def _rebuild(self, ctx: Context) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""
@@ -408,3 +413,48 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             self._book(job.id, profile.place(job.width, job.estimate, ctx.now))
         self._profile = profile
         ctx.count("plan_rebuilds")
+
+
+class _QueueColumns:
+    """The waiting jobs of a conservative plan as arrays indexed by arrival number.
+
+    Job ids, widths, estimates and booked starts (-1 once started), kept
+    up to date at every booking, so a compression hands the compiled pass
+    its queue without a conversion per job.  In arrival order the queue is
+    the fcfs order: the arrivals from the oldest still waiting on.
+    """
+
+    __slots__ = ("ids", "widths", "estimates", "starts", "arrived", "oldest")
+
+    def __init__(self) -> None:
+        self.ids = np.empty(1024, np.int64)
+        self.widths = np.empty(1024, np.int64)
+        self.estimates = np.empty(1024, np.int64)
+        self.starts = np.empty(1024, np.int64)
+        self.arrived = 0
+        self.oldest = 0
+
+    def add(self, job: Job) -> int:
+        """Take an arriving job (not booked yet); its arrival number."""
+        arrival = self.arrived
+        if arrival == len(self.ids):
+            for name in ("ids", "widths", "estimates", "starts"):
+                column = getattr(self, name)
+                setattr(self, name, np.concatenate((column, np.empty_like(column))))
+        self.ids[arrival] = job.id
+        self.widths[arrival] = job.width
+        self.estimates[arrival] = job.estimate
+        self.starts[arrival] = -1
+        self.arrived = arrival + 1
+        return arrival
+
+    def started(self, arrival: int) -> None:
+        self.starts[arrival] = -1
+
+    def from_oldest(self) -> np.ndarray:
+        """The arrival numbers from the oldest job still waiting on (started ones among them)."""
+        oldest, starts = self.oldest, self.starts
+        while oldest < self.arrived and starts[oldest] < 0:
+            oldest += 1
+        self.oldest = oldest
+        return np.arange(oldest, self.arrived)

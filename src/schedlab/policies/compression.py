@@ -34,33 +34,34 @@ KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
 
 
-def compress(profile: Profile, now: int, widths: list[int], durations: list[int],
-             booked: list[int]) -> list[tuple[int, int]]:
-    """Compress ``profile`` in place for the waiting jobs given in queue order.
+def compress(profile: Profile, now: int, order: np.ndarray, ids: np.ndarray, widths: np.ndarray,
+             durations: np.ndarray, booked: np.ndarray) -> list[int]:
+    """Compress ``profile`` in place for the waiting jobs ``order`` (queue order).
 
-    ``booked[i]`` is job ``i``'s booked start (``<= now``: starting now or
-    not booked yet; it is left alone).  Returns the moves: ``(position in
-    the queue, new start)`` pairs, in queue order.
+    ``order`` holds indices into the job columns ``ids``, ``widths``,
+    ``durations`` (estimates) and ``booked`` (booked starts; ``<= now``:
+    starting now or not booked, left alone).  Returns the moves, flat:
+    job id, new start, job id, new start, ... in queue order.
     """
     times, free = profile.breakpoints()
-    count = len(widths)
-    room = len(times) + 4 * count + 4        # a move adds at most four breakpoints
+    room = len(times) + 4 * len(order) + 4      # a move adds at most four breakpoints
     times_array = np.empty(room, np.int64)
     free_array = np.empty(room, np.int64)
     times_array[:len(times)] = times
     free_array[:len(free)] = free
-    starts = np.full(count, -1, np.int64)
-    size = _compress(times_array, free_array, len(times), now,
-                     np.array(widths, np.int64), np.array(durations, np.int64),
-                     np.array(booked, np.int64), starts)
+    moves = np.empty(2 * len(order), np.int64)
+    size, moved = _compress(times_array, free_array, len(times), now, order, ids, widths,
+                            durations, booked, moves)
+    if moved == 0:
+        return []
     profile.replace_breakpoints(times_array[:size].tolist(), free_array[:size].tolist())
-    moved = np.flatnonzero(starts >= 0)
-    return list(zip(moved.tolist(), starts[moved].tolist()))
+    return moves[:2 * moved].tolist()
 
 
 @njit(cache=True)
-def _compress(times, free, size, now, widths, durations, booked, starts):  # pragma: no cover
-    """The pass itself on breakpoint arrays with room to grow; returns their new length.
+def _compress(times, free, size, now, order, ids, widths, durations, booked,
+              moves):  # pragma: no cover
+    """The pass itself on breakpoint arrays with room to grow: their new length, the moves.
 
     Each job's search starts where the proofs of the jobs checked just
     before it show that no earlier start can work, so in a long queue a job
@@ -69,7 +70,8 @@ def _compress(times, free, size, now, widths, durations, booked, starts):  # pra
     """
     proofs = np.empty((KEEP, 4), np.int64)       # width, duration, booked, bound
     held = 0
-    for i in range(widths.shape[0]):
+    moved = 0
+    for i in order:
         old = booked[i]
         if old <= now:
             continue
@@ -85,10 +87,12 @@ def _compress(times, free, size, now, widths, durations, booked, starts):  # pra
             continue
         size = change(times, free, size, old, duration, width)
         size = change(times, free, size, start, duration, -width)
-        starts[i] = start
+        moves[2 * moved] = ids[i]
+        moves[2 * moved + 1] = start
+        moved += 1
         released(proofs, held, old)
         held = add_proof(proofs, held, width, duration, old, start)
-    return size
+    return size, moved
 
 
 @njit(cache=True)
