@@ -321,11 +321,28 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         such entries outnumber the bookings, the heap is built anew, so it
         never holds more than twice the waiting jobs.
         """
-        booked, arrival = self._booked_start, self._arrival
-        booked[job_id] = start
-        self._columns.starts[arrival[job_id]] = start
-        heappush(self._bookings, (start, arrival[job_id], job_id))
+        arrival = self._arrival[job_id]
+        self._booked_start[job_id] = start
+        self._columns.starts[arrival] = start
+        heappush(self._bookings, (start, arrival, job_id))
+        self._trim_bookings()
+
+    def _rebook(self, moves: list[int]) -> None:
+        """Book the jobs a compression moved: ``moves`` is job id, new start, job id, ...
+
+        The compiled pass has written the new starts into the queue columns.
+        """
+        booked, arrival, bookings = self._booked_start, self._arrival, self._bookings
+        for job_id, start in zip(moves[::2], moves[1::2]):
+            booked[job_id] = start
+            heappush(bookings, (start, arrival[job_id], job_id))
+        self._trim_bookings()
+
+    def _trim_bookings(self) -> None:
+        """Build the heap anew once replaced entries outnumber the bookings."""
+        booked = self._booked_start
         if len(self._bookings) > 2 * len(booked) + 64:
+            arrival = self._arrival
             self._bookings = [(at, arrival[waiting], waiting) for waiting, at in booked.items()]
             heapify(self._bookings)
 
@@ -401,8 +418,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
                               if job.id in arrival], np.int64)
         moves = compress(profile, ctx.now, order, columns.ids, columns.widths,
                          columns.estimates, columns.starts)
-        for k in range(0, len(moves), 2):
-            self._book(moves[k], moves[k + 1])
+        self._rebook(moves)
 
     def _rebuild(self, ctx: Context) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""

@@ -40,8 +40,9 @@ def compress(profile: Profile, now: int, order: np.ndarray, ids: np.ndarray, wid
 
     ``order`` holds indices into the job columns ``ids``, ``widths``,
     ``durations`` (estimates) and ``booked`` (booked starts; ``<= now``:
-    starting now or not booked, left alone).  Returns the moves, flat:
-    job id, new start, job id, new start, ... in queue order.
+    starting now or not booked, left alone); the new starts are written
+    into ``booked``.  Returns the moves, flat: job id, new start, job id,
+    new start, ... in queue order.
     """
     times, free = profile.breakpoints()
     room = len(times) + 4 * len(order) + 4      # a move adds at most four breakpoints
@@ -87,6 +88,7 @@ def _compress(times, free, size, now, order, ids, widths, durations, booked,
             continue
         size = change(times, free, size, old, duration, width)
         size = change(times, free, size, start, duration, -width)
+        booked[i] = start
         moves[2 * moved] = ids[i]
         moves[2 * moved + 1] = start
         moved += 1
