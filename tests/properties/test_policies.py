@@ -368,17 +368,3 @@ def test_workloads_strategy_reaches_the_corners():
     collect()
     assert set(seen) == {"burst", "zero runtime", "underestimate", "overestimate", "machine-wide"}
     assert all(count > 0 for count in seen.values()), seen
-
-
-def test_compression_proofs_cover_wider_longer_later_jobs_and_shrink_on_release():
-    proofs = backfilling._Certificates()
-    proofs.add(2, 10, 100, 100)         # width 2, 10 s long, booked at 100: no start before 100
-    assert proofs.no_start_before(2, 10, 120) == 100
-    assert proofs.no_start_before(4, 30, 100) == 100
-    assert proofs.no_start_before(1, 10, 120) == -1     # narrower: not covered
-    assert proofs.no_start_before(2, 9, 120) == -1      # shorter: not covered
-    assert proofs.no_start_before(2, 10, 99) == -1      # booked earlier: not covered
-    proofs.released(50)                 # windows from 41 on reach into processors freed at 50
-    assert proofs.no_start_before(2, 10, 120) == 41
-    proofs.released(200)                # after the proof's booking: no window reaches it
-    assert proofs.no_start_before(2, 10, 120) == 41

@@ -115,6 +115,15 @@ class Profile:
         """The breakpoints as ``(time, free processors from then on)`` pairs."""
         return list(zip(self._times, self._free))
 
+    def breakpoints(self) -> tuple[list[int], list[int]]:
+        """The two lists themselves, ``(times, free)``: for a compiled pass to copy (not to edit)."""
+        return self._times, self._free
+
+    def replace_breakpoints(self, times: list[int], free: list[int]) -> None:
+        """Take ``times`` and ``free`` as the new step function (the result of a compiled pass)."""
+        self._times = times
+        self._free = free
+
     def free_at(self, t: int) -> int:
         """Free processors at time ``t`` (``t`` >= origin)."""
         return self._free[bisect_right(self._times, t) - 1]

@@ -7,8 +7,9 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
-from itertools import count
 from typing import TYPE_CHECKING, Any, Sequence
+
+import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
@@ -271,7 +272,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         self._booked_start: dict[int, int] = {}
         self._booked_end: dict[int, int] = {}
         self._arrival: dict[int, int] = {}          # waiting job id -> arrival number
-        self._arrivals = count()
+        self._columns = _QueueColumns()
         self._bookings: list[tuple[int, int, int]] = []   # heap of (start, arrival, job id)
         self._compress_pending = False
         self._wake = -1
@@ -279,7 +280,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
     def on_submit(self, ctx: Context, job: Job) -> None:
         profile = self._current_profile(ctx)
         start = profile.place(job.width, job.estimate, ctx.now)
-        self._arrival[job.id] = next(self._arrivals)
+        self._arrival[job.id] = self._columns.add(job)
         self._book(job.id, start)
         ctx.plan(job, start)
 
@@ -306,7 +307,7 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             decide_requests(ctx, profile, self.reservation_rules)
         for job in due:
             del booked[job.id]
-            del self._arrival[job.id]
+            self._columns.started(self._arrival.pop(job.id))
             self._booked_end[job.id] = now + job.estimate
             ctx.start(job)
         if upcoming is not None and upcoming <= now:     # the bookings changed
@@ -320,10 +321,28 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         such entries outnumber the bookings, the heap is built anew, so it
         never holds more than twice the waiting jobs.
         """
-        booked, arrival = self._booked_start, self._arrival
-        booked[job_id] = start
-        heappush(self._bookings, (start, arrival[job_id], job_id))
+        arrival = self._arrival[job_id]
+        self._booked_start[job_id] = start
+        self._columns.starts[arrival] = start
+        heappush(self._bookings, (start, arrival, job_id))
+        self._trim_bookings()
+
+    def _rebook(self, moves: list[int]) -> None:
+        """Book the jobs a compression moved: ``moves`` is job id, new start, job id, ...
+
+        The compiled pass has written the new starts into the queue columns.
+        """
+        booked, arrival, bookings = self._booked_start, self._arrival, self._bookings
+        for job_id, start in zip(moves[::2], moves[1::2]):
+            booked[job_id] = start
+            heappush(bookings, (start, arrival[job_id], job_id))
+        self._trim_bookings()
+
+    def _trim_bookings(self) -> None:
+        """Build the heap anew once replaced entries outnumber the bookings."""
+        booked = self._booked_start
         if len(self._bookings) > 2 * len(booked) + 64:
+            arrival = self._arrival
             self._bookings = [(at, arrival[waiting], waiting) for waiting, at in booked.items()]
             heapify(self._bookings)
 
@@ -383,31 +402,23 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
     def _compress(self, ctx: Context, profile: Profile) -> None:
         """Re-place every waiting job, in queue order, at its earliest fit (never later).
 
-        Each job's search starts where the jobs checked just before it prove
-        that no earlier start can work (:class:`_Certificates`), so in a long
-        queue a job is not scanned again from ``now``; the starts found are
-        exactly those of a scan from ``now``.
+        One call of the compiled pass (:mod:`schedlab.policies.compression`,
+        imported at the first compression); each job's search starts where
+        the jobs checked just before it prove that no earlier start can
+        work, so the starts are exactly those of a scan from ``now``.
         """
-        now = ctx.now
-        booked = self._booked_start
-        certificates = _Certificates()
-        for job in in_order(ctx.waiting.values(), self.order):
-            old = booked.get(job.id, now)
-            if old <= now:
-                continue    # starting now already, or just arrived and not booked yet
-            width, duration = job.width, job.estimate
-            after = certificates.no_start_before(width, duration, old)
-            if after >= old:
-                continue
-            start = profile.earlier_fit(width, duration, now if after < now else after, old)
-            if start < 0:
-                certificates.add(width, duration, old, old)
-                continue
-            profile.release(old, duration, width)
-            profile.reserve(start, duration, width)
-            self._book(job.id, start)
-            certificates.released(old)
-            certificates.add(width, duration, old, start)
+        from schedlab.policies.compression import compress
+
+        columns = self._columns
+        if self.order == "fcfs":
+            order = columns.from_oldest()
+        else:
+            arrival = self._arrival
+            order = np.array([arrival[job.id] for job in in_order(ctx.waiting.values(), self.order)
+                              if job.id in arrival], np.int64)
+        moves = compress(profile, ctx.now, order, columns.ids, columns.widths,
+                         columns.estimates, columns.starts)
+        self._rebook(moves)
 
     def _rebuild(self, ctx: Context) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""
@@ -420,51 +431,46 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
         ctx.count("plan_rebuilds")
 
 
-class _Certificates:
-    """What the last compression searches proved: no earlier start for jobs like them.
+class _QueueColumns:
+    """The waiting jobs of a conservative plan as arrays indexed by arrival number.
 
-    A search for a job of ``width`` and ``duration`` booked at ``booked``
-    that found no start before ``bound`` (``bound == booked``: it cannot
-    move; else it moved to ``bound``, its earliest fit) proves that every
-    window ``[s, min(s + duration, booked))`` with ``s < bound`` holds a
-    step with fewer than ``width`` free processors.  A later job that is at
-    least as wide, at least as long and booked no earlier has, for the same
-    ``s``, a window containing that one before its own booking, so it cannot
-    start before ``bound`` either: its search starts there.  Taking
-    processors (a booking) keeps a proof true; giving them back from time
-    ``t`` on (a job moving away from its booking at ``t``) keeps it true only
-    for the windows that end by ``t``, so ``bound`` drops to
-    ``t - duration + 1`` for a proof whose windows reach past ``t``.
-
-    Only the last few proofs are kept: the jobs just before a job in the
-    queue are booked closest before it, so they prove the most, and the
-    check stays a handful of comparisons.
+    Job ids, widths, estimates and booked starts (-1 once started), kept
+    up to date at every booking, so a compression hands the compiled pass
+    its queue without a conversion per job.  In arrival order the queue is
+    the fcfs order: the arrivals from the oldest still waiting on.
     """
 
-    __slots__ = ("_proofs",)
-
-    KEEP = 8
+    __slots__ = ("ids", "widths", "estimates", "starts", "arrived", "oldest")
 
     def __init__(self) -> None:
-        self._proofs: list[list[int]] = []      # [width, duration, booked, bound]
+        self.ids = np.empty(1024, np.int64)
+        self.widths = np.empty(1024, np.int64)
+        self.estimates = np.empty(1024, np.int64)
+        self.starts = np.empty(1024, np.int64)
+        self.arrived = 0
+        self.oldest = 0
 
-    def no_start_before(self, width: int, duration: int, booked: int) -> int:
-        """The latest time before which no proof allows this job to start (-1: none)."""
-        latest = -1
-        for proof_width, proof_duration, proof_booked, bound in self._proofs:
-            if (bound > latest and proof_width <= width and proof_duration <= duration
-                    and proof_booked <= booked):
-                latest = bound
-        return latest
+    def add(self, job: Job) -> int:
+        """Take an arriving job (not booked yet); its arrival number."""
+        arrival = self.arrived
+        if arrival == len(self.ids):
+            for name in ("ids", "widths", "estimates", "starts"):
+                column = getattr(self, name)
+                setattr(self, name, np.concatenate((column, np.empty_like(column))))
+        self.ids[arrival] = job.id
+        self.widths[arrival] = job.width
+        self.estimates[arrival] = job.estimate
+        self.starts[arrival] = -1
+        self.arrived = arrival + 1
+        return arrival
 
-    def add(self, width: int, duration: int, booked: int, bound: int) -> None:
-        proofs = self._proofs
-        proofs.append([width, duration, booked, bound])
-        if len(proofs) > self.KEEP:
-            del proofs[0]
+    def started(self, arrival: int) -> None:
+        self.starts[arrival] = -1
 
-    def released(self, t: int) -> None:
-        """Processors came free from ``t`` on: cut the proofs whose windows reach past ``t``."""
-        for proof in self._proofs:
-            if proof[2] > t and proof[3] > t - proof[1] + 1:
-                proof[3] = t - proof[1] + 1
+    def from_oldest(self) -> np.ndarray:
+        """The arrival numbers from the oldest job still waiting on (started ones among them)."""
+        oldest, starts = self.oldest, self.starts
+        while oldest < self.arrived and starts[oldest] < 0:
+            oldest += 1
+        self.oldest = oldest
+        return np.arange(oldest, self.arrived)
