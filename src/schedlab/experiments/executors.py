@@ -252,7 +252,13 @@ class DaskExecutor:
                 future.release()
                 yield record
         finally:
-            self._client.cancel([f for f in futures if not f.done()])
+            pending = [f for f in futures if not f.done()]
+            if pending:
+                # The sweep stopped (Ctrl-C, an error): the scheduler's complaints about the
+                # tasks it is told to forget ("Couldn't gather keys") are no news to the user,
+                # who is told what is stored and how to resume.
+                logging.getLogger("distributed").setLevel(logging.CRITICAL)
+                self._client.cancel(pending)
 
 
 def dask_setup(worker) -> None:
