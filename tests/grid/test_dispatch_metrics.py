@@ -127,6 +127,7 @@ def test_every_grid_metric_is_documented():
 
 
 def test_a_machine_feature_is_no_licence_copy_in_the_licence_usage():
+    from schedlab.metrics.grid import cluster_metrics
     from schedlab.platform.model import Cluster, Licence, Machine, Platform
 
     # m1 has M as a feature (non-floating); B is floating with one copy. Both jobs
@@ -134,5 +135,65 @@ def test_a_machine_feature_is_no_licence_copy_in_the_licence_usage():
     cluster = Cluster("c", (Machine("m1", 4, 100, frozenset({"M"})), Machine("m2", 4, 100)),
                       (Licence("B", 1, ("m1", "m2")),))
     rows = [(0, 100, 100, 1, ("M",), 100), (0, 100, 100, 1, ("B",), 100)]
-    result = run_grid(grid_workload(rows), Platform((cluster,), name="f"), [GridFCFS()])
+    platform = Platform((cluster,), name="f")
+    result = run_grid(grid_workload(rows), platform, [GridFCFS()])
     assert compute_metrics(result)["licence_usage"] == 1.0
+    assert cluster_metrics(result, platform)["cluster_licence_usage.c"] == 1.0
+
+
+def test_cluster_metrics_split_out_deadline_slowdown_and_usage_by_cluster():
+    from schedlab.metrics.grid import cluster_metrics
+
+    rows = [(0, 100, 100, 4, ("A",), 100, 40),   # c1, a2 (300): 0-34, deadline met
+            (0, 200, 200, 4, (), 100),           # c2, b1 (200): 0-100
+            (0, 100, 100, 8, (), 100, 60),       # c2 (c1 has no 8 CPUs): 100-150, missed
+            (0, 100, 100, 4, ("A",), 100)]       # c1, waits for A's copy: a2 34-68
+    platform = two_clusters()
+    result = run_grid(grid_workload(rows), platform, [GridFCFS(), GridFCFS()], RoundRobin())
+    assert result.grid.cluster.tolist() == [0, 1, 1, 0]
+    assert result.end.tolist() == [34, 100, 150, 68]
+    metrics = cluster_metrics(result, platform)
+    assert metrics["cluster_jobs.c1"] == 2 and metrics["cluster_deadline_jobs.c2"] == 1
+    assert metrics["cluster_deadline_missed_pct.c1"] == 0.0
+    assert metrics["cluster_deadline_missed_pct.c2"] == 100.0
+    assert metrics["cluster_nondeadline_avg_slowdown.c1"] == 2.0       # 68 / 34
+    assert metrics["cluster_nondeadline_avg_slowdown.c2"] == 1.0
+    # c1, 8 CPUs: [0, 34) 4 busy / min(8, 8 asked); [34, 68) 4 / 4; then nothing asked
+    assert metrics["cluster_system_usage.c1"] == pytest.approx((0.5 * 34 + 34) / 68)
+    # c2, 8 CPUs: [0, 100) 4 / min(8, 12); [100, 150) 8 / 8
+    assert metrics["cluster_system_usage.c2"] == pytest.approx((0.5 * 100 + 50) / 150)
+    # c1's one copy of A is in use whenever a job needs it; c2 has no licence
+    assert metrics["cluster_licence_usage.c1"] == 1.0
+    assert metrics["cluster_licence_usage.c2"] == 0.0
+
+
+def test_cluster_metrics_of_one_cluster_are_the_platform_metrics():
+    import schedlab
+    from schedlab.metrics.grid import cluster_metrics
+    from schedlab.platform.generator import generate_platform, preset
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(preset("thesis-4.1"), seed=2)
+    grid = generate_grid(platform, PRESETS["thesis-4.1"], n_jobs=150, interarrival=6, seed=2)
+    result = schedlab.simulate(grid, "bf-fcfs", platform=platform)
+    whole, split = compute_metrics(result), cluster_metrics(result, platform)
+    for metric in ("deadline_missed_pct", "nondeadline_avg_slowdown", "system_usage",
+                   "licence_usage"):
+        assert split[f"cluster_{metric}.c1"] == pytest.approx(whole[metric], rel=1e-12)
+    assert 0 < whole["licence_usage"] < 1 and whole["deadline_missed_pct"] > 0
+
+
+def test_every_cluster_metric_is_documented():
+    import re
+    from pathlib import Path
+
+    from schedlab.metrics.grid import CLUSTER_METRIC_DOCS, cluster_metrics
+
+    rows = [(t, 10, 10, 1, ("A",) if t % 2 else (), 100) for t in range(4)]
+    platform = two_clusters()
+    result = run_grid(grid_workload(rows), platform, [GridFCFS(), GridFCFS()], RoundRobin())
+    names = {re.sub(r"\.(c1|c2)$", ".<cluster>", n) for n in cluster_metrics(result, platform)}
+    assert names == set(CLUSTER_METRIC_DOCS)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
+    assert set(CLUSTER_METRIC_DOCS) <= documented

@@ -1,5 +1,5 @@
-"""The grid-fb reproduction (Pasquali thesis §4.1): the reduced recipe end to end, its run
-points, and every finding on made-up tables, holding and failing."""
+"""The grid-fb reproduction (Pasquali thesis §4.1 and §4.3.1): the reduced recipe end to end,
+its run points, and every finding on made-up tables, holding and failing."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ import pytest
 from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import grid_fb as recipe
 from schedlab.experiments.recipes.grid_fb import findings as checks
-from schedlab.experiments.recipes.grid_fb.design import SECTIONS, points
-from schedlab.experiments.recipes.grid_fb.runs import RUNS_DIR, execute, simulate_point
+from schedlab.experiments.recipes.grid_fb.design import (CASES, SECTIONS, meta_scheduler_points,
+                                                         points)
+from schedlab.experiments.recipes.grid_fb.runs import RUNS_DIR, execute, label, simulate_point
 
 
 @pytest.fixture(scope="module")
@@ -24,14 +25,34 @@ def reduced(tmp_path_factory):
 
 def test_the_run_points_are_pinned():
     small, full = points(True), points(False)
-    # reduced: 3 Ta x 2 repetitions x 4 policies, plus 2 more licence ratios at Ta 4
-    assert len(small) == 3 * 2 * 4 + 2 * 2 * 4
+    # reduced: 3 Ta x 2 repetitions x 4 policies, plus 2 more licence ratios at Ta 4; §4.3.1:
+    # 3 Ta x 2 repetitions x 3 configurations
+    assert len(small) == 3 * 2 * 4 + 2 * 2 * 4 + 3 * 2 * 3
     assert small[0].run_id == "thesis-4.1-n300-ta4-ratio0.5-0.7-exclusive-rep0-grid-fcfs"
-    assert small[-1].run_id == "thesis-4.1-n300-ta4-ratio0.4-0.6-exclusive-rep1-bf-mod"
-    # full: 5 Ta x 20 x 4, plus 2 licence ratios x 20 x 4 (the third is Table 1's, shared)
-    assert len(full) == 5 * 20 * 4 + 2 * 20 * 4
-    assert [s.name for s in SECTIONS] == ["4.1-interarrival", "4.1-licence-ratio"]
+    assert small[39].run_id == "thesis-4.1-n300-ta4-ratio0.4-0.6-exclusive-rep1-bf-mod"
+    # full: 5 Ta x 20 x 4, plus 2 licence ratios x 20 x 4 (the third is Table 1's, shared);
+    # §4.3.1: 4 Ta x 20 x 3
+    assert len(full) == 5 * 20 * 4 + 2 * 20 * 4 + 4 * 20 * 3
+    assert [s.name for s in SECTIONS] == ["4.1-interarrival", "4.1-licence-ratio",
+                                          "4.3.1-meta-scheduler"]
     assert get_recipe("grid-fb") is recipe.RECIPE
+
+
+def test_the_three_configurations_of_section_4_3_1():
+    ms, ls, no = meta_scheduler_points(False)[:3]
+    assert [label(p) for p in (ms, ls, no)] == list(CASES)
+    assert (ms.preset, ms.jobs, ms.allocation, ms.ta) == ("thesis-4.3", 5000, "shared", 0)
+    assert ms.run_id == ("thesis-4.3-n5000-ta0-ratio0.5-0.7-shared-rep0-bf-fcfs.order=priority-"
+                         "ms-heuristics")
+    assert ms.policy_spec() == {"name": "bf-fcfs", "order": "priority"}
+    assert ms.dispatch_spec() == "ms-heuristics"
+    assert ls.policy_spec() == {"name": "bf-unmod", "deadline_k": 2.0}
+    assert ls.dispatch_spec() == {"name": "ms-heuristics", "classify": False}
+    assert ls.run_id.endswith("-bf-unmod.deadline_k=2.0-ms-heuristics.classify=false")
+    assert (no.policy_spec(), no.dispatch_spec()) == ("bf-fcfs", {"name": "ms-heuristics",
+                                                                  "classify": False})
+    assert sorted({p.ta for p in meta_scheduler_points(False)}) == [0, 5, 10, 15]
+    assert len(meta_scheduler_points(True)) <= 20
 
 
 def test_reduced_run_writes_every_table_figure_and_finding(reduced):
@@ -39,23 +60,56 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
     stored = sorted((out / RUNS_DIR).glob("*.json"))
     assert len(stored) == len(points(True))
     assert len(reproduction.findings) == len(checks.FINDINGS)
-    for name in ("fig16", "fig17", "fig18", "table2", "table3", "findings"):
+    for name in ("fig16", "fig17", "fig18", "table2", "table3", "findings", "fig25", "fig26",
+                 "fig27", "fig28", "fig29", "ms_over_ta"):
         assert reproduction.tables[name].is_file()
-    for name in ("fig16", "fig17", "fig18"):
+    for name in ("fig16", "fig17", "fig18", "fig25", "fig26", "fig27", "fig28", "fig29",
+                 "ms_over_ta"):
         assert reproduction.figures[name].is_file()
     table3 = reproduction.tables["table3"].read_text()
     assert "| 30% - 50% | thesis | 95.6 | 78.9 | 74.5 | 73.5 |" in table3
     assert table3.count("| schedlab |") == 3
+    fig25 = reproduction.tables["fig25.md"].read_text()
+    assert "| optimum (machine share) |  | 53.3 | 26.7 | 13.3 | 6.7 |" in fig25
+    assert fig25.count("| MS heuristics |") == 3          # Ta 0, 5, 15
+    fig27 = reproduction.tables["fig27.md"].read_text()
+    assert "| configuration | c1 | c2 | c3 | c4 | platform |" in fig27
+    assert all(f"| {case} |" in fig27 for case in CASES)
     assert execute(out, True) == 0            # a second run finds every run stored
+
+
+def test_a_stopped_run_resumes_with_only_the_missing_runs(reduced):
+    out, reproduction = reduced
+    folder = out / RUNS_DIR
+    missing = [p for p in meta_scheduler_points(True) if p.rep == 1][:2]
+    kept = {p.run_id: (folder / f"{p.run_id}.json").read_text() for p in missing}
+    for run_id in kept:
+        (folder / f"{run_id}.json").unlink()
+    assert execute(out, True) == 2
+    for run_id, text in kept.items():
+        fresh = json.loads((folder / f"{run_id}.json").read_text())
+        stored = json.loads(text)
+        assert {k: v for k, v in fresh.items() if k not in NOT_DETERMINISTIC} == \
+            {k: v for k, v in stored.items() if k not in NOT_DETERMINISTIC}
+
+
+#: Wall-clock measurements in a stored run.
+NOT_DETERMINISTIC = {"scheduling_time_per_event_us", "wall_time_s"}
 
 
 def test_a_stored_run_is_the_simulation_of_its_point(reduced):
     out, _ = reduced
-    point = points(True)[5]
-    stored = json.loads((out / RUNS_DIR / f"{point.run_id}.json").read_text())
-    fresh = simulate_point(point)
-    for key in ("deadline_missed_pct", "system_usage", "licence_usage", "avg_slowdown"):
-        assert stored[key] == fresh[key]
+    for point in (points(True)[5], meta_scheduler_points(True)[4]):
+        stored = json.loads((out / RUNS_DIR / f"{point.run_id}.json").read_text())
+        fresh = simulate_point(point)
+        for key in ("deadline_missed_pct", "system_usage", "licence_usage", "avg_slowdown"):
+            assert stored[key] == fresh[key]
+    assert stored["label"] == "LS heuristics"
+    assert stored["cluster_share_optimum"]["c1"] == pytest.approx(120 / 225)
+    assert list(stored["cluster_work_share"]) == ["c1", "c2", "c3", "c4"]
+    assert sum(stored["cluster_work_share"].values()) == pytest.approx(1)
+    assert sum(stored["cluster_jobs"].values()) == point.jobs
+    assert stored["cluster_deadline_missed_pct"].keys() == stored["cluster_jobs"].keys()
 
 
 def test_reduced_form_shows_backfilling_beating_fcfs(reduced):
@@ -63,6 +117,16 @@ def test_reduced_form_shows_backfilling_beating_fcfs(reduced):
     held = {f.claim.split(" (")[0]: f.holds for f in reproduction.findings}
     assert held["Backfilling raises system usage over FCFS at the highest contention"]
     assert held["Backfilling at least halves FCFS's average slowdown at Ta 4"]
+
+
+def test_reduced_form_shows_the_meta_scheduler_findings(reduced):
+    _, reproduction = reduced
+    held = {f.claim.split(" (")[0]: f.holds for f in reproduction.findings}
+    assert held["At Ta 0 every cluster gets 25 % of the work within 3 points under MS "
+                "heuristics"]
+    assert held["At Ta 5 the slowdown of jobs without deadline grows from the largest cluster "
+                "to the smallest, in every configuration"]
+    assert held["At Ta 5 MS and LS heuristics miss fewer deadlines than NO heuristics"]
 
 
 # ------------------------------------------------------------ findings on made-up tables
@@ -88,6 +152,59 @@ def frames(**changes) -> dict[str, pd.DataFrame]:
     return out
 
 
+def ms_frames(**changes) -> dict[str, pd.DataFrame]:
+    """§4.3.1's tables shaped as the thesis describes them (every finding holds): equal work
+    shares at Ta 0, the machine shares at Ta 5; ``changes`` sets cells as for
+    :func:`frames`: ``{"fig27": {("MS heuristics", "platform"): 50.0}}``."""
+    clusters = ["c1", "c2", "c3", "c4"]
+    optimum = pd.Series([53.3, 26.7, 13.3, 6.7], index=clusters)
+    by_ta = {0: [25, 25, 25, 25], 5: [50, 27, 15, 8], 15: [60, 25, 10, 5]}
+    shares = pd.DataFrame([[float(v) for v in by_ta[ta]] for case in CASES for ta in by_ta],
+                          index=pd.MultiIndex.from_tuples([(c, ta) for c in CASES for ta in by_ta],
+                                                          names=["configuration", "Ta"]),
+                          columns=clusters)
+    per_cluster = {  # rows MS, LS, NO; columns c1..c4, all
+        "fig26": [[1.1, 1.5, 2.0, 3.0, 1.4], [1.1, 1.4, 1.9, 2.8, 1.3], [1.2, 1.6, 2.2, 3.1, 1.5]],
+        "fig27": [[20, 25, 30, 35, 24], [20, 24, 29, 34, 23], [30, 35, 40, 45, 34]],
+        "fig28": [[90, 85, 80, 70, 86], [91, 85, 79, 70, 87], [90, 84, 78, 69, 86]],
+        "fig29": [[80, 75, 70, 60, 76], [81, 76, 70, 60, 77], [80, 74, 69, 59, 75]],
+    }
+    out = {"fig25": shares, "fig25_optimum": optimum}
+    for name, rows in per_cluster.items():
+        out[name] = pd.DataFrame([[float(v) for v in row] for row in rows],
+                                 index=pd.Index(CASES, name="configuration"),
+                                 columns=clusters + ["platform"])
+    over_ta = pd.DataFrame(
+        {"deadline_missed_pct": [40.0, 41.0, 50.0, 24.0, 23.0, 34.0, 10.0, 11.0, 15.0],
+         "scheduling_time_per_event_us": [100.0, 300.0, 90.0] * 3},
+        index=pd.MultiIndex.from_tuples([(ta, c) for ta in by_ta for c in CASES],
+                                        names=["Ta", "configuration"]))
+    out["ms_over_ta"] = over_ta
+    for name, cells in changes.items():
+        for (row, column), value in cells.items():
+            out[name].loc[row, column] = value
+    return out
+
+
+MS, LS, NO = CASES
+MS_BREAKS = {
+    checks.finding_equal_shares_at_ta0: {"fig25": {((MS, 0), "c1"): 35.0}},
+    checks.finding_larger_clusters_gain_with_ta: {"fig25": {((MS, 15), "c1"): 20.0}},
+    checks.finding_ta5_nearest_optimum: {"fig25": {((MS, 15), "c1"): 53.0,
+                                                   ((MS, 15), "c2"): 27.0,
+                                                   ((MS, 15), "c3"): 13.0,
+                                                   ((MS, 15), "c4"): 7.0}},
+    checks.finding_slowdown_by_cluster_power: {"fig26": {(NO, "c4"): 2.0}},
+    checks.finding_heuristics_miss_fewer: {"fig27": {(LS, "platform"): 35.0}},
+    checks.finding_ms_as_good_as_ls: {"fig27": {(MS, "platform"): 26.0}},
+    checks.finding_ms_cheaper_than_ls: {"ms_over_ta": {((5, MS), "scheduling_time_per_event_us"):
+                                                       400.0}},
+    checks.finding_ms_misses_fewer_at_every_ta: {"ms_over_ta": {((15, MS), "deadline_missed_pct"):
+                                                                16.0}},
+    checks.finding_usage_similar: {"fig29": {(NO, "platform"): 70.0}},
+    checks.finding_usage_falls_with_cluster_size: {"fig28": {(LS, "c3"): 86.0}},
+}
+
 BREAKS = {
     checks.finding_flexible_misses_fewer: {"fig16": {("BF_UNMOD", 48): 12.0}},
     checks.finding_backfilling_usage: {"fig17": {("BF_FCFS", 4): 50.0}},
@@ -103,19 +220,44 @@ BREAKS = {
 
 
 def test_every_finding_is_checked_both_ways():
-    assert set(BREAKS) == set(checks.FINDINGS)
+    assert set(BREAKS) == set(checks.FINDINGS_41)
+    assert set(MS_BREAKS) == set(checks.FINDINGS_431)
+    assert checks.FINDINGS == checks.FINDINGS_41 + checks.FINDINGS_431
 
 
-@pytest.mark.parametrize("check", checks.FINDINGS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("check", checks.FINDINGS_41, ids=lambda f: f.__name__)
 def test_a_finding_holds_on_thesis_like_tables_and_fails_when_broken(check):
     assert check(frames()).holds is True
     assert check(frames(**BREAKS[check])).holds is False
 
 
+@pytest.mark.parametrize("check", checks.FINDINGS_431, ids=lambda f: f.__name__)
+def test_a_meta_scheduler_finding_holds_as_the_thesis_says_and_fails_when_broken(check):
+    assert check(ms_frames()).holds is True
+    assert check(ms_frames(**MS_BREAKS[check])).holds is False
+
+
+def test_the_findings_read_the_tables_the_recipe_writes(reduced):
+    """The made-up tables have the shape of the real ones (index, columns)."""
+    out, _ = reduced
+    real = recipe.tables(recipe.run_table(out, True))
+    fake = ms_frames()
+    for name in ("fig25", "fig26", "fig27", "fig28", "fig29"):
+        assert list(real[name].columns) == list(fake[name].columns)
+        assert real[name].index.names == fake[name].index.names
+        assert real[name].index.get_level_values(0).unique().tolist() == list(CASES)
+    assert set(fake["ms_over_ta"].columns) <= set(real["ms_over_ta"].columns)
+    assert real["ms_over_ta"].index.names == fake["ms_over_ta"].index.names
+    assert list(real["fig25_optimum"].index) == list(fake["fig25_optimum"].index)
+
+
 @pytest.mark.slow
 def test_full_form(tmp_path):
-    """The whole §4.1 evaluation (560 runs, minutes): backfilling beats FCFS as in the thesis."""
+    """The whole §4.1 and §4.3.1 evaluation (800 runs, about an hour): backfilling beats FCFS,
+    and the meta-scheduler shares the work equally at Ta 0, as in the thesis."""
     reproduction = reproduce("grid-fb", tmp_path / "full")
     held = {f.claim.split(" (")[0]: f.holds for f in reproduction.findings}
     assert held["Backfilling raises system usage over FCFS at the highest contention"]
     assert held["BF_UNMOD and BF_MOD miss fewer deadlines as the licence ratio grows"]
+    assert held["At Ta 0 every cluster gets 25 % of the work within 3 points under MS "
+                "heuristics"]

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from schedlab.experiments.recipes.grid_runs import (Point, active_machines, execute_stored,
-                                                    jobs_in_system, machine_usage, read_stored,
-                                                    running_jobs, spelled)
+                                                    jobs_in_system, machine_usage,
+                                                    nested_by_cluster, read_stored, running_jobs,
+                                                    simulate_point, spelled)
 
 
 def tiny_result():
@@ -46,6 +47,29 @@ def test_a_point_names_its_parameters_in_its_run_id():
     assert cs.policy_spec() == {"name": "cs", "incremental": False, "overhead": 8.0}
     assert cs.dispatch_spec() == {"name": "ms-heuristics", "window": 50}
     assert spelled("x", ()) == "x"
+
+
+def test_per_cluster_metrics_are_nested_by_cluster():
+    flat = {"cluster_work_share.c1": 0.75, "cluster_work_share.c2": 0.25,
+            "cluster_jobs.c1": 3, "system_usage": 0.5}
+    assert nested_by_cluster(flat, ("cluster_work_share", "cluster_share_optimum")) == {
+        "cluster_work_share": {"c1": 0.75, "c2": 0.25}, "cluster_share_optimum": {}}
+    assert nested_by_cluster(flat) == {"cluster_work_share": {"c1": 0.75, "c2": 0.25},
+                                       "cluster_jobs": {"c1": 3.0}}
+
+
+def test_a_dispatched_run_stores_the_metrics_of_each_cluster():
+    local = simulate_point(Point("thesis-4.1", 4, (0.5, 0.7), 0, "bf-fcfs", 30))
+    assert "cluster_jobs" not in local
+    run = simulate_point(Point("thesis-4.3", 5, (0.5, 0.7), 0, "bf-fcfs", 60, "shared",
+                               "ms-heuristics"))
+    clusters = list(run["cluster_share_optimum"])
+    assert clusters == ["c1", "c2", "c3", "c4"]
+    assert sum(run["cluster_jobs"].values()) == 60
+    for name in ("cluster_work_share", "cluster_deadline_missed_pct",
+                 "cluster_nondeadline_avg_slowdown", "cluster_system_usage",
+                 "cluster_licence_usage"):
+        assert list(run[name]) == clusters
 
 
 def test_stored_work_resumes_after_a_failure(tmp_path):

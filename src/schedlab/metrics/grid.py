@@ -26,6 +26,11 @@
 
 Out Deadline is ``deadline_missed_pct`` and the slowdown of jobs without a
 deadline ``nondeadline_avg_slowdown`` (:mod:`schedlab.metrics.deadlines`).
+
+:func:`cluster_metrics` splits Out Deadline, the slowdown of jobs without a
+deadline, system and licence usage by the cluster the jobs were sent to
+(thesis §4.3.1, Figs. 26–29 per cluster); it needs the platform (each
+cluster's CPUs and licence copies), so it is not part of ``metrics.json``.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.engine.result import Result
+from schedlab.metrics.deadlines import deadline_masks
+from schedlab.metrics.jobs import accepted_jobs, mean, slowdown
 from schedlab.metrics.series import integrate
 
 
@@ -118,3 +125,102 @@ def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float]:
         metrics["preemptions"] = int(result.grid.preemptions.sum())
         metrics["migrations"] = int(result.grid.migrations.sum())
     return metrics
+
+
+#: The per-cluster metrics of :func:`cluster_metrics`, one line each (docs/metrics.md).
+CLUSTER_METRIC_DOCS: dict[str, str] = {
+    "cluster_jobs.<cluster>": "jobs that ran in the cluster",
+    "cluster_deadline_jobs.<cluster>": "of them, jobs with a deadline",
+    "cluster_deadline_missed_pct.<cluster>": "percentage of the cluster's jobs with a deadline "
+                                             "that end after it (§4.3.1, Fig. 27)",
+    "cluster_nondeadline_avg_slowdown.<cluster>": "mean slowdown of the cluster's jobs without "
+                                                  "a deadline (§4.3.1, Fig. 26)",
+    "cluster_system_usage.<cluster>": "system usage over the cluster's CPUs and the CPUs its "
+                                      "jobs ask for (§4.3.1, Fig. 28)",
+    "cluster_licence_usage.<cluster>": "licence usage over the cluster's copies and its jobs' "
+                                       "needs (§4.3.1, Fig. 29)",
+}
+
+
+def _held_and_asked(submit, start, end, weights: np.ndarray):
+    """Step functions of what jobs hold and ask for: job ``i`` holds ``weights[i, r]`` of
+    resource ``r`` from ``start[i]`` to ``end[i]`` and asks for it from ``submit[i]`` to
+    ``end[i]``.  Returns ``(times, held[t, r], asked[t, r])``, the state after every change
+    at each distinct time."""
+    times = np.concatenate((start, end, submit, end))
+    zero = np.zeros_like(weights)
+    held = np.concatenate((weights, -weights, zero, zero))
+    asked = np.concatenate((zero, zero, weights, -weights))
+    order = np.argsort(times, kind="stable")
+    times = times[order]
+    last = np.append(times[1:] != times[:-1], True) if len(times) else np.zeros(0, bool)
+    return (times[last], np.cumsum(held[order], axis=0)[last],
+            np.cumsum(asked[order], axis=0)[last])
+
+
+def cluster_metrics(result: Result, platform) -> dict[str, float]:
+    """Out Deadline, slowdown of jobs without deadline, system and licence usage of the jobs
+    that ran in each cluster (thesis §4.3.1, Figs. 26–29), named ``<metric>.<cluster>``
+    (:data:`CLUSTER_METRIC_DOCS`).
+
+    Each is the whole-platform metric restricted to one cluster's jobs, CPUs
+    and licence copies: system usage is the time average of the CPUs its jobs
+    hold over min(its CPUs, the CPUs its jobs in the system ask for), licence
+    usage likewise per floating licence with the cluster's copies (a machine
+    feature is no copy and is not counted), both over the
+    run's observation window where the denominator is > 0.  On a platform of
+    one cluster they equal :func:`system_usage`, :func:`licence_usage` and
+    the deadline metrics.  Jobs a local policy rejected are left out.  Under
+    a policy that preempts, a job counts as holding its CPUs and licences
+    from its first start to its end (the time it was queued again is not
+    subtracted): the usages are then upper bounds.
+    """
+    grid = result.grid
+    ran = result.accepted & (grid.cluster >= 0)
+    jobs = accepted_jobs(result)
+    window = (int(jobs.submit.min()), int(jobs.end.max())) if len(jobs) else (0, 0)
+    if result.deadline is None:
+        with_deadline, without = np.zeros(len(result), bool), np.ones(len(result), bool)
+        late = with_deadline
+    else:
+        with_deadline, without = deadline_masks(result)
+        late = np.asarray(result.end) > np.asarray(result.deadline)
+    cpus = np.bincount(platform.cluster_of, weights=platform.cpus,
+                       minlength=len(grid.cluster_names))
+    needs = licence_needs(result, platform)
+    times = {name: np.asarray(getattr(result, name), dtype=np.int64)
+             for name in ("submit", "start", "end")}
+    width = np.asarray(result.width, dtype=np.int64)
+    metrics: dict[str, float] = {}
+    for c, name in enumerate(grid.cluster_names):
+        mine = ran & (grid.cluster == c)
+        deadline = mine & with_deadline
+        metrics[f"cluster_jobs.{name}"] = int(np.count_nonzero(mine))
+        metrics[f"cluster_deadline_jobs.{name}"] = int(np.count_nonzero(deadline))
+        metrics[f"cluster_deadline_missed_pct.{name}"] = (
+            100.0 * float(np.count_nonzero(late[deadline])) / np.count_nonzero(deadline)
+            if deadline.any() else 0.0)
+        metrics[f"cluster_nondeadline_avg_slowdown.{name}"] = mean(
+            slowdown(jobs.subset((mine & without)[result.accepted])))
+        weights = np.column_stack((width[mine], needs[mine].astype(np.int64)))
+        axis, held, asked = _held_and_asked(*(times[k][mine] for k in times), weights)
+        metrics[f"cluster_system_usage.{name}"] = usage_average(
+            axis, held[:, 0], np.minimum(cpus[c], asked[:, 0]), *window)
+        # A licence held as a machine feature is never floating in the same cluster
+        # (Platform checks it): it is no copy and not counted, as in licence_usage.
+        floating = platform.copies[c] > 0
+        metrics[f"cluster_licence_usage.{name}"] = usage_average(
+            axis, held[:, 1:][:, floating].sum(axis=1),
+            np.minimum(platform.copies[c][None, :], asked[:, 1:]).sum(axis=1),
+            *window) if needs.shape[1] else 0.0
+    return metrics
+
+
+def licence_needs(result: Result, platform) -> np.ndarray:
+    """``needs[i, l]``: job ``i`` of a grid run needs licence ``l`` of ``platform``."""
+    index = {name: l for l, name in enumerate(platform.licence_names)}
+    needs = np.zeros((len(result), len(index)), dtype=bool)
+    for i, names in enumerate(result.grid.job_licences):
+        for name in filter(None, names.split(";")):
+            needs[i, index[name]] = True
+    return needs

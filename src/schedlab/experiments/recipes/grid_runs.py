@@ -167,11 +167,28 @@ def workload_profile(result, window: tuple[int, int], bins: int = WORKLOAD_BINS)
     return [round(float(v), 3) for v in means[:bins]]
 
 
+def nested_by_cluster(metrics: dict[str, float],
+                      names: Iterable[str] | None = None) -> dict[str, dict[str, float]]:
+    """Per-cluster metrics ``{"cluster_work_share.c1": 0.4, ...}`` nested as
+    ``{"cluster_work_share": {"c1": 0.4, ...}, ...}``: those of ``names`` (each present,
+    empty when the run has none), or every ``<metric>.<cluster>`` when ``names`` is None."""
+    nested: dict[str, dict[str, float]] = {name: {} for name in names or ()}
+    for key, value in metrics.items():
+        name, dot, cluster = key.partition(".")
+        if dot and (names is None or name in nested):
+            nested.setdefault(name, {})[cluster] = float(value)
+    return nested
+
+
 def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
     """Draw the point's platform and jobs (seed = repetition) and simulate; its metrics
-    (:data:`METRICS`, machine usage, jobs in the system, scheduling time), labelled
-    ``label`` (default: the point's label, else its policy)."""
+    (:data:`METRICS`, machine usage, jobs in the system, scheduling time, each cluster's
+    share of the work and of the machines; with a dispatcher also
+    :func:`~schedlab.metrics.grid.cluster_metrics`, each per cluster as
+    ``{metric: {cluster: value}}``), labelled ``label`` (default: the point's label, else
+    its policy)."""
     import schedlab
+    from schedlab.metrics.grid import cluster_metrics
     from schedlab.metrics.series import time_weighted_mean
     from schedlab.platform.generator import generate_platform, preset as platform_preset
     from schedlab.workload.models.grid import PRESETS, generate_grid
@@ -185,9 +202,9 @@ def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
                                allocation=point.allocation, seed=point.rep,
                                **({"dispatch": dispatch} if dispatch else {}))
     metrics = schedlab.compute_metrics(result)
-    work_share, optimum = ({name.split(".", 1)[1]: float(value)
-                            for name, value in metrics.items() if name.startswith(prefix)}
-                           for prefix in ("cluster_work_share.", "cluster_share_optimum."))
+    clusters = nested_by_cluster(metrics, ("cluster_work_share", "cluster_share_optimum"))
+    if dispatch:
+        clusters.update(nested_by_cluster(cluster_metrics(result, platform)))
     window = (int(result.submit.min()), int(max(result.end.max(), result.submit.max())))
     return {"run_id": point.run_id, "preset": point.preset, "ta": point.ta,
             "ratio": point.ratio_label, "rep": point.rep, "policy": point.policy,
@@ -199,7 +216,7 @@ def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
             "mean_jobs_in_system": time_weighted_mean(result.series_time,
                                                       jobs_in_system(result), *window),
             "workload_profile": workload_profile(result, window),
-            "cluster_work_share": work_share, "cluster_share_optimum": optimum,
+            **clusters,
             "scheduling_time_per_event_us": float(result.meta["scheduling_time_per_event_us"]),
             "wall_time_s": float(result.meta["wall_time_s"]),
             "reservation_holders": int(result.stats.get("reservation_holders", 0))}
