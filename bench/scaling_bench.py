@@ -408,7 +408,8 @@ def main() -> None:
     parser.add_argument("--checksums", action="store_true",
                         help="only the schedule checksums of bench/SCALING.md")
     parser.add_argument("--policies", default=",".join(POLICIES))
-    parser.add_argument("--sweeps", default="jobs,queue", help="jobs, queue or both")
+    parser.add_argument("--sweeps", default="jobs,queue",
+                        help="jobs, queue or jobs,queue (the default: both)")
     parser.add_argument("--timeout", type=float, default=3600.0,
                         help="seconds of wall time per run")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "scaling.json")
@@ -418,6 +419,12 @@ def main() -> None:
                              "runs (a run in a later file replaces the same run in an earlier one)")
     options = parser.parse_args()
     policies = options.policies.split(",")
+    unknown = sorted(set(options.sweeps.split(",")) - {"jobs", "queue"})
+    if unknown:
+        parser.error(f"--sweeps: expected jobs, queue or jobs,queue, got {', '.join(unknown)}")
+    if not options.replot and set(policies) - set(POLICIES):
+        parser.error(f"--policies: expected some of {', '.join(POLICIES)}, got "
+                     f"{', '.join(sorted(set(policies) - set(POLICIES)))}")
     if options.replot:
         rows = merged_rows(options.replot)
         policies = [p for p in POLICIES if any(row["policy"] == p for row in rows)]
