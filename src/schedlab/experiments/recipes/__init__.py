@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from schedlab.errors import InputError
-from schedlab.experiments.recipes.report import findings_markdown
+from schedlab.experiments.recipes.report import REPRODUCTION_DIR, findings_markdown
 
 #: Recipe name -> module (imported only when the recipe is used).
 RECIPE_MODULES: dict[str, str] = {}
@@ -154,7 +154,7 @@ def _with_findings(reproduction: Reproduction, out: Path) -> Reproduction:
     """Write ``out/reproduction/findings.md`` and list it among the tables."""
     from schedlab.output import atomic_write_text
 
-    path = out / "reproduction" / "findings.md"
+    path = out / REPRODUCTION_DIR / "findings.md"
     atomic_write_text(path, findings_markdown(reproduction))
     reproduction.tables.setdefault("findings", path)
     return reproduction

@@ -19,6 +19,17 @@ if TYPE_CHECKING:
 NumberFormat = Callable[[float, int], str]
 
 
+#: The folder of an experiment directory a recipe writes its tables, figures and findings to.
+REPRODUCTION_DIR = "reproduction"
+
+
+def reproduction_dir(exp_dir: str | Path) -> Path:
+    """``EXP_DIR/reproduction/``, created if missing: where a recipe's summary goes."""
+    out = Path(exp_dir) / REPRODUCTION_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
 def grouped_number(value: float, digits: int) -> str:
     """``1,234.50``: thousands separated; an empty cell for NaN."""
     return "" if value != value else f"{value:,.{digits}f}"

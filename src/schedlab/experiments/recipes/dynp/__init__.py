@@ -45,13 +45,13 @@ from schedlab.experiments.recipes.dynp.runs import (ADVANCED_LINE, BASIC_LINE, C
                                                     PLAN_FCFS_SUFFIX, SINGLE_LINES, line_label,
                                                     pick, run_table, started_share, value)
 from schedlab.experiments.recipes.dynp.tables import table6_counts, with_summary_rows, write_tables
+from schedlab.experiments.recipes.report import reproduction_dir
 
 
 def summarize(exp_dir, reduced: bool) -> Reproduction:
     """Figs. 2–8, Tables 4–6 and the findings, written to ``EXP_DIR/reproduction/``."""
     exp_dir = Path(exp_dir)
-    out = exp_dir / "reproduction"
-    out.mkdir(parents=True, exist_ok=True)
+    out = reproduction_dir(exp_dir)
     runs = run_table(exp_dir)
     return Reproduction(findings=[finding(runs) for finding in FINDINGS],
                         tables=write_tables(runs, out), figures=write_figures(runs, out))

@@ -45,14 +45,14 @@ from schedlab.experiments.recipes.gang.runs import (MAX_SLOTS, pick, run_table, 
                                                     space_sharing_slowdowns, value)
 from schedlab.experiments.recipes.gang.tables import (by_slot_rows, shares_rows, slowdown_rows,
                                                       versus_rows, write_tables)
+from schedlab.experiments.recipes.report import reproduction_dir
 
 
 def summarize(exp_dir, reduced: bool) -> Reproduction:
     """Tables 1-10, gang against fcfs+easy, the figures and the findings, written to
     ``EXP_DIR/reproduction/``."""
     exp_dir = Path(exp_dir)
-    out = exp_dir / "reproduction"
-    out.mkdir(parents=True, exist_ok=True)
+    out = reproduction_dir(exp_dir)
     runs = run_table(exp_dir)
     return Reproduction(findings=[finding(runs) for finding in FINDINGS],
                         tables=write_tables(runs, out),

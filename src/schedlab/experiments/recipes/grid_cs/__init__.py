@@ -25,14 +25,14 @@ from schedlab.experiments.recipes.grid_cs.figures import write_figures
 from schedlab.experiments.recipes.grid_cs.findings import FINDINGS
 from schedlab.experiments.recipes.grid_cs.runs import execute, run_table, task_results
 from schedlab.experiments.recipes.grid_cs.tables import tables, write_tables
+from schedlab.experiments.recipes.report import reproduction_dir
 
 
 def summarize(exp_dir, reduced: bool) -> Reproduction:
     """Table 5, Figs. 19–24, 30–32, 39–40, the ADH table and the findings, written to
     ``EXP_DIR/reproduction/``."""
     exp_dir = Path(exp_dir)
-    out = exp_dir / "reproduction"
-    out.mkdir(parents=True, exist_ok=True)
+    out = reproduction_dir(exp_dir)
     stored = task_results(exp_dir, reduced)
     frames = tables(run_table(exp_dir, reduced), stored)
     return Reproduction(findings=[finding(frames) for finding in FINDINGS],

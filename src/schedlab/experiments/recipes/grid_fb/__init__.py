@@ -29,14 +29,14 @@ from schedlab.experiments.recipes.grid_fb.figures import write_figures
 from schedlab.experiments.recipes.grid_fb.findings import FINDINGS, FINDINGS_41, FINDINGS_431
 from schedlab.experiments.recipes.grid_fb.runs import execute, run_table
 from schedlab.experiments.recipes.grid_fb.tables import tables, write_tables
+from schedlab.experiments.recipes.report import reproduction_dir
 
 
 def summarize(exp_dir, reduced: bool) -> Reproduction:
     """Figs. 16–18, Tables 2–3, Figs. 25–29 and the findings, written to
     ``EXP_DIR/reproduction/`` (§4.3.1's only once some of its runs are stored)."""
     exp_dir = Path(exp_dir)
-    out = exp_dir / "reproduction"
-    out.mkdir(parents=True, exist_ok=True)
+    out = reproduction_dir(exp_dir)
     frames = tables(run_table(exp_dir, reduced))
     checks = FINDINGS_41 + (FINDINGS_431 if "fig25" in frames else [])
     return Reproduction(findings=[finding(frames) for finding in checks],

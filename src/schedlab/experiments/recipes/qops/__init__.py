@@ -41,14 +41,14 @@ from schedlab.experiments.recipes.qops.runs import main_runs, point_means, run_t
 from schedlab.experiments.recipes.qops.tables import (admittance_table, guarantee_table,
                                                       nondeadline_table, rejected_sizes_table,
                                                       relaxation_table, wall_time_table)
-from schedlab.experiments.recipes.report import write_frame
+from schedlab.experiments.recipes.report import reproduction_dir, write_frame
 
 
 def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
     """Figures, tables and findings of a finished sweep, in ``EXP_DIR/reproduction``."""
     from schedlab.viz.style import policy_styles
 
-    out = Path(exp_dir) / "reproduction"
+    out = reproduction_dir(exp_dir)
     runs = run_table(Path(exp_dir))
     main = main_runs(runs)
     means = point_means(main)

@@ -35,7 +35,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.report import plain_number, write_figure, write_frame
+from schedlab.experiments.recipes.report import (plain_number, reproduction_dir, write_figure,
+                                                 write_frame)
 from schedlab.experiments.recipes.reservations.design import (CATALINA_LIKE, DATASTAR_QUEUE_LIMIT,
                                                               MIN_NOTICE_HOURS, SCENARIOS, WINDOWS,
                                                               experiment, machine_sizes,
@@ -59,7 +60,7 @@ from schedlab.experiments.recipes.reservations.tables import (class_metrics, cla
 def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
     """Figures, tables and findings of a finished sweep, in ``EXP_DIR/reproduction``."""
     exp_dir = Path(exp_dir)
-    out = exp_dir / "reproduction"
+    out = reproduction_dir(exp_dir)
     sizes, machines = node_sizes(reduced), machine_sizes(reduced)
     every = run_table(exp_dir)
     runs = papers_runs(every)
