@@ -23,17 +23,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING
+from schedlab.engine.policy import SPACE_SHARING, Policy
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError
 from schedlab.pipeline import Label, Transforms, apply_transforms
-from schedlab.policies.registry import PolicySpec, make_policy
+from schedlab.policies.registry import PolicySpec, available_policies, canonical_name, make_policy
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
-    from schedlab.engine.policy import Policy
     from schedlab.platform.model import Platform
     from schedlab.policies.grid import DispatcherSpec
     from schedlab.workload.grid import GridWorkload
@@ -212,11 +211,25 @@ def grid_local_policy(spec: PolicySpec) -> Policy:
 
 
 def refuse_grid_policy(spec: PolicySpec) -> None:
-    """InputError for a grid policy asked to run without a platform."""
-    from schedlab.policies.grid import LOCAL_POLICIES, LocalPolicy, canonical_name
+    """InputError for a grid policy asked to run without a platform.
 
-    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
-    if isinstance(spec, LocalPolicy) or canonical_name(name) in LOCAL_POLICIES:
+    A policy instance tells by its execution model and a space-sharing name
+    by the registry, so the grid package (and scipy behind it) is imported
+    only for a name the registry does not know: a plain ``simulate`` does
+    not pay the grid policies' import time.
+    """
+    if isinstance(spec, Policy):
+        is_grid = getattr(spec, "execution_model", SPACE_SHARING) == GRID
+        name = spec.name
+    else:
+        name = spec.get("name") if isinstance(spec, Mapping) else spec
+        if not isinstance(name, str) or canonical_name(name) in available_policies():
+            return
+        from schedlab.policies.grid import LOCAL_POLICIES
+        from schedlab.policies.grid import canonical_name as grid_name
+
+        is_grid = grid_name(name) in LOCAL_POLICIES
+    if is_grid:
         raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
                          f"FILE, docs/policies/grid.md)", field="policy")
 
