@@ -113,16 +113,26 @@ def write_jobs_csv(result: Result, path: str | Path) -> None:
 
 
 def write_timesharing_tables(result: Result, directory: str | Path) -> list[Path]:
-    """For a gang run, ``matrix.csv`` (every change of the Ousterhout matrix) and
-    ``slots.csv`` (slots in the round over time) in ``directory``, the data of the
-    ``matrix`` and ``slots`` figures (docs/figures.md); nothing for other runs."""
+    """For a gang run, ``matrix.csv`` (every change of the Ousterhout matrix),
+    ``slots.csv`` (slots in the round over time) and ``series.csv`` (processors
+    allocated in any row and waiting jobs over time, the engine's series) in
+    ``directory``, the data of the ``matrix``, ``slots`` and ``timeseries``
+    figures (docs/figures.md); nothing for other runs.
+
+    A space-shared run's series follows from jobs.csv; a gang run's does not,
+    since its jobs share processors across the rows of the matrix.
+    """
     if result.timesharing is None:
         return []
+    import pandas as pd
+
     from schedlab.metrics.gang import matrix_table, slots_table
 
     directory = Path(directory)
-    paths = [directory / "matrix.csv", directory / "slots.csv"]
-    for table, path in zip((matrix_table(result), slots_table(result)), paths):
+    series = pd.DataFrame({"time": result.series_time, "busy": result.series_busy,
+                           "queue": result.series_queue})
+    paths = [directory / "matrix.csv", directory / "slots.csv", directory / "series.csv"]
+    for table, path in zip((matrix_table(result), slots_table(result), series), paths):
         atomic_write_text(path, table.to_csv(index=False, lineterminator="\n"))
     return paths
 

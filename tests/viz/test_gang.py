@@ -9,6 +9,7 @@ until its end at 35; two slots over [0, 35), one over [35, 40), none after.
 
 from __future__ import annotations
 
+import json
 
 import pandas as pd
 import pytest
@@ -124,3 +125,49 @@ def test_report_of_a_gang_sweep_draws_slowdown_against_the_slot_length(tmp_path)
     html = build_report(tmp_path / "exp", generated="today", fmt="png")
     assert "<h3>average slowdown, short jobs against slot length l [s]</h3>" in html
     assert "<h3>average time slots in a round against slot length l [s]</h3>" in html
+
+
+def test_timeseries_of_a_gang_run_is_the_engines_series_never_above_the_machine(tmp_path):
+    """Adding up the widths of the jobs in the matrix counts a processor once per row
+    (the w3 run below reached 250 %); plot reads the engine's series.csv instead."""
+    from schedlab.cli.plot import gang_series
+
+    out = tmp_path / "run"
+    done = runner.invoke(app, ["simulate", "w3", "--jobs", "200", "--policy", "gang",
+                               "--param", "slot=100", "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    result = schedlab.simulate(schedlab.load_workload("w3", jobs=200),
+                               {"name": "gang", "slot": 100})
+    processors = json.loads((out / "metrics.json").read_text())["processors"]
+    series = gang_series(out, processors)
+    assert series.time.tolist() == result.series_time.tolist()
+    assert series.busy.tolist() == result.series_busy.tolist()
+    assert series.queue.tolist() == result.series_queue.tolist()
+    assert series.busy.max() <= processors
+    image = tmp_path / "series.png"
+    done = runner.invoke(app, ["plot", str(out), "--kind", "timeseries", "--out", str(image)])
+    assert done.exit_code == 0, done.output
+    assert image.read_bytes().startswith(PNG)
+
+
+@pytest.mark.parametrize("damage, expected", [
+    (None, "expected the engine's series.csv"),
+    ("time,busy,queue\n0,1,0\n10,x,0\n", "field busy: expected a whole number in row 2"),
+    ("time,busy,queue\n0,1,0\n0,2,0\n", "field time: the times must increase"),
+    ("time,busy\n0,1\n", "lacks the column(s) queue"),
+])
+def test_timeseries_of_a_gang_run_without_a_sound_series_is_a_clear_error(tmp_path, damage,
+                                                                          expected):
+    out = tmp_path / "run"
+    done = runner.invoke(app, ["simulate", "w3", "--jobs", "30", "--policy", "gang",
+                               "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    if damage is None:
+        (out / "series.csv").unlink()
+    else:
+        (out / "series.csv").write_text(damage)
+    done = runner.invoke(app, ["plot", str(out), "--kind", "timeseries", "--out",
+                               str(tmp_path / "series.png")])
+    assert done.exit_code == 2
+    assert expected in " ".join(done.output.split())
+    assert "series.csv" in done.output

@@ -170,10 +170,18 @@ def is_run_directory(source: Path) -> bool:
 # --------------------------------------------------------------------------- a run directory
 
 
-def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
-    """jobs.csv as a DataFrame and metrics.json as a dict."""
+def read_csv_table(path: Path, what: str):
+    """A CSV file as a DataFrame; a file pandas cannot parse is an InputError naming it."""
     import pandas as pd
 
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
+        raise InputError(f"cannot read {what}: {err}", file=str(path)) from None
+
+
+def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
+    """jobs.csv as a DataFrame and metrics.json as a dict."""
     metrics_file = source / "metrics.json"
     if not metrics_file.is_file():
         raise InputError("the run directory has no metrics.json (written by 'schedlab "
@@ -187,11 +195,7 @@ def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
         if key not in document:
             raise InputError("expected the metrics.json of 'schedlab simulate'",
                              file=str(metrics_file), field=key)
-    try:
-        jobs = pd.read_csv(source / "jobs.csv")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the jobs table: {err}",
-                         file=str(source / "jobs.csv")) from None
+    jobs = read_csv_table(source / "jobs.csv", "the jobs table")
     check_jobs_table(jobs, document, source / "jobs.csv")
     return jobs, document
 
@@ -256,16 +260,40 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
                             color_by=options.by or "status",
                             title=options.title or f"{label} on {document.get('workload', '')}")
     if kind == "timeseries":
-        return timeseries_figure({label: series_from_jobs(jobs, processors)}, step=options.step,
-                                 window=options.window, title=options.title)
+        series = (gang_series(source, processors) if (source / "matrix.csv").is_file()
+                  else series_from_jobs(jobs, processors))
+        return timeseries_figure({label: series}, step=options.step, window=options.window,
+                                 title=options.title)
     return classes_figure({label: document["metrics"]}, options.by or "width",
                           options.metric or "avg_wait", title=options.title)
 
 
+def gang_series(source: Path, processors: int):
+    """The engine's series of a gang run directory (its series.csv).
+
+    A gang run time-shares its processors: jobs.csv says when each job
+    entered and left the matrix, and adding up their widths would count a
+    processor once per row holding a job (utilization above 100 %).  The
+    engine's series counts the processors allocated in any row, so it is
+    read as written, not recomputed.
+    """
+    from schedlab.viz.timeseries import series_from_frame
+
+    path = source / "series.csv"
+    if not path.is_file():
+        raise InputError("a gang run time-shares its processors, so its utilization cannot "
+                         "be recomputed from jobs.csv; expected the engine's series.csv "
+                         "beside it (written by 'schedlab simulate --policy gang --out' since "
+                         "it was added: run it again)", file=str(path))
+    table = read_csv_table(path, "the series")
+    try:
+        return series_from_frame(table, processors)
+    except InputError as err:
+        raise InputError(err.reason, file=str(path), field=err.field) from None
+
+
 def gang_figure(source: Path, kind: str, jobs, document: dict[str, Any], options: PlotOptions):
     """The matrix or slots figure of a gang run directory (docs/figures.md)."""
-    import pandas as pd
-
     from schedlab.viz.gang import matrix_figure, slots_figure
 
     name = "matrix.csv" if kind == "matrix" else "slots.csv"
@@ -274,10 +302,7 @@ def gang_figure(source: Path, kind: str, jobs, document: dict[str, Any], options
         raise InputError(f"--kind {kind} needs the {name} of a gang run (written by "
                          f"'schedlab simulate --policy gang --out'); this run directory has "
                          f"none (policy {document.get('policy', '?')!r})", file=str(path))
-    try:
-        table = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the table: {err}", file=str(path)) from None
+    table = read_csv_table(path, "the table")
     processors = int(document["processors"])
     if kind == "matrix":
         return matrix_figure(table, jobs, processors, window=options.window,
@@ -325,10 +350,7 @@ def read_reference(path: Path):
 
     if not path.is_file():
         raise InputError("no such reference file", file=str(path), field="--reference")
-    try:
-        frame = pd.read_csv(path)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the reference points: {err}", file=str(path)) from None
+    frame = read_csv_table(path, "the reference points")
     try:
         check_reference(frame)
     except InputError as err:

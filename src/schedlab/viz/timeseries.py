@@ -57,13 +57,30 @@ def series_from_result(result: Result) -> Series:
 
 
 def series_from_frame(frame: pd.DataFrame, processors: int) -> Series:
-    """A stored series (columns time, busy, queue), e.g. ``series/<run_id>.parquet``."""
+    """A stored series (columns time, busy, queue), e.g. ``series/<run_id>.parquet``.
+
+    Every value must be a whole number and the times must increase; the
+    first offending row is named (its line in a CSV file: row + 2).
+    """
     missing = [c for c in ("time", "busy", "queue") if c not in frame.columns]
     if missing:
         raise InputError(f"the series table lacks the column(s) {', '.join(missing)}",
                          field=missing[0])
-    return Series(frame["time"].to_numpy(np.int64), frame["busy"].to_numpy(np.int64),
-                  frame["queue"].to_numpy(np.int64), int(processors))
+    columns = {}
+    for name in ("time", "busy", "queue"):
+        numbers = pd.to_numeric(frame[name], errors="coerce")
+        bad = (numbers.isna() | (numbers != numbers.round())).to_numpy()
+        if bad.any():
+            row = int(bad.nonzero()[0][0])
+            raise InputError(f"expected a whole number in row {row + 1}, got "
+                             f"{frame[name].iloc[row]!r}", field=name)
+        columns[name] = numbers.to_numpy(np.int64)
+    backwards = np.diff(columns["time"]) <= 0
+    if backwards.any():
+        row = int(backwards.nonzero()[0][0]) + 1
+        raise InputError(f"the times must increase; row {row + 1} is at {columns['time'][row]}, "
+                         f"after {columns['time'][row - 1]}", field="time")
+    return Series(columns["time"], columns["busy"], columns["queue"], int(processors))
 
 
 def series_from_jobs(jobs: pd.DataFrame, processors: int) -> Series:
