@@ -300,3 +300,16 @@ def test_reproduce_interrupted_says_how_to_resume(tmp_path, monkeypatch):
     assert result.exit_code == 130, result.output
     assert "interrupted; the runs finished so far are stored in" in result.output
     assert "Run the same command again to resume." in result.output
+
+
+@pytest.mark.parametrize("out", ["", ".", ".swf", "adir"])
+def test_generate_grid_into_a_directory_is_refused(tmp_path, monkeypatch, out):
+    # --out "" ended in a ValueError traceback ("PosixPath('.') has an empty name")
+    monkeypatch.chdir(tmp_path)
+    Path("adir").mkdir()
+    platform = str(Path(__file__).resolve().parents[2] / "examples/platforms/two-sites.toml")
+    result = runner.invoke(app, ["generate", "grid", "--platform", platform, "-n", "5",
+                                 "-o", out])
+    assert result.exit_code == 2, result.output
+    assert "expected an SWF file name such as jobs.swf" in " ".join(result.output.split())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adir"]

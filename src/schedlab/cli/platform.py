@@ -157,13 +157,14 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
     Writes ``OUTPUT`` (SWF) and its side file ``OUTPUT-stem.grid.csv``.
     """
     from schedlab.platform import read_platform
-    from schedlab.workload.grid import write_grid_workload
+    from schedlab.workload.grid import side_path, write_grid_workload
     from schedlab.workload.models.grid import (DEFAULT_PRESET, THESIS_RUNS, enrich_workload,
                                                generate_grid, preset as settings_of)
 
     if output is None:
         raise InputError("expected the SWF file to write (--out/-o); the side file "
                          "goes beside it", field="--out")
+    side_path(output)                     # a bad name is refused before anything is drawn
     if platform_file is None:
         raise InputError("'grid' needs --platform FILE (make one with 'schedlab platform "
                          "generate')", field="--platform")

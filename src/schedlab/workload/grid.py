@@ -181,11 +181,18 @@ def runnable(grid: GridWorkload, platform: "Platform") -> np.ndarray:
 
 # ------------------------------------------------------------------ files
 def side_path(swf_path: str | Path) -> Path:
-    """``jobs.swf`` (or ``jobs.swf.gz``) -> ``jobs.grid.csv`` beside it."""
+    """``jobs.swf`` (or ``jobs.swf.gz``) -> ``jobs.grid.csv`` beside it.
+
+    A directory, or a name that is only a suffix, has no stem to name the
+    side file after: an :class:`InputError` naming the path.
+    """
     path = Path(swf_path)
     stem = path.name
     for suffix in (".gz", ".swf"):
         stem = stem.removesuffix(suffix)
+    if path.is_dir() or not stem:
+        raise InputError("expected an SWF file name such as jobs.swf (the side file "
+                         "jobs.grid.csv goes beside it)", file=str(swf_path))
     return path.with_name(stem + SIDE_SUFFIX)
 
 
