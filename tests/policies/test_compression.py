@@ -3,9 +3,8 @@
 The pass as a whole is checked against a scan of every job from ``now``
 (tests/properties/test_policies.py,
 ``test_conservative_compression_equals_a_scan_of_every_job_from_now``);
-here its search and its profile edits are compared step list by step list
-with :class:`~schedlab.engine.profile.Profile`, whose own reference is a
-brute force (tests/engine/test_profile.py).
+its searches and profile edits are compared with the Profile's in
+tests/engine/test_profile_kernels.py.
 """
 
 from __future__ import annotations
@@ -14,53 +13,9 @@ import subprocess
 import sys
 
 import numpy as np
-from hypothesis import given
-from hypothesis import strategies as st
 
 from schedlab.engine.profile import Profile
 from schedlab.policies import compression
-
-ROOM = 64
-
-
-def as_arrays(profile: Profile) -> tuple[np.ndarray, np.ndarray, int]:
-    times, free = profile.breakpoints()
-    times_array, free_array = np.zeros(ROOM, np.int64), np.zeros(ROOM, np.int64)
-    times_array[:len(times)] = times
-    free_array[:len(free)] = free
-    return times_array, free_array, len(times)
-
-
-def steps(times: np.ndarray, free: np.ndarray, size: int) -> list[tuple[int, int]]:
-    return list(zip(times[:size].tolist(), free[:size].tolist()))
-
-
-bookings = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12), st.integers(1, 6)),
-                    min_size=1, max_size=10)
-
-
-@given(capacity=st.integers(1, 6), booked=bookings, after=st.integers(0, 30))
-def test_search_and_edits_equal_the_profiles(capacity, booked, after):
-    """Take what fits, then give back each booking and search for it again, in both."""
-    profile = Profile(capacity)
-    held = []
-    for start, duration, width in booked:
-        width = min(width, capacity)
-        if duration and profile.min_free(start, start + duration) >= width:
-            profile.reserve(start, duration, width)
-            held.append((start, duration, width))
-    times, free, size = as_arrays(profile)
-    for start, duration, width in held:
-        assert compression.earlier_fit(times, free, size, width, duration, min(after, start),
-                                       start) == \
-            profile.earlier_fit(width, duration, min(after, start), start)
-        profile.release(start, duration, width)
-        size = compression.change(times, free, size, start, duration, width)
-        assert steps(times, free, size) == profile.steps()
-    for start, duration, width in held:
-        profile.reserve(start, duration, width)
-        size = compression.change(times, free, size, start, duration, -width)
-        assert steps(times, free, size) == profile.steps()
 
 
 def test_compress_moves_a_job_into_a_freed_hole_and_edits_the_profile():

@@ -5,7 +5,8 @@ at its earliest fit from now when that is earlier than its booking (Mu'alem
 & Feitelson 2001, §2; Feitelson & Weil 1998).  It is the algorithm of
 :meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>`,
 :meth:`~schedlab.engine.profile.Profile.release` and
-:meth:`~schedlab.engine.profile.Profile.reserve`, with the proofs of
+:meth:`~schedlab.engine.profile.Profile.reserve` (their compiled twins
+in :mod:`schedlab.engine.profile_kernels`), with the proofs of
 :func:`no_start_before` (the "certificates"), run as one compiled loop over
 numpy copies of the profile's breakpoints and of the queue.
 
@@ -29,6 +30,7 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
+from schedlab.engine.profile_kernels import as_arrays, change, earlier_fit
 
 KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
@@ -44,14 +46,10 @@ def compress(profile: Profile, now: int, order: np.ndarray, ids: np.ndarray, wid
     into ``booked``.  Returns the moves, flat: job id, new start, job id,
     new start, ... in queue order.
     """
-    times, free = profile.breakpoints()
-    room = len(times) + 4 * len(order) + 4      # a move adds at most four breakpoints
-    times_array = np.empty(room, np.int64)
-    free_array = np.empty(room, np.int64)
-    times_array[:len(times)] = times
-    free_array[:len(free)] = free
+    # A move adds at most four breakpoints.
+    times_array, free_array, size = as_arrays(profile, 4 * len(order) + 4)
     moves = np.empty(2 * len(order), np.int64)
-    size, moved = _compress(times_array, free_array, len(times), now, order, ids, widths,
+    size, moved = _compress(times_array, free_array, size, now, order, ids, widths,
                             durations, booked, moves)
     if moved == 0:
         return []
@@ -144,86 +142,3 @@ def released(proofs, held, t):  # pragma: no cover
     for p in range(held):
         if proofs[p, 2] > t and proofs[p, 3] > t - proofs[p, 1] + 1:
             proofs[p, 3] = t - proofs[p, 1] + 1
-
-
-@njit(cache=True)
-def earlier_fit(times, free, size, width, duration, after, booked):  # pragma: no cover
-    """:meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>` on arrays."""
-    lo, hi = 0, size
-    while lo < hi:                               # bisect_right(times, after) - 1
-        mid = (lo + hi) // 2
-        if after < times[mid]:
-            hi = mid
-        else:
-            lo = mid + 1
-    k = lo - 1
-    start = after
-    while start < booked:
-        while free[k] < width:
-            k += 1
-            start = times[k]
-            if start >= booked:
-                return -1
-        end = start + duration
-        limit = end if end < booked else booked
-        j = k + 1
-        while j < size and times[j] < limit:
-            if free[j] < width:
-                break
-            j += 1
-        else:
-            return start
-        k = j
-        start = times[j]
-    return -1
-
-
-@njit(cache=True)
-def change(times, free, size, start, duration, gain):  # pragma: no cover
-    """Add ``gain`` free processors on ``[start, start + duration)``; returns the new length.
-
-    :meth:`Profile.release <schedlab.engine.profile.Profile.release>` (``gain
-    > 0``) and :meth:`~schedlab.engine.profile.Profile.reserve` (``gain < 0``)
-    without their checks (the searches guarantee the fit), with the same
-    breakpoint splits and merges.
-    """
-    if duration <= 0 or gain == 0:
-        return size
-    first, size = _split(times, free, size, start)
-    last, size = _split(times, free, size, start + duration)
-    for k in range(first, last):
-        free[k] += gain
-    if last < size and free[last] == free[last - 1]:
-        size = _delete(times, free, size, last)
-    if first > 0 and free[first] == free[first - 1]:
-        size = _delete(times, free, size, first)
-    return size
-
-
-@njit(cache=True)
-def _split(times, free, size, t):  # pragma: no cover
-    """Index of the breakpoint at ``t``, inserting one if needed; and the new length."""
-    lo, hi = 0, size
-    while lo < hi:                               # bisect_left(times, t)
-        mid = (lo + hi) // 2
-        if times[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < size and times[lo] == t:
-        return lo, size
-    for m in range(size, lo, -1):
-        times[m] = times[m - 1]
-        free[m] = free[m - 1]
-    times[lo] = t
-    free[lo] = free[lo - 1]
-    return lo, size + 1
-
-
-@njit(cache=True)
-def _delete(times, free, size, k):  # pragma: no cover
-    """Remove breakpoint ``k``; returns the new length."""
-    for m in range(k, size - 1):
-        times[m] = times[m + 1]
-        free[m] = free[m + 1]
-    return size - 1

@@ -1,0 +1,162 @@
+"""The availability profile's searches and edits, compiled (numba), on breakpoint arrays.
+
+:class:`~schedlab.engine.profile.Profile` keeps its step function as two
+lists; a compiled pass that makes many searches and edits in one call
+(conservative backfilling's compression, the MRT admission search) copies
+them into two int64 arrays with room to grow, ``times`` and ``free``, plus
+the number of breakpoints in use, ``size``, and works on those.  Every
+function here is the algorithm of the :class:`Profile` method it names, on
+that representation; the edits return the new ``size``.  The property tests
+of ``tests/engine/test_profile_kernels.py`` keep each one equal to its
+method.
+
+This module imports numba, so only the passes that need it import it, and
+only when first called: no policy without a compiled pass, and no command
+that does not simulate one, pays for loading numba.  ``cache=True`` keeps
+the machine code on disk (in ``__pycache__``, or ``NUMBA_CACHE_DIR``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from schedlab.engine.profile import Profile
+
+
+def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Copies of the profile's breakpoints with ``room`` more slots: ``(times, free, size)``."""
+    times, free = profile.breakpoints()
+    size = len(times)
+    times_array = np.empty(size + room, np.int64)
+    free_array = np.empty(size + room, np.int64)
+    times_array[:size] = times
+    free_array[:size] = free
+    return times_array, free_array, size
+
+
+@njit(cache=True)
+def step_at(times, size, t):  # pragma: no cover
+    """The index of the step holding ``t``: ``bisect_right(times, t) - 1`` (``t`` >= origin)."""
+    lo, hi = 0, size
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if t < times[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo - 1
+
+
+@njit(cache=True)
+def earliest_fit(times, free, size, width, duration, after):  # pragma: no cover
+    """:meth:`Profile.earliest_fit <schedlab.engine.profile.Profile.earliest_fit>` on arrays.
+
+    The caller guarantees ``width`` <= capacity (the last step is all free).
+    """
+    k = step_at(times, size, after)
+    start = after
+    while True:
+        while free[k] < width:
+            k += 1
+            start = times[k]
+        end = start + duration
+        j = k + 1
+        while j < size and times[j] < end:
+            if free[j] < width:
+                break
+            j += 1
+        else:
+            return start
+        k = j
+        start = times[j]
+
+
+@njit(cache=True)
+def min_free(times, free, size, start, end):  # pragma: no cover
+    """:meth:`Profile.min_free <schedlab.engine.profile.Profile.min_free>` on arrays."""
+    k = step_at(times, size, start)
+    lowest = free[k]
+    k += 1
+    while k < size and times[k] < end:
+        if free[k] < lowest:
+            lowest = free[k]
+        k += 1
+    return lowest
+
+
+@njit(cache=True)
+def earlier_fit(times, free, size, width, duration, after, booked):  # pragma: no cover
+    """:meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>` on arrays."""
+    k = step_at(times, size, after)
+    start = after
+    while start < booked:
+        while free[k] < width:
+            k += 1
+            start = times[k]
+            if start >= booked:
+                return -1
+        end = start + duration
+        limit = end if end < booked else booked
+        j = k + 1
+        while j < size and times[j] < limit:
+            if free[j] < width:
+                break
+            j += 1
+        else:
+            return start
+        k = j
+        start = times[j]
+    return -1
+
+
+@njit(cache=True)
+def change(times, free, size, start, duration, gain):  # pragma: no cover
+    """Add ``gain`` free processors on ``[start, start + duration)``; returns the new length.
+
+    :meth:`Profile.release <schedlab.engine.profile.Profile.release>` (``gain
+    > 0``) and :meth:`~schedlab.engine.profile.Profile.reserve` (``gain < 0``)
+    without their checks (the caller's searches guarantee the fit), with the
+    same breakpoint splits and merges.  The arrays need room for two more
+    breakpoints.
+    """
+    if duration <= 0 or gain == 0:
+        return size
+    first, size = _split(times, free, size, start)
+    last, size = _split(times, free, size, start + duration)
+    for k in range(first, last):
+        free[k] += gain
+    if last < size and free[last] == free[last - 1]:
+        size = _delete(times, free, size, last)
+    if first > 0 and free[first] == free[first - 1]:
+        size = _delete(times, free, size, first)
+    return size
+
+
+@njit(cache=True)
+def _split(times, free, size, t):  # pragma: no cover
+    """Index of the breakpoint at ``t``, inserting one if needed; and the new length."""
+    lo, hi = 0, size
+    while lo < hi:                               # bisect_left(times, t)
+        mid = (lo + hi) // 2
+        if times[mid] < t:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < size and times[lo] == t:
+        return lo, size
+    for m in range(size, lo, -1):
+        times[m] = times[m - 1]
+        free[m] = free[m - 1]
+    times[lo] = t
+    free[lo] = free[lo - 1]
+    return lo, size + 1
+
+
+@njit(cache=True)
+def _delete(times, free, size, k):  # pragma: no cover
+    """Remove breakpoint ``k``; returns the new length."""
+    for m in range(k, size - 1):
+        times[m] = times[m + 1]
+        free[m] = free[m + 1]
+    return size - 1

@@ -1,0 +1,71 @@
+"""The compiled profile kernels against :class:`~schedlab.engine.profile.Profile`.
+
+Each kernel is the algorithm of the Profile method it names on breakpoint
+arrays; here they are compared step list by step list and answer by answer
+with the Profile, whose own reference is a brute force
+(tests/engine/test_profile.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from schedlab.engine import profile_kernels as kernels
+from schedlab.engine.profile import Profile
+
+ROOM = 64
+
+
+def steps(times: np.ndarray, free: np.ndarray, size: int) -> list[tuple[int, int]]:
+    return list(zip(times[:size].tolist(), free[:size].tolist()))
+
+
+bookings = st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12), st.integers(1, 6)),
+                    min_size=1, max_size=10)
+
+
+def booked_profile(capacity: int, booked) -> tuple[Profile, list[tuple[int, int, int]]]:
+    """A profile holding every booking that fits, in order, and those bookings."""
+    profile = Profile(capacity)
+    held = []
+    for start, duration, width in booked:
+        width = min(width, capacity)
+        if duration and profile.min_free(start, start + duration) >= width:
+            profile.reserve(start, duration, width)
+            held.append((start, duration, width))
+    return profile, held
+
+
+@given(capacity=st.integers(1, 6), booked=bookings, after=st.integers(0, 30))
+def test_searches_and_edits_equal_the_profiles(capacity, booked, after):
+    """Take what fits, then give back each booking and search for it again, in both."""
+    profile, held = booked_profile(capacity, booked)
+    times, free, size = kernels.as_arrays(profile, ROOM)
+    assert steps(times, free, size) == profile.steps()
+    for start, duration, width in held:
+        assert kernels.earlier_fit(times, free, size, width, duration, min(after, start),
+                                   start) == \
+            profile.earlier_fit(width, duration, min(after, start), start)
+        profile.release(start, duration, width)
+        size = kernels.change(times, free, size, start, duration, width)
+        assert steps(times, free, size) == profile.steps()
+    for start, duration, width in held:
+        profile.reserve(start, duration, width)
+        size = kernels.change(times, free, size, start, duration, -width)
+        assert steps(times, free, size) == profile.steps()
+
+
+@given(capacity=st.integers(1, 6), booked=bookings, width=st.integers(1, 6),
+       duration=st.integers(0, 12), after=st.integers(0, 40), span=st.integers(1, 15))
+def test_earliest_fit_min_free_and_step_at_equal_the_profiles(capacity, booked, width,
+                                                               duration, after, span):
+    profile, _ = booked_profile(capacity, booked)
+    width = min(width, capacity)
+    times, free, size = kernels.as_arrays(profile, 0)
+    assert kernels.earliest_fit(times, free, size, width, duration, after) == \
+        profile.earliest_fit(width, duration, after)
+    assert kernels.min_free(times, free, size, after, after + span) == \
+        profile.min_free(after, after + span)
+    assert free[kernels.step_at(times, size, after)] == profile.free_at(after)
