@@ -30,9 +30,10 @@ The only order that meets every deadline is 2, 3, 1 (2 must end by 15 and
   Placements 3 + 1 + 3 + 6 = 13.
 * **mrt** (EDF): job 3 sorts the plan as 2, 3, 1; each extension stays
   strongly feasible; schedule 2, 3, 1 without backtracking.  Placements 3 +
-  1 + 3 (job 2: two fits, one refit) + 2 (job 3: job 2's search placed job 2
-  first, as job 3's does, so job 3's search starts after it — job 3's fit
-  and one refit of job 1).
+  1 + 3 (job 2: two fits, one refit) + 5 (job 3: three fits; job 2 goes at
+  its fit 0; the witnesses of 3 and 1 move to their latest starts 10 and 95,
+  where they fit; job 3 is searched from 0 and goes at 10, job 1 from 0 and
+  goes at 20).
 * **edf** (no admission): EDF queue 2, 3, 1: the same schedule.
 * **fcfs+easy** (no admission): 1 [0,5), 2 [5,15), 3 [15,25): job 3 is
   5 s late.
@@ -77,7 +78,7 @@ def test_msb_keeps_the_order_and_rejects_the_third_job():
 def test_mrt_rebuilds_in_edf_order():
     result = simulate("mrt", LOAD)
     assert column(result, "start") == ORDER_2_3_1
-    assert result.stats == {"placements": 9, "admitted": 3, "backtracks": 0}
+    assert result.stats == {"placements": 12, "admitted": 3, "backtracks": 0}
 
 
 def test_edf_without_admission_runs_the_same_order():
