@@ -59,7 +59,7 @@ def test_searches_and_edits_equal_the_profiles(capacity, booked, after):
 
 @given(capacity=st.integers(1, 6), booked=bookings, width=st.integers(1, 6),
        duration=st.integers(0, 12), after=st.integers(0, 40), span=st.integers(1, 15))
-def test_earliest_fit_min_free_and_step_at_equal_the_profiles(capacity, booked, width,
+def test_earliest_fit_place_min_free_and_step_at_equal_the_profiles(capacity, booked, width,
                                                                duration, after, span):
     profile, _ = booked_profile(capacity, booked)
     width = min(width, capacity)
@@ -69,3 +69,7 @@ def test_earliest_fit_min_free_and_step_at_equal_the_profiles(capacity, booked, 
     assert kernels.min_free(times, free, size, after, after + span) == \
         profile.min_free(after, after + span)
     assert free[kernels.step_at(times, size, after)] == profile.free_at(after)
+    times, free, size = kernels.as_arrays(profile, 2)
+    start, size = kernels.place(times, free, size, width, duration, after)
+    assert start == profile.place(width, duration, after)
+    assert steps(times, free, size) == profile.steps()

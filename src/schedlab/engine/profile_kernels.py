@@ -73,6 +73,16 @@ def earliest_fit(times, free, size, width, duration, after):  # pragma: no cover
 
 
 @njit(cache=True)
+def place(times, free, size, width, duration, after):  # pragma: no cover
+    """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` on arrays: ``(start, size)``.
+
+    The earliest fit from ``after``, reserved; the arrays need room for two more breakpoints.
+    """
+    start = earliest_fit(times, free, size, width, duration, after)
+    return start, change(times, free, size, start, duration, -width)
+
+
+@njit(cache=True)
 def min_free(times, free, size, start, end):  # pragma: no cover
     """:meth:`Profile.min_free <schedlab.engine.profile.Profile.min_free>` on arrays."""
     k = step_at(times, size, start)

@@ -3,20 +3,24 @@
 Hand-worked cases on an empty 4-processor machine at t=0 with machine-wide
 jobs submitted at 0 (so the price, the total promised wait, is the sum of
 the start times), then a reference check of the pruned search against plain
-enumeration of every position on random plans.
+enumeration of every position on random plans and in whole runs.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from schedlab.api import load_workload
 from schedlab.engine.profile import Profile
+from schedlab.engine.simulator import run
 from schedlab.errors import InputError
-from schedlab.policies.deadline.common import TickProfile, edf_key, round_up
+from schedlab.pipeline import Transforms, apply_transforms
+from schedlab.policies.deadline.common import Decision, TickProfile, edf_key, round_up
 from schedlab.policies.deadline.msb import ModifiedSlackBased, msb_admission
 from schedlab.workload.job import Job
 
@@ -121,8 +125,11 @@ def test_the_pruned_search_chooses_what_plain_enumeration_chooses(rows):
         (None if expected is None else [(j.id, s) for j, s in expected])
 
 
-def enumerate_on(running, now, plan, new):
-    """Every position in full on a copy of ``running`` (any Profile class): the cheapest plan."""
+def enumerate_on(running, now, plan, new, limits=None):
+    """Every position in full on a copy of ``running`` (any Profile class): the cheapest plan.
+
+    ``limits`` (by job id) replaces the deadlines where given."""
+    limit = (lambda j: j.deadline) if limits is None else (lambda j: limits[j.id])
     best, best_cost = None, math.inf
     for p in range(len(plan), -1, -1):
         profile = running.copy()
@@ -133,7 +140,7 @@ def enumerate_on(running, now, plan, new):
             s = profile.earliest_fit(j.width, j.estimate, now)
             profile.reserve(s, j.estimate, j.width)
             entries.append((j, s))
-        if any(s + j.estimate > j.deadline for j, s in entries):
+        if any(s + j.estimate > limit(j) for j, s in entries):
             continue
         cost = sum(s - j.submit for j, s in entries)
         if cost < best_cost:
@@ -205,3 +212,36 @@ def test_the_order_is_a_listed_parameter_checked_on_input():
     assert ModifiedSlackBased.param_defaults() == {"order": "ast"}
     with pytest.raises(InputError, match="order"):
         ModifiedSlackBased(order="sjf")
+
+
+# ------------------------------------------- whole runs against plain enumeration
+class EveryPositionInFull(ModifiedSlackBased):
+    """MSB choosing by :func:`enumerate_on` (every position placed in full, in Python)."""
+
+    def admit(self, running, now, plan, job, limits):
+        fixed = plan if self._key is None else sorted(plan, key=lambda e: self._key(e[0]))
+        by_id = {j.id: j for j, _ in plan} | {job.id: job}
+        best = enumerate_on(running, now, fixed, job, limits)
+        if best is None:
+            return Decision(None, f"no insertion position of {len(plan) + 1} keeps every "
+                                  "deadline")
+        return Decision([(by_id[job_id], start) for job_id, start in best])
+
+
+@pytest.mark.parametrize(("order", "exact", "tick"),
+                         [("ast", True, 0), ("edf", True, 0), ("ast", False, 0),
+                          ("ast", True, 900)])
+def test_msb_decides_as_plain_enumeration_on_an_overloaded_lublin_workload(order, exact,
+                                                                          tick):
+    """300 Lublin jobs at load 1.6 by duplication and stringency 0.2 (long queues; early
+    ends with inexact estimates; a tick): the compiled MSB runs exactly as MSB choosing
+    by every position placed in full."""
+    load = load_workload("lublin", jobs=300, seed=1)
+    load = apply_transforms(load, Transforms(perfect_estimates=exact, load=1.6,
+                                             stringency=0.2), seed=1, label="test")
+    compiled = run(load, ModifiedSlackBased(order=order), tick=tick)
+    plain = run(load, EveryPositionInFull(order=order), tick=tick)
+    for name in ("start", "end", "status", "planned_start"):
+        assert np.array_equal(getattr(compiled, name), getattr(plain, name)), name
+    assert compiled.reject_reasons == plain.reject_reasons
+    assert compiled.stats["admitted"] == plain.stats["admitted"]
