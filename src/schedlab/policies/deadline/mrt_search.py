@@ -73,46 +73,17 @@ def search(times, free, size, now, tick, widths, estimates, held, limits, backtr
             if witnesses[job] != start:
                 start = earliest_fit(times, free, size, widths[job], held[job], start)
                 placements += 1
-            end = start + estimates[job]
             size = change(times, free, size, start, held[job], -widths[job])
             begin = logged
-            in_time = True
-            for r in range(count):
-                other = remaining[r]
-                witness = witnesses[other]
-                # The window of a zero-length job still holds its instant.
-                if other == job or witness >= end or \
-                        start >= witness + max(estimates[other], 1):
-                    continue
-                if logged == log_job.shape[0]:
-                    log_job = _grown(log_job, logged)
-                    log_bound = _grown(log_bound, logged)
-                    log_witness = _grown(log_witness, logged)
-                bound = fits[other]
-                log_job[logged] = other
-                log_bound[logged] = bound
-                log_witness[logged] = witness
-                logged += 1
-                if limits[other] >= FAR:
-                    witnesses[other] = FAR
-                    continue
-                latest = limits[other] - estimates[other]
-                if tick > 0:
-                    latest = latest // tick * tick
-                if latest < bound:
-                    in_time = False
-                    break
-                if latest != witness and \
-                        min_free(times, free, size, latest, latest + held[other]) >= widths[other]:
-                    witnesses[other] = latest
-                    continue
-                fit = earliest_fit(times, free, size, widths[other], held[other], bound)
-                placements += 1
-                fits[other] = fit
-                witnesses[other] = fit
-                if fit > latest:
-                    in_time = False
-                    break
+            if logged + count > log_job.shape[0]:       # room for one log entry per job
+                log_job = _grown(log_job, logged)
+                log_bound = _grown(log_bound, logged)
+                log_witness = _grown(log_witness, logged)
+            in_time, logged, refits = _refit(times, free, size, tick, widths, estimates, held,
+                                             limits, fits, witnesses, remaining, count, job,
+                                             start, start + estimates[job], log_job,
+                                             log_bound, log_witness, logged)
+            placements += refits
             if in_time:
                 order[depth] = job
                 starts[depth] = start
@@ -145,6 +116,51 @@ def search(times, free, size, now, tick, widths, estimates, held, limits, backtr
         if undone > backtracks:
             break
     return (ADMITTED if count == 0 else EXHAUSTED), undone, placements
+
+
+@njit(cache=True)
+def _refit(times, free, size, tick, widths, estimates, held, limits, fits, witnesses,
+           remaining, count, placed, start, end, log_job, log_bound, log_witness,
+           logged):  # pragma: no cover
+    """New witnesses where ``placed``'s reservation ``[start, end)`` overlaps one.
+
+    Returns ``(in time, logged, earliest-fit searches)``: false once a job is
+    late.  An overlapped witness is replaced by the job's latest start in
+    time if it fits there, else by the earliest fit searched from the lower
+    bound (which then is the bound as well); the bound and witness before
+    are logged (the log has room for one entry per unplaced job).
+    """
+    searched = 0
+    for r in range(count):
+        other = remaining[r]
+        witness = witnesses[other]
+        # The window of a zero-length job still holds its instant.
+        if other == placed or witness >= end or start >= witness + max(estimates[other], 1):
+            continue
+        bound = fits[other]
+        log_job[logged] = other
+        log_bound[logged] = bound
+        log_witness[logged] = witness
+        logged += 1
+        if limits[other] >= FAR:
+            witnesses[other] = FAR
+            continue
+        latest = limits[other] - estimates[other]
+        if tick > 0:
+            latest = latest // tick * tick
+        if latest < bound:
+            return False, logged, searched
+        if latest != witness and \
+                min_free(times, free, size, latest, latest + held[other]) >= widths[other]:
+            witnesses[other] = latest
+            continue
+        fit = earliest_fit(times, free, size, widths[other], held[other], bound)
+        searched += 1
+        fits[other] = fit
+        witnesses[other] = fit
+        if fit > latest:
+            return False, logged, searched
+    return True, logged, searched
 
 
 @njit(cache=True)
