@@ -26,10 +26,10 @@ What it measures (bench/DEADLINES.md records the numbers and the conditions):
 * **The whole run**: the first ``--jobs`` jobs of the trace with perfect
   estimates (QoPS §5 assumes exact ones), load ``--load`` by duplication
   (seed 1), QoPS deadlines with stringency 0.2; every scheme and the
-  baselines, median wall time of ``--repeat`` runs in this process (the
-  trace is read and the deadlines assigned once, outside the timing), with
-  the share of unadmitted jobs and processor-seconds and the utilization
-  beside.
+  baselines, median wall and CPU time of ``--repeat`` runs in this process
+  (the trace is read and the deadlines assigned once, outside the timing),
+  with the share of unadmitted jobs and processor-seconds, the utilization
+  and the checksum of every job's start (bench/SCALING.md) beside.
 * **Parameters** (``--sensitivity``): QoPS with K = 0, 1, 5, 20, 50 and MRT
   with 0, 10, 100 backtracks, each with EDF and LLF, on the same workload.
 
@@ -40,8 +40,10 @@ average is printed with each table.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import platform
+import resource
 import statistics
 import sys
 import time
@@ -59,6 +61,20 @@ NEWCOMERS = 30
 
 def load_average() -> str:
     return f"{os.getloadavg()[0]:.2f}"
+
+
+def cpu_seconds() -> float:
+    """CPU seconds (user + system) this process has used."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def start_checksum(result) -> str:
+    """The first 16 hex digits of the SHA-256 of every job's ``id,start`` (-1: rejected)."""
+    digest = hashlib.sha256()
+    for job_id, start in zip(result.job_id.tolist(), result.start.tolist()):
+        digest.update(f"{job_id},{start}\n".encode())
+    return digest.hexdigest()[:16]
 
 
 # ------------------------------------------------------- one admission decision
@@ -175,17 +191,19 @@ def time_runs(workload, repeat: int) -> tuple[list[dict], dict[str, list[tuple[i
 
     rows, samples = [], {}
     for name in RUN_POLICIES:
-        walls = []
+        walls, cpus = [], []
         for k in range(repeat):
             policy = make_policy(name)
             timer = TimedSubmit(policy) if k == 0 and name in SCHEMES else None
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), cpu_seconds()
             result = run(workload, policy)
             walls.append(time.perf_counter() - began)
+            cpus.append(cpu_seconds() - began_cpu)
             if timer is not None:
                 samples[name] = timer.samples
         metrics = compute_metrics(result, classes=False)
         rows.append({"policy": name, "wall": statistics.median(walls), "walls": walls,
+                     "cpu": statistics.median(cpus), "checksum": start_checksum(result),
                      "rejected_pct": metrics["rejected_pct"],
                      "rejected_area_pct": metrics["rejected_area_pct"],
                      "utilization": metrics["utilization"],
@@ -198,14 +216,15 @@ def time_runs(workload, repeat: int) -> tuple[list[dict], dict[str, list[tuple[i
 def print_runs(rows: list[dict], workload) -> None:
     print(f"\n### Whole runs: {workload.name}, {len(workload)} jobs "
           f"(load average {load_average()})\n")
-    print("| policy | median wall s | runs (s) | unadmitted jobs % | unadmitted proc-s % | "
-          "utilization | deadline misses | max queue |")
-    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| policy | median wall s | runs (s) | median CPU s | unadmitted jobs % | "
+          "unadmitted proc-s % | utilization | deadline misses | max queue | checksum |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for row in rows:
         runs = ", ".join(f"{w:.2f}" for w in row["walls"])
-        print(f"| {row['policy']} | {row['wall']:.2f} | {runs} | {row['rejected_pct']:.1f} | "
-              f"{row['rejected_area_pct']:.1f} | {row['utilization']:.3f} | {row['missed']} | "
-              f"{row['max_queue']} |")
+        print(f"| {row['policy']} | {row['wall']:.2f} | {runs} | {row['cpu']:.2f} | "
+              f"{row['rejected_pct']:.1f} | {row['rejected_area_pct']:.1f} | "
+              f"{row['utilization']:.3f} | {row['missed']} | {row['max_queue']} | "
+              f"{row['checksum']} |")
 
 
 def print_samples(samples: dict[str, list[tuple[int, float]]]) -> None:
