@@ -64,7 +64,7 @@ def test_earliest_fit_place_min_free_and_step_at_equal_the_profiles(capacity, bo
     profile, _ = booked_profile(capacity, booked)
     width = min(width, capacity)
     times, free, size = kernels.as_arrays(profile, 0)
-    assert kernels.earliest_fit(times, free, size, width, duration, after) == \
+    assert kernels.earlier_fit(times, free, size, width, duration, after, kernels.NEVER) == \
         profile.earliest_fit(width, duration, after)
     assert kernels.min_free(times, free, size, after, after + span) == \
         profile.min_free(after, after + span)

@@ -1,19 +1,31 @@
-"""The availability profile's searches and edits, compiled (numba), on breakpoint arrays.
+"""Compiled twins (numba) of the Profile's search and edits, on numpy breakpoint arrays.
 
 :class:`~schedlab.engine.profile.Profile` keeps its step function as two
-lists; a compiled pass that makes many searches and edits in one call
-(conservative backfilling's compression, the MRT admission search) copies
-them into two int64 arrays with room to grow, ``times`` and ``free``, plus
-the number of breakpoints in use, ``size``, and works on those.  Every
-function here is the algorithm of the :class:`Profile` method it names, on
-that representation; the edits return the new ``size``.  The property tests
-of ``tests/engine/test_profile_kernels.py`` keep each one equal to its
-method.
+Python lists; the functions here run the same algorithms on numpy copies of
+them (``times``, ``free`` with room to grow, and ``size``, the number of
+breakpoints in use; :func:`as_arrays` makes them), so that a loop over many
+jobs is one crossing into compiled code instead of one Python search per job:
 
-This module imports numba, so only the passes that need it import it, and
-only when first called: no policy without a compiled pass, and no command
-that does not simulate one, pays for loading numba.  ``cache=True`` keeps
-the machine code on disk (in ``__pycache__``, or ``NUMBA_CACHE_DIR``).
+* :func:`earlier_fit` — :meth:`Profile.earlier_fit` (and, with ``booked =
+  NEVER``, :meth:`Profile.earliest_fit`);
+* :func:`change` — :meth:`Profile.reserve` / :meth:`Profile.release`
+  without their checks, with the same breakpoint splits and merges;
+* :func:`place` — :meth:`Profile.place` (the earliest fit, reserved);
+* :func:`min_free` — :meth:`Profile.min_free`;
+* :func:`step_at` — the step holding a time (``bisect_right(times, t) - 1``).
+
+Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`)
+and the admission tests of MSB and MRT
+(:mod:`schedlab.policies.deadline.msb_search`,
+:mod:`schedlab.policies.deadline.mrt_search`).
+The Profile stays the reference and the one source of truth: callers copy
+its lists in and, where the schedule is kept, back; property tests keep the
+twins equal to it (tests/engine/test_profile_kernels.py).
+
+This module imports numba, so it is imported only where a policy first
+needs it: start-up and every other policy never load numba.
+``cache=True`` keeps the machine code on disk (``__pycache__`` or
+``NUMBA_CACHE_DIR``): only the very first run compiles.
 """
 
 from __future__ import annotations
@@ -22,6 +34,9 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
+
+NEVER = 2 ** 62
+"""A booked start later than any simulated time: :func:`earlier_fit` then finds the earliest fit."""
 
 
 def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -36,6 +51,17 @@ def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]
 
 
 @njit(cache=True)
+def place(times, free, size, width, duration, after):  # pragma: no cover
+    """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` on arrays: ``(start, size)``.
+
+    The earliest fit from ``after``, reserved; the arrays need room for two
+    more breakpoints, and ``width`` is at most the capacity.
+    """
+    start = earlier_fit(times, free, size, width, duration, after, NEVER)
+    return start, change(times, free, size, start, duration, -width)
+
+
+@njit(cache=True)
 def step_at(times, size, t):  # pragma: no cover
     """The index of the step holding ``t``: ``bisect_right(times, t) - 1`` (``t`` >= origin)."""
     lo, hi = 0, size
@@ -46,40 +72,6 @@ def step_at(times, size, t):  # pragma: no cover
         else:
             lo = mid + 1
     return lo - 1
-
-
-@njit(cache=True)
-def earliest_fit(times, free, size, width, duration, after):  # pragma: no cover
-    """:meth:`Profile.earliest_fit <schedlab.engine.profile.Profile.earliest_fit>` on arrays.
-
-    The caller guarantees ``width`` <= capacity (the last step is all free).
-    """
-    k = step_at(times, size, after)
-    start = after
-    while True:
-        while free[k] < width:
-            k += 1
-            start = times[k]
-        end = start + duration
-        j = k + 1
-        while j < size and times[j] < end:
-            if free[j] < width:
-                break
-            j += 1
-        else:
-            return start
-        k = j
-        start = times[j]
-
-
-@njit(cache=True)
-def place(times, free, size, width, duration, after):  # pragma: no cover
-    """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` on arrays: ``(start, size)``.
-
-    The earliest fit from ``after``, reserved; the arrays need room for two more breakpoints.
-    """
-    start = earliest_fit(times, free, size, width, duration, after)
-    return start, change(times, free, size, start, duration, -width)
 
 
 @njit(cache=True)
@@ -97,8 +89,20 @@ def min_free(times, free, size, start, end):  # pragma: no cover
 
 @njit(cache=True)
 def earlier_fit(times, free, size, width, duration, after, booked):  # pragma: no cover
-    """:meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>` on arrays."""
-    k = step_at(times, size, after)
+    """:meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>` on arrays.
+
+    With ``booked = NEVER`` no step is excluded: this is
+    :meth:`Profile.earliest_fit <schedlab.engine.profile.Profile.earliest_fit>`
+    (the last step has every processor free, so a fit always exists).
+    """
+    lo, hi = 0, size
+    while lo < hi:                               # bisect_right(times, after) - 1
+        mid = (lo + hi) // 2
+        if after < times[mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    k = lo - 1
     start = after
     while start < booked:
         while free[k] < width:
@@ -126,9 +130,8 @@ def change(times, free, size, start, duration, gain):  # pragma: no cover
 
     :meth:`Profile.release <schedlab.engine.profile.Profile.release>` (``gain
     > 0``) and :meth:`~schedlab.engine.profile.Profile.reserve` (``gain < 0``)
-    without their checks (the caller's searches guarantee the fit), with the
-    same breakpoint splits and merges.  The arrays need room for two more
-    breakpoints.
+    without their checks (the searches guarantee the fit), with the same
+    breakpoint splits and merges.
     """
     if duration <= 0 or gain == 0:
         return size

@@ -5,10 +5,10 @@ at its earliest fit from now when that is earlier than its booking (Mu'alem
 & Feitelson 2001, §2; Feitelson & Weil 1998).  It is the algorithm of
 :meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>`,
 :meth:`~schedlab.engine.profile.Profile.release` and
-:meth:`~schedlab.engine.profile.Profile.reserve` (their compiled twins
-in :mod:`schedlab.engine.profile_kernels`), with the proofs of
+:meth:`~schedlab.engine.profile.Profile.reserve`, with the proofs of
 :func:`no_start_before` (the "certificates"), run as one compiled loop over
-numpy copies of the profile's breakpoints and of the queue.
+numpy copies of the profile's breakpoints and of the queue; the search and
+the edits are the shared compiled twins of :mod:`schedlab.engine.profile_kernels`.
 
 Why compiled: a compression visits every waiting job, and with thousands
 waiting and an early end every few seconds that is millions of visits,
@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.profile_kernels import as_arrays, change, earlier_fit
+from schedlab.engine.profile_kernels import change, earlier_fit
 
 KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
@@ -46,10 +46,14 @@ def compress(profile: Profile, now: int, order: np.ndarray, ids: np.ndarray, wid
     into ``booked``.  Returns the moves, flat: job id, new start, job id,
     new start, ... in queue order.
     """
-    # A move adds at most four breakpoints.
-    times_array, free_array, size = as_arrays(profile, 4 * len(order) + 4)
+    times, free = profile.breakpoints()
+    room = len(times) + 4 * len(order) + 4      # a move adds at most four breakpoints
+    times_array = np.empty(room, np.int64)
+    free_array = np.empty(room, np.int64)
+    times_array[:len(times)] = times
+    free_array[:len(free)] = free
     moves = np.empty(2 * len(order), np.int64)
-    size, moved = _compress(times_array, free_array, size, now, order, ids, widths,
+    size, moved = _compress(times_array, free_array, len(times), now, order, ids, widths,
                             durations, booked, moves)
     if moved == 0:
         return []

@@ -21,9 +21,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile_kernels import change, earliest_fit, min_free
+from schedlab.engine.profile_kernels import NEVER, change, earlier_fit, min_free
 
-FAR = 2 ** 62
+FAR = NEVER
 """The limit of a job without a deadline (beyond any simulated time): it is never late."""
 
 ADMITTED, HOPELESS, EXHAUSTED = 0, 1, 2
@@ -49,7 +49,7 @@ def search(times, free, size, now, tick, widths, estimates, held, limits, backtr
     fits = np.empty(n, np.int64)        # a lower bound of each unplaced job's earliest fit
     witnesses = np.empty(n, np.int64)   # a start at which it fits and ends in time (FAR: any)
     for i in range(n):
-        fits[i] = earliest_fit(times, free, size, widths[i], held[i], now)
+        fits[i] = earlier_fit(times, free, size, widths[i], held[i], now, NEVER)
         witnesses[i] = fits[i]
     placements = n
     for i in range(n):
@@ -71,7 +71,7 @@ def search(times, free, size, now, tick, widths, estimates, held, limits, backtr
             job = remaining[index]
             start = fits[job]
             if witnesses[job] != start:
-                start = earliest_fit(times, free, size, widths[job], held[job], start)
+                start = earlier_fit(times, free, size, widths[job], held[job], start, NEVER)
                 placements += 1
             size = change(times, free, size, start, held[job], -widths[job])
             begin = logged
@@ -154,7 +154,7 @@ def _refit(times, free, size, tick, widths, estimates, held, limits, fits, witne
                 min_free(times, free, size, latest, latest + held[other]) >= widths[other]:
             witnesses[other] = latest
             continue
-        fit = earliest_fit(times, free, size, widths[other], held[other], bound)
+        fit = earlier_fit(times, free, size, widths[other], held[other], bound, NEVER)
         searched += 1
         fits[other] = fit
         witnesses[other] = fit
@@ -165,7 +165,7 @@ def _refit(times, free, size, tick, widths, estimates, held, limits, fits, witne
 
 @njit(cache=True)
 def _undo(fits, witnesses, log_job, log_bound, log_witness, logged, begin):  # pragma: no cover
-    """Restore the bounds and witnesses logged from ``begin`` on, newest first; returns ``begin``."""
+    """Restore the bounds and witnesses logged since ``begin``, newest first; returns ``begin``."""
     for e in range(logged - 1, begin - 1, -1):
         fits[log_job[e]] = log_bound[e]
         witnesses[log_job[e]] = log_witness[e]

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile_kernels import change, place
+from schedlab.engine.profile_kernels import NEVER, change, place
 
-FAR = 2 ** 62
+FAR = NEVER
 """The limit of a job without a deadline, and the price of no plan (beyond any sum of waits)."""
 
 _DONE, _LATE, _BOUND = 0, 1, 2     # how a candidate ended: placed all, a job late, priced out
