@@ -33,6 +33,8 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
 
+import numpy as np
+
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy
 
@@ -192,6 +194,23 @@ def held_time(profile: Profile) -> Callable[[int], int]:
         tick = profile.tick
         return lambda estimate: round_up(estimate, tick)
     return lambda estimate: estimate
+
+
+def job_columns(jobs: Sequence[Job], limits: Mapping[int, float], profile: Profile,
+                no_limit: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The jobs as int64 columns for a compiled admission test: widths, estimates, held, limits.
+
+    ``held`` is what a reservation on ``profile`` takes (:func:`held_time`:
+    the estimate, rounded up to the tick on a :class:`TickProfile`);
+    ``limits`` are the latest ends, ``no_limit`` for a job without one.
+    """
+    widths = np.array([job.width for job in jobs], np.int64)
+    estimates = np.array([job.estimate for job in jobs], np.int64)
+    tick = profile.tick if isinstance(profile, TickProfile) else 0
+    held = -(-estimates // tick) * tick if tick else estimates      # round_up, per column
+    ends = np.array([limits[job.id] for job in jobs], np.float64)
+    ends[ends == INFINITY] = no_limit
+    return widths, estimates, held, ends.astype(np.int64)
 
 
 def running_profile(ctx: Context) -> Profile:

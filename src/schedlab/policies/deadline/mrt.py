@@ -41,8 +41,9 @@ import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice, check_number
-from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy,
-                                               Decision, HeuristicKey, Plan, TickProfile)
+from schedlab.policies.deadline.common import (HEURISTICS, AdmissionPolicy,
+                                               Decision, HeuristicKey, Plan, TickProfile,
+                                               job_columns)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
@@ -63,17 +64,13 @@ def mrt_admission(running: Profile, now: int, plan: Plan, job: Job,
     jobs.append(job)
     jobs.sort(key=key)
     n = len(jobs)
-    widths = np.array([j.width for j in jobs], np.int64)
-    estimates = np.array([j.estimate for j in jobs], np.int64)
-    ends = np.array([limits[j.id] for j in jobs], np.float64)
-    ends[ends == INFINITY] = FAR
+    widths, estimates, held, ends = job_columns(jobs, limits, running, FAR)
     tick = running.tick if isinstance(running, TickProfile) else 0
-    held = -(-estimates // tick) * tick if tick else estimates     # round_up to the tick grid
     times, free, size = as_arrays(running, 2 * n + 4)
     order = np.empty(n, np.int64)
     starts = np.empty(n, np.int64)
     outcome, undone, placements = search(times, free, size, now, tick, widths, estimates, held,
-                                         ends.astype(np.int64), backtracks, order, starts)
+                                         ends, backtracks, order, starts)
     if outcome == HOPELESS:
         return Decision(None, "the empty schedule is not strongly feasible", placements)
     if outcome != ADMITTED:

@@ -52,8 +52,8 @@ import numpy as np
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice
 from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, TickProfile, held_time,
-                                               in_ast_order)
+                                               HeuristicKey, Plan, held_time, in_ast_order,
+                                               job_columns)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
@@ -81,20 +81,15 @@ def msb_admission(running: Profile, now: int, plan: Plan, job: Job,
         plan = sorted(plan, key=lambda entry: key(entry[0]))
     n = len(plan)
     jobs = [planned for planned, _ in plan]
-    widths = np.array([planned.width for planned in jobs], np.int64)
-    estimates = np.array([planned.estimate for planned in jobs], np.int64)
+    widths, estimates, held_columns, ends = job_columns(jobs, limits, running, FAR)
     submits = np.array([planned.submit for planned in jobs], np.int64)
-    ends = np.array([limits[planned.id] for planned in jobs], np.float64)
-    ends[ends == INFINITY] = FAR
     booked = np.array([start for _, start in plan], np.int64)
     held = held_time(running)
-    tick = running.tick if isinstance(running, TickProfile) else 0
-    held_columns = -(-estimates // tick) * tick if tick else estimates  # round_up to the grid
     times, free, size = as_arrays(running, 4 * n + 8)
     best_starts = np.empty(n, np.int64)
     limit = limits[job.id]
     p, start, placements = cheapest_insertion(
-        times, free, size, now, widths, estimates, held_columns, submits, ends.astype(np.int64),
+        times, free, size, now, widths, estimates, held_columns, submits, ends,
         booked, job.width, job.estimate, held(job.estimate), job.submit,
         FAR if limit == INFINITY else int(limit), best_starts)
     if p < 0:
