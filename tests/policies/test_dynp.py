@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from .helpers import by_id, simulate, workload
 from schedlab.engine.profile import Profile
@@ -21,9 +22,9 @@ from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
 from schedlab.output import metrics_document
 from schedlab.policies.deciders import CASE_LABELS
-from schedlab.policies.dynp import (average_response, average_wait, combine_terms, makespan,
-                                    parse_quality_metric, select_future, weighted_response,
-                                    weighted_slowdown)
+from schedlab.policies.dynp import (QUALITY_METRICS, Measured, average_response, average_wait,
+                                    combine_terms, makespan, parse_quality_metric,
+                                    select_future, weighted_response, weighted_slowdown)
 from schedlab.policies.registry import make_policy
 from schedlab.policies.reservations import RESERVATION_PARAMS
 from schedlab.testing import check_invariants, check_policy
@@ -225,25 +226,74 @@ STARTS = [20, 40, 10]
 # Planned ends 30, 140, 40; responses 30, 135, 30; waits 20, 35, 0.
 
 
+def measured(jobs: list[Job], *starts: list[int]) -> Measured:
+    """The columns of ``jobs`` with one row of starts per schedule."""
+    return Measured(np.array([job.width for job in jobs], np.int64),
+                    np.array([job.estimate for job in jobs], np.int64),
+                    np.array([job.submit for job in jobs], np.int64),
+                    np.array(starts, np.int64).reshape(len(starts), len(jobs)))
+
+
 def test_quality_metrics_by_hand():
-    assert makespan(JOBS, STARTS, 50) == 140.0
-    assert makespan(JOBS, STARTS, 500) == 500.0          # a running job ends last
-    assert makespan([], [], 50) == 50.0
-    assert average_response(JOBS, STARTS, 0) == pytest.approx(195 / 3)
-    assert weighted_response(JOBS, STARTS, 0) == pytest.approx((2 * 30 + 135 + 4 * 30) / 7)
+    one = measured(JOBS, STARTS)
+    assert makespan(one, 50) == [140.0]
+    assert makespan(one, 500) == [500.0]          # a running job ends last
+    assert makespan(measured([], []), 50) == [50.0]
+    assert average_response(one, 0) == [pytest.approx(195 / 3)]
+    assert weighted_response(one, 0) == [pytest.approx((2 * 30 + 135 + 4 * 30) / 7)]
     # Slowdown bounded by 60 s: max(30,60)/max(10,60) = 1, 135/100, 60/60 = 1.
-    assert weighted_slowdown(JOBS, STARTS, 0) == pytest.approx((2 * 1 + 1.35 + 4 * 1) / 7)
-    assert average_wait(JOBS, STARTS, 0) == pytest.approx(55 / 3)
-    assert average_response([], [], 0) == weighted_response([], [], 0) == 0.0
+    assert weighted_slowdown(one, 0) == [pytest.approx((2 * 1 + 1.35 + 4 * 1) / 7)]
+    assert average_wait(one, 0) == [pytest.approx(55 / 3)]
+    assert average_response(measured([], []), 0) == weighted_response(measured([], []), 0) \
+        == [0.0]
+    # Two schedules at once, one value each: job 3 later by 100 in the second.
+    assert average_wait(measured(JOBS, STARTS, [20, 40, 110]), 0) == \
+        [pytest.approx(55 / 3), pytest.approx(155 / 3)]
+
+
+def plain_metrics(jobs: list[Job], starts: list[int], running_end: int) -> dict[str, float]:
+    """The quality metrics over job objects, one job at a time (Streit 2002, §3.2, §5.1)."""
+    widths = sum(job.width for job in jobs)
+    responses = [s + job.estimate - job.submit for job, s in zip(jobs, starts)]
+    return {
+        "ms": float(max([running_end] + [s + job.estimate for job, s in zip(jobs, starts)])),
+        "art": sum(responses) / len(jobs),
+        "artww": sum(job.width * r for job, r in zip(jobs, responses)) / widths,
+        "slowdown": sum(job.width * max(r, 60) / max(job.estimate, 60)
+                        for job, r in zip(jobs, responses)) / widths,
+        "wait": sum(s - job.submit for job, s in zip(jobs, starts)) / len(jobs),
+    }
+
+
+job_rows = st.lists(st.tuples(st.integers(0, 10 ** 6), st.integers(1, 10 ** 5),
+                              st.integers(1, 1024), st.integers(0, 10 ** 6)),
+                    min_size=1, max_size=20)
+
+
+@given(rows=job_rows, running_end=st.integers(0, 3 * 10 ** 6), data=st.data())
+def test_quality_metrics_equal_the_plain_sums_exactly(rows, running_end, data):
+    """Every schedule of the rows gets exactly the number of a plain sum over its jobs.
+
+    Floats are compared with ``==``: a different rounding would change decisions.
+    """
+    jobs = [Job(i + 1, submit, 1, estimate, width)
+            for i, (submit, estimate, width, _) in enumerate(rows)]
+    first = [submit + wait for (submit, _, _, wait) in rows]
+    second = data.draw(st.permutations(first))
+    both = measured(jobs, first, second)
+    for name, metric in QUALITY_METRICS.items():
+        assert metric(both, running_end) == [plain_metrics(jobs, first, running_end)[name],
+                                              plain_metrics(jobs, second, running_end)[name]]
 
 
 def test_select_future():
-    assert select_future(JOBS, STARTS, 0, 2, None) == ([JOBS[0], JOBS[2]], [20, 10])
-    assert select_future(JOBS, STARTS, 0, None, 20) == ([JOBS[0], JOBS[2]], [20, 10])
-    assert select_future(JOBS, STARTS, 0, 1, 20) == ([JOBS[2]], [10])
-    assert select_future(JOBS, STARTS, 5, None, 4) == ([], [])
+    starts = np.array(STARTS)
+    assert select_future(starts, 0, 2, None).tolist() == [0, 2]
+    assert select_future(starts, 0, None, 20).tolist() == [0, 2]
+    assert select_future(starts, 0, 1, 20).tolist() == [2]
+    assert select_future(starts, 5, None, 4).tolist() == []
     # Equal starts: the earlier position wins.
-    assert select_future(JOBS, [7, 7, 7], 0, 2, None) == (JOBS[:2], [7, 7])
+    assert select_future(np.array([7, 7, 7]), 0, 2, None).tolist() == [0, 1]
 
 
 def test_combine_terms():
@@ -300,7 +350,7 @@ def test_the_plan_order_is_the_adopted_queue_with_newcomers_appended():
 
     for fcfs_order, expected in (("submit", [1, 2, 3, 4]), ("plan", [3, 1, 2, 4])):
         policy = make_policy({"name": "dynp", "fcfs_order": fcfs_order})
-        policy.adopt(Profile(4, 0), [jobs[2], jobs[0], jobs[1]], [0, 0, 0])   # an SJF plan
+        policy.adopt(Profile(4, 0), [3, 1, 2], [0, 0, 0])   # an SJF plan
         assert [job.id for job in policy.queue(Waiting, "fcfs")] == expected
     assert make_policy("dynp").param_defaults()["fcfs_order"] == "submit"
 
@@ -388,6 +438,37 @@ def test_basic_dynp_statistics_add_up(overrun, load):
                                     "upper": 50}), overrun=overrun)
     check_invariants(result, load, overrun=overrun)
     check_statistics(result, table1=None)
+
+
+class ProfilePlacements:
+    """The candidate schedules placed by :meth:`Profile.place`, one Python search per job."""
+
+    def __call__(self, profile, orders, widths, durations, now):
+        starts = np.empty((len(orders), len(widths)), np.int64)
+        self.profiles = []
+        for row, order in enumerate(orders.tolist()):
+            copy = profile.copy()
+            for job in order:
+                starts[row, job] = copy.place(int(widths[job]), int(durations[job]), now)
+            self.profiles.append(copy)
+        return starts, self
+
+    def profile(self, row):
+        return self.profiles[row]
+
+
+@pytest.mark.parametrize("spec,table1", VARIANTS + [({"name": "dynp", "fcfs_order": "plan"},
+                                                      True)])
+@given(load=workloads())
+def test_compiled_candidate_schedules_decide_as_the_profile_does(spec, table1, load):
+    """The same starts, plans and statistics with the candidates placed in Python."""
+    compiled = run(load, make_policy(spec))
+    policy = make_policy(spec)
+    policy._place_orders = ProfilePlacements()
+    plain = run(load, policy)
+    assert np.array_equal(compiled.start, plain.start)
+    assert np.array_equal(compiled.planned_start, plain.planned_start)
+    assert compiled.stats == plain.stats
 
 
 @given(load=workloads())

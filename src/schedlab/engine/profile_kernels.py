@@ -11,10 +11,15 @@ jobs is one crossing into compiled code instead of one Python search per job:
 * :func:`change` — :meth:`Profile.reserve` / :meth:`Profile.release`
   without their checks, with the same breakpoint splits and merges;
 * :func:`place` — :meth:`Profile.place` (the earliest fit, reserved);
+* :func:`place_in_order` — :func:`schedlab.policies.planning.place_in_order`
+  (one :meth:`Profile.place` per job, in order), and :func:`place_orders`,
+  the same queue placed in several orders, each on its own copy of a
+  profile (dynP's candidate schedules, Streit 2002, §3.2);
 * :func:`min_free` — :meth:`Profile.min_free`;
 * :func:`step_at` — the step holding a time (``bisect_right(times, t) - 1``).
 
-Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`)
+Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`),
+self-tuning dynP's candidate schedules (:mod:`schedlab.policies.dynp`)
 and the admission tests of MSB and MRT
 (:mod:`schedlab.policies.deadline.msb_search`,
 :mod:`schedlab.policies.deadline.mrt_search`).
@@ -48,6 +53,74 @@ def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]
     times_array[:size] = times
     free_array[:size] = free
     return times_array, free_array, size
+
+
+def place_orders(profile: Profile, orders: np.ndarray, widths: np.ndarray,
+                 durations: np.ndarray, now: int) -> tuple[np.ndarray, "PlacedProfiles"]:
+    """Place the queue ``orders[c]`` on a copy of ``profile`` for every row ``c``.
+
+    ``orders`` is a 2-D array of indices into the job columns ``widths``
+    and ``durations`` (estimates), one row per order; every job's width is
+    at most the profile's capacity.  Returns the starts (``starts[c, i]``
+    for job ``i`` in order ``c``: a column per job, like ``widths``) and
+    the resulting profiles.  ``profile`` itself is not changed.
+    """
+    starts, steps, sizes = _place_each_order(np.array(profile.breakpoints(), np.int64), widths,
+                                             durations, orders, now)
+    return starts, PlacedProfiles(profile.capacity, steps, sizes)
+
+
+class PlacedProfiles:
+    """The profiles :func:`place_orders` left, one per order, turned into Profiles on demand."""
+
+    __slots__ = ("_capacity", "_steps", "_sizes")
+
+    def __init__(self, capacity: int, steps: np.ndarray, sizes: np.ndarray) -> None:
+        self._capacity = capacity
+        self._steps = steps
+        self._sizes = sizes
+
+    def profile(self, row: int) -> Profile:
+        """The profile after the placements of order ``row``, as a :class:`Profile`."""
+        times, free = self._steps[row, :, :self._sizes[row]].tolist()
+        profile = Profile(self._capacity)
+        profile.replace_breakpoints(times, free)
+        return profile
+
+
+@njit(cache=True)
+def _place_each_order(base, widths, durations, orders, now):  # pragma: no cover
+    """:func:`place_in_order` for every row of ``orders`` on its own copy of ``base`` (times, free).
+
+    Returns the starts, the profiles (``steps[row, 0]`` the times, ``steps[row, 1]``
+    the free processors, with room to grow) and their lengths.
+    """
+    count, jobs = orders.shape
+    size = base.shape[1]
+    steps = np.empty((count, 2, size + 2 * jobs + 2), np.int64)   # a placement adds <= 2 steps
+    starts = np.empty((count, len(widths)), np.int64)
+    sizes = np.empty(count, np.int64)
+    for row in range(count):
+        steps[row, :, :size] = base
+        sizes[row] = place_in_order(steps[row, 0], steps[row, 1], size, widths, durations,
+                                    orders[row], now, starts[row])
+    return starts, steps, sizes
+
+
+@njit(cache=True)
+def place_in_order(times, free, size, widths, durations, order, now,
+                   starts):  # pragma: no cover
+    """Reserve the jobs ``order[0], order[1], ...`` one by one, each at its earliest fit from now.
+
+    :meth:`Profile.place <schedlab.engine.profile.Profile.place>` per job:
+    the start of job ``i`` goes to ``starts[i]``; returns the
+    profile's new length.  The schedule generation of CCS (Streit 2002, §5).
+    """
+    for n in range(len(order)):
+        job = order[n]
+        start, size = place(times, free, size, widths[job], durations[job], now)
+        starts[job] = start
+    return size
 
 
 @njit(cache=True)

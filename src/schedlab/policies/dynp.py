@@ -28,14 +28,15 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 from __future__ import annotations
 
 from bisect import bisect_left
-from heapq import nsmallest
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+
+import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.deciders import CASE_LABELS, DECIDERS, PAPER_POLICIES, decide_among
 from schedlab.policies.orderings import ORDERINGS, OrderKey
-from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler, place_in_order
+from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -138,53 +139,64 @@ class BasicDynP(_DynPFamily):
 
 
 # --------------------------------------------------------------- quality metrics
-# Each measures one candidate schedule: the waiting jobs and their proposed
-# starts (two aligned sequences) plus the expected end of the last running
-# job.  Lower is better.  A job's planned end is its start plus its estimate:
-# the scheduler knows nothing else (Streit 2002, §3.2).  The sums of the
-# integer metrics are exact, so two identical schedules get identical numbers
-# whatever order their jobs come in; the slowdown sums floats, so it is given
-# the jobs in arrival order for every candidate.
+# Each measures candidate schedules of the same waiting jobs (:class:`Measured`):
+# the jobs' widths, estimates and submit times (one entry per job) and their
+# proposed starts (one row per schedule, one column per job), plus the
+# expected end of the last running job; it returns one value per schedule.
+# Lower is better.  A job's planned end is its start plus its estimate: the
+# scheduler knows nothing else (Streit 2002, §3.2).  The sums of the integer
+# metrics are exact (int64, divided as Python ints), so two identical
+# schedules get identical numbers; the slowdown sums floats one by one, in
+# the order of the columns: the jobs in arrival order.
 
-def makespan(jobs: Sequence[Job], starts: Sequence[int], running_end: int) -> float:
+class Measured(NamedTuple):
+    """What a quality metric reads: job columns (1-D) and the starts of each schedule (2-D)."""
+
+    widths: np.ndarray
+    estimates: np.ndarray
+    submits: np.ndarray
+    starts: np.ndarray
+
+
+def makespan(schedules: Measured, running_end: int) -> list[float]:
     """MS = max end of all jobs in the schedule, the running ones included (§3.2)."""
-    ends = [s + job.estimate for job, s in zip(jobs, starts)]
-    return float(max(running_end, *ends) if ends else running_end)
+    ends = (schedules.starts + schedules.estimates).max(axis=1, initial=running_end)
+    return [float(end) for end in ends.tolist()]
 
 
-def average_response(jobs: Sequence[Job], starts: Sequence[int], running_end: int) -> float:
+def average_response(schedules: Measured, running_end: int) -> list[float]:
     """ART = mean of (end - submit) over the waiting jobs (§3.2)."""
-    if not jobs:
-        return 0.0
-    return sum(s + job.estimate - job.submit for job, s in zip(jobs, starts)) / len(jobs)
+    jobs = len(schedules.widths)
+    totals = (schedules.starts + (schedules.estimates - schedules.submits)).sum(axis=1)
+    return [total / jobs if jobs else 0.0 for total in totals.tolist()]
 
 
-def weighted_response(jobs: Sequence[Job], starts: Sequence[int], running_end: int) -> float:
+def weighted_response(schedules: Measured, running_end: int) -> list[float]:
     """ARTwW = sum of width x (end - submit) over the sum of widths (§3.2)."""
-    if not jobs:
-        return 0.0
-    return (sum(job.width * (s + job.estimate - job.submit) for job, s in zip(jobs, starts))
-            / sum(job.width for job in jobs))
+    widths = schedules.widths
+    totals = (schedules.starts + (schedules.estimates - schedules.submits)) @ widths
+    width = int(widths.sum())
+    return [total / width if width else 0.0 for total in totals.tolist()]
 
 
-def weighted_slowdown(jobs: Sequence[Job], starts: Sequence[int], running_end: int) -> float:
+def weighted_slowdown(schedules: Measured, running_end: int) -> list[float]:
     """SLDwW_60 of the plan (§5.1 as a quality metric, §6): width-weighted bounded slowdown."""
-    if not jobs:
-        return 0.0
     bound = SLOWDOWN_BOUND
-    total = sum(job.width * max(s + job.estimate - job.submit, bound) / max(job.estimate, bound)
-                for job, s in zip(jobs, starts))
-    return total / sum(job.width for job in jobs)
+    widths, estimates = schedules.widths, schedules.estimates
+    response = np.maximum(schedules.starts + (estimates - schedules.submits), bound)
+    values = widths * response / np.maximum(estimates, bound)
+    width = int(widths.sum())
+    return [sum(row) / width if width else 0.0 for row in values.tolist()]
 
 
-def average_wait(jobs: Sequence[Job], starts: Sequence[int], running_end: int) -> float:
+def average_wait(schedules: Measured, running_end: int) -> list[float]:
     """Mean of (start - submit) over the waiting jobs (§6)."""
-    if not jobs:
-        return 0.0
-    return sum(s - job.submit for job, s in zip(jobs, starts)) / len(jobs)
+    jobs = len(schedules.widths)
+    totals = (schedules.starts - schedules.submits).sum(axis=1)
+    return [total / jobs if jobs else 0.0 for total in totals.tolist()]
 
 
-QualityMetric = Callable[[Sequence["Job"], Sequence[int], int], float]
+QualityMetric = Callable[[Measured, int], list[float]]
 
 QUALITY_METRICS: dict[str, QualityMetric] = {
     "artww": weighted_response, "art": average_response, "ms": makespan,
@@ -231,50 +243,101 @@ def parse_candidates(policy: str, candidates: str | Sequence[str]) -> tuple[str,
     return tuple(names)
 
 
-def select_future(jobs: Sequence[Job], starts: Sequence[int], now: int, future_jobs: int | None,
-                  future_horizon: int | None) -> tuple[Sequence[Job], Sequence[int]]:
-    """The part of a schedule the quality is computed from (reduced future, Streit 2002, §6).
+def select_future(starts: np.ndarray, now: int, future_jobs: int | None,
+                  future_horizon: int | None) -> np.ndarray:
+    """Which jobs of a schedule the quality is computed from (reduced future, Streit 2002, §6).
 
-    ``future_horizon``: only the jobs planned to start by ``now + future_horizon``;
-    ``future_jobs``: only the first ``future_jobs`` jobs to start (ties by
-    their position in ``jobs``).  Both may be given (the first k among those
-    in the horizon).  The order of ``jobs`` is kept.
+    ``starts`` are the proposed starts of the waiting jobs; returns the
+    positions kept, in their order.  ``future_horizon``: only the jobs
+    planned to start by ``now + future_horizon``; ``future_jobs``: only the
+    first ``future_jobs`` jobs to start (ties by position).  Both may be
+    given (the first k among those in the horizon).
     """
-    keep = range(len(jobs))
+    keep = np.arange(len(starts))
     if future_horizon is not None:
-        limit = now + future_horizon
-        keep = [i for i in keep if starts[i] <= limit]
+        keep = keep[starts <= now + future_horizon]
     if future_jobs is not None and len(keep) > future_jobs:
-        keep = sorted(nsmallest(future_jobs, keep, key=lambda i: (starts[i], i)))
-    return [jobs[i] for i in keep], [starts[i] for i in keep]
+        keep = np.sort(keep[np.lexsort((keep, starts[keep]))[:future_jobs]])
+    return keep
 
 
 # ------------------------------------------------------------ self-tuning dynP
 class SortedQueue:
-    """The waiting jobs kept in one static order, updated at each arrival and start.
+    """The waiting jobs kept in one static order (as arrival numbers), updated at each arrival and start.
 
     Self-tuning dynP needs the queue in every candidate order at every step;
     keeping SJF and LJF sorted costs a binary search per arrival and start
     instead of a sort per step.
     """
 
-    __slots__ = ("_key", "_keys", "jobs")
+    __slots__ = ("_key", "_keys", "slots")
 
     def __init__(self, key: OrderKey) -> None:
         self._key = key
         self._keys: list[tuple] = []
-        self.jobs: list[Job] = []
+        self.slots: list[int] = []
 
-    def add(self, job: Job) -> None:
+    def add(self, job: Job, slot: int) -> None:
         key = self._key(job)
         at = bisect_left(self._keys, key)
         self._keys.insert(at, key)
-        self.jobs.insert(at, job)
+        self.slots.insert(at, slot)
 
     def remove(self, job: Job) -> None:
         at = bisect_left(self._keys, self._key(job))
         del self._keys[at]
-        del self.jobs[at]
+        del self.slots[at]
+
+
+class JobColumns:
+    """Every job dynP was given, as columns by arrival number, and the numbers of the waiting ones.
+
+    Ids, widths, estimates and submit times as numpy arrays, so that the
+    candidate schedules are placed in one compiled call and measured in
+    numpy (:func:`schedlab.engine.profile_kernels.place_orders`); a queue
+    is then a list of arrival numbers.  ``waiting`` maps each waiting job's
+    id to its number, in arrival order: the FCFS order.
+    """
+
+    __slots__ = ("ids", "widths", "estimates", "submits", "jobs", "waiting")
+
+    def __init__(self) -> None:
+        self.ids = np.empty(1024, np.int64)
+        self.widths = np.empty(1024, np.int64)
+        self.estimates = np.empty(1024, np.int64)
+        self.submits = np.empty(1024, np.int64)
+        self.jobs: list[Job] = []
+        self.waiting: dict[int, int] = {}
+
+    def add(self, job: Job) -> int:
+        """Take an arriving job; its arrival number."""
+        slot = len(self.jobs)
+        if slot == len(self.widths):
+            for name in ("ids", "widths", "estimates", "submits"):
+                column = getattr(self, name)
+                setattr(self, name, np.concatenate((column, np.empty_like(column))))
+        self.ids[slot] = job.id
+        self.widths[slot] = job.width
+        self.estimates[slot] = job.estimate
+        self.submits[slot] = job.submit
+        self.jobs.append(job)
+        self.waiting[job.id] = slot
+        return slot
+
+    def started(self, job: Job) -> None:
+        del self.waiting[job.id]
+
+    def slots_of(self, queue: Sequence[Job]) -> list[int]:
+        waiting = self.waiting
+        return [waiting[job.id] for job in queue]
+
+    def jobs_at(self, slots: Sequence[int]) -> list[Job]:
+        jobs = self.jobs
+        return [jobs[slot] for slot in slots]
+
+    def arrived(self) -> np.ndarray:
+        """The arrival numbers of the waiting jobs, in arrival order (ascending)."""
+        return np.fromiter(self.waiting.values(), np.int64, len(self.waiting))
 
 
 class PlanOrder:
@@ -287,26 +350,26 @@ class PlanOrder:
     fits).  Under FCFS alone this is the submission order.
     """
 
-    __slots__ = ("_jobs",)
+    __slots__ = ("_ids",)
 
     def __init__(self) -> None:
-        self._jobs: dict[int, Job] = {}
+        self._ids: dict[int, None] = {}
 
-    def adopt(self, queue: Sequence[Job]) -> None:
-        """The plan was rebuilt or replaced: its queue is the new order."""
-        self._jobs = {job.id: job for job in queue}
+    def adopt(self, job_ids: Sequence[int]) -> None:
+        """The plan was rebuilt or replaced: its queue (job ids) is the new order."""
+        self._ids = dict.fromkeys(job_ids)
 
     def remove(self, started: Sequence[Job]) -> None:
         for job in started:
-            self._jobs.pop(job.id, None)
+            self._ids.pop(job.id, None)
 
     def queue(self, waiting: dict[int, Job]) -> list[Job]:
         """The waiting jobs in plan order, those not yet in the plan appended (arrival order)."""
-        jobs = self._jobs
-        for job_id, job in waiting.items():
-            if job_id not in jobs:
-                jobs[job_id] = job
-        return [job for job_id, job in jobs.items() if job_id in waiting]
+        ids = self._ids
+        for job_id in waiting:
+            if job_id not in ids:
+                ids[job_id] = None
+        return [waiting[job_id] for job_id in ids if job_id in waiting]
 
 
 class SelfTuningDynP(_DynPFamily):
@@ -369,14 +432,19 @@ class SelfTuningDynP(_DynPFamily):
         self._cases = dict.fromkeys(CASE_LABELS, 0) if policies == PAPER_POLICIES else None
         self._sorted = {p: SortedQueue(ORDERINGS[p]) for p in policies
                         if p in ORDERINGS and p != "fcfs"}
+        self._columns = JobColumns()
+        self._place_orders: Callable | None = None
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         super().on_submit(ctx, job)
+        slot = self._columns.add(job)
         for queue in self._sorted.values():
-            queue.add(job)
+            queue.add(job, slot)
 
     def _start_due(self, ctx: Context) -> list[Job]:
         started = super()._start_due(ctx)
+        for job in started:
+            self._columns.started(job)
         for queue in self._sorted.values():
             for job in started:
                 queue.remove(job)
@@ -388,12 +456,12 @@ class SelfTuningDynP(_DynPFamily):
         if order == "fcfs" and self._plan_order is not None:
             return self._plan_order.queue(ctx.waiting)
         kept = self._sorted.get(order)
-        return list(kept.jobs) if kept is not None else super().queue(ctx, order)
+        return self._columns.jobs_at(kept.slots) if kept is not None else super().queue(ctx, order)
 
-    def adopt(self, profile: Profile, queue: Sequence[Job], starts: Sequence[int]) -> None:
-        super().adopt(profile, queue, starts)
+    def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
+        super().adopt(profile, job_ids, starts)
         if self._plan_order is not None:
-            self._plan_order.adopt(queue)
+            self._plan_order.adopt(job_ids)
 
     def _update_plan(self, ctx: Context) -> None:
         if len(ctx.waiting) < 2:
@@ -402,47 +470,80 @@ class SelfTuningDynP(_DynPFamily):
             self._self_tuning_step(ctx)
 
     def _self_tuning_step(self, ctx: Context) -> None:
-        """Build a schedule per candidate, measure, decide, adopt the chosen one (§3.2)."""
-        now = ctx.now
-        base = self.fixed_profile(ctx)
-        schedules: dict[str, tuple[list[Job], Profile, list[int]]] = {}
-        for policy in self.candidates:
-            queue = self.queue(ctx, policy)
-            twin = next((built for built in schedules.values() if built[0] == queue), None)
-            if twin is None:
-                profile = base.copy()
-                twin = (queue, profile, place_in_order(profile, queue, now))
-            schedules[policy] = twin
-        qualities = self.qualities(ctx, schedules)
-        self._decided(self._decide(qualities), len(ctx.waiting))
-        queue, profile, starts = schedules[self.order]
-        self.adopt(profile, queue, starts)
+        """Build a schedule per candidate, measure, decide, adopt the chosen one (§3.2).
 
-    def qualities(self, ctx: Context, schedules: dict[str, tuple[list[Job], Profile, list[int]]]
+        Candidates whose queues coincide share one schedule.  The schedules
+        are placed in one compiled call on copies of the running jobs'
+        profile (:func:`~schedlab.engine.profile_kernels.place_orders`, the
+        twin of :func:`~schedlab.policies.planning.place_in_order`), on the
+        columns of the waiting jobs in arrival order; a queue is a row of
+        positions in those columns.
+        """
+        if self._place_orders is None:      # numba, loaded at the first step
+            from schedlab.engine.profile_kernels import place_orders
+            self._place_orders = place_orders
+        queues: list[list[int]] = []
+        row_of: dict[str, int] = {}
+        for policy in self.candidates:
+            queue = self._queue_slots(ctx, policy)
+            if queue not in queues:
+                queues.append(queue)
+            row_of[policy] = queues.index(queue)
+        columns = self._columns
+        arrived = columns.arrived()
+        orders = np.searchsorted(arrived, np.array(queues, np.int64))
+        widths, estimates = columns.widths[arrived], columns.estimates[arrived]
+        starts, profiles = self._place_orders(self.fixed_profile(ctx), orders, widths,
+                                              estimates, ctx.now)
+        jobs = Measured(widths, estimates, columns.submits[arrived], starts)
+        qualities = self.qualities(ctx, jobs, row_of)
+        self._decided(self._decide(qualities), len(ctx.waiting))
+        row = row_of[self.order]
+        order = orders[row]
+        self.adopt(profiles.profile(row), columns.ids[arrived[order]].tolist(),
+                   starts[row, order].tolist())
+
+    def _queue_slots(self, ctx: Context, policy: str) -> list[int]:
+        """The waiting jobs in ``policy``'s order, as arrival numbers."""
+        kept = self._sorted.get(policy)
+        if kept is not None:
+            return kept.slots
+        if policy == "fcfs" and self._plan_order is None:
+            return list(self._columns.waiting.values())
+        return self._columns.slots_of(self.queue(ctx, policy))
+
+    def qualities(self, ctx: Context, schedules: Measured, row_of: dict[str, int]
                   ) -> dict[str, float]:
-        """The quality of each candidate's schedule, slackness applied to the current policy."""
+        """The quality of each candidate's schedule, slackness applied to the current policy.
+
+        ``schedules`` holds the waiting jobs in arrival order and one row of
+        starts per distinct schedule; ``row_of`` gives each candidate's row.
+        """
         # Only the makespan reads the end of the last running job.
         running_end = ctx.now if self._no_makespan else \
             max((end for end, _ in ctx.releases()), default=ctx.now)
-        waiting = list(ctx.waiting.values())
-        raw: dict[str, list[float]] = {}
-        for policy, (queue, _, starts) in schedules.items():
-            jobs, planned = self._measured_part(ctx.now, waiting, queue, starts)
-            raw[policy] = [QUALITY_METRICS[name](jobs, planned, running_end)
-                           for _, name in self._terms]
-        quality = combine_terms(raw, [weight for weight, _ in self._terms])
+        if self._exact and self.future_jobs is None and self.future_horizon is None:
+            values = [QUALITY_METRICS[name](schedules, running_end) for _, name in self._terms]
+        else:
+            values = [[QUALITY_METRICS[name](part, running_end)[0]
+                       for part in self._reduced_futures(ctx.now, schedules)]
+                      for _, name in self._terms]
+        quality = combine_terms({policy: [term[row] for term in values]
+                                 for policy, row in row_of.items()},
+                                [weight for weight, _ in self._terms])
         if self.slackness:
             quality[self.order] *= 1 - self.slackness
         return quality
 
-    def _measured_part(self, now: int, waiting: list[Job], queue: list[Job], starts: list[int]
-                       ) -> tuple[Sequence[Job], Sequence[int]]:
-        """The jobs and starts a candidate is measured on, in arrival order where it matters."""
-        if self._exact and self.future_jobs is None and self.future_horizon is None:
-            return queue, starts
-        start_of = dict(zip([job.id for job in queue], starts))
-        return select_future(waiting, [start_of[job.id] for job in waiting], now,
-                             self.future_jobs, self.future_horizon)
+    def _reduced_futures(self, now: int, schedules: Measured) -> list[Measured]:
+        """Each schedule reduced to the jobs it is measured on (:func:`select_future`)."""
+        widths, estimates, submits, starts = schedules
+        parts = []
+        for planned in starts:
+            keep = select_future(planned, now, self.future_jobs, self.future_horizon)
+            parts.append(Measured(widths[keep], estimates[keep], submits[keep],
+                                  planned[keep][None, :]))
+        return parts
 
     def _decide(self, qualities: dict[str, float]) -> str:
         """The decider's choice; counts the Table 1 case for the paper's three policies."""

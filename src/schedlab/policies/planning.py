@@ -140,13 +140,13 @@ class PlanningScheduler(CatalinaReservations, Policy):
         """The whole plan anew: fixed part, then the waiting jobs in policy order."""
         profile = self.fixed_profile(ctx)
         queue = self.queue(ctx, self.order)
-        self.adopt(profile, queue, place_in_order(profile, queue, ctx.now))
+        self.adopt(profile, [job.id for job in queue], place_in_order(profile, queue, ctx.now))
 
-    def adopt(self, profile: Profile, queue: Sequence[Job], starts: Sequence[int]) -> None:
-        """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``queue``."""
+    def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
+        """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``job_ids``."""
         self._profile = profile
-        self._plan = {job.id: start for job, start in zip(queue, starts)}
-        self._starts = [(start, job.id) for job, start in zip(queue, starts)]
+        self._plan = dict(zip(job_ids, starts))
+        self._starts = list(zip(starts, job_ids))
         heapify(self._starts)
         self._replan = False
 
