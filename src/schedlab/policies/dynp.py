@@ -263,7 +263,7 @@ def select_future(starts: np.ndarray, now: int, future_jobs: int | None,
 
 # ------------------------------------------------------------ self-tuning dynP
 class SortedQueue:
-    """The waiting jobs kept in one static order (as arrival numbers), updated at each arrival and start.
+    """The waiting jobs in one static order, as arrival numbers, updated at each arrival and start.
 
     Self-tuning dynP needs the queue in every candidate order at every step;
     keeping SJF and LJF sorted costs a binary search per arrival and start
