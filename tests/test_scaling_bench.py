@@ -77,3 +77,13 @@ def test_log_log_slope(bench) -> None:
     assert bench.slope([10, 100], [1.0, 100.0]) == pytest.approx(2.0)
     assert bench.slope([10], [1.0]) is None
     assert bench.slope([10, 100], [1.0, -1.0]) is None     # no log of a negative time
+
+
+def test_per_job_counts_only_the_jobs_beyond_the_baseline(bench) -> None:
+    """1,200 jobs against a 200-job baseline: 1,000 jobs' worth of CPU and memory."""
+    baseline = {"status": "ok", "jobs": 200, "cpu_s": 1.0, "peak_rss_kib": 100_000}
+    run = {"status": "ok", "jobs": 1200, "cpu_s": 1.5, "peak_rss_kib": 101_000}
+    assert bench.per_job(run, baseline) == {
+        "baseline_cpu_s": 1.0, "baseline_rss_kib": 100_000,
+        "us_per_job": 500.0, "bytes_per_job": 1024}
+    assert bench.per_job(run, {**baseline, "status": "timeout"}) == {}
