@@ -19,7 +19,10 @@ Figures, chosen from what the experiment varies:
   the first seed), per workload: wait by width class (Margo et al., §6,
   Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
   utilization and queue length over time (Margo et al., §6, Graphs 6–9),
-  and a Gantt chart of a few hundred jobs from the middle of the schedule.
+  and a Gantt chart of a few hundred jobs from the middle of the schedule
+  (not for gang or grid runs);
+* for grid runs (a ``platform`` column), also Out Deadline, system and licence
+  usage (Pasquali thesis §4.3, Figs. 27-29) in the table and the curves.
 
 The generation date is an argument, so that the same experiment gives the
 same bytes (the tests compare two builds).
@@ -51,6 +54,9 @@ TABLE_METRICS = ("jobs", "killed", "rejected_pct", "avg_wait", "avg_bsld_60", "a
                  "sldww_60", "utilization", "loss_of_capacity", "makespan")
 #: Metrics drawn against every numeric sweep column.
 CURVE_METRICS = ("artww", "sldww_60", "utilization")
+#: In the runs table and against every sweep column when the experiment has grid runs
+#: (Pasquali thesis §4.3, Figs. 27-29: Out Deadline, system and licence usage).
+GRID_METRICS = ("deadline_missed_pct", "system_usage", "licence_usage")
 #: Drawn too when some run rejected jobs (admission control, QoPS §5.2).
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: About this many jobs are drawn in the Gantt chart.
@@ -124,7 +130,14 @@ def curve_metrics(runs: pd.DataFrame) -> list[str]:
     if "rejected" in runs.columns and runs["rejected"].fillna(0).gt(0).any():
         chosen += [m for m in REJECTION_METRICS if m in runs.columns]
     chosen += [m for m in GANG_METRICS if m in runs.columns and runs[m].notna().any()]
+    if has_grid_runs(runs):
+        chosen += [m for m in GRID_METRICS if m in runs.columns]
     return chosen
+
+
+def has_grid_runs(runs: pd.DataFrame) -> bool:
+    """Whether the results hold grid runs (they have a platform, schedlab.experiments.store)."""
+    return "platform" in runs.columns and runs["platform"].notna().any()
 
 
 def curve_figures(runs: pd.DataFrame, styles: dict[str, LineStyle],
@@ -198,8 +211,11 @@ def point_figures(view: ExperimentView, runs: pd.DataFrame, styles: dict[str, Li
             f"Fraction of processors in use and number of waiting jobs over time "
             f"(Margo et al. §6). {setting}",
             data_uri(timeseries_figure(series, styles=styles), fmt)))
-        drawable = [record for record in records if not time_sharing(record["policy"])]
-        if drawable:          # a Gantt chart of a time-shared run would stack its jobs
+        drawable = [record for record in records if not time_sharing(record["policy"])
+                    and pd.isna(record.get("platform"))]
+        # A Gantt chart of a time-shared run would stack its jobs; the jobs of a grid run
+        # sit on machines that a block of processors does not show.
+        if drawable:
             figures.append(gantt_entry(drawable[0], jobs[drawable[0]["label"]], workload,
                                        setting, fmt))
     return figures
@@ -242,7 +258,8 @@ def runs_table(results: pd.DataFrame) -> str:
     """One row per run: identity, setting, status, wall time and the key metrics."""
     setting = [c for c in results.columns if c.startswith(AXIS_PREFIXES) or c in AXIS_COLUMNS]
     setting = [c for c in setting if results[c].notna().any()]
-    metrics = [m for m in TABLE_METRICS if m in results.columns]
+    metrics = [m for m in TABLE_METRICS + (GRID_METRICS if has_grid_runs(results) else ())
+               if m in results.columns]
     columns = ["run_id", "workload", "policy", "seed", *setting, "status", "wall_time", *metrics]
     frame = results[[c for c in columns if c in results.columns]]
     headers = [c.split(".", 1)[-1] if c in setting else c for c in frame.columns]

@@ -29,7 +29,8 @@ import numpy as np
 
 from schedlab import run as runs
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
-from schedlab.experiments.spec import ReservationSetting, RequestSource, RunSpec, WorkloadSource
+from schedlab.experiments.spec import (PlatformSource, ReservationSetting, RequestSource, RunSpec,
+                                      WorkloadSource)
 from schedlab.workload.job import Workload
 
 FINISHED, FAILED = "finished", "failed"
@@ -105,9 +106,60 @@ def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
     from schedlab.metrics import compute_metrics
     from schedlab.run import execute
 
+    if run.grid is not None:
+        return simulate_grid_run(run)
     workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
     result = execute(run_description(run, workload), workload=workload)
     return result, compute_metrics(result)
+
+
+def simulate_grid_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
+    """A grid run's Result and its metrics: those of ``schedlab simulate --platform`` and
+    the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`, docs/metrics.md)."""
+    from schedlab.metrics import compute_metrics
+    from schedlab.metrics.grid import cluster_metrics
+    from schedlab.run import execute
+
+    grid = run.grid
+    platform = run_platform(grid.platform, run.seed)
+    workload = grid_workload(run.workload, run.seed, grid.platform)
+    description = runs.RunSpec(workload, policy={"name": run.policy, **dict(run.params)},
+                               seed=0 if run.seed is None else run.seed, overrun=run.overrun,
+                               platform=platform, dispatch=grid.dispatch_spec(),
+                               allocation=grid.allocation,
+                               preemption_overhead=grid.preemption_overhead)
+    result = execute(description, workload=workload)
+    return result, {**compute_metrics(result), **cluster_metrics(result, platform)}
+
+
+@lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
+def run_platform(source: PlatformSource, seed: int | None):
+    """The platform of a grid run: its file read, or its preset drawn with the run's seed as
+    ``schedlab simulate --platform PRESET --seed S`` draws it; cached per process."""
+    from schedlab.platform.generator import generate_platform, preset
+
+    if not source.is_preset:
+        return runs.load_platform(source.source)[0]
+    seed = 0 if seed is None else seed
+    if not source.settings:
+        return runs.load_platform(source.source, seed=seed)[0]
+    return generate_platform(preset(source.source, **dict(source.settings)), seed,
+                             name=f"{source.label}-seed{seed}")
+
+
+@lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
+def grid_workload(source: WorkloadSource, seed: int | None, platform: PlatformSource):
+    """The jobs of a grid run, cached per process: an SWF file and its side file read and
+    checked on the platform, or drawn as ``schedlab generate grid --platform P --preset
+    PRESET --ta TA --seed S -n JOBS`` draws them."""
+    from schedlab.workload.models.grid import generate_grid, preset
+
+    machines = run_platform(platform, seed)
+    if source.is_file:
+        return runs.load_grid_workload(source.source, machines)
+    settings = preset(source.option("preset"), **dict(source.option("settings", ())))
+    return generate_grid(machines, settings, n_jobs=source.option("jobs"),
+                         interarrival=source.option("ta"), seed=0 if seed is None else seed)
 
 
 DAY = 86400
