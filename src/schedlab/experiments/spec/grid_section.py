@@ -60,13 +60,16 @@ def check_grid_keys(data: Mapping[str, Any], check: Checker) -> bool:
 
 def parse_grid_axes(data: Mapping[str, Any], base_dir: Path,
                     check: Checker) -> list[GridSetting]:
-    """Platforms x dispatcher settings x allocations x preemption overheads, in that order."""
-    platforms = [parse_platform(entry, f"platforms[{i}]", base_dir, check) for i, entry in
-                 enumerate(check.nonempty_list(data["platforms"], "platforms"))]
+    """Platforms x dispatcher settings x allocations x preemption overheads, in that order.
+
+    Each key takes one value or a list (a platform or a dispatcher: a table, or a string
+    for its ``source`` or ``name``)."""
+    platforms = [parse_platform(entry, path, base_dir, check)
+                 for path, entry in _values(data["platforms"], "platforms", check)]
     _unique_platform_labels(platforms, check)
-    dispatchers = [combo for i, entry in enumerate(check.nonempty_list(
-        data.get("dispatchers", [DEFAULT_DISPATCHER]), "dispatchers"))
-        for combo in parse_dispatcher(entry, f"dispatchers[{i}]", check).combos]
+    dispatchers = [combo for path, entry in _values(data.get("dispatchers", DEFAULT_DISPATCHER),
+                                                    "dispatchers", check)
+                   for combo in parse_dispatcher(entry, path, check).combos]
     allocations = check.choice_list(data.get("allocation", ALLOCATIONS[0]), "allocation",
                                     ALLOCATIONS)
     overheads = check.int_list(data.get("preemption_overhead", 0), "preemption_overhead", low=0)
