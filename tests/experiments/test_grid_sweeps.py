@@ -28,7 +28,8 @@ runner = CliRunner()
 GENERATED = """\
 name = "grid-generated"
 seeds = [0, 1]
-platforms = ["two-sites.toml", { source = "thesis-4.3", label = "mini", settings = { clusters = [2, 1] } }]
+platforms = ["two-sites.toml",
+             { source = "thesis-4.3", label = "mini", settings = { clusters = [2, 1] } }]
 dispatchers = ["round-robin", { name = "least-work" }]
 [[workloads]]
 source = "grid"
@@ -214,14 +215,24 @@ def test_an_interrupted_grid_sweep_resumes_without_rerunning(
     assert mine.equals(reference)
 
 
-def test_a_pool_of_two_gives_the_serial_grid_results(workdir: Path, generated: Path,
-                                                    tmp_path: Path) -> None:
-    summary = run_sweep(workdir / "generated.toml", tmp_path / "pool", executor="pool", jobs=2)
-    assert summary.finished == GENERATED_RUNS
+@pytest.fixture(scope="module")
+def file_runs(workdir: Path) -> Path:
+    """The grid-file experiment (4 runs), swept once in this process."""
+    assert run_sweep(workdir / "file.toml", workdir / "out-file", executor="serial").finished == 4
+    return workdir / "out-file"
+
+
+@pytest.mark.parametrize("executor", ["pool", "dask"])
+def test_a_pool_and_a_local_dask_cluster_give_the_serial_grid_results(
+        workdir: Path, file_runs: Path, tmp_path: Path, executor: str) -> None:
+    summary = run_sweep(workdir / "file.toml", tmp_path / executor, executor=executor, jobs=2)
+    assert (summary.finished, summary.failed) == (4, 0)
     drop = ["wall_time", "finished_at"]
-    pool = load_results(tmp_path / "pool").drop(columns=drop).sort_values("run_id")
-    serial = load_results(generated).drop(columns=drop).sort_values("run_id")
-    assert pool.reset_index(drop=True).equals(serial.reset_index(drop=True))
+    mine = load_results(tmp_path / executor).drop(columns=drop).sort_values("run_id")
+    serial = load_results(file_runs).drop(columns=drop).sort_values("run_id")
+    assert mine.reset_index(drop=True).equals(serial.reset_index(drop=True))
+    for run_id in serial["run_id"]:
+        assert load_jobs(tmp_path / executor, run_id).equals(load_jobs(file_runs, run_id))
 
 
 def test_results_report_and_curve_take_the_grid_columns(generated: Path, tmp_path: Path
