@@ -252,7 +252,25 @@ def test_results_report_and_curve_take_the_grid_columns(generated: Path, tmp_pat
     assert reported.exit_code == 0, reported.output
     page = (tmp_path / "report.html").read_text()
     assert "jobs missing their deadline [%] against mean interarrival time Ta [s]" in page
-    assert "schedule of" not in page          # no processor Gantt chart of grid runs
+    assert "each job is drawn on the machine it ran on" in page   # a row per machine
+
+
+def test_a_grid_run_keeps_its_machines_and_its_gantt_chart_has_a_row_per_machine(
+        generated: Path, tmp_path: Path) -> None:
+    results = load_results(generated)
+    run = results[(results.platform == "two-sites") & (results.policy == "cs")
+                  & (results["param.preemption"] == True)].iloc[0]      # noqa: E712
+    jobs = load_jobs(generated, run.run_id)
+    assert list(jobs.columns[-8:]) == ["deadline", "machine", "cluster", "licences",
+                                       "priority", "last_start", "preemptions", "migrations"]
+    assert set(jobs["cluster"].dropna()) <= {"pisa", "venezia"}
+    assert set(jobs["machine"].dropna()) <= {"pisa-1", "pisa-2", "pisa-3", "venezia-1",
+                                             "venezia-2"}
+    assert run["platform_cpus"] == 8 + 4 + 4 + 16 + 2    # two-sites.toml
+    drawn = invoke("plot", str(generated), "--kind", "gantt", "--run", run.run_id, "--out",
+                   str(tmp_path / "gantt.svg"))
+    assert drawn.exit_code == 0, drawn.output
+    assert "pisa-1" in (tmp_path / "gantt.svg").read_text()
 
 
 GRID_HEAD = 'platforms = ["two-sites.toml"]\nworkloads = [{ source = "grid", jobs = 5 }]\n'

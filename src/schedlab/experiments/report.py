@@ -20,7 +20,7 @@ Figures, chosen from what the experiment varies:
   Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
   utilization and queue length over time (Margo et al., §6, Graphs 6–9),
   and a Gantt chart of a few hundred jobs from the middle of the schedule
-  (not for gang or grid runs);
+  (not for gang runs; a row per machine for grid runs);
 * for grid runs (a ``platform`` column), also Out Deadline, system and licence
   usage (Pasquali thesis §4.3, Figs. 27-29) in the table and the curves.
 
@@ -45,6 +45,7 @@ from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
                                  line_labels, metric_label, setting_text, varying_axes, x_label)
 from schedlab.viz.gantt import gantt_figure
+from schedlab.viz.grid import machine_gantt_figure
 from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
 from schedlab.viz.style import LineStyle, check_format, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
@@ -94,15 +95,16 @@ def read_experiment(exp_dir: str | Path) -> ExperimentView:
 def machine_size(run: Mapping[str, Any], jobs: pd.DataFrame) -> int:
     """The number of processors a run was simulated on.
 
-    The results table gives it when the experiment set it; otherwise the
+    The results table gives it when the experiment set it (a grid run: its
+    platform's CPUs, ``platform_cpus``); otherwise the
     workload's own size is recovered from Streit's UTIL (2002, §5.1),
     utilization = sum(width x run) / (N x (last end - first submit)), whose
     terms the job table holds exactly (space sharing: no suspension).  A run
     where no job held processors falls back to its widest job.
     """
-    given = run.get("processors")
-    if given is not None and not pd.isna(given):
-        return int(given)
+    for given in (run.get("processors"), run.get("platform_cpus")):   # a grid run's CPUs
+        if given is not None and not pd.isna(given):
+            return int(given)
     ran = jobs[jobs["status"].astype(str) != "rejected"]
     start, end = ran["start"].to_numpy(np.int64), ran["end"].to_numpy(np.int64)
     area = float(np.sum(ran["width"].to_numpy(np.int64) * (end - start)))
@@ -211,11 +213,8 @@ def point_figures(view: ExperimentView, runs: pd.DataFrame, styles: dict[str, Li
             f"Fraction of processors in use and number of waiting jobs over time "
             f"(Margo et al. §6). {setting}",
             data_uri(timeseries_figure(series, styles=styles), fmt)))
-        drawable = [record for record in records if not time_sharing(record["policy"])
-                    and pd.isna(record.get("platform"))]
-        # A Gantt chart of a time-shared run would stack its jobs; the jobs of a grid run
-        # sit on machines that a block of processors does not show.
-        if drawable:
+        drawable = [record for record in records if not time_sharing(record["policy"])]
+        if drawable:          # a Gantt chart of a time-shared run would stack its jobs
             figures.append(gantt_entry(drawable[0], jobs[drawable[0]["label"]], workload,
                                        setting, fmt))
     return figures
@@ -246,12 +245,18 @@ def gantt_entry(record: Mapping[str, Any], jobs: pd.DataFrame, workload: str, se
     """The Gantt chart of one run over :func:`middle_window`."""
     window = middle_window(jobs)
     label = record["label"]
-    figure = gantt_figure(jobs, machine_size(record, jobs), window=window,
-                          title=f"{label}: {window[0]:,.0f} s to {window[1]:,.0f} s")
+    title = f"{label}: {window[0]:,.0f} s to {window[1]:,.0f} s"
+    if "machine" in jobs.columns:         # a grid run: a row per machine
+        figure = machine_gantt_figure(jobs, window=window, title=title)
+        how = ("each job is drawn on the machine it ran on (its last one under preemption), "
+               "coloured by whether it met its deadline.")
+    else:
+        figure = gantt_figure(jobs, machine_size(record, jobs), window=window, title=title)
+        how = "each job is drawn on a block of processors chosen by first fit."
     return ReportFigure(
         f"{workload}: schedule of {label}",
-        f"About {GANTT_JOBS} jobs from the middle of the schedule; each job is drawn on a "
-        f"block of processors chosen by first fit. {setting}", data_uri(figure, fmt))
+        f"About {GANTT_JOBS} jobs from the middle of the schedule; {how} {setting}",
+        data_uri(figure, fmt))
 
 
 def runs_table(results: pd.DataFrame) -> str:

@@ -114,7 +114,8 @@ def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
 
 
 def simulate_grid_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
-    """A grid run's Result and its metrics: those of ``schedlab simulate --platform`` and
+    """A grid run's Result and its metrics: those of ``schedlab simulate --platform``, the
+    platform's CPUs (``platform_cpus``: the machine size of its utilization and series) and
     the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`, docs/metrics.md)."""
     from schedlab.metrics import compute_metrics
     from schedlab.metrics.grid import cluster_metrics
@@ -129,7 +130,8 @@ def simulate_grid_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
                                allocation=grid.allocation,
                                preemption_overhead=grid.preemption_overhead)
     result = execute(description, workload=workload)
-    return result, {**compute_metrics(result), **cluster_metrics(result, platform)}
+    return result, {**compute_metrics(result), "platform_cpus": result.processors,
+                    **cluster_metrics(result, platform)}
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
@@ -285,7 +287,8 @@ def _description(source: WorkloadSource, seed: int | None, processors: int | Non
 
 
 def jobs_table(result: Result):
-    """The job table as an Arrow table: the columns of ``jobs.csv``, nulls where empty.
+    """The job table as an Arrow table: the columns of ``jobs.csv``, nulls where empty (a
+    grid run's also its grid columns, :func:`grid_job_columns`).
 
     ``start``, ``end`` and ``wait`` are null for rejected jobs, ``planned_start``
     where no start was promised (docs/architecture.md, "Outputs").
@@ -294,7 +297,7 @@ def jobs_table(result: Result):
 
     rejected = result.status == REJECTED
     names = np.array(STATUS_NAMES, dtype=object)
-    return pa.table({
+    table = pa.table({
         "job_id": pa.array(result.job_id),
         "submit": pa.array(result.submit),
         "start": pa.array(result.start, mask=rejected),
@@ -306,6 +309,40 @@ def jobs_table(result: Result):
         "wait": pa.array(result.start - result.submit, mask=rejected),
         "planned_start": pa.array(result.planned_start, mask=result.planned_start < 0),
     })
+    if result.grid is None:
+        return table
+    for name, column in grid_job_columns(result).items():
+        table = table.append_column(name, column)
+    return table
+
+
+def grid_job_columns(result: Result) -> dict[str, Any]:
+    """The columns a grid run's jobs.csv adds (schedlab.output.jobs_csv_text), as Arrow
+    arrays: ``deadline`` (null: none; when the jobs have deadlines), ``machine`` and
+    ``cluster`` (null: never ran),
+    ``licences``, ``priority``; with preemption ``last_start``, ``preemptions``,
+    ``migrations``.  ``schedlab plot EXP --kind gantt`` draws them per machine."""
+    import pyarrow as pa
+
+    grid = result.grid
+    machine_names = np.array(grid.machine_names, dtype=object)
+    cluster_names = np.array(grid.cluster_names, dtype=object)
+    columns = {} if result.deadline is None else {
+        "deadline": pa.array(result.deadline, mask=result.deadline < 0)}
+    columns |= {
+        "machine": pa.array(machine_names[np.maximum(grid.machine, 0)].tolist(),
+                            mask=grid.machine < 0, type=pa.string()),
+        "cluster": pa.array(cluster_names[np.maximum(grid.cluster, 0)].tolist(),
+                            mask=grid.cluster < 0, type=pa.string()),
+        "licences": pa.array(list(grid.job_licences), type=pa.string()),
+        "priority": pa.array(grid.priority if grid.priority is not None
+                             else np.zeros(len(result), dtype=np.int64)),
+    }
+    if grid.preemptive:
+        columns.update({"last_start": pa.array(grid.last_start, mask=grid.last_start < 0),
+                        "preemptions": pa.array(grid.preemptions),
+                        "migrations": pa.array(grid.migrations)})
+    return columns
 
 
 def series_table(result: Result):
