@@ -59,8 +59,8 @@ def run_seeds(source: WorkloadSource, grid: GridSetting | None,
               seeds: Sequence[int]) -> list[int | None]:
     """The seeds of a source's runs: ``[None]`` when nothing in them is random (a trace on
     one machine; a grid file on a platform file with a dispatcher that draws nothing)."""
-    random = (not source.is_file) if grid is None else (not source.is_file or grid.draws)
-    return list(seeds) if random else [None]
+    drawn = not source.is_file or (grid is not None and grid.draws)
+    return list(seeds) if drawn else [None]
 
 
 def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTable,
