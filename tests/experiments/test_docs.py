@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "experiments.md"
 EXAMPLE = ROOT / "examples" / "sweep-small.toml"
 SELECTORS = ROOT / "examples" / "sweep-selectors.toml"
+GRID = ROOT / "examples" / "sweep-grid.toml"
 EXAMPLES = sorted((ROOT / "examples").glob("*.toml"))
 
 
@@ -27,6 +28,10 @@ def test_the_complete_example_in_the_docs_is_the_shipped_file() -> None:
 
 def test_the_array_of_transform_tables_example_in_the_docs_is_the_shipped_file() -> None:
     assert SELECTORS.read_text() in toml_blocks()
+
+
+def test_the_grid_experiment_example_in_the_docs_is_the_shipped_file() -> None:
+    assert GRID.read_text() in toml_blocks()
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=[e.name for e in EXAMPLES])

@@ -403,12 +403,22 @@ def one_run(runs, source: Path, kind: str):
 
 
 def experiment_gantt(source: Path, runs, options: PlotOptions):
+    """The Gantt chart of one run of an experiment; a grid run's has a row per machine."""
     from schedlab.experiments import load_jobs
+    from schedlab.viz.grid import machine_gantt_figure
     from schedlab.viz.gantt import gantt_figure
     from schedlab.experiments.report import machine_size
 
     run = one_run(runs, source, "gantt")
     jobs = load_jobs(source, run["run_id"])
+    if is_grid_jobs(jobs):
+        return machine_gantt_figure(jobs, window=options.window,
+                                    color_by=options.by or "deadline",
+                                    title=options.title or f"{run['policy']} on "
+                                    f"{run['workload']} [{run['run_id']}]")
+    if options.by in GRID_GANTT_BY:
+        raise InputError(f"--by {options.by} colours the Gantt chart of a grid run",
+                         file=str(source), field="--by")
     return gantt_figure(jobs, machine_size(run.to_dict(), jobs), window=options.window,
                         color_by=options.by or "status",
                         title=options.title or f"{run['policy']} on {run['workload']} "

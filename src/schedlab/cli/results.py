@@ -15,9 +15,13 @@ from schedlab.errors import InputError
 #: Metrics shown when none is asked for (names of docs/metrics.md).
 DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
 #: Column headers shortened so that a summary fits 80 columns.
-SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs"}
+SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs",
+                 "preemption_overhead": "overhead"}
 #: Columns that say which run a row is, apart from the metrics.
 SPEC_COLUMNS = ("workload", "policy", "seed", "processors", "overrun")
+#: The columns of grid runs (schedlab.experiments.store.GRID_COLUMNS; dispatcher parameters
+#: are ``dispatch.<name>``), in the order a summary shows them.
+GRID_SETTING_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhead")
 
 
 def results(
@@ -62,9 +66,10 @@ def check_metrics(frame, names: list[str]) -> None:
 
 def metric_exclusions(frame) -> set[str]:
     """Columns of :func:`load_results` that are not metrics."""
-    return {c for c in frame.columns if c.startswith(("param.", "transform.", "stat."))} | {
-        "run_id", *SPEC_COLUMNS, "status", "wall_time", "error", "schedlab_version",
-        "finished_at"}
+    return {c for c in frame.columns
+            if c.startswith(("param.", "transform.", "stat.", "dispatch."))} | {
+        "run_id", *SPEC_COLUMNS, *GRID_SETTING_COLUMNS, "ta", "status", "wall_time", "error",
+        "schedlab_version", "finished_at"}
 
 
 def status_table(frame) -> Table:
@@ -78,11 +83,16 @@ def status_table(frame) -> Table:
 
 
 def setting_columns(frame) -> list[str]:
-    """What makes a setting: workload, transforms, policy label; machine size and overrun
-    mode when they vary."""
-    columns = ["workload"] + [c for c in frame.columns if c.startswith("transform.")]
+    """What makes a setting: workload (and the interarrival time of generated grid jobs),
+    transforms, policy label; the grid setting (platform, dispatcher and its parameters,
+    allocation, preemption overhead), machine size and overrun mode when they vary."""
+    columns = ["workload"] + [c for c in frame.columns
+                              if c == "ta" or c.startswith("transform.")]
     columns.append("setting")
-    columns += [c for c in ("processors", "overrun") if frame[c].nunique(dropna=False) > 1]
+    grid = [c for c in frame.columns
+            if c in GRID_SETTING_COLUMNS or c.startswith("dispatch.")]
+    columns += [c for c in (*grid, "processors", "overrun")
+                if frame[c].nunique(dropna=False) > 1]
     return columns
 
 

@@ -19,7 +19,10 @@ Figures, chosen from what the experiment varies:
   the first seed), per workload: wait by width class (Margo et al., §6,
   Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
   utilization and queue length over time (Margo et al., §6, Graphs 6–9),
-  and a Gantt chart of a few hundred jobs from the middle of the schedule.
+  and a Gantt chart of a few hundred jobs from the middle of the schedule
+  (not for gang runs; a row per machine for grid runs);
+* for grid runs (a ``platform`` column), also Out Deadline, system and licence
+  usage (Pasquali thesis §4.3, Figs. 27-29) in the table and the curves.
 
 The generation date is an argument, so that the same experiment gives the
 same bytes (the tests compare two builds).
@@ -42,6 +45,7 @@ from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
                                  line_labels, metric_label, setting_text, varying_axes, x_label)
 from schedlab.viz.gantt import gantt_figure
+from schedlab.viz.grid import machine_gantt_figure
 from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
 from schedlab.viz.style import LineStyle, check_format, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
@@ -51,6 +55,9 @@ TABLE_METRICS = ("jobs", "killed", "rejected_pct", "avg_wait", "avg_bsld_60", "a
                  "sldww_60", "utilization", "loss_of_capacity", "makespan")
 #: Metrics drawn against every numeric sweep column.
 CURVE_METRICS = ("artww", "sldww_60", "utilization")
+#: In the runs table and against every sweep column when the experiment has grid runs
+#: (Pasquali thesis §4.3, Figs. 27-29: Out Deadline, system and licence usage).
+GRID_METRICS = ("deadline_missed_pct", "system_usage", "licence_usage")
 #: Drawn too when some run rejected jobs (admission control, QoPS §5.2).
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: About this many jobs are drawn in the Gantt chart.
@@ -88,15 +95,16 @@ def read_experiment(exp_dir: str | Path) -> ExperimentView:
 def machine_size(run: Mapping[str, Any], jobs: pd.DataFrame) -> int:
     """The number of processors a run was simulated on.
 
-    The results table gives it when the experiment set it; otherwise the
+    The results table gives it when the experiment set it (a grid run: its
+    platform's CPUs, ``platform_cpus``); otherwise the
     workload's own size is recovered from Streit's UTIL (2002, §5.1),
     utilization = sum(width x run) / (N x (last end - first submit)), whose
     terms the job table holds exactly (space sharing: no suspension).  A run
     where no job held processors falls back to its widest job.
     """
-    given = run.get("processors")
-    if given is not None and not pd.isna(given):
-        return int(given)
+    for given in (run.get("processors"), run.get("platform_cpus")):   # a grid run's CPUs
+        if given is not None and not pd.isna(given):
+            return int(given)
     ran = jobs[jobs["status"].astype(str) != "rejected"]
     start, end = ran["start"].to_numpy(np.int64), ran["end"].to_numpy(np.int64)
     area = float(np.sum(ran["width"].to_numpy(np.int64) * (end - start)))
@@ -124,7 +132,14 @@ def curve_metrics(runs: pd.DataFrame) -> list[str]:
     if "rejected" in runs.columns and runs["rejected"].fillna(0).gt(0).any():
         chosen += [m for m in REJECTION_METRICS if m in runs.columns]
     chosen += [m for m in GANG_METRICS if m in runs.columns and runs[m].notna().any()]
+    if has_grid_runs(runs):
+        chosen += [m for m in GRID_METRICS if m in runs.columns]
     return chosen
+
+
+def has_grid_runs(runs: pd.DataFrame) -> bool:
+    """Whether the results hold grid runs (they have a platform, schedlab.experiments.store)."""
+    return "platform" in runs.columns and runs["platform"].notna().any()
 
 
 def curve_figures(runs: pd.DataFrame, styles: dict[str, LineStyle],
@@ -230,19 +245,26 @@ def gantt_entry(record: Mapping[str, Any], jobs: pd.DataFrame, workload: str, se
     """The Gantt chart of one run over :func:`middle_window`."""
     window = middle_window(jobs)
     label = record["label"]
-    figure = gantt_figure(jobs, machine_size(record, jobs), window=window,
-                          title=f"{label}: {window[0]:,.0f} s to {window[1]:,.0f} s")
+    title = f"{label}: {window[0]:,.0f} s to {window[1]:,.0f} s"
+    if "machine" in jobs.columns:         # a grid run: a row per machine
+        figure = machine_gantt_figure(jobs, window=window, title=title)
+        how = ("each job is drawn on the machine it ran on (its last one under preemption), "
+               "coloured by whether it met its deadline.")
+    else:
+        figure = gantt_figure(jobs, machine_size(record, jobs), window=window, title=title)
+        how = "each job is drawn on a block of processors chosen by first fit."
     return ReportFigure(
         f"{workload}: schedule of {label}",
-        f"About {GANTT_JOBS} jobs from the middle of the schedule; each job is drawn on a "
-        f"block of processors chosen by first fit. {setting}", data_uri(figure, fmt))
+        f"About {GANTT_JOBS} jobs from the middle of the schedule; {how} {setting}",
+        data_uri(figure, fmt))
 
 
 def runs_table(results: pd.DataFrame) -> str:
     """One row per run: identity, setting, status, wall time and the key metrics."""
     setting = [c for c in results.columns if c.startswith(AXIS_PREFIXES) or c in AXIS_COLUMNS]
     setting = [c for c in setting if results[c].notna().any()]
-    metrics = [m for m in TABLE_METRICS if m in results.columns]
+    metrics = [m for m in TABLE_METRICS + (GRID_METRICS if has_grid_runs(results) else ())
+               if m in results.columns]
     columns = ["run_id", "workload", "policy", "seed", *setting, "status", "wall_time", *metrics]
     frame = results[[c for c in columns if c in results.columns]]
     headers = [c.split(".", 1)[-1] if c in setting else c for c in frame.columns]

@@ -29,7 +29,8 @@ import numpy as np
 
 from schedlab import run as runs
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
-from schedlab.experiments.spec import ReservationSetting, RequestSource, RunSpec, WorkloadSource
+from schedlab.experiments.spec import (PlatformSource, ReservationSetting, RequestSource, RunSpec,
+                                      WorkloadSource)
 from schedlab.workload.job import Workload
 
 FINISHED, FAILED = "finished", "failed"
@@ -105,9 +106,62 @@ def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
     from schedlab.metrics import compute_metrics
     from schedlab.run import execute
 
+    if run.grid is not None:
+        return simulate_grid_run(run)
     workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
     result = execute(run_description(run, workload), workload=workload)
     return result, compute_metrics(result)
+
+
+def simulate_grid_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
+    """A grid run's Result and its metrics: those of ``schedlab simulate --platform``, the
+    platform's CPUs (``platform_cpus``: the machine size of its utilization and series) and
+    the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`, docs/metrics.md)."""
+    from schedlab.metrics import compute_metrics
+    from schedlab.metrics.grid import cluster_metrics
+    from schedlab.run import execute
+
+    grid = run.grid
+    platform = run_platform(grid.platform, run.seed)
+    workload = grid_workload(run.workload, run.seed, grid.platform)
+    description = runs.RunSpec(workload, policy={"name": run.policy, **dict(run.params)},
+                               seed=0 if run.seed is None else run.seed, overrun=run.overrun,
+                               platform=platform, dispatch=grid.dispatch_spec(),
+                               allocation=grid.allocation,
+                               preemption_overhead=grid.preemption_overhead)
+    result = execute(description, workload=workload)
+    return result, {**compute_metrics(result), "platform_cpus": result.processors,
+                    **cluster_metrics(result, platform)}
+
+
+@lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
+def run_platform(source: PlatformSource, seed: int | None):
+    """The platform of a grid run: its file read, or its preset drawn with the run's seed as
+    ``schedlab simulate --platform PRESET --seed S`` draws it; cached per process."""
+    from schedlab.platform.generator import generate_platform, preset
+
+    if not source.is_preset:
+        return runs.load_platform(source.source)[0]
+    seed = 0 if seed is None else seed
+    if not source.settings:
+        return runs.load_platform(source.source, seed=seed)[0]
+    return generate_platform(preset(source.source, **dict(source.settings)), seed,
+                             name=f"{source.label}-seed{seed}")
+
+
+@lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
+def grid_workload(source: WorkloadSource, seed: int | None, platform: PlatformSource):
+    """The jobs of a grid run, cached per process: an SWF file and its side file read and
+    checked on the platform, or drawn as ``schedlab generate grid --platform P --preset
+    PRESET --ta TA --seed S -n JOBS`` draws them."""
+    from schedlab.workload.models.grid import generate_grid, preset
+
+    machines = run_platform(platform, seed)
+    if source.is_file:
+        return runs.load_grid_workload(source.source, machines)
+    settings = preset(source.option("preset"), **dict(source.option("settings", ())))
+    return generate_grid(machines, settings, n_jobs=source.option("jobs"),
+                         interarrival=source.option("ta"), seed=0 if seed is None else seed)
 
 
 DAY = 86400
@@ -233,7 +287,8 @@ def _description(source: WorkloadSource, seed: int | None, processors: int | Non
 
 
 def jobs_table(result: Result):
-    """The job table as an Arrow table: the columns of ``jobs.csv``, nulls where empty.
+    """The job table as an Arrow table: the columns of ``jobs.csv``, nulls where empty (a
+    grid run's also its grid columns, :func:`grid_job_columns`).
 
     ``start``, ``end`` and ``wait`` are null for rejected jobs, ``planned_start``
     where no start was promised (docs/architecture.md, "Outputs").
@@ -242,7 +297,7 @@ def jobs_table(result: Result):
 
     rejected = result.status == REJECTED
     names = np.array(STATUS_NAMES, dtype=object)
-    return pa.table({
+    table = pa.table({
         "job_id": pa.array(result.job_id),
         "submit": pa.array(result.submit),
         "start": pa.array(result.start, mask=rejected),
@@ -254,6 +309,40 @@ def jobs_table(result: Result):
         "wait": pa.array(result.start - result.submit, mask=rejected),
         "planned_start": pa.array(result.planned_start, mask=result.planned_start < 0),
     })
+    if result.grid is None:
+        return table
+    for name, column in grid_job_columns(result).items():
+        table = table.append_column(name, column)
+    return table
+
+
+def grid_job_columns(result: Result) -> dict[str, Any]:
+    """The columns a grid run's jobs.csv adds (schedlab.output.jobs_csv_text), as Arrow
+    arrays: ``deadline`` (null: none; when the jobs have deadlines), ``machine`` and
+    ``cluster`` (null: never ran),
+    ``licences``, ``priority``; with preemption ``last_start``, ``preemptions``,
+    ``migrations``.  ``schedlab plot EXP --kind gantt`` draws them per machine."""
+    import pyarrow as pa
+
+    grid = result.grid
+    machine_names = np.array(grid.machine_names, dtype=object)
+    cluster_names = np.array(grid.cluster_names, dtype=object)
+    columns = {} if result.deadline is None else {
+        "deadline": pa.array(result.deadline, mask=result.deadline < 0)}
+    columns |= {
+        "machine": pa.array(machine_names[np.maximum(grid.machine, 0)].tolist(),
+                            mask=grid.machine < 0, type=pa.string()),
+        "cluster": pa.array(cluster_names[np.maximum(grid.cluster, 0)].tolist(),
+                            mask=grid.cluster < 0, type=pa.string()),
+        "licences": pa.array(list(grid.job_licences), type=pa.string()),
+        "priority": pa.array(grid.priority if grid.priority is not None
+                             else np.zeros(len(result), dtype=np.int64)),
+    }
+    if grid.preemptive:
+        columns.update({"last_start": pa.array(grid.last_start, mask=grid.last_start < 0),
+                        "preemptions": pa.array(grid.preemptions),
+                        "migrations": pa.array(grid.migrations)})
+    return columns
 
 
 def series_table(result: Result):

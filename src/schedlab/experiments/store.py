@@ -44,6 +44,9 @@ DATABASE = "results.sqlite"
 SPEC_COPY = "experiment.toml"
 LOCK_FILE = ".lock"
 JOBS_DIR, SERIES_DIR = "jobs", "series"
+#: Columns of :func:`load_results` that only grid runs have (:func:`grid_columns`).
+GRID_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhead", "ta")
+DISPATCH_PARAM_PREFIX = "dispatch."
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -243,8 +246,10 @@ def stored_rows(exp_dir: str | Path) -> Iterator[dict[str, Any]]:
 def load_results(exp_dir: str | Path):
     """One row per stored run as a pandas DataFrame.
 
-    Columns: ``run_id, workload, policy, seed, processors, overrun``, every
-    policy parameter as ``param.<name>``, every transform as
+    Columns: ``run_id, workload, policy, seed, processors, overrun``, for
+    grid runs ``platform, dispatch, allocation, preemption_overhead, ta``
+    (:func:`grid_columns`) and every dispatcher parameter as
+    ``dispatch.<name>``, every policy parameter as ``param.<name>``, every transform as
     ``transform.<name>``, ``status, wall_time, error, schedlab_version,
     finished_at``, every metric under its flat name (docs/metrics.md) and
     every policy statistic as ``stat.<name>``.  Metrics of failed runs are
@@ -255,15 +260,18 @@ def load_results(exp_dir: str | Path):
     import pandas as pd
 
     records = [flat_row(row) for row in stored_rows(exp_dir)]
-    base = ["run_id", "workload", "policy", "seed", "processors", "overrun"]
-    middle = ["status", "wall_time", "error", "schedlab_version", "finished_at"]
     found = list(dict.fromkeys(k for r in records for k in r))
+    base = ["run_id", "workload", "policy", "seed", "processors", "overrun"]
+    grid = [k for k in GRID_COLUMNS if k in found] + [
+        k for k in found if k.startswith(DISPATCH_PARAM_PREFIX)]
+    middle = ["status", "wall_time", "error", "schedlab_version", "finished_at"]
     params = [k for k in found if k.startswith("param.")]
     transforms = [k for k in found if k.startswith("transform.")]
     stats = [k for k in found if k.startswith("stat.")]
-    metrics = [k for k in found if k not in {*base, *middle, *params, *transforms, *stats}]
-    columns = base + params + transforms + middle + metrics + stats
-    typed = {*params, *transforms, *metrics, *stats}
+    metrics = [k for k in found
+               if k not in {*base, *grid, *middle, *params, *transforms, *stats}]
+    columns = base + grid + params + transforms + middle + metrics + stats
+    typed = {*grid, *params, *transforms, *metrics, *stats}
 
     def column(name: str):
         values = [r.get(name) for r in records]
@@ -296,6 +304,7 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
         "run_id": row["run_id"], "workload": row["workload"], "policy": row["policy"],
         "seed": row["seed"], "processors": spec.get("processors"),
         "overrun": spec.get("overrun")}
+    flat.update(grid_columns(spec))
     flat.update({f"param.{k}": _cell(v) for k, v in json.loads(row["params_json"]).items()})
     flat.update({f"transform.{k}": v for k, v in json.loads(row["transforms_json"]).items()})
     flat.update({"status": row["status"], "wall_time": row["wall_time"], "error": row["error"],
@@ -305,6 +314,24 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
     flat.update({f"stat.{k}": _cell(v)
                  for k, v in json.loads(row["policy_stats_json"] or "{}").items()})
     return flat
+
+
+def grid_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The grid setting of a stored run spec as columns (none for a run on one machine):
+    the platform's label, the dispatcher and its parameters, the allocation, the
+    preemption overhead, and the mean interarrival time ``ta`` of generated grid jobs."""
+    grid = spec.get("grid")
+    if grid is None:
+        return {}
+    columns = {"platform": grid["platform"]["label"], "dispatch": grid["dispatch"],
+               "allocation": grid["allocation"],
+               "preemption_overhead": grid["preemption_overhead"]}
+    columns.update({f"{DISPATCH_PARAM_PREFIX}{k}": _cell(v)
+                    for k, v in grid["dispatch_params"].items()})
+    ta = spec["workload"]["options"].get("ta")
+    if ta is not None:
+        columns["ta"] = ta
+    return columns
 
 
 def _cell(value: Any) -> Any:

@@ -45,6 +45,11 @@ METRIC_LABELS = {
     "gang_slowdown": "average slowdown (turnaround / service)",
     "gang_slowdown_short": "average slowdown, short jobs",
     "gang_slots_mean": "average time slots in a round",
+    "deadline_missed_pct": "jobs missing their deadline [%]",
+    "system_usage": "system usage",
+    "licence_usage": "licence usage",
+    "nondeadline_avg_slowdown": "slowdown of jobs without deadline",
+    "cluster_share_deviation": "deviation from the machine-count shares",
 }
 
 #: Axis labels for the usual sweep axes.
@@ -52,11 +57,15 @@ X_LABELS = {
     "transform.shrink": "shrinking factor",
     "transform.load": "load factor",
     "param.slot": "slot length l [s]",
+    "ta": "mean interarrival time Ta [s]",
+    "preemption_overhead": "preemption overhead [s]",
 }
 
-#: Columns that describe a run's setting besides its policy and seed.
-AXIS_PREFIXES = ("param.", "transform.")
-AXIS_COLUMNS = ("processors", "overrun")
+#: Columns that describe a run's setting besides its policy and seed (the grid columns
+#: and ``dispatch.<param>`` only in grid experiments, schedlab.experiments.store).
+AXIS_PREFIXES = ("param.", "transform.", "dispatch.")
+AXIS_COLUMNS = ("processors", "overrun", "platform", "dispatch", "allocation",
+                "preemption_overhead", "ta")
 
 #: Room a legend needs per character of its longest label (9 pt DejaVu Sans).
 LEGEND_INCHES_PER_CHARACTER = 0.075

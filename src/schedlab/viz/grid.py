@@ -34,12 +34,6 @@ from schedlab.viz.style import LEGEND_PLACE, new_figure, paper_style, policy_sty
 #: Metrics drawn against Ta by default: Out Deadline (Fig. 27), system and licence usage
 #: (Figs. 28, 29).
 TA_METRICS = ("deadline_missed_pct", "system_usage", "licence_usage")
-#: Axis labels of the grid metrics.
-GRID_LABELS = {"deadline_missed_pct": "jobs missing their deadline [%]",
-               "system_usage": "system usage",
-               "licence_usage": "licence usage",
-               "nondeadline_avg_slowdown": "slowdown of jobs without deadline",
-               "cluster_share_deviation": "deviation from the machine-count shares"}
 #: Colourings of the machine Gantt chart.
 MACHINE_COLOR_BY = ("deadline", "licences")
 DEADLINE_COLORS = {"met": "#009E73", "missed": "#D55E00", "none": "#BBBBBB"}
@@ -143,7 +137,7 @@ def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_MET
                 ax.plot(line["ta"], line[metric], color=style.color, marker=style.marker,
                         linestyle=style.linestyle, label=label)
             ax.set_xlabel("mean interarrival time Ta [s]")
-            ax.set_ylabel(GRID_LABELS.get(metric, metric_label(metric)))
+            ax.set_ylabel(metric_label(metric))
             if metric.endswith("usage"):
                 ax.set_ylim(0, 1.02)
             else:

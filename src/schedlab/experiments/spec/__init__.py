@@ -19,6 +19,8 @@ One module per concern:
   :func:`experiment_from_mapping`, :class:`Experiment`);
 - :mod:`.sections`: the workloads, transforms and policies sections;
 - :mod:`.reservation_section`: the ``[reservations]`` section;
+- :mod:`.grid_section`: the platforms, dispatchers, allocations and
+  preemption overheads of a grid experiment, and its grid workloads;
 - :mod:`.expand`: parsed sections -> runs;
 - :mod:`.checks`: value checks whose errors name the key path.
 
@@ -31,14 +33,16 @@ The names below are the package's public interface; import them from here.
 
 from schedlab.experiments.spec.experiment import (OVERRUN_MODES, TOP_KEYS, Experiment,
                                                   experiment_from_mapping, load_experiment)
-from schedlab.experiments.spec.runs import (RUN_ID_LENGTH, RequestSource, ReservationSetting,
-                                            RunSpec, WorkloadSource, canonical_json,
-                                            file_digest, run_id_of)
+from schedlab.experiments.spec.runs import (RUN_ID_LENGTH, GridSetting, PlatformSource,
+                                            RequestSource, ReservationSetting, RunSpec,
+                                            WorkloadSource, canonical_json, file_digest,
+                                            run_id_of)
 from schedlab.experiments.spec.sections import trace_label
 from schedlab.tomlio import parse_toml, to_toml
 
 __all__ = [
-    "OVERRUN_MODES", "RUN_ID_LENGTH", "TOP_KEYS", "Experiment", "RequestSource",
+    "OVERRUN_MODES", "RUN_ID_LENGTH", "TOP_KEYS", "Experiment", "GridSetting",
+    "PlatformSource", "RequestSource",
     "ReservationSetting", "RunSpec", "WorkloadSource", "canonical_json",
     "experiment_from_mapping", "file_digest", "load_experiment", "parse_toml", "run_id_of",
     "to_toml", "trace_label",

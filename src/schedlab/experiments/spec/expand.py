@@ -6,7 +6,8 @@ import itertools
 from typing import Sequence
 
 from schedlab.experiments.spec.checks import Checker
-from schedlab.experiments.spec.runs import ReservationSetting, RunSpec
+from schedlab.experiments.spec.runs import (GridSetting, ReservationSetting, RunSpec,
+                                            WorkloadSource)
 from schedlab.experiments.spec.sections import (PolicyCombo, PolicyEntry, TransformTable,
                                                 WorkloadEntry)
 
@@ -15,7 +16,8 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
            policies: Sequence[PolicyEntry], seeds: Sequence[int],
            processors: Sequence[int | None], overrun: Sequence[str],
            check: Checker,
-           settings: Sequence[ReservationSetting | None] = (None,)) -> list[RunSpec]:
+           settings: Sequence[ReservationSetting | None] = (None,),
+           grids: Sequence[GridSetting | None] = (None,)) -> list[RunSpec]:
     """The union over the transform tables of their cartesian products, workload-major so
     that runs of one workload are adjacent.
 
@@ -30,40 +32,57 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
     ``None``).  A run that an earlier table already gave is counted once;
     two entries that give the same run within one table are a mistake,
     reported with both key paths.
+
+    ``grids`` is the grid axis (platform x dispatcher x allocation x
+    preemption overhead; ``[None]`` in an experiment without platforms),
+    after the reservation axis.  A workload entry with several sources (the
+    ``ta`` values of generated grid jobs) gives the runs of each in turn.
     """
     runs: list[RunSpec] = []
     seen: set[str] = set()
     for entry in workloads:
-        entry_seeds: list[int | None] = (
-            [None] if entry.source.is_file else list(entry.seeds or seeds))
         for table in tables:
             if not table.selects_workload(entry):
                 continue
             combos = [combo for index, policy in enumerate(policies)
                       if table.selects_policy(index) for combo in policy.combos]
-            for run in table_runs(entry, table, combos, entry_seeds, processors, overrun,
-                                  settings, check):
-                if run.run_id not in seen:
-                    seen.add(run.run_id)
-                    runs.append(run)
+            for source in entry.sources():
+                for run in table_runs(entry, source, table, combos, list(entry.seeds or seeds),
+                                      processors, overrun, settings, grids, check):
+                    if run.run_id not in seen:
+                        seen.add(run.run_id)
+                        runs.append(run)
     return runs
 
 
-def table_runs(entry: WorkloadEntry, table: TransformTable, combos: Sequence[PolicyCombo],
-               seeds: Sequence[int | None], processors: Sequence[int | None],
-               overrun: Sequence[str], settings: Sequence[ReservationSetting | None],
-               check: Checker) -> list[RunSpec]:
-    """The runs of one workload under one transform table: the cartesian product.
+def run_seeds(source: WorkloadSource, grid: GridSetting | None,
+              seeds: Sequence[int]) -> list[int | None]:
+    """The seeds of a source's runs: ``[None]`` when nothing in them is random (a trace on
+    one machine; a grid file on a platform file with a dispatcher that draws nothing)."""
+    drawn = not source.is_file or (grid is not None and grid.draws)
+    return list(seeds) if drawn else [None]
+
+
+def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTable,
+               combos: Sequence[PolicyCombo], seeds: Sequence[int],
+               processors: Sequence[int | None], overrun: Sequence[str],
+               settings: Sequence[ReservationSetting | None],
+               grids: Sequence[GridSetting | None], check: Checker) -> list[RunSpec]:
+    """The runs of one workload source under one transform table: the cartesian product.
 
     A run given twice here (``shrink = [1, 1.0]``, or two policy entries
     that are the same policy) is reported with both key paths.
     """
     runs: list[RunSpec] = []
     seen: dict[str, str] = {}
-    for combo, policy, setting, seed, machine, mode in itertools.product(
-            table.grid, combos, settings, seeds, processors, overrun):
-        run = RunSpec(entry.source, combo, policy.name, policy.params, seed, machine, mode,
-                      setting and setting.for_workload(entry.source.label))
+    points = [(combo, policy, setting, grid, seed, machine, mode)
+              for combo, policy, setting, grid in itertools.product(
+                  table.grid, combos, settings, grids)
+              for seed, machine, mode in itertools.product(
+                  run_seeds(source, grid, seeds), processors, overrun)]
+    for combo, policy, setting, grid, seed, machine, mode in points:
+        run = RunSpec(source, combo, policy.name, policy.params, seed, machine, mode,
+                      setting and setting.for_workload(entry.source.label), grid)
         where = f"{entry.path} with {policy.path}"
         if run.run_id in seen:
             raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "

@@ -2,7 +2,7 @@
 
 :func:`load_experiment` reads a TOML file, :func:`experiment_from_mapping`
 checks the same data given as a mapping; both parse every section
-(:mod:`.sections`, :mod:`.reservation_section`) and expand the runs
+(:mod:`.sections`, :mod:`.reservation_section`, :mod:`.grid_section`) and expand the runs
 (:mod:`.expand`) before anything runs.
 """
 
@@ -15,6 +15,9 @@ from typing import Any, Mapping
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker
 from schedlab.experiments.spec.expand import expand
+from schedlab.experiments.spec.grid_section import (GRID_KEYS, check_grid_keys,
+                                                    grid_policy_entries, parse_grid_axes,
+                                                    parse_grid_workload)
 from schedlab.experiments.spec.reservation_section import parse_reservations
 from schedlab.experiments.spec.runs import RunSpec
 from schedlab.experiments.spec.sections import (check_every_entry_runs, parse_policy,
@@ -22,7 +25,7 @@ from schedlab.experiments.spec.sections import (check_every_entry_runs, parse_po
 from schedlab.tomlio import parse_toml, to_toml
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
-            "processors", "overrun", "reservations")
+            "processors", "overrun", "reservations", *GRID_KEYS)
 OVERRUN_MODES = ("kill", "extend")
 
 
@@ -69,20 +72,25 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
     processors = check.int_list(data.get("processors", [None]), "processors", low=1,
                                 allow_none=True)
     overrun = check.choice_list(data.get("overrun", ["kill"]), "overrun", OVERRUN_MODES)
+    is_grid = check_grid_keys(data, check)
+    grids = parse_grid_axes(data, Path(base_dir), check) if is_grid else [None]
     if "workloads" not in data:
         raise check.error("workloads", "expected at least one workload, found no 'workloads' key")
-    workloads = [parse_workload(entry, f"workloads[{i}]", Path(base_dir), check)
+    read_workload = parse_grid_workload if is_grid else parse_workload
+    workloads = [read_workload(entry, f"workloads[{i}]", Path(base_dir), check)
                  for i, entry in enumerate(check.nonempty_list(data["workloads"], "workloads"))]
     check.unique_labels(workloads)
     settings = (parse_reservations(data["reservations"], Path(base_dir), check)
                 if "reservations" in data else [None])
     if "policies" not in data:
         raise check.error("policies", "expected at least one policy, found no 'policies' key")
-    policies = [parse_policy(entry, f"policies[{i}]", check) for i, entry in
-                enumerate(check.nonempty_list(data["policies"], "policies"))]
+    policies = (grid_policy_entries(data["policies"], check) if is_grid else
+                [parse_policy(entry, f"policies[{i}]", check) for i, entry in
+                 enumerate(check.nonempty_list(data["policies"], "policies"))])
     tables = parse_transform_tables(data.get("transforms", {}), workloads, policies, check)
     check_every_entry_runs(tables, workloads, policies, check)
-    runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings)
+    runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings,
+                  grids)
     if text is None:
         text = to_toml(data)
     return Experiment(path=None if file == "<experiment>" else Path(file), text=text,

@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 RUN_ID_LENGTH = 16
+#: Workload kinds of grid runs: the thesis' job stream generator, an SWF file with its side file.
+GRID_MODEL, GRID_FILE = "grid-model", "grid-file"
 
 
 @dataclass(frozen=True)
@@ -36,7 +38,13 @@ class WorkloadSource:
 
     @property
     def is_file(self) -> bool:
-        return self.kind == "file"
+        return self.kind in ("file", GRID_FILE)
+
+    @property
+    def is_grid(self) -> bool:
+        """A grid workload: generated (``grid-model``) or an SWF file with its side file
+        (``grid-file``; ``options`` then hold the side file's ``side_sha256``)."""
+        return self.kind in (GRID_MODEL, GRID_FILE)
 
     def option(self, key: str, default: Any = None) -> Any:
         return dict(self.options).get(key, default)
@@ -64,7 +72,9 @@ class RunSpec:
     name; ``seed`` is ``None`` when the workload is a trace (nothing random);
     ``processors`` is ``None`` for the workload's own machine size;
     ``reservations`` is the run's advance-reservation setting, ``None`` when
-    the experiment has no ``[reservations]`` table.
+    the experiment has no ``[reservations]`` table; ``grid`` the platform,
+    dispatcher, allocation and preemption overhead of a grid run, ``None``
+    for a run on one homogeneous machine.
     """
 
     workload: WorkloadSource
@@ -75,6 +85,7 @@ class RunSpec:
     processors: int | None
     overrun: str
     reservations: ReservationSetting | None = None
+    grid: GridSetting | None = None
     run_id: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -83,8 +94,8 @@ class RunSpec:
     def identity(self) -> dict[str, Any]:
         """The fields that define the run (hashed into ``run_id``).
 
-        ``reservations`` is part of it only when set, so that the runs of an
-        experiment without reservations keep the ids they always had.
+        ``reservations`` and ``grid`` are part of it only when set, so that
+        the runs of an experiment without them keep the ids they always had.
         """
         ident = {"workload": self.workload.identity(),
                  "transforms": _plain(dict(self.transforms)),
@@ -92,6 +103,8 @@ class RunSpec:
                  "seed": self.seed, "processors": self.processors, "overrun": self.overrun}
         if self.reservations is not None:
             ident["reservations"] = self.reservations.identity()
+        if self.grid is not None:
+            ident["grid"] = self.grid.identity()
         return ident
 
     def to_dict(self) -> dict[str, Any]:
@@ -99,6 +112,8 @@ class RunSpec:
         spec = {**self.identity(), "workload": self.workload.to_dict(), "run_id": self.run_id}
         if self.reservations is not None:
             spec["reservations"] = self.reservations.to_dict()
+        if self.grid is not None:
+            spec["grid"] = self.grid.to_dict()
         return spec
 
 
@@ -167,6 +182,69 @@ class ReservationSetting:
         requests = RequestSource(self.requests.kind, self.requests.path, self.requests.digest,
                                  tuple(sorted(options.items())))
         return ReservationSetting(requests, self.rules, self.tick, self.max_queued_per_user)
+
+
+@dataclass(frozen=True)
+class PlatformSource:
+    """The platform of a grid run (docs/platform.md): a preset drawn with the run's seed, or a
+    TOML file.
+
+    ``kind`` is ``"preset"`` (``source`` its name, ``settings`` the sorted
+    changes to its ranges) or ``"file"`` (``source`` the absolute path,
+    ``digest`` the SHA-256 of its content).
+    """
+
+    kind: str
+    source: str
+    label: str
+    digest: str | None = None
+    settings: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def is_preset(self) -> bool:
+        return self.kind == "preset"
+
+    def identity(self) -> dict[str, Any]:
+        """What the platform is, independent of where its file lives."""
+        if self.is_preset:
+            return {"preset": self.source, "label": self.label,
+                    "settings": _plain(dict(self.settings))}
+        return {"file": Path(self.source).name, "label": self.label, "sha256": self.digest}
+
+    def to_dict(self) -> dict[str, Any]:
+        ident = self.identity()
+        return ident if self.is_preset else {**ident, "path": self.source}
+
+
+@dataclass(frozen=True)
+class GridSetting:
+    """One point of the grid axes of a run (docs/policies/grid.md): the platform, the
+    dispatcher (canonical name and sorted parameters), ``allocation`` (``shared`` or
+    ``exclusive``) and the ``preemption_overhead`` in seconds."""
+
+    platform: PlatformSource
+    dispatch: str
+    dispatch_params: tuple[tuple[str, Any], ...]
+    allocation: str
+    preemption_overhead: int
+
+    @property
+    def draws(self) -> bool:
+        """Whether the run's seed draws something here: a preset platform or the random
+        dispatcher (a grid run on a platform file with another dispatcher does not)."""
+        return self.platform.is_preset or self.dispatch == "random"
+
+    def dispatch_spec(self) -> dict[str, Any]:
+        """The dispatcher as :func:`schedlab.run.execute` takes it."""
+        return {"name": self.dispatch, **dict(self.dispatch_params)}
+
+    def identity(self) -> dict[str, Any]:
+        return {"platform": self.platform.identity(), "dispatch": self.dispatch,
+                "dispatch_params": _plain(dict(self.dispatch_params)),
+                "allocation": self.allocation, "preemption_overhead": self.preemption_overhead}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.identity(), "platform": self.platform.to_dict()}
 
 
 def canonical_json(value: Any) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker, describe_value
@@ -27,14 +27,23 @@ TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates", "load", "load_method",
 SELECTOR_KEYS = ("workloads", "policies")
 POLICY_KEYS = ("name", "params", "grid", "label")
 WIDTH_FIELDS = ("requested", "allocated")
+#: The ``source`` of generated grid jobs, a workload of grid experiments only (.grid_section).
+GRID_MODEL_SOURCE = "grid"
 MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
 
 
 @dataclass(frozen=True)
 class WorkloadEntry:
+    """One ``[[workloads]]`` entry: its source, its own seeds, its key path, and the sources
+    its runs use when it has several (the ``ta`` values of a generated grid workload)."""
+
     source: WorkloadSource
     seeds: tuple[int, ...] | None
     path: str
+    variants: tuple[WorkloadSource, ...] = ()
+
+    def sources(self) -> tuple[WorkloadSource, ...]:
+        return self.variants or (self.source,)
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,10 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> Wor
         label = check.text(entry.get("label", source), f"{path}.label")
         return WorkloadEntry(WorkloadSource("model", source, label, None,
                                              tuple(sorted(options.items()))), seeds, path)
+    if source == GRID_MODEL_SOURCE and not (base_dir / source).exists():
+        raise check.error(f"{path}.source", f"{source!r} generates grid jobs, which run on a "
+                          f"platform; give the experiment a 'platforms' key (docs/experiments.md, "
+                          f"\"Grid experiments\")")
     file = _workload_file(source, base_dir, f"{path}.source", check)
     if "seeds" in entry:
         raise check.error(f"{path}.seeds", "applies to built-in models only: a trace file "
@@ -242,18 +255,37 @@ def check_every_entry_runs(tables: Sequence[TransformTable],
                               f"'policies' of a [[transforms]] table, or remove it")
 
 
-def parse_policy(entry: Any, path: str, check: Checker) -> PolicyEntry:
+def space_sharing_policy(spec: Mapping[str, Any]) -> str:
+    """The canonical name of the policy ``spec`` (``{"name": ..., **params}``) builds with
+    ``make_policy``; a grid policy is refused: it needs the experiment's platforms."""
+    from schedlab.policies.registry import make_policy
+    from schedlab.run import refuse_grid_policy
+
+    try:
+        refuse_grid_policy(spec)
+    except InputError:
+        raise InputError(f"policy {spec['name']!r} is a grid policy: it needs a platform; "
+                         f"give the experiment a 'platforms' key (docs/experiments.md, "
+                         f"\"Grid experiments\")", field="policy") from None
+    return make_policy(spec).name
+
+
+def parse_policy(entry: Any, path: str, check: Checker,
+                 build: Callable[[Mapping[str, Any]], str] = space_sharing_policy,
+                 keys: Sequence[str] = POLICY_KEYS) -> PolicyEntry:
     """One policy entry -> its name, label and one combination per point of its grid.
 
     ``params`` holds fixed values, ``grid`` lists of values to sweep; every
-    combination is built once with ``make_policy`` so that an unknown policy
+    combination is built once with ``build`` (default: a space-sharing
+    policy by ``make_policy``; a grid local policy or a dispatcher in a grid
+    experiment), which returns its canonical name, so that an unknown policy
     or parameter, or a value the policy refuses, is reported before any run.
     ``label`` is an optional second name by which transform selectors pick
     this entry alone (entries may share a policy name).
     """
     if isinstance(entry, str):
         entry = {"name": entry}
-    check.keys(entry, path, POLICY_KEYS)
+    check.keys(entry, path, keys)
     if "name" not in entry:
         raise check.error(f"{path}.name", "expected the policy's 'name' (see 'schedlab policies')")
     name = check.text(entry["name"], f"{path}.name")
@@ -275,18 +307,17 @@ def parse_policy(entry: Any, path: str, check: Checker) -> PolicyEntry:
     combos = []
     for point in itertools.product(*axes):
         params = {**fixed, **{key: value for key, _, value in point}}
-        policy_name = _validated_policy(name, params, path, point, check)
+        policy_name = _validated_policy(name, params, path, point, check, build)
         combos.append(PolicyCombo(policy_name, tuple(sorted(params.items())), path))
     return PolicyEntry(name, label, path, tuple(combos))
 
 
 def _validated_policy(name: str, params: dict[str, Any], path: str,
-                      point: Sequence[tuple[str, int, Any]], check: Checker) -> str:
+                      point: Sequence[tuple[str, int, Any]], check: Checker,
+                      build: Callable[[Mapping[str, Any]], str]) -> str:
     """Build the policy once; return its canonical name or raise naming the key path."""
-    from schedlab.policies.registry import make_policy
-
     try:
-        return make_policy({"name": name, **params}).name
+        return build({"name": name, **params})
     except InputError as err:
         raise check.error(_param_path(err.field, path, point), err.reason) from None
     except TypeError as err:
@@ -296,7 +327,7 @@ def _validated_policy(name: str, params: dict[str, Any], path: str,
 
 def _param_path(param: str | None, path: str, point: Sequence[tuple[str, int, Any]]) -> str:
     """Key path of the value a policy refused: its grid entry, its params entry or the name."""
-    if param is None or param in ("policy", "name"):
+    if param is None or param in ("policy", "name", "dispatch"):
         return f"{path}.name"
     for key, index, _ in point:
         if key == param:
