@@ -314,18 +314,20 @@ class ScanFromNowConservative(backfilling.ConservativeBackfilling):
     is earlier (Mu'alem & Feitelson 2001, §2), found by a scan from ``now``.
     """
 
-    def _compress(self, ctx, profile):
+    def _compress(self, ctx, plan):
         now = ctx.now
-        booked = self._booked_start
+        profile = plan.profile()
         for job in in_order(ctx.waiting.values(), self.order):
-            old = booked.get(job.id, now)
+            arrival = self._arrival.get(job.id)
+            old = now if arrival is None else int(plan.starts[arrival])
             if old <= now:
                 continue
             start = profile.earlier_fit(job.width, job.estimate, now, old)
             if start >= 0:
                 profile.release(old, job.estimate, job.width)
                 profile.reserve(start, job.estimate, job.width)
-                self._book(job.id, start)
+                plan.book(arrival, start)
+        plan.load(profile)
 
 
 @pytest.mark.parametrize("overrun", OVERRUNS)

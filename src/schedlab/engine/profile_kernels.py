@@ -23,9 +23,11 @@ self-tuning dynP's candidate schedules (:mod:`schedlab.policies.dynp`)
 and the admission tests of MSB and MRT
 (:mod:`schedlab.policies.deadline.msb_search`,
 :mod:`schedlab.policies.deadline.mrt_search`).
-The Profile stays the reference and the one source of truth: callers copy
-its lists in and, where the schedule is kept, back; property tests keep the
-twins equal to it (tests/engine/test_profile_kernels.py).
+The Profile stays the reference: MSB and MRT copy its lists in and, where
+the schedule is kept, back; conservative backfilling keeps its whole plan
+in such arrays for the run (:class:`schedlab.policies.compression.ArrayPlan`).
+Property tests keep the twins equal to the Profile
+(tests/engine/test_profile_kernels.py).
 
 This module imports numba, so it is imported only where a policy first
 needs it: start-up and every other policy never load numba.

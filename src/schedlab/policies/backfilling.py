@@ -6,18 +6,17 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, in_order
 from schedlab.policies.reservations import CatalinaReservations, decide_requests, queue_plan
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.policies.compression import ArrayPlan
     from schedlab.workload.job import Job
 
 
@@ -243,10 +242,13 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
 class ConservativeBackfilling(CatalinaReservations, _Ordered):
     """Conservative backfilling: every job gets a reservation when it arrives.
 
-    The policy keeps an availability :class:`~schedlab.engine.profile.Profile`
-    of running jobs (until their expected ends) and of every waiting job's
-    reservation.  An arriving job is booked at the earliest time it fits
-    without moving any existing reservation; it starts when that time comes.
+    The policy keeps an availability profile of running jobs (until their
+    expected ends) and of every waiting job's reservation, as the numpy
+    arrays of a :class:`~schedlab.policies.compression.ArrayPlan` edited by
+    compiled calls (the step function of a
+    :class:`~schedlab.engine.profile.Profile`).  An arriving job is booked
+    at the earliest time it fits without moving any existing reservation;
+    it starts when that time comes.
     When a job ends before its expected end, the waiting jobs are re-placed
     one at a time in queue order (for ``fcfs``, arrival order): each gives up
     its slot and takes the earliest fit from now, which is never later than
@@ -268,209 +270,105 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
     def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
         super().__init__(order=order)
         self.init_reservation_params(**reservation)
-        self._profile: Profile | None = None
-        self._booked_start: dict[int, int] = {}
+        self._plan: ArrayPlan | None = None
         self._booked_end: dict[int, int] = {}
         self._arrival: dict[int, int] = {}          # waiting job id -> arrival number
-        self._columns = _QueueColumns()
-        self._bookings: list[tuple[int, int, int]] = []   # heap of (start, arrival, job id)
         self._compress_pending = False
         self._wake = -1
 
     def on_submit(self, ctx: Context, job: Job) -> None:
-        profile = self._current_profile(ctx)
-        start = profile.place(job.width, job.estimate, ctx.now)
-        self._arrival[job.id] = self._columns.add(job)
-        self._book(job.id, start)
+        plan = self._current_plan(ctx)
+        start = plan.place(job.width, job.estimate, ctx.now)
+        arrival = self._arrival[job.id] = plan.add(job.id, job.width, job.estimate)
+        plan.book(arrival, start)
         ctx.plan(job, start)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         booked_end = self._booked_end.pop(job.id)
         if booked_end > ctx.now:
-            profile = self._profile_from_now(ctx)
-            profile.release(ctx.now, booked_end - ctx.now, job.width)
+            self._plan_from(ctx).release(ctx.now, booked_end - ctx.now, job.width)
             self._compress_pending = True
 
     def schedule(self, ctx: Context) -> None:
-        profile = self._current_profile(ctx)
+        plan = self._plan
+        if plan is None or self._compress_pending:       # most passes find neither
+            plan = self._current_plan(ctx)
         now = ctx.now
-        booked = self._booked_start
-        upcoming = self._next_booking()
         due: list[Job] = []
-        if upcoming is not None and upcoming <= now:     # most passes start nothing
-            due = self._pop_due(ctx)
-            if any(booked[job.id] < now for job in due) or sum(j.width for j in due) > ctx.free:
-                self._rebuild(ctx)
-                due = self._pop_due(ctx)
-                profile = self._profile
+        if plan.upcoming <= now:                  # most passes start nothing
+            due = self._pop_due(ctx, plan)
+            starts = plan.starts
+            arrival = self._arrival
+            if (any(starts[arrival[job.id]] < now for job in due)
+                    or sum(j.width for j in due) > ctx.free):
+                self._rebuild(ctx, plan)
+                due = self._pop_due(ctx, plan)
         if ctx.pending_requests:
+            profile = plan.profile()
             decide_requests(ctx, profile, self.reservation_rules)
+            plan.load(profile)
         for job in due:
-            del booked[job.id]
-            self._columns.started(self._arrival.pop(job.id))
+            plan.started(self._arrival.pop(job.id))
             self._booked_end[job.id] = now + job.estimate
             ctx.start(job)
-        if upcoming is not None and upcoming <= now:     # the bookings changed
-            upcoming = self._next_booking()
-        self._wake_for_booking(ctx, upcoming)
+        if plan.upcoming != self._wake:
+            self._wake_for_booking(ctx, plan)
 
-    def _book(self, job_id: int, start: int) -> None:
-        """Book a waiting job at ``start`` (replacing its booking, if any).
+    def _pop_due(self, ctx: Context, plan: ArrayPlan) -> list[Job]:
+        """The jobs whose booked start has come (start <= now), in arrival order."""
+        ids, waiting = plan.ids, ctx.waiting
+        return [waiting[int(ids[arrival])] for arrival in plan.pop_due(ctx.now)]
 
-        The replaced entry stays in the heap until it comes to the top; when
-        such entries outnumber the bookings, the heap is built anew, so it
-        never holds more than twice the waiting jobs.
-        """
-        arrival = self._arrival[job_id]
-        self._booked_start[job_id] = start
-        self._columns.starts[arrival] = start
-        heappush(self._bookings, (start, arrival, job_id))
-        self._trim_bookings()
-
-    def _rebook(self, moves: list[int]) -> None:
-        """Book the jobs a compression moved: ``moves`` is job id, new start, job id, ...
-
-        The compiled pass has written the new starts into the queue columns.
-        """
-        booked, arrival, bookings = self._booked_start, self._arrival, self._bookings
-        for job_id, start in zip(moves[::2], moves[1::2]):
-            booked[job_id] = start
-            heappush(bookings, (start, arrival[job_id], job_id))
-        self._trim_bookings()
-
-    def _trim_bookings(self) -> None:
-        """Build the heap anew once replaced entries outnumber the bookings."""
-        booked = self._booked_start
-        if len(self._bookings) > 2 * len(booked) + 64:
-            arrival = self._arrival
-            self._bookings = [(at, arrival[waiting], waiting) for waiting, at in booked.items()]
-            heapify(self._bookings)
-
-    def _next_booking(self) -> int | None:
-        """The earliest booked start (None: nothing booked).
-
-        The heap keeps the entries of bookings since replaced; they are
-        dropped when they come to the top, so finding the earliest booking
-        costs a logarithm, not a look at every waiting job.
-        """
-        bookings, booked = self._bookings, self._booked_start
-        while bookings:
-            start, _, job_id = bookings[0]
-            if booked.get(job_id) == start:
-                return start
-            heappop(bookings)
-        return None
-
-    def _pop_due(self, ctx: Context) -> list[Job]:
-        """Take the bookings that have come (start <= now) off the heap; their jobs in arrival order."""
-        bookings, booked = self._bookings, self._booked_start
-        now = ctx.now
-        due = []
-        while bookings and bookings[0][0] <= now:
-            start, arrival, job_id = heappop(bookings)
-            if booked.get(job_id) == start:
-                due.append((arrival, job_id))
-        due.sort()
-        return [ctx.waiting[job_id] for _, job_id in due]
-
-    def _wake_for_booking(self, ctx: Context, upcoming: int | None) -> None:
-        """Ask for a pass at the next booked start (``upcoming``; None: nothing booked).
+    def _wake_for_booking(self, ctx: Context, plan: ArrayPlan) -> None:
+        """Ask for a pass at the plan's next booked start, if any.
 
         Most booked starts coincide with an expected end, hence with an event,
         but not all: compression moves jobs one at a time, so a job may stay
         booked behind the old slot of a job re-placed after it.
         """
-        if upcoming is not None and upcoming != self._wake and upcoming > ctx.now:
+        upcoming = plan.upcoming
+        if upcoming != self._wake and ctx.now < upcoming < plan.NEVER:
             self._wake = upcoming
             ctx.wake_at(upcoming)
 
-    def _profile_from_now(self, ctx: Context) -> Profile:
-        """The profile with the past forgotten."""
-        if self._profile is None:
-            self._profile = Profile(ctx.processors, ctx.now)
-        self._profile.discard_before(ctx.now)
-        return self._profile
+    def _plan_from(self, ctx: Context) -> ArrayPlan:
+        """The plan, made at the first look (numba is imported then, not before)."""
+        if self._plan is None:
+            from schedlab.policies.compression import ArrayPlan
+            self._plan = ArrayPlan(ctx.processors, ctx.now)
+        return self._plan
 
-    def _current_profile(self, ctx: Context) -> Profile:
-        """The profile from now, compressed once if jobs ended early since the last look."""
-        profile = self._profile_from_now(ctx)
+    def _current_plan(self, ctx: Context) -> ArrayPlan:
+        """The plan from now, compressed once if jobs ended early since the last look."""
+        plan = self._plan_from(ctx)
         if self._compress_pending:
             self._compress_pending = False
-            self._compress(ctx, profile)
-        return profile
+            self._compress(ctx, plan)
+        return plan
 
-    def _compress(self, ctx: Context, profile: Profile) -> None:
+    def _compress(self, ctx: Context, plan: ArrayPlan) -> None:
         """Re-place every waiting job, in queue order, at its earliest fit (never later).
 
-        One call of the compiled pass (:mod:`schedlab.policies.compression`,
-        imported at the first compression); each job's search starts where
-        the jobs checked just before it prove that no earlier start can
-        work, so the starts are exactly those of a scan from ``now``.
+        One call of the compiled pass (:mod:`schedlab.policies.compression`);
+        each job's search starts where the jobs checked just before it prove
+        that no earlier start can work, so the starts are exactly those of a
+        scan from ``now``.
         """
-        from schedlab.policies.compression import compress
-
-        columns = self._columns
         if self.order == "fcfs":
-            order = columns.from_oldest()
-        else:
-            arrival = self._arrival
-            order = np.array([arrival[job.id] for job in in_order(ctx.waiting.values(), self.order)
-                              if job.id in arrival], np.int64)
-        moves = compress(profile, ctx.now, order, columns.ids, columns.widths,
-                         columns.estimates, columns.starts)
-        self._rebook(moves)
+            plan.compress(ctx.now)
+            return
+        arrival = self._arrival
+        plan.compress(ctx.now, np.array([arrival[job.id] for job in
+                                         in_order(ctx.waiting.values(), self.order)
+                                         if job.id in arrival], np.int64))
 
-    def _rebuild(self, ctx: Context) -> None:
+    def _rebuild(self, ctx: Context, plan: ArrayPlan) -> None:
         """Plan again from the machine as it is (only needed after an overrun)."""
         profile = ctx.profile()
         self._booked_end = {job.id: ctx.expected_end(job) for job in ctx.running.values()}
-        self._bookings = []
+        plan.forget_bookings()
+        arrival = self._arrival
         for job in in_order(ctx.waiting.values(), self.order):
-            self._book(job.id, profile.place(job.width, job.estimate, ctx.now))
-        self._profile = profile
+            plan.book(arrival[job.id], profile.place(job.width, job.estimate, ctx.now))
+        plan.load(profile)
         ctx.count("plan_rebuilds")
-
-
-class _QueueColumns:
-    """The waiting jobs of a conservative plan as arrays indexed by arrival number.
-
-    Job ids, widths, estimates and booked starts (-1 once started), kept
-    up to date at every booking, so a compression hands the compiled pass
-    its queue without a conversion per job.  In arrival order the queue is
-    the fcfs order: the arrivals from the oldest still waiting on.
-    """
-
-    __slots__ = ("ids", "widths", "estimates", "starts", "arrived", "oldest")
-
-    def __init__(self) -> None:
-        self.ids = np.empty(1024, np.int64)
-        self.widths = np.empty(1024, np.int64)
-        self.estimates = np.empty(1024, np.int64)
-        self.starts = np.empty(1024, np.int64)
-        self.arrived = 0
-        self.oldest = 0
-
-    def add(self, job: Job) -> int:
-        """Take an arriving job (not booked yet); its arrival number."""
-        arrival = self.arrived
-        if arrival == len(self.ids):
-            for name in ("ids", "widths", "estimates", "starts"):
-                column = getattr(self, name)
-                setattr(self, name, np.concatenate((column, np.empty_like(column))))
-        self.ids[arrival] = job.id
-        self.widths[arrival] = job.width
-        self.estimates[arrival] = job.estimate
-        self.starts[arrival] = -1
-        self.arrived = arrival + 1
-        return arrival
-
-    def started(self, arrival: int) -> None:
-        self.starts[arrival] = -1
-
-    def from_oldest(self) -> np.ndarray:
-        """The arrival numbers from the oldest job still waiting on (started ones among them)."""
-        oldest, starts = self.oldest, self.starts
-        while oldest < self.arrived and starts[oldest] < 0:
-            oldest += 1
-        self.oldest = oldest
-        return np.arange(oldest, self.arrived)

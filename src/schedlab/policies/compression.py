@@ -1,14 +1,14 @@
-"""Conservative backfilling's compression pass, compiled (numba).
+"""Conservative backfilling's plan, compiled (numba): its profile, its queue, its compression.
 
-One call re-places every waiting job of a conservative plan, in queue order,
-at its earliest fit from now when that is earlier than its booking (Mu'alem
-& Feitelson 2001, §2; Feitelson & Weil 1998).  It is the algorithm of
-:meth:`Profile.earlier_fit <schedlab.engine.profile.Profile.earlier_fit>`,
+The compression re-places every waiting job of a conservative plan, in
+queue order, at its earliest fit from now when that is earlier than its
+booking (Mu'alem & Feitelson 2001, §2; Feitelson & Weil 1998).  It is the
+algorithm of :meth:`Profile.earlier_fit
+<schedlab.engine.profile.Profile.earlier_fit>`,
 :meth:`~schedlab.engine.profile.Profile.release` and
 :meth:`~schedlab.engine.profile.Profile.reserve`, with the proofs of
-:func:`no_start_before` (the "certificates"), run as one compiled loop over
-numpy copies of the profile's breakpoints and of the queue; the search and
-the edits are the shared compiled twins of :mod:`schedlab.engine.profile_kernels`.
+:func:`no_start_before` (the "certificates"), run as one compiled loop; the search and the edits are the shared compiled
+twins of :mod:`schedlab.engine.profile_kernels`.
 
 Why compiled: a compression visits every waiting job, and with thousands
 waiting and an early end every few seconds that is millions of visits,
@@ -17,8 +17,18 @@ microsecond of interpreter overhead (bench/SCALING.md, third and fourth
 passes).  The crossing into the compiled code costs a few microseconds, so
 it happens once per compression, never per job.
 
+Why the plan lives in arrays (:class:`ArrayPlan`): copying the
+:class:`~schedlab.engine.profile.Profile`'s lists into arrays and back at
+every compression, and re-booking each moved job in a dict and a heap,
+cost as much as the compiled pass itself (bench/SCALING.md, fifth pass).
+So conservative's profile and bookings are numpy arrays for the whole run;
+arrivals, early ends and the due jobs are compiled calls on them too, with
+the same breakpoint edits as the ``Profile`` (tests compare them step list
+by step list).  A ``Profile`` is made from the arrays only for the rare
+steps that need one: advance reservations and a rebuilt plan.
+
 This module imports numba, so it is imported only when a conservative run
-first compresses: no other policy, and no command that does not simulate
+first plans: no other policy, and no command that does not simulate
 conservative backfilling, pays for loading it.  ``cache=True`` keeps the
 machine code on disk (in ``__pycache__``, or ``NUMBA_CACHE_DIR``): only the
 very first run compiles.
@@ -30,73 +40,283 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.profile_kernels import change, earlier_fit
+from schedlab.engine.profile_kernels import NEVER, change, earlier_fit, place, step_at
 
 KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
 
 
-def compress(profile: Profile, now: int, order: np.ndarray, ids: np.ndarray, widths: np.ndarray,
-             durations: np.ndarray, booked: np.ndarray) -> list[int]:
-    """Compress ``profile`` in place for the waiting jobs ``order`` (queue order).
+class ArrayPlan:
+    """Conservative backfilling's plan as numpy arrays: the profile and the waiting jobs.
 
-    ``order`` holds indices into the job columns ``ids``, ``widths``,
-    ``durations`` (estimates) and ``booked`` (booked starts; ``<= now``:
-    starting now or not booked, left alone); the new starts are written
-    into ``booked``.  Returns the moves, flat: job id, new start, job id,
-    new start, ... in queue order.
+    The profile is the step function of :class:`~schedlab.engine.profile.Profile`
+    (``times[k]``, ``free[k]`` for ``k < size``; the last step runs to
+    infinity) in arrays with room to grow, so arrivals, early ends and
+    compressions edit it in place by one compiled call each, with the same
+    breakpoint splits and merges as the ``Profile`` (a property test
+    compares them step list by step list).  The waiting jobs are columns
+    indexed by arrival number (job id, width, estimate, booked start; -1
+    once started) and ``queue``, the arrival numbers still waiting, oldest
+    first (started ones are dropped lazily by the compiled walks).
+    ``upcoming`` is the earliest booked start, kept up to date at every
+    booking, so the policy needs no heap of bookings: the due jobs are
+    collected by one compiled walk of the queue when that time comes.
     """
-    times, free = profile.breakpoints()
-    room = len(times) + 4 * len(order) + 4      # a move adds at most four breakpoints
-    times_array = np.empty(room, np.int64)
-    free_array = np.empty(room, np.int64)
-    times_array[:len(times)] = times
-    free_array[:len(free)] = free
-    moves = np.empty(2 * len(order), np.int64)
-    size, moved = _compress(times_array, free_array, len(times), now, order, ids, widths,
-                            durations, booked, moves)
-    if moved == 0:
-        return []
-    profile.replace_breakpoints(times_array[:size].tolist(), free_array[:size].tolist())
-    return moves[:2 * moved].tolist()
+
+    __slots__ = ("capacity", "times", "free", "size", "ids", "widths", "estimates", "starts",
+                 "arrived", "queue", "queued", "upcoming")
+
+    NEVER = NEVER
+
+    def __init__(self, capacity: int, origin: int) -> None:
+        self.capacity = capacity
+        self.times = np.empty(256, np.int64)
+        self.free = np.empty(256, np.int64)
+        self.times[0] = origin
+        self.free[0] = capacity
+        self.size = 1
+        self.ids = np.empty(1024, np.int64)
+        self.widths = np.empty(1024, np.int64)
+        self.estimates = np.empty(1024, np.int64)
+        self.starts = np.empty(1024, np.int64)
+        self.queue = np.empty(1024, np.int64)
+        self.arrived = 0
+        self.queued = 0
+        self.upcoming = NEVER
+
+    # ---------------------------------------------------------------- the jobs
+    def add(self, job_id: int, width: int, estimate: int) -> int:
+        """Take an arriving job (not booked yet); its arrival number."""
+        arrival = self.arrived
+        if arrival == len(self.ids):
+            for name in ("ids", "widths", "estimates", "starts"):
+                setattr(self, name, _doubled(getattr(self, name)))
+        if self.queued == len(self.queue):
+            self.queue = _doubled(self.queue)
+        self.ids[arrival] = job_id
+        self.widths[arrival] = width
+        self.estimates[arrival] = estimate
+        self.starts[arrival] = -1
+        self.queue[self.queued] = arrival
+        self.queued += 1
+        self.arrived = arrival + 1
+        return arrival
+
+    def book(self, arrival: int, start: int) -> None:
+        """Book a waiting job at ``start`` (its processors are already taken in the profile)."""
+        self.starts[arrival] = start
+        if start < self.upcoming:
+            self.upcoming = start
+
+    def pop_due(self, now: int) -> list[int]:
+        """The arrival numbers of the jobs booked at or before ``now``, oldest first.
+
+        They stay booked (the caller starts them, or rebuilds the plan);
+        ``upcoming`` becomes the earliest booking of the others.
+        """
+        due = np.empty(self.queued, np.int64)
+        count, self.queued, self.upcoming = _due(self.starts, self.queue, self.queued, now, due)
+        return due[:count].tolist()
+
+    def started(self, arrival: int) -> None:
+        self.starts[arrival] = -1
+
+    def forget_bookings(self) -> None:
+        """No job is booked any more (before the plan is built anew)."""
+        self.upcoming = NEVER
+
+    # ------------------------------------------------------------- the profile
+    def place(self, width: int, duration: int, now: int) -> int:
+        """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` from ``now``, the past forgotten."""
+        if self.size + 2 >= len(self.times):
+            self._grow(self.size + 2)
+        start, self.size = _place(self.times, self.free, self.size, now, width, duration)
+        return start
+
+    def release(self, now: int, duration: int, width: int) -> None:
+        """:meth:`Profile.release <schedlab.engine.profile.Profile.release>` from ``now``, the past forgotten."""
+        if self.size + 2 >= len(self.times):
+            self._grow(self.size + 2)
+        self.size = _release(self.times, self.free, self.size, now, duration, width)
+
+    def compress(self, now: int, order: np.ndarray | None = None) -> None:
+        """Re-place every waiting job at its earliest fit from ``now`` when that is earlier.
+
+        In queue order: ``order`` (arrival numbers), or, when None, the
+        arrival order (fcfs).  One compiled call; the new starts are
+        written into ``starts``.
+        """
+        jobs = self.queued if order is None else len(order)
+        if self.size + 4 * jobs + 4 >= len(self.times):    # a move adds at most four breakpoints
+            self._grow(self.size + 4 * jobs + 4)
+        if order is None:
+            self.size, self.queued, earliest = _compress_queue(
+                self.times, self.free, self.size, now, self.queue, self.queued,
+                self.widths, self.estimates, self.starts)
+        else:
+            self.size, earliest = _compress_order(self.times, self.free, self.size, now, order,
+                                                  self.widths, self.estimates, self.starts)
+        if earliest < self.upcoming:
+            self.upcoming = earliest
+
+    def profile(self) -> Profile:
+        """The profile as a :class:`~schedlab.engine.profile.Profile` (a copy)."""
+        profile = Profile(self.capacity)
+        size = self.size
+        profile.replace_breakpoints(self.times[:size].tolist(), self.free[:size].tolist())
+        return profile
+
+    def load(self, profile: Profile) -> None:
+        """Take ``profile``'s step function as the plan's."""
+        times, free = profile.breakpoints()
+        if len(times) >= len(self.times):
+            self._grow(len(times))
+        self.times[:len(times)] = times
+        self.free[:len(free)] = free
+        self.size = len(times)
+
+    def _grow(self, needed: int) -> None:
+        room = max(2 * len(self.times), 2 * needed)
+        for name in ("times", "free"):
+            column = np.empty(room, np.int64)
+            column[:self.size] = getattr(self, name)[:self.size]
+            setattr(self, name, column)
+
+
+def _doubled(column: np.ndarray) -> np.ndarray:
+    return np.concatenate((column, np.empty_like(column)))
 
 
 @njit(cache=True)
-def _compress(times, free, size, now, order, ids, widths, durations, booked,
-              moves):  # pragma: no cover
-    """The pass itself on breakpoint arrays with room to grow: their new length, the moves.
+def _place(times, free, size, now, width, duration):  # pragma: no cover
+    """Forget the steps before ``now``, then reserve at the earliest fit from ``now``."""
+    return place(times, free, discard_before(times, free, size, now), width, duration, now)
 
-    Each job's search starts where the proofs of the jobs checked just
-    before it show that no earlier start can work, so in a long queue a job
-    is not scanned again from ``now``; the starts found are exactly those of
-    a scan from ``now`` (a property test compares the two).
+
+@njit(cache=True)
+def _release(times, free, size, now, duration, width):  # pragma: no cover
+    """Forget the steps before ``now``, then give back ``width`` on ``[now, now + duration)``."""
+    size = discard_before(times, free, size, now)
+    return change(times, free, size, now, duration, width)
+
+
+@njit(cache=True)
+def _compress_queue(times, free, size, now, queue, queued, widths, durations,
+                    booked):  # pragma: no cover
+    """The pass in arrival order over ``queue``, dropping the jobs started since.
+
+    Returns the profile's new length, the queue's new length and the
+    earliest new start (:data:`NEVER`: no job moved).
     """
-    proofs = np.empty((KEEP, 4), np.int64)       # width, duration, booked, bound
+    size = discard_before(times, free, size, now)
+    proofs = new_proofs()
+    scratch = np.empty((2, len(times)), np.int64)
     held = 0
-    moved = 0
+    earliest = NEVER
+    kept = 0
+    for q in range(queued):
+        i = queue[q]
+        old = booked[i]
+        if old < 0:
+            continue
+        queue[kept] = i
+        kept += 1
+        if old <= now:
+            continue
+        size, held, start = _visit(times, free, size, now, widths[i], durations[i], old,
+                                   proofs, held, scratch)
+        if start >= 0:
+            booked[i] = start
+            if start < earliest:
+                earliest = start
+    return size, kept, earliest
+
+
+@njit(cache=True)
+def _compress_order(times, free, size, now, order, widths, durations,
+                    booked):  # pragma: no cover
+    """The pass over ``order`` (arrival numbers of waiting jobs, in queue order)."""
+    size = discard_before(times, free, size, now)
+    proofs = new_proofs()
+    scratch = np.empty((2, len(times)), np.int64)
+    held = 0
+    earliest = NEVER
     for i in order:
         old = booked[i]
         if old <= now:
             continue
-        width = widths[i]
-        duration = durations[i]
-        after = no_start_before(proofs, held, width, duration, old)
-        if after >= old:
-            continue
-        start = earlier_fit(times, free, size, width, duration,
-                            now if after < now else after, old)
+        size, held, start = _visit(times, free, size, now, widths[i], durations[i], old,
+                                   proofs, held, scratch)
+        if start >= 0:
+            booked[i] = start
+            if start < earliest:
+                earliest = start
+    return size, earliest
+
+
+@njit(cache=True)
+def _visit(times, free, size, now, width, duration, old, proofs, held, scratch):  # pragma: no cover
+    """One job of the pass: its earliest fit before ``old``, moved there (-1: it stays).
+
+    The search starts where the proofs of the jobs checked just before it
+    show that no earlier start can work, so in a long queue a job is not
+    scanned again from ``now``; the starts found are exactly those of a
+    scan from ``now`` (a property test compares the two).  Returns the
+    profile's new length, the number of proofs held, the new start.
+    """
+    after = no_start_before(proofs, held, width, duration, old)
+    if after >= old:
+        return size, held, -1
+    start = earlier_fit(times, free, size, width, duration, now if after < now else after, old)
+    if start < 0:
+        return size, add_proof(proofs, held, width, duration, old, old), -1
+    size = move(times, free, size, old, start, duration, width, scratch[0], scratch[1])
+    released(proofs, held, old)
+    return size, add_proof(proofs, held, width, duration, old, start), start
+
+
+@njit(cache=True)
+def _due(starts, queue, queued, now, due):  # pragma: no cover
+    """Collect into ``due`` the queued jobs booked at or before ``now``; drop started ones.
+
+    Returns how many are due, the queue's new length and the earliest
+    booking of the others (:data:`NEVER`: none).
+    """
+    count = 0
+    kept = 0
+    upcoming = NEVER
+    for q in range(queued):
+        i = queue[q]
+        start = starts[i]
         if start < 0:
-            held = add_proof(proofs, held, width, duration, old, old)
             continue
-        size = change(times, free, size, old, duration, width)
-        size = change(times, free, size, start, duration, -width)
-        booked[i] = start
-        moves[2 * moved] = ids[i]
-        moves[2 * moved + 1] = start
-        moved += 1
-        released(proofs, held, old)
-        held = add_proof(proofs, held, width, duration, old, start)
-    return size, moved
+        queue[kept] = i
+        kept += 1
+        if start <= now:
+            due[count] = i
+            count += 1
+        elif start < upcoming:
+            upcoming = start
+    return count, kept, upcoming
+
+
+@njit(cache=True)
+def discard_before(times, free, size, t):  # pragma: no cover
+    """:meth:`Profile.discard_before <schedlab.engine.profile.Profile.discard_before>` on arrays: the new length."""
+    k = step_at(times, size, t)
+    if k > 0:
+        for m in range(size - k):
+            times[m] = times[m + k]
+            free[m] = free[m + k]
+        size -= k
+    times[0] = t
+    return size
+
+
+@njit(cache=True)
+def new_proofs():  # pragma: no cover
+    """Room for :data:`KEEP` proofs: rows width, duration, booked, bound; a column each."""
+    return np.empty((4, KEEP), np.int64)
 
 
 @njit(cache=True)
@@ -113,25 +333,26 @@ def no_start_before(proofs, held, width, duration, booked):  # pragma: no cover
     before ``bound`` either.
     """
     latest = -1
-    for p in range(held):
-        bound = proofs[p, 3]
-        if (bound > latest and proofs[p, 0] <= width and proofs[p, 1] <= duration
-                and proofs[p, 2] <= booked):
+    for p in range(min(held, KEEP)):
+        bound = proofs[3, p]
+        if (bound > latest and proofs[0, p] <= width and proofs[1, p] <= duration
+                and proofs[2, p] <= booked):
             latest = bound
     return latest
 
 
 @njit(cache=True)
 def add_proof(proofs, held, width, duration, booked, bound):  # pragma: no cover
-    """Hold a new proof, forgetting the oldest beyond :data:`KEEP`; returns how many are held."""
-    if held == KEEP:
-        for p in range(KEEP - 1):
-            proofs[p, :] = proofs[p + 1, :]
-        held -= 1
-    proofs[held, 0] = width
-    proofs[held, 1] = duration
-    proofs[held, 2] = booked
-    proofs[held, 3] = bound
+    """Hold a new proof in the place of the oldest beyond :data:`KEEP`; returns ``held + 1``.
+
+    ``proofs`` is a ring of :data:`KEEP` columns (:func:`new_proofs`) and
+    ``held`` counts the proofs ever added, so nothing is shifted.
+    """
+    slot = held % KEEP
+    proofs[0, slot] = width
+    proofs[1, slot] = duration
+    proofs[2, slot] = booked
+    proofs[3, slot] = bound
     return held + 1
 
 
@@ -143,6 +364,85 @@ def released(proofs, held, t):  # pragma: no cover
     keeps it true only for the windows that end by ``t``, so ``bound``
     drops to ``t - duration + 1`` for a proof booked after ``t``.
     """
-    for p in range(held):
-        if proofs[p, 2] > t and proofs[p, 3] > t - proofs[p, 1] + 1:
-            proofs[p, 3] = t - proofs[p, 1] + 1
+    for p in range(min(held, KEEP)):
+        if proofs[2, p] > t and proofs[3, p] > t - proofs[1, p] + 1:
+            proofs[3, p] = t - proofs[1, p] + 1
+
+
+@njit(cache=True)
+def move(times, free, size, old, start, duration, width, new_times, new_free):  # pragma: no cover
+    """A booking of ``width`` for ``duration`` moved from ``old`` to ``start < old``.
+
+    The same step list as ``change(old, +width)`` then ``change(start,
+    -width)``, but the steps are rewritten only on ``[start, old +
+    duration)`` (the merge below) and the steps behind it are shifted at
+    most once, by the difference in breakpoints (often none), instead of
+    once per split and merge; in a long profile those shifts were most of
+    a move's cost (bench/SCALING.md, fifth pass).  Both step lists have no
+    two equal neighbours, so the result is that one list.  ``new_times`` and
+    ``new_free`` are scratch space as long as ``times``.
+    """
+    if duration <= 0 or width == 0:
+        return size
+    end = old + duration
+    first = step_at(times, size, start)                     # the step holding start
+    stop = step_at(times, size, end - 1) + 1                # the first breakpoint at or after end
+    at_end = stop < size and times[stop] == end
+    value_at_end = free[stop] if at_end else free[stop - 1]
+    edges = np.empty(4, np.int64)
+    edges[0] = start
+    edges[1] = start + duration
+    edges[2] = old
+    edges[3] = end
+    if edges[1] > old:
+        edges[1] = old
+        edges[2] = start + duration
+    count = 0
+    last = free[first - 1] if first > 0 else -1
+    k = first
+    e = 0
+    level = free[first]
+    while True:
+        if k < stop and (e == 4 or times[k] <= edges[e]):
+            t = times[k]
+            level = free[k]
+            k += 1
+            if e < 4 and edges[e] == t:
+                e += 1
+        else:
+            t = edges[e]
+            e += 1
+        while e < 4 and edges[e] == t:
+            e += 1
+        if t >= end:
+            value = value_at_end
+        else:
+            value = level
+            if start <= t < start + duration:
+                value -= width
+            if old <= t:
+                value += width
+        if value != last:
+            new_times[count] = t
+            new_free[count] = value
+            count += 1
+            last = value
+        if t >= end:
+            break
+    replaced = stop - first + (1 if at_end else 0)
+    tail = size - (first + replaced)
+    shift = count - replaced
+    if shift > 0:
+        for m in range(size - 1, first + replaced - 1, -1):
+            times[m + shift] = times[m]
+            free[m + shift] = free[m]
+    elif shift < 0:
+        for m in range(first + replaced, size):
+            times[m + shift] = times[m]
+            free[m + shift] = free[m]
+    for m in range(count):
+        times[first + m] = new_times[m]
+        free[first + m] = new_free[m]
+    return first + count + tail
+
+
