@@ -20,7 +20,7 @@ it happens once per compression, never per job.
 Why the plan lives in arrays (:class:`ArrayPlan`): copying the
 :class:`~schedlab.engine.profile.Profile`'s lists into arrays and back at
 every compression, and re-booking each moved job in a dict and a heap,
-cost as much as the compiled pass itself (bench/SCALING.md, fifth pass).
+cost as much as the compiled pass itself (bench/SCALING.md, sixth pass).
 So conservative's profile and bookings are numpy arrays for the whole run;
 arrivals, early ends and the due jobs are compiled calls on them too, with
 the same breakpoint edits as the ``Profile`` (tests compare them step list
@@ -378,7 +378,7 @@ def move(times, free, size, old, start, duration, width, new_times, new_free):  
     duration)`` (the merge below) and the steps behind it are shifted at
     most once, by the difference in breakpoints (often none), instead of
     once per split and merge; in a long profile those shifts were most of
-    a move's cost (bench/SCALING.md, fifth pass).  Both step lists have no
+    a move's cost (bench/SCALING.md, sixth pass).  Both step lists have no
     two equal neighbours, so the result is that one list.  ``new_times`` and
     ``new_free`` are scratch space as long as ``times``.
     """
