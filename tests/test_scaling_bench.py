@@ -67,7 +67,7 @@ def test_a_policy_that_timed_out_is_skipped_on_more_jobs(bench, monkeypatch) -> 
 
     monkeypatch.setattr(bench, "simulate", fake_simulate)
     rows = list(bench.sweep("jobs", (10, 20, 30), ["fcfs"], 1.0, bench.Baselines(1.0)))
-    assert calls == ["10"]
+    assert calls == ["200", "200", "10"]            # the baseline (twice: warm-up), then 10 jobs
     assert [r["status"] for r in rows] == ["timeout", "skipped", "skipped"]
     assert rows[1]["error"] == "timed out at 10 jobs"
 
