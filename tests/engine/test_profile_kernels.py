@@ -105,3 +105,18 @@ def test_placing_orders_equals_place_in_order_on_the_profile(capacity, booked, q
         expected = place_in_order(reference, [jobs[i] for i in order], now)
         assert [starts[row, i] for i in order] == expected
         assert placed.profile(row).steps() == reference.steps()
+
+
+@given(capacity=st.integers(1, 6), booked=bookings, queue=queues, now=st.integers(0, 20))
+def test_placing_a_queue_in_the_profile_equals_place_in_order(capacity, booked, queue, now):
+    """The planning rebuild's compiled call: the same starts, and the profile itself changed."""
+    profile, _ = booked_profile(capacity, booked)
+    profile.discard_before(now)
+    jobs = [Job(i + 1, 0, duration, duration, min(width, capacity))
+            for i, (duration, width) in enumerate(queue)]
+    reference = profile.copy()
+    expected = place_in_order(reference, jobs, now)
+    starts = kernels.place_queue(profile, np.array([job.width for job in jobs], np.int64),
+                                 np.array([job.estimate for job in jobs], np.int64), now)
+    assert starts.tolist() == expected
+    assert profile.steps() == reference.steps()

@@ -11,6 +11,8 @@ estimate)); at one instant all finishes, then all submissions, then one pass.
 
 from __future__ import annotations
 
+from unittest.mock import patch
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -245,6 +247,14 @@ class CheckedRebuilds(PlanningScheduler):
 @given(load=workloads(max_jobs=12))
 def test_every_rebuild_is_the_earliest_fit_placement_in_policy_order(order, load):
     run(load, CheckedRebuilds(order=order))
+
+
+@pytest.mark.parametrize("order", ["fcfs", "sjf"])
+@given(load=workloads(max_jobs=12))
+def test_every_compiled_rebuild_is_the_earliest_fit_placement_in_policy_order(order, load):
+    """The same check with every queue of two jobs or more placed by the compiled twin."""
+    with patch("schedlab.policies.planning.COMPILED_FROM", 2):
+        run(load, CheckedRebuilds(order=order))
 
 
 class CheckedPlans(PlanningScheduler):

@@ -14,12 +14,16 @@ jobs is one crossing into compiled code instead of one Python search per job:
 * :func:`place_in_order` — :func:`schedlab.policies.planning.place_in_order`
   (one :meth:`Profile.place` per job, in order), and :func:`place_orders`,
   the same queue placed in several orders, each on its own copy of a
-  profile (dynP's candidate schedules, Streit 2002, §3.2);
+  profile (dynP's candidate schedules, Streit 2002, §3.2), and
+  :func:`place_queue`, one order placed in the profile itself (the
+  planning-based scheduler's rebuild);
 * :func:`min_free` — :meth:`Profile.min_free`;
 * :func:`step_at` — the step holding a time (``bisect_right(times, t) - 1``).
 
 Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`),
-self-tuning dynP's candidate schedules (:mod:`schedlab.policies.dynp`)
+the planning-based scheduler's rebuild of a long queue
+(:mod:`schedlab.policies.planning`), self-tuning dynP's candidate
+schedules (:mod:`schedlab.policies.dynp`)
 and the admission tests of MSB and MRT
 (:mod:`schedlab.policies.deadline.msb_search`,
 :mod:`schedlab.policies.deadline.mrt_search`).
@@ -84,10 +88,29 @@ class PlacedProfiles:
 
     def profile(self, row: int) -> Profile:
         """The profile after the placements of order ``row``, as a :class:`Profile`."""
-        times, free = self._steps[row, :, :self._sizes[row]].tolist()
         profile = Profile(self._capacity)
-        profile.replace_breakpoints(times, free)
+        self.write(row, profile)
         return profile
+
+    def write(self, row: int, profile: Profile) -> None:
+        """Make ``profile`` the profile after the placements of order ``row``."""
+        times, free = self._steps[row, :, :self._sizes[row]].tolist()
+        profile.replace_breakpoints(times, free)
+
+
+def place_queue(profile: Profile, widths: np.ndarray, durations: np.ndarray,
+                now: int) -> np.ndarray:
+    """:func:`~schedlab.policies.planning.place_in_order` in one compiled call.
+
+    Reserves the jobs of the columns ``widths`` and ``durations``, in column
+    order, each at its earliest fit from ``now``, in ``profile`` itself, and
+    returns their starts; every width is at most the profile's capacity.
+    The planning-based scheduler's rebuild of a long queue (Streit 2002, §5).
+    """
+    order = np.arange(len(widths), dtype=np.int64)[None, :]
+    starts, placed = place_orders(profile, order, widths, durations, now)
+    placed.write(0, profile)
+    return starts[0]
 
 
 @njit(cache=True)

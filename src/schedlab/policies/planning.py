@@ -26,6 +26,8 @@ from __future__ import annotations
 from heapq import heapify, heappop, heappush
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
+import numpy as np
+
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, TIMED_ORDERINGS, in_order_at
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
 
 #: Orderings a planning-based policy can use (the static ones and LXF).
 PLAN_ORDERINGS: tuple[str, ...] = (*ORDERINGS, *TIMED_ORDERINGS)
+#: From this many waiting jobs on, a rebuild places them in one compiled call
+#: (:func:`place_queue`); shorter queues, and runs that never have one, do not
+#: load numba.
+COMPILED_FROM = 32
 
 
 def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]:
@@ -49,6 +55,24 @@ def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]
     """
     place = profile.place
     return [place(job.width, job.estimate, now) for job in jobs]
+
+
+def place_queue(profile: Profile, jobs: Sequence[Job], now: int) -> list[int]:
+    """:func:`place_in_order`, in one compiled call when the queue is long.
+
+    From :data:`COMPILED_FROM` jobs on, the jobs' widths and estimates go
+    as columns to :func:`schedlab.engine.profile_kernels.place_queue`, the
+    compiled twin, which leaves the same profile and starts.  A job wider
+    than the machine takes the Python path, which rejects it.
+    """
+    if len(jobs) < COMPILED_FROM:
+        return place_in_order(profile, jobs, now)
+    widths = np.fromiter([job.width for job in jobs], np.int64, len(jobs))
+    if int(widths.max()) > profile.capacity:
+        return place_in_order(profile, jobs, now)
+    from schedlab.engine.profile_kernels import place_queue as compiled
+    estimates = np.fromiter([job.estimate for job in jobs], np.int64, len(jobs))
+    return compiled(profile, widths, estimates, now).tolist()
 
 
 class PlanningScheduler(CatalinaReservations, Policy):
@@ -140,7 +164,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         """The whole plan anew: fixed part, then the waiting jobs in policy order."""
         profile = self.fixed_profile(ctx)
         queue = self.queue(ctx, self.order)
-        self.adopt(profile, [job.id for job in queue], place_in_order(profile, queue, ctx.now))
+        self.adopt(profile, [job.id for job in queue], place_queue(profile, queue, ctx.now))
 
     def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
         """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``job_ids``."""
