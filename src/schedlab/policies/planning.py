@@ -24,6 +24,8 @@ schedules built with :func:`place_in_order`.
 from __future__ import annotations
 
 from heapq import heapify, heappop, heappush
+from functools import cache
+from types import ModuleType
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
@@ -42,7 +44,7 @@ PLAN_ORDERINGS: tuple[str, ...] = (*ORDERINGS, *TIMED_ORDERINGS)
 #: From this many waiting jobs on, a rebuild places them in one compiled call
 #: (:func:`place_queue`); shorter queues, and runs that never have one, do not
 #: load numba.
-COMPILED_FROM = 32
+COMPILED_FROM = 8
 
 
 def place_in_order(profile: Profile, jobs: Iterable[Job], now: int) -> list[int]:
@@ -67,12 +69,18 @@ def place_queue(profile: Profile, jobs: Sequence[Job], now: int) -> list[int]:
     """
     if len(jobs) < COMPILED_FROM:
         return place_in_order(profile, jobs, now)
-    widths = np.fromiter([job.width for job in jobs], np.int64, len(jobs))
-    if int(widths.max()) > profile.capacity:
+    widths = [job.width for job in jobs]
+    if max(widths) > profile.capacity:
         return place_in_order(profile, jobs, now)
-    from schedlab.engine.profile_kernels import place_queue as compiled
     estimates = np.fromiter([job.estimate for job in jobs], np.int64, len(jobs))
-    return compiled(profile, widths, estimates, now).tolist()
+    return _kernels().place_queue(profile, np.array(widths, np.int64), estimates, now).tolist()
+
+
+@cache
+def _kernels() -> ModuleType:
+    """:mod:`schedlab.engine.profile_kernels`, imported (with numba) at the first long queue."""
+    from schedlab.engine import profile_kernels
+    return profile_kernels
 
 
 class PlanningScheduler(CatalinaReservations, Policy):
@@ -102,8 +110,8 @@ class PlanningScheduler(CatalinaReservations, Policy):
         self.order = order
         self.init_reservation_params(**reservation)
         self._profile: Profile | None = None       # running jobs + the plan, from now on
-        self._plan: dict[int, int] = {}            # proposed start of every waiting job
-        self._starts: list[tuple[int, int]] = []   # the same as a heap of (start, job id)
+        self._starts: list[tuple[int, int]] = []   # the plan: a heap of (start, job id)
+        self._arrival_starts: dict[int, int] = {}  # the starts of the arrivals just placed
         self._arrivals: list[Job] = []             # submitted since the last pass
         self._replan = True                        # rebuild at the next pass
         self._wake = -1
@@ -136,7 +144,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         the plan as it stands now: a rebuild after a job end may have moved a
         job earlier or, with SJF/LJF/LXF, later.
         """
-        return dict(self._plan)
+        return {job_id: start for start, job_id in self._starts}
 
     def fixed_profile(self, ctx: Context) -> Profile:
         """The part of the schedule that no policy order moves, from now on.
@@ -169,7 +177,8 @@ class PlanningScheduler(CatalinaReservations, Policy):
     def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
         """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``job_ids``."""
         self._profile = profile
-        self._plan = dict(zip(job_ids, starts))
+        if self._arrivals:                      # their promises are read from this schedule
+            self._arrival_starts = dict(zip(job_ids, starts))
         self._starts = list(zip(starts, job_ids))
         heapify(self._starts)
         self._replan = False
@@ -189,15 +198,20 @@ class PlanningScheduler(CatalinaReservations, Policy):
         profile.discard_before(now)
         for job in self._arrivals:
             start = profile.place(job.width, job.estimate, now)
-            self._plan[job.id] = start
+            self._arrival_starts[job.id] = start
             heappush(self._starts, (start, job.id))
 
     def _promise_arrivals(self, ctx: Context) -> None:
-        """Tell the engine each new job's proposed start (kept there as its first promise)."""
-        plan = self._plan
+        """Tell the engine each new job's proposed start (kept there as its first promise).
+
+        Their starts were noted when they were inserted or when a schedule
+        holding them was adopted.
+        """
+        plan = self._arrival_starts
         for job in self._arrivals:
             ctx.plan(job, plan[job.id])
         self._arrivals = []
+        self._arrival_starts = {}
 
     def _start_due(self, ctx: Context) -> list[Job]:
         """Start every job whose proposed start has come; returns the jobs started.
@@ -226,12 +240,10 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
         Returns their ``(proposed start, job id)``, earliest first.
         """
-        starts, plan = self._starts, self._plan
+        starts = self._starts
         due = []
         while starts and starts[0][0] <= now:
-            entry = heappop(starts)
-            del plan[entry[1]]
-            due.append(entry)
+            due.append(heappop(starts))
         return due
 
     def _wake_for_next_start(self, ctx: Context) -> None:
