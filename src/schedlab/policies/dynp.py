@@ -28,6 +28,7 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 from __future__ import annotations
 
 from bisect import bisect_left
+from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -458,7 +459,7 @@ class SelfTuningDynP(_DynPFamily):
         kept = self._sorted.get(order)
         return self._columns.jobs_at(kept.slots) if kept is not None else super().queue(ctx, order)
 
-    def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
+    def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int], starts: Sequence[int]) -> None:
         super().adopt(profile, job_ids, starts)
         if self._plan_order is not None:
             self._plan_order.adopt(job_ids)
@@ -500,7 +501,7 @@ class SelfTuningDynP(_DynPFamily):
         self._decided(self._decide(qualities), len(ctx.waiting))
         row = row_of[self.order]
         order = orders[row]
-        self.adopt(profiles.profile(row), columns.ids[arrived[order]].tolist(),
+        self.adopt(partial(profiles.profile, row), columns.ids[arrived[order]].tolist(),
                    starts[row, order].tolist())
 
     def _queue_slots(self, ctx: Context, policy: str) -> list[int]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from heapq import heapify, heappop, heappush
 from functools import cache
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -109,7 +109,8 @@ class PlanningScheduler(CatalinaReservations, Policy):
         check_choice(type(self).__name__, "order", order, PLAN_ORDERINGS)
         self.order = order
         self.init_reservation_params(**reservation)
-        self._profile: Profile | None = None       # running jobs + the plan, from now on
+        # running jobs + the plan, from now on; or the function making it when first read
+        self._profile: Profile | Callable[[], Profile] | None = None
         self._starts: list[tuple[int, int]] = []   # the plan: a heap of (start, job id)
         self._arrival_starts: dict[int, int] = {}  # the starts of the arrivals just placed
         self._arrivals: list[Job] = []             # submitted since the last pass
@@ -174,8 +175,15 @@ class PlanningScheduler(CatalinaReservations, Policy):
         queue = self.queue(ctx, self.order)
         self.adopt(profile, [job.id for job in queue], place_queue(profile, queue, ctx.now))
 
-    def adopt(self, profile: Profile, job_ids: Sequence[int], starts: Sequence[int]) -> None:
-        """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``job_ids``."""
+    def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int],
+              starts: Sequence[int]) -> None:
+        """Make a schedule the plan: ``profile`` holds it, ``starts`` aligns with ``job_ids``.
+
+        ``profile`` may also be a function making it: it is then called only
+        if the plan's profile is read (:meth:`_plan_profile`) before the next
+        schedule is adopted; dynP adopts a schedule at almost every step and
+        rarely reads one.
+        """
         self._profile = profile
         if self._arrivals:                      # their promises are read from this schedule
             self._arrival_starts = dict(zip(job_ids, starts))
@@ -187,13 +195,19 @@ class PlanningScheduler(CatalinaReservations, Policy):
         """The plan's profile from now; rebuilt first if there is none or a start is overdue."""
         if self._profile is None or (self._starts and self._starts[0][0] < ctx.now):
             self.rebuild(ctx)
-        else:
-            self._profile.discard_before(ctx.now)
+        profile = self._plan_profile()
+        profile.discard_before(ctx.now)
+        return profile
+
+    def _plan_profile(self) -> Profile:
+        """The plan's profile, made now if the adopted schedule came as a function."""
+        if callable(self._profile):
+            self._profile = self._profile()
         return self._profile
 
     def _insert_arrivals(self, ctx: Context) -> None:
         """Place each new job at its earliest fit around the plan, in arrival order."""
-        profile = self._profile
+        profile = self._plan_profile()
         now = ctx.now
         profile.discard_before(now)
         for job in self._arrivals:
