@@ -459,7 +459,8 @@ class SelfTuningDynP(_DynPFamily):
         kept = self._sorted.get(order)
         return self._columns.jobs_at(kept.slots) if kept is not None else super().queue(ctx, order)
 
-    def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int], starts: Sequence[int]) -> None:
+    def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int],
+              starts: Sequence[int]) -> None:
         super().adopt(profile, job_ids, starts)
         if self._plan_order is not None:
             self._plan_order.adopt(job_ids)
