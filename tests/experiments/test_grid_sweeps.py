@@ -347,3 +347,17 @@ def test_what_cannot_mix_exits_with_2_naming_the_key(workdir: Path, tmp_path: Pa
     assert result.stderr.startswith(f"schedlab: error: {tmp_path / 'bad.toml'}: {message}"), \
         result.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_results_of_a_grid_experiment_show_the_grid_measures_by_default(generated: Path
+                                                                        ) -> None:
+    """The classic defaults (avg_wait, bounded slowdown, ...) say little of a grid run;
+    Ta is shown as the whole number it was given (200, not 200.0)."""
+    shown = invoke("results", str(generated))
+    assert shown.exit_code == 0, shown.output
+    lines = shown.stdout.splitlines()
+    header = next(line for line in lines if line.startswith("ta "))
+    assert header.split()[-4:] == ["deadline_missed_pct", "nondeadline_avg_slowdown",
+                                   "system_usage", "licence_usage"]
+    assert any(line.startswith("200 ") for line in lines)
+    assert "200.0" not in shown.stdout

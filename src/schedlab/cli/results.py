@@ -14,6 +14,9 @@ from schedlab.errors import InputError
 
 #: Metrics shown when none is asked for (names of docs/metrics.md).
 DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
+#: The same for a grid experiment: the measures of Pasquali's thesis (§4.1, docs/metrics.md).
+GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "system_usage",
+                        "licence_usage")
 #: Column headers shortened so that a summary fits 80 columns.
 SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs",
                  "preemption_overhead": "overhead"}
@@ -32,7 +35,8 @@ def results(
                       "file.")] = None,
     metric: Annotated[Optional[List[str]], typer.Option(
         "--metric", "-m", help="A metric to show (repeatable; default: "
-                               f"{', '.join(DEFAULT_METRICS)}).")] = None,
+                               f"{', '.join(DEFAULT_METRICS)}; for a grid experiment "
+                               f"{', '.join(GRID_DEFAULT_METRICS)}).")] = None,
 ) -> None:
     """Summarize an experiment: runs by status, then the mean of key metrics per setting.
 
@@ -43,7 +47,7 @@ def results(
     from schedlab.output import atomic_write_text
 
     frame = load_results(exp_dir)
-    names = list(metric) if metric else list(DEFAULT_METRICS)
+    names = list(metric) if metric else default_metrics(frame)
     check_metrics(frame, names)
     console.print(status_table(frame))
     finished = frame[frame["status"] == "finished"]
@@ -52,6 +56,12 @@ def results(
     if csv is not None:
         atomic_write_text(csv, frame.to_csv(index=False))
         console.print(f"wrote {len(frame)} runs to {csv}", markup=False, highlight=False)
+
+
+def default_metrics(frame) -> list[str]:
+    """The grid measures when the experiment's runs are on a platform, else the classic ones."""
+    grid = "platform" in frame.columns and frame["platform"].notna().any()
+    return list(GRID_DEFAULT_METRICS if grid else DEFAULT_METRICS)
 
 
 def check_metrics(frame, names: list[str]) -> None:
@@ -152,7 +162,12 @@ def _missing(value) -> bool:
 
 
 def _cell(value) -> str:
-    return "-" if _missing(value) else str(value)
+    """A label: ``-`` when missing, a whole float without its ``.0`` (Ta 400, not 400.0)."""
+    if _missing(value):
+        return "-"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
 
 
 def _number(value) -> str:
