@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -96,26 +96,6 @@ def reserve_all(profile: Profile, plan: Sequence[tuple[Job, int]]) -> None:
     reserve = profile.reserve
     for job, start in plan:
         reserve(start, job.estimate, job.width)
-
-
-def prefix_profiles(running: Profile, plan: Plan,
-                    positions: Sequence[int]) -> Iterator[tuple[int, Profile]]:
-    """For each position ``p`` (ascending): a fresh profile of running + ``plan[:p]`` reserved.
-
-    Built incrementally, so the whole sequence costs one reservation per job
-    of the plan plus one profile copy per position.
-    """
-    base = running.copy()
-    done = 0
-    for p in positions:
-        reserve_all(base, plan[done:p])
-        done = p
-        yield p, base.copy()
-
-
-def ends_in_time(job: Job, start: int, limits: Mapping[int, float]) -> bool:
-    """Whether the job, started at ``start``, ends by its estimate no later than its limit."""
-    return start + job.estimate <= limits[job.id]
 
 
 def earliest_end_alone(running: Profile, job: Job, now: int) -> int:

@@ -29,17 +29,22 @@ point, so a job that fits behind every admitted job is always admitted; a
 violation at the insertion point itself (nothing to move, ``mid == T``)
 gives up the point at once, since repeating it would place the same job in
 the same profile again.
+
+The insertion points are tried compiled
+(:mod:`~schedlab.policies.deadline.qops_search`, numba): one call per
+admission test, on arrays of the profile's breakpoints and of the plan.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Mapping
 
+import numpy as np
+
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.deadline.common import (HEURISTICS, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, ends_in_time, in_ast_order,
-                                               prefix_profiles)
+                                               HeuristicKey, Plan, in_ast_order, job_columns)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
@@ -68,55 +73,34 @@ def qops_admission(running: Profile, now: int, plan: Plan, job: Job,
 
     ``running`` holds the running jobs from ``now`` on and is not modified;
     ``limits`` gives every job's latest end.  Returns the plan of the first
-    insertion point that succeeds with at most ``k`` repairs.
+    insertion point that succeeds with at most ``k`` repairs.  The points are
+    tried compiled
+    (:func:`~schedlab.policies.deadline.qops_search.first_feasible_point`).
     """
-    points = insertion_points(len(plan))
-    placements = 0
-    for p, profile in prefix_profiles(running, plan, points):
-        placed, repairs, work = _place_from(profile, now, plan[p:], job, limits, k, key)
-        placements += work
-        if placed is not None:
-            return Decision(in_ast_order([*plan[:p], *placed]), placements=placements,
-                            detail={"repairs": repairs, "insertion_point_tries": 1 + points.index(p)})
-    return Decision(None, f"no insertion point of {points} keeps every deadline "
-                          f"with at most {k} repairs", placements,
-                    detail={"insertion_point_tries": len(points)})
+    from schedlab.engine.profile_kernels import as_arrays
+    from schedlab.policies.deadline.qops_search import FAR, first_feasible_point
 
-
-def _place_from(profile: Profile, now: int, tail: Plan, new: Job, limits: Mapping[int, float],
-                k: int, key: HeuristicKey) -> tuple[list | None, int, int]:
-    """Steps 2–4 at one insertion point: ``(placed entries or None, repairs, placements)``.
-
-    ``profile`` holds the running jobs and the kept prefix; it is consumed.
-    The temporary list is kept in reverse heuristic order so that its head
-    is popped from the end.
-    """
-    pending = sorted((job for job, _ in tail), key=key, reverse=True)
-    pending.append(new)
-    placed: list[tuple[Job, int]] = []
-    violations = 0
-    work = 0
-    fit, reserve, release = profile.earliest_fit, profile.reserve, profile.release
-    while pending:
-        job = pending.pop()
-        start = fit(job.width, job.estimate, now)
-        work += 1
-        if ends_in_time(job, start, limits):
-            reserve(start, job.estimate, job.width)
-            placed.append((job, start))
-            continue
-        violations += 1
-        at = len(placed)
-        mid = at // 2
-        if violations > k or mid == at:
-            return None, 0, work
-        for moved, moved_start in placed[mid:]:
-            release(moved_start, moved.estimate, moved.width)
-            pending.append(moved)
-        del placed[mid:]
-        pending.sort(key=key, reverse=True)
-        pending.append(job)
-    return placed, violations, work
+    n = len(plan)
+    points = insertion_points(n)
+    jobs = [*(planned for planned, _ in plan), job]
+    widths, estimates, held, ends = job_columns(jobs, limits, running, FAR)
+    booked = np.array([*(start for _, start in plan), 0], np.int64)
+    ranks = np.empty(n + 1, np.int64)
+    ranks[sorted(range(n + 1), key=lambda i: key(jobs[i]))] = np.arange(n + 1)
+    times, free, size = as_arrays(running, 4 * n + 8)
+    placed = np.empty(n + 1, np.int64)
+    placed_starts = np.empty(n + 1, np.int64)
+    point, repairs, placements = first_feasible_point(
+        times, free, size, now, widths, estimates, held, ends, booked, ranks,
+        np.array(points, np.int64), k, placed, placed_starts)
+    if point < 0:
+        return Decision(None, f"no insertion point of {points} keeps every deadline "
+                              f"with at most {k} repairs", placements,
+                        detail={"insertion_point_tries": len(points)})
+    p = points[point]
+    moved = zip((jobs[i] for i in placed[:n + 1 - p].tolist()), placed_starts[:n + 1 - p].tolist())
+    return Decision(in_ast_order([*plan[:p], *moved]), placements=placements,
+                    detail={"repairs": repairs, "insertion_point_tries": 1 + point})
 
 
 class QoPS(AdmissionPolicy):
