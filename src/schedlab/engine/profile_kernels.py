@@ -24,10 +24,11 @@ Users: conservative backfilling's compression (:mod:`schedlab.policies.compressi
 the planning-based scheduler's rebuild of a long queue
 (:mod:`schedlab.policies.planning`), self-tuning dynP's candidate
 schedules (:mod:`schedlab.policies.dynp`)
-and the admission tests of MSB and MRT
-(:mod:`schedlab.policies.deadline.msb_search`,
+and the admission tests of QoPS, MSB and MRT
+(:mod:`schedlab.policies.deadline.qops_search`,
+:mod:`schedlab.policies.deadline.msb_search`,
 :mod:`schedlab.policies.deadline.mrt_search`).
-The Profile stays the reference: MSB and MRT copy its lists in and, where
+The Profile stays the reference: QoPS, MSB and MRT copy its lists in and, where
 the schedule is kept, back; conservative backfilling keeps its whole plan
 in such arrays for the run (:class:`schedlab.policies.compression.ArrayPlan`).
 Property tests keep the twins equal to the Profile
