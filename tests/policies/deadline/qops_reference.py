@@ -26,7 +26,8 @@ def qops_admission_reference(running: Profile, now: int, plan: Plan, job: Job,
         placements += work
         if placed is not None:
             return Decision(in_ast_order([*plan[:p], *placed]), placements=placements,
-                            detail={"repairs": repairs, "insertion_point_tries": 1 + points.index(p)})
+                            detail={"repairs": repairs,
+                                    "insertion_point_tries": 1 + points.index(p)})
     return Decision(None, f"no insertion point of {points} keeps every deadline "
                           f"with at most {k} repairs", placements,
                     detail={"insertion_point_tries": len(points)})
