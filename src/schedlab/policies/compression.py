@@ -150,12 +150,13 @@ class ArrayPlan:
         if self.size + 4 * jobs + 4 >= len(self.times):    # a move adds at most four breakpoints
             self._grow(self.size + 4 * jobs + 4)
         if order is None:
-            self.size, self.queued, earliest = _compress_queue(
+            self.size, self.queued, earliest = _compress(
                 self.times, self.free, self.size, now, self.queue, self.queued,
-                self.widths, self.estimates, self.starts)
+                self.widths, self.estimates, self.starts, True)
         else:
-            self.size, earliest = _compress_order(self.times, self.free, self.size, now, order,
-                                                  self.widths, self.estimates, self.starts)
+            self.size, _, earliest = _compress(self.times, self.free, self.size, now, order,
+                                               len(order), self.widths, self.estimates,
+                                               self.starts, False)
         if earliest < self.upcoming:
             self.upcoming = earliest
 
@@ -201,11 +202,13 @@ def _release(times, free, size, now, duration, width):  # pragma: no cover
 
 
 @njit(cache=True)
-def _compress_queue(times, free, size, now, queue, queued, widths, durations,
-                    booked):  # pragma: no cover
-    """The pass in arrival order over ``queue``, dropping the jobs started since.
+def _compress(times, free, size, now, order, count, widths, durations, booked,
+              compact):  # pragma: no cover
+    """The pass over ``order[:count]`` (arrival numbers of waiting jobs, in queue order).
 
-    Returns the profile's new length, the queue's new length and the
+    With ``compact`` (``order`` is the plan's own queue), the jobs started
+    since (booked start -1) are dropped from ``order`` on the way.  Returns
+    the profile's new length, the number of jobs kept in ``order`` and the
     earliest new start (:data:`NEVER`: no job moved).
     """
     size = discard_before(times, free, size, now)
@@ -214,13 +217,14 @@ def _compress_queue(times, free, size, now, queue, queued, widths, durations,
     held = 0
     earliest = NEVER
     kept = 0
-    for q in range(queued):
-        i = queue[q]
+    for q in range(count):
+        i = order[q]
         old = booked[i]
-        if old < 0:
-            continue
-        queue[kept] = i
-        kept += 1
+        if compact:
+            if old < 0:
+                continue
+            order[kept] = i
+            kept += 1
         if old <= now:
             continue
         size, held, start = _visit(times, free, size, now, widths[i], durations[i], old,
@@ -229,29 +233,7 @@ def _compress_queue(times, free, size, now, queue, queued, widths, durations,
             booked[i] = start
             if start < earliest:
                 earliest = start
-    return size, kept, earliest
-
-
-@njit(cache=True)
-def _compress_order(times, free, size, now, order, widths, durations,
-                    booked):  # pragma: no cover
-    """The pass over ``order`` (arrival numbers of waiting jobs, in queue order)."""
-    size = discard_before(times, free, size, now)
-    proofs = new_proofs()
-    scratch = np.empty((2, len(times)), np.int64)
-    held = 0
-    earliest = NEVER
-    for i in order:
-        old = booked[i]
-        if old <= now:
-            continue
-        size, held, start = _visit(times, free, size, now, widths[i], durations[i], old,
-                                   proofs, held, scratch)
-        if start >= 0:
-            booked[i] = start
-            if start < earliest:
-                earliest = start
-    return size, earliest
+    return size, (kept if compact else count), earliest
 
 
 @njit(cache=True)
