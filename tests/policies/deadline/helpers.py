@@ -2,14 +2,31 @@
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
+from schedlab.engine.profile import Profile
 from schedlab.engine.result import REJECTED, Result
 from schedlab.engine.simulator import run
+from schedlab.policies.deadline.common import TickProfile, round_up
 from schedlab.policies.registry import make_policy
 from schedlab.testing import check_deadlines, check_invariants
 from schedlab.workload.job import Job, Workload
 
 #: The admission-control schemes: every run of theirs must keep every deadline it admitted.
 ADMISSION = ("qops", "msb", "mrt")
+
+
+def draw_running(data, size: int) -> Profile:
+    """The profile of up to two running jobs on ``size`` processors, drawn from ``data``
+    (hypothesis), with or without a scheduling tick of 4 (its ends on the tick grid)."""
+    tick = data.draw(st.sampled_from([0, 4]), "tick")
+    releases = sorted(data.draw(st.lists(st.tuples(st.integers(1, 15), st.integers(1, 2)),
+                                         max_size=2), "running"))
+    releases = [(round_up(end, tick) if tick else end, width) for end, width in releases]
+    running = (TickProfile if tick else Profile).from_releases(size, 0, releases)
+    if tick:
+        running.tick = tick
+    return running
 
 
 def deadline_workload(processors: int, *rows: tuple) -> Workload:

@@ -20,11 +20,11 @@ from schedlab.engine.profile import Profile
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.pipeline import Transforms, apply_transforms
-from schedlab.policies.deadline.common import Decision, TickProfile, edf_key, round_up
+from schedlab.policies.deadline.common import Decision, edf_key
 from schedlab.policies.deadline.msb import ModifiedSlackBased, msb_admission
 from schedlab.workload.job import Job
 
-from .helpers import column, deadline_workload, simulate
+from .helpers import column, deadline_workload, draw_running, simulate
 
 
 def job(job_id: int, estimate: int, deadline: int) -> Job:
@@ -154,14 +154,8 @@ def test_taking_over_the_candidate_before_changes_no_choice(data):
     with and without a scheduling tick, in AST and EDF order: MSB, which takes the rest
     of a candidate from the one before when their profiles meet, chooses what plain
     enumeration chooses."""
-    tick = data.draw(st.sampled_from([0, 4]), "tick")
     size = 6
-    releases = sorted(data.draw(st.lists(st.tuples(st.integers(1, 15), st.integers(1, 2)),
-                                         max_size=2), "running"))
-    releases = [(round_up(end, tick) if tick else end, width) for end, width in releases]
-    running = (TickProfile if tick else Profile).from_releases(size, 0, releases)
-    if tick:
-        running.tick = tick
+    running = draw_running(data, size)
     profile = running.copy()
     plan = []
     rows = data.draw(st.lists(st.tuples(st.integers(1, size), st.integers(0, 9),

@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.api import load_workload
-from schedlab.engine.profile import Profile
 from schedlab.engine.simulator import run
 from schedlab.pipeline import Transforms, apply_transforms
-from schedlab.policies.deadline.common import HEURISTICS, TickProfile, round_up
+from schedlab.policies.deadline.common import HEURISTICS
 from schedlab.policies.deadline.qops import QoPS, qops_admission
 from schedlab.workload.job import Job
 
+from .helpers import draw_running
 from .qops_reference import qops_admission_reference
 
 
@@ -33,14 +33,8 @@ def test_the_compiled_test_decides_as_the_python_reference(data):
     """Plans whose jobs sit wherever they fit behind running jobs, some without a
     deadline, with and without a tick, K from 0 to 3, EDF and LLF: the compiled test
     returns exactly the reference's plan, reason, placements and counts."""
-    tick = data.draw(st.sampled_from([0, 4]), "tick")
     size = 6
-    releases = sorted(data.draw(st.lists(st.tuples(st.integers(1, 15), st.integers(1, 2)),
-                                         max_size=2), "running"))
-    releases = [(round_up(end, tick) if tick else end, width) for end, width in releases]
-    running = (TickProfile if tick else Profile).from_releases(size, 0, releases)
-    if tick:
-        running.tick = tick
+    running = draw_running(data, size)
     profile = running.copy()
     plan = []
     rows = data.draw(st.lists(st.tuples(st.integers(1, size), st.integers(0, 9),
