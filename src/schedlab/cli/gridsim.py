@@ -40,26 +40,25 @@ PreemptionOverheadOpt = Annotated[int, typer.Option(
 GRID_SUMMARY_METRICS = ["system_usage", "licence_usage", "cluster_share_deviation"]
 
 
-def refuse_unsupported(options: dict[str, tuple[object, object]]) -> None:
-    """InputError for a workload or run option a grid run does not take.
+def first_given(options: dict[str, tuple[object, object]]) -> str | None:
+    """The first option set away from its default; ``options`` maps a name to (value, default)."""
+    return next((name for name, (value, default) in options.items() if value != default), None)
 
-    ``options`` maps an option's name to (value given, default).
-    """
-    used = [name for name, (value, default) in options.items() if value != default]
-    if used:
-        raise InputError(f"{used[0]} is not supported with --platform: a grid run reads the "
-                         f"workload and its side file as they are", field=used[0])
+
+def refuse_unsupported(options: dict[str, tuple[object, object]]) -> None:
+    """InputError for a workload or run option a grid run does not take."""
+    name = first_given(options)
+    if name is not None:
+        raise InputError(f"{name} is not supported with --platform: a grid run reads the "
+                         f"workload and its side file as they are", field=name)
 
 
 def refuse_grid_only(options: dict[str, tuple[object, object]]) -> None:
-    """InputError for a grid option given without ``--platform`` (it would do nothing).
-
-    ``options`` maps an option's name to (value given, default).
-    """
-    used = [name for name, (value, default) in options.items() if value != default]
-    if used:
-        raise InputError(f"{used[0]} needs --platform: only grid runs have a dispatcher "
-                         f"and machines", field=used[0])
+    """InputError for a grid option given without ``--platform`` (it would do nothing)."""
+    name = first_given(options)
+    if name is not None:
+        raise InputError(f"{name} needs --platform: only grid runs have a dispatcher "
+                         f"and machines", field=name)
 
 
 def simulate_on_platform(workload: str, policy: str, params: dict, platform: str,
