@@ -18,6 +18,7 @@ jobs is one crossing into compiled code instead of one Python search per job:
   :func:`place_queue`, one order placed in the profile itself (the
   planning-based scheduler's rebuild);
 * :func:`min_free` — :meth:`Profile.min_free`;
+* :func:`discard_before` — :meth:`Profile.discard_before`;
 * :func:`step_at` — the step holding a time (``bisect_right(times, t) - 1``).
 
 Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`),
@@ -60,6 +61,18 @@ def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]
     times_array[:size] = times
     free_array[:size] = free
     return times_array, free_array, size
+
+
+def grown(array: np.ndarray, needed: int) -> np.ndarray:
+    """A copy of ``array`` whose last axis holds at least ``needed`` (twice as many, or more).
+
+    The arrays the compiled passes edit in place have room to grow; this is
+    how they get more.
+    """
+    room = max(2 * array.shape[-1], needed)
+    bigger = np.empty((*array.shape[:-1], room), array.dtype)
+    bigger[..., :array.shape[-1]] = array
+    return bigger
 
 
 def place_orders(profile: Profile, orders: np.ndarray, widths: np.ndarray,
@@ -184,6 +197,19 @@ def min_free(times, free, size, start, end):  # pragma: no cover
             lowest = free[k]
         k += 1
     return lowest
+
+
+@njit(cache=True)
+def discard_before(times, free, size, t):  # pragma: no cover
+    """:meth:`Profile.discard_before <schedlab.engine.profile.Profile.discard_before>` on arrays: the new length."""
+    k = step_at(times, size, t)
+    if k > 0:
+        for m in range(size - k):
+            times[m] = times[m + k]
+            free[m] = free[m + k]
+        size -= k
+    times[0] = t
+    return size
 
 
 @njit(cache=True)

@@ -40,7 +40,8 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.profile_kernels import NEVER, change, earlier_fit, place, step_at
+from schedlab.engine.profile_kernels import (NEVER, change, discard_before, earlier_fit, grown,
+                                             place, step_at)
 
 KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
@@ -90,9 +91,9 @@ class ArrayPlan:
         arrival = self.arrived
         if arrival == len(self.ids):
             for name in ("ids", "widths", "estimates", "starts"):
-                setattr(self, name, _doubled(getattr(self, name)))
+                setattr(self, name, grown(getattr(self, name), arrival + 1))
         if self.queued == len(self.queue):
-            self.queue = _doubled(self.queue)
+            self.queue = grown(self.queue, self.queued + 1)
         self.ids[arrival] = job_id
         self.widths[arrival] = width
         self.estimates[arrival] = estimate
@@ -182,10 +183,6 @@ class ArrayPlan:
             column = np.empty(room, np.int64)
             column[:self.size] = getattr(self, name)[:self.size]
             setattr(self, name, column)
-
-
-def _doubled(column: np.ndarray) -> np.ndarray:
-    return np.concatenate((column, np.empty_like(column)))
 
 
 @njit(cache=True)
@@ -280,19 +277,6 @@ def _due(starts, queue, queued, now, due):  # pragma: no cover
         elif start < upcoming:
             upcoming = start
     return count, kept, upcoming
-
-
-@njit(cache=True)
-def discard_before(times, free, size, t):  # pragma: no cover
-    """:meth:`Profile.discard_before <schedlab.engine.profile.Profile.discard_before>` on arrays: the new length."""
-    k = step_at(times, size, t)
-    if k > 0:
-        for m in range(size - k):
-            times[m] = times[m + k]
-            free[m] = free[m + k]
-        size -= k
-    times[0] = t
-    return size
 
 
 @njit(cache=True)

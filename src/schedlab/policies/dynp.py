@@ -27,7 +27,6 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
@@ -36,12 +35,12 @@ import numpy as np
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.deciders import CASE_LABELS, DECIDERS, PAPER_POLICIES, decide_among
-from schedlab.policies.orderings import ORDERINGS, OrderKey
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.profile import Profile
+    from schedlab.policies.dynp_step import Tuned, TuningState
     from schedlab.workload.job import Job
 
 #: The bound of the bounded slowdown in the ``slowdown`` quality metric (SLDwW_60, §5.1).
@@ -140,18 +139,19 @@ class BasicDynP(_DynPFamily):
 
 
 # --------------------------------------------------------------- quality metrics
-# Each measures candidate schedules of the same waiting jobs (:class:`Measured`):
-# the jobs' widths, estimates and submit times (one entry per job) and their
-# proposed starts (one row per schedule, one column per job), plus the
-# expected end of the last running job; it returns one value per schedule.
-# Lower is better.  A job's planned end is its start plus its estimate: the
-# scheduler knows nothing else (Streit 2002, §3.2).  The sums of the integer
-# metrics are exact (int64, divided as Python ints), so two identical
-# schedules get identical numbers; the slowdown sums floats one by one, in
-# the order of the columns: the jobs in arrival order.
+# Each measures candidate schedules of the same waiting jobs: a value per
+# schedule, lower is better.  A job's planned end is its start plus its
+# estimate: the scheduler knows nothing else (Streit 2002, §3.2).  The
+# metrics of :data:`EXACT_METRICS` are made of integer sums over the jobs
+# (:class:`ScheduleSums`): a self-tuning step gets them from its compiled
+# placements (:mod:`schedlab.policies.dynp_step`), anything else from
+# :class:`Measured` columns (:func:`schedule_sums`); the sums are exact
+# (int64, divided as Python ints), so two identical schedules get identical
+# numbers.  The slowdown needs every job (:class:`Measured`) and sums floats
+# one by one, in the order of the columns: the jobs in arrival order.
 
 class Measured(NamedTuple):
-    """What a quality metric reads: job columns (1-D) and the starts of each schedule (2-D)."""
+    """Candidate schedules as job columns (1-D) and the starts of each schedule (2-D)."""
 
     widths: np.ndarray
     estimates: np.ndarray
@@ -159,25 +159,48 @@ class Measured(NamedTuple):
     starts: np.ndarray
 
 
-def makespan(schedules: Measured, running_end: int) -> list[float]:
+class ScheduleSums(NamedTuple):
+    """What the exact quality metrics read: one integer sum per schedule, and the jobs' totals."""
+
+    weighted_response: list[int]    # sum of width x (start + estimate - submit)
+    response: list[int]             # sum of (start + estimate - submit)
+    wait: list[int]                 # sum of (start - submit)
+    last_end: list[int]             # latest start + estimate; -1 with no job
+    jobs: int
+    width: int                      # sum of the widths
+
+
+def schedule_sums(schedules: Measured) -> ScheduleSums:
+    """The :class:`ScheduleSums` of the schedules in ``schedules``, in numpy (exact int64)."""
+    widths, estimates, submits, starts = schedules
+    response = starts + (estimates - submits)
+    return ScheduleSums((response @ widths).tolist(), response.sum(axis=1).tolist(),
+                        (starts - submits).sum(axis=1).tolist(),
+                        (starts + estimates).max(axis=1, initial=-1).tolist(), len(widths),
+                        int(widths.sum()))
+
+
+def _sums(schedules: Measured | ScheduleSums) -> ScheduleSums:
+    return schedules if isinstance(schedules, ScheduleSums) else schedule_sums(schedules)
+
+
+def makespan(schedules: Measured | ScheduleSums, running_end: int) -> list[float]:
     """MS = max end of all jobs in the schedule, the running ones included (§3.2)."""
-    ends = (schedules.starts + schedules.estimates).max(axis=1, initial=running_end)
-    return [float(end) for end in ends.tolist()]
+    return [float(max(end, running_end)) for end in _sums(schedules).last_end]
 
 
-def average_response(schedules: Measured, running_end: int) -> list[float]:
+def average_response(schedules: Measured | ScheduleSums, running_end: int) -> list[float]:
     """ART = mean of (end - submit) over the waiting jobs (§3.2)."""
-    jobs = len(schedules.widths)
-    totals = (schedules.starts + (schedules.estimates - schedules.submits)).sum(axis=1)
-    return [total / jobs if jobs else 0.0 for total in totals.tolist()]
+    sums = _sums(schedules)
+    jobs = sums.jobs
+    return [total / jobs if jobs else 0.0 for total in sums.response]
 
 
-def weighted_response(schedules: Measured, running_end: int) -> list[float]:
+def weighted_response(schedules: Measured | ScheduleSums, running_end: int) -> list[float]:
     """ARTwW = sum of width x (end - submit) over the sum of widths (§3.2)."""
-    widths = schedules.widths
-    totals = (schedules.starts + (schedules.estimates - schedules.submits)) @ widths
-    width = int(widths.sum())
-    return [total / width if width else 0.0 for total in totals.tolist()]
+    sums = _sums(schedules)
+    width = sums.width
+    return [total / width if width else 0.0 for total in sums.weighted_response]
 
 
 def weighted_slowdown(schedules: Measured, running_end: int) -> list[float]:
@@ -190,20 +213,20 @@ def weighted_slowdown(schedules: Measured, running_end: int) -> list[float]:
     return [sum(row) / width if width else 0.0 for row in values.tolist()]
 
 
-def average_wait(schedules: Measured, running_end: int) -> list[float]:
+def average_wait(schedules: Measured | ScheduleSums, running_end: int) -> list[float]:
     """Mean of (start - submit) over the waiting jobs (§6)."""
-    jobs = len(schedules.widths)
-    totals = (schedules.starts - schedules.submits).sum(axis=1)
-    return [total / jobs if jobs else 0.0 for total in totals.tolist()]
+    sums = _sums(schedules)
+    jobs = sums.jobs
+    return [total / jobs if jobs else 0.0 for total in sums.wait]
 
 
-QualityMetric = Callable[[Measured, int], list[float]]
+QualityMetric = Callable[[Measured | ScheduleSums, int], list[float]]
 
 QUALITY_METRICS: dict[str, QualityMetric] = {
     "artww": weighted_response, "art": average_response, "ms": makespan,
     "slowdown": weighted_slowdown, "wait": average_wait,
 }
-#: The metrics whose value does not depend on the order the jobs are summed in.
+#: The metrics made of :class:`ScheduleSums` (exact: independent of the order of the jobs).
 EXACT_METRICS = frozenset({"artww", "art", "ms", "wait"})
 
 
@@ -263,84 +286,6 @@ def select_future(starts: np.ndarray, now: int, future_jobs: int | None,
 
 
 # ------------------------------------------------------------ self-tuning dynP
-class SortedQueue:
-    """The waiting jobs in one static order, as arrival numbers, updated at each arrival and start.
-
-    Self-tuning dynP needs the queue in every candidate order at every step;
-    keeping SJF and LJF sorted costs a binary search per arrival and start
-    instead of a sort per step.
-    """
-
-    __slots__ = ("_key", "_keys", "slots")
-
-    def __init__(self, key: OrderKey) -> None:
-        self._key = key
-        self._keys: list[tuple] = []
-        self.slots: list[int] = []
-
-    def add(self, job: Job, slot: int) -> None:
-        key = self._key(job)
-        at = bisect_left(self._keys, key)
-        self._keys.insert(at, key)
-        self.slots.insert(at, slot)
-
-    def remove(self, job: Job) -> None:
-        at = bisect_left(self._keys, self._key(job))
-        del self._keys[at]
-        del self.slots[at]
-
-
-class JobColumns:
-    """Every job dynP was given, as columns by arrival number, and the numbers of the waiting ones.
-
-    Ids, widths, estimates and submit times as numpy arrays, so that the
-    candidate schedules are placed in one compiled call and measured in
-    numpy (:func:`schedlab.engine.profile_kernels.place_orders`); a queue
-    is then a list of arrival numbers.  ``waiting`` maps each waiting job's
-    id to its number, in arrival order: the FCFS order.
-    """
-
-    __slots__ = ("ids", "widths", "estimates", "submits", "jobs", "waiting")
-
-    def __init__(self) -> None:
-        self.ids = np.empty(1024, np.int64)
-        self.widths = np.empty(1024, np.int64)
-        self.estimates = np.empty(1024, np.int64)
-        self.submits = np.empty(1024, np.int64)
-        self.jobs: list[Job] = []
-        self.waiting: dict[int, int] = {}
-
-    def add(self, job: Job) -> int:
-        """Take an arriving job; its arrival number."""
-        slot = len(self.jobs)
-        if slot == len(self.widths):
-            for name in ("ids", "widths", "estimates", "submits"):
-                column = getattr(self, name)
-                setattr(self, name, np.concatenate((column, np.empty_like(column))))
-        self.ids[slot] = job.id
-        self.widths[slot] = job.width
-        self.estimates[slot] = job.estimate
-        self.submits[slot] = job.submit
-        self.jobs.append(job)
-        self.waiting[job.id] = slot
-        return slot
-
-    def started(self, job: Job) -> None:
-        del self.waiting[job.id]
-
-    def slots_of(self, queue: Sequence[Job]) -> list[int]:
-        waiting = self.waiting
-        return [waiting[job.id] for job in queue]
-
-    def jobs_at(self, slots: Sequence[int]) -> list[Job]:
-        jobs = self.jobs
-        return [jobs[slot] for slot in slots]
-
-    def arrived(self) -> np.ndarray:
-        """The arrival numbers of the waiting jobs, in arrival order (ascending)."""
-        return np.fromiter(self.waiting.values(), np.int64, len(self.waiting))
-
-
 class PlanOrder:
     """The order of the jobs in the current plan: the FCFS candidate of ``fcfs_order="plan"``.
 
@@ -431,33 +376,43 @@ class SelfTuningDynP(_DynPFamily):
         self._exact = all(name in EXACT_METRICS for _, name in terms)
         self._no_makespan = all(name != "ms" for _, name in terms)
         self._cases = dict.fromkeys(CASE_LABELS, 0) if policies == PAPER_POLICIES else None
-        self._sorted = {p: SortedQueue(ORDERINGS[p]) for p in policies
-                        if p in ORDERINGS and p != "fcfs"}
-        self._columns = JobColumns()
-        self._place_orders: Callable | None = None
+        self._from_sums = self._exact and future_jobs is None and future_horizon is None
+        self._one_term = terms == ((1.0, terms[0][1]),)     # the metric as it is
+        self._index = {policy: c for c, policy in enumerate(policies)}
+        self._state: TuningState | None = None      # at the first submission (numba)
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         super().on_submit(ctx, job)
-        slot = self._columns.add(job)
-        for queue in self._sorted.values():
-            queue.add(job, slot)
+        if self._state is None:
+            self._state = self._new_state(ctx)
+        self._state.enter(job)
+
+    def _new_state(self, ctx: Context) -> TuningState:
+        """The step's arrays; they track the running jobs when the run lets them (dynp_step)."""
+        from schedlab.policies.dynp_step import TuningState
+        given = {"fcfs"} if self._plan_order is not None else set()
+        tracks = ctx.overrun == "kill" and not ctx.reservations_enabled
+        return TuningState(ctx.processors, self.candidates, given, tracks)
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        super().on_finish(ctx, job)
+        self._state.ended(job, ctx.now)
 
     def _start_due(self, ctx: Context) -> list[Job]:
         started = super()._start_due(ctx)
-        for job in started:
-            self._columns.started(job)
-        for queue in self._sorted.values():
-            for job in started:
-                queue.remove(job)
-        if self._plan_order is not None:
-            self._plan_order.remove(started)
+        if started:
+            self._state.leave(started, ctx.now)
+            if self._plan_order is not None:
+                self._plan_order.remove(started)
         return started
 
     def queue(self, ctx: Context, order: str) -> list[Job]:
         if order == "fcfs" and self._plan_order is not None:
             return self._plan_order.queue(ctx.waiting)
-        kept = self._sorted.get(order)
-        return self._columns.jobs_at(kept.slots) if kept is not None else super().queue(ctx, order)
+        state, candidate = self._state, self._index.get(order)
+        if state is None or candidate is None or state.is_given(candidate):
+            return super().queue(ctx, order)
+        return state.jobs_at(state.queue_of(candidate))
 
     def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int],
               starts: Sequence[int]) -> None:
@@ -474,65 +429,55 @@ class SelfTuningDynP(_DynPFamily):
     def _self_tuning_step(self, ctx: Context) -> None:
         """Build a schedule per candidate, measure, decide, adopt the chosen one (§3.2).
 
-        Candidates whose queues coincide share one schedule.  The schedules
-        are placed in one compiled call on copies of the running jobs'
-        profile (:func:`~schedlab.engine.profile_kernels.place_orders`, the
-        twin of :func:`~schedlab.policies.planning.place_in_order`), on the
-        columns of the waiting jobs in arrival order; a queue is a row of
-        positions in those columns.
+        One compiled call places every distinct candidate queue on its own
+        copy of the fixed part of the schedule and sums what the exact
+        metrics need (:meth:`TuningState.tune
+        <schedlab.policies.dynp_step.TuningState.tune>`; candidates whose
+        queues coincide share one schedule).  The fixed part is the running
+        jobs' profile the state keeps or, with advance reservations or
+        overrunning jobs, :meth:`fixed_profile`.  The chosen schedule's
+        sorted (start, job id) pairs become the plan's heap as they are.
         """
-        if self._place_orders is None:      # numba, loaded at the first step
-            from schedlab.engine.profile_kernels import place_orders
-            self._place_orders = place_orders
-        queues: list[list[int]] = []
-        row_of: dict[str, int] = {}
-        for policy in self.candidates:
-            queue = self._queue_slots(ctx, policy)
-            if queue not in queues:
-                queues.append(queue)
-            row_of[policy] = queues.index(queue)
-        columns = self._columns
-        arrived = columns.arrived()
-        orders = np.searchsorted(arrived, np.array(queues, np.int64))
-        widths, estimates = columns.widths[arrived], columns.estimates[arrived]
-        starts, profiles = self._place_orders(self.fixed_profile(ctx), orders, widths,
-                                              estimates, ctx.now)
-        jobs = Measured(widths, estimates, columns.submits[arrived], starts)
-        qualities = self.qualities(ctx, jobs, row_of)
-        self._decided(self._decide(qualities), len(ctx.waiting))
-        row = row_of[self.order]
-        order = orders[row]
-        self.adopt(partial(profiles.profile, row), columns.ids[arrived[order]].tolist(),
-                   starts[row, order].tolist())
+        state = self._state
+        for c in state.given_candidates:
+            queue = self.queue(ctx, self.candidates[c])
+            state.give(c, [state.arrival_of[job.id] for job in queue])
+        tuned = state.tune(ctx.now, None if state.tracks_running else self.fixed_profile(ctx))
+        self._decided(self._decide(self.qualities(ctx, tuned)), state.waiting)
+        chosen = self._index[self.order]
+        if self._arrivals:                  # the newest waiting jobs, in arrival order
+            starts = tuned.starts[chosen, state.waiting - len(self._arrivals):].tolist()
+            self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
+        if self._plan_order is not None:
+            self._plan_order.adopt(state.ids_at(state.queue_of(chosen)))
+        self._adopt_plan(partial(tuned.profile, chosen), tuned.plan(chosen))
 
-    def _queue_slots(self, ctx: Context, policy: str) -> list[int]:
-        """The waiting jobs in ``policy``'s order, as arrival numbers."""
-        kept = self._sorted.get(policy)
-        if kept is not None:
-            return kept.slots
-        if policy == "fcfs" and self._plan_order is None:
-            return list(self._columns.waiting.values())
-        return self._columns.slots_of(self.queue(ctx, policy))
-
-    def qualities(self, ctx: Context, schedules: Measured, row_of: dict[str, int]
-                  ) -> dict[str, float]:
-        """The quality of each candidate's schedule, slackness applied to the current policy.
-
-        ``schedules`` holds the waiting jobs in arrival order and one row of
-        starts per distinct schedule; ``row_of`` gives each candidate's row.
-        """
-        # Only the makespan reads the end of the last running job.
-        running_end = ctx.now if self._no_makespan else \
-            max((end for end, _ in ctx.releases()), default=ctx.now)
-        if self._exact and self.future_jobs is None and self.future_horizon is None:
-            values = [QUALITY_METRICS[name](schedules, running_end) for _, name in self._terms]
+    def qualities(self, ctx: Context, tuned: Tuned) -> dict[str, float]:
+        """The quality of each candidate's schedule, slackness applied to the current policy."""
+        state = self._state
+        if self._no_makespan:               # only the makespan reads the last running job
+            running_end = ctx.now
+        elif state.tracks_running:
+            running_end = state.running_end(ctx.now)
         else:
-            values = [[QUALITY_METRICS[name](part, running_end)[0]
-                       for part in self._reduced_futures(ctx.now, schedules)]
-                      for _, name in self._terms]
-        quality = combine_terms({policy: [term[row] for term in values]
-                                 for policy, row in row_of.items()},
-                                [weight for weight, _ in self._terms])
+            running_end = max((end for end, _ in ctx.releases()), default=ctx.now)
+        if self._from_sums:
+            sums = tuned.schedule_sums()
+            values = [QUALITY_METRICS[name](sums, running_end) for _, name in self._terms]
+        else:
+            schedules = Measured(*state.arrival_columns(), tuned.starts)
+            if self.future_jobs is None and self.future_horizon is None:
+                values = [QUALITY_METRICS[name](schedules, running_end) for _, name in self._terms]
+            else:
+                values = [[QUALITY_METRICS[name](part, running_end)[0]
+                           for part in self._reduced_futures(ctx.now, schedules)]
+                          for _, name in self._terms]
+        if self._one_term:
+            quality = dict(zip(self.candidates, values[0]))
+        else:
+            quality = combine_terms({policy: [term[c] for term in values]
+                                     for c, policy in enumerate(self.candidates)},
+                                    [weight for weight, _ in self._terms])
         if self.slackness:
             quality[self.order] *= 1 - self.slackness
         return quality

@@ -184,11 +184,20 @@ class PlanningScheduler(CatalinaReservations, Policy):
         schedule is adopted; dynP adopts a schedule at almost every step and
         rarely reads one.
         """
-        self._profile = profile
         if self._arrivals:                      # their promises are read from this schedule
             self._arrival_starts = dict(zip(job_ids, starts))
-        self._starts = list(zip(starts, job_ids))
-        heapify(self._starts)
+        plan = list(zip(starts, job_ids))
+        heapify(plan)
+        self._adopt_plan(profile, plan)
+
+    def _adopt_plan(self, profile: Profile | Callable[[], Profile],
+                    plan: list[tuple[int, int]]) -> None:
+        """Make ``plan``, a heap of (start, job id), the plan; ``profile`` holds it (:meth:`adopt`).
+
+        The arrivals' promises must be noted in ``_arrival_starts`` first.
+        """
+        self._profile = profile
+        self._starts = plan
         self._replan = False
 
     def _current_plan(self, ctx: Context) -> Profile:

@@ -1,0 +1,407 @@
+"""Self-tuning dynP's state and step, compiled (numba) (Streit 2002, §3.2).
+
+A self-tuning step builds one full schedule per candidate policy from the
+running jobs' profile, measures each and adopts the best.  On SDSC-BLUE
+that is 360,000 steps of a few dozen waiting jobs each: the placements
+themselves (28 million) cost about 7 s compiled, and the Python around
+them (building the running jobs' profile, the queues as arrays, a dozen
+small numpy calls for the quality metrics, the plan as a heap) cost three
+times as much (bench/DYNP.md, fifth pass).  So dynP keeps everything a
+step reads in arrays for the whole run (:class:`TuningState`):
+
+* the jobs as columns by arrival number (id, width, estimate, submit time,
+  start);
+* the waiting queue in every static candidate order, one row each, kept
+  in order at every arrival and start (arrival order for FCFS; estimate,
+  then submit time, then id for SJF and its reverse for LJF: the keys of
+  :mod:`schedlab.policies.orderings`);
+* the running jobs' profile (:meth:`Profile.from_releases
+  <schedlab.engine.profile.Profile.from_releases>` of the running jobs),
+  edited at every start and early end with the same breakpoint splits and
+  merges as the Profile, when the run allows it (overrun ``"kill"``, no
+  advance reservations: a job then holds its processors exactly until its
+  start plus its estimate, or less).
+
+One compiled call (:func:`tune`) then places every distinct candidate
+queue on its own copy of that profile (the earliest fit of
+:meth:`Profile.place <schedlab.engine.profile.Profile.place>`, job by job
+in the queue's order: the schedule generation of CCS, §5), and gives for
+each the integer sums the exact quality metrics are made of and its plan
+as (start, job id) pairs arranged as a heap, ready to be the planning
+scheduler's heap.  The
+decider stays in Python (:mod:`schedlab.policies.deciders`).
+
+This module imports numba, so dynP imports it at its first submission;
+``cache=True`` keeps the machine code on disk: only the very first run
+compiles.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Collection, Sequence
+
+import numpy as np
+from numba import njit
+
+from schedlab.engine.profile import Profile
+from schedlab.engine.profile_kernels import change, discard_before, grown, place, step_at
+from schedlab.policies.dynp import ScheduleSums
+
+if TYPE_CHECKING:
+    from schedlab.workload.job import Job
+
+#: Rows of :attr:`TuningState.columns`, one column per job by arrival number.
+ID, WIDTH, ESTIMATE, SUBMIT, STARTED, PLACED = range(6)
+#: How a row of :attr:`TuningState.queues` is ordered: by arrival (FCFS), by
+#: (estimate, submit, id) (SJF), by (-estimate, submit, id) (LJF), or
+#: written by the policy before every step (orders that change with time).
+ARRIVAL, SHORTEST, LONGEST, GIVEN = range(4)
+STATIC_KINDS = {"fcfs": ARRIVAL, "sjf": SHORTEST, "ljf": LONGEST}
+#: Columns of the facts :func:`_tune` gives per candidate: the first candidate
+#: with the same queue (they share one schedule), the length of its profile,
+#: then the sums the exact quality metrics are made of (:class:`ScheduleSums`):
+#: sum of width x response, sum of responses, sum of waits, the last planned
+#: end (-1 with no job), and the width of all waiting jobs.
+SAME, SIZE, WEIGHTED_RESPONSE, RESPONSE, WAIT, LAST_END, WIDTH_TOTAL = range(7)
+FACTS = 7
+
+
+class TuningState:
+    """What a self-tuning step reads, as numpy arrays kept up to date for the whole run.
+
+    ``columns`` (rows :data:`ID` … :data:`PLACED`) by arrival number;
+    ``queues[row, :waiting]`` the waiting jobs' arrival numbers in the
+    order of ``kinds[row]`` (row 0 is the arrival order); ``rows[c]`` the
+    row of candidate ``c`` (candidates of one static order share a row;
+    ``given`` names the candidates whose order the policy writes before
+    every step, :meth:`give`).  With ``tracks_running``, ``times[:size]``
+    and ``free[:size]`` are the running jobs' profile (:class:`Profile`'s
+    step function) from the last instant it was edited on.
+    """
+
+    __slots__ = ("capacity", "columns", "jobs", "arrival_of", "queues", "kinds", "rows",
+                 "given_candidates", "waiting", "tracks_running", "times", "free", "size")
+
+    def __init__(self, capacity: int, candidates: Sequence[str], given: Collection[str],
+                 tracks_running: bool) -> None:
+        kinds = [ARRIVAL]
+        rows = []
+        for policy in candidates:
+            kind = GIVEN if policy in given else STATIC_KINDS.get(policy, GIVEN)
+            if kind == GIVEN or kind not in kinds:
+                kinds.append(kind)
+            rows.append(len(kinds) - 1 if kind == GIVEN else kinds.index(kind))
+        self.capacity = capacity
+        self.columns = np.empty((6, 1024), np.int64)
+        self.jobs: list[Job] = []
+        self.arrival_of: dict[int, int] = {}          # job id -> arrival number, until it ends
+        self.kinds = np.array(kinds, np.int64)
+        self.rows = np.array(rows, np.int64)
+        self.given_candidates = [c for c, row in enumerate(rows) if kinds[row] == GIVEN]
+        self.queues = np.empty((len(kinds), 256), np.int64)
+        self.waiting = 0
+        self.tracks_running = tracks_running
+        self.times = np.empty(256, np.int64)
+        self.free = np.empty(256, np.int64)
+        self.times[0] = 0
+        self.free[0] = capacity
+        self.size = 1
+
+    # ------------------------------------------------------------ the queues
+    def enter(self, job: Job) -> None:
+        """Take an arriving job into every static queue row."""
+        arrival = len(self.jobs)
+        if arrival == self.columns.shape[1]:
+            self.columns = grown(self.columns, arrival + 1)
+        if self.waiting == self.queues.shape[1]:
+            self.queues = grown(self.queues, self.waiting + 1)
+        _enter(self.columns, self.queues, self.kinds, self.waiting, arrival, job.id, job.width,
+               job.estimate, job.submit)
+        self.jobs.append(job)
+        self.arrival_of[job.id] = arrival
+        self.waiting += 1
+
+    def leave(self, started: Sequence[Job], now: int) -> None:
+        """Take jobs just started out of the queues (and into the running jobs' profile)."""
+        if not started:
+            return
+        arrival_of = self.arrival_of
+        arrivals = np.array([arrival_of[job.id] for job in started], np.int64)
+        if self.size + 2 * len(arrivals) + 2 > len(self.times):
+            self._grow(self.size + 2 * len(arrivals) + 2)
+        self.size = _leave(self.columns, self.queues, self.kinds, self.waiting, arrivals, now,
+                           self.tracks_running, self.times, self.free, self.size)
+        self.waiting -= len(arrivals)
+
+    def ended(self, job: Job, now: int) -> None:
+        """A running job ended at ``now``: its processors are free from now on."""
+        arrival = self.arrival_of.pop(job.id)
+        if self.tracks_running:
+            if self.size + 2 > len(self.times):
+                self._grow(self.size + 2)
+            self.size = _ended(self.columns, arrival, now, self.times, self.free, self.size)
+
+    def is_given(self, candidate: int) -> bool:
+        """Whether the candidate's order is written by the policy before every step."""
+        return candidate in self.given_candidates
+
+    def queue_of(self, candidate: int) -> np.ndarray:
+        """The arrival numbers of the waiting jobs in the candidate's order."""
+        return self.queues[self.rows[candidate], :self.waiting]
+
+    def give(self, candidate: int, arrivals: Sequence[int]) -> None:
+        """Write a :meth:`given <is_given>` candidate's order (arrival numbers) before a step."""
+        self.queues[self.rows[candidate], :self.waiting] = arrivals
+
+    def jobs_at(self, arrivals: np.ndarray) -> list[Job]:
+        jobs = self.jobs
+        return [jobs[arrival] for arrival in arrivals.tolist()]
+
+    def ids_at(self, arrivals: np.ndarray) -> list[int]:
+        return self.columns[ID, arrivals].tolist()
+
+    def arrival_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The waiting jobs' widths, estimates and submit times, in arrival order."""
+        arrivals = self.queues[0, :self.waiting]
+        return (self.columns[WIDTH, arrivals], self.columns[ESTIMATE, arrivals],
+                self.columns[SUBMIT, arrivals])
+
+    # ---------------------------------------------------------- the profile
+    def running_profile(self, now: int) -> Profile:
+        """The running jobs' profile from ``now`` as a :class:`Profile` (``tracks_running`` only)."""
+        times, free = self.times[:self.size], self.free[:self.size]
+        k = int(np.searchsorted(times, now, side="right")) - 1
+        profile = Profile(self.capacity)
+        profile.replace_breakpoints([now, *times[k + 1:].tolist()], free[k:].tolist())
+        return profile
+
+    def running_end(self, now: int) -> int:
+        """When the last running job is expected to end (``now`` with none running)."""
+        return max(int(self.times[self.size - 1]), now)
+
+    def tune(self, now: int, fixed: Profile | None = None) -> "Tuned":
+        """Every candidate's schedule from ``fixed`` (the running jobs' profile when None)."""
+        if fixed is None:
+            times, free, size = self.times, self.free, self.size
+        else:
+            times, free = (np.array(side, np.int64) for side in fixed.breakpoints())
+            size = len(times)
+        return Tuned(self.capacity, *_tune(times, free, size, now, self.columns, self.queues,
+                                           self.rows, self.waiting))
+
+    def _grow(self, needed: int) -> None:
+        self.times = grown(self.times, needed)
+        self.free = grown(self.free, needed)
+
+
+class Tuned:
+    """One step's candidate schedules (:func:`_tune`), read by candidate number.
+
+    ``facts[c]``: the first candidate whose queue equals candidate ``c``'s
+    (:data:`SAME`), the length of its profile and its sums (:data:`SIZE`
+    … :data:`WIDTH_TOTAL`); ``starts[c, i]`` the start of the ``i``-th
+    waiting job in arrival order; ``plans[c]`` the (start, job id) pairs
+    as a heap; ``steps[c]`` the profile after the placements.
+    """
+
+    __slots__ = ("capacity", "facts", "starts", "plans", "steps")
+
+    def __init__(self, capacity: int, facts: np.ndarray, starts: np.ndarray, plans: np.ndarray,
+                 steps: np.ndarray) -> None:
+        self.capacity = capacity
+        self.facts = facts
+        self.starts = starts
+        self.plans = plans
+        self.steps = steps
+
+    def schedule_sums(self) -> ScheduleSums:
+        """The candidates' sums as the exact quality metrics read them (one entry each)."""
+        _, _, weighted, response, wait, last_end, width = self.facts.T.tolist()
+        return ScheduleSums(weighted, response, wait, last_end, self.starts.shape[1],
+                            width[0])
+
+    def plan(self, candidate: int) -> list[tuple[int, int]]:
+        """The candidate's (start, job id) pairs, arranged as a heap."""
+        starts, ids = self.plans[self.facts[candidate, SAME]].tolist()
+        return list(zip(starts, ids))
+
+    def profile(self, candidate: int) -> Profile:
+        """The profile after the candidate's placements, as a :class:`Profile`."""
+        row, size = self.facts[candidate, :SIZE + 1].tolist()
+        profile = Profile(self.capacity)
+        times, free = self.steps[row, :, :size].tolist()
+        profile.replace_breakpoints(times, free)
+        return profile
+
+
+# ------------------------------------------------------------- compiled code
+@njit(cache=True)
+def _precedes(columns, kind, a, b):  # pragma: no cover
+    """Whether job ``a`` comes before job ``b`` (arrival numbers) in a queue of ``kind``.
+
+    SJF: (estimate, submit, id); LJF: (-estimate, submit, id)
+    (:func:`schedlab.policies.orderings.sjf_key`, ``ljf_key``).
+    """
+    if kind == ARRIVAL:
+        return a < b
+    ea, eb = columns[ESTIMATE, a], columns[ESTIMATE, b]
+    if ea != eb:
+        return ea < eb if kind == SHORTEST else ea > eb
+    sa, sb = columns[SUBMIT, a], columns[SUBMIT, b]
+    if sa != sb:
+        return sa < sb
+    return columns[ID, a] < columns[ID, b]
+
+
+@njit(cache=True)
+def _enter(columns, queues, kinds, waiting, arrival, job_id, width, estimate,
+           submit):  # pragma: no cover
+    """Write the job's column and insert it into every static row at its place."""
+    columns[ID, arrival] = job_id
+    columns[WIDTH, arrival] = width
+    columns[ESTIMATE, arrival] = estimate
+    columns[SUBMIT, arrival] = submit
+    columns[STARTED, arrival] = -1
+    for row in range(len(kinds)):
+        kind = kinds[row]
+        if kind == GIVEN:
+            continue
+        queue = queues[row]
+        lo, hi = 0, waiting                      # bisect: the first job after the new one
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _precedes(columns, kind, queue[mid], arrival):
+                lo = mid + 1
+            else:
+                hi = mid
+        for m in range(waiting, lo, -1):
+            queue[m] = queue[m - 1]
+        queue[lo] = arrival
+
+
+@njit(cache=True)
+def _leave(columns, queues, kinds, waiting, arrivals, now, track, times, free,
+           size):  # pragma: no cover
+    """Mark ``arrivals`` started at ``now``, drop them from the static rows; book them when tracking.
+
+    Returns the running profile's new length.
+    """
+    for arrival in arrivals:
+        columns[STARTED, arrival] = now
+    for row in range(len(kinds)):
+        if kinds[row] == GIVEN:                  # written anew before every step
+            continue
+        queue = queues[row]
+        kept = 0
+        for m in range(waiting):
+            arrival = queue[m]
+            if columns[STARTED, arrival] < 0:
+                queue[kept] = arrival
+                kept += 1
+    if track:
+        size = discard_before(times, free, size, now)
+        for arrival in arrivals:
+            size = change(times, free, size, now, columns[ESTIMATE, arrival],
+                          -columns[WIDTH, arrival])
+    return size
+
+
+@njit(cache=True)
+def _ended(columns, arrival, now, times, free, size):  # pragma: no cover
+    """Give back a job's processors from ``now`` to its expected end; the new length."""
+    size = discard_before(times, free, size, now)
+    expected = columns[STARTED, arrival] + columns[ESTIMATE, arrival]
+    if expected > now:
+        size = change(times, free, size, now, expected - now, columns[WIDTH, arrival])
+    return size
+
+
+@njit(cache=True)
+def _same_queue(queues, a, b, waiting):  # pragma: no cover
+    for m in range(waiting):
+        if queues[a, m] != queues[b, m]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no cover
+    """Every distinct candidate queue placed on its own copy of the profile from ``now``.
+
+    Candidate ``c`` places ``queues[rows[c], :waiting]``, job by job, each at
+    its earliest fit (:func:`~schedlab.engine.profile_kernels.place`).
+    Returns ``facts``, ``starts``, ``plans``, ``steps`` (:class:`Tuned`);
+    ``columns[PLACED]`` is scratch.
+    """
+    count = len(rows)
+    first = step_at(times, size, now)
+    base = size - first
+    facts = np.zeros((count, FACTS), np.int64)
+    starts = np.empty((count, waiting), np.int64)
+    plans = np.empty((count, 2, waiting), np.int64)
+    steps = np.empty((count, 2, base + 2 * waiting + 2), np.int64)
+    arrival_order = queues[0]
+    placed = columns[PLACED]
+    for c in range(count):
+        facts[c, SAME] = c
+        for d in range(c):
+            if facts[d, SAME] == d and _same_queue(queues, rows[c], rows[d], waiting):
+                facts[c] = facts[d]
+                starts[c] = starts[d]
+                break
+        if facts[c, SAME] != c:
+            continue
+        steps_t, steps_f = steps[c, 0], steps[c, 1]
+        steps_t[:base] = times[first:size]
+        steps_f[:base] = free[first:size]
+        steps_t[0] = now
+        length = base
+        queue = queues[rows[c]]
+        for m in range(waiting):
+            job = queue[m]
+            start, length = place(steps_t, steps_f, length, columns[WIDTH, job],
+                                  columns[ESTIMATE, job], now)
+            placed[job] = start
+        facts[c, SIZE] = length
+        last_end = -1
+        plan_starts, plan_ids = plans[c, 0], plans[c, 1]
+        for i in range(waiting):
+            job = arrival_order[i]
+            start = placed[job]
+            estimate, submit = columns[ESTIMATE, job], columns[SUBMIT, job]
+            starts[c, i] = start
+            plan_starts[i] = start
+            plan_ids[i] = columns[ID, job]
+            response = start + estimate - submit
+            facts[c, WEIGHTED_RESPONSE] += columns[WIDTH, job] * response
+            facts[c, RESPONSE] += response
+            facts[c, WAIT] += start - submit
+            facts[c, WIDTH_TOTAL] += columns[WIDTH, job]
+            if start + estimate > last_end:
+                last_end = start + estimate
+        facts[c, LAST_END] = last_end
+        _heapify(plan_starts, plan_ids, waiting)
+    return facts, starts, plans, steps
+
+
+@njit(cache=True)
+def _heapify(starts, ids, count):  # pragma: no cover
+    """Arrange the pairs (starts[i], ids[i]) as :func:`heapq.heapify` would need: a min-heap."""
+    for top in range(count // 2 - 1, -1, -1):
+        k = top
+        while True:
+            child = 2 * k + 1
+            if child >= count:
+                break
+            if child + 1 < count and _before(starts, ids, child + 1, child):
+                child += 1
+            if not _before(starts, ids, child, k):
+                break
+            starts[k], starts[child] = starts[child], starts[k]
+            ids[k], ids[child] = ids[child], ids[k]
+            k = child
+
+
+@njit(cache=True)
+def _before(starts, ids, a, b):  # pragma: no cover
+    return starts[a] < starts[b] or (starts[a] == starts[b] and ids[a] < ids[b])
