@@ -22,13 +22,17 @@ from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
 from schedlab.output import metrics_document
 from schedlab.policies.deciders import CASE_LABELS
-from schedlab.policies.dynp import (QUALITY_METRICS, Measured, average_response, average_wait,
-                                    combine_terms, makespan, parse_quality_metric,
-                                    select_future, weighted_response, weighted_slowdown)
+from schedlab.policies.dynp import (QUALITY_METRICS, Measured, SelfTuningDynP, average_response,
+                                    average_wait, combine_terms, makespan,
+                                    parse_quality_metric, select_future, weighted_response,
+                                    weighted_slowdown)
+from schedlab.policies.orderings import in_order_at
+from schedlab.policies.planning import place_in_order
 from schedlab.policies.registry import make_policy
 from schedlab.policies.reservations import RESERVATION_PARAMS
 from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
+from schedlab.workload.reservations import Reservation
 from strategies import workloads
 from real_traces import trace_path
 
@@ -440,35 +444,103 @@ def test_basic_dynp_statistics_add_up(overrun, load):
     check_statistics(result, table1=None)
 
 
-class ProfilePlacements:
-    """The candidate schedules placed by :meth:`Profile.place`, one Python search per job."""
+class PlainSelfTuningDynP(SelfTuningDynP):
+    """Self-tuning dynP with its step written plainly: the reference of the compiled step.
 
-    def __call__(self, profile, orders, widths, durations, now):
-        starts = np.empty((len(orders), len(widths)), np.int64)
-        self.profiles = []
-        for row, order in enumerate(orders.tolist()):
-            copy = profile.copy()
-            for job in order:
-                starts[row, job] = copy.place(int(widths[job]), int(durations[job]), now)
-            self.profiles.append(copy)
-        return starts, self
+    Every candidate's queue sorted from ``ctx.waiting`` (the plan's order for
+    ``fcfs_order="plan"``), placed job by job with ``Profile.place`` on a copy
+    of ``ctx.profile()``, measured by the numpy metrics on the waiting jobs'
+    columns, decided and adopted through ``PlanningScheduler.adopt``.
+    """
 
-    def profile(self, row):
-        return self.profiles[row]
+    def queue(self, ctx, order):
+        if order == "fcfs" and self._plan_order is not None:
+            return self._plan_order.queue(ctx.waiting)
+        return in_order_at(ctx.waiting.values(), order, ctx.now)
+
+    def _self_tuning_step(self, ctx):
+        waiting = list(ctx.waiting.values())
+        placed = {}
+        for policy in self.candidates:
+            profile = ctx.profile()
+            queue = self.queue(ctx, policy)
+            placed[policy] = (profile, queue, place_in_order(profile, queue, ctx.now))
+        start_of = {policy: dict(zip([job.id for job in queue], starts))
+                    for policy, (_, queue, starts) in placed.items()}
+        schedules = Measured(np.array([job.width for job in waiting], np.int64),
+                             np.array([job.estimate for job in waiting], np.int64),
+                             np.array([job.submit for job in waiting], np.int64),
+                             np.array([[start_of[p][job.id] for job in waiting]
+                                       for p in self.candidates], np.int64))
+        running_end = max((end for end, _ in ctx.releases()), default=ctx.now)
+        values = []
+        for _, name in self._terms:
+            if self.future_jobs is None and self.future_horizon is None:
+                values.append(QUALITY_METRICS[name](schedules, running_end))
+            else:
+                values.append([QUALITY_METRICS[name](part, running_end)[0]
+                               for part in self._reduced_futures(ctx.now, schedules)])
+        quality = combine_terms({p: [term[c] for term in values]
+                                 for c, p in enumerate(self.candidates)},
+                                [weight for weight, _ in self._terms])
+        if self.slackness:
+            quality[self.order] *= 1 - self.slackness
+        self._decided(self._decide(quality), len(waiting))
+        profile, queue, starts = placed[self.order]
+        self.adopt(profile, [job.id for job in queue], starts)
+
+
+requests_drawn = st.lists(st.tuples(st.integers(0, 60), st.integers(0, 60), st.integers(1, 40),
+                                    st.integers(1, 4)), max_size=4)
 
 
 @pytest.mark.parametrize("spec,table1", VARIANTS + [({"name": "dynp", "fcfs_order": "plan"},
                                                       True)])
-@given(load=workloads())
-def test_compiled_candidate_schedules_decide_as_the_profile_does(spec, table1, load):
-    """The same starts, plans and statistics with the candidates placed in Python."""
-    compiled = run(load, make_policy(spec))
-    policy = make_policy(spec)
-    policy._place_orders = ProfilePlacements()
-    plain = run(load, policy)
+@given(load=workloads(), overrun=st.sampled_from(["kill", "extend"]),
+       tick=st.sampled_from([0, 0, 7]), asked=requests_drawn,
+       limit=st.sampled_from([None, None, 1, 3]))
+def test_compiled_steps_decide_as_the_plain_step(spec, table1, load, overrun, tick, asked,
+                                                 limit):
+    """The same starts, promises and statistics as the step written plainly.
+
+    Under both overrun modes, with and without a scheduling tick and with
+    advance reservation requests (under ``"kill"``): the compiled step's
+    running jobs' profile is the state's own only under ``"kill"`` without
+    reservations.  A per-user queue limit releases held jobs later than
+    jobs submitted after them: the static orders then break ties by submit
+    time and id, not by arrival.
+    """
+    requests = tuple(Reservation(k + 1, created, created + notice, duration,
+                                 min(width, load.processors))
+                     for k, (created, notice, duration, width) in enumerate(asked))
+    options = dict(overrun=overrun, tick=tick,         # reservations need overrun "kill"
+                   reservations=requests if requests and overrun == "kill" else None,
+                   max_queued_per_user=limit)
+    compiled = run(load, make_policy(spec), **options)
+    params = spec if isinstance(spec, dict) else {"name": spec}
+    plain = run(load, PlainSelfTuningDynP(**{k: v for k, v in params.items() if k != "name"}),
+                **options)
+    check_invariants(compiled, load, overrun=overrun)
     assert np.array_equal(compiled.start, plain.start)
     assert np.array_equal(compiled.planned_start, plain.planned_start)
     assert compiled.stats == plain.stats
+
+
+class RunningProfileChecked(SelfTuningDynP):
+    """Self-tuning dynP that compares its running jobs' profile with the engine's at every step."""
+
+    def _self_tuning_step(self, ctx):
+        assert self._state.tracks_running
+        assert self._state.running_profile(ctx.now).steps() == ctx.profile().steps()
+        assert self._state.running_end(ctx.now) == \
+            max((end for end, _ in ctx.releases()), default=ctx.now)
+        super()._self_tuning_step(ctx)
+
+
+@given(load=workloads(), tick=st.sampled_from([0, 5]))
+def test_the_kept_running_profile_is_the_engine_s(load, tick):
+    """Kept by edits at every start and early end, it equals ``ctx.profile()`` at every step."""
+    run(load, RunningProfileChecked(), tick=tick)
 
 
 @given(load=workloads())
