@@ -166,11 +166,44 @@ def place_in_order(times, free, size, widths, durations, order, now,
 def place(times, free, size, width, duration, after):  # pragma: no cover
     """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` on arrays: ``(start, size)``.
 
-    The earliest fit from ``after``, reserved; the arrays need room for two
-    more breakpoints, and ``width`` is at most the capacity.
+    The earliest fit from ``after``, reserved with the step indices the
+    search found (no second search, as in the Profile); the arrays need room
+    for two more breakpoints, and ``width`` is at most the capacity.
     """
-    start = earlier_fit(times, free, size, width, duration, after, NEVER)
-    return start, change(times, free, size, start, duration, -width)
+    k = step_at(times, size, after)
+    start = after
+    while True:
+        while free[k] < width:
+            k += 1
+            start = times[k]
+        end = start + duration
+        j = k + 1
+        while j < size and times[j] < end:
+            if free[j] < width:
+                break
+            j += 1
+        else:
+            break
+        k = j
+        start = times[j]
+    if duration <= 0 or width == 0:
+        return start, size
+    # Steps k .. j-1 cover [start, end); times[k] <= start; j is the first step at or after end.
+    if j == size or times[j] != end:
+        size = _insert(times, free, size, j, end)
+    last = j
+    first = k
+    if times[k] != start:
+        size = _insert(times, free, size, k + 1, start)
+        first = k + 1
+        last += 1
+    for m in range(first, last):
+        free[m] -= width
+    if last < size and free[last] == free[last - 1]:
+        size = _delete(times, free, size, last)
+    if first > 0 and free[first] == free[first - 1]:
+        size = _delete(times, free, size, first)
+    return start, size
 
 
 @njit(cache=True)
@@ -283,12 +316,18 @@ def _split(times, free, size, t):  # pragma: no cover
             hi = mid
     if lo < size and times[lo] == t:
         return lo, size
-    for m in range(size, lo, -1):
+    return lo, _insert(times, free, size, lo, t)
+
+
+@njit(cache=True)
+def _insert(times, free, size, k, t):  # pragma: no cover
+    """A breakpoint at ``t`` as number ``k``, continuing the step before it; the new length."""
+    for m in range(size, k, -1):
         times[m] = times[m - 1]
         free[m] = free[m - 1]
-    times[lo] = t
-    free[lo] = free[lo - 1]
-    return lo, size + 1
+    times[k] = t
+    free[k] = free[k - 1]
+    return size + 1
 
 
 @njit(cache=True)
