@@ -44,6 +44,7 @@ The model is small (a few thousand non-empty cells) and is saved as JSON
 
 from __future__ import annotations
 
+import decimal
 import gzip
 import json
 import math
@@ -355,17 +356,30 @@ def _ratio_bins(max_estimate: int, max_fraction: float, per_decade: int) -> Rati
     can have; the bins past the estimate reach beyond ``max_fraction``.
     """
     depth = max(0, math.floor(per_decade * math.log10(max_estimate / 2)) + 1)
-    steps = 0.5 * 10.0 ** (-np.arange(depth, -1, -1) / per_decade)   # ..., 0.5
+    steps = [_half_ten_power(-k, per_decade) for k in range(depth, -1, -1)]   # ..., 0.5
     kinds = [ZERO] + [SHORT] * depth + [NEAR] * depth + [EQUAL]
-    low = [0.0, *steps[:-1], *(1 - steps[::-1][:-1]), 1.0]
-    high = [0.0, *steps[1:], *(1 - steps[::-1][1:]), 1.0]
+    low = [0.0, *steps[:-1], *(1 - step for step in steps[::-1][:-1]), 1.0]
+    high = [0.0, *steps[1:], *(1 - step for step in steps[::-1][1:]), 1.0]
     if max_fraction > 1:
         height = math.floor(per_decade * math.log10(2 * (max_fraction - 1))) + 1
-        past = 1 + 0.5 * 10.0 ** (np.arange(-depth, height + 1) / per_decade)
+        past = [1 + _half_ten_power(k, per_decade) for k in range(-depth, height + 1)]
         kinds += [OVER] * (len(past) - 1)
-        low += list(past[:-1])
-        high += list(past[1:])
+        low += past[:-1]
+        high += past[1:]
     return RatioBins(tuple(kinds), np.array(low), np.array(high))
+
+
+def _half_ten_power(k: int, per_decade: int) -> float:
+    """``0.5 * 10 ** (k / per_decade)`` rounded once to the nearest float.
+
+    Computed in decimal arithmetic with the exact exponent, so every machine
+    gets the same bits: a vectorised float power differs in the last bit
+    between CPUs (SIMD variants), which would make the analyzer's output, and
+    the built-in parameter files checked against it, machine-dependent.
+    """
+    with decimal.localcontext() as context:
+        context.prec = 40
+        return float(decimal.Decimal(10) ** (decimal.Decimal(k) / per_decade) / 2)
 
 
 def _binned(values: np.ndarray, edges: np.ndarray) -> BinnedValues:
