@@ -380,6 +380,11 @@ class SelfTuningDynP(_DynPFamily):
         self._one_term = terms == ((1.0, terms[0][1]),)     # the metric as it is
         self._index = {policy: c for c, policy in enumerate(policies)}
         self._state: TuningState | None = None      # at the first submission (numba)
+        # The last step's schedules, chosen candidate and instant; the plan it adopted (a
+        # function making the heap) and the same without the jobs it started at once.
+        self._tuned: tuple[Tuned, int, int] | None = None
+        self._step_plan: Callable | None = None
+        self._later_plan: Callable | None = None
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         super().on_submit(ctx, job)
@@ -405,6 +410,12 @@ class SelfTuningDynP(_DynPFamily):
             if self._plan_order is not None:
                 self._plan_order.remove(started)
         return started
+
+    def fixed_profile(self, ctx: Context) -> Profile:
+        state = self._state
+        if state is not None and state.tracks_running:
+            return state.running_profile(ctx.now)
+        return super().fixed_profile(ctx)
 
     def queue(self, ctx: Context, order: str) -> list[Job]:
         if order == "fcfs" and self._plan_order is not None:
@@ -442,7 +453,7 @@ class SelfTuningDynP(_DynPFamily):
         for c in state.given_candidates:
             queue = self.queue(ctx, self.candidates[c])
             state.give(c, [state.arrival_of[job.id] for job in queue])
-        tuned = state.tune(ctx.now, None if state.tracks_running else self.fixed_profile(ctx))
+        tuned = state.tune(ctx.now, None if state.tracks_running else super().fixed_profile(ctx))
         self._decided(self._decide(self.qualities(ctx, tuned)), state.waiting)
         chosen = self._index[self.order]
         if self._arrivals:                  # the newest waiting jobs, in arrival order
@@ -450,7 +461,27 @@ class SelfTuningDynP(_DynPFamily):
             self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
         if self._plan_order is not None:
             self._plan_order.adopt(state.ids_at(state.queue_of(chosen)))
-        self._adopt_plan(partial(tuned.profile, chosen), tuned.plan(chosen))
+        self._adopt_plan(partial(tuned.profile, chosen), partial(tuned.plan, chosen))
+        self._tuned = (tuned, chosen, ctx.now)
+        self._step_plan = self._starts
+
+    def _pop_due(self, now: int) -> list[tuple[int, int]]:
+        """The due jobs as the step found them, while the plan is still the step's own.
+
+        The step's plan is then made only if it is read again, without the
+        due jobs: a heap as the compiled step arranged it.
+        """
+        if self._starts is self._step_plan and now == self._tuned[2]:
+            tuned, chosen, _ = self._tuned
+            self._starts = self._later_plan = partial(tuned.later, chosen)
+            return tuned.due(chosen)
+        return super()._pop_due(now)
+
+    def _upcoming_start(self) -> int | None:
+        if self._starts is self._later_plan:
+            tuned, chosen, _ = self._tuned
+            return tuned.upcoming(chosen)
+        return super()._upcoming_start()
 
     def qualities(self, ctx: Context, tuned: Tuned) -> dict[str, float]:
         """The quality of each candidate's schedule, slackness applied to the current policy."""

@@ -38,6 +38,7 @@ compiles.
 
 from __future__ import annotations
 
+from heapq import heapify
 from typing import TYPE_CHECKING, Collection, Sequence
 
 import numpy as np
@@ -59,11 +60,12 @@ ARRIVAL, SHORTEST, LONGEST, GIVEN = range(4)
 STATIC_KINDS = {"fcfs": ARRIVAL, "sjf": SHORTEST, "ljf": LONGEST}
 #: Columns of the facts :func:`_tune` gives per candidate: the first candidate
 #: with the same queue (they share one schedule), the length of its profile,
-#: then the sums the exact quality metrics are made of (:class:`ScheduleSums`):
-#: sum of width x response, sum of responses, sum of waits, the last planned
-#: end (-1 with no job), and the width of all waiting jobs.
-SAME, SIZE, WEIGHTED_RESPONSE, RESPONSE, WAIT, LAST_END, WIDTH_TOTAL = range(7)
-FACTS = 7
+#: the sums the exact quality metrics are made of (:class:`ScheduleSums`: sum
+#: of width x response, sum of responses, sum of waits, the last planned end
+#: (-1 with no job), the width of all waiting jobs), how many jobs it starts
+#: at once and the earliest start of the others (-1: none).
+SAME, SIZE, WEIGHTED_RESPONSE, RESPONSE, WAIT, LAST_END, WIDTH_TOTAL, DUE, NEXT = range(9)
+FACTS = 9
 
 
 class TuningState:
@@ -198,10 +200,11 @@ class Tuned:
     """One step's candidate schedules (:func:`_tune`), read by candidate number.
 
     ``facts[c]``: the first candidate whose queue equals candidate ``c``'s
-    (:data:`SAME`), the length of its profile and its sums (:data:`SIZE`
-    … :data:`WIDTH_TOTAL`); ``starts[c, i]`` the start of the ``i``-th
-    waiting job in arrival order; ``plans[c]`` the (start, job id) pairs
-    as a heap; ``steps[c]`` the profile after the placements.
+    (:data:`SAME`), the length of its profile, its sums and its due jobs
+    (:data:`SIZE` … :data:`NEXT`); ``starts[c, i]`` the start of the
+    ``i``-th waiting job in arrival order; ``plans[c]`` the (start, job id)
+    pairs, first the jobs due at the step's instant (by job id), then the
+    others arranged as a heap; ``steps[c]`` the profile after the placements.
     """
 
     __slots__ = ("capacity", "facts", "starts", "plans", "steps")
@@ -209,25 +212,46 @@ class Tuned:
     def __init__(self, capacity: int, facts: np.ndarray, starts: np.ndarray, plans: np.ndarray,
                  steps: np.ndarray) -> None:
         self.capacity = capacity
-        self.facts = facts
+        self.facts: list[list[int]] = facts.tolist()
         self.starts = starts
         self.plans = plans
         self.steps = steps
 
     def schedule_sums(self) -> ScheduleSums:
         """The candidates' sums as the exact quality metrics read them (one entry each)."""
-        _, _, weighted, response, wait, last_end, width = self.facts.T.tolist()
-        return ScheduleSums(weighted, response, wait, last_end, self.starts.shape[1],
-                            width[0])
+        columns = list(zip(*self.facts))
+        return ScheduleSums(columns[WEIGHTED_RESPONSE], columns[RESPONSE], columns[WAIT],
+                            columns[LAST_END], self.starts.shape[1], columns[WIDTH_TOTAL][0])
 
     def plan(self, candidate: int) -> list[tuple[int, int]]:
-        """The candidate's (start, job id) pairs, arranged as a heap."""
-        starts, ids = self.plans[self.facts[candidate, SAME]].tolist()
+        """The candidate's whole plan as a heap of (start, job id)."""
+        starts, ids = self.plans[self.facts[candidate][SAME]].tolist()
+        plan = list(zip(starts, ids))
+        heapify(plan)
+        return plan
+
+    def due(self, candidate: int) -> list[tuple[int, int]]:
+        """The (start, job id) of the candidate's jobs due at the step's instant, by job id."""
+        facts = self.facts[candidate]
+        if not facts[DUE]:
+            return []
+        starts, ids = self.plans[facts[SAME], :, :facts[DUE]].tolist()
         return list(zip(starts, ids))
+
+    def later(self, candidate: int) -> list[tuple[int, int]]:
+        """The candidate's plan without its due jobs, as a heap of (start, job id)."""
+        facts = self.facts[candidate]
+        starts, ids = self.plans[facts[SAME], :, facts[DUE]:].tolist()
+        return list(zip(starts, ids))
+
+    def upcoming(self, candidate: int) -> int | None:
+        """The earliest start after the step's instant in the candidate's plan (None: none)."""
+        upcoming = self.facts[candidate][NEXT]
+        return upcoming if upcoming >= 0 else None
 
     def profile(self, candidate: int) -> Profile:
         """The profile after the candidate's placements, as a :class:`Profile`."""
-        row, size = self.facts[candidate, :SIZE + 1].tolist()
+        row, size = self.facts[candidate][SAME], self.facts[candidate][SIZE]
         profile = Profile(self.capacity)
         times, free = self.steps[row, :, :size].tolist()
         profile.replace_breakpoints(times, free)
@@ -364,14 +388,25 @@ def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no
             placed[job] = start
         facts[c, SIZE] = length
         last_end = -1
+        due = 0
+        for i in range(waiting):
+            if placed[arrival_order[i]] == now:
+                due += 1
+        facts[c, DUE] = due
         plan_starts, plan_ids = plans[c, 0], plans[c, 1]
+        early, late = 0, due
         for i in range(waiting):
             job = arrival_order[i]
             start = placed[job]
             estimate, submit = columns[ESTIMATE, job], columns[SUBMIT, job]
             starts[c, i] = start
-            plan_starts[i] = start
-            plan_ids[i] = columns[ID, job]
+            at = early if start == now else late
+            plan_starts[at] = start
+            plan_ids[at] = columns[ID, job]
+            if start == now:
+                early += 1
+            else:
+                late += 1
             response = start + estimate - submit
             facts[c, WEIGHTED_RESPONSE] += columns[WIDTH, job] * response
             facts[c, RESPONSE] += response
@@ -380,7 +415,9 @@ def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no
             if start + estimate > last_end:
                 last_end = start + estimate
         facts[c, LAST_END] = last_end
-        _heapify(plan_starts, plan_ids, waiting)
+        plan_ids[:due].sort()                    # the due jobs, by job id
+        _heapify(plan_starts[due:], plan_ids[due:], waiting - due)
+        facts[c, NEXT] = plan_starts[due] if due < waiting else -1
     return facts, starts, plans, steps
 
 

@@ -111,7 +111,8 @@ class PlanningScheduler(CatalinaReservations, Policy):
         self.init_reservation_params(**reservation)
         # running jobs + the plan, from now on; or the function making it when first read
         self._profile: Profile | Callable[[], Profile] | None = None
-        self._starts: list[tuple[int, int]] = []   # the plan: a heap of (start, job id)
+        # the plan: a heap of (start, job id); or the function making it when first read
+        self._starts: list[tuple[int, int]] | Callable[[], list[tuple[int, int]]] = []
         self._arrival_starts: dict[int, int] = {}  # the starts of the arrivals just placed
         self._arrivals: list[Job] = []             # submitted since the last pass
         self._replan = True                        # rebuild at the next pass
@@ -145,7 +146,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         the plan as it stands now: a rebuild after a job end may have moved a
         job earlier or, with SJF/LJF/LXF, later.
         """
-        return {job_id: start for start, job_id in self._starts}
+        return {job_id: start for start, job_id in self._plan()}
 
     def fixed_profile(self, ctx: Context) -> Profile:
         """The part of the schedule that no policy order moves, from now on.
@@ -191,10 +192,12 @@ class PlanningScheduler(CatalinaReservations, Policy):
         self._adopt_plan(profile, plan)
 
     def _adopt_plan(self, profile: Profile | Callable[[], Profile],
-                    plan: list[tuple[int, int]]) -> None:
+                    plan: list[tuple[int, int]] | Callable[[], list[tuple[int, int]]]) -> None:
         """Make ``plan``, a heap of (start, job id), the plan; ``profile`` holds it (:meth:`adopt`).
 
-        The arrivals' promises must be noted in ``_arrival_starts`` first.
+        Either may be a function making it when first read (:meth:`_plan`,
+        :meth:`_plan_profile`).  The arrivals' promises must be noted in
+        ``_arrival_starts`` first.
         """
         self._profile = profile
         self._starts = plan
@@ -202,11 +205,18 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     def _current_plan(self, ctx: Context) -> Profile:
         """The plan's profile from now; rebuilt first if there is none or a start is overdue."""
-        if self._profile is None or (self._starts and self._starts[0][0] < ctx.now):
+        plan = self._plan()
+        if self._profile is None or (plan and plan[0][0] < ctx.now):
             self.rebuild(ctx)
         profile = self._plan_profile()
         profile.discard_before(ctx.now)
         return profile
+
+    def _plan(self) -> list[tuple[int, int]]:
+        """The plan's heap of (start, job id), made now if it came as a function."""
+        if callable(self._starts):
+            self._starts = self._starts()
+        return self._starts
 
     def _plan_profile(self) -> Profile:
         """The plan's profile, made now if the adopted schedule came as a function."""
@@ -219,10 +229,11 @@ class PlanningScheduler(CatalinaReservations, Policy):
         profile = self._plan_profile()
         now = ctx.now
         profile.discard_before(now)
+        plan = self._plan()
         for job in self._arrivals:
             start = profile.place(job.width, job.estimate, now)
             self._arrival_starts[job.id] = start
-            heappush(self._starts, (start, job.id))
+            heappush(plan, (start, job.id))
 
     def _promise_arrivals(self, ctx: Context) -> None:
         """Tell the engine each new job's proposed start (kept there as its first promise).
@@ -263,7 +274,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
         Returns their ``(proposed start, job id)``, earliest first.
         """
-        starts = self._starts
+        starts = self._plan()
         due = []
         while starts and starts[0][0] <= now:
             due.append(heappop(starts))
@@ -276,8 +287,12 @@ class PlanningScheduler(CatalinaReservations, Policy):
         a running or planned job and so an event; under ``"extend"`` an
         overrunning job is expected to end "now + 1", which is no event.
         """
-        if self._starts:
-            upcoming = self._starts[0][0]
-            if upcoming != self._wake and upcoming > ctx.now:
-                self._wake = upcoming
-                ctx.wake_at(upcoming)
+        upcoming = self._upcoming_start()
+        if upcoming is not None and upcoming != self._wake and upcoming > ctx.now:
+            self._wake = upcoming
+            ctx.wake_at(upcoming)
+
+    def _upcoming_start(self) -> int | None:
+        """The earliest proposed start in the plan (None: the plan is empty)."""
+        plan = self._plan()
+        return plan[0][0] if plan else None
