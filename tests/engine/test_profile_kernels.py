@@ -80,33 +80,6 @@ def test_earliest_fit_place_min_free_and_step_at_equal_the_profiles(capacity, bo
 queues = st.lists(st.tuples(st.integers(0, 12), st.integers(1, 6)), min_size=1, max_size=12)
 
 
-@given(capacity=st.integers(1, 6), booked=bookings, queue=queues, now=st.integers(0, 20),
-       data=st.data())
-def test_placing_orders_equals_place_in_order_on_the_profile(capacity, booked, queue, now,
-                                                             data):
-    """Each order of the queue: the same starts and the same profile as one ``place`` per job.
-
-    The reference is :func:`~schedlab.policies.planning.place_in_order` on a
-    copy of the Profile, as dynP's candidate schedules were built.
-    """
-    profile, _ = booked_profile(capacity, booked)
-    profile.discard_before(now)
-    jobs = [Job(i + 1, 0, duration, duration, min(width, capacity))
-            for i, (duration, width) in enumerate(queue)]
-    orders = np.array([data.draw(st.permutations(range(len(jobs)))) for _ in range(3)],
-                      np.int64)
-    widths = np.array([job.width for job in jobs], np.int64)
-    estimates = np.array([job.estimate for job in jobs], np.int64)
-    before = profile.steps()
-    starts, placed = kernels.place_orders(profile, orders, widths, estimates, now)
-    assert profile.steps() == before                   # the input profile is left alone
-    for row, order in enumerate(orders.tolist()):
-        reference = profile.copy()
-        expected = place_in_order(reference, [jobs[i] for i in order], now)
-        assert [starts[row, i] for i in order] == expected
-        assert placed.profile(row).steps() == reference.steps()
-
-
 @given(capacity=st.integers(1, 6), booked=bookings, queue=queues, now=st.integers(0, 20))
 def test_placing_a_queue_in_the_profile_equals_place_in_order(capacity, booked, queue, now):
     """The planning rebuild's compiled call: the same starts, and the profile itself changed."""

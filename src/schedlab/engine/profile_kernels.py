@@ -12,19 +12,16 @@ jobs is one crossing into compiled code instead of one Python search per job:
   without their checks, with the same breakpoint splits and merges;
 * :func:`place` — :meth:`Profile.place` (the earliest fit, reserved);
 * :func:`place_in_order` — :func:`schedlab.policies.planning.place_in_order`
-  (one :meth:`Profile.place` per job, in order), and :func:`place_orders`,
-  the same queue placed in several orders, each on its own copy of a
-  profile (dynP's candidate schedules, Streit 2002, §3.2), and
-  :func:`place_queue`, one order placed in the profile itself (the
-  planning-based scheduler's rebuild);
+  (one :meth:`Profile.place` per job, in order), and :func:`place_queue`,
+  the same on a Profile itself (the planning-based scheduler's rebuild);
 * :func:`min_free` — :meth:`Profile.min_free`;
 * :func:`discard_before` — :meth:`Profile.discard_before`;
 * :func:`step_at` — the step holding a time (``bisect_right(times, t) - 1``).
 
 Users: conservative backfilling's compression (:mod:`schedlab.policies.compression`),
 the planning-based scheduler's rebuild of a long queue
-(:mod:`schedlab.policies.planning`), self-tuning dynP's candidate
-schedules (:mod:`schedlab.policies.dynp`)
+(:mod:`schedlab.policies.planning`), self-tuning dynP's step
+(:mod:`schedlab.policies.dynp_step`)
 and the admission tests of QoPS, MSB and MRT
 (:mod:`schedlab.policies.deadline.qops_search`,
 :mod:`schedlab.policies.deadline.msb_search`,
@@ -75,43 +72,6 @@ def grown(array: np.ndarray, needed: int) -> np.ndarray:
     return bigger
 
 
-def place_orders(profile: Profile, orders: np.ndarray, widths: np.ndarray,
-                 durations: np.ndarray, now: int) -> tuple[np.ndarray, "PlacedProfiles"]:
-    """Place the queue ``orders[c]`` on a copy of ``profile`` for every row ``c``.
-
-    ``orders`` is a 2-D array of indices into the job columns ``widths``
-    and ``durations`` (estimates), one row per order; every job's width is
-    at most the profile's capacity.  Returns the starts (``starts[c, i]``
-    for job ``i`` in order ``c``: a column per job, like ``widths``) and
-    the resulting profiles.  ``profile`` itself is not changed.
-    """
-    starts, steps, sizes = _place_each_order(np.array(profile.breakpoints(), np.int64), widths,
-                                             durations, orders, now)
-    return starts, PlacedProfiles(profile.capacity, steps, sizes)
-
-
-class PlacedProfiles:
-    """The profiles :func:`place_orders` left, one per order, turned into Profiles on demand."""
-
-    __slots__ = ("_capacity", "_steps", "_sizes")
-
-    def __init__(self, capacity: int, steps: np.ndarray, sizes: np.ndarray) -> None:
-        self._capacity = capacity
-        self._steps = steps
-        self._sizes = sizes
-
-    def profile(self, row: int) -> Profile:
-        """The profile after the placements of order ``row``, as a :class:`Profile`."""
-        profile = Profile(self._capacity)
-        self.write(row, profile)
-        return profile
-
-    def write(self, row: int, profile: Profile) -> None:
-        """Make ``profile`` the profile after the placements of order ``row``."""
-        times, free = self._steps[row, :, :self._sizes[row]].tolist()
-        profile.replace_breakpoints(times, free)
-
-
 def place_queue(profile: Profile, widths: np.ndarray, durations: np.ndarray,
                 now: int) -> np.ndarray:
     """:func:`~schedlab.policies.planning.place_in_order` in one compiled call.
@@ -121,29 +81,12 @@ def place_queue(profile: Profile, widths: np.ndarray, durations: np.ndarray,
     returns their starts; every width is at most the profile's capacity.
     The planning-based scheduler's rebuild of a long queue (Streit 2002, §5).
     """
-    order = np.arange(len(widths), dtype=np.int64)[None, :]
-    starts, placed = place_orders(profile, order, widths, durations, now)
-    placed.write(0, profile)
-    return starts[0]
-
-
-@njit(cache=True)
-def _place_each_order(base, widths, durations, orders, now):  # pragma: no cover
-    """:func:`place_in_order` for every row of ``orders`` on its own copy of ``base`` (times, free).
-
-    Returns the starts, the profiles (``steps[row, 0]`` the times, ``steps[row, 1]``
-    the free processors, with room to grow) and their lengths.
-    """
-    count, jobs = orders.shape
-    size = base.shape[1]
-    steps = np.empty((count, 2, size + 2 * jobs + 2), np.int64)   # a placement adds <= 2 steps
-    starts = np.empty((count, len(widths)), np.int64)
-    sizes = np.empty(count, np.int64)
-    for row in range(count):
-        steps[row, :, :size] = base
-        sizes[row] = place_in_order(steps[row, 0], steps[row, 1], size, widths, durations,
-                                    orders[row], now, starts[row])
-    return starts, steps, sizes
+    times, free, size = as_arrays(profile, 2 * len(widths))   # a placement adds <= 2 steps
+    starts = np.empty(len(widths), np.int64)
+    size = place_in_order(times, free, size, widths, durations,
+                          np.arange(len(widths), dtype=np.int64), now, starts)
+    profile.replace_breakpoints(times[:size].tolist(), free[:size].tolist())
+    return starts
 
 
 @njit(cache=True)
