@@ -215,10 +215,13 @@ class DaskExecutor:
         from distributed import Client, LocalCluster
 
         if self.address is None:
+            # The cluster's own logs stay quiet (CRITICAL): a run that fails reaches the
+            # user as a failed record, and a worker's heartbeat that meets the scheduler
+            # closing after Ctrl-C is no news to the user either.
             self._cluster = LocalCluster(
                 n_workers=self.workers or default_workers(), threads_per_worker=1,
                 processes=True, host="127.0.0.1", dashboard_address=None,
-                silence_logs=logging.ERROR, preload=[__name__])
+                silence_logs=logging.CRITICAL, preload=[__name__])
             self._client = Client(self._cluster)
         else:
             try:
