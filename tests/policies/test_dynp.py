@@ -570,3 +570,17 @@ def test_kth_slice_statistics():
         result = simulate(spec, load)
         check_statistics(result, table1=True)
         assert result.stats["decisions"] > 500
+
+
+def test_self_tuning_loses_to_fcfs_and_ljf_on_lublin():
+    """docs/policies/dynp.md, "A workload where self-tuning loses": on 3,000
+    default lublin jobs the myopic step mostly picks SJF, and the run's ARTwW
+    ends worse than that of both fcfs+plan and ljf+plan."""
+    from schedlab.workload.models import generate_builtin
+    load = generate_builtin("lublin", n_jobs=3000)
+    artww = {spec: compute_metrics(simulate(spec, load))["artww"]
+             for spec in ("fcfs+plan", "ljf+plan")}
+    tuned = simulate("dynp", load)
+    started = tuned.stats["jobs_started"]
+    assert started["sjf"] > 0.7 * sum(started.values())
+    assert compute_metrics(tuned)["artww"] > max(artww.values())
