@@ -12,6 +12,7 @@ reservation) and the time.
 from __future__ import annotations
 
 import math
+from array import array
 from bisect import insort
 from collections import deque
 from heapq import heappush
@@ -74,16 +75,18 @@ class Context:
         self.running: dict[int, Job] = {}
         self.suspended: dict[int, Job] = {}
         self.stats: dict[str, Any] = {}
-        # Engine-owned bookkeeping, indexed by the job's position in the workload.
+        # Engine-owned bookkeeping, indexed by the job's position in the workload; the
+        # per-job times as 64-bit arrays, 8 bytes each (a list holds an int object of
+        # about 28 bytes for every time above 256).
         n = len(jobs)
         self._index: dict[int, int] = {job.id: i for i, job in enumerate(jobs)}
         if len(self._index) != n:
             raise InputError("job ids must be unique within a workload", field="job id")
-        self._start: list[int] = [-1] * n
-        self._end: list[int] = [-1] * n
-        self._status: list[int] = [FINISHED] * n
-        self._planned: list[int] = [-1] * n
-        self._suspended_for: list[int] = [0] * n
+        self._start = array("q", [-1]) * n
+        self._end = array("q", [-1]) * n
+        self._status = array("b", [FINISHED]) * n
+        self._planned = array("q", [-1]) * n
+        self._suspended_for = array("q", [0]) * n
         self._remaining: dict[int, int] = {}
         self._suspended_at: dict[int, int] = {}
         self._expected_end: dict[int, int] = {}

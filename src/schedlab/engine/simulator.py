@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import time as wallclock
+from array import array
 from contextlib import contextmanager
 from dataclasses import asdict
 from heapq import heappop, heappush
@@ -338,14 +339,19 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
 
 class _Series:
     """Busy processors and queue length over time, one entry per instant at which either
-    changed (the last value of an instant wins)."""
+    changed (the last value of an instant wins).
+
+    Kept as 64-bit arrays (``array('q')``), 8 bytes an entry: as lists, every
+    time, and every count above 256, would be an int object of its own
+    (about 36 bytes), and there are about two entries per job.
+    """
 
     __slots__ = ("time", "busy", "queue")
 
     def __init__(self) -> None:
-        self.time: list[int] = []
-        self.busy: list[int] = []
-        self.queue: list[int] = []
+        self.time = array("q")
+        self.busy = array("q")
+        self.queue = array("q")
 
     def record(self, now: int, busy: int, queued: int) -> None:
         times = self.time
