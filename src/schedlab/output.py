@@ -28,8 +28,10 @@ __all__ = ["atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_
            "outcomes_csv_text", "write_outcomes"]
 
 
-#: Rows of jobs.csv made at a time: a million-job run's text is never all in memory.
-CSV_BLOCK_ROWS = 50_000
+#: Rows of jobs.csv made at a time: the text and the Python ints of one block are all of
+#: the table in memory at once (about 1.5 MB; 50,000 rows added 270 bytes to the peak
+#: memory per job of every run up to that size, bench/SCALING.md, tenth pass).
+CSV_BLOCK_ROWS = 4_096
 
 
 def jobs_csv_text(result: Result) -> str:
