@@ -61,7 +61,8 @@ TABLE1: dict[str, tuple[str, str]] = {
     "10c": ("sjf", CURRENT),       # SJF = LJF < FCFS, current LJF
 }
 
-#: The labels :func:`table1_case` can return (every key of TABLE1 but "4b").
+#: The labels :func:`table1_case` can return (every key of TABLE1 but "4b"), in the
+#: order of the numbers :func:`table1_case_number` gives them.
 CASE_LABELS: tuple[str, ...] = tuple(label for label in TABLE1 if label != "4b")
 
 #: The rows of Table 6 (Streit 2002, §5.2) as groups of case labels.
@@ -71,8 +72,6 @@ TABLE6_ROWS: dict[str, tuple[str, ...]] = {
     "8a": ("8a",), "8b": ("8b",), "8c": ("8c",), "10a": ("10a",), "10b": ("10b",),
     "10c": ("10c",),
 }
-
-_SUFFIX = {"fcfs": "a", "sjf": "b", "ljf": "c"}
 
 Decider = Callable[[float, float, float, str], tuple[str, str]]
 
@@ -84,21 +83,31 @@ def table1_case(fcfs: float, sjf: float, ljf: float, current: str) -> str:
     cases 6, 8 and 10 (two policies tie for the best), which Table 1 splits
     by the current policy into a (FCFS), b (SJF) and c (LJF).
     """
-    if current not in _SUFFIX:
+    if current not in PAPER_POLICIES:
         raise ValueError(f"the current policy must be one of {PAPER_POLICIES}, got {current!r}")
-    if fcfs == sjf == ljf:
-        return "1"
+    return CASE_LABELS[table1_case_number(fcfs, sjf, ljf, PAPER_POLICIES.index(current))]
+
+
+def table1_case_number(fcfs, sjf, ljf, current):
+    """:func:`table1_case` as the label's position in :data:`CASE_LABELS`.
+
+    ``current`` is the current policy's position in :data:`PAPER_POLICIES`.
+    Plain comparisons only: self-tuning dynP's compiled step
+    (:mod:`schedlab.policies.dynp_step`) compiles this same function.
+    """
+    if fcfs == sjf and sjf == ljf:
+        return 0                                 # 1
     if fcfs == sjf:
-        return "5" if ljf < fcfs else "6" + _SUFFIX[current]
+        return 5 if ljf < fcfs else 6 + current  # 5; 6a, 6b, 6c
     if fcfs == ljf:
-        return "7" if sjf < fcfs else "8" + _SUFFIX[current]
+        return 9 if sjf < fcfs else 10 + current  # 7; 8a, 8b, 8c
     if sjf == ljf:
-        return "9" if fcfs < sjf else "10" + _SUFFIX[current]
+        return 13 if fcfs < sjf else 14 + current  # 9; 10a, 10b, 10c
     if sjf < fcfs and sjf < ljf:
-        return "2"
+        return 1                                 # 2
     if fcfs < sjf and fcfs < ljf:
-        return "3"
-    return "4a" if fcfs < sjf else "4c"
+        return 2                                 # 3
+    return 3 if fcfs < sjf else 4                # 4a; 4c
 
 
 def simple_decider(fcfs: float, sjf: float, ljf: float, current: str) -> tuple[str, str]:
@@ -135,7 +144,26 @@ def decide_among(qualities: Mapping[str, float], current: str, decider: str,
     keeps ``current`` if it is among the best and otherwise takes the first
     best.  With ``preference = ("fcfs", "sjf", "ljf")`` this is Table 1.
     """
-    best = min(qualities[p] for p in preference)
-    if decider == "advanced" and qualities.get(current) == best:
+    kept = preference.index(current) if current in preference else -1
+    return preference[best_candidate([qualities[p] for p in preference], kept,
+                                     decider == "advanced")]
+
+
+def best_candidate(qualities, current, keep_current):
+    """:func:`decide_among` on positions: the position of the chosen candidate.
+
+    ``qualities`` in the order of preference, ``current`` the position of
+    the policy in use (-1: none of them).  Plain loops only: self-tuning
+    dynP's compiled step (:mod:`schedlab.policies.dynp_step`) compiles this
+    same function.
+    """
+    best = qualities[0]
+    for value in qualities:
+        if value < best:
+            best = value
+    if keep_current and current >= 0 and qualities[current] == best:
         return current
-    return next(p for p in preference if qualities[p] == best)
+    for position in range(len(qualities)):
+        if qualities[position] == best:
+            return position
+    return 0

@@ -380,9 +380,13 @@ class SelfTuningDynP(_DynPFamily):
         self._one_term = terms == ((1.0, terms[0][1]),)     # the metric as it is
         self._index = {policy: c for c, policy in enumerate(policies)}
         self._state: TuningState | None = None      # at the first submission (numba)
-        # The last step's schedules, chosen candidate and instant; the plan it adopted (a
-        # function making the heap) and the same without the jobs it started at once.
-        self._tuned: tuple[Tuned, int, int] | None = None
+        # What TuningState.step decides by, when it may (_new_state): the ordering fact,
+        # whether the current policy is kept on ties, whether to count Table 1 cases.
+        self._compiled_decision: tuple[int, bool, bool] | None = None
+        # The last step's schedules, chosen candidate and instant, and whether the step
+        # started its due jobs in the state; the plan it adopted (a function making the
+        # heap) and the same without the jobs it started at once.
+        self._tuned: tuple[Tuned, int, int, bool] | None = None
         self._step_plan: Callable | None = None
         self._later_plan: Callable | None = None
 
@@ -393,17 +397,46 @@ class SelfTuningDynP(_DynPFamily):
         self._state.enter(job)
 
     def _new_state(self, ctx: Context) -> TuningState:
-        """The step's arrays; they track the running jobs when the run lets them (dynp_step)."""
-        from schedlab.policies.dynp_step import TuningState
+        """The step's arrays; they track the running jobs when the run lets them (dynp_step).
+
+        With the running jobs tracked, static candidate orders and one exact
+        metric as it is (no weight, slackness or reduced future), the step
+        also decides in compiled code (:meth:`TuningState.step
+        <schedlab.policies.dynp_step.TuningState.step>`).
+        """
+        from schedlab.policies.dynp_step import ORDERING_FACT, TuningState
         given = {"fcfs"} if self._plan_order is not None else set()
         tracks = ctx.overrun == "kill" and not ctx.reservations_enabled
-        return TuningState(ctx.processors, self.candidates, given, tracks)
+        state = TuningState(ctx.processors, self.candidates, given, tracks)
+        if (tracks and self._from_sums and self._one_term and not self.slackness
+                and not state.given_candidates and set(self.candidates) <= set(PAPER_POLICIES)):
+            self._compiled_decision = (ORDERING_FACT[self._terms[0][1]],
+                                       self.decider == "advanced", self._cases is not None)
+        return state
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         super().on_finish(ctx, job)
         self._state.ended(job, ctx.now)
 
     def _start_due(self, ctx: Context) -> list[Job]:
+        """Start the due jobs; the state learns of them here unless the step took them out.
+
+        A step that decided in compiled code (:meth:`TuningState.step
+        <schedlab.policies.dynp_step.TuningState.step>`) took its due jobs
+        out of the queues into the running jobs' profile already; they fit,
+        since that profile is the engine's (``ctx.start`` checks it anyway).
+        """
+        tuned = self._tuned
+        if tuned is not None and tuned[3] and self._starts is self._step_plan \
+                and ctx.now == tuned[2]:
+            step, chosen = tuned[0], tuned[1]
+            self._starts = self._later_plan = partial(step.later, chosen)
+            waiting = ctx.waiting
+            started = [waiting[job_id] for job_id in step.due_ids(chosen)]
+            for job in started:
+                ctx.start(job)
+            self._jobs_started[self.order] += len(started)
+            return started
         started = super()._start_due(ctx)
         if started:
             self._state.leave(started, ctx.now)
@@ -448,21 +481,41 @@ class SelfTuningDynP(_DynPFamily):
         jobs' profile the state keeps or, with advance reservations or
         overrunning jobs, :meth:`fixed_profile`.  The chosen schedule's
         sorted (start, job id) pairs become the plan's heap as they are.
+
+        Where the state allows (:meth:`_new_state`) the same call also
+        decides and takes the chosen schedule's jobs due now out of the
+        state (:meth:`TuningState.step
+        <schedlab.policies.dynp_step.TuningState.step>`); otherwise, or when
+        it could not order the candidates exactly, the metric and the
+        decider run here (:meth:`qualities`, :meth:`_decide`).
         """
         state = self._state
+        waiting = state.waiting
         for c in state.given_candidates:
             queue = self.queue(ctx, self.candidates[c])
             state.give(c, [state.arrival_of[job.id] for job in queue])
-        tuned = state.tune(ctx.now, None if state.tracks_running else super().fixed_profile(ctx))
-        self._decided(self._decide(self.qualities(ctx, tuned)), state.waiting)
+        chosen = -1
+        if self._compiled_decision is not None:
+            tuned, chosen, case = state.step(ctx.now, self._index[self.order],
+                                             *self._compiled_decision)
+        else:
+            tuned = state.tune(ctx.now, None if state.tracks_running
+                               else super().fixed_profile(ctx))
+        if chosen >= 0:
+            if self._cases is not None:
+                self._cases[CASE_LABELS[case]] += 1
+            self._decided(self.candidates[chosen], waiting)
+        else:
+            self._decided(self._decide(self.qualities(ctx, tuned)), waiting)
+        left = chosen >= 0
         chosen = self._index[self.order]
         if self._arrivals:                  # the newest waiting jobs, in arrival order
-            starts = tuned.starts[chosen, state.waiting - len(self._arrivals):].tolist()
+            starts = tuned.starts[chosen, waiting - len(self._arrivals):].tolist()
             self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
         if self._plan_order is not None:
             self._plan_order.adopt(state.ids_at(state.queue_of(chosen)))
         self._adopt_plan(partial(tuned.profile, chosen), partial(tuned.plan, chosen))
-        self._tuned = (tuned, chosen, ctx.now)
+        self._tuned = (tuned, chosen, ctx.now, left)
         self._step_plan = self._starts
 
     def _pop_due(self, now: int) -> list[tuple[int, int]]:
@@ -472,14 +525,14 @@ class SelfTuningDynP(_DynPFamily):
         due jobs: a heap as the compiled step arranged it.
         """
         if self._starts is self._step_plan and now == self._tuned[2]:
-            tuned, chosen, _ = self._tuned
+            tuned, chosen, _, _ = self._tuned
             self._starts = self._later_plan = partial(tuned.later, chosen)
             return tuned.due(chosen)
         return super()._pop_due(now)
 
     def _upcoming_start(self) -> int | None:
         if self._starts is self._later_plan:
-            tuned, chosen, _ = self._tuned
+            tuned, chosen, _, _ = self._tuned
             return tuned.upcoming(chosen)
         return super()._upcoming_start()
 

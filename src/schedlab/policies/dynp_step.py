@@ -46,6 +46,7 @@ from numba import njit
 
 from schedlab.engine.profile import Profile
 from schedlab.engine.profile_kernels import change, discard_before, grown, place, step_at
+from schedlab.policies.deciders import best_candidate, table1_case_number
 from schedlab.policies.dynp import ScheduleSums
 
 if TYPE_CHECKING:
@@ -66,6 +67,15 @@ STATIC_KINDS = {"fcfs": ARRIVAL, "sjf": SHORTEST, "ljf": LONGEST}
 #: at once and the earliest start of the others (-1: none).
 SAME, SIZE, WEIGHTED_RESPONSE, RESPONSE, WAIT, LAST_END, WIDTH_TOTAL, DUE, NEXT = range(9)
 FACTS = 9
+#: The fact each exact quality metric orders the candidates by (:meth:`TuningState.step`):
+#: ARTwW, ART and the mean wait divide it by a total all candidates share (the waiting
+#: jobs' widths, their number), the makespan is it or the last running job's end.
+ORDERING_FACT = {"artww": WEIGHTED_RESPONSE, "art": RESPONSE, "wait": WAIT, "ms": LAST_END}
+#: Below this, every sum of :data:`ORDERING_FACT` is compared exactly as the metric's float:
+#: Python's int / int is correctly rounded, so two sums under 2**52 over the same total
+#: give floats in the same order, equal only if the sums are (the gap 1 / total exceeds
+#: the float's spacing there).  A step with a larger sum decides on the floats instead.
+EXACT_ORDER_BELOW = 2 ** 52
 
 
 class TuningState:
@@ -191,6 +201,33 @@ class TuningState:
         return Tuned(self.capacity, *_tune(times, free, size, now, self.columns, self.queues,
                                            self.rows, self.waiting))
 
+    def step(self, now: int, current: int, fact: int, keep_current: bool,
+             table1: bool) -> tuple["Tuned", int, int]:
+        """A whole self-tuning step in one compiled call: place, measure, decide, start.
+
+        Every candidate's schedule from the running jobs' profile
+        (``tracks_running`` only) as :meth:`tune`; the candidates ordered by
+        the integer ``fact`` (:data:`ORDERING_FACT`: the order of the exact
+        metric's values), the decider's choice among them
+        (:func:`~schedlab.policies.deciders.best_candidate`, ``keep_current``
+        for the advanced decider, from the policy at position ``current``),
+        the Table 1 case when ``table1``; and the chosen schedule's jobs due
+        now taken out of the queues into the running jobs' profile, as
+        :meth:`leave` would.  Returns the step, the chosen candidate and the
+        case number (:func:`~schedlab.policies.deciders.table1_case_number`,
+        -1 without ``table1``); chosen -1 when a sum reached
+        :data:`EXACT_ORDER_BELOW`: nothing was decided nor started.
+        """
+        if self.size + 2 * self.waiting + 2 > len(self.times):
+            self._grow(self.size + 2 * self.waiting + 2)
+        *schedules, chosen, case, due, size = _step(
+            self.times, self.free, self.size, now, self.columns, self.queues, self.kinds,
+            self.rows, self.waiting, fact, current, keep_current, table1)
+        if chosen >= 0:
+            self.size = size
+            self.waiting -= due
+        return Tuned(self.capacity, *schedules), chosen, case
+
     def _grow(self, needed: int) -> None:
         self.times = grown(self.times, needed)
         self.free = grown(self.free, needed)
@@ -237,6 +274,11 @@ class Tuned:
             return []
         starts, ids = self.plans[facts[SAME], :, :facts[DUE]].tolist()
         return list(zip(starts, ids))
+
+    def due_ids(self, candidate: int) -> list[int]:
+        """The ids of the candidate's jobs due at the step's instant, in order."""
+        facts = self.facts[candidate]
+        return self.plans[facts[SAME], 1, :facts[DUE]].tolist() if facts[DUE] else []
 
     def later(self, candidate: int) -> list[tuple[int, int]]:
         """The candidate's plan without its due jobs, as a heap of (start, job id)."""
@@ -419,6 +461,45 @@ def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no
         _heapify(plan_starts[due:], plan_ids[due:], waiting - due)
         facts[c, NEXT] = plan_starts[due] if due < waiting else -1
     return facts, starts, plans, steps
+
+
+_best_candidate = njit(cache=True)(best_candidate)
+_table1_case_number = njit(cache=True)(table1_case_number)
+
+
+@njit(cache=True)
+def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, current,
+          keep_current, table1):  # pragma: no cover
+    """:meth:`TuningState.step`: :func:`_tune`, the decision, the chosen schedule's due jobs started.
+
+    Returns ``facts, starts, plans, steps`` (:func:`_tune`), the chosen
+    candidate (-1: a sum too large to order exactly), the Table 1 case
+    number, how many jobs started and the running profile's new length.
+    """
+    facts, starts, plans, steps = _tune(times, free, size, now, columns, queues, rows, waiting)
+    count = len(rows)
+    running_end = max(times[size - 1], now)
+    keys = np.empty(count, np.int64)
+    for c in range(count):
+        key = facts[c, fact]
+        if fact == LAST_END and running_end > key:
+            key = running_end
+        if key >= EXACT_ORDER_BELOW:
+            return facts, starts, plans, steps, -1, -1, 0, size
+        keys[c] = key
+    chosen = _best_candidate(keys, current, keep_current)
+    case = _table1_case_number(keys[0], keys[1], keys[2], current) if table1 else -1
+    due = facts[chosen, DUE]
+    if due:
+        arrivals = np.empty(due, np.int64)
+        arrival_order = queues[0]
+        found = 0
+        for i in range(waiting):
+            if starts[chosen, i] == now:
+                arrivals[found] = arrival_order[i]
+                found += 1
+        size = _leave(columns, queues, kinds, waiting, arrivals, now, True, times, free, size)
+    return facts, starts, plans, steps, chosen, case, due, size
 
 
 @njit(cache=True)
