@@ -423,6 +423,7 @@ VARIANTS = [
     ({"name": "dynp", "metric": "slowdown+wait", "slackness": 0.05}, True),
     ({"name": "dynp", "candidates": "fcfs,sjf,ljf,lxf", "future_jobs": 3}, False),
     ({"name": "dynp", "future_horizon": 30, "decider": "simple"}, True),
+    ({"name": "dynp", "metric": "wait", "candidates": "ljf,fcfs"}, False),
 ]
 
 
@@ -524,6 +525,43 @@ def test_compiled_steps_decide_as_the_plain_step(spec, table1, load, overrun, ti
     assert np.array_equal(compiled.start, plain.start)
     assert np.array_equal(compiled.planned_start, plain.planned_start)
     assert compiled.stats == plain.stats
+
+
+class MetricInPython(SelfTuningDynP):
+    """Self-tuning dynP counting the steps whose metric and decider ran in Python."""
+
+    def qualities(self, ctx, tuned):
+        self.in_python = getattr(self, "in_python", 0) + 1
+        return super().qualities(ctx, tuned)
+
+
+@pytest.mark.parametrize("metric,width,long", [("artww", 4096, 2 ** 40), ("ms", 1, 2 ** 50)])
+def test_sums_too_large_to_order_exactly_are_decided_on_the_floats(metric, width, long):
+    """A sum of 2**52 or more is not compared as an integer: the step decides in Python.
+
+    ARTwW: full-machine jobs of 2**40 s on 4,096 processors, one width x
+    response is already 2**53.  Makespan: jobs of 2**50 s one after the
+    other, the last ends after 2**52.  The decisions are the plain step's.
+    """
+    half = width // 2 or 1
+    load = workload(width, (1, 0, long, long, width), (2, 1, long, long + 5, width),
+                    (3, 2, long, long - 5, width), (4, 3, 7, long, half), (5, 4, 9, 9, half))
+    compiled = MetricInPython(metric=metric)
+    result = run(load, compiled)
+    plain = run(load, PlainSelfTuningDynP(metric=metric))
+    assert getattr(compiled, "in_python", 0) > 0
+    check_invariants(result, load)
+    assert np.array_equal(result.start, plain.start)
+    assert np.array_equal(result.planned_start, plain.planned_start)
+    assert result.stats == plain.stats
+
+
+def test_small_sums_are_decided_in_the_compiled_step():
+    """The default dynP on a trace prefix never needs the Python metric (the fast path is taken)."""
+    compiled = MetricInPython()
+    run(workload(4, *[(i, i, 10 + i % 7, 20 + i % 5, 1 + i % 3) for i in range(1, 40)]),
+        compiled)
+    assert getattr(compiled, "in_python", 0) == 0 and compiled.statistics()["decisions"] > 0
 
 
 class RunningProfileChecked(SelfTuningDynP):
