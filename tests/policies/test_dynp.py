@@ -454,6 +454,11 @@ class PlainSelfTuningDynP(SelfTuningDynP):
     columns, decided and adopted through ``PlanningScheduler.adopt``.
     """
 
+    def _new_state(self, ctx):
+        state = super()._new_state(ctx)
+        self._compiled_decision = None          # every step through the method below
+        return state
+
     def queue(self, ctx, order):
         if order == "fcfs" and self._plan_order is not None:
             return self._plan_order.queue(ctx.waiting)

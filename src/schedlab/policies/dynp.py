@@ -465,10 +465,17 @@ class SelfTuningDynP(_DynPFamily):
             self._plan_order.adopt(job_ids)
 
     def _update_plan(self, ctx: Context) -> None:
-        if len(ctx.waiting) < 2:
-            super()._update_plan(ctx)
-        else:
+        """A self-tuning step, or with fewer than two jobs waiting the planning scheduler's update.
+
+        Where the step runs compiled throughout (:meth:`_new_state`) it also
+        serves the short queues: it then keeps the current policy's schedule,
+        which is the planning scheduler's insertion or rebuild of at most one
+        job, and counts no decision.
+        """
+        if self._compiled_decision is not None or len(ctx.waiting) >= 2:
             self._self_tuning_step(ctx)
+        else:
+            super()._update_plan(ctx)
 
     def _self_tuning_step(self, ctx: Context) -> None:
         """Build a schedule per candidate, measure, decide, adopt the chosen one (§3.2).
@@ -494,19 +501,19 @@ class SelfTuningDynP(_DynPFamily):
         for c in state.given_candidates:
             queue = self.queue(ctx, self.candidates[c])
             state.give(c, [state.arrival_of[job.id] for job in queue])
-        chosen = -1
+        chosen, decide = -1, waiting >= 2
         if self._compiled_decision is not None:
             tuned, chosen, case = state.step(ctx.now, self._index[self.order],
-                                             *self._compiled_decision)
+                                             *self._compiled_decision, decide)
         else:
             tuned = state.tune(ctx.now, None if state.tracks_running
                                else super().fixed_profile(ctx))
-        if chosen >= 0:
+        if chosen < 0:
+            self._decided(self._decide(self.qualities(ctx, tuned)), waiting)
+        elif decide:
             if self._cases is not None:
                 self._cases[CASE_LABELS[case]] += 1
             self._decided(self.candidates[chosen], waiting)
-        else:
-            self._decided(self._decide(self.qualities(ctx, tuned)), waiting)
         left = chosen >= 0
         chosen = self._index[self.order]
         if self._arrivals:                  # the newest waiting jobs, in arrival order

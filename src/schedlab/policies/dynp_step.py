@@ -201,8 +201,8 @@ class TuningState:
         return Tuned(self.capacity, *_tune(times, free, size, now, self.columns, self.queues,
                                            self.rows, self.waiting))
 
-    def step(self, now: int, current: int, fact: int, keep_current: bool,
-             table1: bool) -> tuple["Tuned", int, int]:
+    def step(self, now: int, current: int, fact: int, keep_current: bool, table1: bool,
+             decide: bool = True) -> tuple["Tuned", int, int]:
         """A whole self-tuning step in one compiled call: place, measure, decide, start.
 
         Every candidate's schedule from the running jobs' profile
@@ -216,13 +216,15 @@ class TuningState:
         :meth:`leave` would.  Returns the step, the chosen candidate and the
         case number (:func:`~schedlab.policies.deciders.table1_case_number`,
         -1 without ``table1``); chosen -1 when a sum reached
-        :data:`EXACT_ORDER_BELOW`: nothing was decided nor started.
+        :data:`EXACT_ORDER_BELOW`: nothing was decided nor started.  Without
+        ``decide`` (fewer than two jobs waiting: every order gives the same
+        schedule) the current policy's schedule is kept, and no case counted.
         """
         if self.size + 2 * self.waiting + 2 > len(self.times):
             self._grow(self.size + 2 * self.waiting + 2)
         *schedules, chosen, case, due, size = _step(
             self.times, self.free, self.size, now, self.columns, self.queues, self.kinds,
-            self.rows, self.waiting, fact, current, keep_current, table1)
+            self.rows, self.waiting, fact, current, keep_current, table1, decide)
         if chosen >= 0:
             self.size = size
             self.waiting -= due
@@ -469,7 +471,7 @@ _table1_case_number = njit(cache=True)(table1_case_number)
 
 @njit(cache=True)
 def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, current,
-          keep_current, table1):  # pragma: no cover
+          keep_current, table1, decide):  # pragma: no cover
     """:meth:`TuningState.step`: :func:`_tune`, the decision, the chosen schedule's due jobs started.
 
     Returns ``facts, starts, plans, steps`` (:func:`_tune`), the chosen
@@ -477,18 +479,21 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, c
     number, how many jobs started and the running profile's new length.
     """
     facts, starts, plans, steps = _tune(times, free, size, now, columns, queues, rows, waiting)
-    count = len(rows)
-    running_end = max(times[size - 1], now)
-    keys = np.empty(count, np.int64)
-    for c in range(count):
-        key = facts[c, fact]
-        if fact == LAST_END and running_end > key:
-            key = running_end
-        if key >= EXACT_ORDER_BELOW:
-            return facts, starts, plans, steps, -1, -1, 0, size
-        keys[c] = key
-    chosen = _best_candidate(keys, current, keep_current)
-    case = _table1_case_number(keys[0], keys[1], keys[2], current) if table1 else -1
+    chosen, case = current, -1
+    if decide:
+        count = len(rows)
+        running_end = max(times[size - 1], now)
+        keys = np.empty(count, np.int64)
+        for c in range(count):
+            key = facts[c, fact]
+            if fact == LAST_END and running_end > key:
+                key = running_end
+            if key >= EXACT_ORDER_BELOW:
+                return facts, starts, plans, steps, -1, -1, 0, size
+            keys[c] = key
+        chosen = _best_candidate(keys, current, keep_current)
+        if table1:
+            case = _table1_case_number(keys[0], keys[1], keys[2], current)
     due = facts[chosen, DUE]
     if due:
         arrivals = np.empty(due, np.int64)
