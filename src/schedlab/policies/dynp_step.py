@@ -92,7 +92,8 @@ class TuningState:
     """
 
     __slots__ = ("capacity", "columns", "jobs", "arrival_of", "queues", "kinds", "rows",
-                 "given_candidates", "waiting", "tracks_running", "times", "free", "size")
+                 "given_candidates", "waiting", "tracks_running", "times", "free", "size",
+                 "facts", "starts", "plans", "steps")
 
     def __init__(self, capacity: int, candidates: Sequence[str], given: Collection[str],
                  tracks_running: bool) -> None:
@@ -118,6 +119,12 @@ class TuningState:
         self.times[0] = 0
         self.free[0] = capacity
         self.size = 1
+        # What a step writes (Tuned), kept for the run: arrays made and returned by the
+        # compiled call would cost more than the placements of a short queue.
+        self.facts = np.zeros((len(rows), FACTS), np.int64)
+        self.starts = np.empty((len(rows), 256), np.int64)
+        self.plans = np.empty((len(rows), 2, 256), np.int64)
+        self.steps = np.empty((len(rows), 2, 256), np.int64)
 
     # ------------------------------------------------------------ the queues
     def enter(self, job: Job) -> None:
@@ -192,14 +199,20 @@ class TuningState:
         return max(int(self.times[self.size - 1]), now)
 
     def tune(self, now: int, fixed: Profile | None = None) -> "Tuned":
-        """Every candidate's schedule from ``fixed`` (the running jobs' profile when None)."""
+        """Every candidate's schedule from ``fixed`` (the running jobs' profile when None).
+
+        The :class:`Tuned` reads the state's step arrays: it holds until the next step.
+        """
         if fixed is None:
             times, free, size = self.times, self.free, self.size
         else:
             times, free = (np.array(side, np.int64) for side in fixed.breakpoints())
             size = len(times)
-        return Tuned(self.capacity, *_tune(times, free, size, now, self.columns, self.queues,
-                                           self.rows, self.waiting))
+        self._make_room(size)
+        _tune(times, free, size, now, self.columns, self.queues, self.rows, self.waiting,
+              self.facts, self.starts, self.plans, self.steps)
+        return Tuned(self.capacity, self.waiting, self.facts, self.starts, self.plans,
+                     self.steps)
 
     def step(self, now: int, current: int, fact: int, keep_current: bool, table1: bool,
              decide: bool = True) -> tuple["Tuned", int, int]:
@@ -222,13 +235,25 @@ class TuningState:
         """
         if self.size + 2 * self.waiting + 2 > len(self.times):
             self._grow(self.size + 2 * self.waiting + 2)
-        *schedules, chosen, case, due, size = _step(
+        self._make_room(self.size)
+        waiting = self.waiting
+        chosen, case, due, size = _step(
             self.times, self.free, self.size, now, self.columns, self.queues, self.kinds,
-            self.rows, self.waiting, fact, current, keep_current, table1, decide)
+            self.rows, waiting, self.facts, self.starts, self.plans, self.steps, fact, current,
+            keep_current, table1, decide)
         if chosen >= 0:
             self.size = size
             self.waiting -= due
-        return Tuned(self.capacity, *schedules), chosen, case
+        return Tuned(self.capacity, waiting, self.facts, self.starts, self.plans,
+                     self.steps), chosen, case
+
+    def _make_room(self, size: int) -> None:
+        """Step arrays large enough for the waiting jobs on a fixed part of ``size`` breakpoints."""
+        if self.waiting > self.starts.shape[1]:
+            self.starts = grown(self.starts, self.waiting)
+            self.plans = grown(self.plans, self.waiting)
+        if size + 2 * self.waiting + 2 > self.steps.shape[2]:
+            self.steps = grown(self.steps, size + 2 * self.waiting + 2)
 
     def _grow(self, needed: int) -> None:
         self.times = grown(self.times, needed)
@@ -241,18 +266,22 @@ class Tuned:
     ``facts[c]``: the first candidate whose queue equals candidate ``c``'s
     (:data:`SAME`), the length of its profile, its sums and its due jobs
     (:data:`SIZE` … :data:`NEXT`); ``starts[c, i]`` the start of the
-    ``i``-th waiting job in arrival order; ``plans[c]`` the (start, job id)
-    pairs, first the jobs due at the step's instant (by job id), then the
-    others arranged as a heap; ``steps[c]`` the profile after the placements.
+    ``i``-th of the ``waiting`` jobs in arrival order; ``plans[c]`` the
+    (start, job id) pairs, first the jobs due at the step's instant (by job
+    id), then the others arranged as a heap; ``steps[c]`` the profile after
+    the placements.  The arrays are the state's, written anew by every step:
+    a Tuned is read before the next step or not at all, which the policy
+    ensures by adopting each step's schedule in place of the last.
     """
 
-    __slots__ = ("capacity", "facts", "starts", "plans", "steps")
+    __slots__ = ("capacity", "waiting", "facts", "starts", "plans", "steps")
 
-    def __init__(self, capacity: int, facts: np.ndarray, starts: np.ndarray, plans: np.ndarray,
-                 steps: np.ndarray) -> None:
+    def __init__(self, capacity: int, waiting: int, facts: np.ndarray, starts: np.ndarray,
+                 plans: np.ndarray, steps: np.ndarray) -> None:
         self.capacity = capacity
+        self.waiting = waiting
         self.facts: list[list[int]] = facts.tolist()
-        self.starts = starts
+        self.starts = starts[:, :waiting]
         self.plans = plans
         self.steps = steps
 
@@ -260,11 +289,11 @@ class Tuned:
         """The candidates' sums as the exact quality metrics read them (one entry each)."""
         columns = list(zip(*self.facts))
         return ScheduleSums(columns[WEIGHTED_RESPONSE], columns[RESPONSE], columns[WAIT],
-                            columns[LAST_END], self.starts.shape[1], columns[WIDTH_TOTAL][0])
+                            columns[LAST_END], self.waiting, columns[WIDTH_TOTAL][0])
 
     def plan(self, candidate: int) -> list[tuple[int, int]]:
         """The candidate's whole plan as a heap of (start, job id)."""
-        starts, ids = self.plans[self.facts[candidate][SAME]].tolist()
+        starts, ids = self.plans[self.facts[candidate][SAME], :, :self.waiting].tolist()
         plan = list(zip(starts, ids))
         heapify(plan)
         return plan
@@ -285,7 +314,7 @@ class Tuned:
     def later(self, candidate: int) -> list[tuple[int, int]]:
         """The candidate's plan without its due jobs, as a heap of (start, job id)."""
         facts = self.facts[candidate]
-        starts, ids = self.plans[facts[SAME], :, facts[DUE]:].tolist()
+        starts, ids = self.plans[facts[SAME], :, facts[DUE]:self.waiting].tolist()
         return list(zip(starts, ids))
 
     def upcoming(self, candidate: int) -> int | None:
@@ -393,21 +422,20 @@ def _same_queue(queues, a, b, waiting):  # pragma: no cover
 
 
 @njit(cache=True)
-def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no cover
+def _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans,
+          steps):  # pragma: no cover
     """Every distinct candidate queue placed on its own copy of the profile from ``now``.
 
     Candidate ``c`` places ``queues[rows[c], :waiting]``, job by job, each at
     its earliest fit (:func:`~schedlab.engine.profile_kernels.place`).
-    Returns ``facts``, ``starts``, ``plans``, ``steps`` (:class:`Tuned`);
+    Writes ``facts``, ``starts``, ``plans``, ``steps`` (:class:`Tuned`; room
+    for ``waiting`` jobs and ``size + 2 * waiting + 2`` breakpoints);
     ``columns[PLACED]`` is scratch.
     """
     count = len(rows)
     first = step_at(times, size, now)
     base = size - first
-    facts = np.zeros((count, FACTS), np.int64)
-    starts = np.empty((count, waiting), np.int64)
-    plans = np.empty((count, 2, waiting), np.int64)
-    steps = np.empty((count, 2, base + 2 * waiting + 2), np.int64)
+    facts[:, :] = 0
     arrival_order = queues[0]
     placed = columns[PLACED]
     for c in range(count):
@@ -415,7 +443,7 @@ def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no
         for d in range(c):
             if facts[d, SAME] == d and _same_queue(queues, rows[c], rows[d], waiting):
                 facts[c] = facts[d]
-                starts[c] = starts[d]
+                starts[c, :waiting] = starts[d, :waiting]
                 break
         if facts[c, SAME] != c:
             continue
@@ -462,7 +490,6 @@ def _tune(times, free, size, now, columns, queues, rows, waiting):  # pragma: no
         plan_ids[:due].sort()                    # the due jobs, by job id
         _heapify(plan_starts[due:], plan_ids[due:], waiting - due)
         facts[c, NEXT] = plan_starts[due] if due < waiting else -1
-    return facts, starts, plans, steps
 
 
 _best_candidate = njit(cache=True)(best_candidate)
@@ -470,15 +497,15 @@ _table1_case_number = njit(cache=True)(table1_case_number)
 
 
 @njit(cache=True)
-def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, current,
-          keep_current, table1, decide):  # pragma: no cover
+def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, starts, plans,
+          steps, fact, current, keep_current, table1, decide):  # pragma: no cover
     """:meth:`TuningState.step`: :func:`_tune`, the decision, the chosen schedule's due jobs started.
 
-    Returns ``facts, starts, plans, steps`` (:func:`_tune`), the chosen
-    candidate (-1: a sum too large to order exactly), the Table 1 case
-    number, how many jobs started and the running profile's new length.
+    Writes ``facts, starts, plans, steps`` (:func:`_tune`); returns the
+    chosen candidate (-1: a sum too large to order exactly), the Table 1
+    case number, how many jobs started and the running profile's new length.
     """
-    facts, starts, plans, steps = _tune(times, free, size, now, columns, queues, rows, waiting)
+    _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans, steps)
     chosen, case = current, -1
     if decide:
         count = len(rows)
@@ -489,7 +516,7 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, c
             if fact == LAST_END and running_end > key:
                 key = running_end
             if key >= EXACT_ORDER_BELOW:
-                return facts, starts, plans, steps, -1, -1, 0, size
+                return -1, -1, 0, size
             keys[c] = key
         chosen = _best_candidate(keys, current, keep_current)
         if table1:
@@ -504,7 +531,7 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, fact, c
                 arrivals[found] = arrival_order[i]
                 found += 1
         size = _leave(columns, queues, kinds, waiting, arrivals, now, True, times, free, size)
-    return facts, starts, plans, steps, chosen, case, due, size
+    return chosen, case, due, size
 
 
 @njit(cache=True)
