@@ -27,7 +27,6 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
 
 import numpy as np
@@ -383,10 +382,9 @@ class SelfTuningDynP(_DynPFamily):
         # What TuningState.step decides by, when it may (_new_state): the ordering fact,
         # whether the current policy is kept on ties, whether to count Table 1 cases.
         self._compiled_decision: tuple[int, bool, bool] | None = None
-        # The last step's schedules, chosen candidate and instant, and whether the step
-        # started its due jobs in the state; the plan it adopted (a function making the
-        # heap) and the same without the jobs it started at once.
-        self._tuned: tuple[Tuned, int, int, bool] | None = None
+        # The last step's schedules; the plan it adopted (a function making the heap) and
+        # the same without the jobs it started at once.
+        self._tuned: Tuned | None = None
         self._step_plan: Callable | None = None
         self._later_plan: Callable | None = None
 
@@ -427,12 +425,11 @@ class SelfTuningDynP(_DynPFamily):
         since that profile is the engine's (``ctx.start`` checks it anyway).
         """
         tuned = self._tuned
-        if tuned is not None and tuned[3] and self._starts is self._step_plan \
-                and ctx.now == tuned[2]:
-            step, chosen = tuned[0], tuned[1]
-            self._starts = self._later_plan = partial(step.later, chosen)
+        if tuned is not None and tuned.left and self._starts is self._step_plan \
+                and ctx.now == tuned.now:
+            self._starts = self._later_plan = tuned.later
             waiting = ctx.waiting
-            started = [waiting[job_id] for job_id in step.due_ids(chosen)]
+            started = [waiting[job_id] for job_id in tuned.due_ids()]
             for job in started:
                 ctx.start(job)
             self._jobs_started[self.order] += len(started)
@@ -514,15 +511,14 @@ class SelfTuningDynP(_DynPFamily):
             if self._cases is not None:
                 self._cases[CASE_LABELS[case]] += 1
             self._decided(self.candidates[chosen], waiting)
-        left = chosen >= 0
-        chosen = self._index[self.order]
+        tuned.choose(self._index[self.order], chosen >= 0)
         if self._arrivals:                  # the newest waiting jobs, in arrival order
-            starts = tuned.starts[chosen, waiting - len(self._arrivals):].tolist()
+            starts = tuned.newest_starts(len(self._arrivals))
             self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
         if self._plan_order is not None:
-            self._plan_order.adopt(state.ids_at(state.queue_of(chosen)))
-        self._adopt_plan(partial(tuned.profile, chosen), partial(tuned.plan, chosen))
-        self._tuned = (tuned, chosen, ctx.now, left)
+            self._plan_order.adopt(state.ids_at(state.queue_of(tuned.chosen)))
+        self._adopt_plan(tuned.profile, tuned.plan)
+        self._tuned = tuned
         self._step_plan = self._starts
 
     def _pop_due(self, now: int) -> list[tuple[int, int]]:
@@ -531,16 +527,14 @@ class SelfTuningDynP(_DynPFamily):
         The step's plan is then made only if it is read again, without the
         due jobs: a heap as the compiled step arranged it.
         """
-        if self._starts is self._step_plan and now == self._tuned[2]:
-            tuned, chosen, _, _ = self._tuned
-            self._starts = self._later_plan = partial(tuned.later, chosen)
-            return tuned.due(chosen)
+        if self._starts is self._step_plan and now == self._tuned.now:
+            self._starts = self._later_plan = self._tuned.later
+            return self._tuned.due()
         return super()._pop_due(now)
 
     def _upcoming_start(self) -> int | None:
         if self._starts is self._later_plan:
-            tuned, chosen, _, _ = self._tuned
-            return tuned.upcoming(chosen)
+            return self._tuned.upcoming()
         return super()._upcoming_start()
 
     def qualities(self, ctx: Context, tuned: Tuned) -> dict[str, float]:
@@ -556,7 +550,7 @@ class SelfTuningDynP(_DynPFamily):
             sums = tuned.schedule_sums()
             values = [QUALITY_METRICS[name](sums, running_end) for _, name in self._terms]
         else:
-            schedules = Measured(*state.arrival_columns(), tuned.starts)
+            schedules = Measured(*state.arrival_columns(), tuned.candidate_starts())
             if self.future_jobs is None and self.future_horizon is None:
                 values = [QUALITY_METRICS[name](schedules, running_end) for _, name in self._terms]
             else:

@@ -211,7 +211,7 @@ class TuningState:
         self._make_room(size)
         _tune(times, free, size, now, self.columns, self.queues, self.rows, self.waiting,
               self.facts, self.starts, self.plans, self.steps)
-        return Tuned(self.capacity, self.waiting, self.facts, self.starts, self.plans,
+        return Tuned(self.capacity, self.waiting, now, self.facts, self.starts, self.plans,
                      self.steps)
 
     def step(self, now: int, current: int, fact: int, keep_current: bool, table1: bool,
@@ -244,7 +244,7 @@ class TuningState:
         if chosen >= 0:
             self.size = size
             self.waiting -= due
-        return Tuned(self.capacity, waiting, self.facts, self.starts, self.plans,
+        return Tuned(self.capacity, waiting, now, self.facts, self.starts, self.plans,
                      self.steps), chosen, case
 
     def _make_room(self, size: int) -> None:
@@ -261,7 +261,7 @@ class TuningState:
 
 
 class Tuned:
-    """One step's candidate schedules (:func:`_tune`), read by candidate number.
+    """One step's candidate schedules (:func:`_tune`) at instant ``now``, read for the chosen one.
 
     ``facts[c]``: the first candidate whose queue equals candidate ``c``'s
     (:data:`SAME`), the length of its profile, its sums and its due jobs
@@ -272,61 +272,80 @@ class Tuned:
     the placements.  The arrays are the state's, written anew by every step:
     a Tuned is read before the next step or not at all, which the policy
     ensures by adopting each step's schedule in place of the last.
+
+    :meth:`choose` names the adopted candidate; the plan's methods
+    (:meth:`plan`, :meth:`later`, :meth:`profile`, …) read its schedule, so
+    that the policy can hold them as they are, to be called if ever needed.
+    ``left``: the step took the chosen schedule's due jobs out of the state.
     """
 
-    __slots__ = ("capacity", "waiting", "facts", "starts", "plans", "steps")
+    __slots__ = ("capacity", "waiting", "now", "facts", "starts", "plans", "steps", "left",
+                 "chosen", "_row", "_size", "_due", "_next")
 
-    def __init__(self, capacity: int, waiting: int, facts: np.ndarray, starts: np.ndarray,
-                 plans: np.ndarray, steps: np.ndarray) -> None:
+    def __init__(self, capacity: int, waiting: int, now: int, facts: np.ndarray,
+                 starts: np.ndarray, plans: np.ndarray, steps: np.ndarray) -> None:
         self.capacity = capacity
         self.waiting = waiting
-        self.facts: list[list[int]] = facts.tolist()
-        self.starts = starts[:, :waiting]
+        self.now = now
+        self.facts = facts
+        self.starts = starts
         self.plans = plans
         self.steps = steps
+        self.left = False
+
+    def choose(self, candidate: int, left: bool) -> None:
+        """The candidate whose schedule is adopted; ``left``: its due jobs left the state."""
+        self.chosen = candidate
+        self.left = left
+        facts = self.facts[candidate].tolist()
+        self._row, self._size, self._due, self._next = \
+            facts[SAME], facts[SIZE], facts[DUE], facts[NEXT]
 
     def schedule_sums(self) -> ScheduleSums:
         """The candidates' sums as the exact quality metrics read them (one entry each)."""
-        columns = list(zip(*self.facts))
+        columns = self.facts.T.tolist()
         return ScheduleSums(columns[WEIGHTED_RESPONSE], columns[RESPONSE], columns[WAIT],
                             columns[LAST_END], self.waiting, columns[WIDTH_TOTAL][0])
 
-    def plan(self, candidate: int) -> list[tuple[int, int]]:
-        """The candidate's whole plan as a heap of (start, job id)."""
-        starts, ids = self.plans[self.facts[candidate][SAME], :, :self.waiting].tolist()
+    def candidate_starts(self) -> np.ndarray:
+        """``starts[c, i]``: candidate ``c``'s start of the ``i``-th waiting job (arrival order)."""
+        return self.starts[:, :self.waiting]
+
+    def newest_starts(self, count: int) -> list[int]:
+        """The chosen schedule's starts of the ``count`` newest waiting jobs, in arrival order."""
+        return self.starts[self.chosen, self.waiting - count:self.waiting].tolist()
+
+    def plan(self) -> list[tuple[int, int]]:
+        """The chosen whole plan as a heap of (start, job id)."""
+        starts, ids = self.plans[self._row, :, :self.waiting].tolist()
         plan = list(zip(starts, ids))
         heapify(plan)
         return plan
 
-    def due(self, candidate: int) -> list[tuple[int, int]]:
-        """The (start, job id) of the candidate's jobs due at the step's instant, by job id."""
-        facts = self.facts[candidate]
-        if not facts[DUE]:
+    def due(self) -> list[tuple[int, int]]:
+        """The (start, job id) of the chosen plan's jobs due at the step's instant, by job id."""
+        if not self._due:
             return []
-        starts, ids = self.plans[facts[SAME], :, :facts[DUE]].tolist()
+        starts, ids = self.plans[self._row, :, :self._due].tolist()
         return list(zip(starts, ids))
 
-    def due_ids(self, candidate: int) -> list[int]:
-        """The ids of the candidate's jobs due at the step's instant, in order."""
-        facts = self.facts[candidate]
-        return self.plans[facts[SAME], 1, :facts[DUE]].tolist() if facts[DUE] else []
+    def due_ids(self) -> list[int]:
+        """The ids of the chosen plan's jobs due at the step's instant, in order."""
+        return self.plans[self._row, 1, :self._due].tolist() if self._due else []
 
-    def later(self, candidate: int) -> list[tuple[int, int]]:
-        """The candidate's plan without its due jobs, as a heap of (start, job id)."""
-        facts = self.facts[candidate]
-        starts, ids = self.plans[facts[SAME], :, facts[DUE]:self.waiting].tolist()
+    def later(self) -> list[tuple[int, int]]:
+        """The chosen plan without its due jobs, as a heap of (start, job id)."""
+        starts, ids = self.plans[self._row, :, self._due:self.waiting].tolist()
         return list(zip(starts, ids))
 
-    def upcoming(self, candidate: int) -> int | None:
-        """The earliest start after the step's instant in the candidate's plan (None: none)."""
-        upcoming = self.facts[candidate][NEXT]
-        return upcoming if upcoming >= 0 else None
+    def upcoming(self) -> int | None:
+        """The earliest start after the step's instant in the chosen plan (None: none)."""
+        return self._next if self._next >= 0 else None
 
-    def profile(self, candidate: int) -> Profile:
-        """The profile after the candidate's placements, as a :class:`Profile`."""
-        row, size = self.facts[candidate][SAME], self.facts[candidate][SIZE]
+    def profile(self) -> Profile:
+        """The profile after the chosen schedule's placements, as a :class:`Profile`."""
         profile = Profile(self.capacity)
-        times, free = self.steps[row, :, :size].tolist()
+        times, free = self.steps[self._row, :, :self._size].tolist()
         profile.replace_breakpoints(times, free)
         return profile
 
