@@ -123,9 +123,11 @@ def timing_policy():
             self.samples: list[tuple[int, float]] = []
 
         def _self_tuning_step(self, ctx) -> None:
+            waiting = len(ctx.waiting)      # below 2 the compiled step only updates the plan
             start = time.perf_counter()
             super()._self_tuning_step(ctx)
-            self.samples.append((len(ctx.waiting), time.perf_counter() - start))
+            if waiting >= 2:
+                self.samples.append((waiting, time.perf_counter() - start))
 
     return TimedSelfTuningDynP()
 

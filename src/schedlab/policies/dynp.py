@@ -505,13 +505,13 @@ class SelfTuningDynP(_DynPFamily):
         else:
             tuned = state.tune(ctx.now, None if state.tracks_running
                                else super().fixed_profile(ctx))
-        if chosen < 0:
+        if chosen < 0:                      # decided here; the state still holds the due jobs
             self._decided(self._decide(self.qualities(ctx, tuned)), waiting)
+            tuned.choose(self._index[self.order], False)
         elif decide:
             if self._cases is not None:
                 self._cases[CASE_LABELS[case]] += 1
             self._decided(self.candidates[chosen], waiting)
-        tuned.choose(self._index[self.order], chosen >= 0)
         if self._arrivals:                  # the newest waiting jobs, in arrival order
             starts = tuned.newest_starts(len(self._arrivals))
             self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}

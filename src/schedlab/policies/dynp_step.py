@@ -93,7 +93,7 @@ class TuningState:
 
     __slots__ = ("capacity", "columns", "jobs", "arrival_of", "queues", "kinds", "rows",
                  "given_candidates", "waiting", "tracks_running", "times", "free", "size",
-                 "facts", "starts", "plans", "steps")
+                 "facts", "starts", "plans", "steps", "job_room", "step_room")
 
     def __init__(self, capacity: int, candidates: Sequence[str], given: Collection[str],
                  tracks_running: bool) -> None:
@@ -125,6 +125,7 @@ class TuningState:
         self.starts = np.empty((len(rows), 256), np.int64)
         self.plans = np.empty((len(rows), 2, 256), np.int64)
         self.steps = np.empty((len(rows), 2, 256), np.int64)
+        self.job_room = self.step_room = 256        # their last axes' lengths
 
     # ------------------------------------------------------------ the queues
     def enter(self, job: Job) -> None:
@@ -226,10 +227,11 @@ class TuningState:
         for the advanced decider, from the policy at position ``current``),
         the Table 1 case when ``table1``; and the chosen schedule's jobs due
         now taken out of the queues into the running jobs' profile, as
-        :meth:`leave` would.  Returns the step, the chosen candidate and the
-        case number (:func:`~schedlab.policies.deciders.table1_case_number`,
-        -1 without ``table1``); chosen -1 when a sum reached
-        :data:`EXACT_ORDER_BELOW`: nothing was decided nor started.  Without
+        :meth:`leave` would.  Returns the step (:meth:`Tuned.choose` done),
+        the chosen candidate and the case number
+        (:func:`~schedlab.policies.deciders.table1_case_number`, -1 without
+        ``table1``); chosen -1 when a sum reached :data:`EXACT_ORDER_BELOW`:
+        nothing was decided nor started, nor chosen.  Without
         ``decide`` (fewer than two jobs waiting: every order gives the same
         schedule) the current policy's schedule is kept, and no case counted.
         """
@@ -237,23 +239,27 @@ class TuningState:
             self._grow(self.size + 2 * self.waiting + 2)
         self._make_room(self.size)
         waiting = self.waiting
-        chosen, case, due, size = _step(
+        chosen, case, size, row, length, due, upcoming = _step(
             self.times, self.free, self.size, now, self.columns, self.queues, self.kinds,
             self.rows, waiting, self.facts, self.starts, self.plans, self.steps, fact, current,
             keep_current, table1, decide)
+        tuned = Tuned(self.capacity, waiting, now, self.facts, self.starts, self.plans,
+                      self.steps)
         if chosen >= 0:
             self.size = size
             self.waiting -= due
-        return Tuned(self.capacity, waiting, now, self.facts, self.starts, self.plans,
-                     self.steps), chosen, case
+            tuned.chosen_as(chosen, True, row, length, due, upcoming)
+        return tuned, chosen, case
 
     def _make_room(self, size: int) -> None:
         """Step arrays large enough for the waiting jobs on a fixed part of ``size`` breakpoints."""
-        if self.waiting > self.starts.shape[1]:
+        if self.waiting > self.job_room:
             self.starts = grown(self.starts, self.waiting)
             self.plans = grown(self.plans, self.waiting)
-        if size + 2 * self.waiting + 2 > self.steps.shape[2]:
+            self.job_room = self.starts.shape[1]
+        if size + 2 * self.waiting + 2 > self.step_room:
             self.steps = grown(self.steps, size + 2 * self.waiting + 2)
+            self.step_room = self.steps.shape[2]
 
     def _grow(self, needed: int) -> None:
         self.times = grown(self.times, needed)
@@ -295,11 +301,15 @@ class Tuned:
 
     def choose(self, candidate: int, left: bool) -> None:
         """The candidate whose schedule is adopted; ``left``: its due jobs left the state."""
+        facts = self.facts[candidate].tolist()
+        self.chosen_as(candidate, left, facts[SAME], facts[SIZE], facts[DUE], facts[NEXT])
+
+    def chosen_as(self, candidate: int, left: bool, row: int, size: int, due: int,
+                  upcoming: int) -> None:
+        """:meth:`choose` with the candidate's facts given (:data:`SAME`, :data:`SIZE`, …)."""
         self.chosen = candidate
         self.left = left
-        facts = self.facts[candidate].tolist()
-        self._row, self._size, self._due, self._next = \
-            facts[SAME], facts[SIZE], facts[DUE], facts[NEXT]
+        self._row, self._size, self._due, self._next = row, size, due, upcoming
 
     def schedule_sums(self) -> ScheduleSums:
         """The candidates' sums as the exact quality metrics read them (one entry each)."""
@@ -522,7 +532,9 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, 
 
     Writes ``facts, starts, plans, steps`` (:func:`_tune`); returns the
     chosen candidate (-1: a sum too large to order exactly), the Table 1
-    case number, how many jobs started and the running profile's new length.
+    case number, the running profile's new length and the chosen
+    candidate's :data:`SAME`, :data:`SIZE`, :data:`DUE` (the jobs started)
+    and :data:`NEXT`.
     """
     _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans, steps)
     chosen, case = current, -1
@@ -535,7 +547,7 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, 
             if fact == LAST_END and running_end > key:
                 key = running_end
             if key >= EXACT_ORDER_BELOW:
-                return -1, -1, 0, size
+                return -1, -1, size, 0, 0, 0, -1
             keys[c] = key
         chosen = _best_candidate(keys, current, keep_current)
         if table1:
@@ -550,7 +562,8 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, 
                 arrivals[found] = arrival_order[i]
                 found += 1
         size = _leave(columns, queues, kinds, waiting, arrivals, now, True, times, free, size)
-    return chosen, case, due, size
+    return (chosen, case, size, facts[chosen, SAME], facts[chosen, SIZE], due,
+            facts[chosen, NEXT])
 
 
 @njit(cache=True)
