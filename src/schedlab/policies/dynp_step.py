@@ -22,14 +22,17 @@ step reads in arrays for the whole run (:class:`TuningState`):
   advance reservations: a job then holds its processors exactly until its
   start plus its estimate, or less).
 
-One compiled call (:func:`tune`) then places every distinct candidate
-queue on its own copy of that profile (the earliest fit of
+One compiled call (:meth:`TuningState.tune`) then places every distinct
+candidate queue on its own copy of that profile (the earliest fit of
 :meth:`Profile.place <schedlab.engine.profile.Profile.place>`, job by job
 in the queue's order: the schedule generation of CCS, §5), and gives for
 each the integer sums the exact quality metrics are made of and its plan
 as (start, job id) pairs arranged as a heap, ready to be the planning
-scheduler's heap.  The
-decider stays in Python (:mod:`schedlab.policies.deciders`).
+scheduler's heap.  Where the running jobs' profile is kept and the metric
+is one exact metric as it is, :meth:`TuningState.step` also decides in
+that call (the deciders of :mod:`schedlab.policies.deciders`, compiled
+as they are) and starts the chosen schedule's due jobs in the state;
+otherwise the metric and the decider run in Python.
 
 This module imports numba, so dynP imports it at its first submission;
 ``cache=True`` keeps the machine code on disk: only the very first run
