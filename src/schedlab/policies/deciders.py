@@ -166,4 +166,4 @@ def best_candidate(qualities, current, keep_current):
     for position in range(len(qualities)):
         if qualities[position] == best:
             return position
-    return 0
+    return 0                                     # only NaN qualities equal nothing

@@ -424,9 +424,8 @@ class SelfTuningDynP(_DynPFamily):
         out of the queues into the running jobs' profile already; they fit,
         since that profile is the engine's (``ctx.start`` checks it anyway).
         """
-        tuned = self._tuned
-        if tuned is not None and tuned.left and self._starts is self._step_plan \
-                and ctx.now == tuned.now:
+        tuned = self._fresh_step(ctx.now)
+        if tuned is not None and tuned.left:
             self._starts = self._later_plan = tuned.later
             waiting = ctx.waiting
             started = [waiting[job_id] for job_id in tuned.due_ids()]
@@ -527,10 +526,21 @@ class SelfTuningDynP(_DynPFamily):
         The step's plan is then made only if it is read again, without the
         due jobs: a heap as the compiled step arranged it.
         """
+        tuned = self._fresh_step(now)
+        if tuned is None:
+            return super()._pop_due(now)
+        self._starts = self._later_plan = tuned.later
+        return tuned.due()
+
+    def _fresh_step(self, now: int) -> Tuned | None:
+        """The step made at ``now`` if its plan is still the plan, due jobs and all; else None.
+
+        Whoever takes its due jobs makes the plan the step's plan without
+        them (:meth:`Tuned.later <schedlab.policies.dynp_step.Tuned.later>`).
+        """
         if self._starts is self._step_plan and now == self._tuned.now:
-            self._starts = self._later_plan = self._tuned.later
-            return self._tuned.due()
-        return super()._pop_due(now)
+            return self._tuned
+        return None
 
     def _upcoming_start(self) -> int | None:
         if self._starts is self._later_plan:
