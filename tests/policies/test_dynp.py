@@ -22,8 +22,8 @@ from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
 from schedlab.output import metrics_document
 from schedlab.policies.deciders import CASE_LABELS
-from schedlab.policies.dynp import (QUALITY_METRICS, Measured, SelfTuningDynP, average_response,
-                                    average_wait, combine_terms, makespan,
+from schedlab.policies.dynp import (QUALITY_METRICS, BasicDynP, Measured, SelfTuningDynP,
+                                    average_response, average_wait, combine_terms, makespan,
                                     parse_quality_metric, select_future, weighted_response,
                                     weighted_slowdown)
 from schedlab.policies.orderings import in_order_at
@@ -445,6 +445,28 @@ def test_basic_dynp_statistics_add_up(overrun, load):
     check_statistics(result, table1=None)
 
 
+class BasicDynPInPython(BasicDynP):
+    """Basic dynP without the compiled state: every rebuild in Python, from ``ctx``."""
+
+    def _new_state(self, ctx):
+        return None
+
+
+@given(load=workloads(), lower=st.integers(0, 30), spread=st.integers(0, 30),
+       tick=st.sampled_from([0, 0, 7]))
+def test_basic_dynp_rebuilds_in_the_compiled_state_as_in_python(load, lower, spread, tick):
+    """Every switch rebuilds the plan in the new order: the state keeps a queue per order."""
+    params = dict(threshold=2, lower=lower, upper=lower + spread)
+    policy = BasicDynP(**params)
+    compiled = run(load, policy, tick=tick)
+    plain = run(load, BasicDynPInPython(**params), tick=tick)
+    assert policy._rebuilds_compiled
+    check_invariants(compiled, load)
+    assert np.array_equal(compiled.start, plain.start)
+    assert np.array_equal(compiled.planned_start, plain.planned_start)
+    assert compiled.stats == plain.stats
+
+
 class PlainSelfTuningDynP(SelfTuningDynP):
     """Self-tuning dynP with its step written plainly: the reference of the compiled step.
 
@@ -458,6 +480,9 @@ class PlainSelfTuningDynP(SelfTuningDynP):
         state = super()._new_state(ctx)
         self._compiled_decision = None          # every step through the method below
         return state
+
+    def _compiled_rebuild(self, ctx):
+        self.rebuild(ctx)                       # the planning scheduler's, in Python
 
     def queue(self, ctx, order):
         if order == "fcfs" and self._plan_order is not None:

@@ -16,6 +16,7 @@ from unittest.mock import patch
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from .helpers import by_id, simulate, workload
 from schedlab.engine.simulator import run
@@ -23,7 +24,7 @@ from schedlab.policies.orderings import in_order, in_order_at, lxf_key_at
 from schedlab.policies.planning import PlanningScheduler
 from schedlab.policies.registry import make_policy
 from schedlab.policies.reservations import RESERVATION_PARAMS
-from schedlab.testing import check_policy
+from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
 from strategies import workloads
 
@@ -234,27 +235,77 @@ def brute_force_placement(capacity: int, now: int, held: list[tuple[int, int, in
 
 
 class CheckedRebuilds(PlanningScheduler):
-    """Compares every rebuild with :func:`brute_force_placement`."""
+    """Compares every rebuild, in Python or in the compiled state, with :func:`brute_force_placement`.
+
+    Reading the plan between a compiled rebuild and the start of its due
+    jobs also makes those jobs start from the plan's heap: the state must
+    not take them out twice.
+    """
+
+    def _update_plan(self, ctx) -> None:
+        replan = self._replan
+        super()._update_plan(ctx)
+        if replan:
+            self.check(ctx)
 
     def rebuild(self, ctx) -> None:
         super().rebuild(ctx)
+        self.check(ctx)
+
+    def check(self, ctx) -> None:
+        self.checked = getattr(self, "checked", 0) + 1
         held = [(ctx.now, end, width) for end, width in ctx.releases()]
         queue = in_order_at(ctx.waiting.values(), self.order, ctx.now)
         assert self.proposed_starts() == brute_force_placement(ctx.processors, ctx.now, held, queue)
 
 
 @pytest.mark.parametrize("order", ["fcfs", "sjf", "ljf", "lxf"])
+@pytest.mark.parametrize("overrun", ["kill", "extend"])
 @given(load=workloads(max_jobs=12))
-def test_every_rebuild_is_the_earliest_fit_placement_in_policy_order(order, load):
-    run(load, CheckedRebuilds(order=order))
+def test_every_rebuild_is_the_earliest_fit_placement_in_policy_order(order, overrun, load):
+    policy = CheckedRebuilds(order=order)
+    check_invariants(run(load, policy, overrun=overrun), load, overrun=overrun)
+    assert policy.checked > 0
+    assert policy._rebuilds_compiled == (order != "lxf" and overrun == "kill")
 
 
-@pytest.mark.parametrize("order", ["fcfs", "sjf"])
+@pytest.mark.parametrize("order,overrun", [("lxf", "kill"), ("sjf", "extend")])
 @given(load=workloads(max_jobs=12))
-def test_every_compiled_rebuild_is_the_earliest_fit_placement_in_policy_order(order, load):
-    """The same check with every queue of two jobs or more placed by the compiled twin."""
+def test_every_compiled_python_rebuild_is_the_earliest_fit_placement_in_policy_order(
+        order, overrun, load):
+    """The same check with every queue of two jobs or more placed by ``place_queue``'s twin.
+
+    (Runs without the compiled state: an order that changes with time, or overruns.)
+    """
     with patch("schedlab.policies.planning.COMPILED_FROM", 2):
-        run(load, CheckedRebuilds(order=order))
+        run(load, CheckedRebuilds(order=order), overrun=overrun)
+
+
+class PythonRebuilds(PlanningScheduler):
+    """The planning scheduler without its compiled state: the reference of the compiled rebuild."""
+
+    def _new_state(self, ctx):
+        return None
+
+
+@pytest.mark.parametrize("order", ["fcfs", "sjf", "ljf"])
+@given(load=workloads(), tick=st.sampled_from([0, 0, 7]),
+       limit=st.sampled_from([None, None, 1, 3]))
+def test_compiled_rebuilds_plan_as_the_python_rebuild(order, load, tick, limit):
+    """The same starts and promises with the rebuild in the compiled state or in Python.
+
+    With a scheduling tick a planned start can pass between two passes (the
+    plan is then rebuilt in Python from the state's profile); a per-user
+    queue limit releases held jobs after later submissions.
+    """
+    options = dict(tick=tick, max_queued_per_user=limit)
+    policy = PlanningScheduler(order=order)
+    compiled = run(load, policy, **options)
+    plain = run(load, PythonRebuilds(order=order), **options)
+    assert policy._rebuilds_compiled
+    check_invariants(compiled, load)
+    assert np.array_equal(compiled.start, plain.start)
+    assert np.array_equal(compiled.planned_start, plain.planned_start)
 
 
 class CheckedPlans(PlanningScheduler):

@@ -56,6 +56,8 @@ class _DynPFamily(PlanningScheduler):
 
     def __init__(self, *, policies: Sequence[str], initial: str, **reservation: Any) -> None:
         super().__init__(order=initial, **reservation)
+        self._orders = tuple(policies)
+        self._index = {policy: c for c, policy in enumerate(policies)}
         self._jobs_started = dict.fromkeys(policies, 0)
         self._switches = dict.fromkeys(policies, 0)
         self._same_policy = 0
@@ -377,25 +379,12 @@ class SelfTuningDynP(_DynPFamily):
         self._cases = dict.fromkeys(CASE_LABELS, 0) if policies == PAPER_POLICIES else None
         self._from_sums = self._exact and future_jobs is None and future_horizon is None
         self._one_term = terms == ((1.0, terms[0][1]),)     # the metric as it is
-        self._index = {policy: c for c, policy in enumerate(policies)}
-        self._state: TuningState | None = None      # at the first submission (numba)
         # What TuningState.step decides by, when it may (_new_state): the ordering fact,
         # whether the current policy is kept on ties, whether to count Table 1 cases.
         self._compiled_decision: tuple[int, bool, bool] | None = None
-        # The last step's schedules; the plan it adopted (a function making the heap) and
-        # the same without the jobs it started at once.
-        self._tuned: Tuned | None = None
-        self._step_plan: Callable | None = None
-        self._later_plan: Callable | None = None
-
-    def on_submit(self, ctx: Context, job: Job) -> None:
-        super().on_submit(ctx, job)
-        if self._state is None:
-            self._state = self._new_state(ctx)
-        self._state.enter(job)
 
     def _new_state(self, ctx: Context) -> TuningState:
-        """The step's arrays; they track the running jobs when the run lets them (dynp_step).
+        """The step's arrays, for every run; they track the running jobs when the run lets them.
 
         With the running jobs tracked, static candidate orders and one exact
         metric as it is (no weight, slackness or reduced future), the step
@@ -412,47 +401,16 @@ class SelfTuningDynP(_DynPFamily):
                                        self.decider == "advanced", self._cases is not None)
         return state
 
-    def on_finish(self, ctx: Context, job: Job) -> None:
-        super().on_finish(ctx, job)
-        self._state.ended(job, ctx.now)
-
     def _start_due(self, ctx: Context) -> list[Job]:
-        """Start the due jobs; the state learns of them here unless the step took them out.
-
-        A step that decided in compiled code (:meth:`TuningState.step
-        <schedlab.policies.dynp_step.TuningState.step>`) took its due jobs
-        out of the queues into the running jobs' profile already; they fit,
-        since that profile is the engine's (``ctx.start`` checks it anyway).
-        """
-        tuned = self._fresh_step(ctx.now)
-        if tuned is not None and tuned.left:
-            self._starts = self._later_plan = tuned.later
-            waiting = ctx.waiting
-            started = [waiting[job_id] for job_id in tuned.due_ids()]
-            for job in started:
-                ctx.start(job)
-            self._jobs_started[self.order] += len(started)
-            return started
         started = super()._start_due(ctx)
-        if started:
-            self._state.leave(started, ctx.now)
-            if self._plan_order is not None:
-                self._plan_order.remove(started)
+        if self._plan_order is not None:
+            self._plan_order.remove(started)
         return started
-
-    def fixed_profile(self, ctx: Context) -> Profile:
-        state = self._state
-        if state is not None and state.tracks_running:
-            return state.running_profile(ctx.now)
-        return super().fixed_profile(ctx)
 
     def queue(self, ctx: Context, order: str) -> list[Job]:
         if order == "fcfs" and self._plan_order is not None:
             return self._plan_order.queue(ctx.waiting)
-        state, candidate = self._state, self._index.get(order)
-        if state is None or candidate is None or state.is_given(candidate):
-            return super().queue(ctx, order)
-        return state.jobs_at(state.queue_of(candidate))
+        return super().queue(ctx, order)
 
     def adopt(self, profile: Profile | Callable[[], Profile], job_ids: Sequence[int],
               starts: Sequence[int]) -> None:
@@ -503,7 +461,7 @@ class SelfTuningDynP(_DynPFamily):
                                              *self._compiled_decision, decide)
         else:
             tuned = state.tune(ctx.now, None if state.tracks_running
-                               else super().fixed_profile(ctx))
+                               else self.fixed_profile(ctx))
         if chosen < 0:                      # decided here; the state still holds the due jobs
             self._decided(self._decide(self.qualities(ctx, tuned)), waiting)
             tuned.choose(self._index[self.order], False)
@@ -511,41 +469,9 @@ class SelfTuningDynP(_DynPFamily):
             if self._cases is not None:
                 self._cases[CASE_LABELS[case]] += 1
             self._decided(self.candidates[chosen], waiting)
-        if self._arrivals:                  # the newest waiting jobs, in arrival order
-            starts = tuned.newest_starts(len(self._arrivals))
-            self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
         if self._plan_order is not None:
             self._plan_order.adopt(state.ids_at(state.queue_of(tuned.chosen)))
-        self._adopt_plan(tuned.profile, tuned.plan)
-        self._tuned = tuned
-        self._step_plan = self._starts
-
-    def _pop_due(self, now: int) -> list[tuple[int, int]]:
-        """The due jobs as the step found them, while the plan is still the step's own.
-
-        The step's plan is then made only if it is read again, without the
-        due jobs: a heap as the compiled step arranged it.
-        """
-        tuned = self._fresh_step(now)
-        if tuned is None:
-            return super()._pop_due(now)
-        self._starts = self._later_plan = tuned.later
-        return tuned.due()
-
-    def _fresh_step(self, now: int) -> Tuned | None:
-        """The step made at ``now`` if its plan is still the plan, due jobs and all; else None.
-
-        Whoever takes its due jobs makes the plan the step's plan without
-        them (:meth:`Tuned.later <schedlab.policies.dynp_step.Tuned.later>`).
-        """
-        if self._starts is self._step_plan and now == self._tuned.now:
-            return self._tuned
-        return None
-
-    def _upcoming_start(self) -> int | None:
-        if self._starts is self._later_plan:
-            return self._tuned.upcoming()
-        return super()._upcoming_start()
+        self._adopt_step(tuned)
 
     def qualities(self, ctx: Context, tuned: Tuned) -> dict[str, float]:
         """The quality of each candidate's schedule, slackness applied to the current policy."""

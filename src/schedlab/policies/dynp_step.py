@@ -145,16 +145,19 @@ class TuningState:
         self.waiting += 1
 
     def leave(self, started: Sequence[Job], now: int) -> None:
-        """Take jobs just started out of the queues (and into the running jobs' profile)."""
+        """Take jobs just started out of the queues (and into the running jobs' profile).
+
+        A job a compiled step took out already (:meth:`step`) is left as it is.
+        """
         if not started:
             return
         arrival_of = self.arrival_of
         arrivals = np.array([arrival_of[job.id] for job in started], np.int64)
         if self.size + 2 * len(arrivals) + 2 > len(self.times):
             self._grow(self.size + 2 * len(arrivals) + 2)
-        self.size = _leave(self.columns, self.queues, self.kinds, self.waiting, arrivals, now,
-                           self.tracks_running, self.times, self.free, self.size)
-        self.waiting -= len(arrivals)
+        self.size, left = _leave(self.columns, self.queues, self.kinds, self.waiting, arrivals,
+                                 now, self.tracks_running, self.times, self.free, self.size)
+        self.waiting -= left
 
     def ended(self, job: Job, now: int) -> None:
         """A running job ended at ``now``: its processors are free from now on."""
@@ -214,7 +217,7 @@ class TuningState:
             size = len(times)
         self._make_room(size)
         _tune(times, free, size, now, self.columns, self.queues, self.rows, self.waiting,
-              self.facts, self.starts, self.plans, self.steps)
+              self.facts, self.starts, self.plans, self.steps, -1)
         return Tuned(self.capacity, self.waiting, now, self.facts, self.starts, self.plans,
                      self.steps)
 
@@ -234,9 +237,10 @@ class TuningState:
         the chosen candidate and the case number
         (:func:`~schedlab.policies.deciders.table1_case_number`, -1 without
         ``table1``); chosen -1 when a sum reached :data:`EXACT_ORDER_BELOW`:
-        nothing was decided nor started, nor chosen.  Without
-        ``decide`` (fewer than two jobs waiting: every order gives the same
-        schedule) the current policy's schedule is kept, and no case counted.
+        nothing was decided nor started, nor chosen.  Without ``decide``
+        only the current policy's schedule is built and kept, and no case
+        counted: a step with fewer than two jobs waiting (every order gives
+        the same schedule) or the planning scheduler's rebuild.
         """
         if self.size + 2 * self.waiting + 2 > len(self.times):
             self._grow(self.size + 2 * self.waiting + 2)
@@ -413,10 +417,17 @@ def _leave(columns, queues, kinds, waiting, arrivals, now, track, times, free,
            size):  # pragma: no cover
     """Mark ``arrivals`` started at ``now``, drop them from the static rows; book them when tracking.
 
-    Returns the running profile's new length.
+    Jobs marked started before are skipped (``arrivals`` is scratch).
+    Returns the running profile's new length and the number of jobs taken out.
     """
+    left = 0
     for arrival in arrivals:
-        columns[STARTED, arrival] = now
+        if columns[STARTED, arrival] < 0:
+            columns[STARTED, arrival] = now
+            arrivals[left] = arrival
+            left += 1
+    if left == 0:
+        return size, 0
     for row in range(len(kinds)):
         if kinds[row] == GIVEN:                  # written anew before every step
             continue
@@ -429,10 +440,11 @@ def _leave(columns, queues, kinds, waiting, arrivals, now, track, times, free,
                 kept += 1
     if track:
         size = discard_before(times, free, size, now)
-        for arrival in arrivals:
+        for m in range(left):
+            arrival = arrivals[m]
             size = change(times, free, size, now, columns[ESTIMATE, arrival],
                           -columns[WIDTH, arrival])
-    return size
+    return size, left
 
 
 @njit(cache=True)
@@ -455,14 +467,15 @@ def _same_queue(queues, a, b, waiting):  # pragma: no cover
 
 @njit(cache=True)
 def _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans,
-          steps):  # pragma: no cover
+          steps, only):  # pragma: no cover
     """Every distinct candidate queue placed on its own copy of the profile from ``now``.
 
     Candidate ``c`` places ``queues[rows[c], :waiting]``, job by job, each at
     its earliest fit (:func:`~schedlab.engine.profile_kernels.place`).
     Writes ``facts``, ``starts``, ``plans``, ``steps`` (:class:`Tuned`; room
     for ``waiting`` jobs and ``size + 2 * waiting + 2`` breakpoints);
-    ``columns[PLACED]`` is scratch.
+    ``columns[PLACED]`` is scratch.  With ``only`` >= 0, only that
+    candidate is placed (the others' facts stay 0, :data:`SAME` -1).
     """
     count = len(rows)
     first = step_at(times, size, now)
@@ -471,6 +484,9 @@ def _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts,
     arrival_order = queues[0]
     placed = columns[PLACED]
     for c in range(count):
+        if only >= 0 and c != only:
+            facts[c, SAME] = -1
+            continue
         facts[c, SAME] = c
         for d in range(c):
             if facts[d, SAME] == d and _same_queue(queues, rows[c], rows[d], waiting):
@@ -539,7 +555,8 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, 
     candidate's :data:`SAME`, :data:`SIZE`, :data:`DUE` (the jobs started)
     and :data:`NEXT`.
     """
-    _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans, steps)
+    _tune(times, free, size, now, columns, queues, rows, waiting, facts, starts, plans, steps,
+          -1 if decide else current)
     chosen, case = current, -1
     if decide:
         count = len(rows)
@@ -564,7 +581,7 @@ def _step(times, free, size, now, columns, queues, kinds, rows, waiting, facts, 
             if starts[chosen, i] == now:
                 arrivals[found] = arrival_order[i]
                 found += 1
-        size = _leave(columns, queues, kinds, waiting, arrivals, now, True, times, free, size)
+        size, _ = _leave(columns, queues, kinds, waiting, arrivals, now, True, times, free, size)
     return (chosen, case, size, facts[chosen, SAME], facts[chosen, SIZE], due,
             facts[chosen, NEXT])
 

@@ -37,6 +37,7 @@ from schedlab.policies.reservations import CatalinaReservations, decide_requests
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.policies.dynp_step import Tuned, TuningState
     from schedlab.workload.job import Job
 
 #: Orderings a planning-based policy can use (the static ones and LXF).
@@ -101,6 +102,14 @@ class PlanningScheduler(CatalinaReservations, Policy):
     Granted advance reservations belong to the fixed part of the schedule;
     a request is decided against the plan once every waiting job is in it
     (Catalina, Margo et al., §2).
+
+    With a static order, ``overrun="kill"`` and no advance reservations, the
+    waiting queue and the running jobs' profile are kept in arrays for the
+    whole run (:class:`~schedlab.policies.dynp_step.TuningState`, from the
+    first submission), and a rebuild is one compiled call that also starts
+    the jobs due at once (:meth:`_compiled_rebuild`): the same schedule
+    without building the queue, the profile and the heap in Python at every
+    job end.
     """
 
     family = "plan"
@@ -117,6 +126,19 @@ class PlanningScheduler(CatalinaReservations, Policy):
         self._arrivals: list[Job] = []             # submitted since the last pass
         self._replan = True                        # rebuild at the next pass
         self._wake = -1
+        # The orders the compiled state keeps a queue of, and their positions in it.
+        self._orders: tuple[str, ...] = (order,)
+        self._index = {order: 0}
+        # The compiled state (_new_state): made at the first submission, None if the run
+        # does not allow one; whether a rebuild runs in it.
+        self._state: TuningState | None = None
+        self._state_made = False
+        self._rebuilds_compiled = False
+        # The last compiled step; the plan it adopted (a function making the heap) and
+        # the same without the jobs it started at once.
+        self._tuned: Tuned | None = None
+        self._step_plan: Callable | None = None
+        self._later_plan: Callable | None = None
 
     @property
     def name(self) -> str:
@@ -125,9 +147,18 @@ class PlanningScheduler(CatalinaReservations, Policy):
     # ------------------------------------------------------------ engine calls
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._arrivals.append(job)
+        if not self._state_made:
+            self._state_made = True
+            self._state = self._new_state(ctx)
+            self._rebuilds_compiled = (self._state is not None and self._state.tracks_running
+                                       and not self._state.given_candidates)
+        if self._state is not None:
+            self._state.enter(job)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._replan = True
+        if self._state is not None:
+            self._state.ended(job, ctx.now)
 
     def schedule(self, ctx: Context) -> None:
         if self._replan or self._arrivals:
@@ -154,21 +185,80 @@ class PlanningScheduler(CatalinaReservations, Policy):
         The running jobs until their expected ends (Streit 2002, §5: the
         rebuild places the running jobs first) and the granted advance
         reservations: "the scheduling policy has no influence on
-        reservations" (§5).
+        reservations" (§5).  The compiled state's copy when it keeps one.
         """
+        state = self._state
+        if state is not None and state.tracks_running:
+            return state.running_profile(ctx.now)
         return ctx.profile()
 
     def queue(self, ctx: Context, order: str) -> list[Job]:
-        """The waiting jobs in the named order at this instant."""
-        return in_order_at(ctx.waiting.values(), order, ctx.now)
+        """The waiting jobs in the named order at this instant (the state's row if it keeps one)."""
+        state, position = self._state, self._index.get(order)
+        if state is None or position is None or state.is_given(position):
+            return in_order_at(ctx.waiting.values(), order, ctx.now)
+        return state.jobs_at(state.queue_of(position))
+
+    # ------------------------------------------------------- the compiled state
+    def _new_state(self, ctx: Context) -> TuningState | None:
+        """The arrays of the compiled rebuild, or None where the run does not allow them.
+
+        They need static orders (fcfs, sjf, ljf: kept sorted at every
+        arrival) and a run whose running jobs hold their processors exactly
+        until their start plus estimate or less (``overrun="kill"``, no
+        advance reservations), so that the state's profile is the engine's.
+        Imports numba (:mod:`schedlab.policies.dynp_step`).
+        """
+        if (ctx.overrun != "kill" or ctx.reservations_enabled
+                or not set(self._orders) <= set(ORDERINGS)):
+            return None
+        from schedlab.policies.dynp_step import TuningState
+        return TuningState(ctx.processors, self._orders, (), True)
+
+    def _compiled_rebuild(self, ctx: Context) -> None:
+        """:meth:`rebuild` in one compiled call, the jobs due at once taken out of the state.
+
+        :meth:`TuningState.step <schedlab.policies.dynp_step.TuningState.step>`
+        without a decision places the current order's queue on the running
+        jobs' profile, as :func:`place_queue` on :meth:`fixed_profile` would.
+        """
+        tuned, _, _ = self._state.step(ctx.now, self._index[self.order], 0, False, False,
+                                       decide=False)
+        self._adopt_step(tuned)
+
+    def _adopt_step(self, tuned: Tuned) -> None:
+        """Make a compiled step's chosen schedule the plan, read only when needed.
+
+        The arrivals' promises are its starts of the newest jobs.  While the
+        plan is the step's own (:meth:`_fresh_step`), its due jobs and its
+        next start are read from the step as it left them.
+        """
+        if self._arrivals:                  # the newest waiting jobs, in arrival order
+            starts = tuned.newest_starts(len(self._arrivals))
+            self._arrival_starts = {job.id: start for job, start in zip(self._arrivals, starts)}
+        self._adopt_plan(tuned.profile, tuned.plan)
+        self._tuned = tuned
+        self._step_plan = self._starts
+
+    def _fresh_step(self, now: int) -> Tuned | None:
+        """The step made at ``now`` if its plan is still the plan, due jobs and all; else None.
+
+        Whoever takes its due jobs makes the plan the step's plan without
+        them (:meth:`Tuned.later <schedlab.policies.dynp_step.Tuned.later>`).
+        """
+        if self._starts is self._step_plan and now == self._tuned.now:
+            return self._tuned
+        return None
 
     # -------------------------------------------------------------- the plan
     def _update_plan(self, ctx: Context) -> None:
         """Bring the plan up to date after job ends (rebuild) or submissions (insert)."""
-        if self._replan:
-            self.rebuild(ctx)
-        else:
+        if not self._replan:
             self._insert_arrivals(ctx)
+        elif self._rebuilds_compiled:
+            self._compiled_rebuild(ctx)
+        else:
+            self.rebuild(ctx)
 
     def rebuild(self, ctx: Context) -> None:
         """The whole plan anew: fixed part, then the waiting jobs in policy order."""
@@ -257,23 +347,45 @@ class PlanningScheduler(CatalinaReservations, Policy):
         machine as it is, which puts only fitting jobs at now.  A start that
         passed between two scheduling ticks makes the plan stale too (the
         job would run past its slot): the plan is rebuilt as well.
+
+        A compiled step (:meth:`_compiled_rebuild`) took its due jobs out of
+        the state already; they fit, since the state's profile is the
+        engine's (``ctx.start`` checks it anyway).  Other started jobs leave
+        the state here.
         """
         now = ctx.now
+        waiting = ctx.waiting
+        tuned = self._fresh_step(now)
+        if tuned is not None and tuned.left:
+            self._starts = self._later_plan = tuned.later
+            jobs = [waiting[job_id] for job_id in tuned.due_ids()]
+            for job in jobs:
+                ctx.start(job)
+            return jobs
         due = self._pop_due(now)
         if due and (due[0][0] < now or
-                    sum(ctx.waiting[job_id].width for _, job_id in due) > ctx.free):
+                    sum(waiting[job_id].width for _, job_id in due) > ctx.free):
             self.rebuild(ctx)
             due = self._pop_due(now)
-        jobs = [ctx.waiting[job_id] for _, job_id in due]
+        jobs = [waiting[job_id] for _, job_id in due]
         for job in jobs:
             ctx.start(job)
+        if jobs and self._state is not None:
+            self._state.leave(jobs, now)
         return jobs
 
     def _pop_due(self, now: int) -> list[tuple[int, int]]:
         """Take the jobs whose proposed start is ``now`` (or earlier) out of the plan.
 
-        Returns their ``(proposed start, job id)``, earliest first.
+        Returns their ``(proposed start, job id)``, earliest first.  While
+        the plan is a compiled step's own, they are the step's due jobs, and
+        the step's plan is then made only if it is read again, without them:
+        a heap as the compiled step arranged it.
         """
+        tuned = self._fresh_step(now)
+        if tuned is not None:
+            self._starts = self._later_plan = tuned.later
+            return tuned.due()
         starts = self._plan()
         due = []
         while starts and starts[0][0] <= now:
@@ -294,5 +406,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     def _upcoming_start(self) -> int | None:
         """The earliest proposed start in the plan (None: the plan is empty)."""
+        if self._starts is self._later_plan:
+            return self._tuned.upcoming()
         plan = self._plan()
         return plan[0][0] if plan else None
