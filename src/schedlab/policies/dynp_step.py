@@ -34,7 +34,13 @@ that call (the deciders of :mod:`schedlab.policies.deciders`, compiled
 as they are) and starts the chosen schedule's due jobs in the state;
 otherwise the metric and the decider run in Python.
 
-This module imports numba, so dynP imports it at its first submission;
+The planning scheduler (:mod:`schedlab.policies.planning`: ``+plan`` and
+basic dynP) keeps the same state where the running jobs' profile is kept
+and its orders are static: its rebuild at a job end is :meth:`TuningState.step`
+without a decision, which places only the current order's queue.
+
+This module imports numba, so dynP and such a planning scheduler import it
+at their first submission;
 ``cache=True`` keeps the machine code on disk: only the very first run
 compiles.
 """
