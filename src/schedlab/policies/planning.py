@@ -42,9 +42,10 @@ if TYPE_CHECKING:
 
 #: Orderings a planning-based policy can use (the static ones and LXF).
 PLAN_ORDERINGS: tuple[str, ...] = (*ORDERINGS, *TIMED_ORDERINGS)
-#: From this many waiting jobs on, a rebuild places them in one compiled call
-#: (:func:`place_queue`); shorter queues, and runs that never have one, do not
-#: load numba.
+#: From this many waiting jobs on, a rebuild outside the compiled state
+#: (:meth:`PlanningScheduler._new_state`) places them in one compiled call
+#: (:func:`place_queue`); shorter queues, and such runs that never have one, do
+#: not load numba.
 COMPILED_FROM = 8
 
 
