@@ -352,10 +352,6 @@ class Tuned:
         starts, ids = self.plans[self._row, :, :self._due].tolist()
         return list(zip(starts, ids))
 
-    def due_ids(self) -> list[int]:
-        """The ids of the chosen plan's jobs due at the step's instant, in order."""
-        return self.plans[self._row, 1, :self._due].tolist() if self._due else []
-
     def later(self) -> list[tuple[int, int]]:
         """The chosen plan without its due jobs, as a heap of (start, job id)."""
         starts, ids = self.plans[self._row, :, self._due:self.waiting].tolist()

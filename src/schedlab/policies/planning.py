@@ -357,21 +357,16 @@ class PlanningScheduler(CatalinaReservations, Policy):
         now = ctx.now
         waiting = ctx.waiting
         tuned = self._fresh_step(now)
-        if tuned is not None and tuned.left:
-            self._starts = self._later_plan = tuned.later
-            jobs = [waiting[job_id] for job_id in tuned.due_ids()]
-            for job in jobs:
-                ctx.start(job)
-            return jobs
+        left = tuned is not None and tuned.left
         due = self._pop_due(now)
-        if due and (due[0][0] < now or
-                    sum(waiting[job_id].width for _, job_id in due) > ctx.free):
+        if due and not left and (due[0][0] < now or
+                                 sum(waiting[job_id].width for _, job_id in due) > ctx.free):
             self.rebuild(ctx)
             due = self._pop_due(now)
         jobs = [waiting[job_id] for _, job_id in due]
         for job in jobs:
             ctx.start(job)
-        if jobs and self._state is not None:
+        if jobs and not left and self._state is not None:
             self._state.leave(jobs, now)
         return jobs
 
