@@ -3,7 +3,7 @@
     python bench/scaling_bench.py --quick            # a smoke test: small inputs, seconds per policy
     python bench/scaling_bench.py                    # 10k, 100k, 400k and 1M jobs (hours)
     python bench/scaling_bench.py --checksums        # schedule checksums, CPU time, longest queue
-    python bench/scaling_bench.py --sweeps queue --json q.json    # one of the two sweeps
+    python bench/scaling_bench.py --sweeps queue --json q.json    # one of the three sweeps
     python bench/scaling_bench.py --replot j.json q.json          # tables, figure, merged JSON
 
 Every run is a whole ``schedlab simulate`` process of its own (start-up,
@@ -14,6 +14,15 @@ shared, noisy machine CPU time is the steadier measure.
 
 * **Against the number of jobs**: the built-in ``lublin`` model with N jobs
   (N = 10k, 100k, 400k, 1M) for each policy of ``POLICIES``.
+* **Against the number of jobs, with every backlog bounded**: the same job
+  counts of ``lublin`` stretched by 1.25 (``--shrink 1.25``: every
+  interarrival time x 1.25, the offered load 0.8 of the model's).  At the
+  model's own load some policies' backlog grows with the trace (dynP's mean
+  queue: 105, 961, 4,172 jobs at 10k, 100k, 400k), so their cost per job
+  grows with it whatever the implementation.  Here no backlog grows in
+  proportion to the trace (mean queue at 10k, 100k, 400k, 1M jobs: dynP 24,
+  39, 40, 48; fcfs without backfilling 142, 269, 463, 480; the others 2 to
+  27), which shows the cost of the implementation alone.
 * **Against the queue length**: ``lublin`` shrunk by 0.5 (``--shrink``,
   Streit 2002, §5) with 10k, 25k and 50k jobs: the offered load exceeds the
   machine, so the backlog grows with the number of jobs and the queue holds
@@ -33,10 +42,11 @@ shared, noisy machine CPU time is the steadier measure.
   compression and dynP's first self-tuning step: about 100 MB that a
   10-job run never loads and a per-job figure must not count).
 * **Flat cost per job?**  The slope of a least-squares line through
-  log(CPU time - baseline) against log(jobs), per policy, on the runs of
-  100,000 jobs and more (all runs when fewer than two are that large): 1
-  means the cost per job stays flat, 2 means it grows linearly with the jobs.  Against the
-  queue the slope is that of log(µs/job) against log(mean queue).
+  log(CPU time - baseline) against log(jobs), per policy and sweep against
+  jobs, on the runs of 100,000 jobs and more (all runs when fewer than two
+  are that large): 1 means the cost per job stays flat, 2 means it grows
+  linearly with the jobs.  Against the queue the slope is that of
+  log(µs/job) against log(mean queue).
 * **Checksums**: every run records the SHA-256 (first 16 hex digits) of
   every job's ``id,start`` from jobs.csv; ``--checksums`` runs only the
   inputs of bench/SCALING.md's checksum table: the same schedule before and
@@ -46,8 +56,8 @@ A run that passes ``--timeout`` seconds of wall time is stopped and recorded
 as ``timeout``; a policy that timed out is not run on more jobs of the same
 sweep (recorded as ``skipped``).  Writes ``--json`` after every run (every
 run so far, the fits, the load average before and after) and the log-log figure ``--figure``
-(CPU time beyond start-up against jobs; µs per job against the mean queue
-length).
+(CPU time beyond start-up against jobs, at lublin's load and with every
+backlog bounded; µs per job against the mean queue length).
 """
 
 from __future__ import annotations
@@ -76,6 +86,11 @@ QUEUE_JOB_COUNTS = (10_000, 25_000, 50_000)
 QUICK_JOB_COUNTS = (500, 2_000)
 QUICK_QUEUE_JOB_COUNTS = (500, 1_000)
 QUEUE_SHRINK = 0.5
+#: The bounded-backlog sweep: offered load 0.8 of lublin's, where no policy's queue grows
+#: in proportion to the trace (the module's docstring gives the mean queues).
+BOUNDED_SHRINK = 1.25
+#: The sweeps, in the order they run and are tabled.
+SWEEPS = ("jobs", "bounded", "queue")
 #: QoPS deadlines: the stringency of bench/deadline_bench.py and docs/policies/deadlines.md.
 STRINGENCY = 0.2
 #: The baseline run's size: imports (the lazy ones too) and start-up, little of the workload.
@@ -244,26 +259,32 @@ def fits(rows: list[dict], policies) -> list[dict]:
     """Per policy: the log-log slopes against jobs and against the mean queue, and per-job costs."""
     result = []
     for policy in policies:
-        jobs = [r for r in rows if r["sweep"] == "jobs" and r["policy"] == policy
-                and "us_per_job" in r]
-        queue = [r for r in rows if r["sweep"] == "queue" and r["policy"] == policy
-                 and "us_per_job" in r]
-        largest = max(jobs, key=lambda r: r["n"]) if jobs else None
-        large = [r for r in jobs if r["n"] >= FIT_FROM_JOBS]
-        jobs_fitted = large if len(large) >= 2 else jobs
+        measured = {kind: [r for r in rows if r["sweep"] == kind and r["policy"] == policy
+                           and "us_per_job" in r] for kind in SWEEPS}
+        jobs, bounded, queue = measured["jobs"], measured["bounded"], measured["queue"]
         result.append({
             "policy": policy,
-            "slope_time_vs_jobs": _rounded(slope(
-                [r["n"] for r in jobs_fitted],
-                [r["cpu_s"] - r["baseline_cpu_s"] for r in jobs_fitted])),
-            "slope_fitted_on": [r["n"] for r in jobs_fitted],
+            **_jobs_fit(jobs),
+            **{f"{key}_bounded": value for key, value in _jobs_fit(bounded).items()},
             "slope_us_per_job_vs_mean_queue": _rounded(slope([r["mean_queue"] for r in queue],
                                                              [r["us_per_job"] for r in queue])),
-            "largest_n": largest and largest["n"],
-            "us_per_job_at_largest_n": largest and largest["us_per_job"],
             "bytes_per_job": {r["n"]: r["bytes_per_job"] for r in jobs if r["n"] >= 400_000},
         })
     return result
+
+
+def _jobs_fit(runs: list[dict]) -> dict:
+    """The slope of CPU time beyond start-up against jobs (on runs of ``FIT_FROM_JOBS`` and
+    more when there are two) and the µs per job of the largest run."""
+    largest = max(runs, key=lambda r: r["n"]) if runs else None
+    large = [r for r in runs if r["n"] >= FIT_FROM_JOBS]
+    fitted = large if len(large) >= 2 else runs
+    return {"slope_time_vs_jobs": _rounded(slope([r["n"] for r in fitted],
+                                                 [r["cpu_s"] - r["baseline_cpu_s"]
+                                                  for r in fitted])),
+            "slope_fitted_on": [r["n"] for r in fitted],
+            "largest_n": largest and largest["n"],
+            "us_per_job_at_largest_n": largest and largest["us_per_job"]}
 
 
 def _rounded(value: float | None) -> float | None:
@@ -308,15 +329,22 @@ def markdown(rows: list[dict]) -> str:
 
 def markdown_fits(fitted: list[dict]) -> str:
     lines = ["| policy | slope: time vs jobs | µs/job at the largest n | bytes/job at 400k, 1M "
-             "| slope: µs/job vs mean queue |", "|" + " --- |" * 5]
+             f"| slope at load 1 / {BOUNDED_SHRINK} | µs/job at the largest n there "
+             "| slope: µs/job vs mean queue |", "|" + " --- |" * 7]
     for fit in fitted:
         memory = ", ".join(f"{b}" + (" (over 1 KB)" if b > BYTES_PER_JOB_BUDGET else "")
                            for b in fit["bytes_per_job"].values())
-        at = (f"{fit['us_per_job_at_largest_n']} ({fit['largest_n']:,})"
-              if fit["largest_n"] else "")
-        lines.append(f"| {fit['policy']} | {_text(fit['slope_time_vs_jobs'])} | {at} "
-                     f"| {memory} | {_text(fit['slope_us_per_job_vs_mean_queue'])} |")
+        lines.append(f"| {fit['policy']} | {_text(fit['slope_time_vs_jobs'])} "
+                     f"| {_largest(fit, '')} | {memory} "
+                     f"| {_text(fit['slope_time_vs_jobs_bounded'])} | {_largest(fit, '_bounded')} "
+                     f"| {_text(fit['slope_us_per_job_vs_mean_queue'])} |")
     return "\n".join(lines)
+
+
+def _largest(fit: dict, suffix: str) -> str:
+    """µs per job at the largest run of a sweep (``suffix`` "" or "_bounded"), with its jobs."""
+    n = fit[f"largest_n{suffix}"]
+    return f"{fit[f'us_per_job_at_largest_n{suffix}']} ({n:,})" if n else ""
 
 
 def _text(value) -> str:
@@ -324,38 +352,44 @@ def _text(value) -> str:
 
 
 def figure(rows: list[dict], policies, path: Path) -> None:
-    """Log-log: CPU time beyond start-up against jobs; µs per job against the mean queue.
+    """Log-log: CPU time beyond start-up against jobs, at lublin's load and with every
+    backlog bounded; µs per job against the mean queue.
 
-    One colour per policy in both panels; the dashed line has slope 1 (a flat
-    cost per job) for reading the left panel.
+    One colour per policy in every panel; the dashed line has slope 1 (a flat
+    cost per job) for reading the two panels against jobs.
     """
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     colours = dict(zip(POLICIES, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
-    fig, (by_jobs, by_queue) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (by_jobs, by_jobs_bounded, by_queue) = plt.subplots(1, 3, figsize=(15, 4))
     for policy in policies:
         style = {"marker": "o", "label": policy, "color": colours.get(policy)}
-        jobs = sorted((r["n"], r["cpu_s"] - r["baseline_cpu_s"]) for r in rows
-                      if r["sweep"] == "jobs" and r["policy"] == policy and "us_per_job" in r
-                      and r["cpu_s"] > r["baseline_cpu_s"])
+        for kind, axes in (("jobs", by_jobs), ("bounded", by_jobs_bounded)):
+            jobs = sorted((r["n"], r["cpu_s"] - r["baseline_cpu_s"]) for r in rows
+                          if r["sweep"] == kind and r["policy"] == policy and "us_per_job" in r
+                          and r["cpu_s"] > r["baseline_cpu_s"])
+            if jobs:
+                axes.plot(*zip(*jobs), **style)
         queue = sorted((r["mean_queue"], r["us_per_job"]) for r in rows if r["sweep"] == "queue"
                        and r["policy"] == policy and "us_per_job" in r and r["us_per_job"] > 0)
-        if jobs:
-            by_jobs.plot(*zip(*jobs), **style)
         if queue:
             by_queue.plot(*zip(*queue), **style)
-    counts = sorted({r["n"] for r in rows if r["sweep"] == "jobs"})
-    if counts:
-        by_jobs.plot([counts[0], counts[-1]], [1e-5 * counts[0], 1e-5 * counts[-1]], "--",
-                     color="grey", label="10 µs per job")
-    by_jobs.set(xscale="log", yscale="log", xlabel="jobs (lublin)",
-                ylabel="CPU s beyond start-up", title="time against jobs")
+    for kind, axes, workload, title in (
+            ("jobs", by_jobs, "lublin", "time against jobs"),
+            ("bounded", by_jobs_bounded, f"lublin, shrink {BOUNDED_SHRINK}",
+             "time against jobs, every backlog bounded")):
+        counts = sorted({r["n"] for r in rows if r["sweep"] == kind})
+        if counts:
+            axes.plot([counts[0], counts[-1]], [1e-5 * counts[0], 1e-5 * counts[-1]], "--",
+                      color="grey", label="10 µs per job")
+        axes.set(xscale="log", yscale="log", xlabel=f"jobs ({workload})",
+                 ylabel="CPU s beyond start-up", title=title)
     by_queue.set(xscale="log", yscale="log",
                  xlabel=f"mean queue length (lublin, shrink {QUEUE_SHRINK})",
                  ylabel="CPU µs per job beyond start-up", title="cost per job against the queue")
-    for axes in (by_jobs, by_queue):
+    for axes in (by_jobs, by_jobs_bounded, by_queue):
         axes.grid(True, which="both", alpha=0.3)
         if axes.get_legend_handles_labels()[0]:
             axes.legend(fontsize=8)
@@ -391,6 +425,10 @@ def run(options: argparse.Namespace, policies: list[str]) -> list[dict]:
         for row in sweep("jobs", QUICK_JOB_COUNTS if options.quick else JOB_COUNTS, policies,
                          options.timeout, baselines):
             save(row)
+    if "bounded" in options.sweeps:
+        for row in sweep("bounded", QUICK_JOB_COUNTS if options.quick else JOB_COUNTS, policies,
+                         options.timeout, baselines, shrink=BOUNDED_SHRINK):
+            save(row)
     if "queue" in options.sweeps:
         for row in sweep("queue", QUICK_QUEUE_JOB_COUNTS if options.quick else QUEUE_JOB_COUNTS,
                          policies, options.timeout, baselines, shrink=QUEUE_SHRINK):
@@ -408,8 +446,9 @@ def merged_rows(paths: list[Path]) -> list[dict]:
             rows.pop(key, None)
             rows[key] = row
     order = {policy: k for k, policy in enumerate(POLICIES)}
-    return sorted(rows.values(), key=lambda r: (r["sweep"] != "jobs", r.get("n") or 0,
-                                                order.get(r["policy"], len(order))))
+    return sorted(rows.values(), key=lambda r: (
+        SWEEPS.index(r["sweep"]) if r["sweep"] in SWEEPS else len(SWEEPS), r.get("n") or 0,
+        order.get(r["policy"], len(order))))
 
 
 def main() -> None:
@@ -420,8 +459,8 @@ def main() -> None:
     parser.add_argument("--checksums", action="store_true",
                         help="only the schedule checksums of bench/SCALING.md")
     parser.add_argument("--policies", default=",".join(POLICIES))
-    parser.add_argument("--sweeps", default="jobs,queue",
-                        help="jobs, queue or jobs,queue (the default: both)")
+    parser.add_argument("--sweeps", default=",".join(SWEEPS),
+                        help=f"some of {', '.join(SWEEPS)}, comma-separated (the default: all)")
     parser.add_argument("--timeout", type=float, default=3600.0,
                         help="seconds of wall time per run")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "scaling.json")
@@ -431,9 +470,9 @@ def main() -> None:
                              "runs (a run in a later file replaces the same run in an earlier one)")
     options = parser.parse_args()
     policies = options.policies.split(",")
-    unknown = sorted(set(options.sweeps.split(",")) - {"jobs", "queue"})
+    unknown = sorted(set(options.sweeps.split(",")) - set(SWEEPS))
     if unknown:
-        parser.error(f"--sweeps: expected jobs, queue or jobs,queue, got {', '.join(unknown)}")
+        parser.error(f"--sweeps: expected some of {', '.join(SWEEPS)}, got {', '.join(unknown)}")
     if not options.replot and set(policies) - set(POLICIES):
         parser.error(f"--policies: expected some of {', '.join(POLICIES)}, got "
                      f"{', '.join(sorted(set(policies) - set(POLICIES)))}")

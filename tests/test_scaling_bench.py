@@ -35,6 +35,7 @@ def test_quick_sweep_writes_every_run_the_fits_and_the_figure(tmp_path: Path, be
     rows = saved["rows"]
     assert [(r["sweep"], r["n"]) for r in rows] == (
         [("jobs", n) for n in bench.QUICK_JOB_COUNTS]
+        + [("bounded", n) for n in bench.QUICK_JOB_COUNTS]
         + [("queue", n) for n in bench.QUICK_QUEUE_JOB_COUNTS])
     for row in rows:
         assert row["status"] == "ok", row
@@ -45,10 +46,17 @@ def test_quick_sweep_writes_every_run_the_fits_and_the_figure(tmp_path: Path, be
         assert row["cpu_s"] > row["baseline_cpu_s"] - 1      # a noisy baseline, not a wrong one
         assert row["peak_rss_kib"] > 0 and "bytes_per_job" in row and "us_per_job" in row
     assert all(r["shrink"] == bench.QUEUE_SHRINK for r in rows if r["sweep"] == "queue")
-    assert [fit["policy"] for fit in saved["fits"]] == ["qops"]
+    assert all(r["shrink"] == bench.BOUNDED_SHRINK for r in rows if r["sweep"] == "bounded")
+    assert all("shrink" not in r for r in rows if r["sweep"] == "jobs")
+    [fit] = saved["fits"]
+    assert fit["policy"] == "qops"
+    assert fit["largest_n"] == fit["largest_n_bounded"] == bench.QUICK_JOB_COUNTS[-1]
+    assert fit["slope_fitted_on_bounded"] == list(bench.QUICK_JOB_COUNTS)
     assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| jobs | lublin 500 | qops | 500 |" in process.stdout
+    assert f"| bounded | lublin 500, shrink {bench.BOUNDED_SHRINK} | qops | 500 |" in process.stdout
     assert "slope: time vs jobs" in process.stdout
+    assert f"slope at load 1 / {bench.BOUNDED_SHRINK}" in process.stdout
 
 
 def test_a_run_past_its_timeout_is_recorded_as_a_timeout(bench) -> None:
