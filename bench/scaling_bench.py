@@ -329,7 +329,7 @@ def markdown(rows: list[dict]) -> str:
 
 def markdown_fits(fitted: list[dict]) -> str:
     lines = ["| policy | slope: time vs jobs | µs/job at the largest n | bytes/job at 400k, 1M "
-             f"| slope at load 1 / {BOUNDED_SHRINK} | µs/job at the largest n there "
+             f"| slope, shrink {BOUNDED_SHRINK} | µs/job at the largest n, shrink {BOUNDED_SHRINK} "
              "| slope: µs/job vs mean queue |", "|" + " --- |" * 7]
     for fit in fitted:
         memory = ", ".join(f"{b}" + (" (over 1 KB)" if b > BYTES_PER_JOB_BUDGET else "")
