@@ -36,6 +36,34 @@ def test_machine_usage_by_hand():
     assert machine_usage(tiny_result(), (0, 10)) == pytest.approx(0.75)
 
 
+def migrated_result():
+    """Two machines over [0, 10): X runs on m0 over [0, 5) and migrates to m1, which Y left
+    at 5 (Y ends), and Z takes m0 at 5, in the same pass.  X's first start, last end and
+    last machine alone put it on m1 over [0, 10) beside Y, and leave m0 idle over [0, 5)."""
+    return SimpleNamespace(
+        start=np.array([0, 0, 5]), end=np.array([10, 5, 10]),
+        series_time=np.array([0, 5, 10]), series_queue=np.array([1, 0, 0]),
+        grid=SimpleNamespace(machine=np.array([1, 1, 0]), machine_names=("m0", "m1"),
+                             runs=np.array([[0, 0, 0, 5, 0], [0, 1, 5, 10, 0],
+                                            [1, 1, 0, 5, 0], [2, 0, 5, 10, 0]])))
+
+
+def test_machine_usage_counts_each_run_of_a_migrated_job_on_the_machine_it_ran_on():
+    # every instant of [0, 10): 2 active machines of min(2, 2 or 3 jobs)
+    result = migrated_result()
+    assert active_machines(result).tolist() == [2, 2, 0]
+    assert machine_usage(result, (0, 10)) == pytest.approx(1.0)
+
+
+def test_without_preemption_the_runs_give_the_usage_of_the_start_and_end_columns():
+    result = tiny_result()
+    runs = np.array([[0, 0, 0, 10, 0], [1, 0, 0, 5, 0], [2, 1, 5, 10, 0]])
+    with_runs = SimpleNamespace(**{**vars(result), "grid": SimpleNamespace(
+        **vars(result.grid), runs=runs)})
+    assert active_machines(with_runs).tolist() == active_machines(result).tolist()
+    assert machine_usage(with_runs, (0, 10)) == machine_usage(result, (0, 10))
+
+
 def test_a_point_names_its_parameters_in_its_run_id():
     plain = Point("thesis-4.2", 4, (0.55, 0.65), 0, "bf-fcfs", 100)
     assert plain.run_id == "thesis-4.2-n100-ta4-ratio0.55-0.65-exclusive-rep0-bf-fcfs"

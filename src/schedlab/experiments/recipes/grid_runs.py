@@ -118,15 +118,32 @@ def running_jobs(result) -> np.ndarray:
             - np.searchsorted(ends, times, side="right"))
 
 
+def machine_runs(result) -> np.ndarray:
+    """Every run of every job as ``(machine, start, end)`` rows: ``result.grid.runs`` (each
+    run on the machine it ran on, the runs cut by a preemption included), or for a result
+    without them one run per job from its start to its end on its machine.
+
+    A job preempted or migrated has several runs; its first start, last end and last
+    machine alone would put it on its last machine from its first start, and leave the
+    machine it left idle meanwhile (thesis §4.2, Fig. 22, for the preemptive versions)."""
+    runs = getattr(result.grid, "runs", None)
+    if runs is None:
+        rows = np.column_stack((result.grid.machine, result.start, result.end))
+    else:
+        rows = np.asarray(runs, dtype=np.int64).reshape(-1, 5)[:, 1:4]
+    return rows[(rows[:, 0] >= 0) & (rows[:, 1] >= 0) & (rows[:, 2] > rows[:, 1])]
+
+
 def active_machines(result) -> np.ndarray:
-    """Machines running at least one job at each instant of ``result.series_time``."""
-    ran = np.flatnonzero((result.start >= 0) & (result.grid.machine >= 0))
-    if len(ran) == 0:
+    """Machines running at least one job at each instant of ``result.series_time``, from
+    every run of every job (:func:`machine_runs`)."""
+    rows = machine_runs(result)
+    if len(rows) == 0:
         return np.zeros(len(result.series_time), dtype=np.int64)
-    machine = result.grid.machine[ran]
+    machine = rows[:, 0]
     # Events (time, +1 start / -1 end, machine); at one instant ends come before starts.
-    times = np.concatenate((result.start[ran], result.end[ran]))
-    steps = np.concatenate((np.ones(len(ran), np.int64), -np.ones(len(ran), np.int64)))
+    times = np.concatenate((rows[:, 1], rows[:, 2]))
+    steps = np.concatenate((np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)))
     machines = np.concatenate((machine, machine))
     order = np.lexsort((steps, times))
     per_machine = [0] * (int(machine.max()) + 1)
