@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mis
+from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mfs_work, mis
 from schedlab.policies.grid.convergent.matching import matching_rounds
 
 
@@ -184,3 +184,31 @@ def test_matching_rounds_respect_the_rooms(matrix, data):
         left = room - used
         for i in np.flatnonzero(machine < 0):
             assert not ((matrix[i] > 0) & (width[i] <= left)).any()
+
+
+def test_mfs_work_counts_one_path_per_row_of_the_smaller_side_and_2nm_entries():
+    # scipy's solver works on the side with fewer rows: 2 paths for 3 jobs x 2 machines,
+    # the 6 entries copied and checked, then each path's first row scan (3 entries) twice
+    assert mfs_work((3, 2)) == (2, 12)
+    assert mfs_work((2, 5)) == (2, 20)
+    assert mfs_work((0, 5)) == (0, 0)
+
+
+def test_incremental_mfs_counts_its_paths_and_the_entries_it_touches_by_hand():
+    """2 jobs x 2 machines, ``[[3, 1], [1, 3]]``, K = 2.  Cold: the 4 entries given, K^2 = 4
+    for the first potentials, then each row's path ends at its own free column after one
+    row scan (2 entries): 2 paths, 12 entries.  The same matrix again: 4 given, 4
+    compared, no path.  Row 1 changed: 4 given, 4 compared, 2 to re-price it, still tight
+    on its column, no path.  A new job in row 1: 4 given, 2 compared (row 0), 2 to price
+    the new row, one path of one row scan (2): 1 path, 10 entries."""
+    matcher = IncrementalMatcher()
+    first = np.array([[3.0, 1.0], [1.0, 3.0]])
+    work = []
+    for matrix, keys in ((first, [0, 1]), (first, [0, 1]),
+                         (np.array([[3.0, 1.0], [1.0, 5.0]]), [0, 1]), (first, [0, 2])):
+        before = matcher.augmentations, matcher.entries_touched
+        plan = matcher.match(matrix, keys=keys)
+        assert plan.size == 2 and plan.weight == mfs(matrix).weight
+        work.append((matcher.augmentations - before[0], matcher.entries_touched - before[1]))
+    assert work == [(2, 12), (0, 8), (0, 10), (1, 10)]
+    assert mfs_work(first.shape) == (2, 8)

@@ -25,10 +25,11 @@ from schedlab.policies.grid.convergent.knapsack import (Knapsack, critical_licen
                                                         exact_knapsack, greedy_knapsack,
                                                         licence_groups, licence_pressure,
                                                         prematch)
-from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching, mfs, mis)
+from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching, mfs,
+                                                        mfs_work, mis)
 from schedlab.policies.grid.convergent.matrix import ClusterState, job_machine_matrix
 
 __all__ = ["HEURISTICS", "ClusterState", "IncrementalMatcher", "Knapsack", "Matching",
            "Weights", "critical_licences", "exact_knapsack", "greedy_knapsack",
-           "job_machine_matrix", "licence_groups", "licence_pressure", "mfs", "mis",
+           "job_machine_matrix", "licence_groups", "licence_pressure", "mfs", "mfs_work", "mis",
            "prematch"]

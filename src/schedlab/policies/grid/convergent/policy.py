@@ -46,7 +46,7 @@ from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.convergent.heuristics import Weights
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
 from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching,
-                                                        matching_rounds, mfs, mis)
+                                                        matching_rounds, mfs, mfs_work, mis)
 from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
                                                       job_machine_matrix)
 from schedlab.policies.grid.convergent.preemption import preempt_off_plan
@@ -120,6 +120,7 @@ class ConvergentScheduling(LocalPolicy):
         self.age_factor = age_factor
         self.weights = Weights(**{f.name: getattr(self, f.name) for f in fields(Weights)})
         self._matcher = IncrementalMatcher()
+        self._mfs_paths = self._mfs_entries = 0
 
     @property
     def preemptive(self) -> bool:
@@ -158,7 +159,23 @@ class ConvergentScheduling(LocalPolicy):
             return mis(matrix)
         if self.incremental:
             return self._matcher.match(matrix, keys=keys)
+        return self._counted_mfs(matrix)
+
+    def _counted_mfs(self, matrix: np.ndarray) -> Matching:
+        """:func:`.matching.mfs`, its work counted (:func:`.matching.mfs_work`)."""
+        paths, entries = mfs_work(matrix.shape)
+        self._mfs_paths += paths
+        self._mfs_entries += entries
         return mfs(matrix)
+
+    def statistics(self) -> dict[str, int]:
+        """The matching's work over the run (thesis Figs. 23-24 in operations, our count):
+        augmenting paths grown and matrix entries touched by IMFS
+        (:class:`.matching.IncrementalMatcher`) and by every MFS from scratch
+        (:func:`.matching.mfs_work`, the space-sharing rounds' included); MIS is not
+        counted."""
+        return {"matching_augmenting_paths": self._matcher.augmentations + self._mfs_paths,
+                "matching_entries_touched": self._matcher.entries_touched + self._mfs_entries}
 
     def _fill_rooms(self, ctx: GridContext, tasks: list[GridTask], plan: Matching | None,
                     matrix: np.ndarray) -> Matching:
@@ -193,7 +210,8 @@ class ConvergentScheduling(LocalPolicy):
         left = np.flatnonzero(queued)
         left = left[~np.isin(left, rows)]
         more = matching_rounds(matrix[left], width[left], room,
-                               mis if self.matching == "mis" else mfs, slots=plan is None)
+                               mis if self.matching == "mis" else self._counted_mfs,
+                               slots=plan is None)
         rows = np.concatenate([np.asarray(rows, dtype=np.int64), left[more.rows]])
         chosen = np.concatenate([np.asarray(chosen, dtype=np.int64), more.columns])
         return Matching(rows, chosen, float(matrix[rows, chosen].sum()))
