@@ -8,6 +8,7 @@ writes through these (docs/architecture.md, "Layers": this is the core).
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import tempfile
@@ -47,16 +48,35 @@ def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as err:
-        raise InputError(f"cannot write the file: {err.strerror or err}", file=str(path)) from None
+        raise write_error(err, path) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             for piece in pieces:
                 handle.write(piece)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; an output file is meant to be shared
         os.replace(tmp, path)
+    except OSError as err:
+        Path(tmp).unlink(missing_ok=True)
+        raise write_error(err, path) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+#: Errors of a write that mean the device has no room left for it.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+def write_error(err: OSError, path: str | Path) -> InputError:
+    """The one-line error for a write to ``path`` that failed (a full disk, no permission).
+
+    Writers go through :func:`_atomic_write`, so the earlier file (or none)
+    is still in place: the message says so, and what to do.
+    """
+    if err.errno in NO_SPACE:
+        return InputError("no space left on the device; nothing was half-written: free some "
+                          "space (or write elsewhere) and run the command again", file=str(path))
+    return InputError(f"cannot write the file: {err.strerror or err}", file=str(path))
 
 
 @contextmanager
@@ -74,10 +94,15 @@ def atomic_directory(path: str | Path) -> Iterator[Path]:
         path.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     except OSError as err:
+        if err.errno in NO_SPACE:
+            raise write_error(err, path) from None
         raise InputError(f"cannot write the directory: {err.strerror or err}",
                          file=str(path)) from None
     try:
-        yield staging
+        try:
+            yield staging
+        except InputError as err:
+            raise _named_as_final(err, staging, path) from None
         staging.chmod(0o755)
         if path.exists():
             retired = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".old",
@@ -87,6 +112,18 @@ def atomic_directory(path: str | Path) -> Iterator[Path]:
             shutil.rmtree(retired)
         else:
             os.replace(staging, path)
+    except OSError as err:          # a writer of its own in the block (a figure) on a full disk
+        if err.errno in NO_SPACE:
+            raise write_error(err, path) from None
+        raise
     finally:
         if staging.exists():
             shutil.rmtree(staging)
+
+
+def _named_as_final(err: InputError, staging: Path, path: Path) -> InputError:
+    """An error about a file of the staging directory, naming it where it was to go."""
+    if err.file is None or not Path(err.file).is_relative_to(staging):
+        return err
+    return InputError(err.reason, file=str(path / Path(err.file).relative_to(staging)),
+                      line=err.line, field=err.field)

@@ -6,6 +6,7 @@ Values are those worked out by hand for SMALL_SWF (see helpers.py).
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 
@@ -200,9 +201,11 @@ def test_parameters_and_transforms_become_columns(tmp_path: Path) -> None:
     assert load_jobs(tmp_path / "out", run_id)["start"].tolist() == [0, 100, 150, 15]
 
 
-def test_a_second_sweep_on_the_same_directory_is_refused(small: Path, tmp_path: Path) -> None:
+def test_a_second_sweep_on_the_same_directory_is_refused_naming_the_holder(
+        small: Path, tmp_path: Path) -> None:
     with ResultStore(tmp_path / "out"):
-        with pytest.raises(InputError, match="another sweep is writing to this experiment"):
+        with pytest.raises(InputError, match=rf"another sweep \(process {os.getpid()}\) is "
+                                             rf"writing to this experiment directory"):
             run_sweep(small, tmp_path / "out", executor="serial")
 
 

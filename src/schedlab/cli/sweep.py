@@ -31,6 +31,21 @@ class SweepProgress:
         self.bar = None
         self.task = None
 
+    def checked(self, repaired, damaged: dict[str, str]) -> None:
+        """Say what a repair did and which stored runs were damaged (they run again)."""
+        say = lambda text: err_console.print(text, markup=False, highlight=False,  # noqa: E731
+                                             soft_wrap=True)
+        if repaired is not None:
+            say(repair_line(repaired))
+            for run_id, problem in list(repaired.lost.items())[:FAILURES_SHOWN]:
+                say(f"  not restored {run_id}: {problem}")
+        if damaged:
+            say(f"{len(damaged)} stored runs are damaged and run again:")
+            for run_id, problem in list(damaged.items())[:FAILURES_SHOWN]:
+                say(f"  damaged {run_id}: {problem}")
+            if len(damaged) > FAILURES_SHOWN:
+                say(f"  ... and {len(damaged) - FAILURES_SHOWN} more")
+
     def started(self, pending: int, done_before: int) -> None:
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                    TimeElapsedColumn, TimeRemainingColumn)
@@ -73,12 +88,16 @@ def sweep(
     dask: DaskOpt = None,
     retry_failed: Annotated[bool, typer.Option(
         "--retry-failed", help="Run again the runs stored as failed.")] = False,
+    repair: Annotated[bool, typer.Option(
+        "--repair", help="Rebuild a damaged results.sqlite from the runs' files (the "
+        "damaged one is kept as results.sqlite.damaged), then go on.")] = False,
 ) -> None:
     """Run an experiment: every combination of its workloads, transforms, policies and seeds
     (with several transform tables, the combinations each table selects).
 
     Runs already stored in the experiment directory are skipped, so rerunning
-    after a crash or Ctrl-C resumes.  Exit code 1 when some run failed.
+    after a crash or Ctrl-C resumes; a stored run whose files are damaged runs
+    again.  Exit code 1 when some run failed.
     """
     from schedlab.experiments import run_sweep
 
@@ -87,7 +106,8 @@ def sweep(
     progress = SweepProgress(experiment.stem)
     try:
         summary = run_sweep(experiment, exp_dir, executor=executor, jobs=pool_size,
-                            dask_address=dask, retry_failed=retry_failed, observer=progress)
+                            dask_address=dask, retry_failed=retry_failed, repair=repair,
+                            observer=progress)
     except KeyboardInterrupt:
         progress.close()
         err_console.print(f"schedlab: interrupted; {stored_runs(exp_dir)} runs are stored in "
@@ -110,8 +130,19 @@ def stored_runs(exp_dir: Path) -> int:
         return 0
     try:
         return sum(1 for _ in stored_rows(exp_dir))
-    except sqlite3.OperationalError:    # stopped before its table was created
+    except (sqlite3.OperationalError, InputError):  # stopped before its table was made
         return 0
+
+
+def repair_line(repaired) -> str:
+    """One line: what ``--repair`` did to the database."""
+    if repaired.aside is None and not repaired.restored:
+        return "repair: results.sqlite is intact, nothing to rebuild"
+    where = f"the damaged one kept as {repaired.aside}" if repaired.aside is not None \
+        else "there was none"
+    lost = f", {len(repaired.lost)} damaged beyond it" if repaired.lost else ""
+    return (f"repair: results.sqlite rebuilt ({where}): {repaired.restored} runs restored "
+            f"intact{lost}; the runs it lacks run again")
 
 
 def choose_executor(workers: int | None, dask: str | None) -> tuple[str, int | None]:
@@ -132,7 +163,10 @@ def choose_executor(workers: int | None, dask: str | None) -> tuple[str, int | N
 def report(summary) -> None:
     """One line of counts, then the first failed runs with their errors."""
     console.print(f"{summary.total} runs: {summary.finished} finished and {summary.failed} "
-                  f"failed now, {summary.already_finished} finished before"
+                  f"failed now"
+                  + (f" ({len(summary.damaged)} damaged runs done again)"
+                     if summary.damaged else "")
+                  + f", {summary.already_finished} finished before"
                   + (f", {summary.already_failed} failed before (not retried)"
                      if summary.already_failed else "")
                   + f" ({summary.wall_time:.1f} s) -> {summary.exp_dir}",

@@ -22,7 +22,7 @@ from schedlab.experiments.executors import EXECUTORS, make_executor
 from schedlab.experiments.runner import FAILED, FINISHED, RunRecord, execute_run
 from schedlab.experiments.spec import (Experiment, RunSpec, WorkloadSource, experiment_from_mapping,
                                        load_experiment)
-from schedlab.experiments.store import ResultStore, load_jobs, load_results, load_series
+from schedlab.experiments.store import Repair, ResultStore, load_jobs, load_results, load_series
 
 
 class SweepObserver(Protocol):
@@ -34,6 +34,11 @@ class SweepObserver(Protocol):
     def recorded(self, record: RunRecord) -> None:
         """A run finished or failed and is now stored."""
 
+    def checked(self, repaired: Repair | None, damaged: dict[str, str]) -> None:
+        """Before ``started``: what a repair did (``None`` when none was asked for), and the
+        stored runs whose files were damaged, run_id -> what was wrong (they run again).
+        Optional: an observer without it is not told."""
+
 
 @dataclass
 class SweepSummary:
@@ -43,7 +48,10 @@ class SweepSummary:
     ``already_failed`` were stored before and skipped (failed ones are
     retried with ``retry_failed=True``); ``finished`` and ``failed`` ran
     now.  ``failures`` maps the run id of every failed run of the experiment
-    (new or skipped) to the first line of its error.
+    (new or skipped) to the first line of its error.  ``damaged`` maps the
+    run id of every stored run found damaged (a table not as written) to
+    what was wrong: it was run again, and counts among ``finished`` or
+    ``failed``.  ``repaired`` is what ``repair=True`` did, else ``None``.
     """
 
     exp_dir: Path
@@ -54,6 +62,8 @@ class SweepSummary:
     failed: int
     wall_time: float
     failures: dict[str, str] = field(default_factory=dict)
+    damaged: dict[str, str] = field(default_factory=dict)
+    repaired: Repair | None = None
 
     @property
     def complete(self) -> bool:
@@ -64,7 +74,7 @@ class SweepSummary:
 def run_sweep(spec_or_path: str | Path | Experiment | Mapping[str, Any], exp_dir: str | Path, *,
               executor: str = "pool", jobs: int | None = None,
               dask_address: str | None = None, retry_failed: bool = False,
-              observer: SweepObserver | None = None) -> SweepSummary:
+              repair: bool = False, observer: SweepObserver | None = None) -> SweepSummary:
     """Run every run of an experiment not yet stored in ``exp_dir``; store each as it ends.
 
     ``spec_or_path`` is an experiment file, an :class:`Experiment` or a
@@ -75,19 +85,25 @@ def run_sweep(spec_or_path: str | Path | Experiment | Mapping[str, Any], exp_dir
     ``tcp://HOST:PORT`` of a running scheduler, or ``None``/``"local"`` for a
     LocalCluster of ``jobs`` processes).  Finished runs are never recomputed;
     failed runs only with ``retry_failed``.  A run that raises is stored as
-    failed and the sweep goes on.
+    failed and the sweep goes on.  A stored run whose tables are not as
+    written is run again (``SweepSummary.damaged``).  A damaged database is
+    an :class:`~schedlab.errors.InputError`; ``repair`` rebuilds it from the
+    row copies first (:meth:`ResultStore.repair`).
     """
     chosen = make_executor(executor, jobs=jobs, dask_address=dask_address)
     began = time.perf_counter()
     with chosen:            # a process pool starts its workers while the rest gets ready
         experiment = as_experiment(spec_or_path)
-        with ResultStore(exp_dir) as store:
+        with ResultStore(exp_dir, repair=repair) as store:
             store.save_experiment(experiment)
+            damaged = store.check_runs(run.run_id for run in experiment.runs)
             stored = store.statuses()
             pending = pending_runs(experiment.runs, stored, retry_failed)
             before = {status: sum(1 for r in experiment.runs if stored.get(r.run_id) == status)
                       for status in (FINISHED, FAILED)}
             if observer is not None:
+                if hasattr(observer, "checked"):
+                    observer.checked(store.repaired, damaged)
                 observer.started(len(pending), len(experiment.runs) - len(pending))
             counts = {FINISHED: 0, FAILED: 0}
             if pending:
@@ -102,7 +118,8 @@ def run_sweep(spec_or_path: str | Path | Experiment | Mapping[str, Any], exp_dir
         already_failed=0 if retry_failed else before[FAILED],
         finished=counts[FINISHED], failed=counts[FAILED],
         wall_time=time.perf_counter() - began,
-        failures=experiment_failures(exp_dir, experiment.runs))
+        failures=experiment_failures(exp_dir, experiment.runs), damaged=damaged,
+        repaired=store.repaired)
 
 
 def as_experiment(spec_or_path: str | Path | Experiment | Mapping[str, Any]) -> Experiment:
