@@ -47,12 +47,18 @@ def results(
     from schedlab.output import atomic_write_text
 
     frame = load_results(exp_dir)
-    names = list(metric) if metric else default_metrics(frame)
-    check_metrics(frame, names)
-    console.print(status_table(frame))
     finished = frame[frame["status"] == "finished"]
+    if metric:
+        names = list(metric)
+        check_metrics(frame, names)
+    else:           # no finished run has no metric columns: nothing to check then
+        names = [name for name in default_metrics(frame) if name in frame.columns]
+    console.print(status_table(frame))
     if len(finished):
         console.print(means_table(summary_frame(finished, names), names))
+    else:
+        console.print("no run has finished yet: no metrics to show", markup=False,
+                      highlight=False)
     if csv is not None:
         atomic_write_text(csv, frame.to_csv(index=False))
         console.print(f"wrote {len(frame)} runs to {csv}", markup=False, highlight=False)
