@@ -18,7 +18,8 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: Layers from the bottom up (docs/architecture.md, "Layers"): a module may
 #: import its own layer and those below it, never one above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("schedlab.errors", "schedlab.tomlio", "schedlab.atomic", "schedlab.outcomes")),
+    ("core", ("schedlab.errors", "schedlab.tomlio", "schedlab.atomic", "schedlab.outcomes",
+              "schedlab.limits", "schedlab.textio")),
     ("workload", ("schedlab.workload", "schedlab.platform")),
     ("engine", ("schedlab.engine",)),
     ("policies", ("schedlab.policies",)),

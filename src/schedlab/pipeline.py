@@ -17,12 +17,14 @@ then derives the deadlines from that schedule.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Callable
 
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.limits import MAX_JOBS, MAX_PROCESSORS, MAX_TIME, TIME_BOUND, check_int
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
@@ -76,14 +78,15 @@ def apply_transforms(workload: Workload, steps: Transforms, *, seed: int = 0,
     """
     from schedlab.workload import transforms
 
+    check_transforms(steps, label=label)
     if steps.window is not None:
         workload = transforms.time_window(workload, *steps.window)
     if steps.first is not None:
         workload = transforms.first_jobs(workload, steps.first)
     if steps.split is not None:
-        workload = transforms.split_wide_jobs(workload, steps.split)
+        workload = _labelled(label("split"), transforms.split_wide_jobs, workload, steps.split)
     if steps.shrink is not None:
-        workload = transforms.shrink(workload, steps.shrink)
+        workload = _labelled(label("shrink"), transforms.shrink, workload, steps.shrink)
     if steps.perfect_estimates:
         workload = transforms.perfect_estimates(workload)
     if steps.load is not None:
@@ -91,23 +94,47 @@ def apply_transforms(workload: Workload, steps: Transforms, *, seed: int = 0,
     return _add_deadlines(workload, steps, seed, label, progress)
 
 
-def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
-    """Duplication (seeded) or expansion (QoPS §4.2; docs/workloads.md)."""
-    from schedlab.workload import transforms
+#: The setting of Transforms that each parameter of the deadline assignment comes from.
+_DEADLINE_SETTINGS = {"stringency": "stringency", "fraction": "deadline_fraction",
+                      "relaxation": "relaxation"}
 
+
+def check_transforms(steps: Transforms, *, label: Label = str) -> None:
+    """Raise :class:`InputError` for a transform value no workload can take, naming
+    ``label(setting)``.
+
+    The per-value checks of one run, made before any transform runs and
+    called by the sweep's validation for every combination of its values
+    (docs/experiments.md), so a sweep fails before its first run, not in
+    every run: a load, shrinking or relaxation factor beyond what the engine
+    can represent (:mod:`schedlab.limits`), a load method that does not
+    exist, a stringency or deadline fraction outside [0, 1] (checked before
+    the settings that need each other, so the value out of range is named).
+    """
+    from schedlab.workload import deadlines as assign
+
+    if steps.split is not None:
+        check_int(steps.split, field=label("split"), low=1, high=MAX_PROCESSORS)
+    _check_factor(steps.shrink, label("shrink"), low=0, high=MAX_TIME)
     if steps.load_method not in LOAD_METHODS:
         raise InputError(f"expected one of {', '.join(LOAD_METHODS)}, "
                          f"got {steps.load_method!r}", field=label("load_method"))
     if steps.load_method == "duplicate":
-        return transforms.duplicate_load(workload, steps.load, seed)
-    return transforms.expand_load(workload, steps.load)
-
-
-def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Label,
-                   progress: ProgressCallback | None) -> Workload:
-    """A deadline side file, or deadlines from an EASY run (QoPS §4.1), mixed if asked (§4.2)."""
-    from schedlab.workload import deadlines as assign
-
+        _check_factor(steps.load, label("load"), low=1, high=MAX_JOBS, closed=True,
+                      why="copies of every job, more than 2**22 jobs in all")
+    else:
+        _check_factor(steps.load, label("load"), low=0, high=MAX_TIME)
+    if steps.stringency is not None or steps.deadline_fraction != 1.0 \
+            or steps.relaxation is not None:
+        stringency = 0.0 if steps.stringency is None else steps.stringency
+        relaxation = 1.0 if steps.relaxation is None else steps.relaxation
+        try:
+            assign.check_factors(stringency, steps.deadline_fraction, relaxation)
+        except InputError as err:
+            raise InputError(err.reason, field=label(_DEADLINE_SETTINGS.get(err.field or "",
+                                                                            "stringency"))) \
+                from None
+        _check_factor(steps.relaxation, label("relaxation"), low=0, high=MAX_TIME)
     if steps.deadlines is not None and steps.stringency is not None:
         raise InputError("give either a deadline file or a stringency, not both",
                          field=label("stringency"))
@@ -115,15 +142,58 @@ def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Labe
                                      or steps.relaxation is not None):
         raise InputError(f"{label('deadline_fraction')} and {label('relaxation')} need "
                          f"{label('stringency')}", field=label("stringency"))
+    if steps.stringency is not None and steps.deadline_fraction != 1.0 \
+            and steps.relaxation is None:
+        raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
+                         "artificial deadlines", field=label("relaxation"))
+
+
+def _check_factor(value: float | None, field: str, *, low: float, high: float,
+                  closed: bool = False, why: str = "") -> None:
+    """A factor (None: not given) must be a finite number above ``low`` (at least it, when
+    ``closed``) and at most ``high``: beyond, times or job counts leave what the engine
+    represents (:mod:`schedlab.limits`)."""
+    if value is None:
+        return
+    number = not isinstance(value, bool) and isinstance(value, (int, float))
+    bound = f">= {low:g}" if closed else f"> {low:g}"
+    if not number or not math.isfinite(value) or (value < low if closed else value <= low):
+        raise InputError(f"expected a finite number {bound}, got {value!r}", field=field)
+    if value > high:
+        limit = (f"2**53 (a larger factor puts times beyond {TIME_BOUND})" if high == MAX_TIME
+                 else f"{high} ({why})")
+        raise InputError(f"expected a number <= {limit}, got {value!r}", field=field)
+
+
+def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
+    """Duplication (seeded) or expansion (QoPS §4.2; docs/workloads.md)."""
+    from schedlab.workload import transforms
+
+    if steps.load_method == "duplicate":
+        return _labelled(label("load"), transforms.duplicate_load, workload, steps.load, seed)
+    return _labelled(label("load"), transforms.expand_load, workload, steps.load)
+
+
+def _labelled(field: str, transform: Callable[..., Workload], *args) -> Workload:
+    """``transform(*args)``; its InputError (a job count or a time beyond the bounds, found
+    only on the workload) names ``field``, the option or key the user wrote."""
+    try:
+        return transform(*args)
+    except InputError as err:
+        raise InputError(err.reason, field=field) from None
+
+
+def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Label,
+                   progress: ProgressCallback | None) -> Workload:
+    """A deadline side file, or deadlines from an EASY run (QoPS §4.1), mixed if asked (§4.2)."""
+    from schedlab.workload import deadlines as assign
+
     if steps.deadlines is not None:
         return assign.read_deadlines(steps.deadlines, workload)
     if steps.stringency is None:
         return workload
     if steps.deadline_fraction == 1.0:
         return stringency_deadlines(workload, steps.stringency, progress=progress)
-    if steps.relaxation is None:
-        raise InputError("a deadline fraction below 1 needs the relaxation factor R of the "
-                         "artificial deadlines", field=label("relaxation"))
     return mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
                            steps.relaxation, seed, progress=progress)
 

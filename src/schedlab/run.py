@@ -28,6 +28,7 @@ from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError
+from schedlab.limits import check_jobs, check_processors, check_seed
 from schedlab.pipeline import Label, Transforms, apply_transforms
 from schedlab.policies.registry import PolicySpec, available_policies, canonical_name, make_policy
 from schedlab.workload.job import Workload
@@ -256,6 +257,7 @@ def prepare_workload(spec: RunSpec, *, label: Label = str,
     messages (``--load-method`` on the command line).  ``progress`` follows
     the EASY run of deadlines from a stringency.
     """
+    check_seed(spec.seed, field=label("seed"))
     if spec.platform is not None:
         return read_grid_run_workload(spec, label=label)
     return transform(read_workload(spec, label=label), spec, label=label, progress=progress)
@@ -282,6 +284,10 @@ def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
     if spec.processors is not None and spec.processors <= 0:
         raise InputError(f"expected a number of processors >= 1, got {spec.processors}",
                          field=label("processors"))
+    if spec.processors is not None:
+        check_processors(spec.processors, field=label("processors"))
+    if spec.jobs is not None:
+        check_jobs(spec.jobs, field=label("jobs"))
     source = spec.workload
     is_model = not isinstance(source, Workload) and not Path(source).exists() \
         and _is_builtin_model(str(source))

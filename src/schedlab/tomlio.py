@@ -1,8 +1,10 @@
 """TOML in and out for schedlab's files (experiments, platforms).
 
 :func:`parse_toml` reads a document with :mod:`tomllib` and turns a syntax
-error into an :class:`~schedlab.errors.InputError` naming the line;
-:func:`to_toml` is the small writer the standard library lacks.
+error, or arrays and tables nested more than :data:`MAX_DEPTH` deep, into an
+:class:`~schedlab.errors.InputError` naming the line; :func:`to_toml` is the
+small writer the standard library lacks.  Files are read with
+:func:`schedlab.textio.read_text` (byte-order mark and line endings).
 """
 
 from __future__ import annotations
@@ -15,10 +17,18 @@ from typing import Any, Mapping
 from schedlab.errors import InputError
 
 
+#: Deepest nesting of arrays and tables accepted: no schedlab file needs more than a few
+#: levels, and tomllib (and every check that walks the values) recurses once per level,
+#: so a file of 500 nested arrays would end in a RecursionError.
+MAX_DEPTH = 32
+
+
 def parse_toml(text: str, file: str) -> dict[str, Any]:
     """The TOML document as a dict; a syntax error names its line."""
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
+    except RecursionError:
+        raise _too_deep(file) from None
     except tomllib.TOMLDecodeError as err:
         message = str(err)
         found = re.search(r"\(at line (\d+), column \d+\)", message)
@@ -30,6 +40,31 @@ def parse_toml(text: str, file: str) -> dict[str, Any]:
         else:
             line, reason = None, message
         raise InputError(f"not valid TOML: {reason}", file=file, line=line) from None
+    if _depth(document) > MAX_DEPTH:
+        raise _too_deep(file)
+    return document
+
+
+def _too_deep(file: str) -> InputError:
+    return InputError(f"arrays or tables nested more than {MAX_DEPTH} deep; expected at most "
+                      f"{MAX_DEPTH} levels",
+                      file=file)
+
+
+def _depth(value: Any) -> int:
+    """How deeply arrays and tables nest in ``value`` (a scalar is 0), without recursion."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item \
+            if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        todo.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def to_toml(data: Mapping[str, Any]) -> str:

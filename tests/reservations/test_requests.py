@@ -94,7 +94,7 @@ def test_unix_times_need_the_trace_start(tmp_path):
 def test_an_empty_or_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="header line"):
         read_reservations(write(tmp_path, "# nothing\n"))
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="no such reservation file"):
         read_reservations(tmp_path / "absent.csv")
 
 

@@ -98,7 +98,7 @@ def test_bad_deadline_files_name_file_line_and_field(tmp_path, text, line, field
 def test_an_empty_or_missing_file_is_an_input_error(tmp_path):
     with pytest.raises(InputError, match="the file is empty"):
         read_deadlines(write(tmp_path, "# nothing\n"), THREE)
-    with pytest.raises(InputError, match="cannot read the deadline file"):
+    with pytest.raises(InputError, match="no such deadline file"):
         read_deadlines(tmp_path / "absent.csv", THREE)
 
 
@@ -374,7 +374,7 @@ def test_a_zero_second_job_out_of_reach_is_named_and_not_blamed_on_the_estimates
      "field --relaxation: a deadline fraction below 1 needs the relaxation factor R"),
     (["--load", "1.5", "--load-method", "stretch"],
      "field --load-method: expected one of duplicate, expand, got 'stretch'"),
-    (["--stringency", "2"], "field stringency: The 'stringency' parameter"),
+    (["--stringency", "2"], "field --stringency: The 'stringency' parameter"),
 ])
 def test_bad_deadline_and_load_options_exit_with_2_and_one_line(tmp_path, args, message):
     trace = write(tmp_path, SWF, "t.swf")

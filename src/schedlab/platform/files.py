@@ -34,6 +34,7 @@ from typing import Any, Mapping
 from schedlab.errors import InputError
 from schedlab.platform.model import (ALL_MACHINES, REFERENCE_RATING, Cluster, Licence, Machine,
                                      Platform)
+from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml
 
 TOP_KEYS = ("name", "description", "clusters")
@@ -45,12 +46,7 @@ LICENCE_KEYS = ("name", "copies", "machines")
 def read_platform(path: str | Path) -> Platform:
     """The platform described by the TOML file ``path`` (format in the module docstring)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such platform file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the platform file: {err}", file=str(path)) from None
+    text = read_text(path, "platform file")
     return platform_from_mapping(parse_toml(text, str(path)), file=str(path), text=text,
                                  default_name=path.stem)
 

@@ -19,12 +19,12 @@ import io
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Sequence
 
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.textio import parse_int, read_text
 
 HOUR = 3600
 WEEK = 7 * 24 * HOUR
@@ -93,10 +93,7 @@ def read_reservations(path: str | os.PathLike, *, processors: int | None = None,
     naming the file, the line and the field.
     """
     source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the reservation file: {err}", file=source) from None
+    text = read_text(path, "reservation file")
     rows = [(number, row) for number, row in _csv_rows(text) if row and not _comment(row)]
     if not rows:
         raise InputError("expected a header line naming the columns", file=source)
@@ -107,7 +104,7 @@ def read_reservations(path: str | os.PathLike, *, processors: int | None = None,
                          "header to convert them with", file=source, line=header_line,
                          field=UNIX_TIMES[0])
     offset = unix_start_time if unix else 0
-    requests = [_request(row, columns, unix, offset, processors, source, line)
+    requests = [_request(row, len(header), columns, unix, offset, processors, source, line)
                 for line, row in rows[1:]]
     _check_unique_ids(requests, [line for line, _ in rows[1:]], source)
     return tuple(sorted(requests, key=lambda r: (r.created, r.id)))
@@ -144,21 +141,17 @@ def _columns(header: list[str], source: str, line: int) -> tuple[dict[str, int],
             if name in names}, unix
 
 
-def _request(row: list[str], columns: dict[str, int], unix: bool, offset: int,
+def _request(row: list[str], fields: int, columns: dict[str, int], unix: bool, offset: int,
              processors: int | None, source: str, line: int) -> Reservation:
-    """One validated request from one CSV row."""
-    if len(row) < max(columns.values()) + 1:
-        raise InputError(f"expected {max(columns.values()) + 1} fields, got {len(row)}",
-                         file=source, line=line)
+    """One validated request from one CSV row: as many fields as the header names, integers
+    in ASCII digits of magnitude at most 2**53 (:func:`schedlab.textio.parse_int`)."""
+    if len(row) != fields:
+        raise InputError(f"expected {fields} fields, got {len(row)} (the header names {fields} "
+                         f"columns)", file=source, line=line)
     created_col, start_col = UNIX_TIMES if unix else RELATIVE_TIMES
 
     def integer(name: str) -> int:
-        raw = row[columns[name]]
-        try:
-            return int(raw)
-        except ValueError:
-            raise InputError(f"expected an integer, got {raw!r}", file=source, line=line,
-                             field=name) from None
+        return parse_int(row[columns[name]], field=name, file=source, line=line)
 
     request_id = integer("id")
     created = integer(created_col) - offset

@@ -29,6 +29,8 @@ import numpy as np
 from schedlab import __version__
 from schedlab.errors import InputError
 from schedlab.atomic import atomic_write_bytes
+from schedlab.limits import MAX_PROCESSORS, MAX_TIME, check_processors
+from schedlab.textio import normalize_bytes, parse_int
 from schedlab.outcomes import FINISHED, KILLED, REJECTED
 from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_REQUESTED,
                                    ESTIMATES_RUNTIME, MACHINE_FROM_ARGUMENT,
@@ -61,12 +63,16 @@ _STATUS, _USER, _GROUP, _QUEUE = 10, 11, 12, 14
 # truncated to whole seconds (the SWF definition permits fractional times).
 _INTEGER_COLUMNS = (_JOB, _ALLOC, _REQ_PROCS, _USER, _GROUP, _QUEUE)
 _TIME_COLUMNS = (_SUBMIT, _RUN, _REQ_TIME)
-# Beyond 2**53 a float64 no longer holds every integer exactly.
-_MAX_MAGNITUDE = 2.0 ** 53
+# Beyond 2**53 a float64 no longer holds every integer exactly (schedlab.limits.MAX_TIME).
+_MAX_MAGNITUDE = float(MAX_TIME)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
+
+#: ``Workload.provenance`` key: records whose time fields (2, 4, 9) were fractional and were
+#: truncated to whole seconds (present only when there are some; docs/workloads.md).
+FRACTIONAL_TIMES = "fractional_times_truncated"
 
 #: SWF status codes written for the Result statuses (SWF field 11: 1 completed,
 #: 0 failed, 5 cancelled).  A job killed at its estimate did not complete.
@@ -118,6 +124,7 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
     data = _read_bytes(source)
     header = _parse_header(_comment_lines(data, source))
     table = _parse_records(data, source)
+    _check_job_numbers(table, data, source)
     _check_submit_order(table[:, _SUBMIT], data, source)
     return _build_workload(table, data, source, header, width_field=width_field,
                            missing_estimate=missing_estimate, strict=strict,
@@ -132,15 +139,16 @@ def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
 
 
 def _read_bytes(source: str) -> bytes:
-    """The file's content, decompressed when it starts with the gzip magic bytes."""
+    """The file's content, decompressed when it starts with the gzip magic bytes, without a
+    byte-order mark and with LF line ends (:func:`schedlab.textio.normalize_bytes`)."""
     try:
         raw = Path(source).read_bytes()
     except OSError as err:
         raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
     if not raw.startswith(_GZIP_MAGIC):
-        return raw
+        return normalize_bytes(raw)
     try:
-        return gzip.decompress(raw)
+        return normalize_bytes(gzip.decompress(raw))
     except (EOFError, OSError, zlib.error) as err:
         raise InputError(f"truncated or corrupt gzip data ({err})", file=source) from None
 
@@ -296,6 +304,18 @@ def _record_line_number(data: bytes, record: int) -> int:
     raise IndexError(record)
 
 
+def _check_job_numbers(table: np.ndarray, data: bytes, source: str) -> None:
+    """Job numbers must be >= 0, except on placeholder records (submit time < 0, skipped),
+    which the Archive numbers -1 (LLNL-Thunder)."""
+    negative = np.flatnonzero((table[:, _JOB] < 0) & (table[:, _SUBMIT] >= 0))
+    if negative.size:
+        k = int(negative[0])
+        raise InputError(f"expected a job number >= 0, got {_number(table[k, _JOB])} (only a "
+                         f"placeholder record, with a submit time < 0, may have a negative "
+                         f"number)", file=source, line=_record_line_number(data, k),
+                         field=field_label(_JOB))
+
+
 def _check_submit_order(submit: np.ndarray, data: bytes, source: str) -> None:
     """Submit times >= 0 must not decrease from one such record to the next.
 
@@ -363,10 +383,21 @@ def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header
                          f"({counts})", file=source)
     _check_unique_ids(table[:, _JOB], keep, data, source)
     jobs = _make_jobs(table[keep], width[keep])
+    facts = provenance(machine_source, table[keep, _REQ_TIME])
+    fractional = _fractional_times(table[keep])
+    if fractional:
+        facts[FRACTIONAL_TIMES] = fractional
     return Workload(jobs=jobs, processors=machine, name=_trace_name(source),
                     header=header.values, skipped=skipped,
                     unix_start_time=_header_int(header, "UnixStartTime", source),
-                    provenance=provenance(machine_source, table[keep, _REQ_TIME]))
+                    provenance=facts)
+
+
+def _fractional_times(table: np.ndarray) -> int:
+    """How many records hold a fractional submit, run or requested time (truncated to whole
+    seconds by :func:`_make_jobs`; the command line warns with this count)."""
+    times = table[:, _TIME_COLUMNS]
+    return int((times != np.trunc(times)).any(axis=1).sum())
 
 
 def provenance(machine_source: str, requested_time: np.ndarray) -> dict[str, object]:
@@ -411,28 +442,29 @@ def _machine_size(processors: int | None, header: _Header, widths: np.ndarray,
                 or processors <= 0:
             raise InputError(f"The 'processors' parameter of read_swf must be an int > 0. "
                              f"Got {processors!r} instead.", file=source)
-        return int(processors), MACHINE_FROM_ARGUMENT
+        return check_processors(int(processors), field="processors", file=source), \
+            MACHINE_FROM_ARGUMENT
     for key in ("MaxProcs", "MaxNodes"):
-        value = _header_int(header, key, source)
+        value = _header_int(header, key, source, limit=None)
         if value is not None:
             if value <= 0:
                 raise InputError(f"expected a machine size > 0, got {value} (give the number "
                                  f"of processors explicitly to override it)", file=source,
                                  line=header.lines[key], field=key)
+            if value > MAX_PROCESSORS:
+                check_processors(value, field=key, file=source, line=header.lines[key])
             return value, f"header {key}"
     return (int(widths.max()) if widths.size else 0), MACHINE_FROM_WIDEST_JOB
 
 
-def _header_int(header: _Header, key: str, source: str) -> int | None:
-    """An integer header value, None when the key is absent."""
+def _header_int(header: _Header, key: str, source: str,
+                limit: int | None = MAX_TIME) -> int | None:
+    """An integer header value in ASCII digits (:func:`schedlab.textio.parse_int`), None when
+    the key is absent."""
     if key not in header.values:
         return None
-    text = header.values[key]
-    try:
-        return int(text)
-    except ValueError:
-        raise InputError(f"expected an integer, got {text!r}", file=source,
-                         line=header.lines[key], field=key) from None
+    return parse_int(header.values[key], field=key, file=source, line=header.lines[key],
+                     limit=limit)
 
 
 def _raise_first_skip(masks: dict[str, np.ndarray], table: np.ndarray, width: np.ndarray,

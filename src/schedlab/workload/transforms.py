@@ -18,6 +18,7 @@ from numbers import Real
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_TIME, TIME_BOUND
 from schedlab.workload.job import ESTIMATES_PERFECT, Job, Workload
 
 #: Separator between a workload's name and the transforms applied to it.
@@ -46,6 +47,8 @@ def shrink(workload: Workload, factor: float) -> Workload:
     ratio = Fraction(repr(float(factor)))
     num, den = ratio.numerator, ratio.denominator
     first = workload.jobs[0].submit
+    _check_horizon(first + _scale_half_up(workload.jobs[-1].submit - first, ratio)
+                   + _longest(workload), f"shrinking by {factor:g}")
     jobs = [_with_submit(job, first + (2 * num * (job.submit - first) + den) // (2 * den))
             for job in workload.jobs]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
@@ -90,6 +93,8 @@ def split_wide_jobs(workload: Workload, max_width: int) -> Workload:
             or max_width < 1:
         raise InputError(f"The 'max_width' parameter of split_wide_jobs must be an int >= 1. "
                          f"Got {max_width!r} instead.")
+    parts = sum(-(-job.width // int(max_width)) for job in workload.jobs)
+    _check_job_count(parts, len(workload), f"splitting at width {max_width}")
     next_id = max((j.id for j in workload.jobs), default=0) + 1
     jobs: list[Job] = []
     for job in workload.jobs:
@@ -165,6 +170,7 @@ def duplicate_load(workload: Workload, load: float,
     jobs = workload.jobs
     n = len(jobs)
     copies = _scale_half_up(n, ratio - 1)
+    _check_job_count(n + copies, n, f"a load of {load:g}")
     if copies == 0:
         return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
     rng = np.random.default_rng(seed)
@@ -195,6 +201,9 @@ def expand_load(workload: Workload, load: float) -> Workload:
     was not below before.  ``load`` may be any finite number > 0.
     """
     ratio = _factor("load", "expand_load", load, minimum=0)
+    if workload.jobs:
+        _check_horizon(workload.jobs[-1].submit + _scale_half_up(_longest(workload), ratio),
+                       f"stretching by {load:g}")
     jobs = [Job(j.id, j.submit, _scale_half_up(j.runtime, ratio),
                 max(1, _scale_half_up(j.estimate, ratio)), j.width, j.user, j.group, j.queue,
                 None if j.deadline is None
@@ -212,6 +221,27 @@ def _factor(param: str, transform: str, value: float, *, minimum: float) -> Frac
         raise InputError(f"The {param!r} parameter of {transform} must be a finite number "
                          f"{bound}. Got {value!r} instead.", field=param)
     return Fraction(repr(float(value)))
+
+
+def _longest(workload: Workload) -> int:
+    """The longest time a job lasts after its submission: runtime, estimate or deadline."""
+    return max(max(job.runtime, job.estimate,
+                   0 if job.deadline is None else job.deadline - job.submit)
+               for job in workload.jobs)
+
+
+def _check_horizon(latest: int, what: str) -> None:
+    """InputError when a transform would put a time beyond :data:`~schedlab.limits.MAX_TIME`
+    (an upper bound of the latest submit, end or deadline it makes)."""
+    if latest > MAX_TIME:
+        raise InputError(f"{what} puts times up to {latest} s; expected at most {TIME_BOUND}", field="factor")
+
+
+def _check_job_count(total: int, n: int, what: str) -> None:
+    """InputError when a transform would make more than :data:`~schedlab.limits.MAX_JOBS`
+    jobs, checked before any is made (a load of 10**9 would otherwise fill the memory)."""
+    if total > MAX_JOBS:
+        raise InputError(f"{what} makes {total} jobs of {n}; expected at most {JOBS_BOUND}", field="jobs")
 
 
 def _scale_half_up(value: int, ratio: Fraction) -> int:

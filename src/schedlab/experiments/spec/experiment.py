@@ -22,6 +22,7 @@ from schedlab.experiments.spec.reservation_section import parse_reservations
 from schedlab.experiments.spec.runs import RunSpec
 from schedlab.experiments.spec.sections import (check_every_entry_runs, parse_policy,
                                                 parse_transform_tables, parse_workload)
+from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
@@ -46,12 +47,7 @@ def load_experiment(path: str | Path) -> Experiment:
     Relative workload paths are relative to the file's directory.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("no such experiment file", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the experiment file: {err}", file=str(path)) from None
+    text = read_text(path, "experiment file")
     data = parse_toml(text, str(path))
     return experiment_from_mapping(data, base_dir=path.resolve().parent, file=str(path),
                                    text=text)
