@@ -207,6 +207,7 @@ def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str
     """
     from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_RUNTIME,
                                        GUESSED_MACHINE_SOURCES, MACHINE_FROM_WIDEST_JOB)
+    from schedlab.workload.swf import FRACTIONAL_TIMES
 
     facts = workload.provenance
     lines = []
@@ -218,6 +219,10 @@ def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str
         lines.append(f"{workload.name} {lacking}: the machine size is guessed as "
                      f"{workload.processors} processors ({basis}); give the real size "
                      f"with --procs")
+    fractional = facts.get(FRACTIONAL_TIMES)
+    if fractional:
+        lines.append(f"{workload.name}: {fractional} records have fractional times (fields "
+                     f"2, 4 or 9), truncated to whole seconds (docs/workloads.md)")
     estimates = facts.get("estimates_source")
     if estimates == ESTIMATES_RUNTIME:
         lines.append(f"{workload.name} has no requested times: every job's estimate "
@@ -258,8 +263,11 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
 
 
 def option_name(setting: str) -> str:
-    """The command-line option of a run setting: ``load_method`` -> ``--load-method``."""
-    return "--" + {"first": "jobs", "processors": "procs"}.get(setting, setting).replace("_", "-")
+    """The command-line option of a run setting: ``load_method`` -> ``--load-method``,
+    ``jobs`` -> ``--jobs/-n`` (both spellings, as ``--help`` shows them)."""
+    if setting in ("first", "jobs"):
+        return "--jobs/-n"
+    return "--" + {"processors": "procs"}.get(setting, setting).replace("_", "-")
 
 
 def reservation_params(reservations: str | None, *, placement: str, throttle: bool,

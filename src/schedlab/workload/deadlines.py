@@ -27,7 +27,6 @@ tighter than the formula.
 from __future__ import annotations
 
 import math
-import re
 from fractions import Fraction
 from numbers import Real
 from pathlib import Path
@@ -36,6 +35,7 @@ from typing import Sequence
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.textio import parse_int, read_text
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.transforms import NAME_SEPARATOR
 
@@ -60,11 +60,7 @@ def read_deadlines(path: str | Path, workload: Workload) -> Workload:
     raise :class:`InputError` naming the file, line and field.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise InputError(f"cannot read the deadline file: {getattr(err, 'strerror', None) or err}",
-                         file=str(path)) from None
+    text = read_text(path, "deadline file")
     by_id = {job.id: job for job in workload.jobs}
     rows = _parse_rows(text, str(path), by_id)
     jobs = [_with_deadline(job, *rows[job.id]) if job.id in rows else job
@@ -112,22 +108,10 @@ def _parse_rows(text: str, file: str, by_id: dict[int, Job]) -> dict[int, tuple[
     return rows
 
 
-_DECIMAL = re.compile(r"[+-]?[0-9]+")
-#: Largest magnitude of an integer in a side file: the bound of SWF fields (exact in float64).
-MAX_MAGNITUDE = 2**53
-
-
 def _integer(text: str, file: str, line: int, field: str) -> int:
     """A side-file integer: ASCII decimal digits only (no ``1_000``, no other scripts' digits),
-    magnitude at most 2**53 as in SWF files, so that later int64 arithmetic cannot overflow."""
-    if not _DECIMAL.fullmatch(text):
-        raise InputError(f"expected an integer, got {text!r}", file=file, line=line,
-                         field=field)
-    value = int(text)
-    if abs(value) > MAX_MAGNITUDE:
-        raise InputError(f"expected an integer of magnitude at most 2**53, got {text!r}",
-                         file=file, line=line, field=field)
-    return value
+    magnitude at most 2**53 as in SWF files (:func:`schedlab.textio.parse_int`)."""
+    return parse_int(text, field=field, file=file, line=line)
 
 
 def _kind(text: str, file: str, line: int) -> bool:
