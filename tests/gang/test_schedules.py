@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from schedlab.engine.timesharing import run_timesharing
+from schedlab.metrics import compute_metrics
 from schedlab.policies.gang import GangScheduler
 from schedlab.testing import check_invariants
 from schedlab.workload.job import Job, Workload
@@ -55,8 +56,11 @@ def test_a_job_arriving_mid_round_starts_in_the_next_round():
 
 
 def test_strategy_3_runs_a_short_job_in_the_next_slot_sized_to_complete_it():
-    # C (short: 15 s < 20) arrives at 3; at the slot boundary 10 an express slot runs it
-    # 10-25 (longer than the 10 s slot); A then resumes 25-35 and ends 35-45.
+    # C (short: 15 s < 20) arrives at 3.  At the slot boundary 10 the next slot is A's
+    # row, which has no free processor (A is 2 wide): C cannot join it, so an express
+    # slot runs it 10-25 (longer than the 10 s slot).  A needs both processors, so it
+    # cannot run there as a guest; it resumes 25-35 and ends 35-45.  (Unchanged by the
+    # rule that short jobs first take free processors of the next slot: there are none.)
     jobs = [(1, 0, 30, 30, 2), (2, 3, 15, 15, 1)]
     times, result = simulate(jobs, 2, strategy=3, slot=10, short=20, long=100)
     assert times == {1: (0, 45), 2: (10, 25)}
@@ -65,6 +69,74 @@ def test_strategy_3_runs_a_short_job_in_the_next_slot_sized_to_complete_it():
     # A ends 30-40, C ends 40-45.
     times, _ = simulate(jobs, 2, strategy=2, slot=10, short=20, long=100)
     assert times == {1: (0, 40), 2: (20, 45)}
+
+
+@pytest.mark.parametrize("slot, short_times", [
+    # l = 1: B (short, 100 s) arrives at 5 and takes processor 4, free in the only row,
+    # in the slot 5-6, lengthened to 105 so that B completes in it; C (10 s) arrives at 10
+    # in that lengthened part and joins it at once on processor 5: 10-20.
+    (1, {2: (5, 105), 3: (10, 20)}),
+    # l = 10: B waits for the boundary 10 and takes processor 4 in the slot 10-20,
+    # lengthened to 110; C arrives at 10, the same boundary: processor 5, 10-20.
+    (10, {2: (10, 110), 3: (10, 20)}),
+    # l = 200: both wait for the boundary 200; the slot 200-400 outlasts them.
+    (200, {2: (200, 300), 3: (200, 210)}),
+])
+def test_strategy_3_short_jobs_take_free_processors_and_delay_no_one(slot, short_times):
+    # 8 processors: A (4 wide, 1000 s) alone in row 0, three processors idle beside the
+    # short jobs.  A runs every second of the slots, lengthened or not: it ends at 1000,
+    # as if alone.  (The former reading ran B in an express slot of its own, 100 s in
+    # which A stood still: A ended at 1100.)
+    jobs = [(1, 0, 1000, 1000, 4), (2, 5, 100, 100, 1), (3, 10, 10, 10, 1)]
+    times, result = simulate(jobs, 8, strategy=3, slot=slot)
+    assert times == {1: (0, 1000), **short_times}
+    assert result.stats["express_slots"] == 0
+    assert result.timesharing.slots_count.tolist() == [1, 0]
+
+
+def test_an_express_slot_runs_matrix_jobs_as_guests_and_takes_short_arrivals():
+    # 4 processors, slot 10, short < 20.  Row 0: A (4 wide); row 1: B {0,1}, D {2}; all
+    # 100 s.  S (short, 2 wide, 15 s) arrives at 12.  At the boundary 20 the next slot,
+    # A's, has no free processor: an express slot runs S on {0,1} 20-35, and D, whose
+    # processor 2 S leaves free, runs there as a guest (15 s of service).  T (short,
+    # 1 wide, 5 s) arrives at 25 and joins the express slot on processor 3: 25-30.
+    # Then A 35-45, row 1 45-55, and rounds of 20 s: A has 20 s at 45 and ends in the
+    # slot 195-205; D has 35 s at 55, ends at 190 (slot 185-195); B ends 205-215.
+    jobs = [(1, 0, 100, 100, 4), (2, 0, 100, 100, 2), (3, 0, 100, 100, 1),
+            (4, 12, 15, 15, 2), (5, 25, 5, 5, 1)]
+    times, result = simulate(jobs, 4, strategy=3, slot=10, short=20, long=1000)
+    assert times == {1: (0, 205), 2: (10, 215), 3: (10, 190), 4: (20, 35), 5: (25, 30)}
+    assert result.stats["express_slots"] == 1
+    # the express slot is counted as a third slot while it runs (20-35), not after it
+    trace = result.timesharing
+    assert trace.slots_time.tolist() == [0, 20, 35, 215]
+    assert trace.slots_count.tolist() == [2, 3, 2, 0]
+    # without guests D waits in the express slot: it ends 15 s of service later
+    times, _ = simulate(jobs, 4, strategy=3, slot=10, short=20, long=1000,
+                        switchable=False)
+    assert times[3][1] > 190
+
+
+def test_at_most_one_express_slot_per_round_and_it_counts_only_while_it_runs():
+    # 2 processors, slot 10: A, B, C (2 wide, 30 s) in rows 0-2.  S1 (short, 2 wide, 5 s)
+    # arrives at 1: at the boundary 10 the next slot (B's) is full, so an express slot
+    # runs it 10-15, then B 15-25.  S2 (the same) arrives at 12: the express slot is full,
+    # and at the boundary 25 (before C) this round has had its express slot, so S2 waits
+    # for the next round: express slot 35-40 before A.  (The former reading opened a
+    # second express slot at 25: S2 ran 25-30.)  Then A 40-50, B 50-60, C 60-70, and the
+    # third round ends them: A 80, B 90, C 100.
+    jobs = [(1, 0, 30, 30, 2), (2, 0, 30, 30, 2), (3, 0, 30, 30, 2), (4, 1, 5, 5, 2),
+            (5, 12, 5, 5, 2)]
+    times, result = simulate(jobs, 2, strategy=3, slot=10, short=20, long=100)
+    assert times == {1: (0, 80), 2: (15, 90), 3: (25, 100), 4: (10, 15), 5: (35, 40)}
+    assert result.stats["express_slots"] == 2
+    # four slots only during the express slots (10-15, 35-40), three otherwise (the
+    # former reading kept the count raised to the end of the round): mean
+    # (3·10 + 4·5 + 3·20 + 4·5 + 3·60) / 100 = 3.1
+    trace = result.timesharing
+    assert trace.slots_time.tolist() == [0, 10, 15, 35, 40, 100]
+    assert trace.slots_count.tolist() == [3, 4, 3, 4, 3, 0]
+    assert compute_metrics(result)["gang_slots_mean"] == pytest.approx(3.1)
 
 
 def test_strategy_2_keeps_a_second_long_job_off_a_busy_processor():

@@ -264,8 +264,14 @@ class TimeSharingPolicy:
         """Whether a new job skips the matrix and runs in the next slot (default: no)."""
         return False
 
-    def pack_express(self, jobs: list[Job], processors: int) -> list[tuple[Job, int]]:
-        """Which waiting express jobs run in the next slot, on which processors."""
+    def pack_express(self, jobs: list[Job], free: int) -> list[tuple[Job, int]]:
+        """Which waiting express jobs run now on the processors of ``free`` (a bit
+        mask), on which processors (arrival order; those not chosen wait)."""
+        return []
+
+    def express_guests(self, matrix: Matrix, free: int, first: int) -> list[int]:
+        """Which matrix jobs also run in an express slot, on the processors of ``free``
+        its express jobs leave; rows are taken in round order from row ``first``."""
         return []
 
     def statistics(self) -> dict:
@@ -345,6 +351,9 @@ class _Simulation:
         self.quiet = False            # the last round saw no arrival, end or express slot
         self.last_row: int | None = None
         self.next_express_id = -1
+        self.short_mask = 0           # processors of the express jobs running now
+        self.express_slots = 0
+        self.lengthened = 0           # regular slots lengthened for express jobs
         self.done = 0
         self.rounds = 0
         self.slots_served = 0
@@ -383,9 +392,10 @@ class _Simulation:
         if self.progress is not None:
             self.progress(self.done, n)
 
-    def deliver(self) -> bool:
-        """Every job submitted by now joins the waiting (or express) queue."""
-        submits, now, start = self.submits, self.now, self.next_job
+    def deliver(self, until: int | None = None) -> bool:
+        """Every job submitted by now (or ``until``) joins the waiting (or express) queue."""
+        submits, start = self.submits, self.next_job
+        now = self.now if until is None else until
         while submits[self.next_job] <= now:
             job = self.jobs[self.next_job]
             self.next_job += 1
@@ -424,60 +434,119 @@ class _Simulation:
         self.record_busy(self.now)
 
     def serve_round(self, rows: list[Row]) -> None:
-        """Serve one round slot by slot, an express slot before any slot if jobs wait for one."""
+        """Serve one round slot by slot (Zhou et al. 2003, §5, Strategy 3; rule 4 of
+        docs/policies/gang.md).
+
+        Before each slot, the express jobs waiting take free processors of that
+        slot's row, and the slot is lengthened until they complete.  Only when
+        some of them do not fit is an express slot served first, at most one
+        per round; an idle machine serves an express slot alone.
+        """
         self.quiet = True
-        count = len(rows)
-        for row in rows or [None]:
+        if self.deliver():
+            self.quiet = False
+        if not rows:
+            if not self.serve_express(rows, 0, 0):
+                raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
+                                  f"job on an idle machine at time {self.now}")
+            self.rounds += 1
+            return
+        express_open = True           # this round has not served its express slot yet
+        for index, row in enumerate(rows):
             if self.deliver():
                 self.quiet = False
-            if self.express:
-                served = self.serve_express(count)
-                if not served and row is None:
-                    raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
-                                       f"job on an idle machine at time {self.now}")
-                count += served
-            if row is None:
-                break
             members = [j for j in row.members() if j in self.remaining]
-            if members:
-                self.serve(row.id, members, self.slot)
+            if not members:
+                continue              # a row emptied mid-round is skipped
+            chosen = self.pack_into(row) if self.express else []
+            if len(chosen) < len(self.express) and express_open:
+                express_open = False
+                self.serve_express(rows, index, len(rows))
+                self.deliver()
+                members = [j for j in row.members() if j in self.remaining]
+                if not members:
+                    continue
+                chosen = self.pack_into(row) if self.express else []
+            row_free = self.matrix.full & ~(row.occupied | row.guest_mask)
+            self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
         self.rounds += 1
 
-    def serve_express(self, count: int) -> int:
-        """Run the express jobs the policy packs into one extra slot; 1 if it ran."""
-        chosen = self.policy.pack_express(list(self.express.values()), self.machine)
+    def pack_into(self, row: Row) -> list[tuple[Job, int]]:
+        """The waiting express jobs the policy puts on the free processors of ``row``."""
+        free = self.matrix.full & ~(row.occupied | row.guest_mask)
+        return self.policy.pack_express(list(self.express.values()), free)
+
+    def serve_express(self, rows: list[Row], first: int, count: int) -> bool:
+        """An express slot served now: the express jobs the policy packs onto the whole
+        machine, the matrix jobs it lets run on the processors they leave (guests,
+        rows from ``first`` on), lasting until its last express job ends.
+
+        While it runs it is counted as one more slot of the round (``count`` + 1).
+        Returns whether it ran.
+        """
+        full = self.matrix.full
+        chosen = self.policy.pack_express(list(self.express.values()), full)
         if not chosen:
-            return 0
-        used = 0
+            return False
+        shorts = self.take_express(chosen, full)
         row_id = self.next_express_id
         self.next_express_id -= 1
-        self.matrix.now = self.now
-        members = []
+        self.express_slots += 1
+        used = 0
+        for _, mask in shorts:
+            used |= mask
+        guests = self.policy.express_guests(self.matrix, full & ~used, first) if rows else []
+        log = self.matrix.log
+        for job_id in guests:
+            mask = self.matrix.mask_of(job_id) if job_id in self.matrix else -1
+            if job_id not in self.remaining or mask & ~full or mask & used:
+                raise PolicyError(f"policy {self.matrix._policy_name!r} lets job {job_id} "
+                                  f"run in an express slot at time {self.now} on processors "
+                                  f"that are taken, or it is not in the matrix")
+            used |= mask
+            log.append((self.now, GUEST, job_id, row_id))
+        self.record_slots(count + 1)
+        self.serve(row_id, guests, 0, shorts)
+        log.extend((self.now, UNGUEST, job_id, row_id) for job_id in guests
+                   if job_id in self.remaining)
+        self.record_slots(count)
+        return True
+
+    def take_express(self, chosen: list[tuple[Job, int]], free: int,
+                     at: int | None = None) -> list[tuple[int, int]]:
+        """Check the policy's choice of express jobs (waiting, on distinct processors of
+        ``free``) and take them out of the queue, placed at ``at`` (default: now)."""
+        placed = []
+        used = 0
+        when = self.now if at is None else at
         for job, mask in chosen:
-            if job.id not in self.express or mask & used or mask & ~self.matrix.full \
+            if job.id not in self.express or mask & used or mask & ~free \
                     or mask.bit_count() != job.width:
                 raise PolicyError(f"policy {self.matrix._policy_name!r} packed job {job.id} "
-                                  f"into an express slot at time {self.now} on processors "
-                                  f"that are taken, too few or not waiting for one")
+                                  f"into a slot at time {when} on processors that are "
+                                  f"taken, too few or not free, or it waits for no slot")
             used |= mask
             del self.express[job.id]
             i = self.index[job.id]
-            self.placed[i] = self.now
+            self.placed[i] = when
             self.columns[i] = column_ranges(mask)
             self.remaining[job.id] = self.held[i]
-            self.matrix.log.append((self.now, EXPRESS, job.id, row_id))
-            members.append(job.id)
-        self.quiet = False
-        self.record_slots(count + 1)
-        self.record_busy(self.now, used)
-        self.serve(row_id, members, None, express=True)
-        self.record_busy(self.now)
-        return 1
+            placed.append((job.id, mask))
+        return placed
 
-    def serve(self, row_id: int, members: list[int], length: int | None,
-              express: bool = False) -> None:
-        """One slot: overhead, then up to ``length`` seconds of service (express: until
-        its last job ends); the slot ends early when its last job ends."""
+    def serve(self, row_id: int, members: list[int], length: int,
+              shorts: list[tuple[int, int]] = ()) -> None:
+        """One slot: overhead, then up to ``length`` seconds of service for the matrix
+        jobs ``members``; it ends early when they have all ended.
+
+        The express jobs ``shorts`` (job id, processors) start with the slot,
+        which is lengthened until the last of them completes (§5: "the length
+        of time slot is adjusted … such that the short job can complete in a
+        single time slot"); the members run on meanwhile.  While a slot runs
+        beyond ``length`` (an express slot has ``length`` 0), express jobs
+        arriving or waiting join it as soon as processors are free for them
+        (:meth:`extend`).
+        """
         remaining = self.remaining
         service_start = self.now + (self.switch if row_id != self.last_row else 0)
         index, start = self.index, self.start
@@ -485,37 +554,93 @@ class _Simulation:
             i = index[job_id]
             if start[i] < 0:
                 start[i] = service_start
-        if length is None:
-            length = max(remaining[j] for j in members)
-        ending = []
+        runs = [(service_start, job_id, mask) for job_id, mask in shorts]
+        base = service_start + (min(length, max(remaining[j] for j in members))
+                                if members else 0)
+        slot_end = max([base] + [service_start + remaining[j] for _, j, _ in runs])
+        if runs and slot_end > service_start + length:
+            slot_end = self.extend(members, runs, service_start + length, slot_end)
+            if length:
+                self.lengthened += 1
+        span = slot_end - service_start
+        # (time, phase, sequence, kind, job id, mask), kind 0 an end, 1 a join: at one
+        # instant the ends of jobs that ran first, then the express jobs joining in the
+        # order they joined, each that needs no service ending at once
+        events = []
         for job_id in members:
             left = remaining[job_id]
-            if left <= length:
-                ending.append((left, job_id))
+            if left <= span:
+                events.append((service_start + left, 0, 0, 0, job_id, 0))
             else:
-                remaining[job_id] = left - length
-        if len(ending) == len(members):
-            slot_end = service_start + max(left for left, _ in ending)
-        else:
-            slot_end = service_start + length
-        ending.sort()
-        for left, job_id in ending:
-            self.finish(job_id, service_start + left, express)
+                remaining[job_id] = left - span
+        for sequence, (begin, job_id, mask) in enumerate(runs):
+            start[index[job_id]] = begin
+            left = remaining[job_id]
+            events.append((self.placed[index[job_id]], 1, 2 * sequence, 1, job_id, mask))
+            events.append((begin + left, 1 if left == 0 else 0, 2 * sequence + 1, 0, job_id,
+                           mask))
+        events.sort()
+        log = self.matrix.log
+        for t, _, _, kind, job_id, mask in events:
+            if kind == 1:
+                log.append((t, EXPRESS, job_id, row_id))
+                self.short_mask |= mask
+                self.record_busy(t)
+            elif mask:
+                log.append((t, LEAVE, job_id, row_id))
+                self.short_mask ^= mask
+                self.finish(job_id, t, in_matrix=False)
+            else:
+                self.finish(job_id, t, in_matrix=True)
         self.last_row = row_id
         self.slots_served += 1
         self.now = slot_end
-        if ending:
+        if events:
             self.quiet = False
 
-    def finish(self, job_id: int, t: int, express: bool) -> None:
+    def extend(self, members: list[int], runs: list[tuple[int, int, int]], t: int,
+               slot_end: int) -> int:
+        """The part of a slot beyond its length, from ``t``: at every arrival and every
+        end of an express job, the express jobs waiting (arrival order) take the
+        processors neither the members nor running express jobs hold, and the slot
+        is lengthened until they complete too.  ``runs`` (begin, job id,
+        processors) gains the jobs that join; returns the slot's end.
+        """
+        remaining, full = self.remaining, self.matrix.full
+        held = 0
+        for job_id in members:
+            held |= self.matrix.mask_of(job_id)
+        while t < slot_end:
+            if self.deliver(t):
+                self.quiet = False
+            if self.express:
+                busy = held
+                for begin, job_id, mask in runs:
+                    if begin + remaining[job_id] > t:
+                        busy |= mask
+                chosen = self.policy.pack_express(list(self.express.values()), full & ~busy)
+                instant = False        # a job that needs no service frees its processors now
+                for job_id, mask in self.take_express(chosen, full & ~busy, t):
+                    runs.append((t, job_id, mask))
+                    slot_end = max(slot_end, t + remaining[job_id])
+                    instant = instant or remaining[job_id] == 0
+                if instant:
+                    continue
+            later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
+            if not later:
+                break
+            t = int(min(later + [self.submits[self.next_job]]))
+        return slot_end
+
+    def finish(self, job_id: int, t: int, in_matrix: bool) -> None:
         del self.remaining[job_id]
         self.end[self.index[job_id]] = t
         self.done += 1
-        if not express:
+        if in_matrix:
             self.matrix.now = t
             self.matrix._remove(job_id)
             self.changed = True
-            self.record_busy(t)
+        self.record_busy(t)
         if self.progress is not None and self.done >= self.next_report:
             self.progress(self.done, len(self.jobs))
             self.next_report = self.done + self.report_every
@@ -557,9 +682,9 @@ class _Simulation:
         return True
 
     # ---------------------------------------------------------- recording
-    def record_busy(self, t: int, extra: int = 0) -> None:
-        """Record the processors allocated in the matrix (and ``extra``, an express slot's)."""
-        busy = (self.matrix.allocated() | extra).bit_count()
+    def record_busy(self, t: int) -> None:
+        """Record the processors allocated in the matrix or held by running express jobs."""
+        busy = (self.matrix.allocated() | self.short_mask).bit_count()
         if self.busy and self.busy[-1] == busy:
             return
         if self.busy_time and self.busy_time[-1] == t:
@@ -606,7 +731,8 @@ class _Simulation:
             series_time=series_time, series_busy=series_busy, series_queue=series_queue,
             workload=self.workload.name, params=policy.get_params(),
             stats={**policy.statistics(), "rounds": self.rounds,
-                   "slots_served": self.slots_served},
+                   "slots_served": self.slots_served, "express_slots": self.express_slots,
+                   "lengthened_slots": self.lengthened},
             suspended=end - start - service, skipped=dict(self.workload.skipped),
             timesharing=trace,
             meta={"schedlab_version": __version__,

@@ -1,4 +1,4 @@
-"""Allocation in the Ousterhout matrix: first fit, job re-packing, guests, express slots.
+"""Allocation in the Ousterhout matrix: first fit, job re-packing, guests, short jobs.
 
 Zhou, Brent, Johnson and Walsh, "Job re-packing for enhancing the performance
 of gang scheduling" (JSSPP 1999), as Zhou, Goscinski and Brent 2003 describe
@@ -85,13 +85,35 @@ def add_guests(matrix: Matrix) -> int:
     return placed
 
 
-def pack_express(jobs: Iterable[Job], processors: int) -> list[tuple[Job, int]]:
-    """First fit of jobs (arrival order) onto the whole machine: one express slot."""
-    free = (1 << processors) - 1
+def pack_express(jobs: Iterable[Job], free: int) -> list[tuple[Job, int]]:
+    """First fit of jobs (arrival order) onto the processors of ``free``: each takes
+    its lowest-numbered free ones; a job that does not fit is passed over (Strategy 3's
+    short jobs are not queued behind each other, Zhou et al. 2003, §6)."""
     chosen = []
     for job in jobs:
         if free.bit_count() >= job.width:
             mask = lowest_bits(free, job.width)
             free &= ~mask
             chosen.append((job, mask))
+    return chosen
+
+
+def express_guests(matrix: Matrix, free: int, first: int) -> list[int]:
+    """The matrix jobs that also run in an express slot on the processors of ``free``
+    (those its short jobs leave): rows in round order from row ``first`` (the slot
+    that would have come next), the jobs of a row by lowest processor, first fit.
+
+    Our reading of "jobs run in multiple time slots whenever possible" (Zhou et
+    al. 2003, §2): an express slot is a slot like the others, and the processors
+    short jobs leave idle in it serve matrix jobs as they do in a regular slot.
+    """
+    rows = matrix.rows[first:] + matrix.rows[:first]
+    chosen = []
+    for row in rows:
+        for _, job_id, mask in by_lowest_processor(row.own):
+            if not mask & ~free:
+                chosen.append(job_id)
+                free &= ~mask
+        if not free:
+            break
     return chosen

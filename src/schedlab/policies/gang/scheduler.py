@@ -92,7 +92,6 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self.classes = JobClasses(short, long, classify_by)
         self._moves = 0
         self._backfilled = 0
-        self._express = 0
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
@@ -117,13 +116,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
             packing.add_guests(matrix)
 
     def is_express(self, job: Job) -> bool:
-        """Strategy 3: a short job runs in the next slot, sized to complete it (§3, item 6)."""
+        """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
         return self.strategy == 3 and self.classes.of(job) == SHORT
 
-    def pack_express(self, jobs: list[Job], processors: int) -> list[tuple[Job, int]]:
-        chosen = packing.pack_express(jobs, processors)
-        self._express += 1 if chosen else 0
-        return chosen
+    def pack_express(self, jobs: list[Job], free: int) -> list[tuple[Job, int]]:
+        """Strategy 3: waiting short jobs, first fit onto the free processors of a slot."""
+        return packing.pack_express(jobs, free)
+
+    def express_guests(self, matrix: Matrix, free: int, first: int) -> list[int]:
+        """Matrix jobs that also run in an express slot (with ``switchable``, as guests do)."""
+        return packing.express_guests(matrix, free, first) if self.switchable else []
 
     def _long_processors(self, matrix: Matrix) -> int:
         """The processors holding a long job in any row (Strategy 2, §5)."""
@@ -134,8 +136,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         return mask
 
     def statistics(self) -> dict[str, Any]:
-        return {"repack_moves": self._moves, "backfilled": self._backfilled,
-                "express_slots": self._express}
+        return {"repack_moves": self._moves, "backfilled": self._backfilled}
 
     # ------------------------------------------------ space-sharing engine
     def schedule(self, ctx: Context) -> None:
