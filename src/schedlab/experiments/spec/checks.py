@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from schedlab.errors import InputError
+from schedlab.limits import MAX_TIME
 
 if TYPE_CHECKING:
     from schedlab.experiments.spec.sections import WorkloadEntry
@@ -45,10 +46,15 @@ class Checker:
         return value
 
     def integer(self, value: Any, path: str, *, low: int) -> int:
+        """An integer from ``low`` to 2**53 (:data:`schedlab.limits.MAX_TIME`: every integer
+        of an experiment file is a count, a time or a product of both, which the engine
+        keeps in int64)."""
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.error(path, f"expected an integer >= {low}, got {describe_value(value)}")
         if value < low:
             raise self.error(path, f"expected an integer >= {low}, got {value}")
+        if value > MAX_TIME:
+            raise self.error(path, f"expected an integer <= 2**53, got {value}")
         return value
 
     def number(self, value: Any, path: str) -> float:
@@ -100,31 +106,43 @@ class Checker:
             raise self.error(path, "expected a non-empty list")
         return value
 
-    def _scalar_or_list(self, value: Any, path: str) -> list[tuple[str, Any]]:
+    def items(self, value: Any, path: str) -> list[tuple[str, Any]]:
         """A single value is a one-element list; each element comes with its key path."""
         if isinstance(value, list):
             return [(f"{path}[{i}]", v) for i, v in enumerate(self.nonempty_list(value, path))]
         return [(path, value)]
 
+    def bounded(self, check: Callable[..., int], value: Any, path: str, *, low: int) -> int:
+        """``check(value, field=...)`` of :mod:`schedlab.limits` (the check a single run makes),
+        its error naming the file and key path; ``low`` is the check's least value."""
+        if isinstance(value, bool) or not isinstance(value, int) or value < low:
+            shown = value if isinstance(value, int) and not isinstance(value, bool) \
+                else describe_value(value)
+            raise self.error(path, f"expected an integer >= {low}, got {shown}")
+        try:
+            return check(value, field=path)
+        except InputError as err:
+            raise self.error(path, err.reason) from None
+
     def int_list(self, value: Any, path: str, *, low: int,
                  allow_none: bool = False) -> list[Any]:
         if allow_none and value == [None]:
             return [None]
-        return [self.integer(v, p, low=low) for p, v in self._scalar_or_list(value, path)]
+        return [self.integer(v, p, low=low) for p, v in self.items(value, path)]
 
     def number_list(self, value: Any, path: str) -> list[float]:
-        return [self.number(v, p) for p, v in self._scalar_or_list(value, path)]
+        return [self.number(v, p) for p, v in self.items(value, path)]
 
     def bool_list(self, value: Any, path: str) -> list[bool]:
-        return [self.boolean(v, p) for p, v in self._scalar_or_list(value, path)]
+        return [self.boolean(v, p) for p, v in self.items(value, path)]
 
     def choice_list(self, value: Any, path: str, choices: Sequence[str]) -> list[str]:
-        return [self.choice(v, p, choices) for p, v in self._scalar_or_list(value, path)]
+        return [self.choice(v, p, choices) for p, v in self.items(value, path)]
 
     def names(self, value: Any, path: str, known: Sequence[str], what: str) -> list[str]:
         """A name or a list of names of things the experiment defines (``what`` they are)."""
         chosen = []
-        for p, v in self._scalar_or_list(value, path):
+        for p, v in self.items(value, path):
             if self.text(v, p) not in known:
                 raise self.error(p, f"unknown {what} {v!r} (known: {', '.join(known)})")
             chosen.append(v)

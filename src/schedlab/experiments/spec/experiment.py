@@ -22,6 +22,7 @@ from schedlab.experiments.spec.reservation_section import parse_reservations
 from schedlab.experiments.spec.runs import RunSpec
 from schedlab.experiments.spec.sections import (check_every_entry_runs, parse_policy,
                                                 parse_transform_tables, parse_workload)
+from schedlab.limits import check_processors, check_seed
 from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml
 
@@ -64,9 +65,11 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
     check.keys(data, "", TOP_KEYS)
     name = check.text(data.get("name", ""), "name")
     description = check.text(data.get("description", ""), "description")
-    seeds = check.int_list(data.get("seeds", [0]), "seeds", low=0)
-    processors = check.int_list(data.get("processors", [None]), "processors", low=1,
-                                allow_none=True)
+    seeds = [check.bounded(check_seed, v, p, low=0) for p, v in check.items(data.get("seeds", [0]),
+                                                                      "seeds")]
+    processors = ([None] if data.get("processors", [None]) == [None] else
+                  [check.bounded(check_processors, v, p, low=1)
+                   for p, v in check.items(data["processors"], "processors")])
     overrun = check.choice_list(data.get("overrun", ["kill"]), "overrun", OVERRUN_MODES)
     is_grid = check_grid_keys(data, check)
     grids = parse_grid_axes(data, Path(base_dir), check) if is_grid else [None]

@@ -14,7 +14,8 @@ from typing import Any, Callable, Mapping, Sequence
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker, describe_value
 from schedlab.experiments.spec.runs import WorkloadSource, file_digest
-from schedlab.pipeline import LOAD_METHODS
+from schedlab.limits import check_jobs, check_seed
+from schedlab.pipeline import LOAD_METHODS, Transforms, check_transforms
 
 WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
                  "missing_estimate", "strict")
@@ -101,7 +102,7 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> Wor
     source = check.text(entry["source"], f"{path}.source")
     options: dict[str, Any] = {}
     if "jobs" in entry:
-        options["jobs"] = check.integer(entry["jobs"], f"{path}.jobs", low=1)
+        options["jobs"] = check.bounded(check_jobs, entry["jobs"], f"{path}.jobs", low=1)
     if "window" in entry:
         options["window"] = check.window(entry["window"], f"{path}.window")
     is_model = source in BUILTIN_MODELS and not (base_dir / source).exists()
@@ -110,7 +111,8 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> Wor
             if key in entry:
                 raise check.error(f"{path}.{key}", f"applies to SWF files only, and "
                                   f"{source!r} is a built-in model")
-        seeds = (tuple(check.int_list(entry["seeds"], f"{path}.seeds", low=0))
+        seeds = (tuple(check.bounded(check_seed, v, p, low=0)
+                       for p, v in check.items(entry["seeds"], f"{path}.seeds"))
                  if "seeds" in entry else None)
         label = check.text(entry.get("label", source), f"{path}.label")
         return WorkloadEntry(WorkloadSource("model", source, label, None,
@@ -217,7 +219,7 @@ def parse_transforms(section: Mapping[str, Any], table_path: str,
                      check: Checker) -> list[tuple[tuple[str, Any], ...]]:
     """The transform keys of one table -> every combination of their values, in application
     order (the selector keys are not transforms and are left out)."""
-    axes: list[list[tuple[str, Any]]] = []
+    axes: list[list[tuple[str, int, Any]]] = []
     for key in TRANSFORM_KEYS:
         if key not in section:
             continue
@@ -230,8 +232,25 @@ def parse_transforms(section: Mapping[str, Any], table_path: str,
             values = check.choice_list(section[key], path, LOAD_METHODS)
         else:
             values = check.number_list(section[key], path)
-        axes.append([(key, value) for value in values])
-    return [tuple(combo) for combo in itertools.product(*axes)]
+        axes.append([(key, i, value) for i, value in enumerate(values)])
+    combos = list(itertools.product(*axes))
+    for combo in combos:
+        _check_combination(combo, section, table_path, check)
+    return [tuple((key, value) for key, _, value in combo) for combo in combos]
+
+
+def _check_combination(combo: Sequence[tuple[str, int, Any]], section: Mapping[str, Any],
+                       table_path: str, check: Checker) -> None:
+    """The checks a single run makes of its transforms (:func:`schedlab.pipeline.check_transforms`),
+    made here for every combination, so a value no run can take fails before the first run;
+    the error names the key path of the value (``transforms.stringency[1]``)."""
+    paths = {key: f"{table_path}.{key}" + (f"[{i}]" if isinstance(section[key], list) else "")
+             for key, i, _ in combo}
+    try:
+        check_transforms(Transforms(**{key: value for key, _, value in combo}),
+                         label=lambda name: paths.get(name, f"{table_path}.{name}"))
+    except InputError as err:
+        raise check.error(err.field or table_path, err.reason) from None
 
 
 def check_every_entry_runs(tables: Sequence[TransformTable],
