@@ -143,3 +143,21 @@ def test_means_run_over_seeds_per_policy_with_its_parameters() -> None:
     summary = summary_frame(frame, ["avg_wait"])
     assert summary[["policy", "n", "avg_wait"]].values.tolist() == [
         ["dynp(k=2)", 2, 15.0], ["dynp(k=4)", 1, 7.0], ["fcfs", 1, 3.0]]
+
+
+def test_results_of_an_experiment_with_no_finished_run_show_its_runs_without_metrics(
+        workdir: Path) -> None:
+    """Every run fails (a strict read of a trace with a negative runtime on line 7); no
+    --metric was given, so none is complained about."""
+    (workdir / "broken.swf").write_text(SMALL_SWF + "5 40 -1 -1 1 -1 -1 1 40 -1 1 3 1 -1 1 -1 "
+                                                    "-1 -1\n")
+    (workdir / "failing.toml").write_text(
+        (workdir / "experiment.toml").read_text().replace('source = "small.swf"\n',
+                                                         'source = "broken.swf"\n'
+                                                         'strict = true\n'))
+    assert invoke("sweep", "failing.toml", "--out", "out", "-j", "1").exit_code == 1
+    result = invoke("results", "out")
+    assert result.exit_code == 0, result.output
+    assert "│ failed │    2 │" in result.stdout
+    assert "no run has finished yet: no metrics to show" in result.stdout
+    assert "--metric" not in result.output
