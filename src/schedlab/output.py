@@ -21,9 +21,13 @@ from schedlab.workload.reservations import csv_cell
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
                "wait", "planned_start")
 DEADLINE_COLUMNS = ("deadline", "deadline_kind")
-GRID_COLUMNS = ("machine", "cluster", "licences", "priority")
+GRID_COLUMNS = ("machine", "cluster", "licences", "priority", "machine_runtime",
+                "machine_estimate")
 PREEMPTION_COLUMNS = ("last_start", "preemptions", "migrations")
-__all__ = ["atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_csv_text",
+#: How a table shows a missing metric, one over no jobs (docs/metrics.md, "Empty groups"):
+#: metrics.json holds ``null`` and a CSV an empty cell.
+MISSING_CELL = "—"
+__all__ = ["MISSING_CELL", "atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_csv_text",
            "write_jobs_csv", "json_safe", "metrics_document", "write_metrics_json",
            "outcomes_csv_text", "write_outcomes"]
 
@@ -43,7 +47,11 @@ def jobs_csv_text(result: Result) -> str:
     (time-sharing) run adds ``service``, the seconds each job was served
     (its wall time from start to end is longer; docs/policies/gang.md).  A
     grid run adds ``machine`` and ``cluster`` (names), ``licences`` (the names a job
-    needs, joined by ``;``) and ``priority`` (the dispatcher's label, 0: none); a
+    needs, joined by ``;``), ``priority`` (the dispatcher's label, 0: none) and
+    ``machine_runtime`` / ``machine_estimate``: the seconds the job holds machines
+    to run its runtime / estimate on the machines it ran on (eq. 3.9; empty for a
+    job that never ran) — ``runtime`` and ``estimate`` are at the job's own
+    rating, and every slowdown divides by the machine's time; a
     grid run that allowed preemption also ``last_start``, ``preemptions`` and
     ``migrations`` (``start`` is then the first start, ``machine`` the last).
     """
@@ -94,15 +102,20 @@ def _job_rows(result: Result, rows: slice) -> list[str]:
 
 def _add_grid_columns(lines: list[str], grid, rows: slice) -> None:
     """Append ``machine`` and ``cluster`` (names; empty where the job never ran),
-    ``licences`` (names joined by ``;``) and ``priority`` (the dispatcher's label) to the
+    ``licences`` (names joined by ``;``), ``priority`` (the dispatcher's label),
+    ``machine_runtime`` and ``machine_estimate`` (empty where the job never ran) to the
     lines of a grid run's jobs in ``rows``; with preemption, ``last_start``,
     ``preemptions`` and ``migrations``."""
     priority = grid.priority[rows].tolist() if grid.priority is not None else [0] * len(lines)
+    unknown = [-1] * len(lines)
+    scaled = [unknown if column is None else column[rows].tolist()
+              for column in (grid.machine_runtime, grid.machine_estimate)]
     cells = zip(grid.machine[rows].tolist(), grid.cluster[rows].tolist(),
-                grid.job_licences[rows], priority)
-    for k, (machine, cluster, licences, label) in enumerate(cells):
+                grid.job_licences[rows], priority, *scaled)
+    for k, (machine, cluster, licences, label, runtime, estimate) in enumerate(cells):
         lines[k] += (f",{grid.machine_names[machine] if machine >= 0 else ''},"
-                     f"{grid.cluster_names[cluster] if cluster >= 0 else ''},{licences},{label}")
+                     f"{grid.cluster_names[cluster] if cluster >= 0 else ''},{licences},{label},"
+                     f"{runtime if runtime >= 0 else ''},{estimate if estimate >= 0 else ''}")
     if grid.preemptive:
         runs = zip(grid.last_start[rows].tolist(), grid.preemptions[rows].tolist(),
                    grid.migrations[rows].tolist())

@@ -44,8 +44,9 @@ def test_simulate_on_a_platform_writes_machines_clusters_and_the_platform(projec
     assert result.exit_code == 0, result.output
     assert "system_usage" in result.output and "bf-fcfs@least-work" in result.output
     lines = Path("out/jobs.csv").read_text().splitlines()
-    assert lines[0].endswith(",machine,cluster,licences,priority")
-    clusters = {line.split(",")[-3] for line in lines[1:]}
+    assert lines[0].endswith(",machine,cluster,licences,priority,machine_runtime,"
+                             "machine_estimate")
+    clusters = {line.split(",")[-5] for line in lines[1:]}
     assert clusters <= {"pisa", "venezia"} and clusters
     document = json.loads(Path("out/metrics.json").read_text())
     assert document["meta"]["platform"] == {"name": "two-sites", "file": TWO_SITES}

@@ -30,7 +30,7 @@ def test_width_classes_of_the_example(example):
     assert medium.expansion_factor_weighted == pytest.approx((200 + 100 + 4 * 120) / 420)
     for name in ("width_65_256", "width_gt_256"):
         empty = stats[name]
-        assert (empty.jobs, empty.avg_wait, empty.expansion_factor_weighted) == (0, 0.0, 0.0)
+        assert (empty.jobs, empty.avg_wait, empty.expansion_factor_weighted) == (0, None, None)
 
 
 def test_width_class_boundaries(make_result):
@@ -72,7 +72,8 @@ def test_flat_names(example):
     assert flat["width_2_64.avg_wait"] == 30.0
     assert flat["width_1.jobs"] == 1
     assert flat["runtime_le_5m.jobs"] == 4
-    assert flat["runtime_gt_12h.avg_response"] == 0.0
+    assert flat["runtime_gt_12h.jobs"] == 0
+    assert flat["runtime_gt_12h.avg_response"] is None       # an empty class: missing, not 0
     assert len(flat) == (4 + 5) * 6
 
 
@@ -85,4 +86,5 @@ def test_table_form(example):
 
 def test_empty_result_has_empty_classes(make_result):
     flat = flat_breakdowns(make_result([], 4))
-    assert flat and all(value == 0 for value in flat.values())
+    assert flat and all(value == 0 if name.endswith(".jobs") else value is None
+                        for name, value in flat.items())

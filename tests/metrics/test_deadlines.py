@@ -62,14 +62,28 @@ def test_compute_metrics_includes_them_only_with_deadlines(mixed, make_result):
     assert deadline_metrics(make_result(ROWS, 4)) == {}
 
 
-def test_nobody_late_gives_zero_lateness_and_empty_groups_give_zero(make_result):
+def test_nobody_late_gives_zero_lateness_and_empty_groups_are_missing(make_result):
     rows = [(0, 0, 10, 1, 10, 10, 0)]
     result = dataclasses.replace(make_result(rows, 1), deadline=np.array([30]),
                                  artificial_deadline=np.array([False]))
     metrics = deadline_metrics(result)
     assert (metrics["deadline_missed"], metrics["deadline_max_lateness"]) == (0, 0)
+    # no non-deadline job: their mean response and slowdown are missing, not 0
     assert (metrics["nondeadline_jobs"], metrics["nondeadline_avg_response"],
-            metrics["nondeadline_avg_slowdown"]) == (0, 0.0, 0.0)
+            metrics["nondeadline_avg_slowdown"]) == (0, None, None)
+
+
+def test_shares_of_no_deadline_jobs_are_missing(make_result):
+    # Only a non-deadline job: no deadline job to reject, no admitted job with a deadline.
+    rows = [(0, 0, 10, 1, 10, 10, 0)]
+    result = dataclasses.replace(make_result(rows, 1), deadline=np.array([-1]),
+                                 artificial_deadline=np.array([False]))
+    metrics = deadline_metrics(result)
+    assert (metrics["deadline_jobs"], metrics["deadline_rejected"]) == (0, 0)
+    for name in ("deadline_rejected_pct", "deadline_rejected_area_pct", "deadline_missed_pct",
+                 "deadline_max_lateness", "deadline_unfinished_pct"):
+        assert metrics[name] is None, name
+    assert metrics["nondeadline_avg_slowdown"] == 1.0
 
 
 def test_a_job_killed_at_its_estimate_before_its_deadline_is_unfinished_not_met(make_result):

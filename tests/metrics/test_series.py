@@ -48,7 +48,7 @@ def test_integrate_and_mean_over_windows():
     assert integrate(TIMES, VALUES, 25, 25) == 0.0
     assert time_weighted_mean(TIMES, VALUES, 10, 30) == 3.5
     assert time_weighted_mean(TIMES, VALUES, 0, 40) == 70 / 40
-    assert time_weighted_mean(TIMES, VALUES, 5, 5) == 0.0
+    assert time_weighted_mean(TIMES, VALUES, 5, 5) is None       # no duration: missing
 
 
 def test_empty_series_integrates_to_zero():

@@ -89,6 +89,15 @@ class GridTask:
     another machine than the one it left; ``preempted_from`` and
     ``preempted_at`` are the machine and time of its last preemption (-1:
     never preempted).  A preempted job is queued again with ``machine`` -1.
+
+    ``held`` is the seconds the job's earlier runs (cut by preemptions) held
+    machines.  ``machine_runtime`` and ``machine_estimate`` are the seconds
+    the job holds machines to run its runtime and its estimate, given the
+    machines it ran on: the earlier runs, the current run's overhead and what
+    was left, rescaled to the current machine's rating (eq. 3.9); set at each
+    start (-1 before).  ``end - first_start - time off machines`` equals
+    ``machine_runtime`` for a finished job and ``machine_estimate`` for one
+    killed at its estimate (docs/metrics.md, "Grid runs").
     """
 
     index: int
@@ -114,6 +123,9 @@ class GridTask:
     migrations: int = 0
     preempted_from: int = -1
     preempted_at: int = -1
+    held: int = 0
+    machine_runtime: int = -1
+    machine_estimate: int = -1
 
     @property
     def id(self) -> int:
@@ -477,6 +489,8 @@ class _Engine:
         task.start = ctx.now
         task.expected_end = ctx.now + overhead + expected
         task.end = ctx.now + overhead + (expected if killed else run_for)
+        task.machine_runtime = task.held + overhead + run_for
+        task.machine_estimate = task.held + overhead + expected
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
         for l in self._floating(task, machine):
@@ -494,6 +508,7 @@ class _Engine:
         task.runtime_left = -(-self.work[i] // task.rating)
         task.estimate_left = -(-self.estimate_work[i] // task.rating)
         self.segments.append((i, machine, task.start, now, task.overhead))
+        task.held += now - task.start
         self.version[i] += 1                 # the pending end event becomes stale
         self.status[i] = FINISHED
         task.preemptions += 1
@@ -754,6 +769,10 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
                            for t in tasks),
         priority=np.array([t.priority for t in tasks], dtype=np.int64),
         rating=np.array([t.rating for t in tasks], dtype=np.int64),
+        machine_runtime=np.array([-1 if r else t.machine_runtime
+                                  for t, r in zip(tasks, rejected)], dtype=np.int64),
+        machine_estimate=np.array([-1 if r else t.machine_estimate
+                                   for t, r in zip(tasks, rejected)], dtype=np.int64),
         runs=runs,
         last_start=np.array([-1 if r else t.start for t, r in zip(tasks, rejected)],
                             dtype=np.int64),

@@ -182,7 +182,11 @@ class GridRecord:
     ``exclusive``.  Per job, ``job_licences`` (the names it needs, joined
     by ``;``) and ``priority`` (the label the dispatcher gave it, 0: none;
     the meta-scheduler's classification, thesis §3.1.1) and ``rating`` (the
-    benchmark rating its estimate was measured at, eq. 3.9).
+    benchmark rating its estimate was measured at, eq. 3.9);
+    ``machine_runtime`` and ``machine_estimate`` (-1: never ran) the seconds
+    the job holds machines to run its runtime and its estimate on the
+    machines it ran on (eq. 3.9, resumption overheads included):
+    ``runtime`` and ``estimate`` stay the values at the job's own rating.
 
     Preemption (docs/policies/grid.md, "Preemption"): ``runs`` has one row
     ``(job index, machine, start, end, overhead)`` per run of a job on a
@@ -210,6 +214,8 @@ class GridRecord:
     job_licences: tuple[str, ...] = ()
     priority: np.ndarray | None = None
     rating: np.ndarray | None = None
+    machine_runtime: np.ndarray | None = None
+    machine_estimate: np.ndarray | None = None
     runs: np.ndarray | None = None
     last_start: np.ndarray | None = None
     preemptions: np.ndarray | None = None

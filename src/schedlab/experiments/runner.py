@@ -338,6 +338,10 @@ def grid_job_columns(result: Result) -> dict[str, Any]:
         "priority": pa.array(grid.priority if grid.priority is not None
                              else np.zeros(len(result), dtype=np.int64)),
     }
+    for name in ("machine_runtime", "machine_estimate"):     # jobs.csv's, output.py
+        scaled = getattr(grid, name)
+        if scaled is not None:
+            columns[name] = pa.array(scaled, mask=scaled < 0)
     if grid.preemptive:
         columns.update({"last_start": pa.array(grid.last_start, mask=grid.last_start < 0),
                         "preemptions": pa.array(grid.preemptions),

@@ -12,9 +12,11 @@ Conventions (the same for every metric):
   (Streit 2002, §5.1: lastEndTime - firstSubmitTime).  Makespan,
   utilization, loss of capacity and the time-weighted queue length are
   taken over it.
-* A mean over no jobs (or over a total weight of 0) and a ratio over a
-  window of length 0 are 0.0, so that the dict is always JSON-safe (no NaN).
-  ``finished + killed == 0`` tells that there was nothing to measure.
+* A metric over no jobs is missing, ``None`` (docs/metrics.md, "Empty
+  groups"): a mean over no jobs or over a total weight of 0, a percentage
+  of no jobs, a maximum over nothing and a ratio over a window of length 0.
+  It is ``null`` in metrics.json (never NaN), an empty CSV cell, ``—`` in
+  tables, and left out of means over runs.  Counts over no jobs are 0.
 """
 
 from __future__ import annotations
@@ -33,9 +35,13 @@ from schedlab.metrics.jobs import (
     AcceptedJobs,
     accepted_jobs,
     bounded_slowdown,
+    area_percent,
     expansion_factor,
+    largest,
     mean,
     node_seconds,
+    percent,
+    requested_area,
     response_time,
     slowdown,
     wait_time,
@@ -98,7 +104,7 @@ def makespan(jobs: AcceptedJobs) -> int:
     return t1 - t0
 
 
-def utilization_streit(jobs: AcceptedJobs, processors: int) -> float:
+def utilization_streit(jobs: AcceptedJobs, processors: int) -> float | None:
     """UTIL = sum(width x run) / (N x (lastEnd - firstSubmit)) (Streit 2002, §5.1).
 
     Streit's RequestedResources is the job's width; RunTime is end - start
@@ -106,11 +112,11 @@ def utilization_streit(jobs: AcceptedJobs, processors: int) -> float:
     """
     span = makespan(jobs)
     if span == 0:
-        return 0.0
+        return None
     return float(np.sum(node_seconds(jobs))) / (processors * span)
 
 
-def utilization_margo(result: Result, window: tuple[int, int] | None = None) -> float:
+def utilization_margo(result: Result, window: tuple[int, int] | None = None) -> float | None:
     """Node-seconds used / node-seconds available (Margo et al., §4, eq. 1).
 
     The paper measures "the percentage of the entire cluster being used
@@ -130,26 +136,26 @@ def utilization_margo(result: Result, window: tuple[int, int] | None = None) -> 
     return busy_fraction(result, t0, t1)
 
 
-def busy_fraction(result: Result, t0: int, t1: int) -> float:
-    """Integral of the busy series over [t0, t1] / (N x (t1 - t0)); 0.0 for an empty window."""
+def busy_fraction(result: Result, t0: int, t1: int) -> float | None:
+    """Integral of the busy series over [t0, t1] / (N x (t1 - t0)); None for an empty window."""
     if t1 <= t0:
-        return 0.0
+        return None
     used = series.integrate(result.series_time, result.series_busy, t0, t1)
     return used / (result.processors * (t1 - t0))
 
 
-def loss_of_capacity(result: Result, window: tuple[int, int]) -> float:
+def loss_of_capacity(result: Result, window: tuple[int, int]) -> float | None:
     """Fraction of capacity idle while jobs wait (Zhang et al. 2000; Streit 2002, §5.2).
 
     LOC = sum_i n_i (t_{i+1} - t_i) delta_i / (N x (t1 - t0)) over the steps
     of the series inside the window, where n_i is the number of idle
     processors and delta_i is 1 when at least one job waits.  When the
     queue is never empty (a saturated system) LOC = 1 - utilization, the
-    identity Streit states in §5.2.
+    identity Streit states in §5.2.  None for an empty window.
     """
     t0, t1 = window
     if t1 <= t0:
-        return 0.0
+        return None
     idle = result.processors - np.asarray(result.series_busy, dtype=np.int64)
     waiting = np.asarray(result.series_queue) > 0
     lost = series.integrate(result.series_time, idle * waiting, t0, t1)
@@ -173,20 +179,17 @@ def status_counts(result: Result) -> dict[str, int]:
     }
 
 
-def rejection_shares(result: Result) -> dict[str, float]:
+def rejection_shares(result: Result) -> dict[str, float | None]:
     """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §5.1).
 
-    A job's requested processor-seconds are width x its trace runtime (a
-    rejected job never ran, so nothing else is known of its size).
+    A job's requested processor-seconds are :func:`~schedlab.metrics.jobs.requested_area`
+    (width x trace runtime; a rejected job never ran, so nothing else is
+    known of its size).  None over no jobs (or no processor-seconds).
     """
     rejected = np.asarray(result.status) == REJECTED
-    area = np.asarray(result.width, dtype=np.float64) * np.asarray(result.runtime)
-    total_area = float(np.sum(area))
-    jobs = len(rejected)
     return {
-        "rejected_pct": 100.0 * np.count_nonzero(rejected) / jobs if jobs else 0.0,
-        "rejected_area_pct": 100.0 * float(np.sum(area[rejected])) / total_area
-        if total_area else 0.0,
+        "rejected_pct": percent(np.count_nonzero(rejected), len(rejected)),
+        "rejected_area_pct": area_percent(requested_area(result), rejected),
     }
 
 
@@ -196,7 +199,7 @@ def time_metrics(jobs: AcceptedJobs) -> dict[str, float | int]:
     response = response_time(jobs)
     metrics: dict[str, float | int] = {
         "avg_wait": mean(wait),
-        "max_wait": int(wait.max()) if len(wait) else 0,
+        "max_wait": largest(wait),
         "avg_response": mean(response),
         "artww": weighted_mean(response, jobs.width),
         "avg_slowdown": mean(slowdown(jobs)),

@@ -13,7 +13,8 @@ overlap).
 Only jobs that ran are classified (a rejected job has no run time).  Every
 class gives: jobs, avg_wait, avg_response, avg_bsld_60, wait_weighted and
 expansion_factor_weighted (Margo eq. 2–3); an empty class has 0 jobs and
-0.0 everywhere else.
+every other value missing (``None``: docs/metrics.md, "Empty groups") — a
+class no job fell into has no mean wait, not a wait of 0.
 """
 
 from __future__ import annotations
@@ -80,13 +81,13 @@ class ClassStats:
 
     job_class: JobClass
     jobs: int
-    avg_wait: float
-    avg_response: float
-    avg_bsld_60: float
-    wait_weighted: float
-    expansion_factor_weighted: float
+    avg_wait: float | None
+    avg_response: float | None
+    avg_bsld_60: float | None
+    wait_weighted: float | None
+    expansion_factor_weighted: float | None
 
-    def flat(self) -> dict[str, float | int]:
+    def flat(self) -> dict[str, float | int | None]:
         """Flat metrics.json names, e.g. ``width_2_64.avg_wait``."""
         prefix = self.job_class.name
         return {f"{prefix}.{column}": value
@@ -131,9 +132,9 @@ def breakdown_by_runtime(result: Result) -> list[ClassStats]:
     return breakdown(jobs, run_time(jobs), RUNTIME_CLASSES)
 
 
-def flat_breakdowns(result: Result) -> dict[str, float | int]:
+def flat_breakdowns(result: Result) -> dict[str, float | int | None]:
     """Both breakdowns under flat names (``width_1.jobs``, ``runtime_le_1h.avg_wait`` …)."""
-    flat: dict[str, float | int] = {}
+    flat: dict[str, float | int | None] = {}
     for stats in breakdown_by_width(result) + breakdown_by_runtime(result):
         flat.update(stats.flat())
     return flat

@@ -29,7 +29,10 @@ Names (documented with their formulas in docs/metrics.md):
   Figs. 25–36 and 43–54 (response time and slowdown of non-deadline jobs).
 
 The all-jobs shares ``rejected_pct`` / ``rejected_area_pct`` and the
-``utilization`` are in :mod:`schedlab.metrics.aggregates`.
+``utilization`` are in :mod:`schedlab.metrics.aggregates`.  A share or mean
+over no jobs (no deadline jobs, no admitted job with a deadline, no
+non-deadline job that ran) is missing, ``None`` (docs/metrics.md, "Empty
+groups"), as is the largest lateness when no admitted job had a deadline.
 """
 
 from __future__ import annotations
@@ -37,7 +40,8 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.engine.result import KILLED, REJECTED, Result
-from schedlab.metrics.jobs import accepted_jobs, mean, response_time, slowdown
+from schedlab.metrics.jobs import (accepted_jobs, area_percent, largest, mean, percent,
+                                   requested_area, response_time, slowdown)
 
 #: One line per deadline metric name: meaning and source.
 DEADLINE_METRIC_DOCS: dict[str, str] = {
@@ -76,24 +80,22 @@ def deadline_masks(result: Result) -> tuple[np.ndarray, np.ndarray]:
     return real, ~real
 
 
-def admission_of_deadline_jobs(result: Result) -> dict[str, float | int]:
+def admission_of_deadline_jobs(result: Result) -> dict[str, float | int | None]:
     """How many deadline jobs, and what share of their processor-seconds, were not admitted."""
     real, _ = deadline_masks(result)
     rejected = np.asarray(result.status) == REJECTED
-    area = np.asarray(result.width, dtype=np.float64) * np.asarray(result.runtime)
-    total = float(np.sum(area[real]))
     count = int(np.count_nonzero(real))
     refused = int(np.count_nonzero(real & rejected))
     return {
         "deadline_jobs": count,
         "deadline_rejected": refused,
-        "deadline_rejected_pct": 100.0 * refused / count if count else 0.0,
-        "deadline_rejected_area_pct":
-            100.0 * float(np.sum(area[real & rejected])) / total if total else 0.0,
+        "deadline_rejected_pct": percent(refused, count),
+        "deadline_rejected_area_pct": area_percent(requested_area(result)[real],
+                                                   rejected[real]),
     }
 
 
-def deadline_misses(result: Result) -> dict[str, float | int]:
+def deadline_misses(result: Result) -> dict[str, float | int | None]:
     """Admitted jobs with a deadline (real or artificial) that end after it, and by how much;
     and those killed at their estimate in time, which end by it without being done."""
     deadline = np.asarray(result.deadline)
@@ -104,16 +106,17 @@ def deadline_misses(result: Result) -> dict[str, float | int]:
     missed = int(np.count_nonzero(late))
     unfinished = int(np.count_nonzero((status[ran] == KILLED) & ~late))
     admitted = len(lateness)
+    latest = largest(lateness)
     return {
         "deadline_missed": missed,
-        "deadline_missed_pct": 100.0 * missed / admitted if admitted else 0.0,
-        "deadline_max_lateness": max(int(lateness.max()), 0) if admitted else 0,
+        "deadline_missed_pct": percent(missed, admitted),
+        "deadline_max_lateness": None if latest is None else max(latest, 0),
         "deadline_unfinished": unfinished,
-        "deadline_unfinished_pct": 100.0 * unfinished / admitted if admitted else 0.0,
+        "deadline_unfinished_pct": percent(unfinished, admitted),
     }
 
 
-def nondeadline_performance(result: Result) -> dict[str, float | int]:
+def nondeadline_performance(result: Result) -> dict[str, float | int | None]:
     """Admission, mean response and mean slowdown of the non-deadline jobs (QoPS §5.2)."""
     _, other = deadline_masks(result)
     rejected = np.asarray(result.status) == REJECTED

@@ -19,7 +19,8 @@ Our readings (docs/metrics.md): the slots average and shares are taken over
 the time with at least one slot (the paper's shares for 1..5 slots add up to
 100 %); the idle time is reported on its own as ``gang_idle_pct``.  A job
 that received no service (runtime 0) has no slowdown and is left out of the
-slowdown means.  Classes use the run's own ``short``/``long``/``classify_by``
+slowdown means; a mean over no jobs (an empty class) is missing, ``None``
+(docs/metrics.md, "Empty groups").  Classes use the run's own ``short``/``long``/``classify_by``
 parameters.
 """
 
@@ -95,13 +96,13 @@ def slots_shares(result: Result) -> dict[int, float]:
     return shares
 
 
-def gang_metrics(result: Result) -> dict[str, float | int]:
+def gang_metrics(result: Result) -> dict[str, float | int | None]:
     """The flat gang metrics of a time-sharing result ({} for a space-sharing one)."""
     if result.timesharing is None:
         return {}
     table = service_table(result)
     served = table["service"] > 0
-    metrics: dict[str, float | int] = {"gang_slowdown": mean(table["slowdown"][served])}
+    metrics: dict[str, float | int | None] = {"gang_slowdown": mean(table["slowdown"][served])}
     for name in CLASS_NAMES:
         mine = table["class"] == name
         metrics[f"gang_slowdown_{name}"] = mean(table["slowdown"][mine & served])
@@ -110,13 +111,13 @@ def gang_metrics(result: Result) -> dict[str, float | int]:
     busy_time = sum(seconds for count, seconds in shares.items() if count > 0)
     total = sum(shares.values())
     metrics["gang_slots_mean"] = (sum(count * seconds for count, seconds in shares.items())
-                                  / busy_time if busy_time else 0.0)
+                                  / busy_time if busy_time else None)
     top = max(shares, default=0)
     metrics["gang_slots_max"] = int(top)
     for count in range(1, top + 1):
         metrics[f"gang_slots_pct_{count}"] = (100.0 * shares.get(count, 0) / busy_time
                                               if busy_time else 0.0)
-    metrics["gang_idle_pct"] = 100.0 * shares.get(0, 0) / total if total else 0.0
+    metrics["gang_idle_pct"] = 100.0 * shares.get(0, 0) / total if total else None
     wall = table["wall"]
     running = wall > 0
     metrics["gang_service_fraction"] = mean(table["service"][running] / wall[running])

@@ -39,7 +39,7 @@ import numpy as np
 
 from schedlab.engine.result import Result
 from schedlab.metrics.deadlines import deadline_masks
-from schedlab.metrics.jobs import accepted_jobs, mean, slowdown
+from schedlab.metrics.jobs import accepted_jobs, mean, percent, slowdown
 from schedlab.metrics.series import integrate
 
 
@@ -65,44 +65,48 @@ PREEMPTION_METRIC_DOCS: dict[str, str] = {
 
 
 def usage_average(times: np.ndarray, active: np.ndarray, capacity: np.ndarray,
-                  t0: int, t1: int) -> float:
+                  t0: int, t1: int) -> float | None:
     """Time average over [t0, t1] of ``active / capacity`` where ``capacity`` > 0 (step
-    functions on ``times``); 0.0 when the capacity is never > 0."""
+    functions on ``times``); None when the capacity is never > 0 (nothing was asked
+    for: the usage is missing, docs/metrics.md "Empty groups")."""
     defined = capacity > 0
     ratio = np.divide(active, capacity, out=np.zeros(len(times)), where=defined)
     span = integrate(times, defined.astype(float), t0, t1)
-    return integrate(times, ratio, t0, t1) / span if span > 0 else 0.0
+    return integrate(times, ratio, t0, t1) / span if span > 0 else None
 
 
-def system_usage(result: Result, t0: int, t1: int) -> float:
+def system_usage(result: Result, t0: int, t1: int) -> float | None:
     """System usage (thesis §4.1), time-averaged over [t0, t1] (module docstring)."""
     denominator = np.minimum(result.processors, result.grid.series_demand)
     return usage_average(result.series_time, result.series_busy, denominator, t0, t1)
 
 
-def licence_usage(result: Result, t0: int, t1: int) -> float:
+def licence_usage(result: Result, t0: int, t1: int) -> float | None:
     """Licence usage: copies in use / min(copies, jobs in the system needing one), summed
-    over licences, time-averaged over [t0, t1]; 0.0 for a platform without licences."""
+    over licences, time-averaged over [t0, t1]; None for a platform without licences or
+    when no job in the system needed a copy (no licence use to measure)."""
     grid = result.grid
     if not grid.licence_names:
-        return 0.0
+        return None
     used = grid.series_licences_used.sum(axis=1)
     bound = np.minimum(grid.licence_copies[None, :], grid.series_licences_demand).sum(axis=1)
     return usage_average(result.series_time, used, bound, t0, t1)
 
 
-def cluster_shares(result: Result) -> dict[str, float]:
-    """Share of the dispatched jobs per cluster, its machine-count optimum, and the deviation."""
+def cluster_shares(result: Result) -> dict[str, float | None]:
+    """Share of the dispatched jobs per cluster, its machine-count optimum, and the deviation
+    (the shares and the deviation are None when no job was dispatched)."""
     grid = result.grid
     sent = grid.cluster[grid.cluster >= 0]
     counts = np.bincount(sent, minlength=len(grid.cluster_names))
     share = counts / max(len(sent), 1)
     optimum = grid.cluster_machines / grid.cluster_machines.sum()
-    metrics = {}
+    metrics: dict[str, float | None] = {}
     for name, s, o in zip(grid.cluster_names, share, optimum):
-        metrics[f"cluster_share.{name}"] = float(s)
+        metrics[f"cluster_share.{name}"] = float(s) if len(sent) else None
         metrics[f"cluster_share_optimum.{name}"] = float(o)
-    metrics["cluster_share_deviation"] = float(np.abs(share - optimum).sum() / 2)
+    metrics["cluster_share_deviation"] = (float(np.abs(share - optimum).sum() / 2)
+                                          if len(sent) else None)
     if grid.rating is not None:
         sent_to = grid.cluster >= 0
         work = (result.width * result.estimate * grid.rating)[sent_to].astype(float)
@@ -110,11 +114,11 @@ def cluster_shares(result: Result) -> dict[str, float]:
                                   minlength=len(grid.cluster_names))
         total = per_cluster.sum()
         for name, w in zip(grid.cluster_names, per_cluster):
-            metrics[f"cluster_work_share.{name}"] = float(w / total) if total > 0 else 0.0
+            metrics[f"cluster_work_share.{name}"] = float(w / total) if total > 0 else None
     return metrics
 
 
-def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float]:
+def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float | None]:
     """Every grid metric as a flat dict; empty for a run that is not a grid run."""
     if result.grid is None:
         return {}
@@ -158,7 +162,7 @@ def _held_and_asked(submit, start, end, weights: np.ndarray):
             np.cumsum(asked[order], axis=0)[last])
 
 
-def cluster_metrics(result: Result, platform) -> dict[str, float]:
+def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
     """Out Deadline, slowdown of jobs without deadline, system and licence usage of the jobs
     that ran in each cluster (thesis §4.3.1, Figs. 26–29), named ``<metric>.<cluster>``
     (:data:`CLUSTER_METRIC_DOCS`).
@@ -191,15 +195,14 @@ def cluster_metrics(result: Result, platform) -> dict[str, float]:
     times = {name: np.asarray(getattr(result, name), dtype=np.int64)
              for name in ("submit", "start", "end")}
     width = np.asarray(result.width, dtype=np.int64)
-    metrics: dict[str, float] = {}
+    metrics: dict[str, float | None] = {}
     for c, name in enumerate(grid.cluster_names):
         mine = ran & (grid.cluster == c)
         deadline = mine & with_deadline
         metrics[f"cluster_jobs.{name}"] = int(np.count_nonzero(mine))
         metrics[f"cluster_deadline_jobs.{name}"] = int(np.count_nonzero(deadline))
-        metrics[f"cluster_deadline_missed_pct.{name}"] = (
-            100.0 * float(np.count_nonzero(late[deadline])) / np.count_nonzero(deadline)
-            if deadline.any() else 0.0)
+        metrics[f"cluster_deadline_missed_pct.{name}"] = percent(
+            int(np.count_nonzero(late[deadline])), int(np.count_nonzero(deadline)))
         metrics[f"cluster_nondeadline_avg_slowdown.{name}"] = mean(
             slowdown(jobs.subset((mine & without)[result.accepted])))
         weights = np.column_stack((width[mine], needs[mine].astype(np.int64)))
@@ -212,7 +215,7 @@ def cluster_metrics(result: Result, platform) -> dict[str, float]:
         metrics[f"cluster_licence_usage.{name}"] = usage_average(
             axis, held[:, 1:][:, floating].sum(axis=1),
             np.minimum(platform.copies[c][None, :], asked[:, 1:]).sum(axis=1),
-            *window) if needs.shape[1] else 0.0
+            *window) if needs.shape[1] else None
     return metrics
 
 

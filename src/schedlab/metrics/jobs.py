@@ -61,7 +61,14 @@ class AcceptedJobs:
 
 
 def accepted_jobs(result: Result) -> AcceptedJobs:
-    """Extract the jobs that ran from a result; rejected jobs are left out."""
+    """Extract the jobs that ran from a result; rejected jobs are left out.
+
+    The estimate is the one of the machine the job ran on: in a grid run the
+    ``estimate`` column is measured at the job's own rating and the machine
+    scales it (Pasquali thesis, eq. 3.9), so the expansion factor divides by
+    ``Result.grid.machine_estimate`` — the same seconds as the job's run
+    time ``end - start - suspended`` (docs/metrics.md, "Grid runs").
+    """
     keep = result.accepted
     suspended = (np.zeros(len(result), dtype=np.int64) if result.suspended is None
                  else np.asarray(result.suspended, dtype=np.int64))
@@ -70,9 +77,18 @@ def accepted_jobs(result: Result) -> AcceptedJobs:
         start=np.asarray(result.start, dtype=np.int64)[keep],
         end=np.asarray(result.end, dtype=np.int64)[keep],
         width=np.asarray(result.width, dtype=np.int64)[keep],
-        estimate=np.asarray(result.estimate, dtype=np.int64)[keep],
+        estimate=np.asarray(machine_estimates(result), dtype=np.int64)[keep],
         suspended=suspended[keep],
     )
+
+
+def machine_estimates(result: Result) -> np.ndarray:
+    """Every job's estimate in seconds on the machine it ran on: ``Result.estimate``,
+    except in a grid run, where it is ``Result.grid.machine_estimate`` (eq. 3.9)."""
+    grid = result.grid
+    if grid is None or grid.machine_estimate is None:
+        return result.estimate
+    return grid.machine_estimate
 
 
 def wait_time(jobs: AcceptedJobs) -> np.ndarray:
@@ -135,19 +151,56 @@ def expansion_factor(jobs: AcceptedJobs) -> np.ndarray:
     return (wait_time(jobs) + requested) / requested
 
 
-def mean(values: np.ndarray) -> float:
-    """Arithmetic mean of a per-job vector; 0.0 for an empty vector (JSON-safe, no NaN)."""
-    return float(np.mean(values)) if len(values) else 0.0
+def mean(values: np.ndarray) -> float | None:
+    """Arithmetic mean of a per-job vector; ``None`` for an empty vector.
+
+    A mean over no jobs is missing, not 0 (docs/metrics.md, "Empty groups"):
+    it becomes ``null`` in metrics.json, an empty CSV cell and ``—`` in
+    tables, and is left out of means over runs.
+    """
+    return float(np.mean(values)) if len(values) else None
 
 
-def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float:
-    """Sum(weights x values) / sum(weights); 0.0 when the weights sum to 0.
+def weighted_mean(values: np.ndarray, weights: np.ndarray) -> float | None:
+    """Sum(weights x values) / sum(weights); ``None`` when the weights sum to 0.
 
     The form of Streit's ARTwW / SLDwW (weights = widths, Streit 2002, §5.1)
-    and of Margo's eq. 2–3 (weights = node-seconds).
+    and of Margo's eq. 2–3 (weights = node-seconds).  Weights summing to 0
+    (no jobs, or jobs that held no processor-seconds) leave the mean
+    undefined: missing, as :func:`mean` over no jobs.
     """
     weights = np.asarray(weights, dtype=np.float64)
     total = float(np.sum(weights))
     if total == 0.0:
-        return 0.0
+        return None
     return float(np.sum(weights * values)) / total
+
+
+def percent(part: int, whole: int) -> float | None:
+    """100 x part / whole; ``None`` when ``whole`` is 0 (a share of no jobs is missing)."""
+    return 100.0 * part / whole if whole else None
+
+
+def requested_area(result: Result) -> np.ndarray:
+    """Every job's requested processor-seconds: width x trace runtime (QoPS §5.1).
+
+    A rejected job never ran, so this is all that is known of its size.  In a
+    grid run the runtime is measured at the job's own rating (Pasquali thesis,
+    eq. 3.9) and ratings differ from job to job: the area is then width x
+    runtime x rating, processor-seconds at rating 1, the work
+    ``cluster_work_share`` weighs by.
+    """
+    area = np.asarray(result.width, dtype=np.float64) * np.asarray(result.runtime)
+    grid = result.grid
+    return area if grid is None or grid.rating is None else area * grid.rating
+
+
+def area_percent(area: np.ndarray, chosen: np.ndarray) -> float | None:
+    """100 x the area of the ``chosen`` jobs / the area of all; ``None`` when it is 0."""
+    total = float(np.sum(area))
+    return 100.0 * float(np.sum(area[chosen])) / total if total else None
+
+
+def largest(values: np.ndarray) -> int | None:
+    """The largest value of an integer per-job vector; ``None`` for an empty vector."""
+    return int(values.max()) if len(values) else None

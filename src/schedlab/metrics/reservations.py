@@ -80,8 +80,8 @@ def reservation_metrics(result: Result, window: tuple[int, int]) -> dict[str, fl
         "reservations_rejected": int(np.count_nonzero(~granted)),
         "reservations_moved": int(np.count_nonzero(moved)),
         "reserved_node_seconds": int(np.sum(table.width[granted] * table.duration[granted])),
-        "utilization_reserved": reserved / capacity if span > 0 else 0.0,
-        "utilization_margo_reserved": (used + reserved) / capacity if span > 0 else 0.0,
+        "utilization_reserved": reserved / capacity if span > 0 else None,
+        "utilization_margo_reserved": (used + reserved) / capacity if span > 0 else None,
     }
     reasons = Counter(reason for reason, ok in zip(table.reason, granted) if not ok)
     for reason, count in sorted(reasons.items()):

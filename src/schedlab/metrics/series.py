@@ -57,13 +57,15 @@ def integrate(times: np.ndarray, values: np.ndarray, t0: float, t1: float) -> fl
     return float(high - low)
 
 
-def time_weighted_mean(times: np.ndarray, values: np.ndarray, t0: float, t1: float) -> float:
+def time_weighted_mean(times: np.ndarray, values: np.ndarray, t0: float,
+                       t1: float) -> float | None:
     """Mean of the step function over [t0, t1], weighting each value by its duration.
 
-    A window of zero length has no duration to average over; its mean is 0.0.
+    A window of zero length has no duration to average over: its mean is
+    missing, ``None`` (docs/metrics.md, "Empty groups").
     """
     if t1 <= t0:
-        return 0.0
+        return None
     return integrate(times, values, t0, t1) / (t1 - t0)
 
 
