@@ -29,8 +29,10 @@ import numpy as np
 
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, STATUS_NAMES, Result
 from schedlab.errors import InputError
+from schedlab.limits import MAX_PROCESSORS, check_time
 from schedlab.output import atomic_write_text
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
+from schedlab.textio import parse_int
 from schedlab.workload.swf import provenance
 
 # --------------------------------------------------------------------------- Batsim / evalys
@@ -322,7 +324,7 @@ class _SacctJob(NamedTuple):
     limit: int | None
     width: int
 
-_DURATION = re.compile(r"(?:(\d+)-)?(?:(\d+):)?(\d+):(\d+)")
+_DURATION = re.compile(r"(?:([0-9]+)-)?(?:([0-9]+):)?([0-9]+):([0-9]+)")
 
 
 def is_sacct_file(path: str | Path) -> bool:
@@ -452,9 +454,11 @@ def _sacct_time(row: dict[str, str], name: str, source: str, line_no: int) -> in
     """A sacct time in Unix seconds: ``2024-01-31T13:45:00`` (read as UTC) or Unix seconds
     (``SLURM_TIME_FORMAT=%s``)."""
     text = row[name]
-    if text.isdigit():
-        return int(text)
+    if text.isascii() and text.isdigit():
+        return parse_int(text, field=name, file=source, line=line_no)
     try:
+        if not text.isascii():
+            raise ValueError(text)
         moment = datetime.fromisoformat(text)
     except ValueError:
         raise InputError(f"expected a time like 2024-01-31T13:45:00 or Unix seconds, "
@@ -471,8 +475,11 @@ def _sacct_duration(row: dict[str, str], name: str, source: str, line_no: int) -
         extra = f", {' or '.join(NO_TIME_LIMIT)}" if name == "Timelimit" else ""
         raise InputError(f"expected [D-]HH:MM:SS{extra}, got {row[name]!r}", file=source,
                          line=line_no, field=name)
-    days, hours, minutes, seconds = (int(part) if part else 0 for part in match.groups())
-    return ((days * 24 + hours) * 60 + minutes) * 60 + seconds
+    days, hours, minutes, seconds = (parse_int(part, field=name, file=source, line=line_no,
+                                               limit=None) if part else 0
+                                     for part in match.groups())
+    return check_time(((days * 24 + hours) * 60 + minutes) * 60 + seconds, field=name,
+                      file=source, line=line_no)
 
 
 def _sacct_width(row: dict[str, str], source: str, line_no: int) -> int:
@@ -480,11 +487,12 @@ def _sacct_width(row: dict[str, str], source: str, line_no: int) -> int:
     for name in SACCT_WIDTH_COLUMNS:
         if name in row:
             text = row[name]
-            if not text.isdigit():
+            if not (text.isascii() and text.isdigit()):
                 raise InputError(f"expected a whole number of CPUs, got {text!r}",
                                  file=source, line=line_no, field=name)
-            if int(text) > 0:
-                return int(text)
+            cpus = parse_int(text, field=name, file=source, line=line_no, limit=MAX_PROCESSORS)
+            if cpus > 0:
+                return cpus
     return 0
 
 

@@ -81,6 +81,11 @@ def _cluster(entry: Any, i: int, where: "_Locator") -> Cluster:
     if not isinstance(raw_machines, list) or not raw_machines:
         raise where.error(f"{path}.machines", "expected at least one [[clusters.machines]] table")
     machines = [_machine(m, f"{path}.machines[{j}]", where) for j, m in enumerate(raw_machines)]
+    name = entry.get("name", f"cluster-{i}")
+    try:  # the machines alone first: a licence on "all" would name a repeated machine twice
+        Cluster(name, tuple(machines))
+    except InputError as err:
+        raise where.error(f"{path}.{err.field}", err.reason) from None
     raw_licences = entry.get("licences", [])
     if not isinstance(raw_licences, list):
         raise where.error(f"{path}.licences", f"expected [[clusters.licences]] tables, got "
@@ -89,8 +94,7 @@ def _cluster(entry: Any, i: int, where: "_Locator") -> Cluster:
     licences = [_licence(lic, f"{path}.licences[{j}]", every, where)
                 for j, lic in enumerate(raw_licences)]
     try:
-        return Cluster(entry.get("name", f"cluster-{i}"), tuple(machines),
-                       tuple(licences))
+        return Cluster(name, tuple(machines), tuple(licences))
     except InputError as err:
         raise where.error(f"{path}.{err.field}", err.reason) from None
 
