@@ -76,3 +76,18 @@ def test_bad_choices_are_user_mistakes() -> None:
 
 def test_a_log_scale_on_request() -> None:
     assert classes_figure(ROWS, log=True).axes[0].get_yscale() == "log"
+
+
+def test_a_class_one_run_has_no_job_in_has_no_bar_for_it_not_a_zero() -> None:
+    # sjf ran no job wider than 64; its width_65_256 metrics are missing (None)
+    rows = {"fcfs": flat({"width_1": 3, "width_65_256": 2}, {"width_1": 10.0,
+                                                             "width_65_256": 90.0}),
+            "sjf": {**flat({"width_1": 3}, {"width_1": 5.0}), "width_65_256.avg_wait": None}}
+    classes, values, counts = class_values(rows, "width", "avg_wait")
+    assert [c.label for c in classes] == ["1", "65-256"]
+    assert values["fcfs"] == [10.0, 90.0]
+    assert values["sjf"][0] == 5.0 and values["sjf"][1] != values["sjf"][1]     # NaN
+    figure = classes_figure(rows, "width", "avg_wait")
+    figure.canvas.draw()
+    labels = [text.get_text() for text in figure.axes[0].texts]
+    assert "nan" not in labels and "0" not in labels

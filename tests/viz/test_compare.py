@@ -94,3 +94,24 @@ def test_a_missing_metric_leaves_the_policy_without_a_point():
     figure = drawn(comparison_figure(rows, "t", offered_loads=[]))
     wait = figure.axes[0]
     assert sorted(x for line in wait.lines for x in line.get_xdata()) == [1.0]
+
+
+def test_rejections_get_their_panels_when_a_policy_rejected_jobs():
+    rows = {"fcfs+easy": {**ROWS["fcfs+easy"], "rejected": 0, "rejected_pct": 0.0,
+                          "rejected_area_pct": 0.0},
+            "qops": {**ROWS["sjf+conservative"], "rejected": 74, "rejected_pct": 74.0,
+                     "rejected_area_pct": 81.5}}
+    figure = drawn(comparison_figure(rows, "t", offered_loads=[]))
+    titles = [ax.get_title() for ax in figure.axes]
+    assert titles[-2:] == ["rejected jobs [%]", "rejected processor-seconds [%]"]
+    jobs = figure.axes[-2]
+    assert sorted(x for line in jobs.lines for x in line.get_xdata()) == [0.0, 74.0]
+    without = drawn(comparison_figure(ROWS, "t", offered_loads=[]))
+    assert len(without.axes) == 4                           # nobody rejected: no panel
+
+
+def test_a_mean_over_fewer_runs_than_the_policy_has_says_over_how_many():
+    rows = {"a": [{"avg_bsld_60": 2.0}, {"avg_bsld_60": 3.0}, {"avg_bsld_60": None}]}
+    figure = drawn(comparison_figure(rows, "t", offered_loads=[]))
+    slowdown = figure.axes[1]
+    assert [text.get_text() for text in slowdown.texts] == ["2.5 (2 of 3 runs)"]

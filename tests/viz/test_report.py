@@ -215,3 +215,20 @@ def test_chromium_paints_the_figures(chromium: str, sweep_report: Path, tmp_path
     for colour in ((0x00, 0x72, 0xB2), (0xD5, 0x5E, 0x00)):
         close = np.all(np.abs(pixels - np.array(colour)) <= 8, axis=2)
         assert close.sum() > 200, f"too few pixels of {colour}"
+
+
+def test_the_runs_table_shows_the_rejected_shares_and_a_dash_for_a_missing_metric() -> None:
+    from schedlab.experiments.report import runs_table
+
+    frame = pd.DataFrame({"run_id": ["r1", "r2"], "workload": ["w", "w"],
+                          "policy": ["fcfs+easy", "qops"], "seed": [0, 0],
+                          "status": ["finished", "finished"], "wall_time": [1.0, 2.0],
+                          "rejected_pct": [0.0, 74.0], "rejected_area_pct": [0.0, 81.5],
+                          "avg_wait": [3600.0, 1200.0],
+                          "avg_bsld_60": [3.0, float("nan")]})    # qops ran no job: missing
+    table = runs_table(frame)
+    headers = re.findall(r"<th>([^<]*)</th>", table)
+    assert headers.index("rejected_pct") + 1 == headers.index("rejected_area_pct") \
+        < headers.index("avg_wait")
+    assert "<td class=\"num\">74</td><td class=\"num\">81.5</td>" in table
+    assert table.count("—") == 1

@@ -50,9 +50,13 @@ from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, ht
 from schedlab.viz.style import LineStyle, check_format, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 
-#: Metrics of the runs table, in this order, when the experiment has them.
-TABLE_METRICS = ("jobs", "killed", "rejected_pct", "avg_wait", "avg_bsld_60", "artww",
-                 "sldww_60", "utilization", "loss_of_capacity", "makespan")
+#: Metrics of the runs table, in this order, when the experiment has them: the rejected
+#: shares of jobs and of processor-seconds beside the wait and slowdown of the jobs kept
+#: (an admission policy's means are over the jobs it accepted).  A metric over no jobs
+#: shows as a dash (docs/metrics.md, "Empty groups").
+TABLE_METRICS = ("jobs", "killed", "rejected_pct", "rejected_area_pct", "avg_wait",
+                 "avg_bsld_60", "artww", "sldww_60", "utilization", "loss_of_capacity",
+                 "makespan")
 #: Metrics drawn against every numeric sweep column.
 CURVE_METRICS = ("artww", "sldww_60", "utilization")
 #: In the runs table and against every sweep column when the experiment has grid runs

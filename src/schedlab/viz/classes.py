@@ -12,6 +12,7 @@ A class without jobs in any of the runs shown is left out.
 
 from __future__ import annotations
 
+import math
 from typing import Mapping
 
 import numpy as np
@@ -51,7 +52,9 @@ def class_values(rows: Mapping[str, Mapping[str, float]], by: str,
     """The classes with jobs, each label's value per class, and the job counts per class.
 
     ``rows`` maps a label (policy or run) to flat metrics.  A metric or a
-    class missing from a row is a user mistake naming what was expected.
+    class missing from a row is a user mistake naming what was expected.  A
+    class in which a label ran no job has no value for it (NaN: no bar), as
+    its metrics are missing, not 0 (docs/metrics.md, "Empty groups").
     """
     if metric not in CLASS_METRICS:
         raise InputError(f"expected a class metric ({', '.join(CLASS_METRICS)}), got {metric!r}",
@@ -62,8 +65,9 @@ def class_values(rows: Mapping[str, Mapping[str, float]], by: str,
     counts = [[int(lookup(row, f"{c.name}.jobs", label)) for label, row in rows.items()]
               for c in classes]
     kept = [k for k, per_label in enumerate(counts) if any(per_label)]
-    values = {label: [float(lookup(row, f"{classes[k].name}.{metric}", label)) for k in kept]
-              for label, row in rows.items()}
+    values = {label: [float(lookup(row, f"{classes[k].name}.{metric}", label))
+                      if counts[k][j] else math.nan for k in kept]
+              for j, (label, row) in enumerate(rows.items())}
     return [classes[k] for k in kept], values, [counts[k] for k in kept]
 
 

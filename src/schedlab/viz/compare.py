@@ -12,6 +12,13 @@ every point its value.
 With several runs per policy (the seeds of a sweep) the point is their mean
 and a bar spans their minimum to maximum.  The title's second line states
 the offered load of the workload — what the machine was asked to carry.
+
+When some run rejected jobs (admission control, QoPS §5), two panels more
+show the share of jobs and of requested processor-seconds each policy
+rejected: wait and slowdown are measured over the jobs a policy kept, so a
+policy that refuses the hard ones looks better there than it is.  A metric
+over no jobs (missing, docs/metrics.md "Empty groups") leaves its point out
+and is left out of a policy's mean over runs.
 """
 
 from __future__ import annotations
@@ -35,6 +42,15 @@ PANELS = (
     ("artww", "ARTwW [h] (Streit)", 1 / 3600),
     ("utilization", "utilization (Streit)", 1.0),
 )
+
+#: Added when some run rejected jobs: the shares refused (QoPS §5.1, docs/metrics.md).
+REJECTION_PANELS = (
+    ("rejected_pct", "rejected jobs [%]", 1.0),
+    ("rejected_area_pct", "rejected processor-seconds [%]", 1.0),
+)
+
+#: Width of the figure per panel, inches.
+PANEL_WIDTH = 3.25
 
 #: A panel whose largest value is more than this many times its smallest gets a log axis.
 LOG_RATIO = 20
@@ -88,6 +104,13 @@ def subtitle(offered_loads: Sequence[float], runs: int) -> str:
     return "; ".join(parts)
 
 
+def panels(runs: Mapping[str, Sequence[MetricRow]]) -> tuple[tuple[str, str, float], ...]:
+    """The panels to draw: :data:`PANELS`, and :data:`REJECTION_PANELS` when a run rejected
+    jobs."""
+    rejected = any(run.get("rejected") for policy_runs in runs.values() for run in policy_runs)
+    return PANELS + REJECTION_PANELS if rejected else PANELS
+
+
 def uses_log_axis(spreads: Sequence[Spread]) -> bool:
     """Log when every value is positive and the largest exceeds LOG_RATIO x the smallest."""
     lows = [s.low for s in spreads]
@@ -105,8 +128,13 @@ def log_ticks(low: float, high: float) -> list[float]:
             if low <= step * 10.0 ** power <= high]
 
 
-def draw_panel(ax, spreads: dict[str, Spread | None], styles: dict[str, LineStyle]) -> None:
-    """Points (with min–max bars where there are several runs) and their values."""
+def draw_panel(ax, spreads: dict[str, Spread | None], styles: dict[str, LineStyle],
+               totals: Mapping[str, int] | None = None) -> None:
+    """Points (with min–max bars where there are several runs) and their values.
+
+    ``totals`` gives each policy's number of runs; a value over fewer runs (the
+    metric is missing in some) says over how many, ``2.5 (2 of 3 runs)``.
+    """
     for row, (policy, value) in enumerate(spreads.items()):
         if value is None:
             continue
@@ -117,7 +145,11 @@ def draw_panel(ax, spreads: dict[str, Spread | None], styles: dict[str, LineStyl
                         fmt="none", ecolor=style.color, elinewidth=1.0, capsize=3)
         ax.plot([value.mean], [row], linestyle="none", marker=style.marker,
                 color=style.color, markersize=7)
-        ax.annotate(readable_number(value.mean), (value.high, row), xytext=(6, 0),
+        text = readable_number(value.mean)
+        total = (totals or {}).get(policy, value.runs)
+        if value.runs < total:
+            text += f" ({value.runs} of {total} runs)"
+        ax.annotate(text, (value.high, row), xytext=(6, 0),
                     textcoords="offset points", va="center", fontsize=8, color="#333333")
 
 
@@ -145,7 +177,8 @@ def set_value_axis(ax, spreads: Sequence[Spread]) -> None:
 
 def comparison_figure(rows: PolicyRuns, title: str, *,
                       offered_loads: Sequence[float] = ()) -> Figure:
-    """Wait, bounded slowdown, ARTwW and utilization per policy, as a dot plot.
+    """Wait, bounded slowdown, ARTwW and utilization per policy, as a dot plot, with the
+    rejected shares of jobs and processor-seconds when a run rejected jobs.
 
     ``rows`` maps each policy label (drawn as given, in the given order) to
     its metrics, or to a list of metrics of several runs; ``offered_loads``
@@ -155,12 +188,13 @@ def comparison_figure(rows: PolicyRuns, title: str, *,
     runs = runs_per_policy(rows)
     policies = list(runs)
     styles = policy_styles(policies)
+    drawn = panels(runs)
     with paper_style():
-        figure = new_figure(13, 1.9 + 0.34 * len(policies))
-        axes = figure.subplots(1, len(PANELS), sharey=True)
-        for ax, (metric, label, factor) in zip(axes, PANELS):
+        figure = new_figure(PANEL_WIDTH * len(drawn), 1.9 + 0.34 * len(policies))
+        axes = figure.subplots(1, len(drawn), sharey=True)
+        for ax, (metric, label, factor) in zip(axes, drawn):
             spreads = {p: spread(runs[p], metric, factor) for p in policies}
-            draw_panel(ax, spreads, styles)
+            draw_panel(ax, spreads, styles, {p: len(runs[p]) for p in policies})
             set_value_axis(ax, [s for s in spreads.values() if s is not None])
             ax.set_title(label, fontsize=10)
             ax.grid(axis="x", which="minor", visible=False)

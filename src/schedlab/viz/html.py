@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from schedlab.output import MISSING_CELL
 from schedlab.viz.style import figure_bytes, readable_number
 
 #: Libraries whose versions the report lists (with Python and schedlab).
@@ -55,7 +56,7 @@ def versions() -> list[tuple[str, str]]:
 def cell(value: object) -> str:
     """A table cell: numbers readable, missing values as a dash, text escaped."""
     if value is None or (not isinstance(value, str) and pd.isna(value)):
-        return "–"
+        return MISSING_CELL
     if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if isinstance(value, (int, np.integer)):
