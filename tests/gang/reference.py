@@ -142,6 +142,7 @@ def reference_run(jobs, processors: int, policy, overrun: str = "kill") -> Outco
         if state["changed"]:
             matrix._clear_guests()
             matrix._drop_empty_rows()
+            matrix.served = {j: need[j] - remaining[j] for j in matrix._mask}
             policy.arrange(matrix, list(waiting.values()), state["t"])
             for job_id in [j for j in waiting if j in matrix]:
                 del waiting[job_id]

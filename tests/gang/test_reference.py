@@ -19,7 +19,7 @@ POLICY = st.fixed_dictionaries({
     "context_switch": st.integers(0, 2),
     "packing": st.sampled_from(["repack", "first-fit"]),
     "switchable": st.booleans(),
-    "backfill": st.sampled_from(["first-fit", "none"]),
+    "backfill": st.sampled_from(["first-fit", "reservation", "none"]),
 })
 
 

@@ -209,6 +209,49 @@ def test_the_slot_limit_makes_jobs_wait_and_backfilling_lets_small_ones_by():
     assert times == {1: (0, 10), 2: (10, 20), 3: (20, 25)}
 
 
+@pytest.mark.parametrize("length, backfill, expected", [
+    # S (1 wide, 200 s) fits beside A: first fit places it at 10, W waits for the row to
+    # empty: S 10-210, W 210-220.
+    (200, "first-fit", {1: (0, 100), 2: (210, 220), 3: (10, 210)}),
+    # Reservation: at 10 W's reservation is A's predicted end, 10 + (100 - 10) x 1 row =
+    # 100; S would end at 10 + 200 = 210 and keep the row busy after 100, so it waits:
+    # W 100-110, then S 110-310.
+    (200, "reservation", {1: (0, 100), 2: (100, 110), 3: (110, 310)}),
+    # A 10 s S ends at 20, before W's reservation: it is backfilled, 10-20.
+    (10, "reservation", {1: (0, 100), 2: (100, 110), 3: (10, 20)}),
+    # Strict queue: S waits behind W whatever its length.
+    (10, "none", {1: (0, 100), 2: (100, 110), 3: (110, 120)}),
+])
+def test_backfilling_under_the_slot_limit_with_a_reservation_for_the_head(length, backfill,
+                                                                         expected):
+    # One row on 2 processors, slot 10: A (1 wide, 100 s) at 0; W (2 wide, 10 s) at 1 and
+    # S (1 wide) at 2 are placed at the round boundary 10; W fits in no row.
+    jobs = [(1, 0, 100, 100, 1), (2, 1, 10, 10, 2), (3, 2, length, length, 1)]
+    times, _ = simulate(jobs, 2, slot=10, slots=1, backfill=backfill)
+    assert times == expected
+
+
+def test_the_reservation_counts_the_rows_a_job_shares():
+    # Limit 2 rows on 2 processors, slot 10: row 0 A{0} (100 s), row 1 B{0,1} (300 s).
+    # W (2 wide) and S (1 wide) arrive at 15 and are seen at the boundary 20, where A
+    # and B have had 10 s each.  W fits in no row: its reservation is A's predicted end,
+    # 20 + 90 x 2 rows = 200 (row 0 then empties).  S fits beside A in row 0; its
+    # predicted end is 20 + length x 2 rows.  A 30 s S ends by 80: backfilled at 20.  A
+    # 100 s S would end at 220 and hold row 0 after 200 (counted at one row, 120, it
+    # would have passed): it waits, and W starts first (210, after B's slot 200-210).
+    base = [(1, 0, 100, 100, 1), (2, 0, 300, 300, 2), (3, 15, 10, 10, 2)]
+    times, _ = simulate(base + [(4, 15, 30, 30, 1)], 2, slot=10, slots=2,
+                        backfill="reservation", switchable=False)
+    assert times[4][0] == 20
+    times, _ = simulate(base + [(4, 15, 100, 100, 1)], 2, slot=10, slots=2,
+                        backfill="reservation", switchable=False)
+    assert times[3][0] == 210
+    assert times[4][0] > times[3][0]
+    times, _ = simulate(base + [(4, 15, 100, 100, 1)], 2, slot=10, slots=2,
+                        switchable=False)
+    assert times[4][0] == 20 and times[3][0] > 210
+
+
 def test_idle_machine_starts_a_new_job_at_its_submit_time():
     times, result = simulate([(1, 0, 10, 10, 1), (2, 100, 7, 7, 1)], 1, slot=3)
     assert times == {1: (0, 10), 2: (100, 107)}

@@ -119,6 +119,9 @@ class Matrix:
         self._jobs: dict[int, Job] = {}
         self._next_row_id = 0
         self.log: list[tuple[int, int, int, int]] = []      # (time, kind, job id, row id)
+        #: The service each matrix job has received, set by the engine before each pass
+        #: of the policy (what a scheduler knows: estimate - served is the most it needs).
+        self.served: dict[int, int] = {}
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -414,6 +417,9 @@ class _Simulation:
         matrix._clear_guests()
         matrix._drop_empty_rows()
         mark = len(matrix.log)
+        held, index, remaining = self.held, self.index, self.remaining
+        matrix.served = {job_id: held[index[job_id]] - remaining[job_id]
+                         for job_id in matrix._mask}
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for job_id in [j for j in self.waiting if j in matrix]:
             job = self.waiting.pop(job_id)

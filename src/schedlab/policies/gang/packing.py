@@ -46,21 +46,28 @@ def by_lowest_processor(jobs: dict[int, int]) -> list[tuple[int, int, int]]:
 
 
 def first_fit(matrix: Matrix, job: Job, slot_limit: int, avoid: int = 0) -> bool:
-    """Place ``job`` in the first row with ``job.width`` free processors outside
-    ``avoid`` (its lowest-numbered ones), else in a new row if fewer than
-    ``slot_limit`` rows exist.  Returns whether the job was placed."""
+    """Place ``job`` where :func:`first_fit_spot` finds room.  Returns whether it was placed."""
+    spot = first_fit_spot(matrix, job, slot_limit, avoid)
+    if spot is not None:
+        matrix.place(job, *spot)
+    return spot is not None
+
+
+def first_fit_spot(matrix: Matrix, job: Job, slot_limit: int,
+                   avoid: int = 0) -> tuple[int, int] | None:
+    """The first row with ``job.width`` free processors outside ``avoid`` and its
+    lowest-numbered free ones, else a new row (index ``len(matrix)``) if fewer than
+    ``slot_limit`` rows exist: ``(row index, mask)``, or None."""
     allowed = matrix.full & ~avoid
     if allowed.bit_count() < job.width:
-        return False
+        return None
     for index, row in enumerate(matrix.rows):
         free = allowed & ~row.occupied
         if free.bit_count() >= job.width:
-            matrix.place(job, index, lowest_bits(free, job.width))
-            return True
+            return index, lowest_bits(free, job.width)
     if len(matrix) < slot_limit:
-        matrix.place(job, len(matrix), lowest_bits(allowed, job.width))
-        return True
-    return False
+        return len(matrix), lowest_bits(allowed, job.width)
+    return None
 
 
 def add_guests(matrix: Matrix) -> int:

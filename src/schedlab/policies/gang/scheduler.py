@@ -24,6 +24,7 @@ from schedlab.engine.timesharing import Matrix, TimeSharingPolicy
 from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy, check_choice, check_number
 from schedlab.policies.gang import packing
+from schedlab.policies.gang.reservation import HeadReservation
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 STRATEGIES = (1, 2, 3)
 PACKINGS = ("repack", "first-fit")
-BACKFILLS = ("first-fit", "none")
+BACKFILLS = ("first-fit", "reservation", "none")
 CLASSIFY_BY = ("estimate", "runtime")
 SHORT, MEDIUM, LONG = "short", "medium", "long"
 
@@ -57,9 +58,12 @@ class GangScheduler(Policy, TimeSharingPolicy):
     ``packing`` (``repack``: job re-packing, Zhou et al. 1999; ``first-fit``:
     no job moves, the baseline); ``switchable`` (jobs also run in other rows
     where their processors are free); ``backfill`` (``first-fit``: every
-    waiting job that fits is placed, in arrival order; ``none``: the queue
-    stops at the first job that does not fit); ``short``/``long`` class
-    bounds and ``classify_by``.
+    waiting job that fits is placed, in arrival order; ``reservation``: the
+    first job that does not fit gets a reservation from the estimates and a
+    later one is placed only if it does not delay it, §2-§3,
+    :mod:`~schedlab.policies.gang.reservation`; ``none``: the queue stops at
+    the first job that does not fit); ``short``/``long`` class bounds and
+    ``classify_by``.
     """
 
     name = "gang"
@@ -100,18 +104,25 @@ class GangScheduler(Policy, TimeSharingPolicy):
             self._moves += packing.repack(matrix)
             matrix._drop_empty_rows()
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
-        blocked = False
+        blocked = False                     # an earlier job waits: this one is backfilled
+        head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
         for job in waiting:
-            is_long = self.strategy >= 2 and self.classes.of(job) == LONG
-            if packing.first_fit(matrix, job, self.slots, long_mask if is_long else 0):
-                if is_long:
-                    long_mask |= matrix.mask_of(job.id)
-                if blocked:
-                    self._backfilled += 1
-            elif self.backfill == "none":
-                break
-            else:
+            is_long = self._is_long(job)
+            spot = packing.first_fit_spot(matrix, job, self.slots, long_mask if is_long else 0)
+            if spot is None:
+                if self.backfill == "none":
+                    break
+                if self.backfill == "reservation" and head is None:
+                    head = HeadReservation(matrix, job, is_long, self._is_long, self.slots, now)
                 blocked = True
+                continue
+            if head is not None and not head.admits(*spot, job, is_long):
+                continue
+            matrix.place(job, *spot)
+            if is_long:
+                long_mask |= spot[1]
+            if blocked:
+                self._backfilled += 1
         if self.switchable:
             packing.add_guests(matrix)
 
@@ -126,6 +137,10 @@ class GangScheduler(Policy, TimeSharingPolicy):
     def express_guests(self, matrix: Matrix, free: int, first: int) -> list[int]:
         """Matrix jobs that also run in an express slot (with ``switchable``, as guests do)."""
         return packing.express_guests(matrix, free, first) if self.switchable else []
+
+    def _is_long(self, job: Job) -> bool:
+        """Whether Strategy 2's rule applies to ``job``: a long job under Strategy 2 or 3."""
+        return self.strategy >= 2 and self.classes.of(job) == LONG
 
     def _long_processors(self, matrix: Matrix) -> int:
         """The processors holding a long job in any row (Strategy 2, §5)."""
