@@ -20,7 +20,7 @@ from schedlab.errors import InputError
 from schedlab.limits import MAX_TIME
 
 BOM = b"\xef\xbb\xbf"
-_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+ASCII_INT = re.compile(r"[+-]?[0-9]+")
 #: A decimal number in ASCII: digits, an optional point and an optional exponent.
 ASCII_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
@@ -67,7 +67,7 @@ def parse_int(text: str, *, field: str, file: str | None = None, line: int | Non
     so that later int64 arithmetic on the value cannot overflow.  With
     ``limit=None`` the caller checks the bound (up to 40 digits are read).
     """
-    if not _ASCII_INT.fullmatch(text):
+    if not ASCII_INT.fullmatch(text):
         raise InputError(f"expected an integer, got {text!r}", file=file,
                          line=line, field=field)
     if len(text.lstrip("+-")) > _MAX_DIGITS:

@@ -193,3 +193,46 @@ def test_no_grid_slowdown_is_below_one_whatever_the_ratings(jobs):
     finished = (result.status == 0)[result.accepted]
     assert (held[finished] == result.grid.machine_runtime[result.accepted][finished]).all()
     assert (held[~finished] == result.grid.machine_estimate[result.accepted][~finished]).all()
+
+
+# ------------------------------------------------------------------ means over runs, tables
+def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
+    import pandas as pd
+
+    from schedlab.cli.common import console
+    from schedlab.cli.results import means_table, summary_frame
+
+    frame = pd.DataFrame({
+        "workload": ["w"] * 4, "policy": ["qops", "qops", "qops", "easy"],
+        "seed": [0, 1, 2, 0], "processors": [None] * 4, "overrun": ["kill"] * 4,
+        # seed 1 of qops had no non-deadline job: its slowdown is missing, not 0
+        "nondeadline_avg_slowdown": pd.Series([2.0, None, 4.0, None], dtype=object),
+        "avg_wait": [10.0, 20.0, 30.0, 5.0]})
+    names = ["nondeadline_avg_slowdown", "avg_wait"]
+    summary = summary_frame(frame, names)
+    rows = summary.set_index("policy")
+    assert rows.loc["qops", "nondeadline_avg_slowdown"] == 3.0          # (2 + 4) / 2, not 2
+    assert rows.loc["qops", "runs.nondeadline_avg_slowdown"] == 2
+    assert rows.loc["qops", "n"] == 3 and rows.loc["qops", "avg_wait"] == 20.0
+    assert pd.isna(rows.loc["easy", "nondeadline_avg_slowdown"])
+    with console.capture() as captured:
+        console.print(means_table(summary, names))
+    text = captured.get()
+    assert "3.000 (2/3)" in text and "—" in text and "(k/n)" in text
+    assert "runs." not in text
+
+
+def test_results_and_compare_show_the_rejected_shares_when_a_run_rejected_jobs():
+    import pandas as pd
+
+    from schedlab.cli.common import summary_metrics
+    from schedlab.cli.results import default_metrics
+
+    frame = pd.DataFrame({"rejected": [0, 174], "avg_wait": [1.0, 2.0]})
+    assert default_metrics(frame) == ["avg_wait", "avg_bsld_60", "sldww_60", "utilization",
+                                      "rejected_pct", "rejected_area_pct"]
+    assert "rejected_pct" not in default_metrics(frame.assign(rejected=[0, 0]))
+    names = summary_metrics({"easy": {"rejected": 0}, "qops": {"rejected": 174}})
+    assert names[names.index("rejected"):names.index("rejected") + 3] == [
+        "rejected", "rejected_pct", "rejected_area_pct"]
+    assert "rejected_pct" not in summary_metrics({"easy": {"rejected": 0}})

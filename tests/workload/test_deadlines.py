@@ -339,28 +339,58 @@ def test_deadlines_out_of_reach_by_their_estimates_are_pointed_out(tmp_path):
     assert result.exit_code == 0, result.output
     assert ("note: 1 of 3 jobs with a deadline cannot meet it by their estimate even if "
             "started at once; admission control will refuse them. Deadlines from "
-            "--stringency assume exact estimates (QoPS §4.1); add --perfect-estimates."
-            in " ".join(result.output.split()))
+            "--stringency assume exact estimates (QoPS §4.1): --perfect-estimates makes 1 of "
+            "them reachable." in " ".join(result.output.split()))
     exact = invoke("simulate", str(trace), "-p", "qops", "--stringency", "0",
                    "--perfect-estimates")
     assert exact.exit_code == 0 and "note:" not in exact.output
 
 
-def test_a_zero_second_job_out_of_reach_is_named_and_not_blamed_on_the_estimates(tmp_path):
-    # Job 1 runs 0 s: EASY ends it at its submission, so with s = 0 its deadline
-    # is 0, which its estimate of 1 s (the least there is) cannot meet, perfect
-    # estimates or not; --perfect-estimates is no remedy and is not suggested.
+def test_a_zero_second_job_gets_a_stringency_deadline_its_least_estimate_meets(tmp_path):
+    # Job 1 runs 0 s: EASY ends it at its submission, so the formula as printed gives
+    # it the deadline 0, which its estimate of 1 s (the least there is) can never
+    # meet.  Our reading puts it 1 s after the submission: admitted, no note.  (With
+    # s = 0 job 2's deadline is its EASY end, 10, with no slack: the second job 1's
+    # estimate holds the machine pushes job 2 to 1-11, and it is the one refused.)
     trace = write(tmp_path, SWF.replace("1 0 -1 5 4 -1 -1 4 5 ", "1 0 -1 0 4 -1 -1 4 5 "),
                   "t.swf")
     result = invoke("simulate", str(trace), "-p", "qops", "--stringency", "0",
+                    "--perfect-estimates", "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "note:" not in result.output
+    rows = [line.split(",") for line in
+            (tmp_path / "out" / "jobs.csv").read_text().splitlines()[1:]]
+    # job id, start, end, status, deadline
+    assert [(r[0], r[2], r[3], r[7], r[10]) for r in rows] == [
+        ("1", "0", "0", "finished", "1"), ("2", "", "", "rejected", "10"),
+        ("3", "0", "10", "finished", "20")]
+
+
+def test_the_formula_as_printed_gives_a_zero_second_job_its_submission_as_deadline(tmp_path):
+    workload = stringency_deadlines(Workload((Job(1, 7, 0, 1, 1),), processors=1,
+                                             name="w"), 0.0)
+    assert deadlines(workload) == [8]
+    from schedlab.workload.deadlines import stringency_deadlines as assign
+    assert deadlines(assign(workload, 0.0, [0], least_duration=0)) == [7]
+    with pytest.raises(InputError, match="least_duration"):
+        assign(workload, 0.0, [0], least_duration=-1)
+
+
+def test_a_deadline_no_estimate_can_meet_is_not_blamed_on_the_estimates(tmp_path):
+    # A side file puts job 1 (0 s) at its submission: its estimate of 1 s, the least
+    # there is, cannot meet it, exact or not; --perfect-estimates is no remedy.
+    trace = write(tmp_path, SWF.replace("1 0 -1 5 4 -1 -1 4 5 ", "1 0 -1 0 4 -1 -1 4 5 "),
+                  "t.swf")
+    side = write(tmp_path, "job_id,deadline\n1,0\n", "d.csv")
+    result = invoke("simulate", str(trace), "-p", "qops", "--deadlines", str(side),
                     "--perfect-estimates")
     assert result.exit_code == 0, result.output
     said = " ".join(result.output.split())
-    assert ("note: 1 of 3 jobs with a deadline cannot meet it by their estimate even if "
-            "started at once; admission control will refuse them. 1 of them run 0 s: their "
-            "deadline is their submission time, which the least estimate (1 s) cannot meet."
+    assert ("note: 1 of 1 jobs with a deadline cannot meet it by their estimate even if "
+            "started at once; admission control will refuse them. 1 of them cannot meet it "
+            "even with an exact estimate (their runtime, at least 1 s): no estimate helps."
             in said)
-    assert "add --perfect-estimates" not in said
+    assert "--perfect-estimates makes" not in said
 
 
 @pytest.mark.parametrize("args,message", [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from pathlib import Path
@@ -422,16 +423,22 @@ def parse_params(pairs: list[str] | None, *, field: str = "--param") -> dict[str
         key, sep, raw = pair.partition("=")
         if not sep or not key.strip():
             raise InputError(f"expected KEY=VALUE, got {pair!r}", field=field)
-        params[key.strip()] = _number_or_text(raw.strip())
+        params[key.strip()] = _number_or_text(raw.strip(), f"{field} {key.strip()}")
     return params
 
 
-def _number_or_text(raw: str) -> object:
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
+def _number_or_text(raw: str, field: str) -> object:
+    """An integer in ASCII digits (magnitude at most 2**53, :func:`schedlab.textio.parse_int`),
+    a finite decimal number, ``true``/``false``, else the text itself."""
+    from schedlab.textio import ASCII_INT, ASCII_NUMBER, parse_int
+
+    if ASCII_INT.fullmatch(raw):
+        return parse_int(raw, field=field)
+    if ASCII_NUMBER.fullmatch(raw):
+        value = float(raw)
+        if not math.isfinite(value):
+            raise InputError(f"expected a finite number, got {raw!r}", field=field)
+        return value
     return {"true": True, "false": False}.get(raw.lower(), raw)
 
 

@@ -13,12 +13,19 @@ not options of the command, so ``--help`` does not show them.
 from __future__ import annotations
 
 import functools
+import math
 from typing import Any
 
 import typer
 from typer.core import TyperCommand
 
+try:  # typer 0.2x carries its own copy of click, whose types its options use
+    from typer._click import types as click_types
+except ImportError:  # pragma: no cover - a typer on the click package
+    from click import types as click_types
+
 from schedlab.errors import InputError
+from schedlab.textio import ASCII_NUMBER, parse_int
 
 #: Help panels of ``--help``, in the order the options of a command are declared.
 WORKLOAD_PANEL = "Workload"
@@ -73,6 +80,36 @@ def invalid_choice_message(choice_type: Any, value: Any, ctx: typer.Context | No
     return f"expected one of {names}, got {value!r}"
 
 
+class AsciiInt(click_types.IntParamType):
+    """click's INT, reading ASCII digits only (:func:`schedlab.textio.parse_int`): ``int``
+    alone also reads ``1_000`` and the digits of other scripts (docs/cli.md, "Bounds")."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                return parse_int(value.strip(), field="value", limit=None)
+            except InputError as err:
+                self.fail(err.reason, param, ctx)
+        return super().convert(value, param, ctx)
+
+
+class FiniteFloat(click_types.FloatParamType):
+    """click's FLOAT, reading an ASCII decimal number only: not ``nan``, ``inf`` or the digits
+    of other scripts, which ``float`` reads."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        if isinstance(value, str) and not ASCII_NUMBER.fullmatch(value.strip()):
+            self.fail(f"expected a finite number (ASCII digits), got {value!r}", param, ctx)
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"expected a finite number, got {value!r}", param, ctx)
+        return number
+
+
+#: The number types every option is read with, in place of click's own.
+ASCII_TYPES = {click_types.IntParamType: AsciiInt(), click_types.FloatParamType: FiniteFloat()}
+
+
 class SchedlabCommand(TyperCommand):
     """A typer command that accepts the deprecated spellings of its options and reports a bad
     option value (not a number, not one of the choices) as one line with exit code 2."""
@@ -80,6 +117,7 @@ class SchedlabCommand(TyperCommand):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         for param in self.params:
+            param.type = ASCII_TYPES.get(type(param.type), param.type)
             if hasattr(param.type, "get_invalid_choice_message"):
                 param.type.get_invalid_choice_message = functools.partial(
                     invalid_choice_message, param.type)

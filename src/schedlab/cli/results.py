@@ -11,12 +11,18 @@ from rich.table import Table
 
 from schedlab.cli.common import console
 from schedlab.errors import InputError
+from schedlab.output import MISSING_CELL
 
 #: Metrics shown when none is asked for (names of docs/metrics.md).
 DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
 #: The same for a grid experiment: the measures of Pasquali's thesis (§4.1, docs/metrics.md).
 GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "system_usage",
                         "licence_usage")
+#: Added to the default metrics when some run rejected jobs (admission control): the shares
+#: of jobs and of processor-seconds refused, beside the wait and slowdown of the jobs kept.
+REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
+#: The columns of :func:`summary_frame` that count, per metric, the runs it is defined in.
+RUNS_PREFIX = "runs."
 #: Column headers shortened so that a summary fits 80 columns.
 SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs",
                  "preemption_overhead": "overhead"}
@@ -65,9 +71,13 @@ def results(
 
 
 def default_metrics(frame) -> list[str]:
-    """The grid measures when the experiment's runs are on a platform, else the classic ones."""
+    """The grid measures when the experiment's runs are on a platform, else the classic ones;
+    with the rejected shares when some run rejected jobs."""
     grid = "platform" in frame.columns and frame["platform"].notna().any()
-    return list(GRID_DEFAULT_METRICS if grid else DEFAULT_METRICS)
+    names = list(GRID_DEFAULT_METRICS if grid else DEFAULT_METRICS)
+    if "rejected" in frame.columns and frame["rejected"].fillna(0).gt(0).any():
+        names += list(REJECTION_METRICS)
+    return names
 
 
 def check_metrics(frame, names: list[str]) -> None:
@@ -114,7 +124,8 @@ def setting_columns(frame) -> list[str]:
 
 def varying(summary, names: list[str]) -> list[str]:
     """The label columns worth showing: those that differ between rows (policy and n always)."""
-    labels = [c for c in summary.columns if c not in names]
+    labels = [c for c in summary.columns
+              if c not in names and not c.startswith(RUNS_PREFIX)]
     if len(summary) < 2:
         return labels
     return [c for c in labels
@@ -129,13 +140,25 @@ def policy_label(row) -> str:
 
 
 def summary_frame(finished, names: list[str]):
-    """Mean of each metric per setting over its seeds, with the number of runs ``n``."""
+    """Mean of each metric per setting over its seeds, with the number of runs ``n``.
+
+    A metric missing in a run (one over no jobs, docs/metrics.md "Empty
+    groups") is left out of the mean, not counted as 0; ``runs.<metric>``
+    says over how many of the ``n`` runs each mean is taken.
+    """
+    import pandas as pd
+
     frame = finished.copy()
     frame["setting"] = frame.apply(policy_label, axis=1) if len(frame) else []
+    for name in names:
+        frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
     keys = setting_columns(frame)
     grouped = frame.groupby(keys, dropna=False, sort=True)
     means = grouped[names].mean()
+    counts = grouped[names].count()
     means.insert(0, "n", grouped.size())
+    for name in names:
+        means[RUNS_PREFIX + name] = counts[name]
     return means.reset_index().rename(columns={"setting": "policy"})
 
 
@@ -145,20 +168,37 @@ def means_table(summary, names: list[str]) -> Table:
     table = Table(title="mean over seeds (finished runs)", box=box.SIMPLE_HEAD,
                   show_edge=False, padding=(0, 0))
     labels = varying(summary, names)
-    constant = [c for c in summary.columns if c not in names and c not in labels]
+    constant = [c for c in summary.columns if c not in names and c not in labels
+                and not c.startswith(RUNS_PREFIX)]
+    captions = []
     if constant:
         first = summary.iloc[0]
-        table.caption = "every row: " + ", ".join(
+        captions.append("every row: " + ", ".join(
             f"{SHORT_HEADERS.get(c, c.removeprefix('transform.'))}={_cell(first[c])}"
-            for c in constant)
+            for c in constant))
+    if any((summary[RUNS_PREFIX + n] < summary["n"]).any() for n in names
+           if RUNS_PREFIX + n in summary.columns):
+        captions.append("(k/n): mean of the k of n runs where the metric is defined "
+                        f"({MISSING_CELL}: in none)")
+    if captions:
+        table.caption = "\n".join(captions)
     for column in labels:
         header = SHORT_HEADERS.get(column, column.removeprefix("transform."))
         table.add_column(header, no_wrap=True, justify="right" if column == "n" else "left")
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
     for _, row in summary.iterrows():
-        table.add_row(*[_cell(row[c]) for c in labels], *[_number(row[n]) for n in names])
+        table.add_row(*[_cell(row[c]) for c in labels], *[_mean_cell(row, n) for n in names])
     return table
+
+
+def _mean_cell(row, name: str) -> str:
+    """A mean over runs, with ``(k/n)`` when only k of the setting's n runs define it."""
+    text = _number(row[name])
+    runs = row.get(RUNS_PREFIX + name)
+    if runs is not None and 0 < runs < row["n"]:
+        text += f" ({int(runs)}/{int(row['n'])})"
+    return text
 
 
 def _missing(value) -> bool:
@@ -178,7 +218,7 @@ def _cell(value) -> str:
 
 def _number(value) -> str:
     if _missing(value):
-        return "-"
+        return MISSING_CELL
     if abs(value) < 10:
         return f"{value:.3f}"
     return f"{value:.1f}" if abs(value) < 1000 else f"{value:.0f}"

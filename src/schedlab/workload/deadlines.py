@@ -13,7 +13,11 @@ SWF has no deadline field, so deadlines come from one of three places:
   where ``R_easy`` is its response time under EASY and ``s`` the stringency
   factor (the converted paper prints "(1s)"; the factor is 1 - s: with s = 0
   the deadline is the job's EASY completion time, and deadlines tighten as s
-  grows);
+  grows).  Our reading: the runtime term is at least :data:`LEAST_DURATION`
+  (1 s), the least estimate a job has — a job that runs 0 s keeps an
+  estimate of 1 s, so a deadline at its submission could never be met by
+  admission control, which plans by estimates (``least_duration=0`` gives
+  the formula as printed);
 * :func:`mixed_deadlines` — QoPS §4.2: a seeded fraction of the jobs get
   that deadline; the others are non-deadline jobs and get the artificial
   deadline ``submit + max(24 h, ceil(R x runtime))`` (relaxation factor R),
@@ -39,6 +43,9 @@ from schedlab.textio import parse_int, read_text
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.transforms import NAME_SEPARATOR
 
+#: Our reading of QoPS §4.1: the least time from submit to a stringency deadline, seconds —
+#: the least estimate a job has (the time resolution; a 0-second job keeps a 1 s estimate).
+LEAST_DURATION = 1
 #: QoPS §4.2: the artificial deadline of a non-deadline job is at least one day.
 ARTIFICIAL_MINIMUM = 24 * 3600
 #: Values of the optional ``kind`` column of a deadline file.
@@ -146,25 +153,32 @@ def check_factors(stringency: float, fraction: float = 1.0, relaxation: float = 
 
 
 def stringency_deadlines(workload: Workload, stringency: float,
-                         easy_response: Sequence[int]) -> Workload:
+                         easy_response: Sequence[int], *,
+                         least_duration: int = LEAST_DURATION) -> Workload:
     """Every job gets the QoPS deadline for stringency ``s`` (Islam et al., §4.1).
 
-    ``deadline = submit + max(runtime, ceil((1 - s) x R_easy))`` with
-    ``R_easy`` the job's response time under EASY backfilling, given in
+    ``deadline = submit + max(runtime, least_duration, ceil((1 - s) x R_easy))``
+    with ``R_easy`` the job's response time under EASY backfilling, given in
     workload order (:func:`schedlab.pipeline.easy_response_times` runs that
     schedule: this layer simulates nothing).  ``s`` is in [0, 1]: 0 gives
     the EASY completion time, 1 the job's own runtime.  All deadlines are real.
+    ``least_duration`` (our reading, :data:`LEAST_DURATION`): a job of
+    runtime 0 still has an estimate of 1 s, so its deadline is at least 1 s
+    after its submission; 0 gives the paper's formula as printed, under
+    which admission control can never accept such a job.
     """
     factor = 1 - _fraction("stringency", stringency, low=0, high=1)
+    least = _least_duration(least_duration)
     response = list(easy_response)
-    jobs = [_with_deadline(job, job.submit + _stringent(job, rt, factor), False)
+    jobs = [_with_deadline(job, job.submit + _stringent(job, rt, factor, least), False)
             for job, rt in zip(workload.jobs, response)]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, f"s{stringency:g}"))
 
 
 def mixed_deadlines(workload: Workload, stringency: float, fraction: float, relaxation: float,
                     seed: int | np.random.Generator = 0, *,
-                    easy_response: Sequence[int]) -> Workload:
+                    easy_response: Sequence[int],
+                    least_duration: int = LEAST_DURATION) -> Workload:
     """A seeded ``fraction`` of the jobs get QoPS deadlines, the others artificial ones (§4.2).
 
     ``round(fraction x n)`` jobs (halves up) are deadline jobs: the first
@@ -175,9 +189,11 @@ def mixed_deadlines(workload: Workload, stringency: float, fraction: float, rela
     ``submit + max(24 h, ceil(relaxation x runtime))`` ("the artificial
     deadline of each non-deadline job is set to max(24 hours, R*runtime)"),
     marked ``artificial_deadline=True``.  The EASY schedule behind the real
-    deadlines is that of the whole workload.
+    deadlines is that of the whole workload; ``least_duration`` is that of
+    :func:`stringency_deadlines`.
     """
     factor = 1 - _fraction("stringency", stringency, low=0, high=1)
+    least = _least_duration(least_duration)
     share = _fraction("fraction", fraction, low=0, high=1)
     relax = _fraction("relaxation", relaxation, low=0, high=math.inf, open_low=True)
     n = len(workload.jobs)
@@ -188,7 +204,8 @@ def mixed_deadlines(workload: Workload, stringency: float, fraction: float, rela
     jobs = []
     for job, rt, real in zip(workload.jobs, response, chosen.tolist()):
         if real:
-            jobs.append(_with_deadline(job, job.submit + _stringent(job, rt, factor), False))
+            jobs.append(_with_deadline(job, job.submit + _stringent(job, rt, factor, least),
+                                       False))
         else:
             jobs.append(_with_deadline(job, job.submit + _relaxed(job, relax), True))
     seed_part = f"-seed{seed}" if isinstance(seed, (int, np.integer)) else ""
@@ -196,9 +213,19 @@ def mixed_deadlines(workload: Workload, stringency: float, fraction: float, rela
     return workload.with_jobs(jobs, name=_suffixed(workload.name, suffix))
 
 
-def _stringent(job: Job, easy_response: int, factor: Fraction) -> int:
-    """max(runtime, ceil((1 - s) x EASY response)): seconds from submit to the deadline."""
-    return max(job.runtime, _ceil(factor * easy_response))
+def _stringent(job: Job, easy_response: int, factor: Fraction, least: int) -> int:
+    """max(runtime, least, ceil((1 - s) x EASY response)): seconds from submit to the
+    deadline."""
+    return max(job.runtime, least, _ceil(factor * easy_response))
+
+
+def _least_duration(value: int) -> int:
+    """The ``least_duration`` of a deadline assignment: a whole number of seconds >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InputError(f"The 'least_duration' parameter of the deadline assignment must "
+                         f"be a whole number of seconds >= 0. Got {value!r} instead.",
+                         field="least_duration")
+    return int(value)
 
 
 def _relaxed(job: Job, relaxation: Fraction) -> int:
