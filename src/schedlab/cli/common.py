@@ -248,16 +248,16 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
     if not unreachable:
         return
     with_deadline = sum(1 for job in workload.jobs if job.deadline is not None)
-    # A job that runs 0 s keeps the least estimate, 1 s, even with perfect
-    # estimates; a deadline at its submission is out of its reach all the same.
-    instant = sum(1 for job in unreachable if job.runtime == 0 and job.estimate == 1)
+    # A perfect estimate is the runtime, at least 1 s (a job that runs 0 s keeps the
+    # least estimate): only the jobs whose deadline that meets are helped by one.
+    helped = sum(1 for job in unreachable if job.submit + max(job.runtime, 1) <= job.deadline)
     hint = ""
-    if from_stringency and instant < len(unreachable):
-        hint = (" Deadlines from --stringency assume exact estimates (QoPS §4.1); add "
-                "--perfect-estimates.")
-    if instant:
-        hint += (f" {instant} of them run 0 s: their deadline is their submission time, "
-                 f"which the least estimate (1 s) cannot meet.")
+    if from_stringency and helped:
+        hint = (f" Deadlines from --stringency assume exact estimates (QoPS §4.1): "
+                f"--perfect-estimates makes {helped} of them reachable.")
+    if helped < len(unreachable):
+        hint += (f" {len(unreachable) - helped} of them cannot meet it even with an exact "
+                 f"estimate (their runtime, at least 1 s): no estimate helps.")
     err_console.print(f"note: {len(unreachable)} of {with_deadline} jobs with a deadline cannot "
                       f"meet it by their estimate even if started at once; admission control will "
                       f"refuse them.{hint}", markup=False, highlight=False)
@@ -399,8 +399,11 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
 
     Metrics run down the side so that several policies fit an 80-column
     terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
-    Labels are shown as they are (``qops[k=3]`` is no rich markup).
+    Labels are shown as they are (``qops[k=3]`` is no rich markup).  A
+    missing metric (one over no jobs, docs/metrics.md) shows as ``—``.
     """
+    from schedlab.output import MISSING_CELL
+
     table = Table(title=title)
     table.add_column("metric", style="bold")
     for label in rows:
@@ -411,7 +414,8 @@ def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str
         cells = []
         for metrics in rows.values():
             value = metrics.get(name)
-            cells.append("-" if value is None else format(value, formats.get(name, ".2f")))
+            cells.append(MISSING_CELL if value is None
+                         else format(value, formats.get(name, ".2f")))
         table.add_row(name, *cells)
     return table
 
@@ -514,9 +518,19 @@ SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d
                         "utilization_margo_reserved": ".3f"})
 
 
+#: Beside ``rejected`` when some run rejected jobs: the shares of jobs and of processor-seconds
+#: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
+#: kept are read with what it turned away (docs/metrics.md).
+REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
+
+
 def summary_metrics(rows: dict[str, dict]) -> list[str]:
-    """The metric names of the summary table, with the deadline and reservation ones if any."""
+    """The metric names of the summary table, with the rejection, deadline and reservation
+    ones if any."""
     names = list(SUMMARY_METRICS)
+    if any(metrics.get("rejected") for metrics in rows.values()):
+        at = names.index("rejected") + 1
+        names[at:at] = REJECTION_SUMMARY_METRICS
     if any("deadline_missed" in metrics for metrics in rows.values()):
         names += DEADLINE_SUMMARY_METRICS
     if any("reservations" in metrics for metrics in rows.values()):
