@@ -195,6 +195,34 @@ def test_family_model_scales_arrivals_to_the_load_and_services_by_the_step():
         he.family_model(0, base_load=0.0)
 
 
+def test_family_order_is_a_parameter_with_the_same_targets_and_load():
+    # Orders 1 and 2 both meet the three conditions (25 % below 150 s, 25 % above 6000 s,
+    # the trace's mean); order 1, the smallest, is shipped; order 3 is infeasible.
+    shipped = he.family_baseline()
+    two = he.family_model(0, order=2)
+    assert {r.service.order for r in two.ranges} == {2}
+    assert two.share_below(150) == pytest.approx(0.25, abs=1e-9)
+    assert 1 - two.share_below(6000) == pytest.approx(0.25, abs=1e-9)
+    assert two.offered_load(256) == pytest.approx(shipped.offered_load(256), rel=1e-9)
+    assert he.family_model(0, order=1) == shipped
+    # the point of order 2: few very short jobs (order 1 is exponential near 0)
+    assert shipped.share_below(10) / 0.25 == pytest.approx(0.093, abs=0.001)
+    assert two.share_below(10) / 0.25 == pytest.approx(0.0096, abs=0.001)
+    with pytest.raises(InputError, match="order 3"):
+        he.family_model(0, order=3)
+
+
+def test_family_of_order_two_is_registered_and_keeps_arrivals_and_widths():
+    assert {f"w{i}-order2" for i in range(9)} <= set(BUILTIN_MODELS)
+    one, two = schedlab.load_workload("w3", jobs=400), schedlab.load_workload("w3-order2",
+                                                                              jobs=400)
+    assert two.name == "w3-order2"
+    assert [(j.submit, j.width) for j in one] == [(j.submit, j.width) for j in two]
+    runtimes = np.array([j.runtime for j in two])
+    assert runtimes.tolist() != [j.runtime for j in one]
+    assert he.gang_workload(3, 400, order=2).jobs == two.jobs
+
+
 @pytest.mark.skipif(not (WORKLOADS / he.FAMILY_TRACE).exists(), reason="needs the trace")
 def test_shipped_baseline_is_the_calibration_of_the_trace():
     rebuilt = he.build_family_baseline(read_swf(WORKLOADS / he.FAMILY_TRACE))

@@ -50,13 +50,22 @@ def streit_job_set(key: str) -> Callable[..., Workload]:
     return generate
 
 
-def gang_family_member(index: int) -> Callable[..., Workload]:
-    """The generator of workload ``w<index>`` (paper 001, §4; ``models/hypererlang.py``)."""
+def gang_family_member(index: int, order: int | None = None) -> Callable[..., Workload]:
+    """The generator of workload ``w<index>`` (paper 001, §4; ``models/hypererlang.py``),
+    its service times of common order ``order`` (None: the shipped order 1)."""
     def generate(n_jobs: int = 10_000, processors: int = 256, seed: int = 0) -> Workload:
-        return gang_workload(index, n_jobs=n_jobs, processors=processors, seed=seed)
+        return gang_workload(index, n_jobs=n_jobs, processors=processors, seed=seed,
+                             order=order)
 
-    generate.__doc__ = f"Gang-scheduling workload w{index}: hyper-Erlang model, perfect estimates."
+    of_order = "" if order is None else f", service times of order {order}"
+    generate.__doc__ = (f"Gang-scheduling workload w{index}: hyper-Erlang model{of_order}, "
+                        f"perfect estimates.")
     return generate
+
+
+#: The other orders of the gang workloads' service distribution offered by name
+#: (``w3-order2``): the three conditions of the family are feasible at orders 1 and 2 only.
+GANG_ORDERS = (2,)
 
 
 #: Built-in workload name -> generator taking ``(n_jobs, processors, seed)``.
@@ -65,6 +74,8 @@ BUILTIN_MODELS: dict[str, Callable[..., Workload]] = {
     "lublin256": lublin_256,
     **{name: streit_job_set(key) for key, (_, name, _) in BUILTIN_PARAMETERS.items()},
     **{f"w{i}": gang_family_member(i) for i in range(FAMILY_SIZE)},
+    **{f"w{i}-order{k}": gang_family_member(i, k) for k in GANG_ORDERS
+       for i in range(FAMILY_SIZE)},
 }
 
 #: The workload used when the user names none.
