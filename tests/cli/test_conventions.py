@@ -163,7 +163,7 @@ def test_help_lists_the_choices(path: tuple[str, ...]) -> None:
     (["platform", "generate", "-o", "p.toml", "--preset", "thesis-9"],
      "field --preset: expected one of thesis-4.1, thesis-4.2, thesis-4.2-mkp, thesis-4.3, "
      "thesis-5.2, got 'thesis-9'"),
-    (["simulate", "lublin", "--procs", "many"], "field --procs: 'many' is not a valid int."),
+    (["simulate", "lublin", "--procs", "many"], "field --procs: expected an integer, got 'many'"),
 ])
 def test_a_bad_value_is_a_one_line_error_with_exit_code_2(args, message) -> None:
     result = runner.invoke(app, args)

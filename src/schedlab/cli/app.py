@@ -17,7 +17,7 @@ from typing import Callable
 import typer
 
 from schedlab.cli.analyze import analyze
-from schedlab.cli.common import err_console
+from schedlab.cli.common import err_console, named_as_typed
 from schedlab.cli.compare import compare
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.export import export
@@ -49,7 +49,8 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
         try:
             return command(*args, **kwargs)
         except InputError as err:
-            err_console.print(f"schedlab: error: {err}", markup=False, highlight=False)
+            err_console.print(f"schedlab: error: {named_as_typed(err)}", markup=False,
+                              highlight=False)
             raise typer.Exit(EXIT_INPUT) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise

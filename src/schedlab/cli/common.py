@@ -271,6 +271,21 @@ def option_name(setting: str) -> str:
     return "--" + {"processors": "procs"}.get(setting, setting).replace("_", "-")
 
 
+#: Run settings and policy parameters that a command-line option of the same name sets: an
+#: error the engine or a policy raises about one names the option (``--tick``).
+OPTION_SETTINGS = ("tick", "max_queued_per_user", "overrun", "reservation_placement",
+                   "throttle", "reservation_cap", "reservation_window",
+                   "min_reservation_duration", "min_reservation_notice", "preemption_overhead")
+
+
+def named_as_typed(err: InputError) -> InputError:
+    """``err`` with its field named as the option the user typed, when it is a setting of
+    :data:`OPTION_SETTINGS` and no file is in question (a sweep names its key path)."""
+    if err.file is not None or err.field not in OPTION_SETTINGS:
+        return err
+    return InputError(err.reason, line=err.line, field=option_name(err.field))
+
+
 def reservation_params(reservations: str | None, *, placement: str, throttle: bool,
                        cap: int | None, window: int, min_duration: int,
                        min_notice: int) -> dict[str, object]:
@@ -489,14 +504,13 @@ def parse_window(text: str | None) -> tuple[int, int] | None:
     """``"START:END"`` in seconds since the trace start -> ``(START, END)``."""
     if text is None:
         return None
+    from schedlab.textio import ASCII_INT, parse_int
+
     start, sep, end = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        return int(start), int(end)
-    except ValueError:
+    if not sep or not ASCII_INT.fullmatch(start) or not ASCII_INT.fullmatch(end):
         raise InputError(f"expected START:END in whole seconds, got {text!r}",
-                         field="--window") from None
+                         field="--window")
+    return (parse_int(start, field="--window"), parse_int(end, field="--window"))
 
 
 SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
