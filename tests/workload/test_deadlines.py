@@ -414,3 +414,22 @@ def test_bad_deadline_and_load_options_exit_with_2_and_one_line(tmp_path, args, 
     assert result.exit_code == 2
     assert message.format(side=side) in result.output
     assert "Traceback" not in result.output
+
+
+def test_on_nasa_ipsc_zero_second_jobs_are_no_longer_refused_by_qops():
+    """NASA-iPSC (no requested times: estimates are runtimes) at stringency 0.2: the
+    formula as printed gives its 0-second jobs their submission as deadline, which their
+    1 s estimate cannot meet, and QoPS refuses 175 jobs, 173 of them of 0 s; with the
+    least duration of 1 s it refuses 2, none of 0 s (docs/policies/deadlines.md)."""
+    import schedlab
+    from schedlab.workload.deadlines import stringency_deadlines as assign
+    from real_traces import real_trace
+
+    workload = schedlab.load_workload(real_trace("NASA-iPSC-1993-3.1-cln.swf.gz"))
+    easy = easy_response_times(workload).tolist()
+    refused = {}
+    for least in (0, 1):
+        result = schedlab.simulate(assign(workload, 0.2, easy, least_duration=least), "qops")
+        rejected = result.status == 2
+        refused[least] = (int(rejected.sum()), int((rejected & (result.runtime == 0)).sum()))
+    assert refused == {0: (175, 173), 1: (2, 0)}
