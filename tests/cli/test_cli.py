@@ -232,7 +232,9 @@ def test_simulate_warns_about_a_guessed_machine_and_estimates(workdir: Path) -> 
     assert result.exit_code == 0, result.output
     assert result.stderr.splitlines() == [
         "warning: guessed has no MaxProcs or MaxNodes header: the machine size is guessed as "
-        "3 processors (the widest job); give the real size with --procs",
+        "3 processors (the widest job); if the real machine is larger, jobs queue behind a "
+        "machine it is not and waits (and every metric built on them) are meaningless: give "
+        "the real size with --procs",
         "warning: guessed has no requested times: every job's estimate is its "
         "runtime, i.e. perfect estimates, which flatter backfilling"]
     document = json.loads((workdir / "out" / "metrics.json").read_text())

@@ -127,7 +127,9 @@ def test_a_guessed_machine_size_is_recorded_and_warned_about():
                                   "estimates_from_runtime": 2}
     assert guess_warnings(guessed) == [
         "sacct does not give the machine size: the machine size is guessed as 24 processors "
-        "(the peak of CPUs in use); give the real size with --procs",
+        "(the peak of CPUs in use); if the real machine is larger, jobs queue behind a "
+        "machine it is not and waits (and every metric built on them) are meaningless: give "
+        "the real size with --procs",
         "sacct: 2 jobs have no requested time: their estimate is their runtime "
         "(--missing-estimate drop skips them instead)"]
     given = read_sacct(SACCT, missing_estimate="drop", processors=8)

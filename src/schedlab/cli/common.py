@@ -218,8 +218,9 @@ def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str
                           if source == MACHINE_FROM_WIDEST_JOB
                           else ("does not give the machine size", "the peak of CPUs in use"))
         lines.append(f"{workload.name} {lacking}: the machine size is guessed as "
-                     f"{workload.processors} processors ({basis}); give the real size "
-                     f"with --procs")
+                     f"{workload.processors} processors ({basis}); if the real machine is "
+                     f"larger, jobs queue behind a machine it is not and waits (and every "
+                     f"metric built on them) are meaningless: give the real size with --procs")
     fractional = facts.get(FRACTIONAL_TIMES)
     if fractional:
         lines.append(f"{workload.name}: {fractional} records have fractional times (fields "
