@@ -353,6 +353,17 @@ CASES = [
     Case("compare-huge-procs", ("compare", "{d}/t.swf", "--policies", "fcfs", "--procs",
                                 "100000000000000000000"), "field --procs: expected an integer "
          "<= 2**31", {"t.swf": SWF}),
+    Case("generate-huge-jobs", ("generate", "lublin", "-n", "100000000000", "-o", "{d}/g.swf"),
+         "field --jobs/-n: expected an integer <= 2**22"),
+    Case("generate-negative-seed", ("generate", "lublin", "-n", "10", "--seed", "-1", "-o",
+                                    "{d}/g.swf"), "field --seed: expected an integer >= 0"),
+    Case("generate-huge-procs", ("generate", "lublin", "-n", "10", "--procs", "9" * 25, "-o",
+                                 "{d}/g.swf"), "field --procs: expected an integer <= 2**31"),
+    Case("platform-generate-negative-seed", ("platform", "generate", "-o", "{d}/p.toml",
+                                             "--seed", "-1"),
+         "field --seed: expected an integer >= 0, got -1"),
+    Case("analyze-huge-procs", ("analyze", "{d}/t.swf", "--procs", "9" * 25),
+         "t.swf: field processors: expected an integer <= 2**31", {"t.swf": SWF}),
     Case("sweep-negative-workers", ("sweep", "{d}/s.toml", "--out", "{d}/out", "--workers",
                                     "-1"), "field --workers", {"s.toml": sweep()}),
 ]
@@ -403,6 +414,26 @@ def test_accepted_encodings_give_the_plain_schedule(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         outputs.append((tmp_path / name / "jobs.csv").read_text())
     assert outputs[1:] == outputs[:1] * 3
+
+
+def test_a_cr_only_trace_of_200_records_is_read_whole(tmp_path: Path) -> None:
+    """CR-only line ends (classic Mac OS) were read as one line: "no job records"."""
+    from schedlab.workload.swf import read_swf
+
+    records = [f"{k} {10 * k} -1 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1" for k in range(1, 201)]
+    (tmp_path / "cr.swf").write_bytes(("; MaxProcs: 8\r" + "\r".join(records) + "\r").encode())
+    workload = read_swf(tmp_path / "cr.swf")
+    assert len(workload) == 200 and workload.jobs[-1].submit == 2000
+
+
+def test_a_bad_value_in_the_last_sweep_combination_stops_before_any_run(tmp_path: Path) -> None:
+    """Every combination is checked before the first run: nothing is stored."""
+    (tmp_path / "s.toml").write_text(sweep(transforms="[transforms]\nstringency = [0, 0.5, 2]"))
+    result = CliRunner().invoke(app, ["sweep", str(tmp_path / "s.toml"), "--out",
+                                      str(tmp_path / "out"), "--workers", "1"])
+    assert result.exit_code == 2
+    assert "field transforms.stringency[2]" in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_fractional_times_are_truncated_and_counted(tmp_path: Path) -> None:

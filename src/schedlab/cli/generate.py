@@ -121,6 +121,7 @@ def generate(
 
     'reservations' writes advance-reservation requests as CSV instead.
     """
+    check_model_options(procs=procs, jobs=jobs, seed=seed)
     reservation_options = {"--span": span, "--into": into, "--per-week": per_week,
                            "--nodes": nodes, "--hours": hours, "--notice-hours": notice_hours}
     if model == RESERVATIONS:
@@ -168,6 +169,18 @@ def generate(
     from schedlab.workload.models import generate_builtin
 
     _write(generate_builtin(model, n_jobs=jobs, processors=procs, seed=seed), out)
+
+
+def check_model_options(*, procs: int | None, jobs: int | None, seed: int) -> None:
+    """The bounds a simulated run checks (:mod:`schedlab.limits`), checked before a model
+    draws anything, each error naming the option."""
+    from schedlab.limits import check_jobs, check_processors, check_seed
+
+    if procs is not None:
+        check_processors(procs, field="--procs")
+    if jobs is not None:
+        check_jobs(jobs, field="--jobs/-n")
+    check_seed(seed, field="--seed")
 
 
 def _generate_streit(source: str | None, output: Path | None, save_model: Path | None, *,

@@ -134,9 +134,11 @@ def generate_platform_file(
     name: Annotated[Optional[str], typer.Option(help="Platform name.")] = None,
 ) -> None:
     """Draw a platform from the ranges of a thesis setting (docs/platform.md) and write it."""
+    from schedlab.limits import check_seed
     from schedlab.platform import write_platform
     from schedlab.platform.generator import generate_platform, preset as settings_of
 
+    check_seed(seed, field="--seed")
     settings = settings_of(preset, clusters=_counts(clusters),
                            cpus=_pair(cpus, "--cpus", None, int),
                            rating=_pair(rating, "--rating", None, int), licences=licences,

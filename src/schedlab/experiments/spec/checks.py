@@ -57,10 +57,14 @@ class Checker:
             raise self.error(path, f"expected an integer <= 2**53, got {value}")
         return value
 
-    def number(self, value: Any, path: str) -> float:
+    def number(self, value: Any, path: str, *, positive: bool = True) -> float:
+        """A finite number, > 0 unless ``positive`` is false (a range the single run checks
+        follows, :func:`schedlab.pipeline.check_transforms`)."""
+        bound = " > 0" if positive else ""
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
-                or not math.isfinite(value) or value <= 0:
-            raise self.error(path, f"expected a finite number > 0, got {describe_value(value)}")
+                or not math.isfinite(value) or (positive and value <= 0):
+            raise self.error(path, f"expected a finite number{bound}, got "
+                             f"{describe_value(value)}")
         return float(value)
 
     def choice(self, value: Any, path: str, choices: Sequence[str]) -> str:
@@ -130,8 +134,8 @@ class Checker:
             return [None]
         return [self.integer(v, p, low=low) for p, v in self.items(value, path)]
 
-    def number_list(self, value: Any, path: str) -> list[float]:
-        return [self.number(v, p) for p, v in self.items(value, path)]
+    def number_list(self, value: Any, path: str, *, positive: bool = True) -> list[float]:
+        return [self.number(v, p, positive=positive) for p, v in self.items(value, path)]
 
     def bool_list(self, value: Any, path: str) -> list[bool]:
         return [self.boolean(v, p) for p, v in self.items(value, path)]

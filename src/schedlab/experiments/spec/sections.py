@@ -230,6 +230,8 @@ def parse_transforms(section: Mapping[str, Any], table_path: str,
             values = check.bool_list(section[key], path)
         elif key == "load_method":
             values = check.choice_list(section[key], path, LOAD_METHODS)
+        elif key in ("stringency", "deadline_fraction"):   # in [0, 1]: check_transforms
+            values = check.number_list(section[key], path, positive=False)
         else:
             values = check.number_list(section[key], path)
         axes.append([(key, i, value) for i, value in enumerate(values)])
