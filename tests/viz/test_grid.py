@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -87,6 +88,15 @@ def test_ta_curve_has_one_line_per_label_over_the_measured_interarrival():
     assert lines == {"a": ([0.0, 10.0], [10.0, 20.0]), "b": ([5.0], [15.0])}
     with pytest.raises(InputError, match="no metric 'artww'"):
         interarrival_figure(runs, ["artww"])
+
+
+def test_a_ta_curve_of_a_metric_missing_in_every_run_draws_no_point():
+    # a platform without licences has no licence usage (None, docs/metrics.md)
+    runs = [dataclasses.replace(run, metrics={**run.metrics, "licence_usage": None})
+            for run in (grid_run("a", 10, (0.5, 0.5)), grid_run("a", 0, (0.5, 0.5)))]
+    figure = interarrival_figure(runs, ["licence_usage"])
+    (line,) = figure.axes[0].lines
+    assert np.isnan(np.asarray(line.get_ydata(), dtype=float)).all()
 
 
 def test_run_labels_name_the_parameters_that_differ():
