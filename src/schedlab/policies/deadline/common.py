@@ -291,10 +291,12 @@ class AdmissionPolicy(Policy):
 
     # ------------------------------------------------------------- the plan
     def _append(self, running: Profile, now: int, job: Job) -> Decision:
-        """Place a job without a deadline behind the plan: nobody else moves."""
-        profile = running.copy()
-        reserve_all(profile, self._plan)
-        start = profile.earliest_fit(job.width, job.estimate, now)
+        """Place a job without a deadline behind the plan: nobody else moves (compiled,
+        :func:`~schedlab.policies.deadline.plan_arrays.earliest_fit_behind`)."""
+        from schedlab.policies.deadline.plan_arrays import earliest_fit_behind
+
+        start = earliest_fit_behind(running, self._plan, now, job.width,
+                                    held_time(running)(job.estimate))
         return Decision(in_ast_order([*self._plan, (job, start)]), placements=1)
 
     def _due(self, now: int) -> Plan:
@@ -306,39 +308,27 @@ class AdmissionPolicy(Policy):
         return plan[:k]
 
     def _refresh(self, ctx: Context) -> None:
-        """Bring the plan up to date: compress after early ends, repair after overruns."""
+        """Bring the plan up to date: compress after early ends, repair after overruns.
+
+        The plan is checked against the machine and compressed on arrays, in
+        one compiled call (:mod:`~schedlab.policies.deadline.plan_arrays`):
+        walking a long plan in Python at every early end grew with the plan.
+        """
+        from schedlab.policies.deadline.plan_arrays import compressed_plan, plan_fits
+
         if not (self._compress_pending or ctx.overrun == "extend"):
             return
-        profile = self._planned_profile(ctx)
-        if profile is None:
+        running = running_profile(ctx)
+        if not self._compress_pending:
+            if not plan_fits(running, self._plan, ctx.now):
+                self._repair(ctx)
+            return
+        compressed = compressed_plan(running, self._plan, ctx.now)
+        if compressed is None:
             self._repair(ctx)
-        elif self._compress_pending:
-            self._compress(ctx, profile)
+        else:
+            self._plan = compressed
         self._compress_pending = False
-
-    def _planned_profile(self, ctx: Context) -> Profile | None:
-        """Running jobs plus the plan, or ``None`` if the plan no longer fits the machine."""
-        profile = running_profile(ctx)
-        if self._plan and self._plan[0][1] < ctx.now:
-            return None
-        try:
-            reserve_all(profile, self._plan)
-        except ValueError:
-            return None
-        return profile
-
-    def _compress(self, ctx: Context, profile: Profile) -> None:
-        """Move every job, in AST order, to its earliest fit if that is earlier."""
-        now = ctx.now
-        moved = []
-        for job, start in self._plan:
-            earlier = profile.earlier_fit(job.width, job.estimate, now, start)
-            if earlier >= 0:
-                profile.release(start, job.estimate, job.width)
-                profile.reserve(earlier, job.estimate, job.width)
-                start = earlier
-            moved.append((job, start))
-        self._plan = in_ast_order(moved)
 
     def _repair(self, ctx: Context) -> None:
         """Rebuild the plan in AST order from the machine as it is (after an overrun)."""
