@@ -344,6 +344,8 @@ CASES = [
                  "-p", "qops", "--param", "k=\u0661\u0662"),
     simulate_opt("param-infinite", "field --param k: expected a finite number, got '1e999'",
                  "-p", "qops", "--param", "k=1e999"),
+    simulate_opt("param-nan", "field --param k: expected a finite number, got 'nan'", "-p",
+                 "qops", "--param", "k=nan"),
     simulate_opt("param-negative", "field k: The 'k' parameter of QoPS must be an int", "-p",
                  "qops", "--param", "k=-5"),
     Case("compare-param-huge", ("compare", "{d}/t.swf", "--policies",

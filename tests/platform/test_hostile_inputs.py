@@ -178,7 +178,7 @@ def test_grid_parameter_inf_is_refused(grid_run):
     result = runner.invoke(app, ["simulate", "jobs.swf", "--platform", grid_run,
                                  "--policy", "bf-mod", "--param", "deadline_k=inf"])
     assert result.exit_code == 2, result.output
-    assert "field deadline_k:" in result.output and "Got inf instead" in result.output
+    assert "field --param deadline_k: expected a finite number, got 'inf'" in result.output
 
 
 def test_huge_preemption_overhead_is_refused(grid_run):
@@ -186,7 +186,7 @@ def test_huge_preemption_overhead_is_refused(grid_run):
                                  "--policy", "cs", "--param", "preemption=true",
                                  "--preemption-overhead", str(10**20)])
     assert result.exit_code == 2, result.output
-    assert "field preemption_overhead: expected at most 2**53 seconds" in result.output
+    assert "field --preemption-overhead: expected at most 2**53 seconds" in result.output
 
 
 @pytest.mark.parametrize("option", [["--dispatch", "least-work"],
@@ -204,7 +204,8 @@ def test_huge_integer_parameter_is_refused():
     result = runner.invoke(app, ["simulate", "w3", "--jobs", "20", "--policy", "gang",
                                  "--param", f"context_switch={10**20}"])
     assert result.exit_code == 2, result.output
-    assert "field context_switch:" in result.output and "must be at most 2**53" in result.output
+    assert ("field --param context_switch: expected an integer of magnitude at most 2**53"
+            in result.output)
 
 
 # ------------------------------------------------------------------ run directories

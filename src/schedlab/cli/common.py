@@ -454,7 +454,7 @@ def _number_or_text(raw: str, field: str) -> object:
 
     if ASCII_INT.fullmatch(raw):
         return parse_int(raw, field=field)
-    if ASCII_NUMBER.fullmatch(raw):
+    if ASCII_NUMBER.fullmatch(raw) or raw.lower().lstrip("+-") in ("inf", "infinity", "nan"):
         value = float(raw)
         if not math.isfinite(value):
             raise InputError(f"expected a finite number, got {raw!r}", field=field)
