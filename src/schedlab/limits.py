@@ -26,15 +26,29 @@ MAX_PROCESSORS = 2**31
 #: columns and a policy's queue, so 2**22 jobs take about 2 GB.  Reading a
 #: trace is not bounded by it (the trace is as long as it is).
 MAX_JOBS = 2**22
+#: The largest int64, the integer type of the engine's arrays and of SQLite INTEGER.
+MAX_INT64 = 2**63 - 1
 #: Largest seed: seeds are stored as SQLite INTEGER (signed 64-bit) and seed
 #: numpy's generators, which take integers >= 0.
-MAX_SEED = 2**63 - 1
+MAX_SEED = MAX_INT64
 
 #: Each bound as error messages word it, with its reason.
 TIME_BOUND = "2**53 s (times stay exact in float64)"
 PROCESSORS_BOUND = "2**31 = 2147483648 processors (the engine counts processor-seconds in int64)"
 JOBS_BOUND = f"2**22 = {MAX_JOBS} jobs (about 2 GB of memory)"
 SEED_BOUND = "2**63 - 1 (seeds are stored as 64-bit integers)"
+
+
+def check_capacity(processors: int, horizon: int, *, field: str) -> None:
+    """InputError unless ``processors x horizon`` fits int64, the processor-seconds the engine
+    and the metrics count in (utilization, loss of capacity): beyond, they wrap around and a
+    run reports a utilization of 0 for a full machine.  ``horizon`` is the latest time a
+    schedule of the jobs can end (:func:`schedlab.run.schedule_horizon`)."""
+    if processors * horizon > MAX_INT64:
+        raise InputError(f"{processors} processors x {horizon} s (the latest a schedule of "
+                         f"these jobs can end) is {processors * horizon} processor-seconds; "
+                         f"expected at most 2**63 - 1 (the engine counts processor-seconds in "
+                         f"int64): give fewer processors or shorter times", field=field)
 
 
 def check_int(value: object, *, field: str, low: int, high: int, bound: str = "",

@@ -28,7 +28,7 @@ from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError
-from schedlab.limits import check_jobs, check_processors, check_seed
+from schedlab.limits import check_capacity, check_jobs, check_processors, check_seed
 from schedlab.pipeline import Label, Transforms, apply_transforms
 from schedlab.policies.registry import PolicySpec, available_policies, canonical_name, make_policy
 from schedlab.workload.job import Workload
@@ -194,7 +194,21 @@ def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
     prepared = prepare_workload(spec) if workload is None else workload
     requests = (None if spec.platform is not None    # the grid engine refuses requests
                 else load_reservations(spec.reservations, prepared, processors=spec.processors))
+    if spec.platform is None:
+        check_capacity(spec.processors or prepared.processors,
+                       schedule_horizon(prepared, requests, spec.tick), field="processors")
     return engine_for(policy)(prepared, policy, spec, requests, progress)
+
+
+def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None = None,
+                     tick: int = 0) -> int:
+    """A time by which any schedule of ``workload`` that never idles while a job waits has
+    ended: the last submission or reservation end, plus every job's longest time (runtime or
+    estimate) and a scheduling tick per job.  Only its size matters (:func:`check_capacity`)."""
+    jobs = workload.jobs
+    latest = max([jobs[-1].submit] if jobs else [0])
+    latest = max([latest, *(request.end for request in requests or ())])
+    return latest + sum(max(job.runtime, job.estimate) + tick for job in jobs)
 
 
 def grid_local_policy(spec: PolicySpec) -> Policy:

@@ -156,6 +156,10 @@ CASES = [
                  "t.swf:2: field MaxProcs: expected an integer, got", id="swf-arabic-maxprocs"),
     simulate_swf(swf_with(4, "50", header="; MaxProcs: -4"),
                  "t.swf:2: field MaxProcs: expected a machine size > 0", id="swf-negative-maxprocs"),
+    simulate_swf("; MaxProcs: 2147483648\n" + " ".join(
+        ["1", "0", "-1", str(2**50), str(2**30), "-1", "-1", str(2**30), str(2**50)]
+        + ["-1"] * 9) + "\n", "field --procs: 2147483648 processors x 1125899906842624 s (the "
+        "latest a schedule of these jobs can end)", id="swf-processor-seconds-beyond-int64"),
     simulate_swf(BOM + SWF, None, id="swf-bom-accepted"),
     simulate_swf(cr_only(SWF), None, id="swf-cr-only-accepted"),
     simulate_swf(SWF.replace("\n", "\r\n"), None, id="swf-crlf-accepted"),

@@ -274,7 +274,7 @@ def option_name(setting: str) -> str:
 
 #: Run settings and policy parameters that a command-line option of the same name sets: an
 #: error the engine or a policy raises about one names the option (``--tick``).
-OPTION_SETTINGS = ("tick", "max_queued_per_user", "overrun", "reservation_placement",
+OPTION_SETTINGS = ("processors", "tick", "max_queued_per_user", "overrun", "reservation_placement",
                    "throttle", "reservation_cap", "reservation_window",
                    "min_reservation_duration", "min_reservation_notice", "preemption_overhead")
 
