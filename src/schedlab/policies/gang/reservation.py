@@ -63,41 +63,94 @@ class HeadReservation:
                         for job_id, mask in row.own.items()]
         self.rows = len(matrix)
         self.time = self.reservation(self.entries, self.rows)
+        self.at_time = self.state_at(self.entries, self.rows, self.time)
 
     def admits(self, index: int, mask: int, job: Job, is_long: bool) -> bool:
         """Whether ``job``, placed in row ``index`` (``len`` rows: a new one) on ``mask``,
-        leaves the head's reservation where it is; if so it joins the plan."""
-        rows = max(self.rows, index + 1)
+        leaves the head's reservation where it is; if so it joins the plan.
+
+        With the same number of rows the others' predicted ends stay, so the
+        question is whether the head still fits at its time with the job
+        there (it did not fit earlier without it, so it cannot with it); a new
+        row slows every job down and the reservation is made again.
+        """
         entry = Entry(index, mask, job.estimate, is_long)
-        if rows == self.rows and self.now + job.estimate * rows <= self.time:
-            admitted = True              # gone before the head's time, at the same pace
-        else:
-            admitted = self.reservation([*self.entries, entry], rows) <= self.time
-        if admitted:
+        if index < self.rows:
+            if self.now + job.estimate * self.rows <= self.time:
+                self.entries.append(entry)      # gone by the head's time
+                return True
+            occupied, members, avoid = (dict(part) if isinstance(part, dict) else part
+                                        for part in self.at_time)
+            occupied[index] = occupied.get(index, 0) | mask
+            members[index] = members.get(index, 0) + 1
+            if is_long and self.head_long:
+                avoid |= mask
+            if not self.fits(occupied, members, avoid):
+                return False
             self.entries.append(entry)
-            self.rows = rows
-        return admitted
+            self.at_time = (occupied, members, avoid)
+            return True
+        rows = index + 1
+        if self.reservation([*self.entries, entry], rows) > self.time:
+            return False
+        self.entries.append(entry)
+        self.rows = rows
+        self.at_time = self.state_at(self.entries, rows, self.time)
+        return True
+
+    def state_at(self, entries: list[Entry], rows: int, t: float
+                 ) -> tuple[dict[int, int], dict[int, int], int]:
+        """Rows' processors, jobs per row and the long jobs' processors (when the head
+        is long) of the entries still running after ``t``."""
+        occupied: dict[int, int] = {}
+        members: dict[int, int] = {}
+        avoid = 0
+        for e in entries:
+            if self.now + e.left * rows > t:
+                occupied[e.row] = occupied.get(e.row, 0) | e.mask
+                members[e.row] = members.get(e.row, 0) + 1
+                if e.long and self.head_long:
+                    avoid |= e.mask
+        return occupied, members, avoid
 
     def reservation(self, entries: list[Entry], rows: int) -> float:
-        """The earliest predicted end after which the head fits (``inf`` if never)."""
-        ends = sorted({self.now + e.left * rows for e in entries})
-        for t in ends:
-            if self.fits([e for e in entries if self.now + e.left * rows > t]):
-                return t
-        return float("inf")
+        """The earliest predicted end after which the head fits (``inf`` if never).
 
-    def fits(self, entries: list[Entry]) -> bool:
-        """Whether the head fits beside ``entries``: a row with room, or a new row."""
-        avoid = 0
+        The entries leave in the order of their predicted ends; the rows'
+        processors, the long jobs' processors and the count of non-empty rows
+        are kept as they leave (masks within a row, and long jobs' masks, are
+        disjoint, so a leaving job's mask is taken off with an exclusive or).
+        """
         occupied: dict[int, int] = {}
+        members: dict[int, int] = {}
+        avoid = 0
         for e in entries:
             occupied[e.row] = occupied.get(e.row, 0) | e.mask
+            members[e.row] = members.get(e.row, 0) + 1
             if e.long and self.head_long:
                 avoid |= e.mask
+        ordered = sorted(entries, key=lambda e: e.left)
+        i = 0
+        while i < len(ordered):
+            left = ordered[i].left
+            while i < len(ordered) and ordered[i].left == left:
+                e = ordered[i]
+                occupied[e.row] ^= e.mask
+                members[e.row] -= 1
+                if e.long and self.head_long:
+                    avoid ^= e.mask
+                i += 1
+            if self.fits(occupied, members, avoid):
+                return self.now + left * rows
+        return float("inf")
+
+    def fits(self, occupied: dict[int, int], members: dict[int, int], avoid: int) -> bool:
+        """Whether the head fits: a row with room outside ``avoid``, or a new row."""
         allowed = self.full & ~avoid
-        if allowed.bit_count() < self.head.width:
+        width = self.head.width
+        if allowed.bit_count() < width:
             return False
-        if len(occupied) < self.slot_limit:
+        if sum(1 for count in members.values() if count) < self.slot_limit:
             return True
-        return any((allowed & ~used).bit_count() >= self.head.width
-                   for used in occupied.values())
+        return any((allowed & ~occupied[row]).bit_count() >= width
+                   for row, count in members.items() if count)

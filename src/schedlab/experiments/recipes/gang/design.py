@@ -17,6 +17,12 @@ REDUCED_SLOTS = (1, 200)
 REDUCED_JOBS = 1_500
 #: The space-sharing baseline run on the same workloads.
 BASELINE = "fcfs+easy"
+#: The backfilling rule of the recipe's gang runs (docs/reproductions/gang.md, "Which
+#: backfilling rule"), and the order of the workloads' service distribution (None: the
+#: shipped order 1; docs/models.md, "The order").  Other readings: the recipes
+#: ``gang-first-fit`` and ``gang-order2``.
+BACKFILL = "reservation"
+ORDER: int | None = None
 
 
 def workloads_of(reduced: bool) -> tuple[str, ...]:
@@ -29,22 +35,35 @@ def slots_of(reduced: bool) -> tuple[int, ...]:
     return REDUCED_SLOTS if reduced else SLOTS
 
 
-def policy_entries(reduced: bool) -> list[dict[str, Any]]:
+def policy_entries(reduced: bool, backfill: str = BACKFILL) -> list[dict[str, Any]]:
     """Gang with every strategy at every slot length (§5), and the EASY baseline."""
-    return [{"name": "gang", "grid": {"strategy": list(STRATEGIES),
-                                      "slot": list(slots_of(reduced))}},
+    return [{"name": "gang", "params": {"backfill": backfill},
+             "grid": {"strategy": list(STRATEGIES), "slot": list(slots_of(reduced))}},
             {"name": BASELINE}]
 
 
-def experiment(reduced: bool) -> dict[str, Any]:
-    """The experiment mapping of the full or the reduced reproduction (docs/experiments.md)."""
+def workload_entries(reduced: bool, order: int | None = ORDER) -> list[dict[str, Any]]:
+    """w0 … w8 (or the reduced pair), of service order ``order``: a workload of another
+    order than the shipped one (``w3-order2``) is labelled by its family name (``w3``),
+    so that the tables and findings read it as the paper's workload."""
     jobs = REDUCED_JOBS if reduced else FULL_JOBS
+    suffix = "" if order is None else f"-order{order}"
+    return [{"source": name + suffix, "jobs": jobs, **({"label": name} if suffix else {})}
+            for name in workloads_of(reduced)]
+
+
+def experiment(reduced: bool, backfill: str = BACKFILL,
+               order: int | None = ORDER) -> dict[str, Any]:
+    """The experiment mapping of the full or the reduced reproduction (docs/experiments.md),
+    with the gang runs' ``backfill`` rule and the workloads' service ``order``."""
+    reading = "".join([f"-{backfill}" if backfill != BACKFILL else "",
+                       f"-order{order}" if order is not None else ""])
     return {
-        "name": "gang" + ("-reduced" if reduced else ""),
+        "name": "gang" + reading + ("-reduced" if reduced else ""),
         "description": "Zhou, Goscinski, Brent 2003: gang scheduling, Strategies 1-3 against "
                        "the slot length on w0..w8, and fcfs+easy on the same workloads",
         "seeds": [0],
         "overrun": "kill",
-        "workloads": [{"source": name, "jobs": jobs} for name in workloads_of(reduced)],
-        "policies": policy_entries(reduced),
+        "workloads": workload_entries(reduced, order),
+        "policies": policy_entries(reduced, backfill),
     }
