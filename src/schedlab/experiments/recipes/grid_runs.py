@@ -193,8 +193,27 @@ def nested_by_cluster(metrics: dict[str, float],
     for key, value in metrics.items():
         name, dot, cluster = key.partition(".")
         if dot and (names is None or name in nested):
-            nested.setdefault(name, {})[cluster] = float(value)
+            nested.setdefault(name, {})[cluster] = _number(value)
     return nested
+
+
+def _number(value) -> float:
+    """A metric as stored: a float, NaN for one that is undefined (None)."""
+    return float("nan") if value is None else float(value)
+
+
+#: The local policy's operation counts kept per scheduling event (``cs``'s matchings;
+#: thesis Figs. 23-24 in operations, docs/policies/convergent.md).
+MATCHING_WORK = ("matching_augmenting_paths", "matching_entries_touched")
+
+
+def matching_work_per_event(result) -> dict[str, float]:
+    """``{"<count>_per_event": ...}`` for each of :data:`MATCHING_WORK` the run's local
+    policy counted, over the run's scheduling events (submissions and job ends); empty for
+    a policy that counts none."""
+    events = result.meta["scheduling_events"]
+    return {f"{name}_per_event": float(result.stats[name]) / events if events else 0.0
+            for name in MATCHING_WORK if name in result.stats}
 
 
 def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
@@ -228,12 +247,13 @@ def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
             "params": spelled(point.policy, point.params),
             "label": label or point.label or point.policy, "jobs": point.jobs,
             "dispatch": spelled(point.dispatch, point.dispatch_params) if point.dispatch else "",
-            **{name: float(metrics[name]) for name in METRICS},
+            **{name: _number(metrics[name]) for name in METRICS},
             "machine_usage": machine_usage(result, window),
             "mean_jobs_in_system": time_weighted_mean(result.series_time,
                                                       jobs_in_system(result), *window),
             "workload_profile": workload_profile(result, window),
             **clusters,
+            **matching_work_per_event(result),
             "scheduling_time_per_event_us": float(result.meta["scheduling_time_per_event_us"]),
             "wall_time_s": float(result.meta["wall_time_s"]),
             "reservation_holders": int(result.stats.get("reservation_holders", 0))}

@@ -58,21 +58,51 @@ def _by_ta(runs, metric: str, scale: float, labels) -> pd.DataFrame:
     return mean_table(runs, "ta", metric, scale, labels, "Ta")
 
 
-def scalability(runs) -> pd.DataFrame:
-    """Fig. 24: per policy and Ta, the mean jobs in the system and the scheduling time per
-    event [ms]: how the time grows with the jobs the scheduler sees."""
+#: The matching's operations per scheduling event (stored by ``grid_runs``) -> column.
+OPERATIONS = {"matching_augmenting_paths_per_event": "augmenting paths per event",
+              "matching_entries_touched_per_event": "entries touched per event"}
+
+
+def _per_policy_and_ta(runs, labels, columns: dict[str, str]) -> pd.DataFrame:
+    """Means over repetitions per (policy, Ta) of ``columns`` (stored name -> column; a
+    name no run stored is left out), policies in the order of ``labels``; scheduling time
+    in ms."""
     cs = _section(runs, design.PRESET)
     if cs.empty:
         return pd.DataFrame()
-    cs = cs[cs["label"].isin(SCALABILITY)]
-    frame = cs.groupby(["label", "ta"])[["mean_jobs_in_system",
-                                         "scheduling_time_per_event_us"]].mean()
-    frame["scheduling_time_per_event_us"] *= 1e-3
-    frame.columns = ["jobs in system", "ms per event"]
+    cs = cs[cs["label"].isin(labels)]
+    present = {name: column for name, column in columns.items() if name in cs.columns}
+    frame = cs.groupby(["label", "ta"])[list(present)].mean()
+    if "scheduling_time_per_event_us" in frame:
+        frame["scheduling_time_per_event_us"] *= 1e-3
+    frame.columns = list(present.values())
     frame.index.names = ["policy", "Ta"]
-    order = {label: k for k, label in enumerate(SCALABILITY)}
+    order = {label: k for k, label in enumerate(labels)}
     return frame.sort_index(key=lambda level: level.map(order) if level.name == "policy"
                             else level)
+
+
+def scalability(runs) -> pd.DataFrame:
+    """Fig. 24: per policy and Ta, the mean jobs in the system, the matching's operations
+    per event (CS only) and the scheduling time per event [ms]: how the work grows with
+    the jobs the scheduler sees."""
+    return _per_policy_and_ta(runs, SCALABILITY, {"mean_jobs_in_system": "jobs in system",
+                                                  **OPERATIONS,
+                                                  "scheduling_time_per_event_us":
+                                                      "ms per event"})
+
+
+def operations(runs) -> pd.DataFrame:
+    """Figs. 23–24 in operations: per CS version and Ta, the matching's augmenting paths
+    and matrix entries touched per scheduling event (IMFS counted as it runs, MFS from
+    scratch by :func:`~schedlab.policies.grid.convergent.matching.mfs_work`), then the
+    wall-clock scheduling time per event [ms] (which compares Python IMFS with scipy's
+    compiled solver, so it cannot answer the thesis' question alone)."""
+    frame = _per_policy_and_ta(runs, design.CS_LABELS, {
+        **OPERATIONS, "scheduling_time_per_event_us": "ms per event"})
+    if frame.empty or not set(OPERATIONS.values()) & set(frame.columns):
+        return pd.DataFrame()
+    return frame
 
 
 def workload_profiles(runs, label: str) -> pd.DataFrame:
@@ -149,6 +179,7 @@ def tables(runs, tasks: dict[str, dict[str, Any]]) -> dict[str, pd.DataFrame]:
            for name, (metric, scale, _) in CS_FIGURES.items()}
     reference = next((v.label for v in design.available(design.CS_VARIANTS)), "")
     out["fig19-profile"] = workload_profiles(runs, reference)
+    out["fig23-ops"] = operations(runs)
     out["fig24"] = scalability(runs)
     out["fig30"] = cluster_load(runs)
     out.update({name: _by_ta(ms, metric, scale, ms_labels)
