@@ -11,11 +11,15 @@ rules this module implements, the "readings" among them:
   boundary, and only if a job arrived or left since its last pass
   (:meth:`TimeSharingPolicy.arrange`); a job arriving mid-round therefore
   starts in the following round (§1).  Jobs the policy calls *express*
-  (Strategy 3's short jobs, §3 item 6) are packed into an extra slot served
-  at the next slot boundary (:meth:`TimeSharingPolicy.pack_express`).
+  (Strategy 3's short jobs, §5) take free processors of the next slot,
+  which is lengthened until they complete; only those that do not fit get
+  an extra slot served first, at most one per round, in which matrix jobs
+  run as guests on the processors they leave
+  (:meth:`TimeSharingPolicy.pack_express`, :meth:`~TimeSharingPolicy.express_guests`).
 * **Mid-slot ends.**  A slot lasts ``l`` seconds of service unless every job
   served in it ends earlier: then the slot ends with its last job, and the
-  next slot starts at once.  An express slot lasts until its last job ends.
+  next slot starts at once.  A slot holding express jobs lasts until they
+  have ended; express jobs arriving while it runs beyond ``l`` join it.
 * **Switch overhead.**  A slot starts with ``context_switch`` seconds of no
   progress unless it serves the same row as the slot just before it.
 * **Same instant.**  At a boundary ``b`` every job submitted at or before
