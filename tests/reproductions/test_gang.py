@@ -65,6 +65,11 @@ def test_slots_in_use_passes_and_fails():
     light = [point("w0", 1, 1, 30, 60, slots_mean=3.0)] + rows[1:]
     finding = recipe.finding_slots_in_use(table(*light))
     assert finding.holds is False and "S1 w0 (3.00)" in finding.ours
+    # a round of seven slots (five regular, two express) is more than the paper's six
+    seven = rows[:2] + [point("w0", 3, 200, 11, 5, slots_mean=2.9,
+                              shares={2: 90.0, 7: 10.0})]
+    finding = recipe.finding_slots_in_use(table(*seven))
+    assert finding.holds is False and "7 slots in a round" in finding.ours
 
 
 def test_slots_identity_holds_on_the_papers_tables_and_catches_a_wrong_average():
@@ -110,6 +115,16 @@ def test_strategy3_not_worse_passes_and_fails():
     assert recipe.finding_strategy3_not_worse(same).holds is True
     worse = table(point("w0", 2, 1, 10.0, 4.0), point("w0", 3, 1, 12.0, 1.1))
     assert recipe.finding_strategy3_not_worse(worse).holds is False
+    # the paper's own count: 49 of 54 points are enough, 48 are not
+    def points(misses):
+        rows = []
+        for i in range(54):
+            w, l = f"w{i // 6}", (1, 10, 50, 100, 150, 200)[i % 6]
+            rows += [point(w, 2, l, 10.0, 4.0), point(w, 3, l, 12.0 if i < misses else 10.0,
+                                                        1.1)]
+        return table(*rows)
+    assert recipe.finding_strategy3_not_worse(points(5)).holds is True
+    assert recipe.finding_strategy3_not_worse(points(6)).holds is False
 
 
 def test_versus_easy_passes_and_fails():
