@@ -85,14 +85,14 @@ RECIPE = make_recipe("gang")
 
 
 __all__ = [
-    "BACKFILL", "BASELINE", "FINDINGS", "FULL_JOBS", "MAX_SLOTS", "PAPER_BY_SLOT", "PAPER_SHARES_S1",
-    "PAPER_SHARES_S2", "PAPER_SHARES_S3", "PAPER_SLOTS_MEAN", "PAPER_SLOTS_MEAN_S3",
-    "PAPER_SLOWDOWN", "PAPER_SLOWDOWN_SHORT", "RECIPE", "REDUCED_JOBS", "REDUCED_SLOTS",
-    "REDUCED_WORKLOADS", "SLOTS", "STRATEGIES", "WORKLOADS", "by_slot_rows", "experiment",
-    "finding_short_grow_with_slot", "finding_slots_identity", "finding_slots_in_use",
-    "finding_strategy2_far_below", "finding_strategy3_not_worse", "finding_strategy3_short",
-    "finding_versus_easy", "identity_misses", "make_recipe", "paper_identity_columns", "paper_shares",
-    "paper_value", "pick", "reference_points", "run_table", "shares_rows", "slot_counts", "slowdown_rows",
-    "space_sharing_slowdowns", "summarize", "value", "versus_rows", "weighted_mean",
-    "write_figures", "write_tables",
+    "BACKFILL", "BASELINE", "FINDINGS", "FULL_JOBS", "MAX_SLOTS", "ORDER", "PAPER_BY_SLOT",
+    "PAPER_SHARES_S1", "PAPER_SHARES_S2", "PAPER_SHARES_S3", "PAPER_SLOTS_MEAN",
+    "PAPER_SLOTS_MEAN_S3", "PAPER_SLOWDOWN", "PAPER_SLOWDOWN_SHORT", "RECIPE", "REDUCED_JOBS",
+    "REDUCED_SLOTS", "REDUCED_WORKLOADS", "SLOTS", "STRATEGIES", "WORKLOADS", "by_slot_rows",
+    "experiment", "finding_short_grow_with_slot", "finding_slots_identity",
+    "finding_slots_in_use", "finding_strategy2_far_below", "finding_strategy3_not_worse",
+    "finding_strategy3_short", "finding_versus_easy", "identity_misses", "make_recipe",
+    "paper_identity_columns", "paper_shares", "paper_value", "pick", "reference_points",
+    "run_table", "shares_rows", "slot_counts", "slowdown_rows", "space_sharing_slowdowns",
+    "summarize", "value", "versus_rows", "weighted_mean", "write_figures", "write_tables",
 ]
