@@ -71,8 +71,7 @@ def matrix_places(matrix: pd.DataFrame, ends: dict[int, int], until: int) -> lis
     """Every place a job held, from the change log.
 
     ``ends`` maps a job id to its end (an express job's place lasts until
-    its end: it has no ``leave``); places still held at the end of the log
-    last until ``until``.
+    its end); places still held at the end of the log last until ``until``.
     """
     check_columns(matrix, MATRIX_COLUMNS, "matrix")
     places: list[Place] = []
@@ -91,7 +90,9 @@ def matrix_places(matrix: pd.DataFrame, ends: dict[int, int], until: int) -> lis
             guest[(job, row)] = time
         elif kind in ("unguest", "leave"):
             for key in [k for k in guest if k[0] == job and (kind == "leave" or k[1] == row)]:
-                places.append(Place(job, key[1], guest.pop(key), time, procs[job], "guest"))
+                # a matrix job running in an express slot (negative row id) is drawn there
+                places.append(Place(job, key[1], guest.pop(key), time, procs[job],
+                                    "express" if key[1] < 0 else "guest"))
         elif kind == "express":
             places.append(Place(job, row, time, ends.get(job, until), procs[job], "express"))
     places += [Place(job, row, since, until, procs[job], "own") for job, (row, since) in own.items()]
