@@ -72,6 +72,8 @@ def test_crowded_matrices_match_reference_and_keep_the_rules(raw, processors, pa
     make = lambda: GangScheduler(short=10, long=40, **params)  # noqa: E731
     result = run_timesharing(workload, make())
     check_invariants(result, workload)
+    # at most one express slot in a round, counted only while it runs
+    assert result.timesharing.slots_count.max() <= params["slots"] + 1
     expected = reference_run(workload.jobs, processors, make())
     ids = result.job_id.tolist()
     assert dict(zip(ids, result.end.tolist())) == expected.end
