@@ -276,6 +276,16 @@ CASES = [
     sweep_case("sweep-truncated", sweep()[:40], "s.toml:4: not valid TOML"),
     sweep_case("sweep-huge-split", sweep(transforms="[transforms]\nsplit = 99999999999999999999"),
                "s.toml: field transforms.split: expected an integer <= 2**53"),
+    sweep_case("sweep-huge-reservation-rate", sweep(transforms="[reservations]\nper_week = 1e300"),
+               "s.toml: field reservations.per_week: expected at most 4194304 requests per week"),
+    sweep_case("sweep-huge-reservation-hours", sweep(
+        transforms="[reservations]\nper_week = 2\nhours = [1, 100000000000000000000]"),
+        "s.toml: field reservations.hours: expected 1 <= LOW <= HIGH <= 2501999792983"),
+    sweep_case("sweep-huge-reservation-tick", sweep(
+        transforms="[reservations]\nper_week = 2\ntick = 100000000000000000000"),
+        "s.toml: field reservations.tick: expected an integer <= 2**53"),
+    sweep_case("sweep-reservations-none-drawn-accepted", sweep(
+        transforms="[reservations]\nper_week = 2"), None),
     sweep_case("sweep-bom-accepted", BOM + sweep(), None),
     sweep_case("sweep-cr-only-accepted", cr_only(sweep()), None),
     # ------------------------------------------------------------------ options

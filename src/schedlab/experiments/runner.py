@@ -374,6 +374,8 @@ def _step_at(times: np.ndarray, values: np.ndarray, at: np.ndarray) -> np.ndarra
     """A step function's value at each time of ``at`` (its last value at a repeated time;
     0 before its first entry)."""
     times, values = np.asarray(times), np.asarray(values, dtype=np.int64)
+    if values.size == 0:     # e.g. no reservation request at all: 0 throughout
+        return np.zeros(len(at), dtype=np.int64)
     index = np.searchsorted(times, at, side="right") - 1
     return np.where(index >= 0, values[np.clip(index, 0, None)], 0)
 

@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.limits import JOBS_BOUND, MAX_JOBS
 from schedlab.textio import parse_int, read_text
 
 HOUR = 3600
@@ -242,6 +243,9 @@ def generate_requests(span: tuple[int, int], *, per_week: float = PAPER_PER_WEEK
     lo_dur, hi_dur = _ints_range("duration", duration, low=1)
     lo_notice, hi_notice = _ints_range("notice", notice, low=0)
     count = math.floor(per_week * (t1 - t0) / WEEK + 0.5)
+    if count > MAX_JOBS:
+        raise InputError(f"{per_week:g} requests per week over {t1 - t0} s make {count} "
+                         f"requests; expected at most {JOBS_BOUND}", field="per_week")
     rng = np.random.default_rng(seed)
     starts = rng.integers(t0, t1, size=count)
     widths = rng.integers(lo_nodes, hi_nodes + 1, size=count)

@@ -81,12 +81,13 @@ class Checker:
             raise self.error(path, f"expected END > START, got {value}")
         return value[0], value[1]
 
-    def range_pair(self, value: Any, path: str, *, low: int) -> tuple[int, int]:
+    def range_pair(self, value: Any, path: str, *, low: int,
+                   high: int = MAX_TIME) -> tuple[int, int]:
         if not isinstance(value, list) or len(value) != 2 or any(
                 isinstance(v, bool) or not isinstance(v, int) for v in value):
             raise self.error(path, f"expected [LOW, HIGH] integers, got {describe_value(value)}")
-        if not low <= value[0] <= value[1]:
-            raise self.error(path, f"expected {low} <= LOW <= HIGH, got {value}")
+        if not low <= value[0] <= value[1] <= high:
+            raise self.error(path, f"expected {low} <= LOW <= HIGH <= {high}, got {value}")
         return value[0], value[1]
 
     def json_value(self, value: Any, path: str) -> None:

@@ -12,6 +12,7 @@ from typing import Any, Mapping
 from schedlab.experiments.spec.checks import Checker
 from schedlab.experiments.spec.runs import (RequestSource, ReservationSetting, canonical_json,
                                             file_digest)
+from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_PROCESSORS, MAX_TIME
 
 #: Keys of ``[reservations]`` (docs/experiments.md, "Advance reservations").
 GENERATOR_KEYS = ("per_week", "nodes", "hours", "notice_hours", "node_size", "days",
@@ -89,9 +90,15 @@ def _generator_options(section: Mapping[str, Any], check: Checker) -> dict[str, 
         value = section["per_week"]
         options["per_week"] = value if value == 0 else check.number(value,
                                                                     "reservations.per_week")
-    for key, low in (("nodes", 1), ("hours", 1), ("notice_hours", 0)):
+        if options["per_week"] > MAX_JOBS:   # more requests than jobs on a span of a week
+            raise check.error("reservations.per_week", f"expected at most {MAX_JOBS} requests "
+                              f"per week ({JOBS_BOUND} in all), got {value}")
+    # Widths up to the largest machine; hours whose seconds stay within MAX_TIME.
+    for key, low, high in (("nodes", 1, MAX_PROCESSORS), ("hours", 1, MAX_TIME // 3600),
+                           ("notice_hours", 0, MAX_TIME // 3600)):
         if key in section:
-            options[key] = list(check.range_pair(section[key], f"reservations.{key}", low=low))
+            options[key] = list(check.range_pair(section[key], f"reservations.{key}", low=low,
+                                                 high=high))
     if "node_size" in section:
         options["node_size"] = _node_sizes(section["node_size"], check)
     if "days" in section and "compress" in section:
