@@ -57,7 +57,9 @@ def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
         os.replace(tmp, path)
     except OSError as err:
         Path(tmp).unlink(missing_ok=True)
-        raise write_error(err, path) from None
+        if err.errno in USER_WRITE_ERRORS:
+            raise write_error(err, path) from None
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -65,6 +67,8 @@ def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
 
 #: Errors of a write that mean the device has no room left for it.
 NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+#: Errors of a write that the user can mend (room, permissions): one line, not a traceback.
+USER_WRITE_ERRORS = (*NO_SPACE, errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def write_error(err: OSError, path: str | Path) -> InputError:
