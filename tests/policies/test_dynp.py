@@ -652,3 +652,57 @@ def test_self_tuning_loses_to_fcfs_and_ljf_on_lublin():
     started = tuned.stats["jobs_started"]
     assert started["sjf"] > 0.7 * sum(started.values())
     assert compute_metrics(tuned)["artww"] > max(artww.values())
+
+
+# ------------------------------------- what a step's plan sees (docs/policies/dynp.md)
+# A step measures each candidate's plan with the estimates (Streit 2002, §3.2): where
+# they overstate the runtimes, the plan's best order can be the run's worse one.
+OVERESTIMATED = workload(1, (1, 0, 10, 100, 1), (2, 0, 50, 50, 1))
+
+
+def test_an_overestimate_makes_the_plan_choose_the_order_that_achieves_worse():
+    """One processor; both jobs wait at t=0, so the step decides there.
+
+    Planned (end = start + estimate): FCFS = LJF put 1 (est 100) first:
+    responses 100 and 150 -> ARTwW 125; SJF puts 2 (est 50) first: 50 and
+    150 -> 100.  Case 7: SJF.  Achieved: 2 on [0,50), 1 (runtime 10) on
+    [50,60) -> (50 + 60) / 2 = 55, while fcfs+plan runs 1 on [0,10) and 2 on
+    [10,60) -> (10 + 60) / 2 = 35.  With perfect estimates 1 (est 10) is
+    both first and shortest: FCFS = SJF = 35 < LJF, case 6a, FCFS kept, the
+    schedule of fcfs+plan.
+    """
+    sums = Measured(np.array([1, 1]), np.array([100, 50]), np.array([0, 0]),
+                    np.array([[0, 100], [50, 0], [0, 100]]))
+    assert weighted_response(sums, 0) == [125.0, 100.0, 125.0]
+    tuned = simulate("dynp", OVERESTIMATED)
+    assert {k: v for k, v in tuned.stats["cases"].items() if v} == {"7": 1}
+    assert by_id(tuned, "start") == {1: 50, 2: 0}
+    fcfs = simulate("fcfs+plan", OVERESTIMATED)
+    assert by_id(fcfs, "start") == {1: 0, 2: 10}
+    assert (compute_metrics(tuned)["artww"], compute_metrics(fcfs)["artww"]) == (55.0, 35.0)
+    from schedlab.workload.transforms import perfect_estimates
+    perfect = simulate("dynp", perfect_estimates(OVERESTIMATED))
+    assert {k: v for k, v in perfect.stats["cases"].items() if v} == {"6a": 1}
+    assert by_id(perfect, "start") == {1: 0, 2: 10}
+
+
+def test_the_slowdown_metric_divides_by_the_estimate_so_an_overestimated_job_waits():
+    """One processor; 1 runs 10 s but asks for 1000, 2 runs 100 s as asked.
+
+    The step's slowdown (SLDwW_60 of the plan, by estimates): FCFS = LJF
+    (1 first): 1000/1000 = 1 and 1100/100 = 11 -> 6; SJF (2 first):
+    100/100 = 1 and 1100/1000 = 1.1 -> 1.05.  Case 7: SJF, so job 1 waits
+    100 s.  The run's bounded slowdown (τ = 60 s, by runtimes): 2 gives 1,
+    1 gives 110/60 -> mean 1.4167; fcfs+plan (1 first): 1 and 110/100 ->
+    1.05.  The metric saw job 1's wait as 10 % of its "length"; it was ten
+    times its runtime.
+    """
+    load = workload(1, (1, 0, 10, 1000, 1), (2, 0, 100, 100, 1))
+    sums = Measured(np.array([1, 1]), np.array([1000, 100]), np.array([0, 0]),
+                    np.array([[0, 1000], [100, 0], [0, 1000]]))
+    assert weighted_slowdown(sums, 0) == pytest.approx([6.0, 1.05, 6.0])
+    tuned = simulate({"name": "dynp", "metric": "slowdown"}, load)
+    assert {k: v for k, v in tuned.stats["cases"].items() if v} == {"7": 1}
+    assert by_id(tuned, "start") == {1: 100, 2: 0}
+    assert compute_metrics(tuned)["avg_bsld_60"] == pytest.approx((1 + 110 / 60) / 2)
+    assert compute_metrics(simulate("fcfs+plan", load))["avg_bsld_60"] == pytest.approx(1.05)
