@@ -156,11 +156,23 @@ def test_repair_of_a_store_without_row_copies_keeps_the_rows_the_damaged_file_gi
     assert_same_results(out, reference)
 
 
+def test_repair_after_moving_the_database_aside_by_hand_restores_every_run(
+        quick: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    before = finished_at(out)
+    (out / "results.sqlite").rename(tmp_path / "kept.sqlite")
+    summary = run_sweep(quick, out, executor="serial", repair=True)
+    assert (summary.repaired.rebuilt, summary.repaired.aside, summary.repaired.restored) == \
+        (True, None, QUICK_RUNS)
+    assert summary.finished == 0 and finished_at(out) == before
+
+
 def test_repair_of_an_intact_store_changes_nothing(quick: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     before = finished_at(out)
     summary = run_sweep(quick, out, executor="serial", repair=True)
-    assert (summary.repaired.aside, summary.repaired.restored) == (None, 0)
+    assert (summary.repaired.rebuilt, summary.repaired.aside, summary.repaired.restored) == \
+        (False, None, 0)
     assert finished_at(out) == before and not (out / "results.sqlite.damaged").exists()
 
 

@@ -33,8 +33,6 @@ class SweepProgress:
 
     def checked(self, repaired, damaged: dict[str, str]) -> None:
         """Say what a repair did and which stored runs were damaged (they run again)."""
-        say = lambda text: err_console.print(text, markup=False, highlight=False,  # noqa: E731
-                                             soft_wrap=True)
         if repaired is not None:
             say(repair_line(repaired))
             for run_id, problem in list(repaired.lost.items())[:FAILURES_SHOWN]:
@@ -76,6 +74,11 @@ class SweepProgress:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def say(text: str) -> None:
+    """One plain line on stderr (no markup, kept whole however wide)."""
+    err_console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def sweep(
@@ -136,7 +139,7 @@ def stored_runs(exp_dir: Path) -> int:
 
 def repair_line(repaired) -> str:
     """One line: what ``--repair`` did to the database."""
-    if repaired.aside is None and not repaired.restored:
+    if not repaired.rebuilt:
         return "repair: results.sqlite is intact, nothing to rebuild"
     where = f"the damaged one kept as {repaired.aside}" if repaired.aside is not None \
         else "there was none"

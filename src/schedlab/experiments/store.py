@@ -239,10 +239,12 @@ def row_copy_text(row: dict[str, Any]) -> str:
 
 @dataclass
 class Repair:
-    """What :meth:`ResultStore.repair` did: the damaged database moved ``aside`` (``None``
-    when there was none), the runs ``restored`` from their row copies, and the ``lost``
-    ones (row copy or tables damaged: they run again), run_id -> what was wrong."""
+    """What :meth:`ResultStore.repair` did: whether it ``rebuilt`` the database (not when it
+    was intact), the damaged one moved ``aside`` (``None`` when there was none), the runs
+    ``restored``, and the ``lost`` ones (row copy or tables damaged: they run again),
+    run_id -> what was wrong."""
 
+    rebuilt: bool
     aside: Path | None
     restored: int
     lost: dict[str, str] = field(default_factory=dict)
@@ -356,7 +358,7 @@ class ResultStore:
         if database.exists():
             try:
                 self._db = self._checked_database()
-                return Repair(aside=None, restored=0)
+                return Repair(rebuilt=False, aside=None, restored=0)
             except DamagedStore:
                 aside = move_aside(database)
         else:
@@ -384,7 +386,7 @@ class ResultStore:
             self._insert(row)
             atomic_write_text(row_copy_path(self.exp_dir, row["run_id"]), row_copy_text(row))
             restored += 1
-        return Repair(aside=aside, restored=restored, lost=lost)
+        return Repair(rebuilt=True, aside=aside, restored=restored, lost=lost)
 
     def _insert(self, row: dict[str, Any]) -> None:
         """Insert a row in one transaction (an existing finished row stays)."""
