@@ -64,8 +64,9 @@ METRIC_DOCS: dict[str, str] = {
     "killed": "jobs killed at their estimate (Streit 2002, §4: CCS kills overrunning jobs)",
     "rejected": "jobs rejected by the policy; excluded from every time metric",
     "rejected_pct": "percentage of jobs rejected (QoPS, Islam et al., §5.1: unadmitted jobs)",
-    "rejected_area_pct": "percentage of requested processor-seconds (width x trace runtime) "
-                         "rejected (QoPS, Islam et al., §5.1: unadmitted processor-seconds)",
+    "rejected_area_pct": "percentage of requested processor-seconds (width x trace runtime; "
+                         "x the job's rating in a grid run) rejected (QoPS, Islam et al., "
+                         "§5.1: unadmitted processor-seconds)",
     "avg_wait": "mean of start - submit, seconds",
     "max_wait": "largest start - submit, seconds",
     "avg_response": "ART: mean of end - submit, seconds (Streit 2002, §3.2)",

@@ -145,7 +145,10 @@ def expansion_factor(jobs: AcceptedJobs) -> np.ndarray:
     """Expansion factor (wait + requested) / requested (Margo et al., §4).
 
     The requested wall-clock time is the job's estimate, floored at
-    :data:`TIME_RESOLUTION` so that a missing (0) estimate does not divide by 0.
+    :data:`TIME_RESOLUTION` so that a missing (0) estimate does not divide by 0;
+    in a grid run the estimate on the job's machine (:func:`accepted_jobs`), so
+    that wait and estimate are seconds of the same machine.  It is never below
+    1: the wait is >= 0.
     """
     requested = np.maximum(jobs.estimate, TIME_RESOLUTION)
     return (wait_time(jobs) + requested) / requested
