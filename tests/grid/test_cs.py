@@ -161,7 +161,7 @@ def test_preemption_on_the_command_line_and_a_bad_overhead_exits_2(tmp_path, mon
     assert header.endswith(",last_start,preemptions,migrations")
     result = runner.invoke(app, [*preemptive, "--preemption-overhead", "-5"])
     assert result.exit_code == 2, result.output
-    assert "preemption_overhead: expected a whole number of seconds >= 0, got -5" in \
+    assert "--preemption-overhead: expected a whole number of seconds >= 0, got -5" in \
         " ".join(result.output.split())
     result = runner.invoke(app, ["simulate", "jobs.swf", "--preemption-overhead", "5"])
     assert result.exit_code == 2, result.output

@@ -87,6 +87,25 @@ def sweep(top: str = "", jobs: str = "20", transforms: str = "") -> str:
     return SWEEP.format(top=top, jobs=jobs, transforms=transforms)
 
 
+GRID_SWEEP = """\
+name = "g"
+seeds = [0]
+
+[[platforms]]
+source = "thesis-4.3"
+settings = {{ clusters = [2, 1] }}
+
+[[workloads]]
+source = "grid"
+preset = "thesis-4.3"
+jobs = {jobs}
+ta = [{ta}]
+
+[[policies]]
+name = "bf-fcfs"
+"""
+
+
 BOM = "\ufeff"
 
 
@@ -286,6 +305,12 @@ CASES = [
         "s.toml: field reservations.tick: expected an integer <= 2**53"),
     sweep_case("sweep-reservations-none-drawn-accepted", sweep(
         transforms="[reservations]\nper_week = 2"), None),
+    sweep_case("grid-sweep-huge-ta", GRID_SWEEP.format(jobs=20, ta="1e300"),
+               "s.toml: field workloads[0].ta[0]: expected a mean interarrival time x jobs of "
+               "at most 2**48 s"),
+    sweep_case("grid-sweep-huge-jobs", GRID_SWEEP.format(jobs=10**11, ta=400),
+               "s.toml: field workloads[0].jobs: expected an integer <= 2**22"),
+    sweep_case("grid-sweep-accepted", GRID_SWEEP.format(jobs=20, ta=400), None),
     sweep_case("sweep-bom-accepted", BOM + sweep(), None),
     sweep_case("sweep-cr-only-accepted", cr_only(sweep()), None),
     # ------------------------------------------------------------------ options

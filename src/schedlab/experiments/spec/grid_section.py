@@ -23,6 +23,7 @@ from schedlab.experiments.spec.runs import (GRID_FILE, GRID_MODEL, GridSetting, 
                                             WorkloadSource, file_digest)
 from schedlab.experiments.spec.sections import (GRID_MODEL_SOURCE, PolicyEntry, WorkloadEntry,
                                                 parse_policy)
+from schedlab.limits import check_jobs, check_seed
 
 #: Top-level keys that only a grid experiment has; ``platforms`` makes one.
 GRID_KEYS = ("platforms", "dispatchers", "allocation", "preemption_overhead")
@@ -155,8 +156,9 @@ def _grid_model(entry: Mapping[str, Any], path: str, check: Checker) -> Workload
 
     check.keys(entry, path, GRID_MODEL_KEYS)
     name = check.choice(entry.get("preset", DEFAULT_PRESET), f"{path}.preset", list(PRESETS))
-    jobs = check.integer(entry.get("jobs", THESIS_RUNS[name].jobs), f"{path}.jobs", low=1)
-    tas = [_interarrival(v, p, check) for p, v in _values(entry.get(
+    jobs = check.bounded(check_jobs, entry.get("jobs", THESIS_RUNS[name].jobs), f"{path}.jobs",
+                         low=1)
+    tas = [_interarrival(v, p, jobs, check) for p, v in _values(entry.get(
         "ta", THESIS_RUNS[name].interarrivals[0]), f"{path}.ta", check)]
     if len(set(tas)) < len(tas):
         raise check.error(f"{path}.ta", f"a value is given twice: {tas}")
@@ -164,7 +166,8 @@ def _grid_model(entry: Mapping[str, Any], path: str, check: Checker) -> Workload
     check.keys(settings, f"{path}.settings", tuple(JobSettings.__dataclass_fields__))
     changes = {key: _tuples(value) for key, value in settings.items()}
     _built(lambda: preset(name, **changes), f"{path}.settings", check)
-    seeds = (tuple(check.int_list(entry["seeds"], f"{path}.seeds", low=0))
+    seeds = (tuple(check.bounded(check_seed, v, p, low=0)
+                   for p, v in check.items(entry["seeds"], f"{path}.seeds"))
              if "seeds" in entry else None)
     label = check.text(entry.get("label", GRID_MODEL_SOURCE), f"{path}.label")
     options: dict[str, Any] = {"jobs": jobs, "preset": name}
@@ -228,13 +231,20 @@ def _values(value: Any, path: str, check: Checker) -> list[tuple[str, Any]]:
     return [(path, value)]
 
 
-def _interarrival(value: Any, path: str, check: Checker) -> float:
-    """A mean interarrival time in seconds: a finite number >= 0 (0: every job at once)."""
+def _interarrival(value: Any, path: str, jobs: int, check: Checker) -> float:
+    """A mean interarrival time in seconds: a finite number >= 0 (0: every job at once), as
+    the generator checks it for ``jobs`` jobs (:func:`schedlab.workload.models.grid.
+    check_interarrival`)."""
+    from schedlab.workload.models.grid import check_interarrival
+
     if isinstance(value, bool) or not isinstance(value, (int, float)) \
             or not math.isfinite(value) or value < 0:
         raise check.error(path, f"expected a mean interarrival time in seconds, a finite "
                           f"number >= 0, got {describe_value(value)}")
-    return float(value)
+    try:
+        return check_interarrival(float(value), jobs)
+    except InputError as err:
+        raise check.error(path, err.reason) from None
 
 
 def _with_option(source: WorkloadSource, key: str, value: Any) -> WorkloadSource:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.limits import MAX_TIME, TIME_BOUND, check_jobs
 from schedlab.platform.generator import check_range
 from schedlab.platform.model import Platform
 from schedlab.workload.grid import OWNER_PRIORITIES, USER_CLASSES, GridWorkload, runnable
@@ -141,6 +142,24 @@ def preset(name: str, **changes) -> JobSettings:
                          field="settings") from None
 
 
+#: The largest mean span of the submissions, ``ta x jobs``: 2**48 s, so that the drawn span
+#: (exponential gaps) stays within MAX_TIME = 2**53 s with room to spare.
+MAX_MEAN_SPAN = 2**48
+
+
+def check_interarrival(interarrival: float, n_jobs: int) -> float:
+    """A mean interarrival time: finite, >= 0, and ``interarrival x n_jobs`` at most
+    :data:`MAX_MEAN_SPAN` (a larger one made submit times beyond int64: garbage)."""
+    if not interarrival >= 0 or interarrival == float("inf"):
+        raise InputError(f"expected a mean interarrival time >= 0, got {interarrival!r}",
+                         field="ta")
+    if interarrival * n_jobs > MAX_MEAN_SPAN:
+        raise InputError(f"expected a mean interarrival time x jobs of at most 2**48 s, so "
+                         f"that submit times stay within 2**53 s, got {interarrival:g} x "
+                         f"{n_jobs}", field="ta")
+    return interarrival
+
+
 def generate_grid(platform: Platform, settings: JobSettings, n_jobs: int,
                   interarrival: float, seed: int = 0, *, name: str | None = None) -> GridWorkload:
     """``n_jobs`` jobs arriving with mean interarrival ``interarrival`` s, for ``platform``.
@@ -149,13 +168,15 @@ def generate_grid(platform: Platform, settings: JobSettings, n_jobs: int,
     """
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise InputError(f"expected a number of jobs >= 1, got {n_jobs!r}", field="jobs")
-    if not interarrival >= 0 or interarrival == float("inf"):
-        raise InputError(f"expected a mean interarrival time >= 0, got {interarrival!r}",
-                         field="ta")
+    check_jobs(n_jobs, field="jobs")
+    check_interarrival(interarrival, n_jobs)
     arrivals, sizes, attributes = (np.random.default_rng(s)
                                    for s in np.random.SeedSequence(seed).spawn(3))
     gaps = arrivals.exponential(interarrival, n_jobs - 1) if interarrival > 0 \
         else np.zeros(n_jobs - 1)
+    if gaps.sum() > MAX_TIME:       # a drawn span far above the mean (ta x jobs <= 2**48)
+        raise InputError(f"the submissions drawn span {gaps.sum():.0f} s; expected at most "
+                         f"{TIME_BOUND}", field="ta")
     submit = np.floor(np.concatenate(([0.0], np.cumsum(gaps)))).astype(np.int64)
     estimate = sizes.integers(settings.estimate[0], settings.estimate[1], n_jobs, endpoint=True)
     runtime = _runtimes(estimate, settings.runtime_ratio, sizes)
