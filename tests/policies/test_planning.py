@@ -57,6 +57,30 @@ def test_fcfs_plan_rebuild_can_start_a_job_later_than_promised():
     assert by_id(conservative, "start") == {1: 1, 2: 8, 3: 1, 4: 6}
 
 
+def test_fcfs_plan_rebuild_gives_the_freed_room_to_the_earlier_wide_job():
+    """4 processors; why fcfs+plan can wait longer than fcfs+conservative (planning.md).
+
+    t=2: 1 (est 6, w2) on [2,8); 2 (est 8, w3) fits only at 8; 4 (est 4, w1)
+    on [2,6).  1 and 4 start.  t=3: 3 (rt 1, est 2, w2) is placed at 6, on
+    [6,8).  t=4: 1 and 4 end early and the machine is empty.
+    fcfs+plan rebuilds in arrival order: 2 (w3) first, at 4 on [4,12); 3
+    (w2) no longer fits before 12.  2 runs 7 s and ends at 11: 3 starts at
+    11.  Waits 2 and 8.
+    fcfs+conservative compresses in arrival order, 3 keeping its slot: 2
+    cannot fit before 8 beside it and stays; 3 moves to 4, ends at 5, and
+    the next compression moves 2 to 5.  Waits 3 and 1.
+    The rebuild gave the wide job 1 s and cost the narrow one 7 s.
+    """
+    load = workload(4, (1, 2, 2, 6, 2), (2, 2, 7, 8, 3), (3, 3, 1, 2, 2), (4, 2, 2, 4, 1))
+    plan = simulate("fcfs+plan", load)
+    assert by_id(plan, "planned_start") == {1: 2, 2: 8, 3: 6, 4: 2}
+    assert by_id(plan, "start") == {1: 2, 2: 4, 3: 11, 4: 2}
+    conservative = simulate("fcfs+conservative", load)
+    assert by_id(conservative, "start") == {1: 2, 2: 5, 3: 4, 4: 2}
+    waits = [int((run.start - run.submit).sum()) for run in (plan, conservative)]
+    assert waits == [10, 4]
+
+
 def test_sjf_plan_puts_a_short_newcomer_first_at_the_next_job_end():
     """4 processors, every job machine-wide.
 
