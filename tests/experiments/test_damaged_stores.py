@@ -104,6 +104,19 @@ def test_a_truncated_database_is_named_with_the_command_that_rebuilds_it(
                                              f"damaged (", repair)
 
 
+def test_an_emptied_database_is_damaged_too_and_repair_restores_every_run(
+        quick: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    before = finished_at(out)
+    os.truncate(out / "results.sqlite", 0)
+    assert_one_line_error(invoke("results", out), "damaged (it has no table of runs)")
+    assert_one_line_error(invoke("sweep", quick, "--out", out, "-j", "1"),
+                          "damaged (it has no table of runs, but rows/ holds stored runs)")
+    summary = run_sweep(quick, out, executor="serial", repair=True)
+    assert (summary.repaired.restored, summary.finished) == (QUICK_RUNS, 0)
+    assert finished_at(out) == before
+
+
 def test_repair_keeps_every_intact_run_and_runs_only_the_others_again(
         quick: Path, reference: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"

@@ -325,13 +325,17 @@ class ResultStore:
         except OSError:     # a full disk: the lock holds all the same, unnamed
             pass
 
-    def _checked_database(self) -> sqlite3.Connection:
-        """The database, its schema up to date, read through once (a damaged one raises)."""
+    def _checked_database(self, *, rebuilding: bool = False) -> sqlite3.Connection:
+        """The database, its schema up to date, read through once (a damaged one raises; one
+        without its table while ``rows/`` holds runs is damaged too, unless ``rebuilding``)."""
         database = self.exp_dir / DATABASE
         db = connect(database)
         try:
             with database_errors(self.exp_dir):
                 problem = integrity_problem(db)
+                if (problem is None and not rebuilding and not table_columns(db)
+                        and holds_row_copies(self.exp_dir)):
+                    problem = "it has no table of runs, but rows/ holds stored runs"
                 if problem is not None:
                     raise damaged_database(self.exp_dir, problem)
                 db.execute(SCHEMA)
@@ -363,7 +367,7 @@ class ResultStore:
                 aside = move_aside(database)
         else:
             aside = None
-        self._db = self._checked_database()
+        self._db = self._checked_database(rebuilding=True)
         restored, lost = 0, {}
         for copy in sorted((self.exp_dir / ROWS_DIR).glob("*.json")):
             row, problem = read_row_copy(self.exp_dir, copy)
@@ -530,6 +534,11 @@ def integrity_problem(db: sqlite3.Connection) -> str | None:
     return None if found is None or found[0] == "ok" else str(found[0])
 
 
+def holds_row_copies(exp_dir: Path) -> bool:
+    """Whether ``rows/`` holds a row copy (so runs were stored here)."""
+    return any((exp_dir / ROWS_DIR).glob("*.json"))
+
+
 def table_columns(db: sqlite3.Connection) -> set[str]:
     """The columns table ``runs`` has (an older store lacks :data:`ADDED_COLUMNS`)."""
     return {info[1] for info in db.execute("PRAGMA table_info(runs)")}
@@ -592,7 +601,16 @@ def _open_for_reading(exp_dir: str | Path) -> sqlite3.Connection:
         raise InputError(f"not an experiment directory (no {DATABASE}); run "
                          f"'schedlab sweep' first", file=str(exp_dir))
     with database_errors(exp_dir):
-        return sqlite3.connect(database, timeout=60.0)
+        db = sqlite3.connect(database, timeout=60.0)
+        try:
+            present = table_columns(db)
+        except BaseException:
+            db.close()
+            raise
+    if not present:         # emptied, or its sweep killed before it made the table
+        db.close()
+        raise damaged_database(exp_dir, "it has no table of runs")
+    return db
 
 
 def _selected_columns(db: sqlite3.Connection) -> str:
