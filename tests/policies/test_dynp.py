@@ -706,3 +706,13 @@ def test_the_slowdown_metric_divides_by_the_estimate_so_an_overestimated_job_wai
     assert by_id(tuned, "start") == {1: 100, 2: 0}
     assert compute_metrics(tuned)["avg_bsld_60"] == pytest.approx((1 + 110 / 60) / 2)
     assert compute_metrics(simulate("fcfs+plan", load))["avg_bsld_60"] == pytest.approx(1.05)
+
+
+def test_self_tuning_wins_on_lublin_with_perfect_estimates():
+    """docs/policies/dynp.md: the loss of the test above is the estimates' as much as the
+    myopia's; with every estimate set to the runtime dynP's ARTwW is below fcfs+plan's."""
+    from schedlab.workload.models import generate_builtin
+    from schedlab.workload.transforms import perfect_estimates
+    load = perfect_estimates(generate_builtin("lublin", n_jobs=3000))
+    plan = compute_metrics(simulate("fcfs+plan", load))["artww"]
+    assert compute_metrics(simulate("dynp", load))["artww"] < plan
