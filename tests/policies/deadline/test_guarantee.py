@@ -103,7 +103,7 @@ def test_the_guarantee_holds_with_catalinas_tick_on_a_lublin_workload(name, seed
     """300 Lublin jobs with deadlines of stringency 0.2 and exact estimates, 900 s tick."""
     load = load_workload("lublin", jobs=300, seed=seed)
     load = apply_transforms(load, Transforms(perfect_estimates=True, stringency=0.2),
-                            seed=seed, label="test")
+                            seed=seed)
     simulate(name, load, overrun="kill", tick=900)       # invariants and deadlines
 
 

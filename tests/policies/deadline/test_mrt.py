@@ -186,5 +186,5 @@ def test_mrt_decides_as_the_plain_search_on_an_overloaded_lublin_workload(seed, 
     Fig. 2's search written plainly."""
     load = load_workload("lublin", jobs=300, seed=seed)
     load = apply_transforms(load, Transforms(perfect_estimates=exact, load=1.6,
-                                             stringency=0.2), seed=seed, label="test")
+                                             stringency=0.2), seed=seed)
     assert_same_runs(load, "kill", tick, 10, heuristic)

@@ -232,7 +232,7 @@ def test_msb_decides_as_plain_enumeration_on_an_overloaded_lublin_workload(order
     by every position placed in full."""
     load = load_workload("lublin", jobs=300, seed=1)
     load = apply_transforms(load, Transforms(perfect_estimates=exact, load=1.6,
-                                             stringency=0.2), seed=1, label="test")
+                                             stringency=0.2), seed=1)
     compiled = run(load, ModifiedSlackBased(order=order), tick=tick)
     plain = run(load, EveryPositionInFull(order=order), tick=tick)
     for name in ("start", "end", "status", "planned_start"):

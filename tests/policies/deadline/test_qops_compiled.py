@@ -79,7 +79,7 @@ def test_qops_runs_as_the_python_reference_on_an_overloaded_lublin_workload(heur
     jobs.csv columns, reasons and counts as QoPS deciding in Python."""
     load = load_workload("lublin", jobs=300, seed=1)
     load = apply_transforms(load, Transforms(perfect_estimates=exact, load=1.6,
-                                             stringency=0.2), seed=1, label="test")
+                                             stringency=0.2), seed=1)
     compiled = run(load, QoPS(k=k, heuristic=heuristic), tick=tick)
     plain = run(load, QoPSInPython(k=k, heuristic=heuristic), tick=tick)
     for name in ("start", "end", "status", "planned_start"):
