@@ -268,23 +268,27 @@ def test_cs_never_oversubscribes_machines_or_licences(rows, incremental, allocat
 
 def test_cs_counts_the_work_of_each_matching_per_pass():
     """Two machines (ratings 200 and 300, one job each), three 100 s jobs (rating 100) at 0.
-    From scratch (CS_ni_np): the pass at 0 matches 3 jobs x 2 machines (2 paths, 12
-    entries, :func:`mfs_work`); at 34 the job on the fast machine ends and the pass
-    matches the running job and the queued one (2 x 2: 2 paths, 8 entries); at 50 and 84
-    nothing waits and no pass matches.  Incremental (CS_i_np), square K x K: at 0 a cold
-    start (K = 3): 6 entries given, 9 for the first potentials, 3 paths scanning 6 rows of
-    3 entries: 33.  At 34 the running job's row carries Overhead minimization (800), which
+    Incremental (CS_i_np), square K x K: at 0 a cold start (K = 3): 6 entries given, 9 for
+    the first potentials, 3 paths scanning 6 rows of 3 entries: 33.  At 34 the job on the
+    fast machine ends; the running job's row carries Overhead minimization (800), which
     raises the premium M, so IMFS starts afresh (K = 2): 4 + 4 + 2 paths of one row scan
-    (2 entries each): 12."""
+    (2 entries each): 12.  At 50 and 68 nothing waits and no pass matches.  From scratch
+    (CS_ni_np, ``count_work``) the same two matrices are counted cold: the same work.
+    Without ``count_work`` MFS from scratch reports nothing."""
     platform = Platform((Cluster("c", (Machine("slow", 1, 200), Machine("fast", 1, 300)), ()),),
                         name="two")
     grid = grid_workload([(0, 100, 100, 1, (), 100)] * 3)
-    scratch = run_grid(grid, platform, [ConvergentScheduling(incremental=False)],
-                       allocation="exclusive")
-    assert scratch.end.tolist() == [50, 34, 68]
-    assert scratch.stats["matching_augmenting_paths"] == 2 + 2
-    assert scratch.stats["matching_entries_touched"] == 12 + 8
     warm = run_grid(grid, platform, [ConvergentScheduling()], allocation="exclusive")
     assert sorted(warm.end.tolist()) == [34, 50, 68]
     assert warm.stats["matching_augmenting_paths"] == 3 + 2
     assert warm.stats["matching_entries_touched"] == 33 + 12
+    scratch = run_grid(grid, platform, [ConvergentScheduling(incremental=False,
+                                                             count_work=True)],
+                       allocation="exclusive")
+    assert scratch.end.tolist() == [50, 34, 68]
+    assert scratch.stats["matching_augmenting_paths"] == 3 + 2
+    assert scratch.stats["matching_entries_touched"] == 33 + 12
+    assert scratch.stats["matching_count_seconds"] >= 0
+    plain = run_grid(grid, platform, [ConvergentScheduling(incremental=False)],
+                     allocation="exclusive")
+    assert plain.stats == {} and plain.end.tolist() == scratch.end.tolist()

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mfs_work, mis
+from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mis, scratch_work
 from schedlab.policies.grid.convergent.matching import matching_rounds
 
 
@@ -186,12 +186,13 @@ def test_matching_rounds_respect_the_rooms(matrix, data):
             assert not ((matrix[i] > 0) & (width[i] <= left)).any()
 
 
-def test_mfs_work_counts_one_path_per_row_of_the_smaller_side_and_2nm_entries():
-    # scipy's solver works on the side with fewer rows: 2 paths for 3 jobs x 2 machines,
-    # the 6 entries copied and checked, then each path's first row scan (3 entries) twice
-    assert mfs_work((3, 2)) == (2, 12)
-    assert mfs_work((2, 5)) == (2, 20)
-    assert mfs_work((0, 5)) == (0, 0)
+def test_scratch_work_counts_the_same_method_started_cold_by_hand():
+    """From scratch the counter pads to K x K and grows one path per row.  ``[[3, 1], [1,
+    3]]``: 4 entries given, K^2 = 4, two paths of one row scan (2 entries): 12.  One job on
+    three machines ``[[1, 2, 0]]``, K = 3: 3 given, 9, then 3 paths (the job's and two
+    padding rows') of one row scan (3 entries) each: 21."""
+    assert scratch_work(np.array([[3.0, 1.0], [1.0, 3.0]])) == (2, 12)
+    assert scratch_work(np.array([[1.0, 2.0, 0.0]])) == (3, 21)
 
 
 def test_incremental_mfs_counts_its_paths_and_the_entries_it_touches_by_hand():
@@ -211,4 +212,4 @@ def test_incremental_mfs_counts_its_paths_and_the_entries_it_touches_by_hand():
         assert plan.size == 2 and plan.weight == mfs(matrix).weight
         work.append((matcher.augmentations - before[0], matcher.entries_touched - before[1]))
     assert work == [(2, 12), (0, 8), (0, 10), (1, 10)]
-    assert mfs_work(first.shape) == (2, 8)
+    assert work[0] == scratch_work(first)        # a cold start is the count from scratch

@@ -213,9 +213,9 @@ def finding_incremental_fewer_operations(frames) -> Finding:
                      for pair in pairs for label in pair for ta in ops.loc[label].index)
     return Finding(claim=claim, paper=FIGURE_TEXT["fig23"], ours=ours,
                    holds=all(fewer(i, ni, c) for i, ni in pairs for c in columns),
-                   note="our counts: IMFS as it runs; scipy's MFS from scratch one path per "
-                        "row of the smaller side and at least 2 x jobs x machines entries "
-                        "(docs/policies/convergent.md)")
+                   note="our counts, in the same units: IMFS as it runs, MFS from scratch "
+                        "by the same shortest augmenting path method started cold on each "
+                        "pass's matrix (docs/policies/convergent.md)")
 
 
 def finding_preemption_costlier(frames) -> Finding:

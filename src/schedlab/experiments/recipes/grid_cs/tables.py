@@ -95,7 +95,7 @@ def scalability(runs) -> pd.DataFrame:
 def operations(runs) -> pd.DataFrame:
     """Figs. 23–24 in operations: per CS version and Ta, the matching's augmenting paths
     and matrix entries touched per scheduling event (IMFS counted as it runs, MFS from
-    scratch by :func:`~schedlab.policies.grid.convergent.matching.mfs_work`), then the
+    scratch by :func:`~schedlab.policies.grid.convergent.matching.scratch_work`), then the
     wall-clock scheduling time per event [ms] (which compares Python IMFS with scipy's
     compiled solver, so it cannot answer the thesis' question alone)."""
     frame = _per_policy_and_ta(runs, design.CS_LABELS, {

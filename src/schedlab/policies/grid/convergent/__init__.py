@@ -26,10 +26,10 @@ from schedlab.policies.grid.convergent.knapsack import (Knapsack, critical_licen
                                                         licence_groups, licence_pressure,
                                                         prematch)
 from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching, mfs,
-                                                        mfs_work, mis)
+                                                        mis, scratch_work)
 from schedlab.policies.grid.convergent.matrix import ClusterState, job_machine_matrix
 
 __all__ = ["HEURISTICS", "ClusterState", "IncrementalMatcher", "Knapsack", "Matching",
            "Weights", "critical_licences", "exact_knapsack", "greedy_knapsack",
-           "job_machine_matrix", "licence_groups", "licence_pressure", "mfs", "mfs_work", "mis",
-           "prematch"]
+           "job_machine_matrix", "licence_groups", "licence_pressure", "mfs", "mis",
+           "prematch", "scratch_work"]

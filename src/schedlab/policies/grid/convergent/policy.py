@@ -35,6 +35,7 @@ copy) stays queued until the next pass; matched jobs start by decreasing
 
 from __future__ import annotations
 
+import time
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
@@ -46,7 +47,7 @@ from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.convergent.heuristics import Weights
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
 from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching,
-                                                        matching_rounds, mfs, mfs_work, mis)
+                                                        matching_rounds, mfs, mis, scratch_work)
 from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
                                                       job_machine_matrix)
 from schedlab.policies.grid.convergent.preemption import preempt_off_plan
@@ -74,7 +75,10 @@ class ConvergentScheduling(LocalPolicy):
     ``rounds`` while machines have CPUs left, matchings over machine
     ``slots`` (space sharing, §4.3.2, our readings; not with preemption), or
     ``auto``: slots under shared allocation without preemption, one
-    otherwise.  ``deadline_late`` -- the Deadline heuristic past the deadline
+    otherwise.  ``count_work`` -- ``true``: also count the work of every MFS from
+    scratch (:func:`.matching.scratch_work`, by solving it again with our counter; its
+    time is reported apart, not in the plan's); IMFS counts its own work always
+    (:meth:`statistics`).  ``deadline_late`` -- the Deadline heuristic past the deadline
     (:class:`~.heuristics.Weights`).  The other parameters are the heuristic
     weights (:class:`~.heuristics.Weights`), by default the thesis' (§4.2,
     footnote 2); ``overhead`` defaults to its value for the version: 8.0 with
@@ -85,12 +89,14 @@ class ConvergentScheduling(LocalPolicy):
 
     def __init__(self, incremental: bool = True, matching: str = "mfs",
                  knapsack: str = "greedy", preemption: bool = False, sharing: str = "auto",
+                 count_work: bool = False,
                  base: float = 0.01, deadline_max: float = 10.0, deadline_min: float = 0.1,
                  deadline_k: float = 1.3, deadline_late: str = "max", licences: float = 2.5,
                  input: float = 3.0, wait: float = 4.0, wait_sup: str = "job",
                  overhead: float | None = None,
                  age_factor: float = 0.02) -> None:
-        for param, value in (("incremental", incremental), ("preemption", preemption)):
+        for param, value in (("incremental", incremental), ("preemption", preemption),
+                             ("count_work", count_work)):
             if not isinstance(value, bool):
                 raise InputError(f"The {param!r} parameter of {self.name} must be true or "
                                  f"false. Got {value!r} instead.", field=param)
@@ -107,6 +113,7 @@ class ConvergentScheduling(LocalPolicy):
         self.knapsack = knapsack
         self.preemption = preemption
         self.sharing = sharing
+        self.count_work = count_work
         self.base = base
         self.deadline_max = deadline_max
         self.deadline_min = deadline_min
@@ -121,6 +128,7 @@ class ConvergentScheduling(LocalPolicy):
         self.weights = Weights(**{f.name: getattr(self, f.name) for f in fields(Weights)})
         self._matcher = IncrementalMatcher()
         self._mfs_paths = self._mfs_entries = 0
+        self._count_seconds = 0.0
 
     @property
     def preemptive(self) -> bool:
@@ -162,20 +170,29 @@ class ConvergentScheduling(LocalPolicy):
         return self._counted_mfs(matrix)
 
     def _counted_mfs(self, matrix: np.ndarray) -> Matching:
-        """:func:`.matching.mfs`, its work counted (:func:`.matching.mfs_work`)."""
-        paths, entries = mfs_work(matrix.shape)
-        self._mfs_paths += paths
-        self._mfs_entries += entries
+        """:func:`.matching.mfs`; with ``count_work``, its work counted by
+        :func:`.matching.scratch_work` (the counting's time kept apart)."""
+        if self.count_work:
+            began = time.perf_counter()
+            paths, entries = scratch_work(matrix)
+            self._mfs_paths += paths
+            self._mfs_entries += entries
+            self._count_seconds += time.perf_counter() - began
         return mfs(matrix)
 
-    def statistics(self) -> dict[str, int]:
-        """The matching's work over the run (thesis Figs. 23-24 in operations, our count):
+    def statistics(self) -> dict[str, float]:
+        """The matching's work over the run (thesis Figs. 23–24 in operations, our count):
         augmenting paths grown and matrix entries touched by IMFS
-        (:class:`.matching.IncrementalMatcher`) and by every MFS from scratch
-        (:func:`.matching.mfs_work`, the space-sharing rounds' included); MIS is not
-        counted."""
+        (:class:`.matching.IncrementalMatcher`), plus, with ``count_work``, by every MFS
+        from scratch (:func:`.matching.scratch_work`, the space-sharing rounds' included)
+        and the seconds that counting took (part of the policy's time, not of the plan's).
+        MIS is not counted; without ``count_work`` a run that never used IMFS reports
+        nothing."""
+        if not (self.count_work or self._matcher.augmentations):
+            return {}
         return {"matching_augmenting_paths": self._matcher.augmentations + self._mfs_paths,
-                "matching_entries_touched": self._matcher.entries_touched + self._mfs_entries}
+                "matching_entries_touched": self._matcher.entries_touched + self._mfs_entries,
+                "matching_count_seconds": round(self._count_seconds, 6)}
 
     def _fill_rooms(self, ctx: GridContext, tasks: list[GridTask], plan: Matching | None,
                     matrix: np.ndarray) -> Matching:
