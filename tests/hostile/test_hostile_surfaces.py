@@ -303,6 +303,17 @@ CASES = [
     sweep_case("sweep-huge-reservation-tick", sweep(
         transforms="[reservations]\nper_week = 2\ntick = 100000000000000000000"),
         "s.toml: field reservations.tick: expected an integer <= 2**53"),
+    sweep_case("sweep-huge-reservation-days", sweep(
+        transforms="[reservations]\nper_week = 2\ndays = 1e300"),
+        "s.toml: field reservations.days: expected at most 104249991374 days"),
+    sweep_case("sweep-huge-reservation-compress", sweep(
+        transforms="[reservations]\nper_week = 2\ncompress = { from_days = 1e300, "
+        "into_days = 1 }"),
+        "s.toml: field reservations.compress.from_days: expected at most 104249991374 days"),
+    sweep_case("sweep-reservation-rate-over-days", sweep(
+        transforms="[reservations]\nper_week = 4000000\ndays = 365"),
+        "s.toml: field reservations.days: 4e+06 requests per week over 365 days make 208571429 "
+        "requests; expected at most 4194304"),
     sweep_case("sweep-reservations-none-drawn-accepted", sweep(
         transforms="[reservations]\nper_week = 2"), None),
     sweep_case("grid-sweep-huge-ta", GRID_SWEEP.format(jobs=20, ta="1e300"),

@@ -12,7 +12,8 @@ from typing import Any, Mapping
 from schedlab.experiments.spec.checks import Checker
 from schedlab.experiments.spec.runs import (RequestSource, ReservationSetting, canonical_json,
                                             file_digest)
-from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_PROCESSORS, MAX_TIME
+from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_PROCESSORS, MAX_TIME, TIME_BOUND
+from schedlab.workload.reservations import PAPER_PER_WEEK
 
 #: Keys of ``[reservations]`` (docs/experiments.md, "Advance reservations").
 GENERATOR_KEYS = ("per_week", "nodes", "hours", "notice_hours", "node_size", "days",
@@ -105,7 +106,7 @@ def _generator_options(section: Mapping[str, Any], check: Checker) -> dict[str, 
         raise check.error("reservations.days", "give either 'days' (the span generated over) "
                           "or 'compress' (from_days generated, into_days simulated)")
     if "days" in section:
-        options["days"] = check.number(section["days"], "reservations.days")
+        options["days"] = _days(section["days"], "reservations.days", options, check)
     if "compress" in section:
         compress = section["compress"]
         check.keys(compress, "reservations.compress", COMPRESS_KEYS)
@@ -113,9 +114,25 @@ def _generator_options(section: Mapping[str, Any], check: Checker) -> dict[str, 
             if key not in compress:
                 raise check.error(f"reservations.compress.{key}",
                                   "expected both from_days and into_days")
-        options["compress"] = {key: check.number(compress[key], f"reservations.compress.{key}")
-                               for key in COMPRESS_KEYS}
+        options["compress"] = {key: _days(compress[key], f"reservations.compress.{key}",
+                                          options, check) for key in COMPRESS_KEYS}
     return options
+
+
+def _days(value: Any, path: str, options: Mapping[str, Any], check: Checker) -> float:
+    """A span in days (> 0) whose seconds stay within MAX_TIME, and over which the rate
+    ``per_week`` draws at most MAX_JOBS requests (the generator's own bound, checked here
+    before the first run)."""
+    days = check.number(value, path)
+    if days * 86_400 > MAX_TIME:
+        raise check.error(path, f"expected at most {MAX_TIME // 86_400} days ({TIME_BOUND}), "
+                          f"got {value}")
+    rate = options.get("per_week", PAPER_PER_WEEK)
+    if rate * days / 7 > MAX_JOBS:
+        raise check.error(path, f"{rate:g} requests per week over {days:g} days make "
+                          f"{rate * days / 7:.0f} requests; expected at most {MAX_JOBS} "
+                          f"(2**22, as many as jobs)")
+    return days
 
 
 def _node_sizes(value: Any, check: Checker) -> Any:
