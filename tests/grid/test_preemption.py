@@ -347,3 +347,36 @@ def test_where_a_job_can_start_now_leaves_out_the_machine_it_was_just_preempted_
     result = run_grid(grid, SLOW_FAST, [_Scripted(preempt_and_look)])
     assert seen == [([0], 0, False)]                  # slow only: fast is where it just was
     assert result.grid.runs.tolist() == [[0, 1, 0, 0, 0], [0, 0, 0, 100, 0]]
+
+
+class _CheckedAfterEachPass(ConvergentScheduling):
+    """CS_i_p that records, after each of its passes, the idle machines some waiting job
+    could start on now, and the machines its preemptions emptied in that pass."""
+
+    def __init__(self, **params):
+        super().__init__(preemption=True, **params)
+        self.refillable, self.emptied = [], 0
+
+    def schedule(self, ctx) -> None:
+        before = {task.machine for task in ctx.running.values()}
+        super().schedule(ctx)
+        idle = [int(m) for m in ctx.machines if ctx.jobs_on[m] == 0]
+        self.emptied += len(before - {task.machine for task in ctx.running.values()})
+        self.refillable += [(ctx.now, m) for m in idle
+                            if any(ctx.fits_now(task, m) for task in ctx.waiting.values())]
+
+
+@pytest.mark.parametrize("incremental", [True, False])
+def test_a_preemptive_pass_leaves_no_machine_idle_that_a_waiting_job_could_take(incremental):
+    """The pass preempts, then starts every queued job of its plan (docs/policies/
+    convergent.md, "A machine freed by a preemption is refilled in the same pass"): after
+    it, no idle machine can start a waiting job, though its preemptions emptied machines."""
+    from schedlab.platform.generator import generate_platform, preset
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(preset("thesis-4.2"), seed=3)
+    grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=2, seed=3)
+    policy = _CheckedAfterEachPass(incremental=incremental)
+    result = run_grid(grid, platform, [policy], allocation="exclusive")
+    assert result.grid.preemptions.sum() > 0 and policy.emptied > 0
+    assert policy.refillable == []
