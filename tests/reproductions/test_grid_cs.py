@@ -73,9 +73,11 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
     assert len(list((out / TASKS_DIR).glob("*.json"))) == len(design.tasks(True))
     assert len(reproduction.findings) == len(checks.FINDINGS)
     for name in ("table5", "table5-schedlab", "fig19", "fig19-profile", "fig20", "fig21",
-                 "fig22", "fig23", "fig23-ops", "fig24", "adh", "fig39", "fig39-usage", "fig40",
-                 "fig40-slowdown", "findings"):
+                 "fig22", "fig23", "fig23-ops", "fig24", "offered-load", "adh", "fig39",
+                 "fig39-usage", "fig40", "fig40-slowdown", "findings"):
         assert reproduction.tables[name].is_file(), name
+    load = reproduction.tables["offered-load"].read_text()
+    assert "Ta in minutes" in load and "licence cap" in load
     for name in ("fig19", "fig19-profile", "fig20", "fig21", "fig22", "fig23", "fig24",
                  "adh-trajectory", "fig39", "fig39-usage", "fig40", "fig40-slowdown"):
         assert reproduction.figures[name].is_file(), name

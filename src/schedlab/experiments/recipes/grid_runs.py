@@ -227,6 +227,18 @@ def scheduling_time_per_event_us(result) -> float:
     return max(0.0, float(result.meta["scheduling_time_s"]) - counting) * 1e6 / events
 
 
+def draw_point(point: Point):
+    """The point's platform and job stream, both drawn with seed = repetition."""
+    from schedlab.platform.generator import generate_platform, preset as platform_preset
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(platform_preset(point.preset, ratio=point.ratio),
+                                 seed=point.rep)
+    grid = generate_grid(platform, PRESETS[point.preset], n_jobs=point.jobs,
+                         interarrival=point.ta, seed=point.rep)
+    return platform, grid
+
+
 def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
     """Draw the point's platform and jobs (seed = repetition) and simulate; its metrics
     (:data:`METRICS`, machine usage, jobs in the system, scheduling time, each cluster's
@@ -237,13 +249,8 @@ def simulate_point(point: Point, label: str | None = None) -> dict[str, Any]:
     import schedlab
     from schedlab.metrics.grid import cluster_metrics
     from schedlab.metrics.series import time_weighted_mean
-    from schedlab.platform.generator import generate_platform, preset as platform_preset
-    from schedlab.workload.models.grid import PRESETS, generate_grid
 
-    platform = generate_platform(platform_preset(point.preset, ratio=point.ratio),
-                                 seed=point.rep)
-    grid = generate_grid(platform, PRESETS[point.preset], n_jobs=point.jobs,
-                         interarrival=point.ta, seed=point.rep)
+    platform, grid = draw_point(point)
     dispatch = point.dispatch_spec()
     result = schedlab.simulate(grid, point.policy_spec(), platform=platform,
                                allocation=point.allocation, seed=point.rep,

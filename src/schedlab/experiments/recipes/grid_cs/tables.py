@@ -135,6 +135,36 @@ def cluster_load(runs) -> pd.DataFrame:
     return frame
 
 
+def offered_load_frame(runs) -> pd.DataFrame:
+    """Figs. 30–32: the offered load of the streams run at Ta = 5 (Figs. 31–32) and their
+    licence cap, under each unit reading of
+    :data:`~schedlab.experiments.recipes.grid_cs.offered_load.READINGS` (means over the
+    repetitions run; the streams are drawn again, as the runs drew them)."""
+    from schedlab.experiments.recipes.grid_cs.offered_load import unit_readings
+    from schedlab.experiments.recipes.grid_runs import Point, draw_point
+
+    ms = _section(runs, design.MS_PRESET)
+    if ms.empty:
+        return pd.DataFrame()
+    at = ms[ms["ta"] == design.MS_FIGURE_INTERARRIVAL]
+    rows = []
+    for jobs, rep in sorted(set(zip(at["jobs"].tolist(), at["rep"].tolist()))):
+        point = Point(design.MS_PRESET, design.MS_FIGURE_INTERARRIVAL, design.MS_RATIO,
+                      int(rep), "", int(jobs))
+        platform, grid = draw_point(point)
+        rows += [{**row, "jobs": int(jobs), "rep": int(rep)}
+                 for row in unit_readings(grid, platform)]
+    if not rows:
+        return pd.DataFrame()
+    frame = pd.DataFrame(rows)
+    table = frame.groupby("reading", sort=False)[["load", "deadline load",
+                                                  "licence cap"]].mean()
+    table["fits under the cap"] = frame.groupby("reading", sort=False)[
+        "fits under the cap"].all()
+    table["streams"] = frame.groupby("reading", sort=False)["rep"].nunique()
+    return table
+
+
 def table5_frame(results: dict[str, dict[str, Any]]) -> pd.DataFrame:
     """Table 5 from the stored tasks: rows (licence ratio, method), usage in %."""
     rows = [row for result in results.values() if "rows" in result for row in result["rows"]]
@@ -182,6 +212,7 @@ def tables(runs, tasks: dict[str, dict[str, Any]]) -> dict[str, pd.DataFrame]:
     out["fig23-ops"] = operations(runs)
     out["fig24"] = scalability(runs)
     out["fig30"] = cluster_load(runs)
+    out["offered-load"] = offered_load_frame(runs)
     out.update({name: _by_ta(ms, metric, scale, ms_labels)
                 for name, (metric, scale, _) in MS_FIGURES.items()})
     out.update({name: _by_ta(egedf, metric, scale, egedf_labels)
