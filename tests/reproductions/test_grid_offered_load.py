@@ -39,7 +39,8 @@ def test_offered_load_and_licence_cap_by_hand():
 
 def test_the_unit_readings_rescale_the_load_by_hand():
     grid, platform = hand_case()
-    rows = {row["reading"].split(":")[0].split(",")[0]: row for row in unit_readings(grid, platform)}
+    rows = {row["reading"].split(":")[0].split(",")[0]: row
+            for row in unit_readings(grid, platform)}
     assert rows["ours"]["load"] == pytest.approx(3.75)
     # Ta in minutes: the span is 60 times longer
     assert rows["Ta in minutes"]["load"] == pytest.approx(3.75 / 60)

@@ -195,10 +195,10 @@ class IncrementalMatcher:
     ``augmentations`` and ``scanned_rows`` count the work done by all calls
     (rows scanned by Dijkstra, each scan ``O(K)``); ``cold_starts`` the
     calls that could reuse nothing.  ``entries_touched`` counts the matrix
-    entries all calls read: the ``n m`` entries given, then a cold start's ``K^2`` (the first potentials)
-    or a warm start's comparison of each kept row with its previous entries
-    (``m`` each), ``K`` per re-priced row and per new column's kept rows, and
-    ``K`` per row Dijkstra scans.
+    entries all calls read: the ``n m`` entries given, then a cold start's
+    ``K^2`` (the first potentials), or a warm start's comparison of each kept
+    row with its previous entries (``m`` each), ``K`` per re-priced row and
+    one per kept row and new column; and ``K`` per row Dijkstra scans.
     """
 
     def __init__(self) -> None:
