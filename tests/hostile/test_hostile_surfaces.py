@@ -511,3 +511,33 @@ def test_every_bad_input_was_handled_cleanly() -> None:
     print(f"hostile inputs: {len(bad)} bad inputs tried, {len(clean)} handled cleanly; "
           f"{len(CASES) - len(bad)} accepted inputs run")
     assert clean == bad
+
+
+# ------------------------------------------------------------------ the shared pieces
+def test_parse_int_reads_ascii_digits_only() -> None:
+    from schedlab.errors import InputError
+    from schedlab.textio import parse_int
+
+    assert parse_int("-12", field="f") == -12 and parse_int(str(2**53), field="f") == 2**53
+    for text in ("\u0661\u0662", "1_000", " 12", "12.0", "", "+"):
+        with pytest.raises(InputError, match="expected an integer, got"):
+            parse_int(text, field="f")
+    with pytest.raises(InputError, match="magnitude at most 2\\*\\*53"):
+        parse_int(str(2**53 + 1), field="f")
+
+
+def test_toml_nesting_is_accepted_to_32_levels_and_refused_beyond() -> None:
+    from schedlab.errors import InputError
+    from schedlab.tomlio import MAX_DEPTH, parse_toml
+
+    # the document itself is the first level
+    assert parse_toml("x = " + "[" * (MAX_DEPTH - 1) + "1" + "]" * (MAX_DEPTH - 1), "f")
+    with pytest.raises(InputError, match="nested more than 32 deep"):
+        parse_toml("x = " + "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH, "f")
+
+
+def test_byte_order_mark_and_line_endings_are_normalized() -> None:
+    from schedlab.textio import normalize_bytes
+
+    assert normalize_bytes(b"\xef\xbb\xbfa\r\nb\rc\n") == b"a\nb\nc\n"
+    assert normalize_bytes(b"a\nb") == b"a\nb"
