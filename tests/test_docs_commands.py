@@ -58,7 +58,7 @@ PARSE_ONLY = {
 #: Pages run only with the slow tests: seconds they took on two cores.
 SLOW_PAGES = {"README.md": 42, "docs/experiments.md": 18, "docs/figures.md": 17,
               "docs/interop.md": 113,
-              "docs/policies/deadlines.md": 38, "docs/policies/dynp.md": 100}
+              "docs/policies/deadlines.md": 38, "docs/policies/dynp.md": 460}
 #: Options whose value is a file a command writes.
 OUTPUT_OPTIONS = ("-o", "--out", "--save-model", "--csv")
 #: Suffixes of the files a command or Python block reads.
