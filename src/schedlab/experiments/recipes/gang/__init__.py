@@ -17,7 +17,7 @@ strategy at every slot length (figures of slowdown against l) and
 Other readings are recipes of their own: ``gang-first-fit`` (first-fit
 backfilling instead of the reservation for the queue's head) and
 ``gang-order2`` (w0 … w8 with service times of order 2; modules
-``first_fit`` and ``order2``).
+``recipes.gang_first_fit`` and ``recipes.gang_order2``).
 
 Modules: design (the experiment), paper (its numbers), runs (the stored runs as a
 table), tables, figures, findings; :func:`summarize` writes them all.
