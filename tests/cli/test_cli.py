@@ -636,7 +636,7 @@ CASES.update({
     "simulate-unknown-policy": BadInput("simulate", ("small.swf", "--policy", "nope"),
                                         ("policy", "'nope'")),
     "simulate-unknown-parameter": BadInput("simulate", ("small.swf", "--param", "depth=3"),
-                                           ("field depth", "no parameter 'depth'")),
+                                           ("field --param depth", "no parameter 'depth'")),
     "simulate-procs-zero": BadInput("simulate", ("small.swf", "--procs", "0"),
                                     ("processors", "0")),
     "simulate-procs-negative": BadInput("simulate", ("small.swf", "--procs", "-3"),

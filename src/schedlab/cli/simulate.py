@@ -99,8 +99,13 @@ def simulate(
         reservations, placement=reservation_placement, throttle=throttle, cap=reservation_cap,
         window=reservation_window, min_duration=min_reservation_duration,
         min_notice=min_reservation_notice)
-    chosen = make_policy(with_reservation_params({"name": policy, **parse_params(param)},
-                                                 reservation))
+    params = parse_params(param)
+    try:
+        chosen = make_policy(with_reservation_params({"name": policy, **params}, reservation))
+    except InputError as err:
+        if err.field not in params:
+            raise
+        raise InputError(err.reason, field=f"--param {err.field}") from None
     spec = run_spec(workload, chosen, procs=procs, width_field=width_field,
                     missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
                     shrink=shrink, perfect_estimates=perfect_estimates,
