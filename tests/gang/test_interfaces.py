@@ -127,7 +127,7 @@ def test_cli_compare_and_policies_list_gang(tmp_path):
 def test_bad_parameters_exit_2_naming_the_parameter(param, fragment):
     result = invoke("simulate", "lublin", "--jobs", "20", "--policy", "gang", "--param", param)
     assert result.exit_code == 2, result.output
-    assert f"field {fragment}:" in result.stderr and "Traceback" not in result.output
+    assert f"field --param {fragment}:" in result.stderr and "Traceback" not in result.output
 
 
 def test_a_job_wider_than_the_machine_is_an_input_error():
