@@ -32,11 +32,17 @@ MAX_INT64 = 2**63 - 1
 #: numpy's generators, which take integers >= 0.
 MAX_SEED = MAX_INT64
 
+#: Most worker processes of a sweep's pool or a Dask cluster's local workers: each is a
+#: Python process of its own (about 150 MB once numba and the engine are loaded), so a
+#: thousand already needs far more memory than any machine this is run on.
+MAX_WORKERS = 1024
+
 #: Each bound as error messages word it, with its reason.
 TIME_BOUND = "2**53 s (times stay exact in float64)"
 PROCESSORS_BOUND = "2**31 = 2147483648 processors (the engine counts processor-seconds in int64)"
 JOBS_BOUND = f"2**22 = {MAX_JOBS} jobs (about 2 GB of memory)"
 SEED_BOUND = "2**63 - 1 (seeds are stored as 64-bit integers)"
+WORKERS_BOUND = f"{MAX_WORKERS} worker processes (each one a Python process of its own)"
 
 
 def check_capacity(processors: int, horizon: int, *, field: str) -> None:
@@ -95,3 +101,8 @@ def check_time(value: object, *, field: str, low: int = 0, file: str | None = No
     """A time in seconds in ``[low, MAX_TIME]`` (:data:`MAX_TIME` says why)."""
     return check_int(value, field=field, low=low, high=MAX_TIME, file=file, line=line,
                      bound=TIME_BOUND)
+
+
+def check_workers(value: object) -> int:
+    """A number of worker processes in ``[1, MAX_WORKERS]`` (:data:`MAX_WORKERS` says why)."""
+    return check_int(value, field="--workers", low=1, high=MAX_WORKERS, bound=WORKERS_BOUND)

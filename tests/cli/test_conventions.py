@@ -259,8 +259,7 @@ DEPRECATED = [
                writes="exp/results.sqlite"),
     Deprecated("reproduce run", "--jobs", "--workers", ["reproduce", "run", "qops", "--jobs", "0"],
                exit_code=2,
-               errors="schedlab: error: field --workers: expected a number of workers >= 1, "
-                      "got 0"),
+               errors="schedlab: error: field --workers: expected an integer >= 1, got 0"),
     Deprecated("analyze", "--processors", "--procs",
                ["analyze", "small.swf", "--processors", "64"], prints="64 │ --procs"),
     Deprecated("generate", "--output", "--out", ["generate", "lublin", "-n", "5", "--output",

@@ -92,7 +92,7 @@ def test_a_failed_run_makes_the_sweep_exit_with_1_and_is_listed(workdir: Path) -
     (["sweep", "experiment.toml", "--dask", "host:1"],
      "schedlab: error: field --dask: expected 'local' or tcp://HOST:PORT, got 'host:1'"),
     (["sweep", "experiment.toml", "--workers", "0"],
-     "schedlab: error: field --workers: expected a number of workers >= 1, got 0"),
+     "schedlab: error: field --workers: expected an integer >= 1, got 0"),
     (["sweep", "experiment.toml", "--dask", "tcp://127.0.0.1:9", "--workers", "2"],
      "schedlab: error: field --workers: --workers sets the size of a local cluster"),
     (["results", "."], "schedlab: error: .: not an experiment directory (no results.sqlite)"),

@@ -128,7 +128,8 @@ def test_an_unreachable_dask_scheduler_is_an_input_error(tmp_path: Path,
 
 @pytest.mark.parametrize("kind, options, field, reason", [
     ("threads", {}, "executor", "expected one of serial, pool, dask, got 'threads'"),
-    ("pool", {"jobs": 0}, "--workers", "expected a number of workers >= 1, got 0"),
+    ("pool", {"jobs": 0}, "--workers", "expected an integer >= 1, got 0"),
+    ("pool", {"jobs": 5000}, "--workers", "expected an integer <= 1024 worker processes"),
     ("dask", {"jobs": 2, "dask_address": "tcp://127.0.0.1:8786"}, "--workers",
      "a running Dask cluster has its own workers"),
     ("serial", {"dask_address": "local"}, "--dask", "applies to the dask executor"),

@@ -416,6 +416,9 @@ CASES = [
          "field --seed: expected an integer >= 0, got -1"),
     Case("analyze-huge-procs", ("analyze", "{d}/t.swf", "--procs", "9" * 25),
          "t.swf: field processors: expected an integer <= 2**31", {"t.swf": SWF}),
+    Case("sweep-huge-workers", ("sweep", "{d}/s.toml", "--out", "{d}/out", "--workers",
+                                "100000000"), "field --workers: expected an integer <= 1024",
+         {"s.toml": sweep()}),
     Case("sweep-negative-workers", ("sweep", "{d}/s.toml", "--out", "{d}/out", "--workers",
                                     "-1"), "field --workers", {"s.toml": sweep()}),
 ]

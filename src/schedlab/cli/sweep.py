@@ -150,9 +150,10 @@ def repair_line(repaired) -> str:
 
 def choose_executor(workers: int | None, dask: str | None) -> tuple[str, int | None]:
     """``--dask`` -> dask; ``--workers 1`` -> serial; otherwise the process pool."""
-    if workers is not None and workers < 1:
-        raise InputError(f"expected a number of workers >= 1, got {workers}",
-                         field="--workers")
+    if workers is not None:
+        from schedlab.limits import check_workers
+
+        check_workers(workers)
     if dask is not None:
         if not (dask == "local" or dask.startswith("tcp://")):
             raise InputError(f"expected 'local' or tcp://HOST:PORT, got {dask!r}",

@@ -37,6 +37,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Generator, Iterator, Sequence
 
 from schedlab.errors import InputError
+from schedlab.limits import check_workers
 from schedlab.experiments.runner import (WORKER_MODULES, RunRecord, describe_error, execute_run,
                                         failed_record)
 from schedlab.experiments.spec import RunSpec
@@ -283,8 +284,8 @@ def make_executor(kind: str, *, jobs: int | None = None, dask_address: str | Non
     if kind not in EXECUTORS:
         raise InputError(f"expected one of {', '.join(EXECUTORS)}, got {kind!r}",
                          field="executor")
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise InputError(f"expected a number of workers >= 1, got {jobs!r}", field="--workers")
+    if jobs is not None:
+        check_workers(jobs)
     if kind == "dask":
         address = None if dask_address in (None, "local") else dask_address
         if address is not None and jobs is not None:
