@@ -31,6 +31,7 @@ Part 3 (Table 5): :func:`schedlab.policies.grid.convergent.table5.table5`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import platform as host
 import time
@@ -42,7 +43,8 @@ from schedlab.platform.generator import generate_platform, preset
 from schedlab.policies.grid.convergent import IncrementalMatcher, mfs
 from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.policies.grid.convergent.table5 import table5, table5_markdown
-from schedlab.workload.models.grid import PRESETS as JOBS, generate_grid
+from schedlab.workload.models.grid import PRESETS as JOBS
+from schedlab.workload.models.grid import generate_grid
 
 
 def random_rows(rng: np.random.Generator, count: int, machines: int) -> np.ndarray:
@@ -162,10 +164,8 @@ def policy_case(jobs: int, passes: int, seed: int, allocation: str, **params) ->
     """Mean per pass (the first pass, placing the burst, left out) of one ``cs`` run."""
     platform, grid = burst_workload(jobs, passes, seed)
     policy = TimedCS(passes, **params)
-    try:
+    with contextlib.suppress(_Enough):
         run_grid(grid, platform, [policy], allocation=allocation)
-    except _Enough:
-        pass
     records = np.array(policy.records[1:passes + 1])
     return {"jobs": float(records[:, 0].mean()), "ms": 1000 * float(records[:, 1].mean()),
             "match_ms": 1000 * float(records[:, 2].mean()), "passes": len(records)}

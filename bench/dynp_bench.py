@@ -135,8 +135,8 @@ def timing_policy():
 def step_workloads(trace: Path | None) -> list[tuple[str, object]]:
     """The workloads of the step table: the trace (if present) and the synthetic sets."""
     from schedlab import load_workload
-    from schedlab.workload.models import generate_builtin
     from schedlab.pipeline import Transforms, apply_transforms
+    from schedlab.workload.models import generate_builtin
 
     found = [] if trace is None else [("KTH-SP2 (full trace)", load_workload(str(trace)))]
     for name, shrink in SYNTHETIC:

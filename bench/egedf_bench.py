@@ -23,6 +23,7 @@ average is printed with each table.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform as host
 import time
@@ -58,7 +59,7 @@ def load_average() -> str:
 
 
 def bin_of(size: int) -> str:
-    for low, high in zip(BINS, BINS[1:]):
+    for low, high in itertools.pairwise(BINS):
         if size < high:
             return f"{low}-{high - 1}"
     return f">= {BINS[-1]}"

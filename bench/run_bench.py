@@ -546,7 +546,7 @@ def main(argv=None):
     wants_accasim = not args.skip_accasim and any(t.accasim_config for t in traces)
     accasim = ensure_accasim_venv() if wants_accasim else None
     results = {
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "repeat": args.repeat,
         "command": " ".join(["python", "bench/run_bench.py", *argv]),
         "machine": machine_description(args.schedlab, accasim),

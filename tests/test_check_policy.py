@@ -135,11 +135,11 @@ def test_broken_policy_fails(policy, message):
 
 
 def test_a_policy_blind_to_the_queue_limit_fails():
-    with pytest.raises(AssertionError, match=r"arrival-clock on '.*' \(kill, "
-                                             r"max_queued_per_user=2\): policy 'arrival-clock' "
-                                             r"left job \d+ waiting"):
-        with patch("schedlab.testing.ENGINE_OPTIONS", (("kill", {"max_queued_per_user": 2}),)):
-            check_policy(ArrivalClock)
+    limited = patch("schedlab.testing.ENGINE_OPTIONS", (("kill", {"max_queued_per_user": 2}),))
+    with limited, pytest.raises(AssertionError, match=r"arrival-clock on '.*' \(kill, "
+                                                      r"max_queued_per_user=2\): policy "
+                                                      r"'arrival-clock' left job \d+ waiting"):
+        check_policy(ArrivalClock)
 
 
 def test_a_used_instance_is_refused():

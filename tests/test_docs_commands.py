@@ -31,7 +31,6 @@ are not run).  The Python blocks of a page are run in order in one namespace.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from pathlib import Path

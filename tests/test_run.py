@@ -83,7 +83,7 @@ class OnADataflowMachine(EasyBackfilling):
 
 def test_a_policy_needing_an_engine_that_does_not_exist_is_an_input_error():
     load = generate_builtin("lublin", n_jobs=20)
-    with pytest.raises(InputError, match="needs the 'dataflow' engine.*grid, space-sharing"):
+    with pytest.raises(InputError, match=r"needs the 'dataflow' engine.*grid, space-sharing"):
         execute(RunSpec(load, OnADataflowMachine()))
 
 
@@ -107,7 +107,7 @@ def test_a_gang_policy_runs_on_the_time_sharing_engine():
     result = execute(RunSpec(load, "gang"))
     assert result.timesharing is not None
     assert np.array_equal(result.start, run_timesharing(load, make_policy("gang")).start)
-    with pytest.raises(InputError, match="time-shares the machine.*'tick'"):
+    with pytest.raises(InputError, match=r"time-shares the machine.*'tick'"):
         execute(RunSpec(load, "gang", tick=60))
 
 

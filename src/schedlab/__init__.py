@@ -10,13 +10,13 @@ The public API::
 
 __version__ = "0.1.0"
 
-from schedlab.api import compare, load_workload, simulate  # noqa: E402
-from schedlab.engine.result import Result  # noqa: E402
-from schedlab.errors import InputError, PolicyError  # noqa: E402
-from schedlab.policies import Policy, available_policies, make_policy  # noqa: E402
-from schedlab.run import RunSpec, execute  # noqa: E402
-from schedlab.workload.job import Job, Workload  # noqa: E402
-from schedlab.workload.reservations import Reservation  # noqa: E402
+from schedlab.api import compare, load_workload, simulate
+from schedlab.engine.result import Result
+from schedlab.errors import InputError, PolicyError
+from schedlab.policies import Policy, available_policies, make_policy
+from schedlab.run import RunSpec, execute
+from schedlab.workload.job import Job, Workload
+from schedlab.workload.reservations import Reservation
 
 
 def compute_metrics(result: Result) -> dict:
@@ -26,7 +26,20 @@ def compute_metrics(result: Result) -> dict:
 
 
 __all__ = [
-    "Job", "Policy", "InputError", "Reservation", "PolicyError", "Result", "RunSpec", "Workload",
-    "available_policies", "compare", "compute_metrics", "execute", "load_workload", "make_policy",
-    "simulate", "__version__",
+    "InputError",
+    "Job",
+    "Policy",
+    "PolicyError",
+    "Reservation",
+    "Result",
+    "RunSpec",
+    "Workload",
+    "__version__",
+    "available_policies",
+    "compare",
+    "compute_metrics",
+    "execute",
+    "load_workload",
+    "make_policy",
+    "simulate",
 ]

@@ -7,17 +7,26 @@ experiment runner do.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING
 
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, labelled_policies
-from schedlab.run import (ReservationSource, RunSpec, execute, load_grid_workload,  # noqa: F401
-                          load_platform, load_reservations, load_workload, prepare_workload,
-                          refuse_grid_policy)
+from schedlab.run import (
+    ReservationSource,
+    RunSpec,
+    execute,
+    load_grid_workload,
+    load_platform,
+    load_reservations,
+    load_workload,
+    prepare_workload,
+    refuse_grid_policy,
+)
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:

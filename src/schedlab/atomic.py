@@ -12,9 +12,9 @@ import errno
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from schedlab.errors import InputError
 

@@ -31,8 +31,8 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED, STATUS_NAMES, Res
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, check_time
 from schedlab.output import atomic_write_text
-from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
 from schedlab.textio import parse_int
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
 from schedlab.workload.swf import provenance
 
 # --------------------------------------------------------------------------- Batsim / evalys

@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from schedlab.atomic import (atomic_directory, atomic_write_blocks, atomic_write_bytes,
-                             atomic_write_text)
+from schedlab.atomic import (
+    atomic_directory,
+    atomic_write_blocks,
+    atomic_write_bytes,
+    atomic_write_text,
+)
 from schedlab.engine.result import REJECTED, STATUS_NAMES, ReservationTable, Result
 from schedlab.workload.reservations import csv_cell
 
@@ -27,9 +32,19 @@ PREEMPTION_COLUMNS = ("last_start", "preemptions", "migrations")
 #: How a table shows a missing metric, one over no jobs (docs/metrics.md, "Empty groups"):
 #: metrics.json holds ``null`` and a CSV an empty cell.
 MISSING_CELL = "—"
-__all__ = ["MISSING_CELL", "atomic_directory", "atomic_write_bytes", "atomic_write_text", "jobs_csv_text",
-           "write_jobs_csv", "json_safe", "metrics_document", "write_metrics_json",
-           "outcomes_csv_text", "write_outcomes"]
+__all__ = [
+    "MISSING_CELL",
+    "atomic_directory",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "jobs_csv_text",
+    "json_safe",
+    "metrics_document",
+    "outcomes_csv_text",
+    "write_jobs_csv",
+    "write_metrics_json",
+    "write_outcomes",
+]
 
 
 #: Rows of jobs.csv made at a time: the text and the Python ints of one block are all of

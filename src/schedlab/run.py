@@ -18,9 +18,10 @@ engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.grid import GRID
 from schedlab.engine.policy import SPACE_SHARING, Policy
@@ -86,7 +87,7 @@ class RunSpec:
     strict: bool = False
     jobs: int | None = None
     seed: int = 0
-    transforms: Transforms = Transforms()
+    transforms: Transforms = field(default_factory=Transforms)
     overrun: str = "kill"
     reservations: ReservationSource | None = None
     tick: int = 0
@@ -214,8 +215,12 @@ def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None 
 def grid_local_policy(spec: PolicySpec) -> Policy:
     """A fresh grid local policy (docs/policies/grid.md); another policy's name gets a
     clear error."""
-    from schedlab.policies.grid import (LOCAL_POLICIES, LocalPolicy, canonical_name,
-                                        make_local_policy)
+    from schedlab.policies.grid import (
+        LOCAL_POLICIES,
+        LocalPolicy,
+        canonical_name,
+        make_local_policy,
+    )
 
     name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
     if not isinstance(spec, LocalPolicy) and canonical_name(name) not in LOCAL_POLICIES:

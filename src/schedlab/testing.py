@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -95,7 +95,7 @@ def check_matrix(result: Result) -> None:
         long_jobs = set(result.job_id[length > params["long"]].tolist())
     rows: dict[int, dict[int, int]] = {}      # row id -> job id -> mask (own and guests)
     home: dict[int, int] = {}
-    place, move, guest, unguest, express, leave = range(len(MATRIX_CHANGE_KINDS))
+    place, move, guest, unguest, express, _leave = range(len(MATRIX_CHANGE_KINDS))
     events = zip(trace.change_time.tolist(), trace.change_kind.tolist(),
                  trace.change_job.tolist(), trace.change_row.tolist())
     last_time = None

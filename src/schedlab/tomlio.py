@@ -12,10 +12,10 @@ from __future__ import annotations
 import json
 import re
 import tomllib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from schedlab.errors import InputError
-
 
 #: Deepest nesting of arrays and tables accepted: no schedlab file needs more than a few
 #: levels, and tomllib (and every check that walks the values) recurses once per level,

@@ -8,7 +8,6 @@ is not a terminal now gets an unbounded width (cli/common.py).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest

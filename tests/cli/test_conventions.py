@@ -11,19 +11,18 @@ from __future__ import annotations
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 import typer
 from typer.testing import CliRunner
 
+from experiments.helpers import SMALL_EXPERIMENT, write_files
 from schedlab.cli.app import app
 from schedlab.cli.conventions import DEPRECATED_OPTIONS, rename_deprecated
 from schedlab.cli.plot import Kind
-
-from experiments.helpers import SMALL_EXPERIMENT, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

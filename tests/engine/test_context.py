@@ -7,7 +7,7 @@ Context: what a policy sees and may do").
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pytest

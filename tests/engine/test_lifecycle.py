@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import schedlab
-from schedlab.api import run          # picks the engine: gang policies time-share
+from schedlab.api import run  # picks the engine: gang policies time-share
 from schedlab.errors import InputError
 from schedlab.policies import make_policy
 from schedlab.testing import random_workload

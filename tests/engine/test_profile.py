@@ -7,6 +7,8 @@ availability profile").
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -297,7 +299,7 @@ def assert_canonical(profile: Profile) -> None:
     times = [t for t, _ in steps]
     free = [f for _, f in steps]
     assert times == sorted(set(times))
-    assert all(a != b for a, b in zip(free, free[1:])), steps
+    assert all(a != b for a, b in itertools.pairwise(free)), steps
     assert all(0 <= f <= profile.capacity for f in free), steps
 
 

@@ -16,11 +16,10 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 import schedlab.cli.sweep as cli_sweep
+from experiments.helpers import SMALL_EXPERIMENT, SMALL_SWF, write_files
 from schedlab.cli.app import app
 from schedlab.cli.results import policy_label, summary_frame
 from schedlab.experiments import run_sweep
-
-from experiments.helpers import SMALL_EXPERIMENT, SMALL_SWF, write_files
 
 runner = CliRunner()
 

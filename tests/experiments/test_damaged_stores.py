@@ -38,15 +38,28 @@ import pytest
 from typer.testing import CliRunner
 
 import schedlab.atomic
+from experiments.helpers import (
+    MEDIUM_EXPERIMENT,
+    MEDIUM_RUNS,
+    QUICK_EXPERIMENT,
+    QUICK_RUNS,
+    SMALL_SWF,
+    comparable,
+    leftover_temporaries,
+    stored_rows,
+    wait_for_rows,
+    write_files,
+)
 from schedlab.cli.app import app
 from schedlab.errors import InputError
 from schedlab.experiments import load_jobs, load_results, load_series, run_sweep
-from schedlab.experiments.store import (ResultStore, database_errors, jobs_path, row_copy_path,
-                                        series_path)
-
-from experiments.helpers import (MEDIUM_EXPERIMENT, MEDIUM_RUNS, QUICK_EXPERIMENT, QUICK_RUNS,
-                                 SMALL_SWF, comparable, leftover_temporaries, stored_rows,
-                                 wait_for_rows, write_files)
+from schedlab.experiments.store import (
+    ResultStore,
+    database_errors,
+    jobs_path,
+    row_copy_path,
+    series_path,
+)
 
 runner = CliRunner()
 
@@ -330,10 +343,9 @@ def test_a_full_disk_under_simulate_out_is_one_line_naming_the_file(
 def test_sqlite_s_full_disk_error_is_one_line_naming_the_database(tmp_path: Path) -> None:
     err = sqlite3.OperationalError("database or disk is full")
     err.sqlite_errorcode = 13           # SQLITE_FULL
-    with pytest.raises(InputError, match="results.sqlite: no space left on the device; the "
-                                         "runs stored so far are kept"):
-        with database_errors(tmp_path):
-            raise err
+    with pytest.raises(InputError, match=r"results.sqlite: no space left on the device; the "
+                                         "runs stored so far are kept"), database_errors(tmp_path):
+        raise err
 
 
 @pytest.fixture

@@ -13,12 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from experiments.helpers import (
+    QUICK_EXPERIMENT,
+    QUICK_RUNS,
+    comparable,
+    descendant_pids,
+    write_files,
+)
 from schedlab.errors import InputError
 from schedlab.experiments import executors, load_jobs, load_results, run_sweep
 from schedlab.experiments.executors import make_executor
-
-from experiments.helpers import (QUICK_EXPERIMENT, QUICK_RUNS, comparable, descendant_pids,
-                                 write_files)
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +125,7 @@ def test_an_unreachable_dask_scheduler_is_an_input_error(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(executors, "DASK_CONNECT_TIMEOUT", "0.5s")
     path = write_files(tmp_path, QUICK_EXPERIMENT)
-    with pytest.raises(InputError, match="cannot connect to the Dask scheduler at "
+    with pytest.raises(InputError, match=r"cannot connect to the Dask scheduler at "
                                          "'tcp://127.0.0.1:9'"):
         run_sweep(path, tmp_path / "out", executor="dask", dask_address="tcp://127.0.0.1:9")
 

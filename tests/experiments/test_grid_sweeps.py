@@ -114,8 +114,8 @@ def test_run_ids_are_stable_and_pinned(workdir: Path) -> None:
     again = [run.run_id for run in load_experiment(workdir / "generated.toml").runs]
     assert first == again
     # On the preset, drawn with the run's seed, the identity holds no file digest.
-    mini = [run for run in load_experiment(workdir / "generated.toml").runs
-            if run.grid.platform.label == "mini"][0]
+    mini = next(run for run in load_experiment(workdir / "generated.toml").runs
+            if run.grid.platform.label == "mini")
     identity = {
         "workload": {"kind": "grid-model", "name": "grid", "label": "grid",
                      "options": {"jobs": 15, "preset": "thesis-4.3", "ta": 50.0}},

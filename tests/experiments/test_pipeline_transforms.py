@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.experiments import load_results, run_sweep
 from schedlab.experiments.spec import experiment_from_mapping
 from schedlab.metrics import compute_metrics
-from schedlab.policies import make_policy
-from schedlab.engine.simulator import run
-from schedlab.workload.models import generate_builtin
 from schedlab.pipeline import Transforms, apply_transforms
+from schedlab.policies import make_policy
+from schedlab.workload.models import generate_builtin
 
 SPEC = {
     "name": "deadline-sweep",
@@ -40,9 +40,9 @@ def test_sweep_with_load_and_stringency_matches_the_pipeline(tmp_path):
 
 def test_bad_transform_values_are_rejected_before_any_run(tmp_path):
     bad = dict(SPEC, transforms={"load_method": ["stretch"]})
-    with pytest.raises(InputError, match="transforms.load_method"):
+    with pytest.raises(InputError, match=r"transforms.load_method"):
         experiment_from_mapping(bad)
-    with pytest.raises(InputError, match="transforms.relaxation"):
+    with pytest.raises(InputError, match=r"transforms.relaxation"):
         apply_transforms(generate_builtin("lublin", n_jobs=20),
                          Transforms(stringency=0.5, deadline_fraction=0.5), seed=0,
                          label=lambda name: f"transforms.{name}")

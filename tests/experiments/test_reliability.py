@@ -20,10 +20,17 @@ from pathlib import Path
 
 import pytest
 
+from experiments.helpers import (
+    MEDIUM_EXPERIMENT,
+    MEDIUM_RUNS,
+    comparable,
+    leftover_temporaries,
+    session_pids,
+    stored_rows,
+    wait_for_rows,
+    write_files,
+)
 from schedlab.experiments import load_jobs, load_results, run_sweep
-
-from experiments.helpers import (MEDIUM_EXPERIMENT, MEDIUM_RUNS, comparable, leftover_temporaries,
-                                 session_pids, stored_rows, wait_for_rows, write_files)
 
 
 def start_sweep(path: Path, out: Path, *options: str) -> subprocess.Popen:

@@ -7,14 +7,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from experiments.helpers import SMALL_SWF
 from schedlab.errors import InputError
 from schedlab.experiments import experiment_from_mapping, load_results, load_series, run_sweep
 from schedlab.experiments.runner import run_requests
 from schedlab.experiments.spec import RequestSource
 from schedlab.policies.reservations import PAPER_CAP, WEEK
 from schedlab.workload.models import generate_builtin
-
-from experiments.helpers import SMALL_SWF
 
 #: Two requests on SMALL_SWF's 4 processors (fcfs+easy ends its last job at 170):
 #: request 1 (4 x [500, 600), 400 node-seconds) fits; request 2 (1 x [550, 560))

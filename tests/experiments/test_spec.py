@@ -9,15 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from experiments.helpers import SMALL_SWF, write_files
+from real_traces import trace_path
 from schedlab.errors import InputError
 from schedlab.experiments import experiment_from_mapping, load_experiment, run_sweep
 from schedlab.experiments.spec import to_toml
 from schedlab.policies import registry
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import check_number
-
-from experiments.helpers import SMALL_SWF, write_files
-from real_traces import trace_path
 
 SMALL_DIGEST = hashlib.sha256(SMALL_SWF.encode()).hexdigest()
 

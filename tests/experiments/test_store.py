@@ -14,15 +14,21 @@ import pandas as pd
 import pytest
 
 import schedlab
+from experiments.helpers import (
+    EASY_STARTS,
+    FCFS_STARTS,
+    SMALL_EXPERIMENT,
+    SMALL_SWF,
+    leftover_temporaries,
+    stored_rows,
+    write_files,
+)
 from schedlab.errors import InputError
 from schedlab.experiments import load_experiment, load_jobs, load_results, load_series, run_sweep
 from schedlab.experiments.runner import execute_run
 from schedlab.experiments.store import ResultStore
 from schedlab.output import jobs_csv_text
 from schedlab.policies.backfilling import EasyBackfilling
-
-from experiments.helpers import (EASY_STARTS, FCFS_STARTS, SMALL_EXPERIMENT, SMALL_SWF,
-                                 leftover_temporaries, stored_rows, write_files)
 
 
 @pytest.fixture
@@ -203,10 +209,10 @@ def test_parameters_and_transforms_become_columns(tmp_path: Path) -> None:
 
 def test_a_second_sweep_on_the_same_directory_is_refused_naming_the_holder(
         small: Path, tmp_path: Path) -> None:
-    with ResultStore(tmp_path / "out"):
-        with pytest.raises(InputError, match=rf"another sweep \(process {os.getpid()}\) is "
-                                             rf"writing to this experiment directory"):
-            run_sweep(small, tmp_path / "out", executor="serial")
+    refused = pytest.raises(InputError, match=rf"another sweep \(process {os.getpid()}\) is "
+                                              rf"writing to this experiment directory")
+    with ResultStore(tmp_path / "out"), refused:
+        run_sweep(small, tmp_path / "out", executor="serial")
 
 
 @pytest.mark.parametrize("call", [load_results, lambda d: load_jobs(d, "0" * 16)])

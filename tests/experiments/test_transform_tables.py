@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from experiments.helpers import write_files
 from schedlab.errors import InputError
 from schedlab.experiments import load_experiment
-
-from experiments.helpers import write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 

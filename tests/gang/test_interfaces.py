@@ -169,7 +169,7 @@ def test_a_policy_placing_a_job_twice_or_one_not_waiting_is_stopped():
                 ghost = Job(99, 0, 5, 5, 1)
                 matrix.place(ghost, len(matrix), 1)
 
-    with pytest.raises(schedlab.PolicyError, match="job 99 .* not waiting"):
+    with pytest.raises(schedlab.PolicyError, match=r"job 99 .* not waiting"):
         run(Workload((Job(1, 0, 5, 5, 1),), 2), Careless(slot=1))
     matrix = Matrix(2)
     matrix.place(Job(1, 0, 5, 5, 1), 0, 1)

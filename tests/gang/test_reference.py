@@ -9,6 +9,7 @@ from schedlab.engine.timesharing import run_timesharing
 from schedlab.policies.gang import GangScheduler
 from schedlab.testing import check_invariants
 from schedlab.workload.job import Job, Workload
+
 from .reference import reference_run
 
 JOB = st.tuples(st.integers(0, 6), st.integers(0, 20), st.integers(1, 25), st.integers(1, 8))

@@ -10,10 +10,17 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.policies.grid import make_dispatcher
-from schedlab.policies.grid.adaptive import (AdaptiveDeadline, DataRepository, Evaluator,
-                                             Polytope, Reconfigurator, exponential_target,
-                                             interval_priorities, priority_distribution,
-                                             replay_classification)
+from schedlab.policies.grid.adaptive import (
+    AdaptiveDeadline,
+    DataRepository,
+    Evaluator,
+    Polytope,
+    Reconfigurator,
+    exponential_target,
+    interval_priorities,
+    priority_distribution,
+    replay_classification,
+)
 from schedlab.policies.grid.meta import DeadlineHeuristic
 
 TARGET_3 = np.array([4, 2, 1]) / 7          # eq. 3.2 with max = 3
@@ -142,7 +149,8 @@ def test_adaptive_with_a_large_delta_classifies_like_the_static_heuristic():
 # ------------------------------------------------------------------ the §5.1.5 comparison
 def thesis_stream(stream, seed):
     from schedlab.experiments.adh import stream_settings
-    from schedlab.platform.generator import generate_platform, preset as platform_preset
+    from schedlab.platform.generator import generate_platform
+    from schedlab.platform.generator import preset as platform_preset
     from schedlab.workload.models.grid import generate_grid
 
     platform = generate_platform(platform_preset("thesis-4.3"), 1)

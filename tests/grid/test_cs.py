@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
@@ -21,7 +22,8 @@ from schedlab.policies.grid import RoundRobin, make_dispatcher, make_local_polic
 from schedlab.policies.grid.convergent import ClusterState, Weights, job_machine_matrix, mfs
 from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.testing import check_grid_invariants
-from schedlab.workload.models.grid import PRESETS as JOBS, generate_grid
+from schedlab.workload.models.grid import PRESETS as JOBS
+from schedlab.workload.models.grid import generate_grid
 
 from .helpers import grid_workload, three_machines
 from .test_properties import PLATFORM, jobs
@@ -223,7 +225,7 @@ def test_cs_under_the_meta_scheduler_on_thesis_4_3_leaves_no_startable_job():
     assert (result.end >= 0).all()
     starts = sorted(zip(result.grid.machine.tolist(), result.start.tolist(),
                         result.end.tolist()))
-    assert any(a[0] == b[0] and b[1] < a[2] for a, b in zip(starts, starts[1:]))
+    assert any(a[0] == b[0] and b[1] < a[2] for a, b in itertools.pairwise(starts))
 
 
 def test_cs_under_the_meta_scheduler_from_the_api_and_the_command_line(tmp_path, monkeypatch):

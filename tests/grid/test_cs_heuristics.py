@@ -8,14 +8,22 @@ import numpy as np
 import pytest
 
 from schedlab.errors import InputError
-from schedlab.platform.generator import PRESETS as PLATFORMS, generate_platform
+from schedlab.platform.generator import PRESETS as PLATFORMS
+from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid.convergent import ClusterState, Weights, job_machine_matrix
-from schedlab.policies.grid.convergent.heuristics import (anti_aging, deadline, deadline_f1,
-                                                          input_data, licence_weight, licences,
-                                                          overhead_minimization,
-                                                          wait_minimization)
+from schedlab.policies.grid.convergent.heuristics import (
+    anti_aging,
+    deadline,
+    deadline_f1,
+    input_data,
+    licence_weight,
+    licences,
+    overhead_minimization,
+    wait_minimization,
+)
 from schedlab.policies.grid.convergent.matrix import eligible_pairs
-from schedlab.workload.models.grid import PRESETS as JOBS, generate_grid
+from schedlab.workload.models.grid import PRESETS as JOBS
+from schedlab.workload.models.grid import generate_grid
 
 NAN = math.nan
 

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.errors import InputError
-from schedlab.policies.grid.convergent import (critical_licences, exact_knapsack,
-                                               greedy_knapsack, licence_groups,
-                                               licence_pressure, prematch)
+from schedlab.policies.grid.convergent import (
+    critical_licences,
+    exact_knapsack,
+    greedy_knapsack,
+    licence_groups,
+    licence_pressure,
+    prematch,
+)
 from schedlab.policies.grid.convergent.knapsack import eilon_weights, unit_values
 from schedlab.policies.grid.convergent.table5 import licence_usage, table5, table5_markdown
 

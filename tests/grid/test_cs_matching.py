@@ -6,7 +6,8 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.policies.grid.convergent import IncrementalMatcher, mfs, mis, scratch_work
 from schedlab.policies.grid.convergent.matching import matching_rounds

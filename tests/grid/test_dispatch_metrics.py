@@ -8,8 +8,15 @@ import pytest
 from schedlab.engine.grid import run_grid
 from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
-from schedlab.policies.grid import (BackfillingFCFS, GridFCFS, LeastWork, Proportional,
-                                    RandomDispatch, RoundRobin, make_dispatcher)
+from schedlab.policies.grid import (
+    BackfillingFCFS,
+    GridFCFS,
+    LeastWork,
+    Proportional,
+    RandomDispatch,
+    RoundRobin,
+    make_dispatcher,
+)
 
 from .helpers import grid_workload, three_machines, two_clusters
 

@@ -16,8 +16,13 @@ from schedlab.api import simulate_grid
 from schedlab.cli.app import app
 from schedlab.engine.grid import run_grid
 from schedlab.errors import InputError
-from schedlab.policies.grid import (FlexibleBackfillingMod, FlexibleBackfillingUnmod, GridEDF,
-                                    GridFCFS, make_local_policy)
+from schedlab.policies.grid import (
+    FlexibleBackfillingMod,
+    FlexibleBackfillingUnmod,
+    GridEDF,
+    GridFCFS,
+    make_local_policy,
+)
 from schedlab.policies.grid.flexible import deadline_term, licence_term
 
 from .helpers import grid_workload, three_machines

@@ -10,8 +10,13 @@ import pytest
 from schedlab.engine.grid import GridTask, MetaView, make_tasks, run_grid
 from schedlab.errors import InputError
 from schedlab.policies.grid import BackfillingFCFS, Dispatcher, GridFCFS, make_dispatcher
-from schedlab.policies.grid.meta import (DeadlineHeuristic, MetaScheduler, combined_priority,
-                                         licence_contribution, user_contribution)
+from schedlab.policies.grid.meta import (
+    DeadlineHeuristic,
+    MetaScheduler,
+    combined_priority,
+    licence_contribution,
+    user_contribution,
+)
 from schedlab.workload.job import Job
 
 from .helpers import grid_workload, two_clusters

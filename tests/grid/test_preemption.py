@@ -191,11 +191,11 @@ def test_the_engine_refuses_to_preempt_a_queued_job_to_start_a_running_one_or_re
             ctx.preempt(ctx.running[1])
             ctx.reject(ctx.waiting[1])
 
-    with pytest.raises(PolicyError, match="preempted job 1 .* not running"):
+    with pytest.raises(PolicyError, match=r"preempted job 1 .* not running"):
         _run_script(preempt_queued)
-    with pytest.raises(PolicyError, match="started job 1 .* not waiting"):
+    with pytest.raises(PolicyError, match=r"started job 1 .* not waiting"):
         _run_script(double_start)
-    with pytest.raises(PolicyError, match="rejected job 1 .* it has run already"):
+    with pytest.raises(PolicyError, match=r"rejected job 1 .* it has run already"):
         _run_script(reject_preempted)
 
 
@@ -206,7 +206,7 @@ def test_a_policy_that_preempts_a_job_and_never_resumes_it_is_caught_at_the_end(
             ctx.start(ctx.waiting[2], 0)
             ctx.preempt(ctx.running[1])
 
-    with pytest.raises(RuntimeError, match="left job 1 waiting .* it never starts"):
+    with pytest.raises(RuntimeError, match=r"left job 1 waiting .* it never starts"):
         _run_script(lose)
 
 
@@ -273,7 +273,7 @@ def _thesis_run(name, allocation: str, readings: dict | None = None, **params):
                          interarrival=2 if busy else 10, seed=3)
     policy = make_local_policy({"name": name, **(readings or {}), **params})
     return grid, platform, run_grid(grid, platform, [policy], allocation=allocation,
-                                    preemption_overhead=params and 10 or 0)
+                                    preemption_overhead=(params and 10) or 0)
 
 
 @pytest.mark.parametrize("name, allocation, digest", [

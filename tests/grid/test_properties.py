@@ -79,5 +79,5 @@ def test_the_check_catches_a_machine_over_its_cpus_and_a_licence_over_its_copies
         check_grid_invariants(result, grid, PLATFORM)
     result.grid.machine[1] = 1              # mid: CPUs fine, but A has one copy in c1
     result.end[1] = 200                     # eq. 3.9 on mid (rating 100)
-    with pytest.raises(AssertionError, match="licence .* over its copies in cluster 0"):
+    with pytest.raises(AssertionError, match=r"licence .* over its copies in cluster 0"):
         check_grid_invariants(result, grid, PLATFORM)

@@ -208,7 +208,8 @@ CASES = [
          {"j.sacct": cr_only(sacct(SACCT_ROW.format(limit="00:05:00", cpus=2)))}),
     # ------------------------------------------------------------------ platform TOML
     grid_case("platform-huge-cpus", "p.toml:6: field clusters[0].machines[0].cpus: machine "
-              "'pisa-1': expected an integer <= 1000000000", platform=PLATFORM.format(cpus=10**30, rating=100)),
+              "'pisa-1': expected an integer <= 1000000000",
+              platform=PLATFORM.format(cpus=10**30, rating=100)),
     grid_case("platform-negative-cpus", "p.toml:6: field clusters[0].machines[0].cpus",
               platform=PLATFORM.format(cpus=-4, rating=100)),
     grid_case("platform-nan-rating", "p.toml:7: field clusters[0].machines[0].rating",

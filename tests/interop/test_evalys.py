@@ -17,6 +17,7 @@ stretch = turnaround / execution: job 3: 38 / 30 = 1.266667; job 5: 0 / 0 = nan.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +27,13 @@ from typer.testing import CliRunner
 from schedlab.cli.app import app
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
-from schedlab.interop import (BATSIM_JOB_COLUMNS, evalys_jobs_csv_text, interval_set_text,
-                              load_run, processor_allocation)
+from schedlab.interop import (
+    BATSIM_JOB_COLUMNS,
+    evalys_jobs_csv_text,
+    interval_set_text,
+    load_run,
+    processor_allocation,
+)
 
 SMALL_SWF = Path(__file__).parents[1] / "workload" / "data" / "small.swf"
 
@@ -112,7 +118,7 @@ def test_a_real_schedule_never_gives_a_processor_to_two_jobs_at_once():
                 busy.setdefault(p, []).append((int(result.start[k]), int(result.end[k])))
     for spans in busy.values():
         spans.sort()
-        assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:]))
+        assert all(a_end <= b_start for (_, a_end), (b_start, _) in itertools.pairwise(spans))
 
 
 @pytest.mark.filterwarnings("ignore:The inplace keyword")   # evalys's own pandas call

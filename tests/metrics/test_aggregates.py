@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from real_traces import trace_path
 from schedlab.errors import InputError
 from schedlab.metrics import METRIC_DOCS, compute_metrics
 from schedlab.metrics.aggregates import (
@@ -23,7 +24,6 @@ from schedlab.metrics.jobs import accepted_jobs, node_seconds
 from schedlab.metrics.series import integrate
 
 from .conftest import build_result
-from real_traces import trace_path
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
 
@@ -193,7 +193,7 @@ def test_invariants_on_valid_schedules(draws, processors):
     busy_area = integrate(result.series_time, result.series_busy, t0, t1)
     assert busy_area == pytest.approx(float(np.sum(node_seconds(jobs))))
     if t1 > t0:
-        assert 0.0 <= metrics["loss_of_capacity"]
+        assert metrics["loss_of_capacity"] >= 0.0
         assert metrics["utilization"] + metrics["loss_of_capacity"] <= 1.0 + 1e-12
         assert metrics["utilization_margo"] == pytest.approx(metrics["utilization"])
     else:                                    # an empty window: no ratio over it
@@ -220,7 +220,7 @@ def test_engine_result_on_a_real_trace():
     metrics = compute_metrics(result)
     # Streit's UTIL from the job columns and Margo's from the engine's busy series agree.
     assert metrics["utilization_margo"] == pytest.approx(metrics["utilization"], rel=1e-12)
-    assert 0.0 < metrics["loss_of_capacity"]
+    assert metrics["loss_of_capacity"] > 0.0
     assert metrics["utilization"] + metrics["loss_of_capacity"] <= 1.0
     assert metrics["finished"] + metrics["killed"] + metrics["rejected"] == 3000
     for prefix, names in (("width", ("1", "2_64", "65_256", "gt_256")),

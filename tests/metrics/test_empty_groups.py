@@ -18,16 +18,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from grid.helpers import grid_workload
 from schedlab.engine.grid import run_grid
 from schedlab.engine.result import KILLED
 from schedlab.metrics import compute_metrics
 from schedlab.metrics.grid import cluster_metrics
-from schedlab.metrics.jobs import (accepted_jobs, bounded_slowdown, expansion_factor, slowdown)
+from schedlab.metrics.jobs import accepted_jobs, bounded_slowdown, expansion_factor, slowdown
 from schedlab.output import jobs_csv_text, metrics_document
 from schedlab.platform import Cluster, Machine, Platform
 from schedlab.policies.grid import GridFCFS, RoundRobin
 
-from grid.helpers import grid_workload
 from .conftest import build_result
 
 #: One cluster of two single-CPU machines: slow (rating 100) and fast (rating 300).
@@ -48,9 +48,8 @@ def test_classes_no_job_fell_into_are_missing_not_zero(make_result):
 
 
 def test_no_nondeadline_job_leaves_their_slowdown_missing_in_json_csv_and_tables(make_result):
-    from schedlab.cli.common import metrics_table
+    from schedlab.cli.common import console, metrics_table
     from schedlab.cli.compare import _metrics_csv
-    from schedlab.cli.common import console
 
     rows = [(0, 0, 10, 1, 10, 10, 0), (0, 10, 30, 1, 20, 20, 0)]
     result = dataclasses.replace(make_result(rows, 1), deadline=np.array([10, 40]),

@@ -9,12 +9,24 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.platform import Cluster, Licence, Machine, Platform
-from schedlab.platform.generator import PRESETS as PLATFORMS, generate_platform
-from schedlab.workload.grid import (GridWorkload, read_grid_workload, runnable, side_path,
-                                    write_grid_workload)
+from schedlab.platform.generator import PRESETS as PLATFORMS
+from schedlab.platform.generator import generate_platform
+from schedlab.workload.grid import (
+    GridWorkload,
+    read_grid_workload,
+    runnable,
+    side_path,
+    write_grid_workload,
+)
 from schedlab.workload.job import Job, Workload
-from schedlab.workload.models.grid import (PRESETS, TOO_WIDE, JobSettings, enrich_workload,
-                                           generate_grid, preset)
+from schedlab.workload.models.grid import (
+    PRESETS,
+    TOO_WIDE,
+    JobSettings,
+    enrich_workload,
+    generate_grid,
+    preset,
+)
 
 
 def small() -> Platform:
@@ -144,7 +156,7 @@ def test_side_file_errors_name_line_and_field(tmp_path, rows, line, field, messa
 
 def test_missing_side_file(tmp_path):
     (tmp_path / "j.swf").write_text(SWF)
-    with pytest.raises(InputError, match="no side file for j.swf"):
+    with pytest.raises(InputError, match=r"no side file for j.swf"):
         read_grid_workload(tmp_path / "j.swf")
 
 

@@ -6,8 +6,13 @@ import numpy as np
 import pytest
 
 from schedlab.errors import InputError
-from schedlab.platform.generator import (PRESETS, PlatformSettings, generate_platform,
-                                         licence_names, preset)
+from schedlab.platform.generator import (
+    PRESETS,
+    PlatformSettings,
+    generate_platform,
+    licence_names,
+    preset,
+)
 
 
 def test_same_seed_same_platform_other_seed_other_platform():
@@ -25,7 +30,7 @@ def test_every_preset_respects_its_ranges(name):
     assert settings.cpus[0] <= p.cpus.min() and p.cpus.max() <= settings.cpus[1]
     assert settings.rating[0] <= p.rating.min() and p.rating.max() <= settings.rating[1]
     assert p.licence_names == licence_names(settings.licences)
-    for c, cluster in enumerate(p.clusters):
+    for _c, cluster in enumerate(p.clusters):
         for lic in cluster.licences:
             suitable = len(lic.machines)
             assert suitable >= 1

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from schedlab.errors import InputError
-from schedlab.platform import (Cluster, Licence, Machine, Platform, read_platform,
-                               time_on_machine)
+from schedlab.platform import Cluster, Licence, Machine, Platform, read_platform, time_on_machine
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "platforms" / "two-sites.toml"

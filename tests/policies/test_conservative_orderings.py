@@ -9,8 +9,9 @@ Job rows are (id, submit, runtime, estimate, width).
 
 from __future__ import annotations
 
-from .helpers import by_id, simulate, workload
 from schedlab.workload.transforms import perfect_estimates
+
+from .helpers import by_id, simulate, workload
 
 ORDERINGS = ("fcfs+conservative", "sjf+conservative", "ljf+conservative")
 

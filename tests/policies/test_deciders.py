@@ -12,9 +12,16 @@ import itertools
 
 import pytest
 
-from schedlab.policies.deciders import (CASE_LABELS, PAPER_POLICIES, TABLE1, TABLE6_ROWS,
-                                        advanced_decider, decide_among, simple_decider,
-                                        table1_case)
+from schedlab.policies.deciders import (
+    CASE_LABELS,
+    PAPER_POLICIES,
+    TABLE1,
+    TABLE6_ROWS,
+    advanced_decider,
+    decide_among,
+    simple_decider,
+    table1_case,
+)
 
 # (case, FCFS, SJF, LJF, current policy, simple decider's choice, advanced decider's choice)
 # "current policy" in the table is written out as the policy it is.

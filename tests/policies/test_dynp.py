@@ -8,24 +8,34 @@ comments.  Job rows are (id, submit, runtime, estimate, width).
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .helpers import by_id, simulate, workload
+from real_traces import trace_path
 from schedlab.engine.profile import Profile
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
 from schedlab.output import metrics_document
 from schedlab.policies.deciders import CASE_LABELS
-from schedlab.policies.dynp import (QUALITY_METRICS, BasicDynP, Measured, SelfTuningDynP,
-                                    average_response, average_wait, combine_terms, makespan,
-                                    parse_quality_metric, select_future, weighted_response,
-                                    weighted_slowdown)
+from schedlab.policies.dynp import (
+    QUALITY_METRICS,
+    BasicDynP,
+    Measured,
+    SelfTuningDynP,
+    average_response,
+    average_wait,
+    combine_terms,
+    makespan,
+    parse_quality_metric,
+    select_future,
+    weighted_response,
+    weighted_slowdown,
+)
 from schedlab.policies.orderings import in_order_at
 from schedlab.policies.planning import place_in_order
 from schedlab.policies.registry import make_policy
@@ -34,7 +44,8 @@ from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
 from schedlab.workload.reservations import Reservation
 from strategies import workloads
-from real_traces import trace_path
+
+from .helpers import by_id, simulate, workload
 
 KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 
@@ -349,7 +360,7 @@ def test_the_plan_order_is_the_adopted_queue_with_newcomers_appended():
     jobs = [Job(i, i, 10, 10, 1) for i in range(1, 5)]
 
     class Waiting:
-        waiting = {job.id: job for job in jobs}
+        waiting: ClassVar[dict] = {job.id: job for job in jobs}
         now = 4
 
     for fcfs_order, expected in (("submit", [1, 2, 3, 4]), ("plan", [3, 1, 2, 4])):

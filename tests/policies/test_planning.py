@@ -18,7 +18,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .helpers import by_id, simulate, workload
 from schedlab.engine.simulator import run
 from schedlab.policies.orderings import in_order, in_order_at, lxf_key_at
 from schedlab.policies.planning import PlanningScheduler
@@ -27,6 +26,8 @@ from schedlab.policies.reservations import RESERVATION_PARAMS
 from schedlab.testing import check_invariants, check_policy
 from schedlab.workload.job import Job
 from strategies import workloads
+
+from .helpers import by_id, simulate, workload
 
 PLAN_POLICIES = ["fcfs+plan", "sjf+plan", "ljf+plan", "lxf+plan"]
 

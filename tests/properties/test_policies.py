@@ -17,6 +17,7 @@ per-job columns.  Then what each built-in family promises:
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from dataclasses import dataclass
 from unittest.mock import patch
@@ -361,7 +362,7 @@ def test_workloads_strategy_reaches_the_corners():
     @given(workload=workloads())
     def collect(workload: Workload) -> None:
         jobs = workload.jobs
-        seen["burst"] += any(a.submit == b.submit for a, b in zip(jobs, jobs[1:]))
+        seen["burst"] += any(a.submit == b.submit for a, b in itertools.pairwise(jobs))
         seen["zero runtime"] += any(j.runtime == 0 for j in jobs)
         seen["underestimate"] += any(j.estimate < j.runtime for j in jobs)
         seen["overestimate"] += any(j.estimate > j.runtime for j in jobs)

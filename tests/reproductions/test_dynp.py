@@ -14,8 +14,8 @@ import hashlib
 import pytest
 
 from schedlab.experiments import load_results
-from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import dynp as recipe
+from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.spec import experiment_from_mapping
 
 

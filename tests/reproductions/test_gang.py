@@ -9,8 +9,8 @@ import hashlib
 import pandas as pd
 import pytest
 
-from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import gang as recipe
+from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.spec import experiment_from_mapping
 
 
@@ -226,7 +226,7 @@ def test_reduced_recipe_shows_the_papers_slot_length_findings(reduced):
 
 
 def test_reduced_recipe_writes_every_table_and_figure(reduced):
-    out, reproduction, _ = reduced
+    _out, reproduction, _ = reduced
     for name in ("table1_slowdown_all", "table3_5_slots_s1", "table10_slots_s3",
                  "gang_vs_easy", "findings"):
         assert reproduction.tables[name].is_file()

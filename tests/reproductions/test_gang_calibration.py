@@ -36,7 +36,7 @@ def test_bisection_finds_the_load_of_the_target(linear_slots):
 
 
 def test_a_target_outside_the_range_names_both_ends(linear_slots):
-    with pytest.raises(InputError, match="3.000 slots at load 0.5 and 3.400 at 0.6"):
+    with pytest.raises(InputError, match=r"3.000 slots at load 0.5 and 3.400 at 0.6"):
         calibration.calibrate_load(4.57, 0.5, 0.6)
 
 

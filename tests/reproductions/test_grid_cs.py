@@ -90,7 +90,7 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
 
 
 def test_what_is_left_out_is_listed_and_its_findings_not_judged(reduced):
-    out, reproduction, _ = reduced
+    _out, reproduction, _ = reduced
     left = design.left_out((*design.cs_variants(), design.SPACE_SHARING_CS))
     by_claim = {f.claim: f for f in reproduction.findings}
     if left:

@@ -11,8 +11,12 @@ import pytest
 from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import grid_fb as recipe
 from schedlab.experiments.recipes.grid_fb import findings as checks
-from schedlab.experiments.recipes.grid_fb.design import (CASES, SECTIONS, meta_scheduler_points,
-                                                         points)
+from schedlab.experiments.recipes.grid_fb.design import (
+    CASES,
+    SECTIONS,
+    meta_scheduler_points,
+    points,
+)
 from schedlab.experiments.recipes.grid_fb.runs import RUNS_DIR, execute, label, simulate_point
 
 
@@ -79,7 +83,7 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
 
 
 def test_a_stopped_run_resumes_with_only_the_missing_runs(reduced):
-    out, reproduction = reduced
+    out, _reproduction = reduced
     folder = out / RUNS_DIR
     missing = [p for p in meta_scheduler_points(True) if p.rep == 1][:2]
     kept = {p.run_id: (folder / f"{p.run_id}.json").read_text() for p in missing}
@@ -113,7 +117,7 @@ def test_a_stored_run_is_the_simulation_of_its_point(reduced):
 
 
 def test_reduced_form_shows_backfilling_beating_fcfs(reduced):
-    out, reproduction = reduced
+    _out, reproduction = reduced
     held = {f.claim.split(" (")[0]: f.holds for f in reproduction.findings}
     assert held["Backfilling raises system usage over FCFS at the highest contention"]
     assert held["Backfilling at least halves FCFS's average slowdown at Ta 4"]

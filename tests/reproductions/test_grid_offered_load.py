@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from schedlab.experiments.recipes.grid_cs.offered_load import (licence_concurrency,
-                                                               offered_load, unit_readings)
+from grid.helpers import grid_workload
+from schedlab.experiments.recipes.grid_cs.offered_load import (
+    licence_concurrency,
+    offered_load,
+    unit_readings,
+)
 from schedlab.platform import Cluster, Licence, Machine, Platform
 from schedlab.platform.generator import generate_platform, preset
 from schedlab.workload.models.grid import PRESETS, generate_grid
-
-from grid.helpers import grid_workload
 
 
 def hand_case():
@@ -51,7 +53,7 @@ def test_the_unit_readings_rescale_the_load_by_hand():
 
 
 def test_a_stream_submitted_at_once_offers_an_infinite_load():
-    grid, platform = hand_case()
+    _grid, platform = hand_case()
     at_once = grid_workload([(0, 100, 100, 2, (), 200)])
     assert offered_load(at_once, platform).load == float("inf")
 

@@ -9,10 +9,18 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from schedlab.experiments.recipes.grid_runs import (Point, active_machines, execute_stored,
-                                                    jobs_in_system, machine_usage,
-                                                    nested_by_cluster, read_stored, running_jobs,
-                                                    simulate_point, spelled)
+from schedlab.experiments.recipes.grid_runs import (
+    Point,
+    active_machines,
+    execute_stored,
+    jobs_in_system,
+    machine_usage,
+    nested_by_cluster,
+    read_stored,
+    running_jobs,
+    simulate_point,
+    spelled,
+)
 
 
 def tiny_result():
@@ -143,6 +151,6 @@ def test_a_damaged_stored_result_is_an_error_naming_the_file(tmp_path):
     (tmp_path / "good.json").write_text('{"x": 1}\n')
     (tmp_path / "bad.json").write_text('{"run_id": ')
     assert read_stored(tmp_path, ["good"]) == {"good": {"x": 1}}
-    with pytest.raises(InputError, match="not valid JSON.*delete the file") as err:
+    with pytest.raises(InputError, match=r"not valid JSON.*delete the file") as err:
         read_stored(tmp_path)
     assert err.value.file == str(tmp_path / "bad.json")

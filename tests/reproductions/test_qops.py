@@ -7,17 +7,15 @@ estimates), so CI needs no trace.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 
+from real_traces import trace_path
 from schedlab.errors import InputError
 from schedlab.experiments import load_results
 from schedlab.experiments.recipes import get_recipe, reproduce, trace_file
 from schedlab.experiments.recipes import qops as recipe
 from schedlab.experiments.spec import experiment_from_mapping
-from real_traces import trace_path
 
 TRACES = trace_path(".")
 
@@ -36,7 +34,7 @@ def finding(reproduction, start: str):
 
 
 def test_no_admitted_job_misses_its_deadline_while_easy_misses_many(reduced):
-    out, reproduction = reduced
+    _out, reproduction = reduced
     assert finding(reproduction, "No admitted job misses").holds is True
     table = pd.read_csv(reproduction.tables["guarantee"]).set_index("policy")
     assert list(table.index) == ["qops", "msb", "mrt", "fcfs+easy"]

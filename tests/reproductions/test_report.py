@@ -8,10 +8,21 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from schedlab.experiments.recipes import (RECIPE_MODULES, Finding, Reproduction,
-                                          findings_markdown, get_recipe)
-from schedlab.experiments.recipes.report import (grouped_number, markdown_rows, markdown_table,
-                                                 plain_number, write_frame, write_rows)
+from schedlab.experiments.recipes import (
+    RECIPE_MODULES,
+    Finding,
+    Reproduction,
+    findings_markdown,
+    get_recipe,
+)
+from schedlab.experiments.recipes.report import (
+    grouped_number,
+    markdown_rows,
+    markdown_table,
+    plain_number,
+    write_frame,
+    write_rows,
+)
 
 
 def frame() -> pd.DataFrame:

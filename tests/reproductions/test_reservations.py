@@ -4,17 +4,22 @@ the future work's minimum notice and the earliest placement; the recipe's helper
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import pytest
 
+from real_traces import trace_path
 from schedlab.experiments.recipes import reproduce
 from schedlab.experiments.recipes import reservations as recipe
 from schedlab.experiments.recipes.reservations import (
-    MIN_NOTICE_HOURS, SCENARIOS, class_metrics, papers_runs, reduced_experiment, run_table)
+    MIN_NOTICE_HOURS,
+    SCENARIOS,
+    class_metrics,
+    papers_runs,
+    reduced_experiment,
+    run_table,
+)
 from schedlab.experiments.runner import prepared_workload, run_requests
 from schedlab.experiments.spec import experiment_from_mapping
-from real_traces import trace_path
 
 TRACES = trace_path(".")
 #: The run ids of the reduced form's three scenarios (baseline, + reservations,
@@ -129,7 +134,6 @@ def test_size_classes_use_the_weights_of_the_overall_metric() -> None:
 
     import schedlab
     from schedlab.output import jobs_csv_text
-
     from schedlab.workload.job import Workload
 
     model = schedlab.load_workload("lublin", jobs=300)

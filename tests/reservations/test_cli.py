@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from real_traces import trace_path
 from schedlab.cli.app import app
 from schedlab.workload.reservations import read_reservations
-from real_traces import trace_path
 
 runner = CliRunner()
 

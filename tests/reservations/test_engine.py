@@ -16,7 +16,6 @@ from schedlab.errors import InputError, PolicyError
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import make_policy
 from schedlab.testing import check_invariants, check_reservations
-
 from strategies import workloads
 
 from .helpers import SUPPORTING, granted, reasons, requests, simulate, starts, workload

@@ -8,9 +8,14 @@ import numpy as np
 import pytest
 
 from schedlab.errors import InputError
-from schedlab.workload.reservations import (Reservation, compress_requests, generate_requests,
-                                            read_reservations, requests_csv_text,
-                                            write_reservations)
+from schedlab.workload.reservations import (
+    Reservation,
+    compress_requests,
+    generate_requests,
+    read_reservations,
+    requests_csv_text,
+    write_reservations,
+)
 
 
 def write(tmp_path: Path, text: str) -> Path:

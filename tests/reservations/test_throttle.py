@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from real_traces import trace_path
 from schedlab.metrics import compute_metrics
-from schedlab.policies.reservations import (ReservationRules, over_cap, peak_window_load,
-                                            window_load)
+from schedlab.policies.reservations import ReservationRules, over_cap, peak_window_load, window_load
 from schedlab.workload.reservations import generate_requests
 
 from .helpers import simulate
-from real_traces import trace_path
 
 KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
 

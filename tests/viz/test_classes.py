@@ -6,8 +6,8 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
-from schedlab.viz.classes import class_tick, class_values, classes_figure, rows_from_results
 from schedlab.metrics.classes import WIDTH_CLASSES
+from schedlab.viz.classes import class_tick, class_values, classes_figure, rows_from_results
 
 from .helpers import small_result
 
@@ -66,7 +66,7 @@ def test_bad_choices_are_user_mistakes() -> None:
         classes_figure(ROWS, "user")
     with pytest.raises(InputError, match="field metric: expected a class metric"):
         classes_figure(ROWS, "width", "artww")
-    with pytest.raises(InputError, match="run 'x' has no metric 'width_1.jobs'"):
+    with pytest.raises(InputError, match=r"run 'x' has no metric 'width_1.jobs'"):
         classes_figure({"x": {"avg_wait": 1.0}})
     with pytest.raises(InputError, match="no run to draw"):
         classes_figure({})
@@ -83,7 +83,7 @@ def test_a_class_one_run_has_no_job_in_has_no_bar_for_it_not_a_zero() -> None:
     rows = {"fcfs": flat({"width_1": 3, "width_65_256": 2}, {"width_1": 10.0,
                                                              "width_65_256": 90.0}),
             "sjf": {**flat({"width_1": 3}, {"width_1": 5.0}), "width_65_256.avg_wait": None}}
-    classes, values, counts = class_values(rows, "width", "avg_wait")
+    classes, values, _counts = class_values(rows, "width", "avg_wait")
     assert [c.label for c in classes] == ["1", "65-256"]
     assert values["fcfs"] == [10.0, 90.0]
     assert values["sjf"][0] == 5.0 and values["sjf"][1] != values["sjf"][1]     # NaN

@@ -19,8 +19,14 @@ import schedlab
 from schedlab.cli.app import app
 from schedlab.errors import InputError
 from schedlab.metrics.gang import matrix_table, parse_processors, processors_text, slots_table
-from schedlab.viz.gang import (Place, matrix_figure, matrix_places, row_bands, slots_figure,
-                               window_steps)
+from schedlab.viz.gang import (
+    Place,
+    matrix_figure,
+    matrix_places,
+    row_bands,
+    slots_figure,
+    window_steps,
+)
 from schedlab.viz.style import figure_bytes
 from schedlab.workload.job import Job, Workload
 

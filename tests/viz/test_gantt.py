@@ -7,8 +7,13 @@ import pytest
 from matplotlib.collections import PolyCollection
 
 from schedlab.errors import InputError
-from schedlab.viz.gantt import (gantt_figure, jobs_from_result, jobs_from_table, peak_width,
-                                place_jobs)
+from schedlab.viz.gantt import (
+    gantt_figure,
+    jobs_from_result,
+    jobs_from_table,
+    peak_width,
+    place_jobs,
+)
 
 from .helpers import EASY_ENDS, EASY_STARTS, jobs_frame, small_result
 
@@ -118,7 +123,7 @@ def test_the_result_and_its_table_give_the_same_jobs() -> None:
 def test_bad_tables_and_windows_are_user_mistakes() -> None:
     with pytest.raises(InputError, match="field width: the jobs table lacks the column"):
         gantt_figure(jobs_frame([(1, 0, 0, 5, 1, "finished")]).drop(columns="width"))
-    with pytest.raises(InputError, match="field window: expected a window START:END with END > "
+    with pytest.raises(InputError, match=r"field window: expected a window START:END with END > "
                                          "START, got 50.0:50.0"):
         gantt_figure(small_result(), window=(50.0, 50.0))
     with pytest.raises(InputError, match="field status: job 1: expected a status finished, "

@@ -16,9 +16,16 @@ from typer.testing import CliRunner
 from schedlab.cli.app import app
 from schedlab.cli.plotgrid import run_labels
 from schedlab.errors import InputError
-from schedlab.viz.grid import (DEADLINE_COLORS, GridRun, MachineRows, deadline_status,
-                               interarrival_figure, licence_class, machine_gantt_figure,
-                               share_figure)
+from schedlab.viz.grid import (
+    DEADLINE_COLORS,
+    GridRun,
+    MachineRows,
+    deadline_status,
+    interarrival_figure,
+    licence_class,
+    machine_gantt_figure,
+    share_figure,
+)
 
 from .helpers import SMALL_SWF
 

@@ -18,8 +18,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from schedlab.experiments.report import (build_report, first_point, machine_size, middle_window,
-                                       write_report)
+from schedlab.experiments.report import (
+    build_report,
+    first_point,
+    machine_size,
+    middle_window,
+    write_report,
+)
 
 from .helpers import SMALL_EXPERIMENT, SWEEP_EXPERIMENT, sweep
 

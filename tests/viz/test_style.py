@@ -8,9 +8,19 @@ import matplotlib
 import pytest
 
 from schedlab.errors import InputError
-from schedlab.viz.style import (MARKERS, PALETTE, check_format, figure_bytes, new_figure,
-                                paper_style, policy_styles, readable_number, save_figure,
-                                save_png_and_svg, time_unit)
+from schedlab.viz.style import (
+    MARKERS,
+    PALETTE,
+    check_format,
+    figure_bytes,
+    new_figure,
+    paper_style,
+    policy_styles,
+    readable_number,
+    save_figure,
+    save_png_and_svg,
+    time_unit,
+)
 
 
 def small_figure():

@@ -8,9 +8,18 @@ import pytest
 
 import schedlab
 from schedlab.errors import InputError
-from schedlab.viz.timeseries import (EXACT_LIMIT, Series, choose_step, duration_text, nice_step,
-                                     series_from_frame, series_from_jobs, series_from_result,
-                                     steps_in_window, timeseries_figure)
+from schedlab.viz.timeseries import (
+    EXACT_LIMIT,
+    Series,
+    choose_step,
+    duration_text,
+    nice_step,
+    series_from_frame,
+    series_from_jobs,
+    series_from_result,
+    steps_in_window,
+    timeseries_figure,
+)
 
 from .helpers import SERIES_BUSY, SERIES_QUEUE, SERIES_TIME, jobs_frame, small_result
 

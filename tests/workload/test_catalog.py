@@ -18,12 +18,18 @@ import pytest
 from typer.testing import CliRunner
 
 import schedlab
+from real_traces import trace_path
 from schedlab.cli.app import app
 from schedlab.errors import InputError
 from schedlab.workload import catalog
-from schedlab.workload.catalog import (Trace, cache_state, cached_trace, fetch, find_trace,
-                                       load_catalog)
-from real_traces import trace_path
+from schedlab.workload.catalog import (
+    Trace,
+    cache_state,
+    cached_trace,
+    fetch,
+    find_trace,
+    load_catalog,
+)
 
 WORKLOADS = trace_path(".")
 ARCHIVE = "https://www.cs.huji.ac.il/labs/parallel/workload/"
@@ -41,7 +47,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     """Serves ``/good.swf.gz`` whole, ``/short.swf.gz`` cut in half after announcing the
     full length, and 404 for anything else; counts requests."""
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         self.server.requests += 1
         if self.path in ("/good.swf.gz", "/unknown.swf.gz", "/other.swf.gz"):
             self._send(SWF_GZ, len(SWF_GZ))
@@ -292,7 +298,7 @@ def test_load_workload_reads_a_cached_catalog_trace_by_name(server, tmp_path, mo
 
 def test_a_name_that_is_nothing_known_still_fails_clearly(tmp_path, monkeypatch):
     monkeypatch.setenv(catalog.CACHE_ENV, str(tmp_path))
-    with pytest.raises(InputError, match="no such file, not a built-in model .* and not a "
+    with pytest.raises(InputError, match=r"no such file, not a built-in model .* and not a "
                                          "trace of `schedlab traces list`"):
         schedlab.load_workload("no-such-trace")
 

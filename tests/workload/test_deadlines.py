@@ -422,8 +422,8 @@ def test_on_nasa_ipsc_zero_second_jobs_are_no_longer_refused_by_qops():
     1 s estimate cannot meet, and QoPS refuses 175 jobs, 173 of them of 0 s; with the
     least duration of 1 s it refuses 2, none of 0 s (docs/policies/deadlines.md)."""
     import schedlab
-    from schedlab.workload.deadlines import stringency_deadlines as assign
     from real_traces import real_trace
+    from schedlab.workload.deadlines import stringency_deadlines as assign
 
     workload = schedlab.load_workload(real_trace("NASA-iPSC-1993-3.1-cln.swf.gz"))
     easy = easy_response_times(workload).tolist()

@@ -11,13 +11,18 @@ import typer
 from scipy import stats as scipy_stats
 from typer.testing import CliRunner
 
+from real_traces import trace_path
 from schedlab.cli.analyze import analyze, format_value
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
-from schedlab.workload.stats import (STREIT_TABLE2, TraceStatistics, compare_to_reference,
-                                     fit_weibull, trace_statistics)
+from schedlab.workload.stats import (
+    STREIT_TABLE2,
+    TraceStatistics,
+    compare_to_reference,
+    fit_weibull,
+    trace_statistics,
+)
 from schedlab.workload.swf import read_swf
-from real_traces import trace_path
 
 SMALL = Path(__file__).parent / "data" / "small.swf"
 KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")

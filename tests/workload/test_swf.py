@@ -26,11 +26,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from real_traces import real_trace
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.swf import SKIP_REASONS, read_swf, write_swf
-from real_traces import real_trace
 
 DATA = Path(__file__).parent / "data"
 SMALL = DATA / "small.swf"

@@ -8,8 +8,13 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
-from schedlab.workload.transforms import (first_jobs, perfect_estimates, shrink,
-                                          split_wide_jobs, time_window)
+from schedlab.workload.transforms import (
+    first_jobs,
+    perfect_estimates,
+    shrink,
+    split_wide_jobs,
+    time_window,
+)
 
 
 def workload_of(*jobs: Job, name: str = "w") -> Workload:

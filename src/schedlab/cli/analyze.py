@@ -10,14 +10,19 @@ counts of the reader.  It is registered by the application with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.common import (MissingEstimateOpt, StrictOpt, WidthFieldOpt, console,
-                                 report_guesses)
+from schedlab.cli.common import (
+    MissingEstimateOpt,
+    StrictOpt,
+    WidthFieldOpt,
+    console,
+    report_guesses,
+)
 from schedlab.workload.swf import read_swf
 
 if TYPE_CHECKING:
@@ -29,15 +34,15 @@ def analyze(
     trace: Annotated[str, typer.Argument(help="SWF trace file (plain or gzip).")],
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
-    procs: Annotated[Optional[int], typer.Option(
+    procs: Annotated[int | None, typer.Option(
         "--procs", help="Machine size; overrides the header's MaxProcs/MaxNodes.")] = None,
     strict: StrictOpt = False,
-    compare: Annotated[Optional[Literal["ctc", "kth", "pc2", "sdsc"]], typer.Option(
+    compare: Annotated[Literal["ctc", "kth", "pc2", "sdsc"] | None, typer.Option(
         help="Print this column of Streit's Table 2 beside ours, with the relative "
              "difference.")] = None,
     weibull: Annotated[Literal["moments", "mle"], typer.Option(
         help="Weibull fit of the interarrival times.")] = "moments",
-    compare_trace: Annotated[Optional[str], typer.Option(
+    compare_trace: Annotated[str | None, typer.Option(
         "--compare-trace",
         help="The source of a synthetic set (an SWF trace, a Streit model file or a built-in "
              "parameter name such as 'kth'): print its Table 2 rows beside ours (Table 3) "
@@ -46,7 +51,7 @@ def analyze(
 ) -> None:
     """Print trace statistics (Streit 2002, Table 2), the reader's skip counts and where
     the machine size and estimates came from (warning on stderr when guessed)."""
-    from schedlab.workload.stats import trace_statistics   # scipy: loaded only when needed
+    from schedlab.workload.stats import trace_statistics  # scipy: loaded only when needed
 
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=procs)

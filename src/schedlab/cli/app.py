@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import traceback
-from typing import Callable
+from collections.abc import Callable
 
 import typer
 
@@ -54,7 +54,7 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
             raise typer.Exit(EXIT_INPUT) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
-        except Exception:  # noqa: BLE001 - the last line of defence
+        except Exception:
             err_console.print("schedlab: internal error (please report it with this output):",
                               markup=False)
             err_console.print(traceback.format_exc(), markup=False, highlight=False)

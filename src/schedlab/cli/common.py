@@ -6,15 +6,20 @@ import math
 import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.console import Console, ConsoleDimensions
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.conventions import (DEADLINES_PANEL, POLICY_PANEL, RESERVATION_LIMITS_PANEL,
-                                      RESERVATIONS_PANEL, WORKLOAD_PANEL)
+from schedlab.cli.conventions import (
+    DEADLINES_PANEL,
+    POLICY_PANEL,
+    RESERVATION_LIMITS_PANEL,
+    RESERVATIONS_PANEL,
+    WORKLOAD_PANEL,
+)
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 
@@ -47,7 +52,7 @@ err_console = Console(stderr=True, soft_wrap=True)   # an error stays on one lin
 
 WorkloadArg = Annotated[str, typer.Argument(
     help="An SWF trace (plain or .gz) or a built-in model name (e.g. 'lublin').")]
-ProcsOpt = Annotated[Optional[int], typer.Option(
+ProcsOpt = Annotated[int | None, typer.Option(
     "--procs", help="Machine size in processors (default: the trace header / the model's).",
     rich_help_panel=WORKLOAD_PANEL)]
 OverrunOpt = Annotated[Literal["kill", "extend"], typer.Option(
@@ -62,39 +67,39 @@ MissingEstimateOpt = Annotated[Literal["use-runtime", "drop"], typer.Option(
 StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop at the first record that cannot be simulated instead of skipping "
     "it.", rich_help_panel=WORKLOAD_PANEL)]
-JobsOpt = Annotated[Optional[int], typer.Option(
+JobsOpt = Annotated[int | None, typer.Option(
     "--jobs", "-n", help="Number of jobs for a built-in model; for a trace, keep the first N.",
     rich_help_panel=WORKLOAD_PANEL)]
 SeedOpt = Annotated[int, typer.Option(
     "--seed", help="Seed of a built-in model, of --load-method duplicate and of "
     "--deadline-fraction.", rich_help_panel=WORKLOAD_PANEL)]
-ShrinkOpt = Annotated[Optional[float], typer.Option(
+ShrinkOpt = Annotated[float | None, typer.Option(
     "--shrink", help="Shrinking factor: multiply every interarrival time (Streit 2002, §5).",
     rich_help_panel=WORKLOAD_PANEL)]
 PerfectOpt = Annotated[bool, typer.Option(
     "--perfect-estimates", help="Replace every estimate by the job's runtime.",
     rich_help_panel=WORKLOAD_PANEL)]
-LoadOpt = Annotated[Optional[float], typer.Option(
+LoadOpt = Annotated[float | None, typer.Option(
     "--load", help="Raise the offered load by this factor >= 1 (QoPS §4.2; see --load-method).",
     rich_help_panel=WORKLOAD_PANEL)]
 LoadMethodOpt = Annotated[Literal["duplicate", "expand"], typer.Option(
     "--load-method", help="How --load raises the load: copies of random jobs at random times "
     "(seeded by --seed), or every runtime and estimate stretched.",
     rich_help_panel=WORKLOAD_PANEL)]
-DeadlinesOpt = Annotated[Optional[str], typer.Option(
+DeadlinesOpt = Annotated[str | None, typer.Option(
     "--deadlines", help="A CSV side file 'job_id,deadline[,kind]' of absolute deadlines.",
     rich_help_panel=DEADLINES_PANEL)]
-StringencyOpt = Annotated[Optional[float], typer.Option(
+StringencyOpt = Annotated[float | None, typer.Option(
     "--stringency", help="Deadlines from an EASY run: submit + max(runtime, (1 - S) x EASY "
     "response) (QoPS §4.1); S in [0, 1].", rich_help_panel=DEADLINES_PANEL)]
 DeadlineFractionOpt = Annotated[float, typer.Option(
     "--deadline-fraction", help="With --stringency: the share of jobs with real deadlines "
     "(seeded by --seed); the others get max(24 h, R x runtime) (QoPS §4.2).",
     rich_help_panel=DEADLINES_PANEL)]
-RelaxationOpt = Annotated[Optional[float], typer.Option(
+RelaxationOpt = Annotated[float | None, typer.Option(
     "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.",
     rich_help_panel=DEADLINES_PANEL)]
-ReservationsOpt = Annotated[Optional[str], typer.Option(
+ReservationsOpt = Annotated[str | None, typer.Option(
     "--reservations", help="A CSV file of advance-reservation requests (docs/reservations.md).",
     rich_help_panel=RESERVATIONS_PANEL)]
 PlacementOpt = Annotated[Literal["exact", "earliest"], typer.Option(
@@ -103,7 +108,7 @@ PlacementOpt = Annotated[Literal["exact", "earliest"], typer.Option(
 ThrottleOpt = Annotated[bool, typer.Option(
     "--throttle", help="Margo et al.'s throttling: at most --reservation-cap node-seconds of "
     "reservations in any sliding --reservation-window.", rich_help_panel=RESERVATION_LIMITS_PANEL)]
-CapOpt = Annotated[Optional[int], typer.Option(
+CapOpt = Annotated[int | None, typer.Option(
     "--reservation-cap", help="The throttling cap in node-seconds (implies --throttle; "
     "default 11059200 = 256 nodes x 12 h).", rich_help_panel=RESERVATION_LIMITS_PANEL)]
 CapWindowOpt = Annotated[int, typer.Option(
@@ -118,17 +123,17 @@ MinNoticeOpt = Annotated[int, typer.Option(
 TickOpt = Annotated[int, typer.Option(
     "--tick", help="Schedule only every TICK seconds (Catalina: 900); 0 = at every event.",
     rich_help_panel=POLICY_PANEL)]
-MaxQueuedOpt = Annotated[Optional[int], typer.Option(
+MaxQueuedOpt = Annotated[int | None, typer.Option(
     "--max-queued-per-user", help="Hold back a user's jobs beyond this many waiting ones "
     "(DataStar: 6).", rich_help_panel=POLICY_PANEL)]
 #: The thesis settings of the grid platform and job generators (Pasquali thesis, ch. 4-5):
 #: the keys of schedlab.platform.generator.PRESETS and schedlab.workload.models.grid.PRESETS,
 #: spelled out so that ``--help`` lists them without importing the generators.
 ThesisPreset = Literal["thesis-4.1", "thesis-4.2", "thesis-4.2-mkp", "thesis-4.3", "thesis-5.2"]
-WorkersOpt = Annotated[Optional[int], typer.Option(
+WorkersOpt = Annotated[int | None, typer.Option(
     "--workers", "-j", help="Worker processes (default: every core; 1 runs in this process). "
     "With '--dask local', the size of the local cluster.")]
-DaskOpt = Annotated[Optional[str], typer.Option(
+DaskOpt = Annotated[str | None, typer.Option(
     "--dask", help="Run on Dask: 'tcp://HOST:PORT' of a running scheduler, or 'local' for a "
     "local cluster of worker processes.")]
 
@@ -206,8 +211,12 @@ def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str
     ``machine_size=False`` leaves out a guessed machine size (a trace enriched for a grid
     platform runs on the platform's machines, not on its own).
     """
-    from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_RUNTIME,
-                                       GUESSED_MACHINE_SOURCES, MACHINE_FROM_WIDEST_JOB)
+    from schedlab.workload.job import (
+        ESTIMATES_PARTLY_RUNTIME,
+        ESTIMATES_RUNTIME,
+        GUESSED_MACHINE_SOURCES,
+        MACHINE_FROM_WIDEST_JOB,
+    )
     from schedlab.workload.swf import FRACTIONAL_TIMES
 
     facts = workload.provenance
@@ -391,8 +400,13 @@ class DelayedProgress:
         if self.bar is None:
             if time.perf_counter() - self.began < self.delay or done >= total:
                 return
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             others = len(f"{total}/{total} 1,000,000 {self.unit}/s 0:00:00 ")
             label, bar_width = fit_progress_line(self.label, others, err_console.width)

@@ -3,20 +3,51 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Mapping, Optional
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, DeadlineFractionOpt,
-                                 DeadlinesOpt, DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
-                                 MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
-                                 OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
-                                 ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console,
-                                 metrics_table, parse_policy_spec, prepare, report_reservations,
-                                 report_skips, reservation_params, run_spec, split_policy_list,
-                                 summary_metrics)
+from schedlab.cli.common import (
+    SUMMARY_FORMATS,
+    CapOpt,
+    CapWindowOpt,
+    DeadlineFractionOpt,
+    DeadlinesOpt,
+    DelayedProgress,
+    JobsOpt,
+    LoadMethodOpt,
+    LoadOpt,
+    MaxQueuedOpt,
+    MinDurationOpt,
+    MinNoticeOpt,
+    MissingEstimateOpt,
+    OverrunOpt,
+    PerfectOpt,
+    PlacementOpt,
+    ProcsOpt,
+    RelaxationOpt,
+    ReservationsOpt,
+    SeedOpt,
+    ShrinkOpt,
+    StrictOpt,
+    StringencyOpt,
+    ThrottleOpt,
+    TickOpt,
+    WidthFieldOpt,
+    WorkloadArg,
+    console,
+    metrics_table,
+    parse_policy_spec,
+    prepare,
+    report_reservations,
+    report_skips,
+    reservation_params,
+    run_spec,
+    split_policy_list,
+    summary_metrics,
+)
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.errors import InputError
 
@@ -66,8 +97,13 @@ def compare(
     from dataclasses import replace
 
     from schedlab.metrics import compute_metrics
-    from schedlab.output import (atomic_directory, atomic_write_text, write_jobs_csv,
-                                 write_metrics_json, write_outcomes)
+    from schedlab.output import (
+        atomic_directory,
+        atomic_write_text,
+        write_jobs_csv,
+        write_metrics_json,
+        write_outcomes,
+    )
     from schedlab.run import execute, load_reservations
     from schedlab.viz.compare import write_comparison_figure
 

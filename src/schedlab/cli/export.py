@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import typer
 
@@ -21,10 +21,10 @@ def export(
     format: Annotated[ExportFormat, typer.Option(
         "--format", "-f", help="Output format: evalys is Batsim's out_jobs.csv columns.")
     ] = "evalys",
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="File to write (default: out_jobs.csv in the run directory).")
     ] = None,
-    procs: Annotated[Optional[int], typer.Option(
+    procs: Annotated[int | None, typer.Option(
         "--procs", help="Machine size, when the run has no metrics.json.")] = None,
 ) -> None:
     """Export the jobs of a run, e.g. for evalys.jobset.JobSet.from_csv."""

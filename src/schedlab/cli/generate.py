@@ -23,7 +23,7 @@ thesis, ch. 4) as SWF plus a side file of licences, ratings and classes;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal, Optional
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
@@ -48,23 +48,23 @@ def generate(
         help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
              "and 'hyper-erlang' generate from --from; 'grid' writes grid jobs for "
              "--platform.")],
-    jobs: Annotated[Optional[int], typer.Option(
+    jobs: Annotated[int | None, typer.Option(
         "--jobs", "-n", help="Number of jobs.", rich_help_panel=WORKLOAD_PANEL)] = None,
-    procs: Annotated[Optional[int], typer.Option(
+    procs: Annotated[int | None, typer.Option(
         "--procs", help="Machine size.", rich_help_panel=WORKLOAD_PANEL)] = None,
     seed: Annotated[int, typer.Option(
         "--seed", help="Seed: the same seed gives the same jobs.",
         rich_help_panel=WORKLOAD_PANEL)] = 0,
-    source: Annotated[Optional[str], typer.Option(
+    source: Annotated[str | None, typer.Option(
         "--from", help="streit: an SWF trace to analyse, a saved model (.json, .json.gz) or "
                        "a built-in parameter name (kth, sdscblue, nasa, lublin256); "
                        "hyper-erlang: an SWF trace to fit or a saved fit (.json); "
                        "reservations: a CSV file of requests; grid: a trace to enrich.",
         rich_help_panel=WORKLOAD_PANEL)] = None,
-    save_model: Annotated[Optional[Path], typer.Option(
+    save_model: Annotated[Path | None, typer.Option(
         "--save-model", help="streit, hyper-erlang: also write the fitted model (JSON).",
         rich_help_panel=MODEL_PANEL)] = None,
-    size_edges: Annotated[Optional[str], typer.Option(
+    size_edges: Annotated[str | None, typer.Option(
         "--size-edges", help="hyper-erlang: lower bounds of the job-size ranges, e.g. "
                              "1,2,3,5,9 (default powers of two).",
         rich_help_panel=MODEL_PANEL)] = None,
@@ -82,38 +82,38 @@ def generate(
         rich_help_panel=MODEL_PANEL)] = "pow2",
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
-    span: Annotated[Optional[str], typer.Option(
+    span: Annotated[str | None, typer.Option(
         "--span", help="START:END, the seconds since the trace start to spread requests over "
                        "(with --from: the span the file's requests come from).",
         rich_help_panel=RESERVATIONS_PANEL)] = None,
-    into: Annotated[Optional[str], typer.Option(
+    into: Annotated[str | None, typer.Option(
         "--into", help="START:END, compress the requests from --span into this span (a year "
                        "into a month).", rich_help_panel=RESERVATIONS_PANEL)] = None,
-    per_week: Annotated[Optional[float], typer.Option(
+    per_week: Annotated[float | None, typer.Option(
         "--per-week", help="Requests per week (default 15).",
         rich_help_panel=RESERVATIONS_PANEL)] = None,
-    nodes: Annotated[Optional[str], typer.Option(
+    nodes: Annotated[str | None, typer.Option(
         "--nodes", help="LO:HI nodes per request (default 8:128, capped at --procs).",
         rich_help_panel=RESERVATIONS_PANEL)] = None,
-    hours: Annotated[Optional[str], typer.Option(
+    hours: Annotated[str | None, typer.Option(
         "--hours", help="LO:HI duration in hours (default 4:18).",
         rich_help_panel=RESERVATIONS_PANEL)] = None,
-    notice_hours: Annotated[Optional[str], typer.Option(
+    notice_hours: Annotated[str | None, typer.Option(
         "--notice-hours", help="LO:HI advance notice in hours (default 24:168).",
         rich_help_panel=RESERVATIONS_PANEL)] = None,
-    platform: Annotated[Optional[Path], typer.Option(
+    platform: Annotated[Path | None, typer.Option(
         "--platform", help="The platform file (TOML) the jobs are for.",
         rich_help_panel=GRID_PANEL)] = None,
-    preset: Annotated[Optional[ThesisPreset], typer.Option(
+    preset: Annotated[ThesisPreset | None, typer.Option(
         "--preset", help="The thesis setting to draw from (default thesis-4.3).",
         rich_help_panel=GRID_PANEL)] = None,
-    ta: Annotated[Optional[float], typer.Option(
+    ta: Annotated[float | None, typer.Option(
         "--ta", help="Mean interarrival time in seconds (default: the preset's first).",
         rich_help_panel=GRID_PANEL)] = None,
-    settings: Annotated[Optional[list[str]], typer.Option(
+    settings: Annotated[list[str] | None, typer.Option(
         "--set", help="KEY=VALUE overriding a preset range, e.g. margin=30:250 "
                       "(docs/models.md).", rich_help_panel=GRID_PANEL)] = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="The SWF file to write (the CSV file for 'reservations').",
         rich_help_panel=OUTPUT_PANEL)] = None,
 ) -> None:
@@ -186,9 +186,13 @@ def check_model_options(*, procs: int | None, jobs: int | None, seed: int) -> No
 def _generate_streit(source: str | None, output: Path | None, save_model: Path | None, *,
                      jobs: int | None, procs: int | None, seed: int, analyzer: dict) -> None:
     """Analyse (or load) the model named by ``--from``; save it and/or generate from it."""
-    from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, DEFAULT_JOBS,
-                                                 generate_streit, resolve_model,
-                                                 save_model as write_model)
+    from schedlab.workload.models.streit import (
+        BUILTIN_PARAMETERS,
+        DEFAULT_JOBS,
+        generate_streit,
+        resolve_model,
+    )
+    from schedlab.workload.models.streit import save_model as write_model
 
     if source is None:
         raise InputError("'streit' needs --from TRACE (an SWF trace, a model file or a "

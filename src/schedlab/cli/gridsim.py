@@ -8,7 +8,7 @@ per cluster and a dispatcher.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, List, Literal, Optional
+from typing import Annotated, Literal
 
 import typer
 
@@ -16,7 +16,7 @@ from schedlab.cli.common import SUMMARY_FORMATS, console, metrics_table, summary
 from schedlab.cli.conventions import GRID_PANEL
 from schedlab.errors import InputError
 
-PlatformOpt = Annotated[Optional[str], typer.Option(
+PlatformOpt = Annotated[str | None, typer.Option(
     "--platform", help="Run on a grid platform: a TOML file or a preset (thesis-4.3, ...; "
     "drawn with --seed). The workload is then an SWF file with its .grid.csv side file "
     "(docs/platform.md, docs/policies/grid.md).", rich_help_panel=GRID_PANEL)]
@@ -24,7 +24,7 @@ DispatchOpt = Annotated[str, typer.Option(
     "--dispatch", help="With --platform: the meta-scheduler's dispatcher (round-robin, "
     "random, least-work, proportional, ms-heuristics; see 'schedlab policies').",
     rich_help_panel=GRID_PANEL)]
-DispatchParamOpt = Annotated[Optional[List[str]], typer.Option(
+DispatchParamOpt = Annotated[list[str] | None, typer.Option(
     "--dispatch-param", help="A dispatcher parameter as KEY=VALUE (repeatable).",
     rich_help_panel=GRID_PANEL)]
 AllocationOpt = Annotated[Literal["shared", "exclusive"], typer.Option(

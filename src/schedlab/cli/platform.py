@@ -6,14 +6,15 @@ A thin layer over :mod:`schedlab.platform` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.common import ThesisPreset, console
+from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.generate import _pair
 from schedlab.errors import InputError
 
@@ -31,7 +32,7 @@ def show_platform(
     file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/platform.md).")],
     machines: Annotated[bool, typer.Option(
         "--machines", help="Also list every machine.")] = False,
-    workload: Annotated[Optional[Path], typer.Option(
+    workload: Annotated[Path | None, typer.Option(
         "--workload", help="A grid workload (SWF with its .grid.csv side file) to check "
                            "against the platform: every job must fit some machine.")] = None,
 ) -> None:
@@ -122,21 +123,22 @@ def generate_platform_file(
     preset: Annotated[ThesisPreset, typer.Option(
         "--preset", help="Thesis setting to draw from.")] = "thesis-4.3",
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same platform.")] = 0,
-    clusters: Annotated[Optional[str], typer.Option(
+    clusters: Annotated[str | None, typer.Option(
         help="Machines per cluster, e.g. '120,60,30,15'.")] = None,
-    cpus: Annotated[Optional[str], typer.Option(help="LO:HI CPUs per machine.")] = None,
-    rating: Annotated[Optional[str], typer.Option(help="LO:HI benchmark rating.")] = None,
-    licences: Annotated[Optional[int], typer.Option(help="Number of licence types.")] = None,
-    suitability: Annotated[Optional[float], typer.Option(
+    cpus: Annotated[str | None, typer.Option(help="LO:HI CPUs per machine.")] = None,
+    rating: Annotated[str | None, typer.Option(help="LO:HI benchmark rating.")] = None,
+    licences: Annotated[int | None, typer.Option(help="Number of licence types.")] = None,
+    suitability: Annotated[float | None, typer.Option(
         help="Probability that a licence can be activated on a machine.")] = None,
-    ratio: Annotated[Optional[str], typer.Option(
+    ratio: Annotated[str | None, typer.Option(
         help="LO:HI copies per suitable machine of a licence.")] = None,
-    name: Annotated[Optional[str], typer.Option(help="Platform name.")] = None,
+    name: Annotated[str | None, typer.Option(help="Platform name.")] = None,
 ) -> None:
     """Draw a platform from the ranges of a thesis setting (docs/platform.md) and write it."""
     from schedlab.limits import check_seed
     from schedlab.platform import write_platform
-    from schedlab.platform.generator import generate_platform, preset as settings_of
+    from schedlab.platform.generator import generate_platform
+    from schedlab.platform.generator import preset as settings_of
 
     check_seed(seed, field="--seed")
     settings = settings_of(preset, clusters=_counts(clusters),
@@ -160,8 +162,13 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
     """
     from schedlab.platform import read_platform
     from schedlab.workload.grid import side_path, write_grid_workload
-    from schedlab.workload.models.grid import (DEFAULT_PRESET, THESIS_RUNS, enrich_workload,
-                                               generate_grid, preset as settings_of)
+    from schedlab.workload.models.grid import (
+        DEFAULT_PRESET,
+        THESIS_RUNS,
+        enrich_workload,
+        generate_grid,
+    )
+    from schedlab.workload.models.grid import preset as settings_of
 
     if output is None:
         raise InputError("expected the SWF file to write (--out/-o); the side file "

@@ -10,22 +10,27 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, List, Literal, Optional
+from typing import Annotated, Any, Literal
 
 import typer
 
 from schedlab.cli.common import console, parse_window
-from schedlab.cli.plotgrid import GRID_GANTT_BY, GRID_KINDS, grid_figure, is_grid_jobs, \
-    machine_gantt
+from schedlab.cli.plotgrid import (
+    GRID_GANTT_BY,
+    GRID_KINDS,
+    grid_figure,
+    is_grid_jobs,
+    machine_gantt,
+)
 from schedlab.errors import InputError
 
 #: A classes figure from a whole experiment shows at most this many runs.
 MAX_CLASS_RUNS = 12
 
 
-class Kind(str, Enum):
+class Kind(StrEnum):
     """The figures ``plot`` draws."""
 
     curve = "curve"
@@ -49,35 +54,35 @@ def plot(
                        "gang run over a window; slots: time slots in its rounds over time; "
                        "shares: work per cluster against the machine shares and ta-curve: "
                        "metrics against the interarrival time, of grid runs.")],
-    metric: Annotated[Optional[str], typer.Option(
+    metric: Annotated[str | None, typer.Option(
         "--metric", "-m", help="Metric of a curve (default artww) or of class bars "
                                 "(default avg_wait).")] = None,
     x: Annotated[str, typer.Option(
         "--x", help="Sweep column on the x axis of a curve.")] = "transform.shrink",
-    run: Annotated[Optional[List[str]], typer.Option(
+    run: Annotated[list[str] | None, typer.Option(
         "--run", help="Run id in an experiment (repeatable for timeseries and classes; "
                       "see 'schedlab results').")] = None,
-    window: Annotated[Optional[str], typer.Option(
+    window: Annotated[str | None, typer.Option(
         help="Time window START:END in seconds since the trace start (gantt, timeseries).")]
         = None,
-    by: Annotated[Optional[Literal["status", "width", "runtime", "deadline", "licences"]],
+    by: Annotated[Literal["status", "width", "runtime", "deadline", "licences"] | None,
                   typer.Option(
         "--by", help="Classes by width or runtime (classes); colour jobs by status or width "
                      "(gantt), on a grid run by deadline or licences.")] = None,
-    step: Annotated[Optional[float], typer.Option(
+    step: Annotated[float | None, typer.Option(
         help="Resample a time series to means over bins of this many seconds.")] = None,
-    reference: Annotated[Optional[Path], typer.Option(
+    reference: Annotated[Path | None, typer.Option(
         help="CSV of a paper's values drawn over a curve: columns policy, x, value and "
              "optionally workload.")]
         = None,
     invert_x: Annotated[bool, typer.Option(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
-    title: Annotated[Optional[str], typer.Option(help="Figure title.")] = None,
-    fmt: Annotated[Optional[Literal["png", "svg"]], typer.Option(
+    title: Annotated[str | None, typer.Option(help="Figure title.")] = None,
+    fmt: Annotated[Literal["png", "svg"] | None, typer.Option(
         "--format", "-f", case_sensitive=False,
         help="Image format (default: the suffix of --out, else png).")]
         = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
 ) -> None:
     """Draw one figure from a run or an experiment and write it as PNG or SVG."""
@@ -405,9 +410,9 @@ def one_run(runs, source: Path, kind: str):
 def experiment_gantt(source: Path, runs, options: PlotOptions):
     """The Gantt chart of one run of an experiment; a grid run's has a row per machine."""
     from schedlab.experiments import load_jobs
-    from schedlab.viz.grid import machine_gantt_figure
-    from schedlab.viz.gantt import gantt_figure
     from schedlab.experiments.report import machine_size
+    from schedlab.viz.gantt import gantt_figure
+    from schedlab.viz.grid import machine_gantt_figure
 
     run = one_run(runs, source, "gantt")
     jobs = load_jobs(source, run["run_id"])

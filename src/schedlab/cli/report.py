@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal
 
 import typer
 
@@ -15,7 +15,7 @@ def report(
     exp_dir: Annotated[Path, typer.Argument(
         help="An experiment directory (written by 'schedlab sweep'), or grid run "
              "directories (a directory of 'simulate --platform --out' outputs).")],
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="The HTML file to write (default: EXP_DIR/report.html).")] = None,
     fmt: Annotated[Literal["svg", "png"], typer.Option(
         "--format", "-f", case_sensitive=False,
@@ -26,7 +26,7 @@ def report(
     from schedlab.experiments.report import write_report
 
     target = out if out is not None else exp_dir / "report.html"
-    generated = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     from schedlab.cli.plotgrid import grid_runs, holds_runs, run_directories
 
     if not (exp_dir / "results.sqlite").is_file() and holds_runs(exp_dir):

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.common import DaskOpt, WorkersOpt, console, err_console
+from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.sweep import EXIT_INTERRUPTED, SweepProgress, choose_executor
 
 
@@ -38,7 +39,7 @@ def list_recipes() -> None:
 
 def run_recipe(
     name: Annotated[str, typer.Argument(help="The recipe (see 'schedlab reproduce list').")],
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Experiment directory (default: reproduce-NAME, or "
         "reproduce-NAME-reduced).")] = None,
     reduced: Annotated[bool, typer.Option(

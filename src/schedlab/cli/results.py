@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 from rich import box
@@ -36,10 +36,10 @@ GRID_SETTING_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhe
 def results(
     exp_dir: Annotated[Path, typer.Argument(help="An experiment directory made by "
                                                  "'schedlab sweep'.")],
-    csv: Annotated[Optional[Path], typer.Option(
+    csv: Annotated[Path | None, typer.Option(
         "--csv", help="Write every run with every column (spec, status, metrics) to this CSV "
                       "file.")] = None,
-    metric: Annotated[Optional[List[str]], typer.Option(
+    metric: Annotated[list[str] | None, typer.Option(
         "--metric", "-m", help="A metric to show (repeatable; default: "
                                f"{', '.join(DEFAULT_METRICS)}; for a grid experiment "
                                f"{', '.join(GRID_DEFAULT_METRICS)}).")] = None,

@@ -3,23 +3,60 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, List, Optional
+from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (SUMMARY_FORMATS, CapOpt, CapWindowOpt, DeadlineFractionOpt,
-                                 DeadlinesOpt, DelayedProgress, JobsOpt, LoadMethodOpt, LoadOpt,
-                                 MaxQueuedOpt, MinDurationOpt, MinNoticeOpt, MissingEstimateOpt,
-                                 OverrunOpt, PerfectOpt, PlacementOpt, ProcsOpt, RelaxationOpt,
-                                 ReservationsOpt, SeedOpt, ShrinkOpt, StrictOpt, StringencyOpt,
-                                 ThrottleOpt, TickOpt, WidthFieldOpt, WorkloadArg, console,
-                                 metrics_table, parse_params, prepare, report_reservations,
-                                 report_skips, reservation_params, run_spec, summary_metrics)
+from schedlab.cli.common import (
+    SUMMARY_FORMATS,
+    CapOpt,
+    CapWindowOpt,
+    DeadlineFractionOpt,
+    DeadlinesOpt,
+    DelayedProgress,
+    JobsOpt,
+    LoadMethodOpt,
+    LoadOpt,
+    MaxQueuedOpt,
+    MinDurationOpt,
+    MinNoticeOpt,
+    MissingEstimateOpt,
+    OverrunOpt,
+    PerfectOpt,
+    PlacementOpt,
+    ProcsOpt,
+    RelaxationOpt,
+    ReservationsOpt,
+    SeedOpt,
+    ShrinkOpt,
+    StrictOpt,
+    StringencyOpt,
+    ThrottleOpt,
+    TickOpt,
+    WidthFieldOpt,
+    WorkloadArg,
+    console,
+    metrics_table,
+    parse_params,
+    prepare,
+    report_reservations,
+    report_skips,
+    reservation_params,
+    run_spec,
+    summary_metrics,
+)
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
+from schedlab.cli.gridsim import (
+    AllocationOpt,
+    DispatchOpt,
+    DispatchParamOpt,
+    PlatformOpt,
+    PreemptionOverheadOpt,
+    refuse_grid_only,
+    refuse_unsupported,
+    simulate_on_platform,
+)
 from schedlab.errors import InputError
-from schedlab.cli.gridsim import (AllocationOpt, DispatchOpt, DispatchParamOpt, PlatformOpt,
-                                  PreemptionOverheadOpt, refuse_grid_only, refuse_unsupported,
-                                  simulate_on_platform)
 
 
 def simulate(
@@ -34,10 +71,10 @@ def simulate(
     perfect_estimates: PerfectOpt = False,
     load_factor: LoadOpt = None,
     load_method: LoadMethodOpt = "duplicate",
-    policy: Annotated[Optional[str], typer.Option(
+    policy: Annotated[str | None, typer.Option(
         "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
         "default fcfs+easy, with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL)] = None,
-    param: Annotated[Optional[List[str]], typer.Option(
+    param: Annotated[list[str] | None, typer.Option(
         "--param", help="A policy parameter as KEY=VALUE (repeatable).",
         rich_help_panel=POLICY_PANEL)] = None,
     overrun: OverrunOpt = "kill",
@@ -59,7 +96,7 @@ def simulate(
     dispatch_param: DispatchParamOpt = None,
     allocation: AllocationOpt = "shared",
     preemption_overhead: PreemptionOverheadOpt = 0,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Directory for jobs.csv and metrics.json (default: no files).",
         rich_help_panel=OUTPUT_PANEL)] = None,
     swf: Annotated[bool, typer.Option(
@@ -88,8 +125,12 @@ def simulate(
                       "--allocation": (allocation, "shared")})
     from schedlab.api import refuse_grid_policy
     from schedlab.metrics import compute_metrics
-    from schedlab.output import (write_jobs_csv, write_metrics_json, write_outcomes,
-                                 write_timesharing_tables)
+    from schedlab.output import (
+        write_jobs_csv,
+        write_metrics_json,
+        write_outcomes,
+        write_timesharing_tables,
+    )
     from schedlab.policies.registry import make_policy
     from schedlab.run import execute, with_reservation_params
 

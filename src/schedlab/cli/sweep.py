@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (DaskOpt, WorkersOpt, console, err_console, fit_progress_line,
-                                 rate_column)
+from schedlab.cli.common import (
+    DaskOpt,
+    WorkersOpt,
+    console,
+    err_console,
+    fit_progress_line,
+    rate_column,
+)
 from schedlab.errors import InputError
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
@@ -45,9 +51,15 @@ class SweepProgress:
                 say(f"  ... and {len(damaged) - FAILURES_SHOWN} more")
 
     def started(self, pending: int, done_before: int) -> None:
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                   TimeElapsedColumn, TimeRemainingColumn)
         from rich.markup import escape
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
         if done_before:
             err_console.print(f"{done_before} runs already stored, skipped", markup=False,
@@ -84,7 +96,7 @@ def say(text: str) -> None:
 def sweep(
     experiment: Annotated[Path, typer.Argument(
         help="The experiment file (TOML; format in docs/experiments.md).")],
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Experiment directory for the results (default: the file's name "
         "without .toml, in the current directory).")] = None,
     workers: WorkersOpt = None,
@@ -125,9 +137,9 @@ def sweep(
 
 def stored_runs(exp_dir: Path) -> int:
     """Runs stored in the experiment directory (0 when the sweep stopped before creating it)."""
-    from schedlab.experiments.store import DATABASE, stored_rows
-
     import sqlite3
+
+    from schedlab.experiments.store import DATABASE, stored_rows
 
     if not (exp_dir / DATABASE).is_file():
         return 0

@@ -5,19 +5,20 @@ A thin layer over :mod:`schedlab.workload.catalog` (docs/traces.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Callable, Optional
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.common import DelayedProgress, console
+from schedlab.cli.conventions import SchedlabCommand
 
-CacheDirOpt = Annotated[Optional[Path], typer.Option(
+CacheDirOpt = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Cache directory (default: $SCHEDLAB_CACHE, else "
     "~/.cache/schedlab/traces).")]
-CatalogOpt = Annotated[Optional[Path], typer.Option(
+CatalogOpt = Annotated[Path | None, typer.Option(
     "--catalog", help="Another catalog file in the format of schedlab's traces.toml "
     "(e.g. a local mirror).")]
 

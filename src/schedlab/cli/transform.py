@@ -3,32 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (JobsOpt, MissingEstimateOpt, PerfectOpt, ProcsOpt, SeedOpt,
-                                 ShrinkOpt, StrictOpt, WidthFieldOpt, WorkloadArg, console,
-                                 err_console, load, parse_window, report_skips)
+from schedlab.cli.common import (
+    JobsOpt,
+    MissingEstimateOpt,
+    PerfectOpt,
+    ProcsOpt,
+    SeedOpt,
+    ShrinkOpt,
+    StrictOpt,
+    WidthFieldOpt,
+    WorkloadArg,
+    console,
+    err_console,
+    load,
+    parse_window,
+    report_skips,
+)
 from schedlab.cli.conventions import OUTPUT_PANEL, WORKLOAD_PANEL, deprecation_warning
 from schedlab.errors import InputError
 
 
 def transform(
     workload: WorkloadArg,
-    legacy_output: Annotated[Optional[Path], typer.Argument(
+    legacy_output: Annotated[Path | None, typer.Argument(
         metavar="OUTPUT", show_default=False, hidden=True,
         help="Deprecated: the file to write, now given with --out.")] = None,
-    out: Annotated[Optional[Path], typer.Option(
+    out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="The SWF file to write (.gz compresses).",
         rich_help_panel=OUTPUT_PANEL)] = None,
     shrink: ShrinkOpt = None,
     perfect_estimates: PerfectOpt = False,
-    split: Annotated[Optional[int], typer.Option(
+    split: Annotated[int | None, typer.Option(
         "--split", help="Split jobs wider than this into parts of at most this width "
         "(Streit 2002, §4).", rich_help_panel=WORKLOAD_PANEL)] = None,
     jobs: JobsOpt = None,
-    window: Annotated[Optional[str], typer.Option(
+    window: Annotated[str | None, typer.Option(
         "--window", help="Keep jobs submitted in [START, END) seconds since the trace start: "
         "START:END.", rich_help_panel=WORKLOAD_PANEL)] = None,
     procs: ProcsOpt = None,

@@ -15,9 +15,10 @@ import math
 from array import array
 from bisect import insort
 from collections import deque
+from collections.abc import Iterator, Sequence
 from heapq import heappush
 from numbers import Integral
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import FINISHED, KILLED, REJECTED

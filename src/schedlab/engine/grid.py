@@ -37,15 +37,16 @@ any objects with the methods of :class:`LocalPolicyLike` and
 from __future__ import annotations
 
 import time as wallclock
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, GridRecord, Result
 from schedlab.errors import InputError, PolicyError
-from schedlab.platform.model import Platform, time_on_machine
+from schedlab.platform.model import Platform
 
 if TYPE_CHECKING:
     from schedlab.workload.grid import GridWorkload
@@ -183,7 +184,7 @@ class GridContext:
     """
 
     def __init__(self, platform: Platform, cluster: int, allocation: str, overrun: str,
-                 policy_name: str, engine: "_Engine") -> None:
+                 policy_name: str, engine: _Engine) -> None:
         self.platform = platform
         self.cluster = cluster
         self.allocation = allocation

@@ -26,7 +26,8 @@ the policy runs on this package's space-sharing event loop
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from schedlab.errors import InputError
 
@@ -49,7 +50,7 @@ class Policy:
 
     name = "policy"
     #: Parameters ``__init__`` takes as ``**keywords``, with their defaults.
-    shared_params: dict[str, Any] = {}
+    shared_params: ClassVar[dict[str, Any]] = {}
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""

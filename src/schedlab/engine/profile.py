@@ -14,7 +14,7 @@ half-open, so a job ending at ``t`` and one starting at ``t`` never overlap.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import Iterable
+from collections.abc import Iterable
 
 _FAR = 2 ** 62      # beyond any simulated time
 
@@ -22,7 +22,7 @@ _FAR = 2 ** 62      # beyond any simulated time
 class Profile:
     """Free processors as a step function of (integer) time from ``origin`` on."""
 
-    __slots__ = ("capacity", "_times", "_free")
+    __slots__ = ("_free", "_times", "capacity")
 
     def __init__(self, capacity: int, origin: int = 0) -> None:
         if capacity <= 0:
@@ -33,7 +33,7 @@ class Profile:
 
     @classmethod
     def from_releases(cls, capacity: int, origin: int,
-                      releases: Iterable[tuple[int, int]]) -> "Profile":
+                      releases: Iterable[tuple[int, int]]) -> Profile:
         """The profile of running jobs: ``(end, width)`` pairs sorted by end, all ends > origin.
 
         Built in one pass (linear in the number of jobs) instead of one
@@ -65,7 +65,7 @@ class Profile:
 
     @classmethod
     def from_changes(cls, capacity: int, origin: int, free: int,
-                     changes: Iterable[tuple[int, int]]) -> "Profile":
+                     changes: Iterable[tuple[int, int]]) -> Profile:
         """The profile with ``free`` processors at ``origin`` and ``(time, delta)`` changes after.
 
         Changes may come in any order (all times > ``origin``); those at one
@@ -91,7 +91,7 @@ class Profile:
         profile._free = [levels[k] for k in keep]
         return profile
 
-    def fit_limits(self) -> "FitLimits":
+    def fit_limits(self) -> FitLimits:
         """A view answering "does a job fit from the origin?" in logarithmic time.
 
         Valid only until the profile changes (it shares the breakpoint list);
@@ -99,7 +99,7 @@ class Profile:
         """
         return FitLimits(self._times, self._free)
 
-    def copy(self) -> "Profile":
+    def copy(self) -> Profile:
         """An independent copy (two list copies: cheap enough for what-if schedules)."""
         clone = Profile.__new__(Profile)
         clone.capacity = self.capacity
@@ -343,7 +343,7 @@ class FitLimits:
     a scan of the steps (:meth:`Profile.min_free`).
     """
 
-    __slots__ = ("_low", "_times", "_origin")
+    __slots__ = ("_low", "_origin", "_times")
 
     def __init__(self, times: list[int], free: list[int]) -> None:
         low: list[int] = []

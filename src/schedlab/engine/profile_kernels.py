@@ -177,7 +177,10 @@ def min_free(times, free, size, start, end):  # pragma: no cover
 
 @njit(cache=True)
 def discard_before(times, free, size, t):  # pragma: no cover
-    """:meth:`Profile.discard_before <schedlab.engine.profile.Profile.discard_before>` on arrays: the new length."""
+    """:meth:`Profile.discard_before <schedlab.engine.profile.Profile.discard_before>` on arrays.
+
+    Returns the new length.
+    """
     k = step_at(times, size, t)
     if k > 0:
         for m in range(size - k):

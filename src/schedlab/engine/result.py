@@ -152,7 +152,7 @@ class Result:
     reservations: ReservationTable | None = None
     queued: np.ndarray | None = None
     timesharing: TimeSharingTrace | None = None
-    grid: "GridRecord | None" = None
+    grid: GridRecord | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)

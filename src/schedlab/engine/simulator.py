@@ -20,15 +20,24 @@ from __future__ import annotations
 import gc
 import time as wallclock
 from array import array
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedlab.engine.context import (FINISH, RELEASE, REQUEST, RESERVATION_END,
-                                     RESERVATION_START, WAKE, Context, QueueLimitContext)
+from schedlab.engine.context import (
+    FINISH,
+    RELEASE,
+    REQUEST,
+    RESERVATION_END,
+    RESERVATION_START,
+    WAKE,
+    Context,
+    QueueLimitContext,
+)
 from schedlab.engine.policy import Policy
 from schedlab.engine.reservation_rules import ReservationRules
 from schedlab.engine.result import ReservationTable, Result
@@ -57,10 +66,11 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     Advance reservations (Margo et al.; docs/reservations.md):
     ``reservations`` are requests that reach the policy at their creation
     time; how they are placed and throttled is the policy's own business
-    (its reservation parameters, docs/reservations.md).  They need ``overrun="kill"``: a job running past its estimate
-    could hold processors a reservation was promised.  ``tick`` > 0 makes
-    the policy schedule only every ``tick`` seconds (Catalina iterates every
-    900 s, §3); 0 schedules at every event.  ``max_queued_per_user`` holds
+    (its reservation parameters, docs/reservations.md).  They need
+    ``overrun="kill"``: a job running past its estimate could hold
+    processors a reservation was promised.  ``tick`` > 0 makes the policy
+    schedule only every ``tick`` seconds (Catalina iterates every 900 s,
+    §3); 0 schedules at every event.  ``max_queued_per_user`` holds
     back a user's jobs beyond that many waiting ones (DataStar allows 6, §6).
     """
     machine = workload.processors if processors is None else processors
@@ -346,7 +356,7 @@ class _Series:
     (about 36 bytes), and there are about two entries per job.
     """
 
-    __slots__ = ("time", "busy", "queue")
+    __slots__ = ("busy", "queue", "time")
 
     def __init__(self) -> None:
         self.time = array("q")
@@ -374,7 +384,7 @@ class _Inbox:
     tick, in the same-time order: finishes, submissions, requests.
     """
 
-    __slots__ = ("policy", "finished", "submitted", "requested")
+    __slots__ = ("finished", "policy", "requested", "submitted")
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy

@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import gc
 import time as wallclock
-from typing import TYPE_CHECKING, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedlab.engine.result import (FINISHED, KILLED, MATRIX_CHANGE_KINDS, Result,
-                                    TimeSharingTrace)
+from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, Result, TimeSharingTrace
 from schedlab.errors import InputError, PolicyError
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class Row:
     slots").  ``occupied`` and ``guest_mask`` are the processors used by each.
     """
 
-    __slots__ = ("id", "own", "occupied", "guests", "guest_mask")
+    __slots__ = ("guest_mask", "guests", "id", "occupied", "own")
 
     def __init__(self, row_id: int) -> None:
         self.id = row_id
@@ -307,7 +307,7 @@ def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
     if too_wide:
         raise InputError(f"{len(too_wide)} job(s) are wider than the {machine}-processor "
                          f"machine (first: job {too_wide[0]})", field="processors")
-    from schedlab.engine.simulator import _claim   # at call time: policies import this module
+    from schedlab.engine.simulator import _claim  # at call time: policies import this module
 
     _claim(policy)                  # one run per policy instance, as in space sharing
     began = wallclock.perf_counter()
@@ -426,7 +426,7 @@ class _Simulation:
                          for job_id in matrix._mask}
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for job_id in [j for j in self.waiting if j in matrix]:
-            job = self.waiting.pop(job_id)
+            self.waiting.pop(job_id)
             i = self.index[job_id]
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))

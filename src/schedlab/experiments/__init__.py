@@ -14,14 +14,20 @@ directory and its crash-safety rules are described in docs/experiments.md.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Protocol
 
 from schedlab.experiments.executors import EXECUTORS, make_executor
 from schedlab.experiments.runner import FAILED, FINISHED, RunRecord, execute_run
-from schedlab.experiments.spec import (Experiment, RunSpec, WorkloadSource, experiment_from_mapping,
-                                       load_experiment)
+from schedlab.experiments.spec import (
+    Experiment,
+    RunSpec,
+    WorkloadSource,
+    experiment_from_mapping,
+    load_experiment,
+)
 from schedlab.experiments.store import Repair, ResultStore, load_jobs, load_results, load_series
 
 

@@ -31,8 +31,12 @@ from pathlib import Path
 import numpy as np
 
 from schedlab.errors import InputError
-from schedlab.policies.grid.adaptive import (AdaptiveDeadline, exponential_target,
-                                             priority_distribution, replay_classification)
+from schedlab.policies.grid.adaptive import (
+    AdaptiveDeadline,
+    exponential_target,
+    priority_distribution,
+    replay_classification,
+)
 
 #: The job streams of Tables 10, 11 and 12.
 STREAMS = ("adh-uniform", "adh-changing", "adh-hotspots")
@@ -104,7 +108,8 @@ def run_adh_experiment(out: str | Path | None = None, *, streams=STREAMS, jobs: 
     """Static Deadline against ADH on the streams of §5.1.5 (module docstring).
 
     ``jobs`` shrinks (or stretches) each stream keeping its sub-streams'
-    proportions; ``ta`` is the mean interarrival time (default 12 s); the platform ``thesis-4.3`` is drawn with ``seed``.  With ``out``,
+    proportions; ``ta`` is the mean interarrival time (default 12 s); the
+    platform ``thesis-4.3`` is drawn with ``seed``.  With ``out``,
     writes ``out/adh.csv`` (one row per run) and the figure
     ``out/adh-trajectory.png`` (:func:`schedlab.viz.adh.adh_figure`).
     """

@@ -16,7 +16,8 @@ policy and interarrival time.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from schedlab.metrics import compute_metrics
 from schedlab.platform.generator import PRESETS as PLATFORMS

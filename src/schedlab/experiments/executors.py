@@ -32,15 +32,20 @@ import os
 import signal
 import threading
 from collections import Counter, deque
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Generator, Iterator, Sequence
 
 from schedlab.errors import InputError
-from schedlab.limits import check_workers
-from schedlab.experiments.runner import (WORKER_MODULES, RunRecord, describe_error, execute_run,
-                                        failed_record)
+from schedlab.experiments.runner import (
+    WORKER_MODULES,
+    RunRecord,
+    describe_error,
+    execute_run,
+    failed_record,
+)
 from schedlab.experiments.spec import RunSpec
+from schedlab.limits import check_workers
 
 EXECUTORS = ("serial", "pool", "dask")
 #: Runs queued per pool worker: one running, one waiting, so no worker idles.
@@ -59,7 +64,7 @@ def default_workers() -> int:
 class SerialExecutor:
     """Runs one after the other in the calling process."""
 
-    def __enter__(self) -> "SerialExecutor":
+    def __enter__(self) -> SerialExecutor:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -83,7 +88,7 @@ class PoolExecutor:
         self._context = multiprocessing.get_context("forkserver")
         self._pool: ProcessPoolExecutor | None = None
 
-    def __enter__(self) -> "PoolExecutor":
+    def __enter__(self) -> PoolExecutor:
         from multiprocessing import forkserver
 
         # The preload list takes effect when this process starts its fork server;
@@ -189,7 +194,7 @@ def outcome(future, run: RunSpec) -> RunRecord:
     """
     try:
         return future.result()
-    except Exception as err:  # noqa: BLE001 - recorded, the sweep goes on
+    except Exception as err:
         return failed_record(run, describe_error(err))
 
 
@@ -208,7 +213,7 @@ class DaskExecutor:
         self._cluster = None
         self._client = None
 
-    def __enter__(self) -> "DaskExecutor":
+    def __enter__(self) -> DaskExecutor:
         return self
 
     def _connect(self) -> None:

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import html
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -42,8 +43,17 @@ import pandas as pd
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_text
 from schedlab.viz.classes import classes_figure
-from schedlab.viz.curves import (AXIS_COLUMNS, AXIS_PREFIXES, curve_figure, finished_runs,
-                                 line_labels, metric_label, setting_text, varying_axes, x_label)
+from schedlab.viz.curves import (
+    AXIS_COLUMNS,
+    AXIS_PREFIXES,
+    curve_figure,
+    finished_runs,
+    line_labels,
+    metric_label,
+    setting_text,
+    varying_axes,
+    x_label,
+)
 from schedlab.viz.gantt import gantt_figure
 from schedlab.viz.grid import machine_gantt_figure
 from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
@@ -115,7 +125,7 @@ def machine_size(run: Mapping[str, Any], jobs: pd.DataFrame) -> int:
     span = float(end.max() - ran["submit"].to_numpy(np.int64).min()) if len(ran) else 0.0
     utilization = float(run.get("utilization") or 0.0)
     if area > 0 and span > 0 and utilization > 0:
-        return int(round(area / (utilization * span)))
+        return round(area / (utilization * span))
     return int(jobs["width"].max()) if len(jobs) else 1
 
 

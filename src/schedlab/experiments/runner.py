@@ -29,8 +29,13 @@ import numpy as np
 
 from schedlab import run as runs
 from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
-from schedlab.experiments.spec import (PlatformSource, ReservationSetting, RequestSource, RunSpec,
-                                      WorkloadSource)
+from schedlab.experiments.spec import (
+    PlatformSource,
+    RequestSource,
+    ReservationSetting,
+    RunSpec,
+    WorkloadSource,
+)
 from schedlab.workload.job import Workload
 
 FINISHED, FAILED = "finished", "failed"
@@ -80,7 +85,7 @@ def execute_run(run: RunSpec) -> RunRecord:
     try:
         result, metrics = simulate_run(run)
         jobs, series = encode_jobs(result), encode_series(result)
-    except Exception as err:  # noqa: BLE001 - recorded with its traceback, the sweep goes on
+    except Exception as err:
         return RunRecord(run, FAILED, time.perf_counter() - began, __version__,
                          error=describe_error(err))
     from schedlab.output import json_safe
@@ -214,9 +219,15 @@ def run_requests(source: RequestSource, workload: Workload, processors: int):
     (default: up to the last submission).  Widths are drawn in nodes and
     multiplied by ``node_size`` (processors per node).
     """
-    from schedlab.workload.reservations import (DEFAULT_NOTICE, PAPER_DURATION, PAPER_NODES,
-                                                PAPER_PER_WEEK, compress_requests,
-                                                generate_requests, read_reservations)
+    from schedlab.workload.reservations import (
+        DEFAULT_NOTICE,
+        PAPER_DURATION,
+        PAPER_NODES,
+        PAPER_PER_WEEK,
+        compress_requests,
+        generate_requests,
+        read_reservations,
+    )
 
     if source.kind == "file":
         return read_reservations(source.path, processors=processors,

@@ -42,11 +42,12 @@ import hashlib
 import json
 import os
 import sqlite3
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.experiments.runner import FAILED, FINISHED, RunRecord
@@ -282,7 +283,7 @@ class ResultStore:
         self._lock: int | None = None
         self._db: sqlite3.Connection | None = None
 
-    def __enter__(self) -> "ResultStore":
+    def __enter__(self) -> ResultStore:
         self._open()
         return self
 
@@ -515,7 +516,7 @@ def row_of(record: RunRecord, files_json: str | None) -> tuple[Any, ...]:
             json.dumps(record.metrics) if finished else None,
             json.dumps(record.policy_stats) if finished else None,
             record.wall_time, record.schedlab_version, record.error,
-            datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+            datetime.now(UTC).isoformat(timespec="milliseconds"),
             run.workload.label, run.policy, run.seed,
             canonical_json(dict(run.transforms)), canonical_json(dict(run.params)), files_json)
 

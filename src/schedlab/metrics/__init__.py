@@ -33,8 +33,12 @@ from schedlab.metrics.jobs import (
     slowdown,
     wait_time,
 )
-from schedlab.metrics.series import (queue_series, reserved_series, time_weighted_mean,
-                                     utilization_series)
+from schedlab.metrics.series import (
+    queue_series,
+    reserved_series,
+    time_weighted_mean,
+    utilization_series,
+)
 
 __all__ = [
     "METRIC_DOCS",

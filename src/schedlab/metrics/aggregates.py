@@ -30,12 +30,11 @@ from schedlab.metrics.classes import flat_breakdowns
 from schedlab.metrics.deadlines import deadline_metrics
 from schedlab.metrics.gang import gang_metrics
 from schedlab.metrics.grid import grid_metrics
-from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
     accepted_jobs,
-    bounded_slowdown,
     area_percent,
+    bounded_slowdown,
     expansion_factor,
     largest,
     mean,
@@ -47,6 +46,7 @@ from schedlab.metrics.jobs import (
     wait_time,
     weighted_mean,
 )
+from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 
 #: Bounds (seconds) of the bounded slowdown reported as avg_bsld_<tau>
 #: (Feitelson et al. 1997 use 10 s; Streit 2002, §5.2 uses 60 s and 300 s).
@@ -173,7 +173,7 @@ def status_counts(result: Result) -> dict[str, int]:
     """Number of jobs in total and per status."""
     status = np.asarray(result.status)
     return {
-        "jobs": int(len(status)),
+        "jobs": len(status),
         "finished": int(np.count_nonzero(status == FINISHED)),
         "killed": int(np.count_nonzero(status == KILLED)),
         "rejected": int(np.count_nonzero(status == REJECTED)),

@@ -40,8 +40,16 @@ from __future__ import annotations
 import numpy as np
 
 from schedlab.engine.result import KILLED, REJECTED, Result
-from schedlab.metrics.jobs import (accepted_jobs, area_percent, largest, mean, percent,
-                                   requested_area, response_time, slowdown)
+from schedlab.metrics.jobs import (
+    accepted_jobs,
+    area_percent,
+    largest,
+    mean,
+    percent,
+    requested_area,
+    response_time,
+    slowdown,
+)
 
 #: One line per deadline metric name: meaning and source.
 DEADLINE_METRIC_DOCS: dict[str, str] = {

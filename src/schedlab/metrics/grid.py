@@ -42,7 +42,6 @@ from schedlab.metrics.deadlines import deadline_masks
 from schedlab.metrics.jobs import accepted_jobs, mean, percent, slowdown
 from schedlab.metrics.series import integrate
 
-
 #: One line per grid metric name (added only for grid runs; docs/metrics.md "Grid runs").
 GRID_METRIC_DOCS: dict[str, str] = {
     "system_usage": "time average of CPUs in use / min(platform CPUs, CPUs asked for by the "

@@ -35,8 +35,14 @@ import numpy as np
 
 from schedlab.engine.result import Result
 from schedlab.metrics import series
-from schedlab.metrics.jobs import AcceptedJobs, accepted_jobs, expansion_factor, node_seconds, \
-    wait_time, weighted_mean
+from schedlab.metrics.jobs import (
+    AcceptedJobs,
+    accepted_jobs,
+    expansion_factor,
+    node_seconds,
+    wait_time,
+    weighted_mean,
+)
 
 #: One line per reservation metric name: meaning and source.
 RESERVATION_METRIC_DOCS: dict[str, str] = {

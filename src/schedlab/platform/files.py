@@ -28,12 +28,19 @@ integer (>= 1), got 0``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from schedlab.errors import InputError
-from schedlab.platform.model import (ALL_MACHINES, REFERENCE_RATING, Cluster, Licence, Machine,
-                                     Platform)
+from schedlab.platform.model import (
+    ALL_MACHINES,
+    REFERENCE_RATING,
+    Cluster,
+    Licence,
+    Machine,
+    Platform,
+)
 from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml
 
@@ -72,7 +79,7 @@ def platform_from_mapping(data: Mapping[str, Any], *, file: str = "<platform>",
         raise where.error(err.field, err.reason) from None
 
 
-def _cluster(entry: Any, i: int, where: "_Locator") -> Cluster:
+def _cluster(entry: Any, i: int, where: _Locator) -> Cluster:
     path = f"clusters[{i}]"
     if not isinstance(entry, Mapping):
         raise where.error(path, f"expected a table, got {entry!r}")
@@ -99,7 +106,7 @@ def _cluster(entry: Any, i: int, where: "_Locator") -> Cluster:
         raise where.error(f"{path}.{err.field}", err.reason) from None
 
 
-def _machine(entry: Any, path: str, where: "_Locator") -> Machine:
+def _machine(entry: Any, path: str, where: _Locator) -> Machine:
     if not isinstance(entry, Mapping):
         raise where.error(path, f"expected a table, got {entry!r}")
     _check_keys(entry, path, MACHINE_KEYS, where)
@@ -117,7 +124,7 @@ def _machine(entry: Any, path: str, where: "_Locator") -> Machine:
         raise where.error(f"{path}.{err.field}", err.reason) from None
 
 
-def _licence(entry: Any, path: str, every: tuple[str, ...], where: "_Locator") -> Licence:
+def _licence(entry: Any, path: str, every: tuple[str, ...], where: _Locator) -> Licence:
     if not isinstance(entry, Mapping):
         raise where.error(path, f"expected a table, got {entry!r}")
     _check_keys(entry, path, LICENCE_KEYS, where)
@@ -137,7 +144,7 @@ def _licence(entry: Any, path: str, every: tuple[str, ...], where: "_Locator") -
 
 
 def _check_keys(entry: Mapping[str, Any], path: str, allowed: tuple[str, ...],
-                where: "_Locator") -> None:
+                where: _Locator) -> None:
     for key in entry:
         if key not in allowed:
             raise where.error(f"{path}.{key}" if path else key,

@@ -24,9 +24,9 @@ none.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable
 
 import numpy as np
 
@@ -212,7 +212,7 @@ class Platform:
 
     # ------------------------------------------------------------ constructors
     @classmethod
-    def single_machine(cls, processors: int) -> "Platform":
+    def single_machine(cls, processors: int) -> Platform:
         """One machine of ``processors`` CPUs at the reference rating: the default platform.
 
         The space-shared machine of every run without a platform (SPEC §2):
@@ -316,5 +316,5 @@ def _first_duplicate(values: Iterable[str]) -> int | None:
     return None
 
 
-__all__ = ["ALL_MACHINES", "MAX_CPUS", "MAX_RATING", "REFERENCE_RATING", "Cluster", "Licence", "Machine", "Platform",
-           "time_on_machine"]
+__all__ = ["ALL_MACHINES", "MAX_CPUS", "MAX_RATING", "REFERENCE_RATING", "Cluster", "Licence", "Machine",
+           "Platform", "time_on_machine"]

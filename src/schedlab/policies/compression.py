@@ -7,8 +7,8 @@ algorithm of :meth:`Profile.earlier_fit
 <schedlab.engine.profile.Profile.earlier_fit>`,
 :meth:`~schedlab.engine.profile.Profile.release` and
 :meth:`~schedlab.engine.profile.Profile.reserve`, with the proofs of
-:func:`no_start_before` (the "certificates"), run as one compiled loop; the search and the edits are the shared compiled
-twins of :mod:`schedlab.engine.profile_kernels`.
+:func:`no_start_before` (the "certificates"), run as one compiled loop; the
+search and the edits are the shared compiled twins of :mod:`schedlab.engine.profile_kernels`.
 
 Why compiled: a compression visits every waiting job, and with thousands
 waiting and an early end every few seconds that is millions of visits,
@@ -40,8 +40,15 @@ import numpy as np
 from numba import njit
 
 from schedlab.engine.profile import Profile
-from schedlab.engine.profile_kernels import (NEVER, change, discard_before, earlier_fit, grown,
-                                             place, step_at)
+from schedlab.engine.profile_kernels import (
+    NEVER,
+    change,
+    discard_before,
+    earlier_fit,
+    grown,
+    place,
+    step_at,
+)
 
 KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
@@ -64,8 +71,20 @@ class ArrayPlan:
     collected by one compiled walk of the queue when that time comes.
     """
 
-    __slots__ = ("capacity", "times", "free", "size", "ids", "widths", "estimates", "starts",
-                 "arrived", "queue", "queued", "upcoming")
+    __slots__ = (
+        "arrived",
+        "capacity",
+        "estimates",
+        "free",
+        "ids",
+        "queue",
+        "queued",
+        "size",
+        "starts",
+        "times",
+        "upcoming",
+        "widths",
+    )
 
     NEVER = NEVER
 
@@ -135,7 +154,10 @@ class ArrayPlan:
         return start
 
     def release(self, now: int, duration: int, width: int) -> None:
-        """:meth:`Profile.release <schedlab.engine.profile.Profile.release>` from ``now``, the past forgotten."""
+        """:meth:`Profile.release <schedlab.engine.profile.Profile.release>` from ``now``.
+
+        The past before ``now`` is forgotten.
+        """
         if self.size + 2 >= len(self.times):
             self._grow(self.size + 2)
         self.size = _release(self.times, self.free, self.size, now, duration, width)

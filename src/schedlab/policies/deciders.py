@@ -31,7 +31,7 @@ that order it makes the same decision as Table 1 in every case.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 #: The three policies of the paper, in the decider's order of preference on ties.
 PAPER_POLICIES = ("fcfs", "sjf", "ljf")
@@ -115,10 +115,7 @@ def simple_decider(fcfs: float, sjf: float, ljf: float, current: str) -> tuple[s
 
     Returns ``(new policy, Table 1 case)``.
     """
-    if sjf <= ljf:
-        policy = "fcfs" if fcfs <= sjf else "sjf"
-    else:
-        policy = "fcfs" if fcfs <= ljf else "ljf"
+    policy = ("fcfs" if fcfs <= sjf else "sjf") if sjf <= ljf else "fcfs" if fcfs <= ljf else "ljf"
     return policy, table1_case(fcfs, sjf, ljf, current)
 
 

@@ -27,7 +27,8 @@ metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 

@@ -47,8 +47,9 @@ compiles.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Sequence
 from heapq import heapify
-from typing import TYPE_CHECKING, Collection, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -100,9 +101,27 @@ class TuningState:
     step function) from the last instant it was edited on.
     """
 
-    __slots__ = ("capacity", "columns", "jobs", "arrival_of", "queues", "kinds", "rows",
-                 "given_candidates", "waiting", "tracks_running", "times", "free", "size",
-                 "facts", "starts", "plans", "steps", "job_room", "step_room")
+    __slots__ = (
+        "arrival_of",
+        "capacity",
+        "columns",
+        "facts",
+        "free",
+        "given_candidates",
+        "job_room",
+        "jobs",
+        "kinds",
+        "plans",
+        "queues",
+        "rows",
+        "size",
+        "starts",
+        "step_room",
+        "steps",
+        "times",
+        "tracks_running",
+        "waiting",
+    )
 
     def __init__(self, capacity: int, candidates: Sequence[str], given: Collection[str],
                  tracks_running: bool) -> None:
@@ -211,7 +230,7 @@ class TuningState:
         """When the last running job is expected to end (``now`` with none running)."""
         return max(int(self.times[self.size - 1]), now)
 
-    def tune(self, now: int, fixed: Profile | None = None) -> "Tuned":
+    def tune(self, now: int, fixed: Profile | None = None) -> Tuned:
         """Every candidate's schedule from ``fixed`` (the running jobs' profile when None).
 
         The :class:`Tuned` reads the state's step arrays: it holds until the next step.
@@ -228,7 +247,7 @@ class TuningState:
                      self.steps)
 
     def step(self, now: int, current: int, fact: int, keep_current: bool, table1: bool,
-             decide: bool = True) -> tuple["Tuned", int, int]:
+             decide: bool = True) -> tuple[Tuned, int, int]:
         """A whole self-tuning step in one compiled call: place, measure, decide, start.
 
         Every candidate's schedule from the running jobs' profile
@@ -298,8 +317,21 @@ class Tuned:
     ``left``: the step took the chosen schedule's due jobs out of the state.
     """
 
-    __slots__ = ("capacity", "waiting", "now", "facts", "starts", "plans", "steps", "left",
-                 "chosen", "_row", "_size", "_due", "_next")
+    __slots__ = (
+        "_due",
+        "_next",
+        "_row",
+        "_size",
+        "capacity",
+        "chosen",
+        "facts",
+        "left",
+        "now",
+        "plans",
+        "starts",
+        "steps",
+        "waiting",
+    )
 
     def __init__(self, capacity: int, waiting: int, now: int, facts: np.ndarray,
                  starts: np.ndarray, plans: np.ndarray, steps: np.ndarray) -> None:
@@ -461,7 +493,7 @@ def _ended(columns, arrival, now, times, free, size):  # pragma: no cover
 
 @njit(cache=True)
 def _same_queue(queues, a, b, waiting):  # pragma: no cover
-    for m in range(waiting):
+    for m in range(waiting):  # noqa: SIM110 (numba compiles no generator)
         if queues[a, m] != queues[b, m]:
             return False
     return True

@@ -15,7 +15,7 @@ is what a scheduler knows.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from schedlab.workload.job import Job
 

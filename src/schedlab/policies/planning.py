@@ -23,10 +23,11 @@ schedules built with :func:`place_in_order`.
 
 from __future__ import annotations
 
-from heapq import heapify, heappop, heappush
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
+from heapq import heapify, heappop, heappush
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 

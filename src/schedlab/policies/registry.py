@@ -13,15 +13,20 @@ and returning a policy).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from schedlab.engine.timesharing import TimeSharingPolicy
 from schedlab.errors import InputError
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import Policy
-from schedlab.policies.deadline import (EarliestDeadlineFirst, ModifiedRealTime,
-                                       ModifiedSlackBased, QoPS)
+from schedlab.policies.deadline import (
+    EarliestDeadlineFirst,
+    ModifiedRealTime,
+    ModifiedSlackBased,
+    QoPS,
+)
 from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
 from schedlab.policies.gang import GangScheduler
 from schedlab.policies.orderings import ORDERINGS
@@ -117,7 +122,7 @@ _BUILTIN = _builtin_entries()
 
 
 def _plugin_entries() -> dict[str, PolicyEntry]:
-    from importlib.metadata import entry_points   # 25 ms to import: only when needed
+    from importlib.metadata import entry_points  # 25 ms to import: only when needed
 
     found = {}
     for ep in entry_points(group=ENTRY_POINT_GROUP):

@@ -28,11 +28,11 @@ planning-based policies (docs/reservations.md):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.reservation_rules import (  # noqa: F401 (re-exported)
-    HOUR, PAPER_CAP, PLACEMENTS, WEEK, ReservationRules)
 from schedlab.engine.policy import check_choice, check_number
+from schedlab.engine.reservation_rules import HOUR, PAPER_CAP, PLACEMENTS, WEEK, ReservationRules  # noqa: F401 (re-exported)
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:

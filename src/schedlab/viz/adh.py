@@ -9,7 +9,7 @@ missed per block of jobs in the grid runs.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from matplotlib.figure import Figure

@@ -13,18 +13,30 @@ A class without jobs in any of the runs shown is left out.
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from matplotlib.figure import Figure
 
 from schedlab.engine.result import Result
 from schedlab.errors import InputError
-from schedlab.metrics.classes import RUNTIME_CLASSES, TABLE_COLUMNS, WIDTH_CLASSES, JobClass
-from schedlab.metrics.classes import flat_breakdowns
+from schedlab.metrics.classes import (
+    RUNTIME_CLASSES,
+    TABLE_COLUMNS,
+    WIDTH_CLASSES,
+    JobClass,
+    flat_breakdowns,
+)
 from schedlab.viz.curves import metric_label
-from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_figure,
-                                paper_style, policy_styles, readable_number)
+from schedlab.viz.style import (
+    LEGEND_PLACE,
+    NUMBER_FORMATTER,
+    LineStyle,
+    new_figure,
+    paper_style,
+    policy_styles,
+    readable_number,
+)
 
 CLASS_SETS: dict[str, tuple[JobClass, ...]] = {"width": WIDTH_CLASSES,
                                                "runtime": RUNTIME_CLASSES}

@@ -24,16 +24,23 @@ and is left out of a policy's mean over runs.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence, Union
 
 import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator, NullFormatter
 
-from schedlab.viz.style import (NUMBER_FORMATTER, LineStyle, new_figure, paper_style,
-                                policy_styles, readable_number, save_figure)
+from schedlab.viz.style import (
+    NUMBER_FORMATTER,
+    LineStyle,
+    new_figure,
+    paper_style,
+    policy_styles,
+    readable_number,
+    save_figure,
+)
 
 #: (metric, panel title, factor from the metric's unit to the one shown)
 PANELS = (
@@ -56,8 +63,8 @@ PANEL_WIDTH = 3.25
 LOG_RATIO = 20
 
 #: One run's metrics (``compute_metrics``), or several runs' (e.g. one per seed).
-MetricRow = Mapping[str, Union[float, int, None]]
-PolicyRuns = Mapping[str, Union[MetricRow, Sequence[MetricRow]]]
+MetricRow = Mapping[str, float | int | None]
+PolicyRuns = Mapping[str, MetricRow | Sequence[MetricRow]]
 
 
 @dataclass(frozen=True, slots=True)

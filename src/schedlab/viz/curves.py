@@ -16,7 +16,8 @@ dotted line for a side-by-side reading.
 from __future__ import annotations
 
 import math
-from typing import Iterable
+from collections.abc import Iterable
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -24,8 +25,15 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from schedlab.errors import InputError
-from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_figure,
-                                paper_style, policy_styles, readable_number)
+from schedlab.viz.style import (
+    LEGEND_PLACE,
+    NUMBER_FORMATTER,
+    LineStyle,
+    new_figure,
+    paper_style,
+    policy_styles,
+    readable_number,
+)
 
 #: Axis labels for the metrics the papers plot; other metrics show their flat name.
 METRIC_LABELS = {
@@ -126,6 +134,11 @@ def setting_text(value: object) -> str:
     return str(value)
 
 
+def _setting_label(name: str, value: object) -> str:
+    """``name=value`` for one run's setting, empty where the run has none."""
+    return "" if pd.isna(value) else f"{name}={setting_text(value)}"
+
+
 def line_labels(runs: pd.DataFrame, x: str | None = None) -> pd.Series:
     """A line per policy and per value of every other varying sweep column.
 
@@ -137,8 +150,7 @@ def line_labels(runs: pd.DataFrame, x: str | None = None) -> pd.Series:
     labels = runs["policy"].astype(str)
     if not axes:
         return labels
-    parts = [runs[c].map(lambda v, name=c.split(".", 1)[-1]:
-                         "" if pd.isna(v) else f"{name}={setting_text(v)}") for c in axes]
+    parts = [runs[c].map(partial(_setting_label, c.split(".", 1)[-1])) for c in axes]
     settings = pd.concat(parts, axis=1).apply(lambda row: ", ".join(p for p in row if p), axis=1)
     return labels.where(settings == "", labels + " (" + settings + ")")
 

@@ -142,7 +142,7 @@ def matrix_figure(matrix: pd.DataFrame, jobs: pd.DataFrame, processors: int, *,
     bands = row_bands(places)
     used = sorted({bands[p.row] for p in shown if p.kind != "express"})
     has_express = any(p.kind == "express" for p in shown)
-    order = {band: k for k, band in enumerate(used)}
+    {band: k for k, band in enumerate(used)}
     panels = len(used) + has_express
     unit, scale = time_unit(stop - start)
     with paper_style():

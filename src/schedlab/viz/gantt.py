@@ -28,8 +28,14 @@ from matplotlib.patches import Patch
 from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
-from schedlab.viz.style import (LEGEND_PLACE, STATUS_COLORS, WIDTH_CLASS_COLORS, new_figure,
-                                paper_style, time_unit)
+from schedlab.viz.style import (
+    LEGEND_PLACE,
+    STATUS_COLORS,
+    WIDTH_CLASS_COLORS,
+    new_figure,
+    paper_style,
+    time_unit,
+)
 
 #: Columns a jobs table needs for a Gantt chart (those of jobs.csv).
 GANTT_COLUMNS = ("job_id", "start", "end", "width", "status")
@@ -58,7 +64,7 @@ class GanttJobs:
     def __len__(self) -> int:
         return len(self.job_id)
 
-    def subset(self, mask: np.ndarray) -> "GanttJobs":
+    def subset(self, mask: np.ndarray) -> GanttJobs:
         return GanttJobs(self.job_id[mask], self.start[mask], self.end[mask],
                          self.width[mask], self.status[mask])
 

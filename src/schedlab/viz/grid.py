@@ -17,8 +17,9 @@ metrics of metrics.json and the columns of jobs.csv (``machine``,
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -285,7 +286,7 @@ def _cluster_axis(ax, rows: MachineRows) -> None:
         ax.set_yticks([n - k - 0.5 for k in range(n)], rows.names, fontsize=7)
     else:
         ax.set_yticks([])
-    for a, b in zip(bounds, bounds[1:]):
+    for a, b in itertools.pairwise(bounds):
         ax.annotate(f"{rows.clusters[a]}\n({b - a})", xy=(0, n - (a + b) / 2),
                     xycoords=("axes fraction", "data"), xytext=(-6 if n > NAMED_ROWS else -60, 0),
                     textcoords="offset points", ha="right", va="center", fontsize=9)

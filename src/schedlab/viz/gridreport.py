@@ -14,14 +14,19 @@ per-machine schedule of the first run -- and the versions that made it.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pandas as pd
 
 from schedlab.output import atomic_write_text
-from schedlab.viz.grid import (TA_METRICS, GridRun, interarrival_figure, machine_gantt_figure,
-                               share_figure)
+from schedlab.viz.grid import (
+    TA_METRICS,
+    GridRun,
+    interarrival_figure,
+    machine_gantt_figure,
+    share_figure,
+)
 from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
 from schedlab.viz.style import check_format
 

@@ -19,10 +19,10 @@ report.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg

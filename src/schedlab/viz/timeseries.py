@@ -17,8 +17,8 @@ series: busy processors are the sum of the widths of the jobs in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -28,8 +28,15 @@ from matplotlib.ticker import PercentFormatter
 from schedlab.engine.result import Result
 from schedlab.errors import InputError
 from schedlab.metrics.series import bin_means, settle
-from schedlab.viz.style import (LEGEND_PLACE, NUMBER_FORMATTER, LineStyle, new_figure,
-                                paper_style, policy_styles, time_unit)
+from schedlab.viz.style import (
+    LEGEND_PLACE,
+    NUMBER_FORMATTER,
+    LineStyle,
+    new_figure,
+    paper_style,
+    policy_styles,
+    time_unit,
+)
 
 #: Resampling steps (seconds) chosen from when a series is too long to draw step by step.
 NICE_STEPS = (1, 5, 10, 30, 60, 300, 600, 900, 1800, 3600, 7200, 10_800, 21_600, 43_200,

@@ -22,9 +22,10 @@ import tempfile
 import tomllib
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable, Literal
+from typing import BinaryIO, Literal
 
 from schedlab.errors import InputError
 

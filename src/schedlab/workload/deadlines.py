@@ -31,10 +31,10 @@ tighter than the formula.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from fractions import Fraction
 from numbers import Real
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

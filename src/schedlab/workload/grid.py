@@ -26,9 +26,10 @@ file, line and field.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -121,11 +122,11 @@ class GridWorkload:
                        USER_CLASSES[self.user_class[i]], int(self.owner_priority[i]),
                        int(self.input_size[i]))
 
-    def licence_columns(self, platform: "Platform") -> np.ndarray:
+    def licence_columns(self, platform: Platform) -> np.ndarray:
         """Platform licence index of each column of ``needs``; InputError for one it lacks."""
         return np.array(platform.licence_index(self.licence_names), dtype=np.int64)
 
-    def check_on(self, platform: "Platform", *, swf_file: str | None = None,
+    def check_on(self, platform: Platform, *, swf_file: str | None = None,
                  side_file: str | None = None, side_lines: Mapping[int, int] | None = None
                  ) -> None:
         """InputError unless every job can run on some machine of ``platform``.
@@ -164,7 +165,7 @@ class GridWorkload:
                              line=lines.get(job.id), field="licences")
 
 
-def runnable(grid: GridWorkload, platform: "Platform") -> np.ndarray:
+def runnable(grid: GridWorkload, platform: Platform) -> np.ndarray:
     """Boolean per job: some machine has its CPUs and can activate all its licences.
 
     Licences the platform lacks make a job not runnable.
@@ -219,7 +220,7 @@ def write_grid_workload(grid: GridWorkload, swf_path: str | Path,
 
 
 def read_grid_workload(swf_path: str | Path, side: str | Path | None = None, *,
-                       platform: "Platform | None" = None, **swf_options) -> GridWorkload:
+                       platform: Platform | None = None, **swf_options) -> GridWorkload:
     """The grid workload of an SWF file and its side file (default :func:`side_path`).
 
     ``swf_options`` go to :func:`~schedlab.workload.swf.read_swf`.  With a

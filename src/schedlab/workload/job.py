@@ -6,9 +6,10 @@ seconds; integer time keeps every run exact and bit-reproducible).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from operator import attrgetter
-from typing import Iterator, Mapping, NamedTuple, Sequence
+from typing import NamedTuple
 
 import numpy as np
 
@@ -109,7 +110,7 @@ class Workload:
         span = self.jobs[-1].submit - self.jobs[0].submit
         return area / ((processors or self.processors) * span)
 
-    def with_jobs(self, jobs: Sequence[Job], **changes) -> "Workload":
+    def with_jobs(self, jobs: Sequence[Job], **changes) -> Workload:
         """A copy with other jobs (re-sorted by submit, id) and other metadata."""
         ordered = tuple(sorted(jobs, key=lambda j: (j.submit, j.id)))
         return replace(self, jobs=ordered, **changes)

@@ -27,14 +27,20 @@ from typing import Any, Literal, NamedTuple, NoReturn, Protocol
 import numpy as np
 
 from schedlab import __version__
-from schedlab.errors import InputError
 from schedlab.atomic import atomic_write_bytes
+from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, MAX_TIME, check_processors
-from schedlab.textio import normalize_bytes, parse_int
 from schedlab.outcomes import FINISHED, KILLED, REJECTED
-from schedlab.workload.job import (ESTIMATES_PARTLY_RUNTIME, ESTIMATES_REQUESTED,
-                                   ESTIMATES_RUNTIME, MACHINE_FROM_ARGUMENT,
-                                   MACHINE_FROM_WIDEST_JOB, Job, Workload)
+from schedlab.textio import normalize_bytes, parse_int
+from schedlab.workload.job import (
+    ESTIMATES_PARTLY_RUNTIME,
+    ESTIMATES_REQUESTED,
+    ESTIMATES_RUNTIME,
+    MACHINE_FROM_ARGUMENT,
+    MACHINE_FROM_WIDEST_JOB,
+    Job,
+    Workload,
+)
 
 #: Field names of the 18 SWF fields, in file order (field k is FIELD_NAMES[k - 1]).
 FIELD_NAMES = (

@@ -6,11 +6,16 @@ Islam et al., §3, Fig. 3; the readings are those of :mod:`schedlab.policies.dea
 
 from __future__ import annotations
 
-from typing import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from schedlab.engine.profile import Profile
-from schedlab.policies.deadline.common import (Decision, HeuristicKey, Plan, in_ast_order,
-                                               reserve_all)
+from schedlab.policies.deadline.common import (
+    Decision,
+    HeuristicKey,
+    Plan,
+    in_ast_order,
+    reserve_all,
+)
 from schedlab.policies.deadline.qops import insertion_points
 from schedlab.workload.job import Job
 

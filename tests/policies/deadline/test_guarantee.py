@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from schedlab.api import load_workload
 from schedlab.engine.result import REJECTED
 from schedlab.engine.simulator import run
+from schedlab.pipeline import Transforms, apply_transforms
 from schedlab.policies.registry import make_policy
 from schedlab.workload.job import Job, Workload
-from schedlab.pipeline import Transforms, apply_transforms
 from schedlab.workload.transforms import perfect_estimates
 from strategies import workloads
 

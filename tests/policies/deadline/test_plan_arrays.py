@@ -12,13 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policies.deadline.helpers import ADMISSION, deadline_workload, draw_running, simulate
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import REJECTED
 from schedlab.policies.deadline.common import in_ast_order, reserve_all
 from schedlab.policies.deadline.plan_arrays import compressed_plan, earliest_fit_behind, plan_fits
 from schedlab.workload.job import Job
-
-from policies.deadline.helpers import ADMISSION, deadline_workload, draw_running, simulate
 
 
 def reference_fits(running: Profile, plan, now: int) -> Profile | None:

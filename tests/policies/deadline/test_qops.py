@@ -110,7 +110,7 @@ def test_parameters_are_checked():
     with pytest.raises(InputError, match=r"The 'k' parameter of QoPS must be an int in \[0, inf\)"
                                          r"\. Got -1 instead\."):
         QoPS(k=-1)
-    with pytest.raises(InputError, match="The 'heuristic' parameter of QoPS must be one of "
+    with pytest.raises(InputError, match=r"The 'heuristic' parameter of QoPS must be one of "
                                          "'edf', 'llf'. Got 'sjf' instead."):
         QoPS(heuristic="sjf")
     assert QoPS(k=2, heuristic="llf").get_params() == {"k": 2, "heuristic": "llf"}

@@ -11,16 +11,24 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from real_traces import trace_path
 from schedlab.cli.app import app
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
-from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, RatioBins, analyze_trace,
-                                             generate_streit, load_builtin_model, load_model,
-                                             model_from_bytes, resolve_model, save_model)
+from schedlab.workload.models.streit import (
+    BUILTIN_PARAMETERS,
+    RatioBins,
+    analyze_trace,
+    generate_streit,
+    load_builtin_model,
+    load_model,
+    model_from_bytes,
+    resolve_model,
+    save_model,
+)
 from schedlab.workload.stats import STREIT_TABLE2, STREIT_TABLE3, trace_statistics
 from schedlab.workload.swf import read_swf, write_swf
-from real_traces import trace_path
 
 WORKLOADS = trace_path(".")
 DATA = Path(__file__).parents[3] / "src" / "schedlab" / "workload" / "models" / "data"
@@ -162,7 +170,7 @@ def test_generation_is_deterministic_per_seed():
 
 
 def test_builtin_job_sets_are_registered_with_10000_jobs_and_seed_0():
-    for key, (_, name, _) in BUILTIN_PARAMETERS.items():
+    for _key, (_, name, _) in BUILTIN_PARAMETERS.items():
         assert name in BUILTIN_MODELS
     kth = generate_builtin("KTH_syn")
     assert (len(kth), kth.processors, kth.name) == (10_000, 100, "KTH_syn")
@@ -172,7 +180,7 @@ def test_builtin_job_sets_are_registered_with_10000_jobs_and_seed_0():
 
 
 def test_generator_rejects_a_machine_narrower_than_the_model_and_no_jobs():
-    with pytest.raises(InputError, match="width 100.*got 64"):
+    with pytest.raises(InputError, match=r"width 100.*got 64"):
         generate_streit(kth_model(), 10, processors=64)
     with pytest.raises(InputError, match="number of jobs >= 1"):
         generate_streit(kth_model(), 0)
@@ -231,7 +239,7 @@ def test_bad_model_files_name_the_field(data, message):
 def test_missing_key_and_unknown_builtin_are_input_errors(tmp_path):
     document = kth_model().to_dict()
     del document["interarrival"]["beta"]
-    with pytest.raises(InputError, match="field interarrival.beta: missing key 'beta'"):
+    with pytest.raises(InputError, match=r"field interarrival.beta: missing key 'beta'"):
         model_from_bytes(json.dumps(document).encode(), "m.json")
     with pytest.raises(InputError, match="expected one of: kth, lublin256, nasa, sdscblue"):
         resolve_model("ctc")

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.experiments.recipes.report import REPRODUCTION_DIR, findings_markdown

@@ -18,9 +18,10 @@ share it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -229,7 +230,8 @@ def scheduling_time_per_event_us(result) -> float:
 
 def draw_point(point: Point):
     """The point's platform and job stream, both drawn with seed = repetition."""
-    from schedlab.platform.generator import generate_platform, preset as platform_preset
+    from schedlab.platform.generator import generate_platform
+    from schedlab.platform.generator import preset as platform_preset
     from schedlab.workload.models.grid import PRESETS, generate_grid
 
     platform = generate_platform(platform_preset(point.preset, ratio=point.ratio),

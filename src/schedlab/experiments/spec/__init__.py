@@ -31,12 +31,25 @@ from here too.
 The names below are the package's public interface; import them from here.
 """
 
-from schedlab.experiments.spec.experiment import (OVERRUN_MODES, TOP_KEYS, Experiment,
-                                                  experiment_from_mapping, load_experiment)
-from schedlab.experiments.spec.runs import (RUN_ID_LENGTH, GridSetting, PlatformSource,
-                                            RequestSource, ReservationSetting, RunSpec,
-                                            WorkloadSource, canonical_json, file_digest,
-                                            run_id_of)
+from schedlab.experiments.spec.experiment import (
+                                                  OVERRUN_MODES,
+                                                  TOP_KEYS,
+                                                  Experiment,
+                                                  experiment_from_mapping,
+                                                  load_experiment,
+)
+from schedlab.experiments.spec.runs import (
+                                                  RUN_ID_LENGTH,
+                                                  GridSetting,
+                                                  PlatformSource,
+                                                  RequestSource,
+                                                  ReservationSetting,
+                                                  RunSpec,
+                                                  WorkloadSource,
+                                                  canonical_json,
+                                                  file_digest,
+                                                  run_id_of,
+)
 from schedlab.experiments.spec.sections import trace_label
 from schedlab.tomlio import parse_toml, to_toml
 

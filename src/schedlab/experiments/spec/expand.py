@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
+from collections.abc import Sequence
 
 from schedlab.experiments.spec.checks import Checker
-from schedlab.experiments.spec.runs import (GridSetting, ReservationSetting, RunSpec,
-                                            WorkloadSource)
-from schedlab.experiments.spec.sections import (PolicyCombo, PolicyEntry, TransformTable,
-                                                WorkloadEntry)
+from schedlab.experiments.spec.runs import GridSetting, ReservationSetting, RunSpec, WorkloadSource
+from schedlab.experiments.spec.sections import (
+    PolicyCombo,
+    PolicyEntry,
+    TransformTable,
+    WorkloadEntry,
+)
 
 
 def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],

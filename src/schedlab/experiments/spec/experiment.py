@@ -8,20 +8,28 @@ checks the same data given as a mapping; both parse every section
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker
 from schedlab.experiments.spec.expand import expand
-from schedlab.experiments.spec.grid_section import (GRID_KEYS, check_grid_keys,
-                                                    grid_policy_entries, parse_grid_axes,
-                                                    parse_grid_workload)
+from schedlab.experiments.spec.grid_section import (
+    GRID_KEYS,
+    check_grid_keys,
+    grid_policy_entries,
+    parse_grid_axes,
+    parse_grid_workload,
+)
 from schedlab.experiments.spec.reservation_section import parse_reservations
 from schedlab.experiments.spec.runs import RunSpec
-from schedlab.experiments.spec.sections import (check_every_entry_runs, parse_policy,
-                                                parse_transform_tables, parse_workload)
+from schedlab.experiments.spec.sections import (
+    check_every_entry_runs,
+    parse_policy,
+    parse_transform_tables,
+    parse_workload,
+)
 from schedlab.limits import check_processors, check_seed
 from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml

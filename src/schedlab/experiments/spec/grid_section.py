@@ -14,15 +14,26 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker, describe_value
-from schedlab.experiments.spec.runs import (GRID_FILE, GRID_MODEL, GridSetting, PlatformSource,
-                                            WorkloadSource, file_digest)
-from schedlab.experiments.spec.sections import (GRID_MODEL_SOURCE, PolicyEntry, WorkloadEntry,
-                                                parse_policy)
+from schedlab.experiments.spec.runs import (
+    GRID_FILE,
+    GRID_MODEL,
+    GridSetting,
+    PlatformSource,
+    WorkloadSource,
+    file_digest,
+)
+from schedlab.experiments.spec.sections import (
+    GRID_MODEL_SOURCE,
+    PolicyEntry,
+    WorkloadEntry,
+    parse_policy,
+)
 from schedlab.limits import check_jobs, check_seed
 
 #: Top-level keys that only a grid experiment has; ``platforms`` makes one.
@@ -53,9 +64,9 @@ def check_grid_keys(data: Mapping[str, Any], check: Checker) -> bool:
         return True
     for key in GRID_KEYS:
         if key in data:
-            raise check.error(key, f"applies to grid experiments only; give the platforms "
-                              f"the runs use in a 'platforms' key (docs/experiments.md, "
-                              f"\"Grid experiments\")")
+            raise check.error(key, "applies to grid experiments only; give the platforms "
+                              "the runs use in a 'platforms' key (docs/experiments.md, "
+                              "\"Grid experiments\")")
     return False
 
 
@@ -151,8 +162,13 @@ def parse_grid_workload(entry: Any, path: str, base_dir: Path, check: Checker) -
 
 def _grid_model(entry: Mapping[str, Any], path: str, check: Checker) -> WorkloadEntry:
     """A generated grid workload; its ``ta`` values are the entry's variants."""
-    from schedlab.workload.models.grid import (DEFAULT_PRESET, PRESETS, THESIS_RUNS,
-                                               JobSettings, preset)
+    from schedlab.workload.models.grid import (
+        DEFAULT_PRESET,
+        PRESETS,
+        THESIS_RUNS,
+        JobSettings,
+        preset,
+    )
 
     check.keys(entry, path, GRID_MODEL_KEYS)
     name = check.choice(entry.get("preset", DEFAULT_PRESET), f"{path}.preset", list(PRESETS))

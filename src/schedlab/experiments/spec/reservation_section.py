@@ -6,12 +6,17 @@ docs/experiments.md, "Advance reservations", describes its keys.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from schedlab.experiments.spec.checks import Checker
-from schedlab.experiments.spec.runs import (RequestSource, ReservationSetting, canonical_json,
-                                            file_digest)
+from schedlab.experiments.spec.runs import (
+    RequestSource,
+    ReservationSetting,
+    canonical_json,
+    file_digest,
+)
 from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_PROCESSORS, MAX_TIME, TIME_BOUND
 from schedlab.workload.reservations import PAPER_PER_WEEK
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 RUN_ID_LENGTH = 16
 #: Workload kinds of grid runs: the thesis' job stream generator, an SWF file with its side file.

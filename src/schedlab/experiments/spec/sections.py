@@ -7,9 +7,10 @@ returns plain entries that :mod:`.expand` multiplies into runs.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.experiments.spec.checks import Checker, describe_value

@@ -6,8 +6,8 @@ Job Scheduling" (papers/004_…).  See docs/policies/deadlines.md.
 
 from schedlab.policies.deadline.common import AdmissionPolicy, Decision, edf_key, llf_key
 from schedlab.policies.deadline.edf import EarliestDeadlineFirst
-from schedlab.policies.deadline.msb import ModifiedSlackBased, msb_admission
 from schedlab.policies.deadline.mrt import ModifiedRealTime, mrt_admission
+from schedlab.policies.deadline.msb import ModifiedSlackBased, msb_admission
 from schedlab.policies.deadline.qops import QoPS, insertion_points, qops_admission
 
 __all__ = [

@@ -35,15 +35,22 @@ breakpoints and of the jobs in heuristic order.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice, check_number
-from schedlab.policies.deadline.common import (HEURISTICS, AdmissionPolicy,
-                                               Decision, HeuristicKey, Plan, TickProfile,
-                                               job_columns)
+from schedlab.policies.deadline.common import (
+    HEURISTICS,
+    AdmissionPolicy,
+    Decision,
+    HeuristicKey,
+    Plan,
+    TickProfile,
+    job_columns,
+)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job

@@ -45,15 +45,24 @@ admission test, on arrays of the profile's breakpoints and of the plan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice
-from schedlab.policies.deadline.common import (HEURISTICS, INFINITY, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, held_time, in_ast_order,
-                                               job_columns)
+from schedlab.policies.deadline.common import (
+    HEURISTICS,
+    INFINITY,
+    AdmissionPolicy,
+    Decision,
+    HeuristicKey,
+    Plan,
+    held_time,
+    in_ast_order,
+    job_columns,
+)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job

@@ -37,14 +37,22 @@ admission test, on arrays of the profile's breakpoints and of the plan.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Mapping
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import check_choice, check_number
-from schedlab.policies.deadline.common import (HEURISTICS, AdmissionPolicy, Decision,
-                                               HeuristicKey, Plan, in_ast_order, job_columns)
+from schedlab.policies.deadline.common import (
+    HEURISTICS,
+    AdmissionPolicy,
+    Decision,
+    HeuristicKey,
+    Plan,
+    in_ast_order,
+    job_columns,
+)
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job

@@ -9,7 +9,8 @@ docs/policies/gang.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from schedlab.engine.timesharing import Matrix, lowest_bits
 

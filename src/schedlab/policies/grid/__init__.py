@@ -11,15 +11,19 @@ is a class in this package and a line in :data:`LOCAL_POLICIES` or
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
 from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
 from schedlab.policies.grid.egedf import EarliestGapEDF
-from schedlab.policies.grid.flexible import (FlexibleBackfillingMod, FlexibleBackfillingUnmod,
-                                             GridEDF)
+from schedlab.policies.grid.flexible import (
+    FlexibleBackfillingMod,
+    FlexibleBackfillingUnmod,
+    GridEDF,
+)
 from schedlab.policies.grid.local import BackfillingFCFS, GridFCFS
 from schedlab.policies.grid.meta import MetaScheduler
 

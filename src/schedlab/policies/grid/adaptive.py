@@ -28,9 +28,9 @@ a classifier alone, as the thesis' own experiment does (§5.1.5).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Iterable
 
 import numpy as np
 

@@ -44,7 +44,7 @@ class Reservation:
     free for other jobs at that time -- CPUs on the machine and copies of the head's
     floating licences in the cluster."""
 
-    __slots__ = ("machine", "start", "spare_cpus", "spare_copies")
+    __slots__ = ("machine", "spare_copies", "spare_cpus", "start")
 
     def __init__(self, machine: int, start: int, spare_cpus: int,
                  spare_copies: dict[int, int]) -> None:

@@ -12,14 +12,19 @@ files shipped in ``models/data``, and the gang-scheduling workloads ``w0`` ..
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Workload
 from schedlab.workload.models.hypererlang import FAMILY_SIZE, gang_workload
 from schedlab.workload.models.lublin import generate_lublin
-from schedlab.workload.models.streit import (BUILTIN_PARAMETERS, DEFAULT_JOBS, analyze_trace,
-                                             generate_streit, synthetic_job_set)
+from schedlab.workload.models.streit import (
+    BUILTIN_PARAMETERS,
+    DEFAULT_JOBS,
+    analyze_trace,
+    generate_streit,
+    synthetic_job_set,
+)
 
 
 def lublin_128(n_jobs: int = 10_000, processors: int = 128, seed: int = 0) -> Workload:

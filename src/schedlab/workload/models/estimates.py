@@ -148,7 +148,7 @@ def estimate_value_count(n_jobs: int) -> int:
     constant past 250,000 jobs: 90 values for 10,000 jobs.
     """
     jobs, values = zip(*BIN_COUNT_POINTS)
-    return int(math.floor(float(np.interp(n_jobs, jobs, values)) + 0.5))
+    return math.floor(float(np.interp(n_jobs, jobs, values)) + 0.5)
 
 
 # --- head: the 20 most popular values ---------------------------------------------------
@@ -242,7 +242,7 @@ def tail_estimate_times(max_estimate: int, n_values: int, taken: set[int]) -> np
     times = []
     for i in range(1, n_values + 1):
         x = i / n_values
-        seconds = int(math.floor((a - 1.0) * x / (a - x) * max_estimate / MINUTE + 0.5)) * MINUTE
+        seconds = math.floor((a - 1.0) * x / (a - x) * max_estimate / MINUTE + 0.5) * MINUTE
         for offset in TAIL_TIME_OFFSETS:
             candidate = seconds + offset
             if 0 < candidate < max_estimate and candidate not in used:

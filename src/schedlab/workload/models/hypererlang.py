@@ -23,13 +23,15 @@ docs/models.md ("Hyper-Erlang workloads").
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import gammainc
@@ -319,7 +321,7 @@ def fit_ranges(submits: np.ndarray, services: np.ndarray, widths: np.ndarray,
     """One :class:`SizeRange` per non-empty range ``[edges[i], edges[i+1])`` (the last open)."""
     bounds = list(edges) + [int(widths.max()) + 1]
     ranges = []
-    for low, stop in zip(bounds[:-1], bounds[1:]):
+    for low, stop in itertools.pairwise(bounds):
         inside = (widths >= low) & (widths < stop)
         jobs = int(inside.sum())
         if jobs == 0:
@@ -352,7 +354,7 @@ def _checked_edges(edges: Sequence[int]) -> list[int]:
     values = list(edges)
     if not values or values[0] != 1 or any(
             isinstance(v, bool) or not isinstance(v, (int, np.integer)) for v in values) or any(
-            b <= a for a, b in zip(values, values[1:])):
+            b <= a for a, b in itertools.pairwise(values)):
         raise InputError(f"expected strictly increasing integer lower bounds starting at 1, "
                          f"got {values}", field="size_edges")
     return [int(v) for v in values]
@@ -573,7 +575,7 @@ def resolve_model(source: str, *, size_edges: Sequence[int] | None = None, width
 # --------------------------------------------------------------------------- the family w0..w8
 
 
-@lru_cache(maxsize=None)
+@cache
 def family_baseline() -> HyperErlangModel:
     """The calibrated baseline w0 (package data, read once per process)."""
     data = resources.files("schedlab.workload.models").joinpath("data", FAMILY_FILE).read_bytes()
@@ -616,7 +618,7 @@ def family_model(index: int, base_load: float | None = None,
     return model.with_service_scale((base + index * step) / base)
 
 
-@lru_cache(maxsize=None)
+@cache
 def family_service_shape(order: int) -> HyperErlang:
     """The family's service distribution at common order ``order``: the three conditions
     of :func:`build_family_baseline` (25 % below 150 s, 25 % above 6000 s, the trace's

@@ -48,11 +48,12 @@ import decimal
 import gzip
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -225,7 +226,7 @@ class StreitModel:
 
     def source_statistics(self) -> TraceStatistics:
         """The source trace's Table 2 rows as a TraceStatistics."""
-        from schedlab.workload.stats import TraceStatistics   # scipy: loaded only when needed
+        from schedlab.workload.stats import TraceStatistics  # scipy: loaded only when needed
 
         try:
             return TraceStatistics(**{key: math.nan if value is None else value
@@ -476,7 +477,7 @@ def load_model(path: str | Path) -> StreitModel:
     return model_from_bytes(data, source)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_builtin_model(key: str) -> StreitModel:
     """A built-in parameter file (:data:`BUILTIN_PARAMETERS`), read once per process."""
     if key not in BUILTIN_PARAMETERS:
@@ -633,9 +634,9 @@ class _ModelReader:
             bounds.append(np.array(value, dtype=np.float64))
         low, high = bounds
         expected = {ZERO: (low == 0) & (high == 0), EQUAL: (low == 1) & (high == 1),
-                    SHORT: (0 < low) & (low < high) & (high <= 1),
-                    NEAR: (0 < low) & (low < high) & (high < 1),
-                    OVER: (1 < low) & (low < high)}
+                    SHORT: (low > 0) & (low < high) & (high <= 1),
+                    NEAR: (low > 0) & (low < high) & (high < 1),
+                    OVER: (low > 1) & (low < high)}
         for i, kind in enumerate(kinds):
             if not expected[kind][i]:
                 raise self.fail("runtime.low", f"bounds that fit a '{kind}' bin (bin {i})",

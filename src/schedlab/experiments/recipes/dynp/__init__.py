@@ -32,18 +32,44 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.dynp.design import (JOB_SETS, REDUCED_JOBS, REDUCED_SET,
-                                                      REDUCED_SHRINK, experiment)
-from schedlab.experiments.recipes.dynp.figures import (FIGURES, axis_places, curve_diagrams,
-                                                       line_styles, reference_points,
-                                                       write_figures)
-from schedlab.experiments.recipes.dynp.findings import (FINDINGS, at_reference, finding_basic,
-                                                        finding_sjf_best_perfect, finding_sld300)
+from schedlab.experiments.recipes.dynp.design import (
+    JOB_SETS,
+    REDUCED_JOBS,
+    REDUCED_SET,
+    REDUCED_SHRINK,
+    experiment,
+)
+from schedlab.experiments.recipes.dynp.figures import (
+    FIGURES,
+    axis_places,
+    curve_diagrams,
+    line_styles,
+    reference_points,
+    write_figures,
+)
+from schedlab.experiments.recipes.dynp.findings import (
+    FINDINGS,
+    at_reference,
+    finding_basic,
+    finding_sjf_best_perfect,
+    finding_sld300,
+)
 from schedlab.experiments.recipes.dynp.paper import TABLE6, TABLE6_TOTALS
-from schedlab.experiments.recipes.dynp.runs import (ADVANCED_LINE, BASIC_LINE, CONSERVATIVE_LINES,
-                                                    DYNP_LINES, FIRST_JOB_LINES, PLAN_FCFS_LINES,
-                                                    PLAN_FCFS_SUFFIX, SINGLE_LINES, line_label,
-                                                    pick, run_table, started_share, value)
+from schedlab.experiments.recipes.dynp.runs import (
+    ADVANCED_LINE,
+    BASIC_LINE,
+    CONSERVATIVE_LINES,
+    DYNP_LINES,
+    FIRST_JOB_LINES,
+    PLAN_FCFS_LINES,
+    PLAN_FCFS_SUFFIX,
+    SINGLE_LINES,
+    line_label,
+    pick,
+    run_table,
+    started_share,
+    value,
+)
 from schedlab.experiments.recipes.dynp.tables import table6_counts, with_summary_rows, write_tables
 from schedlab.experiments.recipes.report import reproduction_dir
 

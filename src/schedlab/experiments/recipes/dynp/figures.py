@@ -9,10 +9,20 @@ from typing import Any
 
 from schedlab.experiments.recipes.dynp.design import DECIDERS
 from schedlab.experiments.recipes.dynp.paper import CTC_SJF_ARTWW, PAPER_SET, TABLE4
-from schedlab.experiments.recipes.dynp.runs import (ADVANCED_LINE, BASIC_LINE, CONSERVATIVE_LINES,
-                                                    DYNP_LINES, FIRST_JOB_LINES, FIRST_JOB_SUFFIX,
-                                                    METRIC_NAMES, PLAN_FCFS_SUFFIX, SINGLE_LINES,
-                                                    reference, title, workloads)
+from schedlab.experiments.recipes.dynp.runs import (
+    ADVANCED_LINE,
+    BASIC_LINE,
+    CONSERVATIVE_LINES,
+    DYNP_LINES,
+    FIRST_JOB_LINES,
+    FIRST_JOB_SUFFIX,
+    METRIC_NAMES,
+    PLAN_FCFS_SUFFIX,
+    SINGLE_LINES,
+    reference,
+    title,
+    workloads,
+)
 from schedlab.experiments.recipes.report import write_figure
 
 
@@ -139,8 +149,15 @@ def curve_diagrams(runs, spec: FigureSpec, styles: dict[str, Any]):
     with ticks at its own factors, x decreasing (load grows to the right), the paper's
     numbers as hollow markers (:func:`reference_points`), a break before a far factor
     (:func:`axis_places`)."""
-    from schedlab.viz.curves import (curve_legend, curve_points, draw_reference, draw_workload,
-                                     facet_axes, metric_label, x_label)
+    from schedlab.viz.curves import (
+        curve_legend,
+        curve_points,
+        draw_reference,
+        draw_workload,
+        facet_axes,
+        metric_label,
+        x_label,
+    )
     from schedlab.viz.style import LEGEND_PLACE, NUMBER_FORMATTER, paper_style, readable_number
 
     points = curve_points(curve_frame(runs, spec), spec.metric, "transform.shrink")
@@ -164,7 +181,7 @@ def curve_diagrams(runs, spec: FigureSpec, styles: dict[str, Any]):
                         va="center", backgroundcolor="white", fontsize=9)
             if reference is not None:
                 mark = reference[reference["workload"] == title(workload)]
-                draw_reference(ax, mark.assign(x=mark["x"].map(lambda x: places.get(x, x))),
+                draw_reference(ax, mark.assign(x=mark["x"].map(lambda x, places=places: places.get(x, x))),
                                styles)
             ax.set_xticks([places[f] for f in factors], [readable_number(f) for f in factors])
             ax.invert_xaxis()

@@ -5,10 +5,20 @@ from __future__ import annotations
 from schedlab.experiments.recipes import Finding
 from schedlab.experiments.recipes.dynp.design import JOB_SETS, QUALITY_METRICS
 from schedlab.experiments.recipes.dynp.paper import LJF_SATURATED_UTILIZATION
-from schedlab.experiments.recipes.dynp.runs import (ADVANCED_LINE, BASIC_LINE, FIRST_JOB_LINES,
-                                                    METRIC_NAMES, PLAN_FCFS_SUFFIX, SINGLE_LINES,
-                                                    pick, reference, shrinks, started_share, value,
-                                                    workloads)
+from schedlab.experiments.recipes.dynp.runs import (
+    ADVANCED_LINE,
+    BASIC_LINE,
+    FIRST_JOB_LINES,
+    METRIC_NAMES,
+    PLAN_FCFS_SUFFIX,
+    SINGLE_LINES,
+    pick,
+    reference,
+    shrinks,
+    started_share,
+    value,
+    workloads,
+)
 from schedlab.experiments.recipes.dynp.tables import cell, started, table6_counts
 
 
@@ -236,7 +246,7 @@ def finding_perfect(runs) -> Finding:
         paper="CTC_syn SJF: about 20,000 s with both at 1.00; 145,212 -> 102,725 s (-29.3 %) "
               "at 0.70; 'only a small performance gain of the advanced decider'",
         ours="; ".join(texts) or "not run",
-        holds=None if "KTH_syn" not in grows else grows["KTH_syn"],
+        holds=grows.get("KTH_syn"),
         note="NASA_syn and LUBLIN256_syn have perfect estimates already (their traces have "
              "none): they are not run with perfect estimates")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from schedlab.experiments.recipes.dynp.design import JOB_SETS
 
-
 #: Our job set -> the paper's job set it stands for (module docstring).
 PAPER_SET = {s.ours: s.paper for s in JOB_SETS}
 

@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedlab.experiments.recipes.dynp.design import (DECIDERS, FIRST_JOB, JOB_SETS, PLAN_FCFS,
-                                                      QUALITY_METRICS)
+from schedlab.experiments.recipes.dynp.design import (
+    DECIDERS,
+    FIRST_JOB,
+    JOB_SETS,
+    PLAN_FCFS,
+    QUALITY_METRICS,
+)
 from schedlab.experiments.recipes.dynp.paper import PAPER_SET
 from schedlab.experiments.recipes.report import finished_results
-
 
 METRIC_NAMES = {"artww": "ARTwW", "art": "ART", "ms": "MS"}
 SINGLE_NAMES = {"fcfs": "FCFS", "sjf": "SJF", "ljf": "LJF"}

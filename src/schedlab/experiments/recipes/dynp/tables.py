@@ -5,12 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.experiments.recipes.dynp.design import DECIDERS, QUALITY_METRICS, SINGLE
-from schedlab.experiments.recipes.dynp.paper import (DIFFERS_FROM_SIMPLE, KEEPS_CURRENT, PAPER_SET,
-                                                     TABLE4, TABLE5, TABLE5_ROWS, TABLE6,
-                                                     TABLE6_TOTALS)
-from schedlab.experiments.recipes.dynp.runs import (ADVANCED_LINE, METRIC_NAMES, PLAN_FCFS_SUFFIX,
-                                                    pick, reference, shrinks, started_share, title,
-                                                    workloads)
+from schedlab.experiments.recipes.dynp.paper import (
+    DIFFERS_FROM_SIMPLE,
+    KEEPS_CURRENT,
+    PAPER_SET,
+    TABLE4,
+    TABLE5,
+    TABLE5_ROWS,
+    TABLE6,
+    TABLE6_TOTALS,
+)
+from schedlab.experiments.recipes.dynp.runs import (
+    ADVANCED_LINE,
+    METRIC_NAMES,
+    PLAN_FCFS_SUFFIX,
+    pick,
+    reference,
+    shrinks,
+    started_share,
+    title,
+    workloads,
+)
 from schedlab.experiments.recipes.report import write_rows
 
 
@@ -56,7 +71,8 @@ def table5_values(row) -> tuple[float | None, ...]:
     """Our numbers for the rows of Table 5 from the advanced ARTwW run at factor 1.00."""
     decisions = row["decisions"] or 0
     switches = row["switches"] or {}
-    share = (lambda n: 100 * n / decisions if decisions else None)
+    def share(n):
+        return (100 * n / decisions if decisions else None)
     return (row["avg_response"] - row["avg_wait"], row["avg_wait"], row["avg_response"],
             row["artww"], 100 * row["utilization"], row["loss_of_capacity"],
             started(row, "sjf"), started(row, "fcfs"), started(row, "ljf"), decisions,

@@ -29,28 +29,60 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.gang.design import (BACKFILL, BASELINE, FULL_JOBS, ORDER,
-                                                      REDUCED_JOBS, REDUCED_SLOTS,
-                                                      REDUCED_WORKLOADS, SLOTS, STRATEGIES,
-                                                      WORKLOADS, experiment)
+from schedlab.experiments.recipes.gang.design import (
+    BACKFILL,
+    BASELINE,
+    FULL_JOBS,
+    ORDER,
+    REDUCED_JOBS,
+    REDUCED_SLOTS,
+    REDUCED_WORKLOADS,
+    SLOTS,
+    STRATEGIES,
+    WORKLOADS,
+    experiment,
+)
 from schedlab.experiments.recipes.gang.figures import reference_points, write_figures
-from schedlab.experiments.recipes.gang.findings import (FINDINGS, finding_short_grow_with_slot,
-                                                        finding_slots_identity,
-                                                        finding_slots_in_use,
-                                                        finding_strategy2_far_below,
-                                                        finding_strategy3_not_worse,
-                                                        finding_strategy3_short,
-                                                        finding_versus_easy, identity_misses,
-                                                        paper_identity_columns)
-from schedlab.experiments.recipes.gang.paper import (PAPER_BY_SLOT, PAPER_SHARES_S1,
-                                                     PAPER_SHARES_S2, PAPER_SHARES_S3,
-                                                     PAPER_SLOTS_MEAN, PAPER_SLOTS_MEAN_S3,
-                                                     PAPER_SLOWDOWN, PAPER_SLOWDOWN_SHORT,
-                                                     paper_shares, paper_value, weighted_mean)
-from schedlab.experiments.recipes.gang.runs import (MAX_SLOTS, pick, run_table, slot_counts,
-                                                    space_sharing_slowdowns, value)
-from schedlab.experiments.recipes.gang.tables import (by_slot_rows, shares_rows, slowdown_rows,
-                                                      versus_rows, write_tables)
+from schedlab.experiments.recipes.gang.findings import (
+    FINDINGS,
+    finding_short_grow_with_slot,
+    finding_slots_identity,
+    finding_slots_in_use,
+    finding_strategy2_far_below,
+    finding_strategy3_not_worse,
+    finding_strategy3_short,
+    finding_versus_easy,
+    identity_misses,
+    paper_identity_columns,
+)
+from schedlab.experiments.recipes.gang.paper import (
+    PAPER_BY_SLOT,
+    PAPER_SHARES_S1,
+    PAPER_SHARES_S2,
+    PAPER_SHARES_S3,
+    PAPER_SLOTS_MEAN,
+    PAPER_SLOTS_MEAN_S3,
+    PAPER_SLOWDOWN,
+    PAPER_SLOWDOWN_SHORT,
+    paper_shares,
+    paper_value,
+    weighted_mean,
+)
+from schedlab.experiments.recipes.gang.runs import (
+    MAX_SLOTS,
+    pick,
+    run_table,
+    slot_counts,
+    space_sharing_slowdowns,
+    value,
+)
+from schedlab.experiments.recipes.gang.tables import (
+    by_slot_rows,
+    shares_rows,
+    slowdown_rows,
+    versus_rows,
+    write_tables,
+)
 from schedlab.experiments.recipes.report import reproduction_dir
 
 

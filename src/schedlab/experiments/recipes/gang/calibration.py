@@ -20,8 +20,8 @@ the full 10,000 jobs by the tests.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from schedlab.errors import InputError
 
@@ -51,8 +51,11 @@ def strategy1_slots(load: float, *, index: int = 0, base_load: float | None = No
     """
     from schedlab.api import simulate
     from schedlab.metrics.gang import gang_metrics
-    from schedlab.workload.models.hypererlang import (FAMILY_PROCESSORS, family_model,
-                                                      generate_hyper_erlang)
+    from schedlab.workload.models.hypererlang import (
+        FAMILY_PROCESSORS,
+        family_model,
+        generate_hyper_erlang,
+    )
 
     base = load if index == 0 else base_load
     if base is None:

@@ -4,10 +4,17 @@ tested to pass and to fail (tests/reproductions/test_gang.py)."""
 from __future__ import annotations
 
 from schedlab.experiments.recipes import Finding
-from schedlab.experiments.recipes.gang.paper import (PAPER_SHARES_S1, PAPER_SHARES_S2,
-                                                     PAPER_SHARES_S3, PAPER_SLOTS_MEAN,
-                                                     PAPER_SLOTS_MEAN_S3, PAPER_WORKLOADS,
-                                                     paper_shares, paper_value, weighted_mean)
+from schedlab.experiments.recipes.gang.paper import (
+    PAPER_SHARES_S1,
+    PAPER_SHARES_S2,
+    PAPER_SHARES_S3,
+    PAPER_SLOTS_MEAN,
+    PAPER_SLOTS_MEAN_S3,
+    PAPER_WORKLOADS,
+    paper_shares,
+    paper_value,
+    weighted_mean,
+)
 from schedlab.experiments.recipes.gang.runs import pick, shares_of, slots, value, workloads
 
 #: "Far below": Strategy 2's slowdown at most this share of Strategy 1's (paper: 0.11-0.32

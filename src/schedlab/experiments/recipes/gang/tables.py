@@ -5,11 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes.gang.design import BASELINE, STRATEGIES
-from schedlab.experiments.recipes.gang.paper import (PAPER_BY_SLOT, PAPER_SHARES_S1,
-                                                     PAPER_SHARES_S2, PAPER_SHARES_S3,
-                                                     PAPER_SLOTS_MEAN, PAPER_SLOTS_MEAN_S3,
-                                                     PAPER_SLOWDOWN, PAPER_SLOWDOWN_SHORT,
-                                                     paper_shares, paper_value, weighted_mean)
+from schedlab.experiments.recipes.gang.paper import (
+    PAPER_BY_SLOT,
+    PAPER_SHARES_S1,
+    PAPER_SHARES_S2,
+    PAPER_SHARES_S3,
+    PAPER_SLOTS_MEAN,
+    PAPER_SLOTS_MEAN_S3,
+    PAPER_SLOWDOWN,
+    PAPER_SLOWDOWN_SHORT,
+    paper_shares,
+    paper_value,
+    weighted_mean,
+)
 from schedlab.experiments.recipes.gang.runs import slots, value, workloads
 from schedlab.experiments.recipes.report import write_rows
 

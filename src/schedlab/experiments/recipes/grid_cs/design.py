@@ -27,8 +27,9 @@ left out, and the tables and findings say so, until it exists.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from schedlab.experiments.recipes.grid_runs import Params, Point, Section, distinct_points
 

@@ -123,4 +123,4 @@ def unit_readings(grid: GridWorkload, platform: Platform) -> list[dict[str, obje
     return rows
 
 
-__all__ = ["OfferedLoad", "READINGS", "licence_concurrency", "offered_load", "unit_readings"]
+__all__ = ["READINGS", "OfferedLoad", "licence_concurrency", "offered_load", "unit_readings"]

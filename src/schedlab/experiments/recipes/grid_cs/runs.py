@@ -9,12 +9,18 @@ the runs repetition by repetition.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from schedlab.experiments.recipes.grid_cs.design import points, tasks
-from schedlab.experiments.recipes.grid_runs import (RUNS_DIR, execute_points, execute_stored,
-                                                    read_runs, read_stored)
+from schedlab.experiments.recipes.grid_runs import (
+    RUNS_DIR,
+    execute_points,
+    execute_stored,
+    read_runs,
+    read_stored,
+)
 
 TASKS_DIR = "tasks"
 

@@ -23,8 +23,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.grid_fb.design import (POLICIES, SECTIONS, Point, Section,
-                                                         experiment, points)
+from schedlab.experiments.recipes.grid_fb.design import (
+    POLICIES,
+    SECTIONS,
+    Point,
+    Section,
+    experiment,
+    points,
+)
 from schedlab.experiments.recipes.grid_fb.figures import write_figures
 from schedlab.experiments.recipes.grid_fb.findings import FINDINGS, FINDINGS_41, FINDINGS_431
 from schedlab.experiments.recipes.grid_fb.runs import execute, run_table

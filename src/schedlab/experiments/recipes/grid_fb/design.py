@@ -26,8 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.experiments.recipes.grid_runs import (Params, Point, Section, distinct_points,
-                                                    spelled)
+from schedlab.experiments.recipes.grid_runs import Params, Point, Section, distinct_points, spelled
 
 #: The local policies of §4.1, as the thesis labels them.
 POLICIES: dict[str, str] = {"grid-fcfs": "FCFS", "bf-fcfs": "BF_FCFS",

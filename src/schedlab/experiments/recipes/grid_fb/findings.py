@@ -4,11 +4,15 @@ tables of :func:`~.tables.tables`, so that it can be tested on small made-up one
 from __future__ import annotations
 
 from schedlab.experiments.recipes import Finding
+from schedlab.experiments.recipes.grid_fb.design import (
+    BACKFILLING,
+    BASELINES,
+    CASES,
+    FLEXIBLE,
+    MS_FIGURE_INTERARRIVAL,
+)
+from schedlab.experiments.recipes.grid_fb.paper import FIGURE_TEXT, MS_FIGURE_TEXT, TABLE2, TABLE3
 from schedlab.experiments.recipes.grid_fb.tables import ALL
-from schedlab.experiments.recipes.grid_fb.design import (BACKFILLING, BASELINES, CASES,
-                                                         FLEXIBLE, MS_FIGURE_INTERARRIVAL)
-from schedlab.experiments.recipes.grid_fb.paper import (FIGURE_TEXT, MS_FIGURE_TEXT, TABLE2,
-                                                        TABLE3)
 
 #: Points of percentage within which two policies count as "about the same".
 CLOSE = 2.0

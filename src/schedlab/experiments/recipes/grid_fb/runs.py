@@ -5,12 +5,17 @@ one table."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from schedlab.experiments.recipes.grid_fb.design import POLICIES, points
-from schedlab.experiments.recipes.grid_runs import (METRICS, RUNS_DIR, Point, execute_points,
-                                                    read_runs)
+from schedlab.experiments.recipes.grid_runs import (
+    METRICS,
+    RUNS_DIR,
+    Point,
+    execute_points,
+    read_runs,
+)
 from schedlab.experiments.recipes.grid_runs import simulate_point as simulate_grid_point
 
 

@@ -6,9 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from schedlab.experiments.recipes.grid_fb.design import (CASES, LICENCE_RATIOS,
-                                                         MS_FIGURE_INTERARRIVAL, MS_PRESET,
-                                                         POLICIES, PRESET, TABLE_INTERARRIVAL)
+from schedlab.experiments.recipes.grid_fb.design import (
+    CASES,
+    LICENCE_RATIOS,
+    MS_FIGURE_INTERARRIVAL,
+    MS_PRESET,
+    POLICIES,
+    PRESET,
+    TABLE_INTERARRIVAL,
+)
 from schedlab.experiments.recipes.grid_fb.paper import TABLE2, TABLE3
 from schedlab.experiments.recipes.grid_runs import mean_table
 from schedlab.experiments.recipes.report import write_frame, write_rows

@@ -29,18 +29,38 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.qops.design import (ADMISSION, BASELINES, DEADLINE_FRACTIONS,
-                                                      LOAD_METHODS, LOADS, MAIN_RELAXATION,
-                                                      RELAXATIONS, STRINGENCIES, experiment,
-                                                      full_experiment)
-from schedlab.experiments.recipes.qops.figures import (admittance_figures, nondeadline_figures,
-                                                       relaxation_figures)
-from schedlab.experiments.recipes.qops.findings import (at_utilization, equal_utilization_wins,
-                                                        guarantee_finding, paper_findings)
+from schedlab.experiments.recipes.qops.design import (
+    ADMISSION,
+    BASELINES,
+    DEADLINE_FRACTIONS,
+    LOAD_METHODS,
+    LOADS,
+    MAIN_RELAXATION,
+    RELAXATIONS,
+    STRINGENCIES,
+    experiment,
+    full_experiment,
+)
+from schedlab.experiments.recipes.qops.figures import (
+    admittance_figures,
+    nondeadline_figures,
+    relaxation_figures,
+)
+from schedlab.experiments.recipes.qops.findings import (
+    at_utilization,
+    equal_utilization_wins,
+    guarantee_finding,
+    paper_findings,
+)
 from schedlab.experiments.recipes.qops.runs import main_runs, point_means, run_table
-from schedlab.experiments.recipes.qops.tables import (admittance_table, guarantee_table,
-                                                      nondeadline_table, rejected_sizes_table,
-                                                      relaxation_table, wall_time_table)
+from schedlab.experiments.recipes.qops.tables import (
+    admittance_table,
+    guarantee_table,
+    nondeadline_table,
+    rejected_sizes_table,
+    relaxation_table,
+    wall_time_table,
+)
 from schedlab.experiments.recipes.report import reproduction_dir, write_frame
 
 
@@ -81,8 +101,20 @@ RECIPE = Recipe(
 
 
 __all__ = [
-    "DEADLINE_FRACTIONS", "LOAD_METHODS", "LOADS", "MAIN_RELAXATION", "RECIPE", "RELAXATIONS",
-    "STRINGENCIES", "at_utilization", "equal_utilization_wins", "experiment",
-    "full_experiment", "guarantee_finding", "guarantee_table", "main_runs", "run_table",
+    "DEADLINE_FRACTIONS",
+    "LOADS",
+    "LOAD_METHODS",
+    "MAIN_RELAXATION",
+    "RECIPE",
+    "RELAXATIONS",
+    "STRINGENCIES",
+    "at_utilization",
+    "equal_utilization_wins",
+    "experiment",
+    "full_experiment",
+    "guarantee_finding",
+    "guarantee_table",
+    "main_runs",
+    "run_table",
     "summarize",
 ]

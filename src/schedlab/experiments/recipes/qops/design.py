@@ -8,7 +8,6 @@ from typing import Any
 
 from schedlab.experiments.recipes import trace_file
 
-
 #: Paper trace -> (label, catalog name, file name) of the trace standing in for it.
 STAND_INS = {
     "CTC": ("KTH-SP2", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz"),

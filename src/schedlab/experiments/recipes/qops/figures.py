@@ -11,7 +11,6 @@ from schedlab.experiments.recipes.qops.design import ADMISSION, BASELINES
 from schedlab.experiments.recipes.qops.paper import PAPER_FIGURES
 from schedlab.experiments.recipes.report import write_figure
 
-
 AXIS_LABELS = {
     "load": "load factor",
     "utilization": "achieved utilization",

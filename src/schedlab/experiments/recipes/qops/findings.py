@@ -5,8 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from schedlab.experiments.recipes import Finding
-from schedlab.experiments.recipes.qops.design import (ADMISSION, BASELINES, DEADLINE_FRACTIONS,
-                                                      STRINGENCIES)
+from schedlab.experiments.recipes.qops.design import (
+    ADMISSION,
+    BASELINES,
+    DEADLINE_FRACTIONS,
+    STRINGENCIES,
+)
 from schedlab.experiments.recipes.qops.runs import pivot
 from schedlab.experiments.recipes.qops.tables import relaxation_table
 

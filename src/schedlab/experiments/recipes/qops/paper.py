@@ -4,7 +4,6 @@ figures carry no printed values, so its findings are compared by direction.
 
 from __future__ import annotations
 
-
 #: The paper's figure numbers for each of our figures: (kind, method, s, fraction) ->
 #: "CTC figures; SDSC figures" (QoPS §5; the paper shows expansion on CTC only).
 PAPER_FIGURES = {

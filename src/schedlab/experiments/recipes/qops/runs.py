@@ -9,7 +9,6 @@ from pathlib import Path
 from schedlab.experiments.recipes.qops.design import ADMISSION, BASELINES, MAIN_RELAXATION
 from schedlab.experiments.recipes.report import finished_results
 
-
 #: Transform columns of the results -> short names used below.
 SETTING_COLUMNS = {"transform.load": "load", "transform.load_method": "method",
                    "transform.stringency": "s", "transform.deadline_fraction": "fraction",

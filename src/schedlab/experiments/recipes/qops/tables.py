@@ -40,7 +40,7 @@ def relaxation_table(runs):
     qops = point_means(runs[(runs["fraction"] < 1.0) & (runs["policy"] == "qops")])
     index = ["workload", "method", "s", "fraction", "load"]
     parts = [qops.pivot_table(index=index, columns="R", values=metric)
-             .rename(columns=lambda r: f"R={r:g} {short}")
+             .rename(columns=lambda r, short=short: f"R={r:g} {short}")
              for metric, short in (("nondeadline_avg_response", "response"),
                                    ("nondeadline_avg_slowdown", "slowdown"))]
     return pd.concat(parts, axis=1)

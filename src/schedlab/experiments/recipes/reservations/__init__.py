@@ -35,26 +35,55 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.report import (plain_number, reproduction_dir, write_figure,
-                                                 write_frame)
-from schedlab.experiments.recipes.reservations.design import (CATALINA_LIKE, DATASTAR_QUEUE_LIMIT,
-                                                              MIN_NOTICE_HOURS, SCENARIOS, WINDOWS,
-                                                              experiment, machine_sizes,
-                                                              node_sizes, reduced_experiment,
-                                                              rule_grid)
-from schedlab.experiments.recipes.reservations.figures import (bar_figure, class_figure,
-                                                               requests_figure, rules_figure,
-                                                               timeseries_figure)
-from schedlab.experiments.recipes.reservations.findings import (future_findings, minimum_rule,
-                                                                paper_findings, placement_reading,
-                                                                rise_per_point)
+from schedlab.experiments.recipes.report import (
+    plain_number,
+    reproduction_dir,
+    write_figure,
+    write_frame,
+)
+from schedlab.experiments.recipes.reservations.design import (
+    CATALINA_LIKE,
+    DATASTAR_QUEUE_LIMIT,
+    MIN_NOTICE_HOURS,
+    SCENARIOS,
+    WINDOWS,
+    experiment,
+    machine_sizes,
+    node_sizes,
+    reduced_experiment,
+    rule_grid,
+)
+from schedlab.experiments.recipes.reservations.figures import (
+    bar_figure,
+    class_figure,
+    requests_figure,
+    rules_figure,
+    timeseries_figure,
+)
+from schedlab.experiments.recipes.reservations.findings import (
+    future_findings,
+    minimum_rule,
+    paper_findings,
+    placement_reading,
+    rise_per_point,
+)
 from schedlab.experiments.recipes.reservations.paper import paper_table
-from schedlab.experiments.recipes.reservations.runs import (is_papers, minimums_of, papers_runs,
-                                                            run_table)
-from schedlab.experiments.recipes.reservations.tables import (class_metrics, class_table,
-                                                              earlier_large_jobs, has_setting,
-                                                              readings_table, rejection_table,
-                                                              rule_table, scenario_means)
+from schedlab.experiments.recipes.reservations.runs import (
+    is_papers,
+    minimums_of,
+    papers_runs,
+    run_table,
+)
+from schedlab.experiments.recipes.reservations.tables import (
+    class_metrics,
+    class_table,
+    earlier_large_jobs,
+    has_setting,
+    readings_table,
+    rejection_table,
+    rule_table,
+    scenario_means,
+)
 
 
 def summarize(exp_dir: Path, reduced: bool) -> Reproduction:

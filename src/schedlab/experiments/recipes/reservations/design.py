@@ -8,7 +8,6 @@ from typing import Any
 
 from schedlab.experiments.recipes import trace_file
 
-
 DAY = 86400
 HOUR = 3600
 #: Margo §5: "In 2006, TeraGrid users requested reservations for 60 co-scheduled jobs."

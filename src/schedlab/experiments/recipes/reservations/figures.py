@@ -8,11 +8,16 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab.experiments.recipes.reservations.design import (DAY, HOUR, MIN_DURATION_HOURS,
-                                                              MIN_NOTICE_HOURS, MINIMUMS,
-                                                              SCENARIO_LABELS, SCENARIOS,
-                                                              SIZE_CLASSES)
-
+from schedlab.experiments.recipes.reservations.design import (
+    DAY,
+    HOUR,
+    MIN_DURATION_HOURS,
+    MIN_NOTICE_HOURS,
+    MINIMUMS,
+    SCENARIO_LABELS,
+    SCENARIOS,
+    SIZE_CLASSES,
+)
 
 SCENARIO_COLORS = {"baseline": "#0072B2", "reservations": "#D55E00", "throttled": "#009E73"}
 

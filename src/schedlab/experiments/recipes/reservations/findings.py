@@ -5,12 +5,19 @@ runs.
 from __future__ import annotations
 
 from schedlab.experiments.recipes import Finding
-from schedlab.experiments.recipes.reservations.design import (MIN_DURATION_HOURS, MIN_NOTICE_HOURS,
-                                                              MINIMUMS, PLACEMENTS,
-                                                              SCENARIO_LABELS)
+from schedlab.experiments.recipes.reservations.design import (
+    MIN_DURATION_HOURS,
+    MIN_NOTICE_HOURS,
+    MINIMUMS,
+    PLACEMENTS,
+    SCENARIO_LABELS,
+)
 from schedlab.experiments.recipes.reservations.paper import paper_range
-from schedlab.experiments.recipes.reservations.tables import (has_setting, readings_table,
-                                                              rule_variant)
+from schedlab.experiments.recipes.reservations.tables import (
+    has_setting,
+    readings_table,
+    rule_variant,
+)
 
 
 def _pairs(means, metric: str, a: str, b: str):

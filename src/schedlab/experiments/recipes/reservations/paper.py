@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 #: The paper's numbers (§6): scenario -> (weighted wait in hours, expansion factor).
 PAPER = {"2006": {"baseline": (6.03, 2.05), "reservations": (74.0, 7.35),
                   "throttled": (4.44, 1.70)},

@@ -10,8 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from schedlab.experiments.recipes.reservations.design import (HOUR, MINIMUMS, PLACEMENTS,
-                                                              SIZE_CLASSES)
+from schedlab.experiments.recipes.reservations.design import (
+    HOUR,
+    MINIMUMS,
+    PLACEMENTS,
+    SIZE_CLASSES,
+)
 from schedlab.experiments.recipes.reservations.paper import paper_range
 
 
@@ -60,8 +64,13 @@ def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
     wait time divided by the requested wall-clock time".  Rejected jobs are
     left out; an empty class has NaN.
     """
-    from schedlab.metrics.jobs import (AcceptedJobs, expansion_factor, node_seconds,
-                                       wait_time, weighted_mean)
+    from schedlab.metrics.jobs import (
+        AcceptedJobs,
+        expansion_factor,
+        node_seconds,
+        wait_time,
+        weighted_mean,
+    )
 
     ran = jobs[jobs["status"] != "rejected"]
     columns = {name: ran[name].to_numpy(dtype=np.int64)
@@ -91,7 +100,7 @@ def earlier_large_jobs(exp_dir: Path, runs, sizes: dict[str, int]):
 
     main = runs[runs["limit"] == 0]
     rows = []
-    for (workload, policy, seed), group in main.groupby(["workload", "policy", "seed"]):
+    for (workload, policy, _seed), group in main.groupby(["workload", "policy", "seed"]):
         base = group[group["scenario"] == "baseline"]
         if base.empty:
             continue

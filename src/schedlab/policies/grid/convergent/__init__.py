@@ -21,12 +21,22 @@ docs/policies/convergent.md describes every step and our readings.
 from __future__ import annotations
 
 from schedlab.policies.grid.convergent.heuristics import HEURISTICS, Weights
-from schedlab.policies.grid.convergent.knapsack import (Knapsack, critical_licences,
-                                                        exact_knapsack, greedy_knapsack,
-                                                        licence_groups, licence_pressure,
-                                                        prematch)
-from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching, mfs,
-                                                        mis, scratch_work)
+from schedlab.policies.grid.convergent.knapsack import (
+                                                        Knapsack,
+                                                        critical_licences,
+                                                        exact_knapsack,
+                                                        greedy_knapsack,
+                                                        licence_groups,
+                                                        licence_pressure,
+                                                        prematch,
+)
+from schedlab.policies.grid.convergent.matching import (
+                                                        IncrementalMatcher,
+                                                        Matching,
+                                                        mfs,
+                                                        mis,
+                                                        scratch_work,
+)
 from schedlab.policies.grid.convergent.matrix import ClusterState, job_machine_matrix
 
 __all__ = ["HEURISTICS", "ClusterState", "IncrementalMatcher", "Knapsack", "Matching",

@@ -27,8 +27,8 @@ machine may take several jobs, each round at most one more.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Hashable, Sequence
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment

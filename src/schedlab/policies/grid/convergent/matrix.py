@@ -14,8 +14,9 @@ a snapshot that a local policy (or a test) builds, with no engine inside.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -109,7 +110,7 @@ class ClusterState:
         """Boolean per job: it runs now."""
         return self.machine != QUEUED
 
-    def rows(self, keep: np.ndarray | Sequence[int]) -> "ClusterState":
+    def rows(self, keep: np.ndarray | Sequence[int]) -> ClusterState:
         """The same cluster with only jobs ``keep`` (indices or a boolean mask)."""
         per_job = {"estimate_left", "job_rating", "width", "submit", "deadline", "needs",
                    "machine", "input_size", "input_location"}
@@ -117,9 +118,9 @@ class ClusterState:
                                else getattr(self, f.name) for f in fields(self)})
 
     @classmethod
-    def from_grid(cls, grid: "GridWorkload", platform: "Platform", cluster: int, now: float,
+    def from_grid(cls, grid: GridWorkload, platform: Platform, cluster: int, now: float,
                   jobs: Sequence[int], *, machine: Sequence[int] | None = None,
-                  bandwidth: float | Sequence[float] = 1.0) -> "ClusterState":
+                  bandwidth: float | Sequence[float] = 1.0) -> ClusterState:
         """The state of ``platform``'s ``cluster`` holding workload jobs ``jobs`` at ``now``.
 
         ``machine`` gives each job's column if it runs (-1: queued; default all
@@ -159,7 +160,7 @@ def eligible_pairs(state: ClusterState) -> np.ndarray:
     return (blocked == 0) & (state.cpus[None, :] >= state.width[:, None])
 
 
-def job_machine_matrix(state: ClusterState, weights: "Weights | None" = None) -> np.ndarray:
+def job_machine_matrix(state: ClusterState, weights: Weights | None = None) -> np.ndarray:
     """``P`` (float64, jobs x machines): the seven heuristics in the thesis' order, summed.
 
     Entries outside ``M_Aff`` (:func:`eligible_pairs`) are 0; entries inside

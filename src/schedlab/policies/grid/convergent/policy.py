@@ -46,10 +46,20 @@ from schedlab.policies.base import check_choice
 from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.convergent.heuristics import Weights
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
-from schedlab.policies.grid.convergent.matching import (IncrementalMatcher, Matching,
-                                                        matching_rounds, mfs, mis, scratch_work)
-from schedlab.policies.grid.convergent.matrix import (QUEUED, STORAGE, ClusterState,
-                                                      job_machine_matrix)
+from schedlab.policies.grid.convergent.matching import (
+    IncrementalMatcher,
+    Matching,
+    matching_rounds,
+    mfs,
+    mis,
+    scratch_work,
+)
+from schedlab.policies.grid.convergent.matrix import (
+    QUEUED,
+    STORAGE,
+    ClusterState,
+    job_machine_matrix,
+)
 from schedlab.policies.grid.convergent.preemption import preempt_off_plan
 
 if TYPE_CHECKING:
@@ -136,7 +146,7 @@ class ConvergentScheduling(LocalPolicy):
         return self.preemption
 
     def schedule(self, ctx: GridContext) -> None:
-        if not (ctx.waiting or self.preemption and ctx.running):
+        if not (ctx.waiting or (self.preemption and ctx.running)):
             return
         tasks = list(ctx.running.values()) + list(ctx.waiting.values())
         state = cluster_state(ctx, tasks)

@@ -19,15 +19,17 @@ they vary from run to run; everything else is deterministic.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
-from schedlab.platform.generator import generate_platform, preset as platform_preset
+from schedlab.platform.generator import generate_platform
+from schedlab.platform.generator import preset as platform_preset
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch, unit_values
 from schedlab.policies.grid.convergent.matrix import ClusterState, job_machine_matrix
-from schedlab.workload.models.grid import PRESETS as JOB_PRESETS, generate_grid
+from schedlab.workload.models.grid import PRESETS as JOB_PRESETS
+from schedlab.workload.models.grid import generate_grid
 
 #: The thesis' licence ratio ranges of Table 5.
 TABLE5_RATIOS = ((0.40, 0.45), (0.45, 0.50), (0.50, 0.55), (0.55, 0.60))
