@@ -52,7 +52,7 @@ import schedlab.cli.simulate as cli_simulate
 from real_traces import trace_path
 from schedlab.cli.analyze import format_value
 from schedlab.cli.app import app
-from schedlab.cli.common import DelayedProgress
+from schedlab.cli.progress import DelayedProgress
 from schedlab.policies import registry
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.base import Policy
@@ -825,9 +825,9 @@ def test_installed_command_truncated_gzip_exits_2(workdir: Path) -> None:
 def test_progress_shows_the_rate_on_a_terminal_and_nothing_when_piped(monkeypatch) -> None:
     from types import SimpleNamespace
 
-    from schedlab.cli import common
+    from schedlab.cli import progress
 
-    column = common.rate_column("jobs")
+    column = progress.rate_column("jobs")
     assert column.render(SimpleNamespace(finished_speed=None, speed=12345.6)).plain == \
         "12,346 jobs/s"
     assert column.render(SimpleNamespace(finished_speed=None, speed=None)).plain == ""
@@ -859,10 +859,10 @@ def test_a_run_progress_line_keeps_count_rate_and_time_left_on_an_80_column_term
     """A long label gives way (cut with an ellipsis); the count, rate and time left stay whole."""
     import time
 
-    from schedlab.cli import common
+    from schedlab.cli import progress
 
     stream, terminal = _narrow_terminal()
-    monkeypatch.setattr(common, "err_console", terminal)
+    monkeypatch.setattr(progress, "err_console", terminal)
     bar = DelayedProgress("fcfs+conservative on SDSC-BLUE-2000-4.2-cln~first100000~perfect~s0.2",
                           delay=0.0)
     bar(1, 232562)
@@ -903,7 +903,7 @@ def test_a_sweep_progress_line_fits_an_80_column_terminal(monkeypatch) -> None:
 
 def test_the_easy_run_behind_stringency_deadlines_has_a_progress_bar(monkeypatch) -> None:
     """--stringency schedules the workload with EASY before the run (QoPS §4.1): a bar follows it."""
-    from schedlab.cli import common
+    from schedlab.cli import loading
 
     bars: list[DelayedProgress] = []
 
@@ -917,7 +917,7 @@ def test_the_easy_run_behind_stringency_deadlines_has_a_progress_bar(monkeypatch
             self.calls.append((done, total))
             super().__call__(done, total)
 
-    monkeypatch.setattr(common, "DelayedProgress", Recorded)
+    monkeypatch.setattr(loading, "DelayedProgress", Recorded)
     result = invoke("simulate", "lublin", "--jobs", "300", "--perfect-estimates",
                     "--stringency", "0.2", "-p", "qops")
     assert result.exit_code == 0, result.output

@@ -119,7 +119,7 @@ def test_a_file_with_nothing_to_simulate_says_why(tmp_path):
 
 
 def test_a_guessed_machine_size_is_recorded_and_warned_about():
-    from schedlab.cli.common import guess_warnings
+    from schedlab.cli.loading import guess_warnings
 
     guessed = read_sacct(SACCT)
     assert guessed.provenance == {"machine_size_source": "peak CPUs in use (guessed)",

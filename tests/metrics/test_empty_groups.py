@@ -48,8 +48,9 @@ def test_classes_no_job_fell_into_are_missing_not_zero(make_result):
 
 
 def test_no_nondeadline_job_leaves_their_slowdown_missing_in_json_csv_and_tables(make_result):
-    from schedlab.cli.common import console, metrics_table
     from schedlab.cli.compare import _metrics_csv
+    from schedlab.cli.consoles import console
+    from schedlab.cli.summary import metrics_table
 
     rows = [(0, 0, 10, 1, 10, 10, 0), (0, 10, 30, 1, 20, 20, 0)]
     result = dataclasses.replace(make_result(rows, 1), deadline=np.array([10, 40]),
@@ -198,7 +199,7 @@ def test_no_grid_slowdown_is_below_one_whatever_the_ratings(jobs):
 def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
     import pandas as pd
 
-    from schedlab.cli.common import console
+    from schedlab.cli.consoles import console
     from schedlab.cli.results import means_table, summary_frame
 
     frame = pd.DataFrame({
@@ -224,8 +225,8 @@ def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
 def test_results_and_compare_show_the_rejected_shares_when_a_run_rejected_jobs():
     import pandas as pd
 
-    from schedlab.cli.common import summary_metrics
     from schedlab.cli.results import default_metrics
+    from schedlab.cli.summary import summary_metrics
 
     frame = pd.DataFrame({"rejected": [0, 174], "avg_wait": [1.0, 2.0]})
     assert default_metrics(frame) == ["avg_wait", "avg_bsld_60", "sldww_60", "utilization",

@@ -16,13 +16,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.common import (
-    MissingEstimateOpt,
-    StrictOpt,
-    WidthFieldOpt,
-    console,
-    report_guesses,
-)
+from schedlab.cli.consoles import console
+from schedlab.cli.loading import report_guesses
+from schedlab.cli.options import MissingEstimateOpt, StrictOpt, WidthFieldOpt
 from schedlab.workload.swf import read_swf
 
 if TYPE_CHECKING:

@@ -17,11 +17,12 @@ from collections.abc import Callable
 import typer
 
 from schedlab.cli.analyze import analyze
-from schedlab.cli.common import err_console, named_as_typed
 from schedlab.cli.compare import compare
+from schedlab.cli.consoles import err_console
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
+from schedlab.cli.options import named_as_typed
 from schedlab.cli.platform import platform_app
 from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies

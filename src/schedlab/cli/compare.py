@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schedlab.cli.common import (
-    SUMMARY_FORMATS,
+from schedlab.cli.consoles import console
+from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
+from schedlab.cli.loading import prepare, report_skips, run_spec
+from schedlab.cli.options import (
     CapOpt,
     CapWindowOpt,
     DeadlineFractionOpt,
     DeadlinesOpt,
-    DelayedProgress,
     JobsOpt,
     LoadMethodOpt,
     LoadOpt,
@@ -37,18 +38,11 @@ from schedlab.cli.common import (
     TickOpt,
     WidthFieldOpt,
     WorkloadArg,
-    console,
-    metrics_table,
-    parse_policy_spec,
-    prepare,
-    report_reservations,
-    report_skips,
     reservation_params,
-    run_spec,
-    split_policy_list,
-    summary_metrics,
 )
-from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
+from schedlab.cli.parsing import parse_policy_spec, split_policy_list
+from schedlab.cli.progress import DelayedProgress
+from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, report_reservations, summary_metrics
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:

@@ -133,7 +133,7 @@ class SchedlabCommand(TyperCommand):
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         path = command_path(ctx)
         args, used = rename_deprecated(args, DEPRECATED_OPTIONS.get(path, {}))
-        from schedlab.cli.common import err_console
+        from schedlab.cli.consoles import err_console
 
         for old in used:
             err_console.print(deprecation_warning(path, old, DEPRECATED_OPTIONS[path][old]),

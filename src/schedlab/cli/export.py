@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from schedlab.cli.common import console
+from schedlab.cli.consoles import console
 from schedlab.errors import InputError
 
 #: Formats and the file name written when no --out is given.

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from schedlab.cli.common import MissingEstimateOpt, ThesisPreset, WidthFieldOpt, console
+from schedlab.cli.consoles import console
 from schedlab.cli.conventions import OUTPUT_PANEL, RESERVATIONS_PANEL, WORKLOAD_PANEL
+from schedlab.cli.options import MissingEstimateOpt, ThesisPreset, WidthFieldOpt
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:

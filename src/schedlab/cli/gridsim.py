@@ -12,8 +12,9 @@ from typing import Annotated, Literal
 
 import typer
 
-from schedlab.cli.common import SUMMARY_FORMATS, console, metrics_table, summary_metrics
+from schedlab.cli.consoles import console
 from schedlab.cli.conventions import GRID_PANEL
+from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, summary_metrics
 from schedlab.errors import InputError
 
 PlatformOpt = Annotated[str | None, typer.Option(

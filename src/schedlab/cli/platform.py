@@ -13,9 +13,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from schedlab.cli.common import ThesisPreset, console
+from schedlab.cli.consoles import console
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.generate import _pair
+from schedlab.cli.options import ThesisPreset
 from schedlab.errors import InputError
 
 
@@ -184,7 +185,8 @@ def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, prese
         if jobs is not None or ta is not None:
             raise InputError("--from enriches a trace: its jobs keep their arrivals, so "
                              "--jobs and --ta do not apply", field="--from")
-        from schedlab.cli.common import err_console, guess_warnings
+        from schedlab.cli.consoles import err_console
+        from schedlab.cli.loading import guess_warnings
         from schedlab.workload.swf import read_swf
 
         trace = read_swf(source, **swf_options)

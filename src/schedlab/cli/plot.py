@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from schedlab.cli.common import console, parse_window
+from schedlab.cli.consoles import console
+from schedlab.cli.parsing import parse_window
 from schedlab.cli.plotgrid import (
     GRID_GANTT_BY,
     GRID_KINDS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from schedlab.cli.common import console
+from schedlab.cli.consoles import console
 
 
 def policies() -> None:

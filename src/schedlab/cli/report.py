@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 import typer
 
-from schedlab.cli.common import console
+from schedlab.cli.consoles import console
 
 
 def report(

@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from schedlab.cli.common import DaskOpt, WorkersOpt, console, err_console
+from schedlab.cli.consoles import console, err_console
 from schedlab.cli.conventions import SchedlabCommand
+from schedlab.cli.options import DaskOpt, WorkersOpt
 from schedlab.cli.sweep import EXIT_INTERRUPTED, SweepProgress, choose_executor
 
 

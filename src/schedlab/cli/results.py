@@ -9,7 +9,7 @@ import typer
 from rich import box
 from rich.table import Table
 
-from schedlab.cli.common import console
+from schedlab.cli.consoles import console
 from schedlab.errors import InputError
 from schedlab.output import MISSING_CELL
 

@@ -7,13 +7,24 @@ from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (
-    SUMMARY_FORMATS,
+from schedlab.cli.consoles import console
+from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
+from schedlab.cli.gridsim import (
+    AllocationOpt,
+    DispatchOpt,
+    DispatchParamOpt,
+    PlatformOpt,
+    PreemptionOverheadOpt,
+    refuse_grid_only,
+    refuse_unsupported,
+    simulate_on_platform,
+)
+from schedlab.cli.loading import prepare, report_skips, run_spec
+from schedlab.cli.options import (
     CapOpt,
     CapWindowOpt,
     DeadlineFractionOpt,
     DeadlinesOpt,
-    DelayedProgress,
     JobsOpt,
     LoadMethodOpt,
     LoadOpt,
@@ -35,27 +46,11 @@ from schedlab.cli.common import (
     TickOpt,
     WidthFieldOpt,
     WorkloadArg,
-    console,
-    metrics_table,
-    parse_params,
-    prepare,
-    report_reservations,
-    report_skips,
     reservation_params,
-    run_spec,
-    summary_metrics,
 )
-from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
-from schedlab.cli.gridsim import (
-    AllocationOpt,
-    DispatchOpt,
-    DispatchParamOpt,
-    PlatformOpt,
-    PreemptionOverheadOpt,
-    refuse_grid_only,
-    refuse_unsupported,
-    simulate_on_platform,
-)
+from schedlab.cli.parsing import parse_params
+from schedlab.cli.progress import DelayedProgress
+from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, report_reservations, summary_metrics
 from schedlab.errors import InputError
 
 

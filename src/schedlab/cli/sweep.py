@@ -7,14 +7,9 @@ from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (
-    DaskOpt,
-    WorkersOpt,
-    console,
-    err_console,
-    fit_progress_line,
-    rate_column,
-)
+from schedlab.cli.consoles import console, err_console
+from schedlab.cli.options import DaskOpt, WorkersOpt
+from schedlab.cli.progress import fit_progress_line, rate_column
 from schedlab.errors import InputError
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).

@@ -12,8 +12,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from schedlab.cli.common import DelayedProgress, console
+from schedlab.cli.consoles import console
 from schedlab.cli.conventions import SchedlabCommand
+from schedlab.cli.progress import DelayedProgress
 
 CacheDirOpt = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Cache directory (default: $SCHEDLAB_CACHE, else "

@@ -7,7 +7,10 @@ from typing import Annotated
 
 import typer
 
-from schedlab.cli.common import (
+from schedlab.cli.consoles import console, err_console
+from schedlab.cli.conventions import OUTPUT_PANEL, WORKLOAD_PANEL, deprecation_warning
+from schedlab.cli.loading import load, report_skips
+from schedlab.cli.options import (
     JobsOpt,
     MissingEstimateOpt,
     PerfectOpt,
@@ -17,13 +20,8 @@ from schedlab.cli.common import (
     StrictOpt,
     WidthFieldOpt,
     WorkloadArg,
-    console,
-    err_console,
-    load,
-    parse_window,
-    report_skips,
 )
-from schedlab.cli.conventions import OUTPUT_PANEL, WORKLOAD_PANEL, deprecation_warning
+from schedlab.cli.parsing import parse_window
 from schedlab.errors import InputError
 
 

@@ -1,0 +1,159 @@
+"""Loading a workload as the command-line options describe, with the warnings the user must see."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from schedlab.cli.consoles import console, err_console
+from schedlab.cli.options import option_name
+from schedlab.cli.progress import DelayedProgress
+from schedlab.workload.job import Workload
+
+if TYPE_CHECKING:
+    from schedlab.policies.registry import PolicySpec
+    from schedlab.run import RunSpec
+
+
+def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | None,
+             width_field: str = "requested", missing_estimate: str = "use-runtime",
+             strict: bool = False, jobs: int | None = None, seed: int = 0,
+             shrink: float | None = None, perfect_estimates: bool = False,
+             split: int | None = None, window: tuple[int, int] | None = None,
+             load_factor: float | None = None, load_method: str = "duplicate",
+             deadlines: str | None = None, stringency: float | None = None,
+             deadline_fraction: float = 1.0, relaxation: float | None = None,
+             overrun: str = "kill", reservations: str | None = None, tick: int = 0,
+             max_queued: int | None = None) -> RunSpec:
+    """The run the command-line options describe (:class:`~schedlab.run.RunSpec`).
+
+    Transform order: time window, first N jobs, width split, shrinking,
+    perfect estimates, load scaling, deadlines (QoPS §4.2: the trace is
+    scaled first, then scheduled with EASY, then given deadlines).
+    """
+    from schedlab.pipeline import Transforms
+    from schedlab.run import RunSpec
+
+    steps = Transforms(window=window, split=split, shrink=shrink,
+                       perfect_estimates=perfect_estimates, load=load_factor,
+                       load_method=load_method, deadlines=deadlines, stringency=stringency,
+                       deadline_fraction=deadline_fraction, relaxation=relaxation)
+    return RunSpec(workload, policy, processors=procs, width_field=width_field,
+                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                   transforms=steps, overrun=overrun, reservations=reservations, tick=tick,
+                   max_queued_per_user=max_queued)
+
+
+def prepare(spec: RunSpec) -> Workload:
+    """The spec's workload, loaded and transformed, with the warnings the user must see.
+
+    Option names in errors are the command line's (``--load-method``).
+    """
+    from schedlab.run import prepare_workload
+
+    source = spec.workload
+    name = source.name if isinstance(source, Workload) else Path(str(source)).name
+    bar = DelayedProgress(f"EASY for deadlines on {name}")
+    try:
+        loaded = prepare_workload(spec, label=option_name, progress=bar)
+    finally:
+        bar.close()
+    report_guesses(loaded)
+    steps = spec.transforms
+    if steps.deadlines is not None or steps.stringency is not None:
+        report_unreachable_deadlines(loaded, from_stringency=steps.stringency is not None)
+    return loaded
+
+
+def load(workload: str, **options) -> Workload:
+    """Load a workload and apply the transforms asked for on the command line
+    (the keyword arguments of :func:`run_spec`)."""
+    return prepare(run_spec(workload, **options))
+
+
+def report_guesses(workload: Workload) -> None:
+    """Warn on stderr where the reader guessed what the trace does not say (docs/workloads.md).
+
+    A machine sized by the widest job, and estimates taken from runtimes
+    (perfect estimates, which flatter backfilling), change every result:
+    the user must know, and learn how to set them.
+    """
+    for line in guess_warnings(workload):
+        err_console.print(f"warning: {line}", markup=False, highlight=False)
+
+
+def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str]:
+    """The warnings of :func:`report_guesses`, one sentence each.
+
+    ``machine_size=False`` leaves out a guessed machine size (a trace enriched for a grid
+    platform runs on the platform's machines, not on its own).
+    """
+    from schedlab.workload.job import (
+        ESTIMATES_PARTLY_RUNTIME,
+        ESTIMATES_RUNTIME,
+        GUESSED_MACHINE_SOURCES,
+        MACHINE_FROM_WIDEST_JOB,
+    )
+    from schedlab.workload.swf import FRACTIONAL_TIMES
+
+    facts = workload.provenance
+    lines = []
+    source = facts.get("machine_size_source")
+    if machine_size and source in GUESSED_MACHINE_SOURCES:
+        lacking, basis = (("has no MaxProcs or MaxNodes header", "the widest job")
+                          if source == MACHINE_FROM_WIDEST_JOB
+                          else ("does not give the machine size", "the peak of CPUs in use"))
+        lines.append(f"{workload.name} {lacking}: the machine size is guessed as "
+                     f"{workload.processors} processors ({basis}); if the real machine is "
+                     f"larger, jobs queue behind a machine it is not and waits (and every "
+                     f"metric built on them) are meaningless: give the real size with --procs")
+    fractional = facts.get(FRACTIONAL_TIMES)
+    if fractional:
+        lines.append(f"{workload.name}: {fractional} records have fractional times (fields "
+                     f"2, 4 or 9), truncated to whole seconds (docs/workloads.md)")
+    estimates = facts.get("estimates_source")
+    if estimates == ESTIMATES_RUNTIME:
+        lines.append(f"{workload.name} has no requested times: every job's estimate "
+                     f"is its runtime, i.e. perfect estimates, which flatter backfilling")
+    elif estimates == ESTIMATES_PARTLY_RUNTIME:
+        lines.append(f"{workload.name}: {facts['estimates_from_runtime']} jobs have no "
+                     f"requested time: their estimate is their runtime "
+                     f"(--missing-estimate drop skips them instead)")
+    return lines
+
+
+def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -> None:
+    """Warn when jobs have deadlines that even an immediate start cannot meet by their estimates.
+
+    Admission control plans by estimates, so such a job is always refused.
+    Deadlines from ``--stringency`` assume exact estimates (QoPS §4.1, §6):
+    on a trace with real estimates most of them are out of reach, and the
+    hint names the option that makes them reachable.
+    """
+    unreachable = [job for job in workload.jobs
+                   if job.deadline is not None and job.submit + job.estimate > job.deadline]
+    if not unreachable:
+        return
+    with_deadline = sum(1 for job in workload.jobs if job.deadline is not None)
+    # A perfect estimate is the runtime, at least 1 s (a job that runs 0 s keeps the
+    # least estimate): only the jobs whose deadline that meets are helped by one.
+    helped = sum(1 for job in unreachable if job.submit + max(job.runtime, 1) <= job.deadline)
+    hint = ""
+    if from_stringency and helped:
+        hint = (f" Deadlines from --stringency assume exact estimates (QoPS §4.1): "
+                f"--perfect-estimates makes {helped} of them reachable.")
+    if helped < len(unreachable):
+        hint += (f" {len(unreachable) - helped} of them cannot meet it even with an exact "
+                 f"estimate (their runtime, at least 1 s): no estimate helps.")
+    err_console.print(f"note: {len(unreachable)} of {with_deadline} jobs with a deadline cannot "
+                      f"meet it by their estimate even if started at once; admission control will "
+                      f"refuse them.{hint}", markup=False, highlight=False)
+
+
+def report_skips(workload: Workload) -> None:
+    """Always say how many records were skipped and why (SPEC §1.1)."""
+    total = sum(workload.skipped.values())
+    if not workload.skipped:
+        return
+    parts = ", ".join(f"{reason}: {count}" for reason, count in workload.skipped.items())
+    console.print(f"[dim]{workload.name}: {len(workload)} jobs; skipped {total} ({parts})[/dim]")

@@ -1,0 +1,93 @@
+"""A run's summary: the metrics table, the metric names and formats it shows, the reservation line."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table
+
+from schedlab.cli.consoles import console
+
+SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
+                   "artww", "sldww_60", "utilization", "makespan"]
+SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
+                   "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
+                   "deadline_missed": "d", "deadline_unfinished": "d",
+                   "nondeadline_avg_response": ".0f"}
+#: Added to the summary when the workload has deadlines (docs/metrics.md, "Deadlines").
+DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
+                            "deadline_missed", "deadline_unfinished",
+                            "nondeadline_avg_response", "nondeadline_avg_slowdown"]
+#: Added when the run had reservation requests (Margo et al., §4 eq. 1–3).
+RESERVATION_SUMMARY_METRICS = ["reservations_granted", "reservations_rejected",
+                               "wait_weighted", "expansion_factor_weighted",
+                               "utilization_margo_reserved"]
+SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d",
+                        "wait_weighted": ".0f", "expansion_factor_weighted": ".2f",
+                        "utilization_margo_reserved": ".3f"})
+
+
+#: Beside ``rejected`` when some run rejected jobs: the shares of jobs and of processor-seconds
+#: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
+#: kept are read with what it turned away (docs/metrics.md).
+REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
+
+
+def summary_metrics(rows: dict[str, dict]) -> list[str]:
+    """The metric names of the summary table, with the rejection, deadline and reservation
+    ones if any."""
+    names = list(SUMMARY_METRICS)
+    if any(metrics.get("rejected") for metrics in rows.values()):
+        at = names.index("rejected") + 1
+        names[at:at] = REJECTION_SUMMARY_METRICS
+    if any("deadline_missed" in metrics for metrics in rows.values()):
+        names += DEADLINE_SUMMARY_METRICS
+    if any("reservations" in metrics for metrics in rows.values()):
+        names += RESERVATION_SUMMARY_METRICS
+    return names
+
+
+def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str],
+                  formats: dict[str, str]) -> Table:
+    """A rich table: one row per metric, one column per run (policy).
+
+    Metrics run down the side so that several policies fit an 80-column
+    terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
+    Labels are shown as they are (``qops[k=3]`` is no rich markup).  A
+    missing metric (one over no jobs, docs/metrics.md) shows as ``—``.
+    """
+    from schedlab.output import MISSING_CELL
+
+    table = Table(title=title)
+    table.add_column("metric", style="bold")
+    for label in rows:
+        header = escape(label)
+        header = header.replace("+", "+\n") if console.is_terminal else header
+        table.add_column(header, justify="right", overflow="fold")
+    for name in names:
+        cells = []
+        for metrics in rows.values():
+            value = metrics.get(name)
+            cells.append(MISSING_CELL if value is None
+                         else format(value, formats.get(name, ".2f")))
+        table.add_row(name, *cells)
+    return table
+
+
+def report_reservations(result, label: str | None = None) -> None:
+    """One line on what became of the reservation requests, rejections by reason.
+
+    ``label`` names the run (default: the policy name).
+    """
+    table = result.reservations
+    if table is None:
+        return
+    granted = table.granted
+    moved = int((granted & (table.start != table.requested_start)).sum())
+    reasons: dict[str, int] = {}
+    for reason, ok in zip(table.reason, granted):
+        if not ok:
+            reasons[reason] = reasons.get(reason, 0) + 1
+    detail = ", ".join(f"{reason}: {count}" for reason, count in sorted(reasons.items()))
+    console.print(f"{label or result.policy}: {len(table)} reservation requests, "
+                  f"{int(granted.sum())} granted ({moved} moved), {len(table) - int(granted.sum())} rejected"
+                  + (f" ({detail})" if detail else ""))
