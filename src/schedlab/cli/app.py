@@ -13,9 +13,11 @@ from __future__ import annotations
 import functools
 import traceback
 from collections.abc import Callable
+from typing import Annotated
 
 import typer
 
+from schedlab import __version__
 from schedlab.cli.analyze import analyze
 from schedlab.cli.compare import compare
 from schedlab.cli.consoles import err_console
@@ -41,6 +43,20 @@ app = typer.Typer(
     name="schedlab", no_args_is_help=True, add_completion=False,
     pretty_exceptions_enable=False,
     help="Simulate, compare and reproduce parallel batch-job scheduling policies.")
+
+
+def show_version(value: bool) -> None:
+    """``--version``: print ``schedlab X.Y.Z`` and exit 0 before any command runs."""
+    if value:
+        typer.echo(f"schedlab {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def root(version: Annotated[bool, typer.Option(
+        "--version", callback=show_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """The options of ``schedlab`` itself, before the command."""
 
 
 def guarded(command: Callable[..., None]) -> Callable[..., None]:
