@@ -23,7 +23,7 @@ from schedlab.experiments.executors import EXECUTORS, make_executor
 from schedlab.experiments.runner import FAILED, FINISHED, RunRecord, execute_run
 from schedlab.experiments.spec import (
     Experiment,
-    RunSpec,
+    SweepRun,
     WorkloadSource,
     experiment_from_mapping,
     load_experiment,
@@ -137,14 +137,14 @@ def as_experiment(spec_or_path: str | Path | Experiment | Mapping[str, Any]) -> 
     return load_experiment(spec_or_path)
 
 
-def pending_runs(runs: Sequence[RunSpec], stored: dict[str, str],
-                 retry_failed: bool) -> list[RunSpec]:
+def pending_runs(runs: Sequence[SweepRun], stored: dict[str, str],
+                 retry_failed: bool) -> list[SweepRun]:
     """Runs without a stored row, plus failed ones when retrying."""
     return [run for run in runs
             if run.run_id not in stored or (retry_failed and stored[run.run_id] == FAILED)]
 
 
-def experiment_failures(exp_dir: str | Path, runs: Sequence[RunSpec]) -> dict[str, str]:
+def experiment_failures(exp_dir: str | Path, runs: Sequence[SweepRun]) -> dict[str, str]:
     """run_id -> first error line of every failed run among ``runs``."""
     from schedlab.experiments.store import stored_rows
 
@@ -155,7 +155,7 @@ def experiment_failures(exp_dir: str | Path, runs: Sequence[RunSpec]) -> dict[st
 
 
 __all__ = [
-    "EXECUTORS", "Experiment", "RunRecord", "RunSpec", "SweepObserver", "SweepSummary",
+    "EXECUTORS", "Experiment", "RunRecord", "SweepObserver", "SweepRun", "SweepSummary",
     "WorkloadSource", "execute_run", "experiment_from_mapping", "load_experiment", "load_jobs",
     "load_results", "load_series", "run_sweep",
 ]

@@ -44,7 +44,7 @@ from schedlab.experiments.runner import (
     execute_run,
     failed_record,
 )
-from schedlab.experiments.spec import RunSpec
+from schedlab.experiments.spec import SweepRun
 from schedlab.limits import check_workers
 
 EXECUTORS = ("serial", "pool", "dask")
@@ -70,7 +70,7 @@ class SerialExecutor:
     def __exit__(self, *exc_info: object) -> None:
         return None
 
-    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+    def records(self, runs: Sequence[SweepRun]) -> Iterator[RunRecord]:
         for run in runs:
             yield execute_run(run)
 
@@ -103,7 +103,7 @@ class PoolExecutor:
             self._pool.shutdown(wait=exc_type is None, cancel_futures=exc_type is not None)
             self._pool = None
 
-    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+    def records(self, runs: Sequence[SweepRun]) -> Iterator[RunRecord]:
         """Records in completion order; a broken pool is replaced by a new one."""
         queue = deque(runs)
         deaths: Counter[str] = Counter()
@@ -117,11 +117,11 @@ class PoolExecutor:
                 self._pool.shutdown(wait=False, cancel_futures=True)
                 self._pool = None
 
-    def _drain(self, pool: ProcessPoolExecutor, queue: deque[RunSpec],
+    def _drain(self, pool: ProcessPoolExecutor, queue: deque[SweepRun],
                deaths: Counter[str]) -> Generator[RunRecord, None, bool]:
         """Feed the pool from ``queue`` until it is empty (returns False) or the pool
         breaks (returns True)."""
-        in_flight: dict[Future, RunSpec] = {}
+        in_flight: dict[Future, SweepRun] = {}
         while queue or in_flight:
             while queue and len(in_flight) < RUNS_PER_WORKER * self.workers:
                 run = queue.popleft()
@@ -141,7 +141,7 @@ class PoolExecutor:
         return False
 
     @staticmethod
-    def _requeue(in_flight: dict[Future, RunSpec], queue: deque[RunSpec],
+    def _requeue(in_flight: dict[Future, SweepRun], queue: deque[SweepRun],
                  deaths: Counter[str]) -> Iterator[RunRecord]:
         """After a worker died: keep what finished, retry the rest, give up on repeat victims."""
         for future, run in sorted(in_flight.items(), key=lambda item: item[1].run_id,
@@ -186,7 +186,7 @@ def _exit_when_ready(sentinel: int) -> None:
     os._exit(1)     # no cleanup: the run in progress is lost anyway, and nobody waits
 
 
-def outcome(future, run: RunSpec) -> RunRecord:
+def outcome(future, run: SweepRun) -> RunRecord:
     """The record a finished future holds; a run whose record could not come back (an
     error outside the run itself, e.g. in moving it between processes) is a failed record.
 
@@ -242,7 +242,7 @@ class DaskExecutor:
         if self._cluster is not None:
             self._cluster.close()
 
-    def records(self, runs: Sequence[RunSpec]) -> Iterator[RunRecord]:
+    def records(self, runs: Sequence[SweepRun]) -> Iterator[RunRecord]:
         """Submit every run, then yield records as tasks complete."""
         from distributed import as_completed
 

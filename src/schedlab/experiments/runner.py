@@ -33,7 +33,7 @@ from schedlab.experiments.spec import (
     PlatformSource,
     RequestSource,
     ReservationSetting,
-    RunSpec,
+    SweepRun,
     WorkloadSource,
 )
 from schedlab.workload.job import Workload
@@ -59,7 +59,7 @@ class RunRecord:
     exception's one-line summary followed by its traceback.
     """
 
-    run: RunSpec
+    run: SweepRun
     status: str
     wall_time: float
     schedlab_version: str
@@ -74,7 +74,7 @@ class RunRecord:
         return self.run.run_id
 
 
-def execute_run(run: RunSpec) -> RunRecord:
+def execute_run(run: SweepRun) -> RunRecord:
     """Simulate one run; a run that raises is returned as a failed record.
 
     Only ``Exception`` is caught: Ctrl-C and the end of the process pass through.
@@ -94,7 +94,7 @@ def execute_run(run: RunSpec) -> RunRecord:
                      jobs_parquet=jobs, series_parquet=series)
 
 
-def failed_record(run: RunSpec, error: str) -> RunRecord:
+def failed_record(run: SweepRun, error: str) -> RunRecord:
     """A failed record for a run that could not execute at all (its worker died)."""
     from schedlab import __version__
     return RunRecord(run, FAILED, 0.0, __version__, error=error)
@@ -106,7 +106,7 @@ def describe_error(err: BaseException) -> str:
     return summary + "\n\n" + "".join(traceback.format_exception(err)).rstrip()
 
 
-def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
+def simulate_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
     """The run's Result and its metrics (docs/metrics.md)."""
     from schedlab.metrics import compute_metrics
     from schedlab.run import execute
@@ -118,7 +118,7 @@ def simulate_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
     return result, compute_metrics(result)
 
 
-def simulate_grid_run(run: RunSpec) -> tuple[Result, dict[str, Any]]:
+def simulate_grid_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
     """A grid run's Result and its metrics: those of ``schedlab simulate --platform``, the
     platform's CPUs (``platform_cpus``: the machine size of its utilization and series) and
     the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`, docs/metrics.md)."""
@@ -172,7 +172,7 @@ def grid_workload(source: WorkloadSource, seed: int | None, platform: PlatformSo
 DAY = 86400
 
 
-def run_description(run: RunSpec, workload: Workload) -> runs.RunSpec:
+def run_description(run: SweepRun, workload: Workload) -> runs.RunSpec:
     """The sweep's run as the one run description every way of running shares.
 
     ``workload`` is the run's prepared workload: generated reservation

@@ -14,7 +14,7 @@ raises :class:`~schedlab.errors.InputError` naming the file, the key path
 
 One module per concern:
 
-- :mod:`.runs`: what a run is (:class:`RunSpec` and its parts) and its id;
+- :mod:`.runs`: what a run is (:class:`SweepRun` and its parts) and its id;
 - :mod:`.experiment`: the file as a whole (:func:`load_experiment`,
   :func:`experiment_from_mapping`, :class:`Experiment`);
 - :mod:`.sections`: the workloads, transforms and policies sections;
@@ -44,7 +44,7 @@ from schedlab.experiments.spec.runs import (
                                                   PlatformSource,
                                                   RequestSource,
                                                   ReservationSetting,
-                                                  RunSpec,
+                                                  SweepRun,
                                                   WorkloadSource,
                                                   canonical_json,
                                                   file_digest,
@@ -56,7 +56,7 @@ from schedlab.tomlio import parse_toml, to_toml
 __all__ = [
     "OVERRUN_MODES", "RUN_ID_LENGTH", "TOP_KEYS", "Experiment", "GridSetting",
     "PlatformSource", "RequestSource",
-    "ReservationSetting", "RunSpec", "WorkloadSource", "canonical_json",
+    "ReservationSetting", "SweepRun", "WorkloadSource", "canonical_json",
     "experiment_from_mapping", "file_digest", "load_experiment", "parse_toml", "run_id_of",
     "to_toml", "trace_label",
 ]

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Sequence
 
 from schedlab.experiments.spec.checks import Checker
-from schedlab.experiments.spec.runs import GridSetting, ReservationSetting, RunSpec, WorkloadSource
+from schedlab.experiments.spec.runs import GridSetting, ReservationSetting, SweepRun, WorkloadSource
 from schedlab.experiments.spec.sections import (
     PolicyCombo,
     PolicyEntry,
@@ -20,7 +20,7 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
            processors: Sequence[int | None], overrun: Sequence[str],
            check: Checker,
            settings: Sequence[ReservationSetting | None] = (None,),
-           grids: Sequence[GridSetting | None] = (None,)) -> list[RunSpec]:
+           grids: Sequence[GridSetting | None] = (None,)) -> list[SweepRun]:
     """The union over the transform tables of their cartesian products, workload-major so
     that runs of one workload are adjacent.
 
@@ -41,7 +41,7 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
     after the reservation axis.  A workload entry with several sources (the
     ``ta`` values of generated grid jobs) gives the runs of each in turn.
     """
-    runs: list[RunSpec] = []
+    runs: list[SweepRun] = []
     seen: set[str] = set()
     for entry in workloads:
         for table in tables:
@@ -70,13 +70,13 @@ def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTab
                combos: Sequence[PolicyCombo], seeds: Sequence[int],
                processors: Sequence[int | None], overrun: Sequence[str],
                settings: Sequence[ReservationSetting | None],
-               grids: Sequence[GridSetting | None], check: Checker) -> list[RunSpec]:
+               grids: Sequence[GridSetting | None], check: Checker) -> list[SweepRun]:
     """The runs of one workload source under one transform table: the cartesian product.
 
     A run given twice here (``shrink = [1, 1.0]``, or two policy entries
     that are the same policy) is reported with both key paths.
     """
-    runs: list[RunSpec] = []
+    runs: list[SweepRun] = []
     seen: dict[str, str] = {}
     points = [(combo, policy, setting, grid, seed, machine, mode)
               for combo, policy, setting, grid in itertools.product(
@@ -84,7 +84,7 @@ def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTab
               for seed, machine, mode in itertools.product(
                   run_seeds(source, grid, seeds), processors, overrun)]
     for combo, policy, setting, grid, seed, machine, mode in points:
-        run = RunSpec(source, combo, policy.name, policy.params, seed, machine, mode,
+        run = SweepRun(source, combo, policy.name, policy.params, seed, machine, mode,
                       setting and setting.for_workload(entry.source.label), grid)
         where = f"{entry.path} with {policy.path}"
         if run.run_id in seen:

@@ -23,7 +23,7 @@ from schedlab.experiments.spec.grid_section import (
     parse_grid_workload,
 )
 from schedlab.experiments.spec.reservation_section import parse_reservations
-from schedlab.experiments.spec.runs import RunSpec
+from schedlab.experiments.spec.runs import SweepRun
 from schedlab.experiments.spec.sections import (
     check_every_entry_runs,
     parse_policy,
@@ -47,7 +47,7 @@ class Experiment:
     text: str
     name: str
     description: str
-    runs: tuple[RunSpec, ...]
+    runs: tuple[SweepRun, ...]
 
 
 def load_experiment(path: str | Path) -> Experiment:

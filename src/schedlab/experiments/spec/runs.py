@@ -1,6 +1,6 @@
 """What one run of a sweep is, and its id.
 
-A run's identity is the canonical JSON of its :class:`RunSpec` without the
+A run's identity is the canonical JSON of its :class:`SweepRun` without the
 location of its trace file; ``run_id`` is a hash of it, so rerunning a
 sweep finds the runs it has already done, and moving a trace or the
 experiment file does not change it.  A trace file is identified by its name
@@ -65,8 +65,10 @@ class WorkloadSource:
 
 
 @dataclass(frozen=True)
-class RunSpec:
-    """One simulation of a sweep: workload, transforms, policy, seed, machine, overrun.
+class SweepRun:
+    """One run of a sweep (a point of an experiment, identified by its run id): workload,
+    transforms, policy, seed, machine, overrun.  Not :class:`schedlab.run.RunSpec`, the
+    description that executes it (:func:`~schedlab.experiments.runner.run_description`).
 
     ``transforms`` are ``(name, value)`` pairs in the order they are applied;
     ``params`` the policy parameters given in the experiment file, sorted by
