@@ -1,12 +1,12 @@
 # Two entry points (README): `make run` and `make test`. Both create .venv and
 # install schedlab into it first; the install is repeated only when
-# pyproject.toml changes.
+# pyproject.toml changes. `make lint` runs the static checks.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 OUT ?= out/compare
 
-.PHONY: run test test-all bench clean
+.PHONY: run test test-all lint bench clean
 
 $(BIN)/schedlab: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,12 @@ test: $(BIN)/schedlab
 # Everything, slow reproduction runs included.
 test-all: $(BIN)/schedlab
 	$(BIN)/python -m pytest -q
+
+# Static checks, as pyproject.toml configures them: ruff over the code, the
+# tests and the benchmarks; mypy over the package.
+lint: $(BIN)/schedlab
+	$(BIN)/ruff check src tests bench
+	$(BIN)/mypy
 
 bench: $(BIN)/schedlab
 	$(BIN)/python bench/run_bench.py
