@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import gc
 import time as wallclock
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -123,9 +123,9 @@ class Matrix:
         self._jobs: dict[int, Job] = {}
         self._next_row_id = 0
         self.log: list[tuple[int, int, int, int]] = []      # (time, kind, job id, row id)
-        #: The service each matrix job has received, set by the engine before each pass
-        #: of the policy (what a scheduler knows: estimate - served is the most it needs).
-        self.served: dict[int, int] = {}
+        #: The service each matrix job has received, as of the policy's pass (what a
+        #: scheduler knows: estimate - served is the most it needs); set by the engine.
+        self.served: Mapping[int, int] = {}
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -242,6 +242,26 @@ class Matrix:
                           f"time {self.now}: {why}")
 
 
+class Served(Mapping[int, int]):
+    """The service each job in the matrix has received, read on demand from the
+    engine's live state (a policy that never asks costs nothing per pass)."""
+
+    __slots__ = ("_held", "_index", "_remaining")
+
+    def __init__(self, held: list[int], index: dict[int, int], remaining: dict[int, int]
+                 ) -> None:
+        self._held, self._index, self._remaining = held, index, remaining
+
+    def __getitem__(self, job_id: int) -> int:
+        return self._held[self._index[job_id]] - self._remaining[job_id]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._remaining)
+
+    def __len__(self) -> int:
+        return len(self._remaining)
+
+
 #: The execution model of :func:`run_timesharing`: jobs take turns in the time
 #: slots of an Ousterhout matrix (gang scheduling).
 TIME_SHARING = "time-sharing"
@@ -349,6 +369,7 @@ class _Simulation:
         self.columns: list[tuple[tuple[int, int], ...]] = [()] * n
         self.remaining: dict[int, int] = {}
         self.matrix = Matrix(machine, getattr(policy, "name", "policy"))
+        self.matrix.served = Served(self.held, self.index, self.remaining)
         self.waiting: dict[int, Job] = {}
         self.express: dict[int, Job] = {}
         self.submits = [job.submit for job in jobs] + [float("inf")]
@@ -421,9 +442,6 @@ class _Simulation:
         matrix._clear_guests()
         matrix._drop_empty_rows()
         mark = len(matrix.log)
-        held, index, remaining = self.held, self.index, self.remaining
-        matrix.served = {job_id: held[index[job_id]] - remaining[job_id]
-                         for job_id in matrix._mask}
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for job_id in [j for j in self.waiting if j in matrix]:
             self.waiting.pop(job_id)
@@ -453,9 +471,9 @@ class _Simulation:
         per round; an idle machine serves an express slot alone.
         """
         self.quiet = True
-        if self.deliver():
-            self.quiet = False
         if not rows:
+            if self.deliver():
+                self.quiet = False
             if not self.serve_express(rows, 0, 0):
                 raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
                                   f"job on an idle machine at time {self.now}")
@@ -468,7 +486,10 @@ class _Simulation:
             members = [j for j in row.members() if j in self.remaining]
             if not members:
                 continue              # a row emptied mid-round is skipped
-            chosen = self.pack_into(row) if self.express else []
+            if not self.express:
+                self.serve(row.id, members, self.slot)
+                continue
+            chosen = self.pack_into(row)
             if len(chosen) < len(self.express) and express_open:
                 express_open = False
                 self.serve_express(rows, index, len(rows))
@@ -545,17 +566,14 @@ class _Simulation:
         return placed
 
     def serve(self, row_id: int, members: list[int], length: int,
-              shorts: list[tuple[int, int]] = ()) -> None:
+              shorts: list[tuple[int, int]] | None = None) -> None:
         """One slot: overhead, then up to ``length`` seconds of service for the matrix
-        jobs ``members``; it ends early when they have all ended.
+        jobs ``members``; it ends early when they have all ended, in order of the
+        service they had left, then of job id.
 
-        The express jobs ``shorts`` (job id, processors) start with the slot,
-        which is lengthened until the last of them completes (§5: "the length
-        of time slot is adjusted … such that the short job can complete in a
-        single time slot"); the members run on meanwhile.  While a slot runs
-        beyond ``length`` (an express slot has ``length`` 0), express jobs
-        arriving or waiting join it as soon as processors are free for them
-        (:meth:`extend`).
+        The express jobs ``shorts`` (job id, processors) start with the slot
+        (:meth:`serve_with_express`).  A slot without them, the common case,
+        is served here inline.
         """
         remaining = self.remaining
         service_start = self.now + (self.switch if row_id != self.last_row else 0)
@@ -564,11 +582,47 @@ class _Simulation:
             i = index[job_id]
             if start[i] < 0:
                 start[i] = service_start
+        if shorts:
+            slot_end, ended = self.serve_with_express(row_id, members, length, shorts,
+                                                      service_start)
+        else:
+            ending = []
+            for job_id in members:
+                left = remaining[job_id]
+                if left <= length:
+                    ending.append((left, job_id))
+                else:
+                    remaining[job_id] = left - length
+            ending.sort()
+            ended = bool(ending)
+            slot_end = service_start + (ending[-1][0] if len(ending) == len(members)
+                                        else length)
+            for left, job_id in ending:
+                self.finish(job_id, service_start + left, in_matrix=True)
+        self.last_row = row_id
+        self.slots_served += 1
+        self.now = slot_end
+        if ended:
+            self.quiet = False
+
+    def serve_with_express(self, row_id: int, members: list[int], length: int,
+                           shorts: list[tuple[int, int]], service_start: int
+                           ) -> tuple[int, bool]:
+        """A slot whose express jobs ``shorts`` start with it at ``service_start``; it is
+        lengthened until the last of them completes (§5: "the length of time slot
+        is adjusted … such that the short job can complete in a single time
+        slot"), the members running on meanwhile.  While a slot runs beyond
+        ``length`` (an express slot has ``length`` 0), express jobs arriving or
+        waiting join it as soon as processors are free for them (:meth:`extend`).
+
+        Returns the slot's end and whether any job ended or joined in it.
+        """
+        remaining, index, start = self.remaining, self.index, self.start
         runs = [(service_start, job_id, mask) for job_id, mask in shorts]
         base = service_start + (min(length, max(remaining[j] for j in members))
                                 if members else 0)
         slot_end = max([base] + [service_start + remaining[j] for _, j, _ in runs])
-        if runs and slot_end > service_start + length:
+        if slot_end > service_start + length:
             slot_end = self.extend(members, runs, service_start + length, slot_end)
             if length:
                 self.lengthened += 1
@@ -602,11 +656,7 @@ class _Simulation:
                 self.finish(job_id, t, in_matrix=False)
             else:
                 self.finish(job_id, t, in_matrix=True)
-        self.last_row = row_id
-        self.slots_served += 1
-        self.now = slot_end
-        if events:
-            self.quiet = False
+        return slot_end, bool(events)
 
     def extend(self, members: list[int], runs: list[tuple[int, int, int]], t: int,
                slot_end: int) -> int:
