@@ -19,18 +19,18 @@ from pathlib import Path
 from schedlab.errors import InputError
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path`` so that readers see the old file or the whole new one."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
-def atomic_write_blocks(path: str | Path, blocks: Iterable[str]) -> None:
+def atomic_write_blocks(path: str | os.PathLike[str], blocks: Iterable[str]) -> None:
     """:func:`atomic_write_text` of the text ``blocks`` make, written block by block,
     so that the whole text of a large file is never in memory at once."""
     _atomic_write(path, (block.encode("utf-8") for block in blocks))
 
 
-def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to a temporary file beside ``path``, then rename it into place.
 
     A directory that cannot be created or written, or a ``path`` that is a
@@ -39,7 +39,7 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     _atomic_write(path, (data,))
 
 
-def _atomic_write(path: str | Path, pieces: Iterable[bytes]) -> None:
+def _atomic_write(path: str | os.PathLike[str], pieces: Iterable[bytes]) -> None:
     """The temporary file, the pieces written in order, the rename (or, on any error, no file)."""
     path = Path(path)
     if path.is_dir():

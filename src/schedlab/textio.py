@@ -33,7 +33,7 @@ def normalize_bytes(data: bytes) -> bytes:
     return data
 
 
-def read_text(path: str | os.PathLike, what: str) -> str:
+def read_text(path: str | os.PathLike[str], what: str) -> str:
     """The UTF-8 text of a file, normalized by :func:`normalize_bytes`.
 
     ``what`` names the file in errors (``"reservation file"``): a missing or

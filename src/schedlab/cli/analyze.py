@@ -10,6 +10,7 @@ counts of the reader.  It is registered by the application with
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
@@ -19,11 +20,11 @@ from rich.table import Table
 from schedlab.cli.consoles import console
 from schedlab.cli.loading import report_guesses
 from schedlab.cli.options import MissingEstimateOpt, StrictOpt, WidthFieldOpt
-from schedlab.workload.swf import read_swf
+from schedlab.workload.swf import MissingEstimate, WidthField, read_swf
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Workload
-    from schedlab.workload.stats import TraceStatistics
+    from schedlab.workload.stats import TraceStatistics, WeibullMethod
 
 
 def analyze(
@@ -63,8 +64,8 @@ def analyze(
     console.print(_provenance_table(workload))
 
 
-def _source_statistics(source: str, weibull: str, width_field: str,
-                       missing_estimate: str) -> tuple[str, TraceStatistics]:
+def _source_statistics(source: str, weibull: WeibullMethod, width_field: WidthField,
+                       missing_estimate: MissingEstimate) -> tuple[str, TraceStatistics]:
     """Table 2 rows of the source of a synthetic set: from its trace (read with the same
     options) or, for a model file or built-in parameter name, as stored in the model."""
     from pathlib import Path
@@ -131,7 +132,7 @@ def _statistics_table(name: str, statistics: TraceStatistics,
     return table
 
 
-def _skip_table(skipped: dict[str, int]) -> Table:
+def _skip_table(skipped: Mapping[str, int]) -> Table:
     """Records the reader skipped, by reason (always every reason)."""
     table = Table(title="Skipped records")
     table.add_column("reason")

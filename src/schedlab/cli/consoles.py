@@ -23,6 +23,10 @@ class OutputConsole(Console):
         size = super().size
         return size if self.is_terminal else ConsoleDimensions(PIPE_WIDTH, size.height)
 
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        self.width, self.height = new_size
+
 
 console = OutputConsole()
 err_console = Console(stderr=True, soft_wrap=True)   # an error stays on one line

@@ -21,8 +21,10 @@ from typer.core import TyperCommand
 
 try:  # typer 0.2x carries its own copy of click, whose types its options use
     from typer._click import types as click_types
+    from typer._click.core import Context as ClickContext
 except ImportError:  # pragma: no cover - a typer on the click package
-    from click import types as click_types
+    from click import types as click_types  # type: ignore[no-redef]
+    from click.core import Context as ClickContext  # type: ignore[assignment]
 
 from schedlab.errors import InputError
 from schedlab.textio import ASCII_NUMBER, parse_int
@@ -107,7 +109,8 @@ class FiniteFloat(click_types.FloatParamType):
 
 
 #: The number types every option is read with, in place of click's own.
-ASCII_TYPES = {click_types.IntParamType: AsciiInt(), click_types.FloatParamType: FiniteFloat()}
+ASCII_TYPES: dict[type[click_types.ParamType], click_types.ParamType] = {
+    click_types.IntParamType: AsciiInt(), click_types.FloatParamType: FiniteFloat()}
 
 
 class SchedlabCommand(TyperCommand):
@@ -122,7 +125,7 @@ class SchedlabCommand(TyperCommand):
                 param.type.get_invalid_choice_message = functools.partial(
                     invalid_choice_message, param.type)
 
-    def collect_usage_pieces(self, ctx: typer.Context) -> list[str]:
+    def collect_usage_pieces(self, ctx: ClickContext) -> list[str]:
         """The usage line without hidden (deprecated) arguments."""
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
@@ -130,7 +133,7 @@ class SchedlabCommand(TyperCommand):
                 pieces.extend(param.get_usage_pieces(ctx))
         return pieces
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: ClickContext, args: list[str]) -> list[str]:
         path = command_path(ctx)
         args, used = rename_deprecated(args, DEPRECATED_OPTIONS.get(path, {}))
         from schedlab.cli.consoles import err_console
@@ -149,7 +152,7 @@ class SchedlabCommand(TyperCommand):
             raise typer.Exit(2) from None
 
 
-def command_path(ctx: typer.Context) -> str:
+def command_path(ctx: ClickContext) -> str:
     """``"reproduce run"``: the command's words after the program name."""
     words = []
     while ctx.parent is not None:

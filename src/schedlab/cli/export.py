@@ -10,9 +10,9 @@ import typer
 from schedlab.cli.consoles import console
 from schedlab.errors import InputError
 
+ExportFormat = Literal["evalys"]
 #: Formats and the file name written when no --out is given.
-EXPORT_FORMATS = {"evalys": "out_jobs.csv"}
-ExportFormat = Literal[tuple(EXPORT_FORMATS)]
+EXPORT_FORMATS: dict[ExportFormat, str] = {"evalys": "out_jobs.csv"}
 
 
 def export(

@@ -30,6 +30,7 @@ import typer
 from schedlab.cli.consoles import console
 from schedlab.cli.conventions import OUTPUT_PANEL, RESERVATIONS_PANEL, WORKLOAD_PANEL
 from schedlab.cli.options import MissingEstimateOpt, ThesisPreset, WidthFieldOpt
+from schedlab.cli.parsing import parse_pair
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
@@ -146,8 +147,8 @@ def generate(
                            swf_options={"width_field": width_field,
                                         "missing_estimate": missing_estimate})
         return
-    for option, value in grid_options.items():
-        if value is not None and value != []:
+    for option, grid_value in grid_options.items():
+        if grid_value is not None and grid_value != []:
             raise InputError(f"{option} is only for 'schedlab generate grid', not for "
                              f"the model {model!r}", field=option)
     if model == STREIT:
@@ -161,8 +162,8 @@ def generate(
                                size_edges=size_edges, width_unit=width_unit,
                                width_field=width_field, missing_estimate=missing_estimate)
         return
-    for value, option in ((source, "--from"), (save_model, "--save-model")):
-        if value is not None:
+    for given, option in ((source, "--from"), (save_model, "--save-model")):
+        if given is not None:
             raise InputError(f"{option} is only for 'schedlab generate streit' and "
                              f"'hyper-erlang', not for the model {model!r}", field=option)
     if out is None:
@@ -261,7 +262,7 @@ def _generate_reservations(output: Path | None, source: str | None, *, procs: in
                          field="--jobs" if jobs is not None else "--save-model")
     if output is None:
         raise InputError("expected the CSV file to write (--out/-o)", field="--out")
-    span = _pair(options["--span"], "--span", None, int)
+    span = parse_pair(options["--span"], "--span", int)
     if span is None:
         raise InputError("expected --span START:END (seconds since the trace start)",
                          field="--span")
@@ -275,30 +276,16 @@ def _generate_reservations(output: Path | None, source: str | None, *, procs: in
         requests = res.generate_requests(
             span, per_week=res.PAPER_PER_WEEK if options["--per-week"] is None
             else options["--per-week"],
-            nodes=_pair(options["--nodes"], "--nodes", res.PAPER_NODES, int),
-            duration=_pair(options["--hours"], "--hours", res.PAPER_DURATION, _hours),
-            notice=_pair(options["--notice-hours"], "--notice-hours", res.DEFAULT_NOTICE,
-                         _hours),
+            nodes=parse_pair(options["--nodes"], "--nodes", int) or res.PAPER_NODES,
+            duration=parse_pair(options["--hours"], "--hours", _hours) or res.PAPER_DURATION,
+            notice=parse_pair(options["--notice-hours"], "--notice-hours", _hours)
+            or res.DEFAULT_NOTICE,
             processors=procs, seed=seed)
-    into = _pair(options["--into"], "--into", None, int)
+    into = parse_pair(options["--into"], "--into", int)
     if into is not None:
         requests = res.compress_requests(requests, span, into)
     res.write_reservations(requests, output)
     console.print(f"wrote {output}: {len(requests)} reservation requests")
-
-
-def _pair(text: str | None, option: str, default: tuple[int, int] | None,
-          convert) -> tuple[int, int] | None:
-    """``"LO:HI"`` converted to two integers, or the default."""
-    if text is None:
-        return default
-    lo, sep, hi = text.partition(":")
-    try:
-        if not sep:
-            raise ValueError
-        return convert(lo), convert(hi)
-    except ValueError:
-        raise InputError(f"expected LO:HI, got {text!r}", field=option) from None
 
 
 def _hours(text: str) -> int:

@@ -58,6 +58,7 @@ def prepare(spec: RunSpec) -> Workload:
         loaded = prepare_workload(spec, label=option_name, progress=bar)
     finally:
         bar.close()
+    assert isinstance(loaded, Workload), "run_spec describes no grid run"
     report_guesses(loaded)
     steps = spec.transforms
     if steps.deadlines is not None or steps.stringency is not None:
@@ -130,14 +131,14 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
     on a trace with real estimates most of them are out of reach, and the
     hint names the option that makes them reachable.
     """
-    unreachable = [job for job in workload.jobs
-                   if job.deadline is not None and job.submit + job.estimate > job.deadline]
+    with_deadline = [(job, job.deadline) for job in workload.jobs if job.deadline is not None]
+    unreachable = [(job, deadline) for job, deadline in with_deadline
+                   if job.submit + job.estimate > deadline]
     if not unreachable:
         return
-    with_deadline = sum(1 for job in workload.jobs if job.deadline is not None)
     # A perfect estimate is the runtime, at least 1 s (a job that runs 0 s keeps the
     # least estimate): only the jobs whose deadline that meets are helped by one.
-    helped = sum(1 for job in unreachable if job.submit + max(job.runtime, 1) <= job.deadline)
+    helped = sum(1 for job, deadline in unreachable if job.submit + max(job.runtime, 1) <= deadline)
     hint = ""
     if from_stringency and helped:
         hint = (f" Deadlines from --stringency assume exact estimates (QoPS §4.1): "
@@ -145,7 +146,7 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
     if helped < len(unreachable):
         hint += (f" {len(unreachable) - helped} of them cannot meet it even with an exact "
                  f"estimate (their runtime, at least 1 s): no estimate helps.")
-    err_console.print(f"note: {len(unreachable)} of {with_deadline} jobs with a deadline cannot "
+    err_console.print(f"note: {len(unreachable)} of {len(with_deadline)} jobs with a deadline cannot "
                       f"meet it by their estimate even if started at once; admission control will "
                       f"refuse them.{hint}", markup=False, highlight=False)
 

@@ -14,6 +14,7 @@ from schedlab.cli.conventions import (
     WORKLOAD_PANEL,
 )
 from schedlab.errors import InputError
+from schedlab.workload.swf import MissingEstimate, WidthField
 
 WorkloadArg = Annotated[str, typer.Argument(
     help="An SWF trace (plain or .gz) or a built-in model name (e.g. 'lublin').")]
@@ -23,10 +24,10 @@ ProcsOpt = Annotated[int | None, typer.Option(
 OverrunOpt = Annotated[Literal["kill", "extend"], typer.Option(
     "--overrun", help="A job still running at its estimate is killed or runs on.",
     rich_help_panel=POLICY_PANEL)]
-WidthFieldOpt = Annotated[Literal["requested", "allocated"], typer.Option(
+WidthFieldOpt = Annotated[WidthField, typer.Option(
     "--width-field", help="Which SWF field gives a job's width: requested (field 8, else 5) "
     "or allocated (field 5, else 8).", rich_help_panel=WORKLOAD_PANEL)]
-MissingEstimateOpt = Annotated[Literal["use-runtime", "drop"], typer.Option(
+MissingEstimateOpt = Annotated[MissingEstimate, typer.Option(
     "--missing-estimate", help="Jobs without a requested time: their runtime is their "
     "estimate, or they are dropped.", rich_help_panel=WORKLOAD_PANEL)]
 StrictOpt = Annotated[bool, typer.Option(

@@ -1,11 +1,15 @@
-"""Parsers of option values: ``KEY=VALUE`` parameters, policy specs and time windows."""
+"""Parsers of option values: ``KEY=VALUE`` parameters, policy specs, time windows, ``LO:HI`` pairs."""
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 from schedlab.errors import InputError
+
+T = TypeVar("T")
 
 
 def parse_params(pairs: list[str] | None, *, field: str = "--param") -> dict[str, object]:
@@ -43,7 +47,9 @@ def split_policy_list(text: str) -> list[str]:
 
     Commas split policies only outside brackets: inside they separate parameters.
     """
-    specs, current, depth = [], [], 0
+    specs: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char == "," and depth == 0:
             specs.append("".join(current))
@@ -84,3 +90,16 @@ def parse_window(text: str | None) -> tuple[int, int] | None:
         raise InputError(f"expected START:END in whole seconds, got {text!r}",
                          field="--window")
     return (parse_int(start, field="--window"), parse_int(end, field="--window"))
+
+
+def parse_pair(text: str | None, option: str, convert: Callable[[str], T]) -> tuple[T, T] | None:
+    """``"LO:HI"`` as two values read by ``convert`` (``int``, ``float``); None when not given."""
+    if text is None:
+        return None
+    lo, sep, hi = text.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        return convert(lo), convert(hi)
+    except ValueError:
+        raise InputError(f"expected LO:HI, got {text!r}", field=option) from None

@@ -15,8 +15,8 @@ from rich.table import Table
 
 from schedlab.cli.consoles import console
 from schedlab.cli.conventions import SchedlabCommand
-from schedlab.cli.generate import _pair
 from schedlab.cli.options import ThesisPreset
+from schedlab.cli.parsing import parse_pair
 from schedlab.errors import InputError
 
 
@@ -143,9 +143,9 @@ def generate_platform_file(
 
     check_seed(seed, field="--seed")
     settings = settings_of(preset, clusters=_counts(clusters),
-                           cpus=_pair(cpus, "--cpus", None, int),
-                           rating=_pair(rating, "--rating", None, int), licences=licences,
-                           suitability=suitability, ratio=_pair(ratio, "--ratio", None, float))
+                           cpus=parse_pair(cpus, "--cpus", int),
+                           rating=parse_pair(rating, "--rating", int), licences=licences,
+                           suitability=suitability, ratio=parse_pair(ratio, "--ratio", float))
     platform = generate_platform(settings, seed, name=name or f"{preset}-seed{seed}")
     write_platform(platform, out, comment=f"schedlab platform generate --preset {preset} "
                                              f"--seed {seed}\n{settings}")
@@ -232,9 +232,9 @@ def _setting(text: str) -> tuple[str, object]:
     kind = _SETTING_KINDS[key]
     try:
         if kind == "pair":
-            return key, _pair(value, f"--set {key}", None, int)
+            return key, parse_pair(value, f"--set {key}", int)
         if kind == "fpair":
-            return key, _pair(value, f"--set {key}", None, float)
+            return key, parse_pair(value, f"--set {key}", float)
         if kind == "schedule":
             from schedlab.workload.models.grid import MARGIN_SCHEDULES
 

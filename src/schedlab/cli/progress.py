@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 
 from schedlab.cli.consoles import err_console
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 #: The narrowest bar and label a progress line keeps on a narrow terminal.
 MIN_BAR, MIN_LABEL = 10, 12
@@ -56,8 +60,8 @@ class DelayedProgress:
         self.delay = delay
         self.unit = unit
         self.began = time.perf_counter()
-        self.bar = None
-        self.task = None
+        self.bar: Progress | None = None
+        self.task: TaskID   # the bar's one task, set with the bar
 
     def __call__(self, done: int, total: int) -> None:
         if self.bar is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
@@ -15,6 +15,9 @@ from rich.table import Table
 from schedlab.cli.consoles import console
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.progress import DelayedProgress
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 CacheDirOpt = Annotated[Path | None, typer.Option(
     "--cache-dir", help="Cache directory (default: $SCHEDLAB_CACHE, else "
@@ -42,8 +45,10 @@ def list_traces(catalog: CatalogOpt = None, cache_dir: CacheDirOpt = None) -> No
 
     traces = load_catalog(catalog)
     table = Table(title="Traces (schedlab traces fetch NAME)")
-    for header, justify in (("name", "left"), ("machine", "left"), ("procs", "right"),
-                            ("jobs", "right"), ("sha256", "left"), ("cached", "left")):
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
+        ("name", "left"), ("machine", "left"), ("procs", "right"), ("jobs", "right"),
+        ("sha256", "left"), ("cached", "left"))
+    for header, justify in columns:
         table.add_column(header, justify=justify, style="bold" if header == "name" else None)
     for trace in traces.values():
         state, _ = cache_state(trace, cache_dir)
