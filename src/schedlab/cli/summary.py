@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.markup import escape
 from rich.table import Table
 
@@ -46,7 +48,7 @@ def summary_metrics(rows: dict[str, dict]) -> list[str]:
     return names
 
 
-def metrics_table(title: str, rows: dict[str, dict[str, float]], names: list[str],
+def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], names: list[str],
                   formats: dict[str, str]) -> Table:
     """A rich table: one row per metric, one column per run (policy).
 

@@ -32,6 +32,7 @@ from schedlab.metrics.gang import gang_metrics
 from schedlab.metrics.grid import grid_metrics
 from schedlab.metrics.jobs import (
     AcceptedJobs,
+    Metrics,
     accepted_jobs,
     area_percent,
     bounded_slowdown,
@@ -189,16 +190,16 @@ def rejection_shares(result: Result) -> dict[str, float | None]:
     """
     rejected = np.asarray(result.status) == REJECTED
     return {
-        "rejected_pct": percent(np.count_nonzero(rejected), len(rejected)),
+        "rejected_pct": percent(int(np.count_nonzero(rejected)), len(rejected)),
         "rejected_area_pct": area_percent(requested_area(result), rejected),
     }
 
 
-def time_metrics(jobs: AcceptedJobs) -> dict[str, float | int]:
+def time_metrics(jobs: AcceptedJobs) -> Metrics:
     """User-centric means over the jobs that ran: wait, response, slowdowns."""
     wait = wait_time(jobs)
     response = response_time(jobs)
-    metrics: dict[str, float | int] = {
+    metrics: Metrics = {
         "avg_wait": mean(wait),
         "max_wait": largest(wait),
         "avg_response": mean(response),
@@ -212,7 +213,7 @@ def time_metrics(jobs: AcceptedJobs) -> dict[str, float | int]:
     return metrics
 
 
-def margo_weighted(jobs: AcceptedJobs) -> dict[str, float]:
+def margo_weighted(jobs: AcceptedJobs) -> dict[str, float | None]:
     """Node-seconds-weighted expansion factor and wait (Margo et al., §4, eq. 2–3)."""
     weights = node_seconds(jobs)
     return {
@@ -221,7 +222,7 @@ def margo_weighted(jobs: AcceptedJobs) -> dict[str, float]:
     }
 
 
-def capacity_metrics(result: Result, jobs: AcceptedJobs) -> dict[str, float | int]:
+def capacity_metrics(result: Result, jobs: AcceptedJobs) -> Metrics:
     """Owner-centric metrics over the observation window: makespan, utilization, LOC, queue."""
     window = observation_window(jobs)
     return {
@@ -235,7 +236,7 @@ def capacity_metrics(result: Result, jobs: AcceptedJobs) -> dict[str, float | in
     }
 
 
-def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float | int]:
+def compute_metrics(result: Result, *, classes: bool = True) -> Metrics:
     """All aggregate metrics of a result as a flat, JSON-safe dict.
 
     With ``classes`` the per-class breakdowns by width and run time are
@@ -247,7 +248,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> dict[str, float 
     :mod:`schedlab.metrics.gang`.
     """
     jobs = accepted_jobs(result)
-    metrics: dict[str, float | int] = {}
+    metrics: Metrics = {}
     metrics.update(status_counts(result))
     metrics.update(rejection_shares(result))
     metrics.update(time_metrics(jobs))

@@ -93,7 +93,8 @@ class ClassStats:
         return {f"{prefix}.{column}": value
                 for column, value in zip(TABLE_COLUMNS[1:], self.row()[1:])}
 
-    def row(self) -> tuple[str | float | int, ...]:
+    def row(self) -> tuple[str, int, float | None, float | None, float | None, float | None,
+                           float | None]:
         """One table row in :data:`TABLE_COLUMNS` order, the class label first."""
         return (self.job_class.label, self.jobs, self.avg_wait, self.avg_response,
                 self.avg_bsld_60, self.wait_weighted, self.expansion_factor_weighted)

@@ -41,6 +41,7 @@ import numpy as np
 
 from schedlab.engine.result import KILLED, REJECTED, Result
 from schedlab.metrics.jobs import (
+    Metrics,
     accepted_jobs,
     area_percent,
     largest,
@@ -137,11 +138,11 @@ def nondeadline_performance(result: Result) -> dict[str, float | int | None]:
     }
 
 
-def deadline_metrics(result: Result) -> dict[str, float | int]:
+def deadline_metrics(result: Result) -> Metrics:
     """Every deadline metric as a flat dict; empty when the result has no deadlines."""
     if not has_deadlines(result):
         return {}
-    metrics: dict[str, float | int] = {}
+    metrics: Metrics = {}
     metrics.update(admission_of_deadline_jobs(result))
     metrics.update(deadline_misses(result))
     metrics.update(nondeadline_performance(result))

@@ -35,6 +35,10 @@ from schedlab.errors import InputError
 #: estimate a ratio divides by.
 TIME_RESOLUTION = 1
 
+#: Metrics by name, as metrics.json holds them: a number, or None for a metric over no
+#: jobs (docs/metrics.md, "Empty groups").
+Metrics = dict[str, float | int | None]
+
 
 @dataclass(frozen=True, slots=True)
 class AcceptedJobs:

@@ -37,6 +37,7 @@ from schedlab.engine.result import Result
 from schedlab.metrics import series
 from schedlab.metrics.jobs import (
     AcceptedJobs,
+    Metrics,
     accepted_jobs,
     expansion_factor,
     node_seconds,
@@ -69,7 +70,7 @@ QUEUE_LIMIT_METRIC_DOCS: dict[str, str] = {
 }
 
 
-def reservation_metrics(result: Result, window: tuple[int, int]) -> dict[str, float | int]:
+def reservation_metrics(result: Result, window: tuple[int, int]) -> Metrics:
     """The reservation metrics over the observation ``window`` ({} without requests)."""
     table = result.reservations
     if table is None:
@@ -80,7 +81,7 @@ def reservation_metrics(result: Result, window: tuple[int, int]) -> dict[str, fl
     span = window[1] - window[0]
     capacity = result.processors * span
     used = float(series.integrate(result.series_time, result.series_busy, *window))
-    metrics: dict[str, float | int] = {
+    metrics: Metrics = {
         "reservations": len(table),
         "reservations_granted": int(np.count_nonzero(granted)),
         "reservations_rejected": int(np.count_nonzero(~granted)),
@@ -100,7 +101,7 @@ def reason_key(reason: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", reason.lower()).strip("_") or "unknown"
 
 
-def queue_limit_metrics(result: Result) -> dict[str, float | int]:
+def queue_limit_metrics(result: Result) -> Metrics:
     """Margo's eq. 2–3 with waits from queue entry ({} without a per-user queue limit)."""
     if result.queued is None:
         return {}
