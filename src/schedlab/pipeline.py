@@ -195,6 +195,7 @@ def _add_deadlines(workload: Workload, steps: Transforms, seed: int, label: Labe
         return workload
     if steps.deadline_fraction == 1.0:
         return stringency_deadlines(workload, steps.stringency, progress=progress)
+    assert steps.relaxation is not None, "check_transforms: a fraction below 1 comes with its R"
     return mixed_deadlines(workload, steps.stringency, steps.deadline_fraction,
                            steps.relaxation, seed, progress=progress)
 

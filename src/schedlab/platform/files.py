@@ -166,8 +166,10 @@ class _Locator:
         self.file = file
         self.lines = text.splitlines() if text is not None else []
 
-    def error(self, path: str, message: str) -> InputError:
-        return InputError(message, file=self.file, line=self.line_of(path), field=path)
+    def error(self, path: str | None, message: str) -> InputError:
+        """The error at key ``path`` (None: the file as a whole)."""
+        line = self.line_of(path) if path is not None else None
+        return InputError(message, file=self.file, line=line, field=path)
 
     def line_of(self, path: str) -> int | None:
         steps = re.findall(r"(\w+)(?:\[(\d+)\])?", path)

@@ -283,15 +283,17 @@ def time_on_machine(seconds, job_rating, machine_rating):
 
 
 # -------------------------------------------------------------- validation
-def _check_name(value: object, what: str) -> None:
+def _check_name(value: object, what: str) -> str:
+    """``value`` if it is a non-empty name, else an InputError naming ``what``."""
     if not isinstance(value, str) or not value.strip():
         raise InputError(f"expected a non-empty name, got {value!r}", field=what)
+    return value
 
 
 def _check_licence_name(value: object, what: str) -> None:
     """A licence name is written in workload side files: no blanks, commas or semicolons."""
-    _check_name(value, what)
-    if any(ch.isspace() or ch in ",;" for ch in value):
+    name = _check_name(value, what)
+    if any(ch.isspace() or ch in ",;" for ch in name):
         raise InputError(f"expected a licence name without blanks, ',' or ';', got {value!r}",
                          field=what)
 

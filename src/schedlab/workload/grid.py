@@ -285,11 +285,12 @@ def _parse_side(text: str, file: str,
                              f"most 2**62 (eq. 3.9 scales times by the rating in 64-bit "
                              f"integers)", file=file, line=line_no, field="rating")
         if values[2]:
-            deadline[i] = _integer(values[2], file, line_no, "deadline")
-            if deadline[i] < workload.jobs[i].submit:
-                raise InputError(f"deadline {deadline[i]} is before the submit time "
+            due = _integer(values[2], file, line_no, "deadline")
+            if due < workload.jobs[i].submit:
+                raise InputError(f"deadline {due} is before the submit time "
                                  f"{workload.jobs[i].submit} of job {job_id}", file=file,
                                  line=line_no, field="deadline")
+            deadline[i] = due
         names = tuple(p.strip() for p in values[3].split(LICENCE_SEPARATOR)) if values[3] else ()
         if any(not name for name in names) or len(set(names)) != len(names):
             raise InputError(f"expected distinct licence names separated by "
@@ -308,14 +309,15 @@ def _parse_side(text: str, file: str,
         raise InputError(f"job {missing[0]} of the SWF file has no row"
                          + (f" (nor {len(missing) - 1} more)" if len(missing) > 1 else ""),
                          file=file, field="job_id")
-    names = sorted({name for row in licences for name in row})
-    column = {name: l for l, name in enumerate(names)}
-    needs = np.zeros((n, len(names)), bool)
+    licence_names = sorted({name for row in licences for name in row})
+    column = {name: l for l, name in enumerate(licence_names)}
+    needs = np.zeros((n, len(licence_names)), bool)
     for i, row in enumerate(licences):
         needs[i, [column[name] for name in row]] = True
     jobs = [job if deadline[i] is None else job._replace(deadline=deadline[i])
             for i, job in enumerate(workload.jobs)]
-    grid = GridWorkload(workload.with_jobs(jobs), tuple(names), needs, rating, klass, owner, size)
+    grid = GridWorkload(workload.with_jobs(jobs), tuple(licence_names), needs, rating, klass, owner,
+                        size)
     return grid, {workload.jobs[i].id: line for i, line in line_of.items()}
 
 

@@ -100,11 +100,13 @@ def read_reservations(path: str | os.PathLike, *, processors: int | None = None,
         raise InputError("expected a header line naming the columns", file=source)
     header_line, header = rows[0]
     columns, unix = _columns(header, source, header_line)
-    if unix and unix_start_time is None:
-        raise InputError("the file gives Unix times but the trace has no UnixStartTime "
-                         "header to convert them with", file=source, line=header_line,
-                         field=UNIX_TIMES[0])
-    offset = unix_start_time if unix else 0
+    offset = 0
+    if unix:
+        if unix_start_time is None:
+            raise InputError("the file gives Unix times but the trace has no UnixStartTime "
+                             "header to convert them with", file=source, line=header_line,
+                             field=UNIX_TIMES[0])
+        offset = unix_start_time
     requests = [_request(row, len(header), columns, unix, offset, processors, source, line)
                 for line, row in rows[1:]]
     _check_unique_ids(requests, [line for line, _ in rows[1:]], source)

@@ -550,6 +550,8 @@ class Schedule(Protocol):
     estimate: np.ndarray
     status: np.ndarray
 
+    def __len__(self) -> int: ...
+
 
 def write_swf(schedule: Schedule | Workload, path: str | os.PathLike, *,
               unix_start_time: int | None = None) -> None:

@@ -31,13 +31,16 @@ from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from scipy.special import gammainc
 
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
+
+if TYPE_CHECKING:
+    from schedlab.workload.swf import MissingEstimate, WidthField
 
 FORMAT_NAME = "schedlab-hyper-erlang-model"
 FORMAT_VERSION = 1
@@ -557,8 +560,8 @@ class _FieldChecker:
 
 
 def resolve_model(source: str, *, size_edges: Sequence[int] | None = None, width_unit: int = 1,
-                  width_field: str = "requested",
-                  missing_estimate: str = "use-runtime") -> HyperErlangModel:
+                  width_field: WidthField = "requested",
+                  missing_estimate: MissingEstimate = "use-runtime") -> HyperErlangModel:
     """A model from a model file (``*.json``) or a fit of an SWF trace."""
     path = Path(source)
     if not path.is_file():

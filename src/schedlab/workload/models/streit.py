@@ -61,7 +61,7 @@ from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 
 if TYPE_CHECKING:
-    from schedlab.workload.stats import TraceStatistics
+    from schedlab.workload.stats import TraceStatistics, WeibullMethod
 
 FORMAT_NAME = "schedlab-streit-model"
 FORMAT_VERSION = 1
@@ -228,9 +228,10 @@ class StreitModel:
         """The source trace's Table 2 rows as a TraceStatistics."""
         from schedlab.workload.stats import TraceStatistics  # scipy: loaded only when needed
 
+        rows: dict[str, Any] = {key: math.nan if value is None else value
+                                for key, value in self.statistics.items()}
         try:
-            return TraceStatistics(**{key: math.nan if value is None else value
-                                      for key, value in self.statistics.items()})
+            return TraceStatistics(**rows)
         except TypeError as err:
             raise InputError(f"model '{self.source}': the source statistics do not hold the "
                              f"rows of Table 2 ({err})", field="statistics") from None
@@ -266,7 +267,7 @@ def _binned_dict(axis: BinnedValues) -> dict[str, list]:
 def analyze_trace(workload: Workload, *, width_bins: WidthBinning = "pow2",
                   estimate_bins: int = DEFAULT_ESTIMATE_BINS,
                   runtime_bins: int = DEFAULT_RUNTIME_BINS,
-                  weibull_method: str = "moments") -> StreitModel:
+                  weibull_method: WeibullMethod = "moments") -> StreitModel:
     """Streit's trace analyzer (Streit 2002, §4): Weibull interarrivals + the 3-D matrix.
 
     The Weibull parameters come from :func:`~schedlab.workload.stats.fit_weibull`
@@ -548,7 +549,7 @@ class _ModelReader:
     def get(self, path: str) -> Any:
         """The value at a dotted path, e.g. ``interarrival.alpha``."""
         node = self.document
-        walked = []
+        walked: list[str] = []
         for key in path.split("."):
             if not isinstance(node, dict) or key not in node:
                 where = ".".join(walked) or "the document"
