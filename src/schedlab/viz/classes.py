@@ -27,6 +27,7 @@ from schedlab.metrics.classes import (
     JobClass,
     flat_breakdowns,
 )
+from schedlab.metrics.jobs import Metrics
 from schedlab.viz.curves import metric_label
 from schedlab.viz.style import (
     LEGEND_PLACE,
@@ -54,12 +55,12 @@ def class_set(by: str) -> tuple[JobClass, ...]:
     return CLASS_SETS[by]
 
 
-def rows_from_results(results: Mapping[str, Result]) -> dict[str, dict[str, float]]:
+def rows_from_results(results: Mapping[str, Result]) -> dict[str, Metrics]:
     """Flat per-class metrics of several simulations, keyed by their label."""
     return {label: flat_breakdowns(result) for label, result in results.items()}
 
 
-def class_values(rows: Mapping[str, Mapping[str, float]], by: str,
+def class_values(rows: Mapping[str, Mapping[str, float | None]], by: str,
                  metric: str) -> tuple[list[JobClass], dict[str, list[float]], list[list[int]]]:
     """The classes with jobs, each label's value per class, and the job counts per class.
 
@@ -83,7 +84,7 @@ def class_values(rows: Mapping[str, Mapping[str, float]], by: str,
     return [classes[k] for k in kept], values, [counts[k] for k in kept]
 
 
-def lookup(row: Mapping[str, float], name: str, label: str) -> float:
+def lookup(row: Mapping[str, float | None], name: str, label: str) -> float:
     """One flat metric of a row; absent or empty means the run has no class breakdown."""
     value = row.get(name)
     if value is None or (isinstance(value, float) and np.isnan(value)):

@@ -85,7 +85,7 @@ def runs_per_policy(rows: PolicyRuns) -> dict[str, list[MetricRow]]:
 
 def spread(runs: Sequence[MetricRow], metric: str, factor: float) -> Spread | None:
     """The metric over the runs that have it, in the unit shown; ``None`` when none has."""
-    values = [float(run[metric]) * factor for run in runs if run.get(metric) is not None]
+    values = [float(value) * factor for run in runs if (value := run.get(metric)) is not None]
     if not values:
         return None
     return Spread(float(np.mean(values)), min(values), max(values), len(values))

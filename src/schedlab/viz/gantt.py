@@ -257,7 +257,9 @@ def draw_boxes(ax, jobs: GanttJobs, placed: list[list[tuple[int, int]]], colors:
                window: tuple[float, float], scale: float) -> None:
     """One rectangle per block, cut at the window; the blocks of split jobs hatched."""
     t0, t1 = window
-    boxes, faces, hatched = [], [], []
+    boxes: list[list[tuple[float, int]]] = []
+    hatched: list[list[tuple[float, int]]] = []
+    faces: list[str] = []
     for i, blocks in enumerate(placed):
         left = max(float(jobs.start[i]), t0) / scale
         right = min(float(jobs.end[i]), t1) / scale

@@ -89,8 +89,10 @@ def share_figure(runs: Sequence[GridRun], *, title: str | None = None) -> Figure
     styles = policy_styles(r.label for r in runs)
     tas = sorted({round(r.interarrival, 1) for r in runs})
     shade = {ta: 1.0 - 0.55 * k / max(len(tas) - 1, 1) for k, ta in enumerate(tas)}
-    bars = [("optimum (machine share)", [runs[0].metrics[f"cluster_share_optimum.{c}"]
-                                         for c in clusters], OPTIMUM_COLOR, 1.0, "//")]
+    optimum = [runs[0].metrics[f"cluster_share_optimum.{c}"] for c in clusters]
+    # (label, one value per cluster, colour, shade, hatch) of each group of bars
+    bars: list[tuple[str, list[float], str, float, str | None]] = [
+        ("optimum (machine share)", optimum, OPTIMUM_COLOR, 1.0, "//")]
     for r in runs:
         ta = round(r.interarrival, 1)
         label = f"{r.label}, Ta = {ta:g} s" if len(tas) > 1 else r.label

@@ -23,14 +23,19 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
 
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.rcsetup import cycler
 from matplotlib.ticker import FuncFormatter
 
 from schedlab.errors import InputError
 from schedlab.output import atomic_write_bytes
+
+if TYPE_CHECKING:
+    from matplotlib.typing import LineStyleType, RcKeyType
 
 #: Okabe-Ito colours in the order lines receive them (yellow replaced by grey).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
@@ -47,7 +52,7 @@ WIDTH_CLASS_COLORS = {"width_1": "#56B4E9", "width_2_64": "#009E73",
 #: The default style: white background, readable 10-11 pt text, light grid,
 #: no top/right frame lines, plain (not scientific) numbers up to a million,
 #: and fixed SVG ids and no date so that the same figure gives the same bytes.
-PAPER_STYLE = {
+PAPER_STYLE: dict[RcKeyType, Any] = {
     "font.family": "DejaVu Sans",
     "font.size": 10,
     "axes.titlesize": 11,
@@ -67,7 +72,7 @@ PAPER_STYLE = {
     "axes.axisbelow": True,
     "grid.color": "#DDDDDD",
     "grid.linewidth": 0.6,
-    "axes.prop_cycle": matplotlib.cycler(color=list(PALETTE)),
+    "axes.prop_cycle": cycler(color=list(PALETTE)),
     "axes.formatter.limits": (-4, 6),
     "lines.linewidth": 1.6,
     "lines.markersize": 5.5,
@@ -77,7 +82,7 @@ PAPER_STYLE = {
 }
 
 #: Legends sit right of the diagrams, centred, clear of the title above.
-LEGEND_PLACE = "outside right center"
+LEGEND_PLACE: Final = "outside right center"
 
 FORMATS = ("png", "svg")
 DPI = 150
@@ -89,7 +94,7 @@ class LineStyle:
 
     color: str
     marker: str
-    linestyle: str
+    linestyle: LineStyleType
 
 
 @contextmanager
