@@ -1,38 +1,52 @@
-"""The policy interface and parameter checking shared by every policy.
+"""The interfaces every engine drives: one parameterised base and its three kinds.
 
-It lives in the engine layer because the engine calls policies through it;
-policies import it from :mod:`schedlab.policies.base` (docs/architecture.md).
+They live in the engine layer because the engines call policies through
+them; policies import them from :mod:`schedlab.policies.base` and
+:mod:`schedlab.policies.grid.base` (docs/architecture.md, "Layers").
 
-A policy reacts to three calls from the engine (ARCHITECTURE.md, "Policy"):
-``on_submit`` (may reject the job), ``on_finish`` and ``schedule`` — the
-latter once per instant, after all finishes and submissions of that instant.
-A fourth, ``on_reservation_request``, hands it an advance-reservation
-request (Margo et al.; docs/reservations.md).  It acts only through the
+:class:`PolicyBase` holds what every kind shares: a ``name``, parameters
+(:meth:`~PolicyBase.get_params`, :meth:`~PolicyBase.set_params`,
+:meth:`~PolicyBase.param_names`), a fresh copy (:meth:`~PolicyBase.clone`)
+and ``statistics`` for the result.  Its subclasses are siblings, one per
+set of reactions an engine calls:
+
+* :class:`Policy` -- the space-sharing event loop (:mod:`schedlab.engine.simulator`);
+* :class:`LocalPolicy` -- one cluster of the grid engine (:mod:`schedlab.engine.grid`);
+* :class:`Dispatcher` -- the grid's meta-scheduler, choosing each job's cluster.
+
+(The time-sharing engine's :class:`~schedlab.engine.timesharing.TimeSharingPolicy`
+is the fourth.)  Each names the engine it needs in ``execution_model``; the
+run layer picks the engine from it (:data:`schedlab.run.ENGINES`).
+
+A space-sharing policy reacts to three calls from the engine
+(ARCHITECTURE.md, "Policy"): ``on_submit`` (may reject the job),
+``on_finish`` and ``schedule`` -- the latter once per instant, after all
+finishes and submissions of that instant.  A fourth,
+``on_reservation_request``, hands it an advance-reservation request (Margo
+et al.; docs/reservations.md).  It acts only through the
 :class:`~schedlab.engine.context.Context`.
 
 Parameters follow one convention: they are keyword arguments of
-``__init__`` stored under the same name, without logic, so that
-:meth:`Policy.get_params` can report them to results and sweeps.  A group of
-parameters a whole kind of policy shares (the reservation parameters of the
-policies with Catalina semantics) is declared once in ``shared_params`` and
-taken by ``__init__`` as ``**keywords``.
-
-A policy may name the engine it needs in ``execution_model`` (the run
-layer picks the engine from it, :data:`schedlab.run.ENGINES`); without it,
-the policy runs on this package's space-sharing event loop
-(:data:`SPACE_SHARING`).
+``__init__`` stored under the same name, so that :meth:`PolicyBase.get_params`
+can report them to results and sweeps and :meth:`PolicyBase.clone` can
+build the same policy again.  A group of parameters a whole kind of policy
+shares (the reservation parameters of the policies with Catalina semantics)
+is declared once in ``shared_params`` and taken by ``__init__`` as
+``**keywords``.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
+from schedlab.engine.grid import GRID
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.grid import GridContext, GridTask, MetaView
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
@@ -45,30 +59,17 @@ UNSUPPORTED = "unsupported"
 SPACE_SHARING = "space-sharing"
 
 
-class Policy:
-    """Base class of every scheduling policy; the default reactions do nothing."""
+class PolicyBase:
+    """What every policy and dispatcher shares: a name, parameters, statistics.
+
+    Each kind below sets the ``execution_model`` its engine runs.
+    """
 
     name = "policy"
+    #: The engine this kind of policy needs (:data:`schedlab.run.ENGINES`).
+    execution_model: ClassVar[str]
     #: Parameters ``__init__`` takes as ``**keywords``, with their defaults.
     shared_params: ClassVar[dict[str, Any]] = {}
-
-    def on_submit(self, ctx: Context, job: Job) -> None:
-        """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""
-
-    def on_finish(self, ctx: Context, job: Job) -> None:
-        """A job left the machine (finished or killed at its estimate)."""
-
-    def schedule(self, ctx: Context) -> None:
-        """Decide what starts now; called once per instant after all its events."""
-
-    def on_reservation_request(self, ctx: Context, request: Reservation) -> None:
-        """A reservation request arrived (it is in ``ctx.pending_requests``).
-
-        The policy must ``ctx.grant(request, start)`` or ``ctx.refuse(request,
-        reason)`` here or in the scheduling pass that follows.  By default it
-        is refused with the reason ``"unsupported"``.
-        """
-        ctx.refuse(request, UNSUPPORTED)
 
     def statistics(self) -> dict[str, Any]:
         """Policy-specific statistics reported with the result (e.g. dynP's switches)."""
@@ -93,9 +94,112 @@ class Policy:
         """The parameters this policy was built with."""
         return {name: getattr(self, name) for name in self.param_names()}
 
+    def clone(self, **changes: Any) -> Self:
+        """A new instance built from :meth:`get_params`, with ``changes`` applied.
+
+        The one way to get a fresh policy: an engine refuses an instance a
+        run has used (it keeps that run's state, docs/engine.md, "Policy
+        lifecycle"), and every cluster of a grid needs its own.  The new
+        instance runs ``__init__``, so its parameters are checked again.
+        """
+        check_param_names(f"policy {self.name!r}", changes, self.param_names())
+        return type(self)(**{**self.get_params(), **changes})
+
+    def set_params(self, **changes: Any) -> Self:
+        """Change parameters in place; the instance becomes a fresh one (:meth:`clone`).
+
+        Every parameter is checked by ``__init__`` before anything changes;
+        the state of an earlier run is dropped with the old parameters.
+        """
+        fresh = self.clone(**changes)
+        vars(self).clear()
+        vars(self).update(vars(fresh))
+        return self
+
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+class Policy(PolicyBase):
+    """Base class of every space-sharing scheduling policy; the default reactions do nothing."""
+
+    execution_model = SPACE_SHARING
+
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        """A job left the machine (finished or killed at its estimate)."""
+
+    def schedule(self, ctx: Context) -> None:
+        """Decide what starts now; called once per instant after all its events."""
+
+    def on_reservation_request(self, ctx: Context, request: Reservation) -> None:
+        """A reservation request arrived (it is in ``ctx.pending_requests``).
+
+        The policy must ``ctx.grant(request, start)`` or ``ctx.refuse(request,
+        reason)`` here or in the scheduling pass that follows.  By default it
+        is refused with the reason ``"unsupported"``.
+        """
+        ctx.refuse(request, UNSUPPORTED)
+
+
+class LocalPolicy(PolicyBase):
+    """A grid cluster's local scheduler: hears its cluster's submissions and job ends, and
+    starts jobs on the cluster's machines through the :class:`~schedlab.engine.grid.GridContext`.
+
+    Pasquali's thesis schedules a grid in two levels (§3.1, §3.2); the grid
+    engine gives every cluster its own instance.  ``schedule`` is called
+    once per instant at which the cluster had an event (after every end and
+    submission of that instant) or a requested wake-up.
+    """
+
+    name = "grid-local"
+    execution_model = GRID
+    #: Whether it may preempt running jobs (``ctx.preempt``): the run then reports
+    #: preemptions, migrations and time off machines even if none happened.
+    preemptive = False
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
+        """A job reached this cluster (it is in ``ctx.waiting``); may ``ctx.reject`` it."""
+
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
+        """A job of this cluster ended (finished or killed at its scaled estimate)."""
+
+    def schedule(self, ctx: GridContext) -> None:
+        """Decide what starts now, with ``ctx.start(task, machine)`` (and what stops, with
+        ``ctx.preempt(task)``, for a preemptive policy)."""
+
+
+class Dispatcher(PolicyBase):
+    """The grid's meta-scheduler: chooses a cluster for each submitted job (thesis §3.1.2).
+
+    It sees only a :class:`~schedlab.engine.grid.MetaView`: the platform's
+    static description and the jobs it sent that have not ended.
+    """
+
+    name = "dispatcher"
+    execution_model = GRID
+
+    def dispatch(self, view: MetaView, task: GridTask) -> int:
+        """The index of the cluster ``task`` goes to (one of ``view.eligible_clusters(task)``)."""
+        raise NotImplementedError
+
+    def on_finish(self, view: MetaView, task: GridTask) -> None:
+        """A job this dispatcher sent has ended (it is no longer in ``view.outstanding``)."""
+
+
+def check_param_names(owner: str, given: Iterable[str], allowed: Iterable[str]) -> None:
+    """Raise :class:`InputError` for the first name of ``given`` not in ``allowed``.
+
+    ``owner`` names what takes the parameters (``policy 'fcfs+easy'``).
+    """
+    allowed = list(allowed)
+    for key in given:
+        if key not in allowed:
+            raise InputError(f"{owner} has no parameter {key!r} "
+                             f"(parameters: {', '.join(allowed) or 'none'})", field=key)
 
 
 def check_choice(policy: str, param: str, value: Any, choices: Iterable[str]) -> None:

@@ -1,11 +1,20 @@
 """The policy interface, re-exported where policies are written.
 
-:class:`Policy` and the parameter checks live in the engine layer
-(:mod:`schedlab.engine.policy`), since the engine drives policies through
-that interface and imports nothing from this package (docs/architecture.md,
-"Layers").
+:class:`PolicyBase` (parameters and cloning), :class:`Policy` (the
+space-sharing reactions) and the parameter checks live in the engine layer
+(:mod:`schedlab.engine.policy`), since the engines drive policies through
+those interfaces and import nothing from this package
+(docs/architecture.md, "Layers").
 """
 
-from schedlab.engine.policy import UNSUPPORTED, Policy, check_choice, check_number
+from schedlab.engine.policy import (
+    UNSUPPORTED,
+    Policy,
+    PolicyBase,
+    check_choice,
+    check_number,
+    check_param_names,
+)
 
-__all__ = ["UNSUPPORTED", "Policy", "check_choice", "check_number"]
+__all__ = ["UNSUPPORTED", "Policy", "PolicyBase", "check_choice", "check_number",
+           "check_param_names"]

@@ -1,26 +1,46 @@
-"""Policies by name: built-in compositions, parameters, and third-party plug-ins.
+"""Every policy and dispatcher by name, tagged by execution model and kind; plug-ins.
 
-A policy is named ``ORDER+BACKFILL`` (``sjf+easy``, ``ljf+conservative``) or
-just ``ORDER`` for no backfilling; ``easy`` and ``conservative`` alias the
-FCFS ones.  A spec is a name, a mapping ``{"name": ..., **params}``, or a
-ready :class:`~schedlab.policies.base.Policy`.
+One registry for every engine.  Each :class:`PolicyEntry` is tagged by the
+execution model its policies run on (:attr:`PolicyEntry.model`: space
+sharing, time sharing or grid, the class's ``execution_model``) and by its
+kind (:attr:`PolicyEntry.kind`: a :data:`POLICY` or a grid
+:data:`DISPATCHER`); :func:`entries` lists them, ``schedlab policies``
+prints them.
+
+A space-sharing policy is named ``ORDER+BACKFILL`` (``sjf+easy``,
+``ljf+conservative``) or just ``ORDER`` for no backfilling; ``easy`` and
+``conservative`` alias the FCFS ones.  A spec is a name, a mapping
+``{"name": ..., **params}``, or a ready policy.  :func:`make_policy` builds
+the policies of one machine (space or time sharing);
+:func:`make_local_policy` and :func:`make_dispatcher` the two kinds of grid
+policy (Pasquali's thesis; docs/policies/grid.md), which are imported only
+when first asked for: they pull in scipy, which a space-sharing run does not
+need.
 
 Third-party packages register policies under the ``schedlab.policies``
 entry-point group: the entry point's name is the policy name and it must load
-a :class:`Policy` subclass (or a callable taking the parameters as keywords
-and returning a policy).
+a policy class (or a callable taking the parameters as keywords and
+returning a policy).  The class's ``execution_model`` and base class tag the
+entry: a :class:`~schedlab.policies.base.Policy` subclass runs on space
+sharing, a :class:`~schedlab.engine.policy.LocalPolicy` subclass on a grid
+platform, a :class:`~schedlab.engine.policy.Dispatcher` subclass is a grid
+dispatcher.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, cast
 
-from schedlab.engine.timesharing import TimeSharingPolicy
+from schedlab.engine.grid import GRID
+from schedlab.engine.policy import SPACE_SHARING, Dispatcher, LocalPolicy
+from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
-from schedlab.policies.base import Policy
+from schedlab.policies.base import PolicyBase, check_param_names
 from schedlab.policies.deadline import (
     EarliestDeadlineFirst,
     ModifiedRealTime,
@@ -33,39 +53,56 @@ from schedlab.policies.orderings import ORDERINGS
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
 
 ENTRY_POINT_GROUP = "schedlab.policies"
-PolicySpec = str | Mapping[str, Any] | Policy
+#: The kinds of entry: a policy schedules jobs on machines; a dispatcher chooses the
+#: cluster of each job of a grid (Pasquali's meta-scheduler, thesis §3.1.2).
+POLICY, DISPATCHER = "policy", "dispatcher"
+PolicySpec: TypeAlias = str | Mapping[str, Any] | PolicyBase
+LocalPolicySpec: TypeAlias = str | Mapping[str, Any] | LocalPolicy
+DispatcherSpec: TypeAlias = str | Mapping[str, Any] | Dispatcher
 
 
 @dataclass(frozen=True)
 class PolicyEntry:
-    """One registered policy name: how to build it and what it is."""
+    """One registered name: how to build it, what it is, and where it comes from."""
 
     name: str
-    factory: Callable[..., Policy]
+    factory: Callable[..., PolicyBase]
     fixed: Mapping[str, Any]
     summary: str
     source: str = "schedlab"
 
-    def parameters(self) -> dict[str, Any]:
-        """The parameters a user may set, with their defaults."""
-        cls = self.factory if isinstance(self.factory, type) else None
-        if cls is None or not issubclass(cls, Policy):
-            return {}
-        return {k: v for k, v in cls.param_defaults().items() if k not in self.fixed}
+    @property
+    def model(self) -> str:
+        """The execution model its policies run on: the factory's ``execution_model``
+        (a plug-in factory that is no class: space sharing)."""
+        return str(getattr(self.factory, "execution_model", SPACE_SHARING))
+
+    @property
+    def kind(self) -> str:
+        """:data:`DISPATCHER` for a grid dispatcher, else :data:`POLICY`."""
+        return DISPATCHER if _subclass(self.factory, Dispatcher) else POLICY
 
     @property
     def time_sharing(self) -> bool:
         """Whether the policy time-shares processors (runs on the time-sharing engine)."""
-        return isinstance(self.factory, type) and issubclass(self.factory, TimeSharingPolicy)
+        return self.model == TIME_SHARING
 
-    def build(self, params: Mapping[str, Any]) -> Policy:
-        allowed = self.parameters()
-        for key in params:
-            if key not in allowed and self.source == "schedlab":
-                known = ", ".join(allowed) or "none"
-                raise InputError(f"policy {self.name!r} has no parameter {key!r} "
-                                 f"(parameters: {known})", field=key)
+    def parameters(self) -> dict[str, Any]:
+        """The parameters a user may set, with their defaults."""
+        if not _subclass(self.factory, PolicyBase):
+            return {}
+        cls = cast("type[PolicyBase]", self.factory)
+        return {k: v for k, v in cls.param_defaults().items() if k not in self.fixed}
+
+    def build(self, params: Mapping[str, Any], what: str = "policy") -> PolicyBase:
+        """A new policy with ``params``; a built-in one refuses a parameter it lacks."""
+        if self.source == "schedlab":
+            check_param_names(f"{what} {self.name!r}", params, self.parameters())
         return self.factory(**self.fixed, **params)
+
+
+def _subclass(factory: object, base: type) -> bool:
+    return isinstance(factory, type) and issubclass(factory, base)
 
 
 _FAMILIES = {
@@ -120,6 +157,50 @@ def _deadline_entries() -> dict[str, PolicyEntry]:
 
 _BUILTIN = _builtin_entries()
 
+#: The grid's local policies, then its dispatchers (Pasquali's thesis, paper 003):
+#: name -> ("module:class" in :mod:`schedlab.policies.grid`, one-line summary).  Each
+#: cluster runs its own local policy; a dispatcher chooses every job's cluster.
+_GRID: dict[str, tuple[str, str]] = {
+    "grid-fcfs": ("local:GridFCFS", "FCFS on the fastest machine with room, no backfilling "
+                                    "(Pasquali thesis §4.1 'FCFS')"),
+    "bf-fcfs": ("local:BackfillingFCFS", "EASY backfilling on heterogeneous machines and "
+                                         "licences (Pasquali thesis §4.1 'BF_FCFS')"),
+    "eg-edf": ("egedf:EarliestGapEDF", "schedule-based: earliest gap / EDF insertion, Tabu "
+                                       "(§5.2)"),
+    "bf-unmod": ("flexible:FlexibleBackfillingUnmod", "Flexible Backfilling by heuristic "
+                 "priorities, the reservation kept until its job starts (Pasquali thesis "
+                 "§3.2.1 'BF_UNMOD')"),
+    "bf-mod": ("flexible:FlexibleBackfillingMod", "Flexible Backfilling by heuristic "
+               "priorities, the reservation to the highest priority at every event (Pasquali "
+               "thesis §3.2.1 'BF_MOD')"),
+    "grid-edf": ("flexible:GridEDF", "earliest deadline first on the fastest machine with "
+                                     "room, no reservation (Pasquali thesis §4.2 'EDF')"),
+    "cs": ("convergent.policy:ConvergentScheduling", "Convergent Scheduling; preemption=true: "
+           "running jobs preempted and migrated by the plan (Pasquali thesis §3.2.2, §4.2)"),
+    "round-robin": ("dispatch:RoundRobin", "clusters in turn (skipping those that cannot run "
+                                           "the job)"),
+    "random": ("dispatch:RandomDispatch", "an eligible cluster at random, seeded with the "
+                                          "run's seed"),
+    "least-work": ("dispatch:LeastWork", "the cluster with the least estimated work per unit "
+                                         "of power"),
+    "proportional": ("dispatch:Proportional", "jobs in proportion to machine count or rating "
+                                              "sum"),
+    "ms-heuristics": ("meta:MetaScheduler", "Deadline, Licence and User heuristics into a "
+                                            "priority, then Load and Ordering (Pasquali thesis "
+                                            "§3.1)"),
+}
+
+
+@functools.cache
+def _grid_entries() -> dict[str, PolicyEntry]:
+    """The entries of :data:`_GRID`, their classes imported on the first call."""
+    found = {}
+    for name, (reference, summary) in _GRID.items():
+        module, _, attribute = reference.partition(":")
+        cls = getattr(importlib.import_module(f"schedlab.policies.grid.{module}"), attribute)
+        found[name] = PolicyEntry(name, cls, {}, summary)
+    return found
+
 
 def _plugin_entries() -> dict[str, PolicyEntry]:
     from importlib.metadata import entry_points  # 25 ms to import: only when needed
@@ -133,55 +214,113 @@ def _plugin_entries() -> dict[str, PolicyEntry]:
     return found
 
 
+def entries(*, model: str | None = None, kind: str | None = None) -> dict[str, PolicyEntry]:
+    """Every registered name -- built in, grid, plug-in -- or those of one execution
+    model and kind; a plug-in does not replace a built-in name."""
+    found = {**_BUILTIN, **_grid_entries()}
+    found.update((name, entry) for name, entry in _plugin_entries().items() if name not in found)
+    return {name: entry for name, entry in found.items()
+            if model in (None, entry.model) and kind in (None, entry.kind)}
+
+
 def available_policies() -> dict[str, PolicyEntry]:
-    """Every policy name that :func:`make_policy` accepts (aliases excluded)."""
-    return {**_BUILTIN, **_plugin_entries()}
+    """Every policy name that :func:`make_policy` accepts (aliases excluded): the
+    policies of one machine, space or time sharing, built in or plug-in."""
+    return {**_BUILTIN, **{name: entry for name, entry in _plugin_entries().items()
+                           if name not in _BUILTIN and _runs_on_one_machine(entry)}}
+
+
+def _runs_on_one_machine(entry: PolicyEntry) -> bool:
+    return entry.kind == POLICY and entry.model != GRID
 
 
 def canonical_name(name: str) -> str:
-    """``easy`` -> ``fcfs+easy``, ``sjf+none`` -> ``sjf``; other names unchanged."""
-    name = name.strip().lower()
-    name = _ALIASES.get(name, name)
-    if name.endswith("+none"):
-        name = name[: -len("+none")]
-    return name
+    """A name as registered: lower case; ``easy`` -> ``fcfs+easy``, ``sjf+none`` ->
+    ``sjf``; ``_`` read as ``-`` in a built-in name (``BF_MOD`` is ``bf-mod``, as the
+    thesis writes it); other names unchanged."""
+    name = str(name).strip().lower()
+    name = _ALIASES.get(name, name).removesuffix("+none")
+    dashed = name.replace("_", "-")
+    return dashed if dashed in _BUILTIN or dashed in _GRID else name
 
 
-def make_policy(spec: PolicySpec) -> Policy:
-    """Build a policy from a name, a ``{"name": ..., **params}`` mapping or a Policy."""
-    if isinstance(spec, Policy):
+def make_policy(spec: PolicySpec) -> PolicyBase:
+    """A policy of one machine from a name, a ``{"name": ..., **params}`` mapping or a
+    policy (returned as it is); a grid policy is refused: it needs a platform."""
+    if isinstance(spec, LocalPolicy):
+        raise needs_platform(spec.name)
+    if isinstance(spec, PolicyBase) and not isinstance(spec, Dispatcher):
         return spec
-    if isinstance(spec, str):
-        name, params = spec, {}
-    elif isinstance(spec, Mapping):
-        if "name" not in spec:
-            raise InputError("a policy mapping needs a 'name' key", field="name")
-        params = {k: v for k, v in spec.items() if k != "name"}
-        name = spec["name"]
-    else:
-        raise InputError(f"a policy is a name or a mapping, got {type(spec).__name__}",
-                         field="policy")
+    name, params = _name_and_params(spec, "policy")
     key = canonical_name(name)
     entry = _BUILTIN.get(key) or _plugin_entries().get(key)
+    if entry is not None and _runs_on_one_machine(entry):
+        return entry.build(params)
+    if key in _GRID or entry is not None:
+        raise needs_platform(name)
+    known = ", ".join(sorted(available_policies()))
+    raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
+
+
+def needs_platform(name: str) -> InputError:
+    """The error for a grid policy asked to run on one machine."""
+    return InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
+                      f"FILE, docs/policies/grid.md)", field="policy")
+
+
+def make_local_policy(spec: LocalPolicySpec) -> LocalPolicy:
+    """A fresh grid local policy from a name, a ``{"name": ..., **params}`` mapping or an
+    instance (cloned: every cluster needs its own)."""
+    if isinstance(spec, LocalPolicy):
+        return spec.clone()
+    return cast(LocalPolicy, _make_grid(spec, POLICY, "grid policy", "policy"))
+
+
+def make_dispatcher(spec: DispatcherSpec) -> Dispatcher:
+    """A dispatcher from a name, a ``{"name": ..., **params}`` mapping or an instance
+    (returned as it is)."""
+    if isinstance(spec, Dispatcher):
+        return spec
+    return cast(Dispatcher, _make_grid(spec, DISPATCHER, "dispatcher", "dispatch"))
+
+
+def _make_grid(spec: str | Mapping[str, Any], kind: str, what: str, field: str
+               ) -> PolicyBase:
+    """Build ``spec`` from the grid entries of ``kind``; ``what`` and ``field`` name it in
+    errors."""
+    name, params = _name_and_params(spec, what)
+    table = entries(model=GRID, kind=kind)
+    entry = table.get(canonical_name(name))
     if entry is None:
-        known = ", ".join(sorted(available_policies()))
-        raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
-    return entry.build(params)
+        raise InputError(f"unknown {what} {name!r} (known: {', '.join(table)})", field=field)
+    return entry.build(params, what)
 
 
-def policy_label(spec: PolicySpec, policy: Policy) -> str:
+def _name_and_params(spec: object, what: str) -> tuple[str, dict[str, Any]]:
+    """The name and parameters of a spec that is a name or a ``{"name": ...}`` mapping."""
+    if isinstance(spec, str):
+        return spec, {}
+    if isinstance(spec, Mapping):
+        if "name" not in spec:
+            raise InputError(f"a {what} mapping needs a 'name' key", field="name")
+        return str(spec["name"]), {k: v for k, v in spec.items() if k != "name"}
+    raise InputError(f"a {what} is a name or a mapping, got {type(spec).__name__}",
+                     field="policy")
+
+
+def policy_label(spec: PolicySpec, policy: PolicyBase) -> str:
     """How a comparison names a policy: its name, then the parameters the spec sets.
 
     ``"sjf+easy"`` -> ``sjf+easy``; ``{"name": "qops", "k": 3}`` ->
     ``qops[k=3]`` (the parameters as given, in their order).  A ready
-    :class:`Policy` shows the parameters that differ from its class's
+    :class:`~schedlab.policies.base.PolicyBase` shows the parameters that differ from its class's
     defaults, except those its registered name implies (the ``order`` of
     ``sjf+easy``).  The same policy with different parameters thus gets
     different labels, and results keyed by label do not overwrite each other.
     """
     if isinstance(spec, Mapping):
         params = {key: value for key, value in spec.items() if key != "name"}
-    elif isinstance(spec, Policy):
+    elif isinstance(spec, PolicyBase):
         entry = _BUILTIN.get(policy.name)
         implied = entry.fixed if entry is not None else {}
         defaults = type(policy).param_defaults()
@@ -199,7 +338,7 @@ def _label_value(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def add_labelled(chosen: dict[str, Policy], spec: PolicySpec, policy: Policy, *,
+def add_labelled(chosen: dict[str, PolicyBase], spec: PolicySpec, policy: PolicyBase, *,
                  field: str = "policies") -> None:
     """Add ``policy`` to ``chosen`` under its :func:`policy_label`; a label given twice is
     an error (the two runs would be the same)."""
@@ -210,9 +349,9 @@ def add_labelled(chosen: dict[str, Policy], spec: PolicySpec, policy: Policy, *,
     chosen[label] = policy
 
 
-def labelled_policies(specs: Iterable[PolicySpec]) -> dict[str, Policy]:
+def labelled_policies(specs: Iterable[PolicySpec]) -> dict[str, PolicyBase]:
     """The policies of ``specs`` built and keyed by their unique :func:`policy_label`."""
-    chosen: dict[str, Policy] = {}
+    chosen: dict[str, PolicyBase] = {}
     for spec in specs:
         add_labelled(chosen, spec, make_policy(spec))
     return chosen

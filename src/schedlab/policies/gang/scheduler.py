@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.timesharing import Matrix, TimeSharingPolicy
+from schedlab.engine.timesharing import TIME_SHARING, Matrix, TimeSharingPolicy
 from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy, check_choice, check_number
 from schedlab.policies.gang import packing
@@ -67,6 +67,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
     """
 
     name = "gang"
+    #: Said here as :class:`Policy` (space sharing) precedes :class:`TimeSharingPolicy`.
+    execution_model = TIME_SHARING
 
     def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
                  context_switch: int = 0, packing: str = "repack", switchable: bool = True,
