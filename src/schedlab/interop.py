@@ -23,7 +23,7 @@ import json
 import re
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -248,8 +248,9 @@ def _run_facts(path: Path) -> dict:
     return facts
 
 
-def _read_run_columns(path: Path) -> dict[str, np.ndarray]:
-    """The per-job int64 columns of a jobs.csv (start/end -1 for rejected jobs)."""
+def _read_run_columns(path: Path) -> dict[str, Any]:
+    """The per-job int64 columns of a jobs.csv (start/end -1 for rejected jobs), keyed by
+    the :class:`~schedlab.engine.result.Result` fields they fill."""
     try:
         with open(path, newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
