@@ -35,6 +35,7 @@ from schedlab.errors import InputError
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Workload
+    from schedlab.workload.swf import MissingEstimate, WidthField
 
 STREIT = "streit"
 HYPER_ERLANG = "hyper-erlang"
@@ -217,8 +218,8 @@ def _generate_streit(source: str | None, output: Path | None, save_model: Path |
 
 def _generate_hyper_erlang(source: str | None, output: Path | None, save_model: Path | None, *,
                            jobs: int | None, procs: int | None, seed: int,
-                           size_edges: str | None, width_unit: int, width_field: str,
-                           missing_estimate: str) -> None:
+                           size_edges: str | None, width_unit: int, width_field: WidthField,
+                           missing_estimate: MissingEstimate) -> None:
     """Fit (or load) the hyper-Erlang model of ``--from``; save it and/or generate from it."""
     from schedlab.workload.models import hypererlang as he
 
