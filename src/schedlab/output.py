@@ -48,8 +48,8 @@ __all__ = [
 
 
 #: Rows of jobs.csv made at a time: the text and the Python ints of one block are all of
-#: the table in memory at once (about 1.5 MB; 50,000 rows added 270 bytes to the peak
-#: memory per job of every run up to that size, bench/SCALING.md, tenth pass).
+#: the table in memory at once (about 1.5 MB), so writing the table adds a fixed amount to
+#: a run's peak memory, not an amount per job (blocks of 50,000 rows added 270 bytes per job).
 CSV_BLOCK_ROWS = 4_096
 
 
