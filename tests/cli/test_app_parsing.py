@@ -1,0 +1,52 @@
+"""The option-value parsers the commands share (schedlab.cli.parsing) and the output console."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from schedlab.cli.consoles import PIPE_WIDTH, OutputConsole
+from schedlab.cli.parsing import parse_pair, parse_params, parse_window, split_policy_list
+from schedlab.errors import InputError
+
+
+def test_a_pair_is_read_by_its_converter() -> None:
+    assert parse_pair("2:64", "--nodes", int) == (2, 64)
+    assert parse_pair("0.5:1.5", "--ratio", float) == (0.5, 1.5)
+
+
+def test_a_pair_not_given_is_none() -> None:
+    assert parse_pair(None, "--nodes", int) is None
+
+
+@pytest.mark.parametrize("text", ["64", "a:b", "1:2:3", ":"])
+def test_a_malformed_pair_names_its_option(text: str) -> None:
+    with pytest.raises(InputError) as caught:
+        parse_pair(text, "--nodes", int)
+    assert caught.value.field == "--nodes"
+    assert caught.value.reason == f"expected LO:HI, got {text!r}"
+
+
+def test_params_parse_numbers_and_booleans() -> None:
+    assert parse_params(["k=4", "heuristic=edf", "x=0.5", "on=true"]) == \
+        {"k": 4, "heuristic": "edf", "x": 0.5, "on": True}
+
+
+def test_policy_lists_split_outside_brackets_only() -> None:
+    assert split_policy_list("qops[k=3,heuristic=edf], fcfs") == ["qops[k=3,heuristic=edf]", "fcfs"]
+
+
+def test_a_window_is_two_whole_seconds() -> None:
+    assert parse_window("0:200000") == (0, 200000)
+    with pytest.raises(InputError) as caught:
+        parse_window("0:2.5")
+    assert caught.value.field == "--window"
+
+
+def test_the_output_console_is_unbounded_on_a_pipe_and_can_be_sized() -> None:
+    piped = OutputConsole(file=io.StringIO())
+    assert piped.size.width == PIPE_WIDTH
+    terminal = OutputConsole(file=io.StringIO(), force_terminal=True)
+    terminal.size = (72, 20)
+    assert (terminal.size.width, terminal.size.height) == (72, 20)
