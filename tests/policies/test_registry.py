@@ -205,3 +205,16 @@ def test_the_api_builds_every_policy_of_one_machine_by_name():
         policy = schedlab.make_policy(name)
         assert isinstance(policy, PolicyBase)
         assert policy.clone().get_params() == policy.get_params()
+
+
+@pytest.mark.parametrize("spec, make", [
+    ({"name": "gang"}, make_policy), ({"name": "fcfs+easy"}, make_policy),
+    ({"name": "cs"}, make_local_policy), ({"name": "ms-heuristics"}, make_dispatcher)])
+@pytest.mark.parametrize("value", [1, "false"])
+def test_a_switch_of_any_kind_takes_only_true_or_false(spec, make, value):
+    param = {"gang": "switchable", "fcfs+easy": "throttle", "cs": "preemption",
+             "ms-heuristics": "classify"}[spec["name"]]
+    with pytest.raises(InputError, match=f"'{param}' parameter of .* must be true or false. "
+                                         f"Got {value!r} instead") as error:
+        make({**spec, param: value})
+    assert error.value.field == param

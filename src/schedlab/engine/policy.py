@@ -211,6 +211,14 @@ def check_choice(policy: str, param: str, value: Any, choices: Iterable[str]) ->
                          field=param)
 
 
+def check_bool(policy: str, param: str, value: Any) -> None:
+    """Raise :class:`InputError` unless ``value`` is ``True`` or ``False`` (not 0 or 1, not
+    the string ``"false"``, which would read as true)."""
+    if not isinstance(value, bool):
+        raise InputError(f"The {param!r} parameter of {policy} must be true or false. "
+                         f"Got {value!r} instead.", field=param)
+
+
 #: Largest integer parameter (a time or a count): the bound of SWF times, exact in float64.
 MAX_INT_PARAM = 2**53
 

@@ -11,10 +11,11 @@ from schedlab.engine.policy import (
     UNSUPPORTED,
     Policy,
     PolicyBase,
+    check_bool,
     check_choice,
     check_number,
     check_param_names,
 )
 
-__all__ = ["UNSUPPORTED", "Policy", "PolicyBase", "check_choice", "check_number",
+__all__ = ["UNSUPPORTED", "Policy", "PolicyBase", "check_bool", "check_choice", "check_number",
            "check_param_names"]

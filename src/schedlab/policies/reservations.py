@@ -31,9 +31,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.policy import check_choice, check_number
+from schedlab.engine.policy import check_bool, check_choice, check_number
 from schedlab.engine.reservation_rules import HOUR, PAPER_CAP, PLACEMENTS, WEEK, ReservationRules  # noqa: F401 (re-exported)
-from schedlab.errors import InputError
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -94,9 +93,7 @@ class CatalinaReservations:
         owner = type(self).__name__
         check_choice(owner, "reservation_placement", values["reservation_placement"],
                      PLACEMENTS)
-        if not isinstance(values["throttle"], bool):
-            raise InputError(f"The 'throttle' parameter of {owner} must be true or false. "
-                             f"Got {values['throttle']!r} instead.", field="throttle")
+        check_bool(owner, "throttle", values["throttle"])
         if values["reservation_cap"] is not None:
             check_number(owner, "reservation_cap", values["reservation_cap"], int, 0)
         check_number(owner, "reservation_window", values["reservation_window"], int, 1)

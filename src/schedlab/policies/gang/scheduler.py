@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.timesharing import TIME_SHARING, Matrix, TimeSharingPolicy
 from schedlab.errors import PolicyError
-from schedlab.policies.base import Policy, check_choice, check_number
+from schedlab.policies.base import Policy, check_bool, check_choice, check_number
 from schedlab.policies.gang import packing
 from schedlab.policies.gang.reservation import HeadReservation
 
@@ -79,8 +79,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         check_number(self.name, "slots", slots, int, 1)
         check_number(self.name, "context_switch", context_switch, int, 0)
         check_choice(self.name, "packing", packing, PACKINGS)
-        if not isinstance(switchable, bool):
-            check_choice(self.name, "switchable", switchable, ("true", "false"))
+        check_bool(self.name, "switchable", switchable)
         check_choice(self.name, "backfill", backfill, BACKFILLS)
         check_number(self.name, "short", short, int, 0)
         check_number(self.name, "long", long, int, short)

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from schedlab.errors import InputError
-from schedlab.policies.base import check_choice, check_number
+from schedlab.policies.base import check_bool, check_choice, check_number
 from schedlab.policies.grid.base import Dispatcher
 from schedlab.policies.grid.dispatch import job_work
 
@@ -207,7 +207,7 @@ class MetaScheduler(Dispatcher):
         check_number(self.name, "licence_types", licence_types, int, 0)
         check_number(self.name, "tolerance", tolerance, float, 0.0)
         check_choice(self.name, "load", load, LOAD_SCALES)
-        check_choice(self.name, "classify", classify, (True, False))
+        check_bool(self.name, "classify", classify)
         check_choice(self.name, "deadline", deadline, DEADLINE_CLASSIFIERS)
         from schedlab.policies.grid.adaptive import check_parameters
 

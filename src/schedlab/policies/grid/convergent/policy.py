@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.errors import InputError
-from schedlab.policies.base import check_choice
+from schedlab.policies.base import check_bool, check_choice
 from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.convergent.heuristics import Weights
 from schedlab.policies.grid.convergent.knapsack import METHODS, prematch
@@ -107,9 +107,7 @@ class ConvergentScheduling(LocalPolicy):
                  age_factor: float = 0.02) -> None:
         for param, value in (("incremental", incremental), ("preemption", preemption),
                              ("count_work", count_work)):
-            if not isinstance(value, bool):
-                raise InputError(f"The {param!r} parameter of {self.name} must be true or "
-                                 f"false. Got {value!r} instead.", field=param)
+            check_bool(self.name, param, value)
         check_choice(self.name, "matching", matching, MATCHINGS)
         check_choice(self.name, "knapsack", knapsack, METHODS)
         check_choice(self.name, "sharing", sharing, SHARINGS)
