@@ -20,19 +20,23 @@ from heapq import heappush
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
+from schedlab.engine.kernel import (
+    FINISH,
+    RELEASE,
+    REQUEST,
+    RESERVATION_END,
+    RESERVATION_START,
+    WAKE,
+    job_positions,
+)
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import FINISHED, KILLED, REJECTED
-from schedlab.errors import InputError, PolicyError
+from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
-# Kinds of heap events, in the order they are processed at one instant
-# (docs/engine.md): job finishes, reservation ends, reservation starts, then
-# (not on the heap) the submissions of the instant, then jobs released from a
-# per-user queue limit, reservation requests and wake-ups (ticks included).
-FINISH, RESERVATION_END, RESERVATION_START, RELEASE, REQUEST, WAKE = range(6)
 #: Removals from ``waiting`` before it is compacted, at least (Context._compact_waiting).
 MIN_COMPACT_AFTER = 1024
 
@@ -80,9 +84,7 @@ class Context:
         # per-job times as 64-bit arrays, 8 bytes each (a list holds an int object of
         # about 28 bytes for every time above 256).
         n = len(jobs)
-        self._index: dict[int, int] = {job.id: i for i, job in enumerate(jobs)}
-        if len(self._index) != n:
-            raise InputError("job ids must be unique within a workload", field="job id")
+        self._index = job_positions(jobs)
         self._start = array("q", [-1]) * n
         self._end = array("q", [-1]) * n
         self._status = array("b", [FINISHED]) * n

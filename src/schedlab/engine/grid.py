@@ -38,12 +38,26 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from schedlab.engine.kernel import (
+    FINISH,
+    OVERRUN_MODES,
+    WAKE,
+    Progress,
+    ProgressCallback,
+    StepSeries,
+    assemble,
+    check_one_of,
+    cyclic_gc_paused,
+    job_positions,
+    never_starts,
+    run_meta,
+)
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, GridRecord, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.platform.model import Platform
@@ -57,8 +71,6 @@ if TYPE_CHECKING:
 GRID = "grid"
 #: One job per machine at a time (thesis §4.1, §4.2) or machines' CPUs shared (§4.3).
 ALLOCATIONS = ("shared", "exclusive")
-OVERRUN_MODES = ("kill", "extend")
-FINISH, WAKE = 0, 1
 _NONE = np.zeros(0, dtype=np.int64)
 
 
@@ -395,36 +407,6 @@ class MetaView:
         return np.unique(self.platform.cluster_of[task.eligible])
 
 
-@dataclass
-class _Recorder:
-    """Step functions of the run, one entry per instant where something changed:
-    busy CPUs, queued jobs, CPUs asked for by the jobs in the system, and per
-    licence the copies in use and the jobs in the system needing one."""
-
-    time: list[int] = field(default_factory=list)
-    busy: list[int] = field(default_factory=list)
-    queue: list[int] = field(default_factory=list)
-    demand: list[int] = field(default_factory=list)
-    licences_used: list[np.ndarray] = field(default_factory=list)
-    licences_demand: list[np.ndarray] = field(default_factory=list)
-
-    def record(self, now: int, busy: int, queue: int, demand: int, used: np.ndarray,
-               needed: np.ndarray) -> None:
-        if self.time and self.busy[-1] == busy and self.queue[-1] == queue \
-                and self.demand[-1] == demand and np.array_equal(self.licences_used[-1], used) \
-                and np.array_equal(self.licences_demand[-1], needed):
-            return
-        if self.time and self.time[-1] == now:
-            self.time.pop(), self.busy.pop(), self.queue.pop(), self.demand.pop()
-            self.licences_used.pop(), self.licences_demand.pop()
-        self.time.append(now)
-        self.busy.append(busy)
-        self.queue.append(queue)
-        self.demand.append(demand)
-        self.licences_used.append(used.copy())
-        self.licences_demand.append(needed.copy())
-
-
 class _Engine:
     """State shared by the clusters' contexts: events, per-job bookkeeping, series.
 
@@ -591,7 +573,8 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
 
 def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[LocalPolicyLike],
              dispatcher: DispatcherLike | None = None, *, allocation: str = "shared",
-             overrun: str = "kill", seed: int = 0, preemption_overhead: int = 0) -> Result:
+             overrun: str = "kill", seed: int = 0, preemption_overhead: int = 0,
+             progress: ProgressCallback | None = None) -> Result:
     """Simulate ``grid`` on ``platform``: ``dispatcher`` sends each job to a cluster, where
     ``local_policies[c]`` (one instance per cluster) schedules it.
 
@@ -599,15 +582,12 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     ``"shared"`` (jobs share a machine's CPUs, §4.3) or ``"exclusive"`` (one
     job per machine, §4.1); ``overrun`` as in the space-sharing engine.
     ``preemption_overhead`` (seconds, >= 0) is added to every resumption of
-    a preempted job (docs/policies/grid.md, "Preemption").
+    a preempted job (docs/policies/grid.md, "Preemption").  ``progress(done, total)``
+    is called now and then with the number of ended or rejected jobs.
     """
     check_preemption_overhead(preemption_overhead)
-    if allocation not in ALLOCATIONS:
-        raise InputError(f"expected one of {', '.join(ALLOCATIONS)}, got {allocation!r}",
-                         field="allocation")
-    if overrun not in OVERRUN_MODES:
-        raise InputError(f"expected one of {', '.join(OVERRUN_MODES)}, got {overrun!r}",
-                         field="overrun")
+    check_one_of("allocation", allocation, ALLOCATIONS)
+    check_one_of("overrun", overrun, OVERRUN_MODES)
     clusters = len(platform.clusters)
     if len(local_policies) != clusters:
         raise ValueError(f"{len(local_policies)} local policies for {clusters} clusters")
@@ -616,9 +596,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     if dispatcher is None and clusters > 1:
         raise InputError(f"platform {platform.name!r} has {clusters} clusters: a dispatcher "
                          f"(meta-scheduler) must choose among them", field="dispatch")
-    ids = [job.id for job in grid.workload.jobs]
-    if len(set(ids)) != len(ids):
-        raise InputError("job ids must be unique within a workload", field="job id")
+    job_positions(grid.workload.jobs)
     tasks = make_tasks(grid, platform)
     engine = _Engine(platform, tasks, overrun, preemption_overhead)
     contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
@@ -627,7 +605,9 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     engine.view, engine.dispatcher = view, dispatcher
     timer = _Timer()
     began = wallclock.perf_counter()
-    series, passes = _loop(engine, contexts, local_policies, dispatcher, view, timer)
+    with cyclic_gc_paused():
+        series, passes = _loop(engine, contexts, local_policies, dispatcher, view, timer,
+                               Progress(progress, len(tasks)))
     wall = wallclock.perf_counter() - began
     return _collect(grid, platform, engine, series, local_policies[0], dispatcher,
                     allocation, overrun, seed, timer.seconds, passes, wall)
@@ -647,14 +627,21 @@ def check_preemption_overhead(value: Any) -> None:
 
 
 def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[LocalPolicyLike],
-          dispatcher: DispatcherLike | None, view: MetaView, timer: _Timer):
-    """The event loop; returns the series and the number of scheduling passes."""
+          dispatcher: DispatcherLike | None, view: MetaView, timer: _Timer,
+          progress: Progress) -> tuple[StepSeries, int]:
+    """The event loop; returns the series and the number of scheduling passes.
+
+    The series are, per instant: busy CPUs, queued jobs, CPUs asked for by the
+    jobs in the system, then per licence the copies in use, then per licence
+    the jobs in the system needing one.
+    """
     tasks = engine.tasks
     events = engine.events
     version = engine.version
     dirty = engine.dirty
     call = timer.call
-    series = _Recorder()
+    series = StepSeries(3 + 2 * len(engine.licences_used))
+    due = progress.due
     order = sorted(range(len(tasks)), key=lambda i: (tasks[i].submit, i))
     submits = [tasks[i].submit for i in order] + [float("inf")]
     nxt, n, passes = 0, len(tasks), 0
@@ -699,12 +686,15 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             passes += 1
         dirty.clear()
         series.record(now, engine.busy, sum(len(c.waiting) for c in contexts),
-                      engine.in_system_cpus, engine.licences_used, engine.licences_needed)
+                      engine.in_system_cpus, *engine.licences_used.tolist(),
+                      *engine.licences_needed.tolist())
+        if engine.done >= due:
+            due = progress.report(engine.done)
     stuck = [t for c in contexts for t in c.waiting.values()]
     if stuck:
-        raise RuntimeError(f"policy {contexts[stuck[0].cluster].policy_name!r} left job "
-                           f"{stuck[0].id} waiting in cluster {stuck[0].cluster} with no event "
-                           f"to come: it never starts")
+        raise never_starts(contexts[stuck[0].cluster].policy_name, stuck[0].id,
+                           f" in cluster {stuck[0].cluster}")
+    progress.close(engine.done)
     return series, passes
 
 
@@ -726,15 +716,14 @@ def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask, call) 
     return cluster
 
 
-def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _Recorder,
+def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: StepSeries,
              policy: LocalPolicyLike, dispatcher: DispatcherLike | None, allocation: str,
              overrun: str, seed: int, policy_seconds: float, passes: int,
              wall: float) -> Result:
-    from schedlab import __version__
-
     workload = grid.workload
     tasks = engine.tasks
-    columns = workload.to_arrays()
+    licences = len(platform.licence_names)
+    series_time, values = series.arrays()
     rejected = [engine.status[t.index] == REJECTED for t in tasks]
     start = np.array([-1 if r else t.first_start for t, r in zip(tasks, rejected)],
                      dtype=np.int64)
@@ -760,11 +749,9 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         licence_copies=platform.copies.sum(axis=0),
         machine=np.array([t.machine for t in tasks], dtype=np.int64),
         cluster=np.array([t.cluster for t in tasks], dtype=np.int64),
-        series_demand=np.array(series.demand, dtype=np.int64),
-        series_licences_used=np.array(series.licences_used, dtype=np.int64).reshape(
-            len(series.time), len(platform.licence_names)),
-        series_licences_demand=np.array(series.licences_demand, dtype=np.int64).reshape(
-            len(series.time), len(platform.licence_names)),
+        series_demand=values[:, 2].copy(),
+        series_licences_used=values[:, 3:3 + licences].copy(),
+        series_licences_demand=values[:, 3 + licences:].copy(),
         allocation=allocation,
         job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
                            for t in tasks),
@@ -782,32 +769,23 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: _R
         preemptive=preemptive,
         preemption_overhead=engine.overhead,
     )
-    return Result(
-        processors=platform.total_cpus,
+    return assemble(
+        workload, processors=platform.total_cpus,
         policy=policy.name if dispatcher is None else f"{policy.name}@{dispatcher.name}",
-        job_id=columns["id"], submit=columns["submit"], width=columns["width"],
-        estimate=columns["estimate"], runtime=columns["runtime"],
-        start=start, end=end, status=np.array(engine.status, dtype=np.int8),
-        planned_start=np.full(len(tasks), -1, dtype=np.int64),
-        series_time=np.array(series.time, dtype=np.int64),
-        series_busy=np.array(series.busy, dtype=np.int64),
-        series_queue=np.array(series.queue, dtype=np.int64),
-        workload=workload.name, params=params,
+        params=params,
         stats={**getattr(policy, "statistics", dict)(),
                **{f"dispatch.{k}": v for k, v in
                   getattr(dispatcher, "statistics", dict)().items()}},
-        reject_reasons=dict(engine.reasons), skipped=dict(workload.skipped),
-        suspended=suspended, deadline=deadline,
+        start=start, end=end, status=engine.status,
+        series=(series_time, values[:, 0].copy(), values[:, 1].copy()),
+        meta=run_meta(workload, overrun, wall, settings={"allocation": allocation, "seed": seed},
+                      extra={"scheduling_events": events, "scheduling_passes": passes,
+                             "scheduling_time_s": round(policy_seconds, 6),
+                             "scheduling_time_per_event_us":
+                                 round(1e6 * policy_seconds / events, 3) if events else 0.0}),
+        reject_reasons=dict(engine.reasons), suspended=suspended, deadline=deadline,
         artificial_deadline=None if deadline is None else np.zeros(len(tasks), dtype=bool),
-        grid=record,
-        meta={"schedlab_version": __version__, "overrun": overrun, "allocation": allocation,
-              "seed": seed, "wall_time_s": round(wall, 6), "jobs": len(tasks),
-              "unix_start_time": workload.unix_start_time,
-              "scheduling_events": events, "scheduling_passes": passes,
-              "scheduling_time_s": round(policy_seconds, 6),
-              "scheduling_time_per_event_us":
-                  round(1e6 * policy_seconds / events, 3) if events else 0.0},
-    )
+        grid=record)
 
 
 def _runs(engine: _Engine, rejected: list[bool]) -> np.ndarray:

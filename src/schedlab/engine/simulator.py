@@ -17,38 +17,42 @@ loop without the checks they need (:func:`_plain_loop`).
 
 from __future__ import annotations
 
-import gc
 import time as wallclock
-from array import array
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import asdict
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedlab.engine.context import (
+from schedlab.engine.context import Context, QueueLimitContext
+from schedlab.engine.kernel import (
     FINISH,
+    OVERRUN_MODES,
     RELEASE,
     REQUEST,
     RESERVATION_END,
     RESERVATION_START,
     WAKE,
-    Context,
-    QueueLimitContext,
+    Progress,
+    ProgressCallback,
+    StepSeries,
+    assemble,
+    check_machine,
+    check_one_of,
+    claim,
+    cyclic_gc_paused,
+    never_starts,
+    run_meta,
 )
 from schedlab.engine.policy import Policy
 from schedlab.engine.reservation_rules import ReservationRules
 from schedlab.engine.result import ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
-from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Workload
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload
 
 if TYPE_CHECKING:
     from schedlab.workload.reservations import Reservation
-
-OVERRUN_MODES = ("kill", "extend")
-ProgressCallback = Callable[[int, int], None]
 
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
@@ -74,17 +78,9 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     back a user's jobs beyond that many waiting ones (DataStar allows 6, §6).
     """
     machine = workload.processors if processors is None else processors
-    if machine <= 0:
-        raise InputError(f"the machine needs at least one processor, got {machine}",
-                         field="processors")
-    if overrun not in OVERRUN_MODES:
-        raise InputError(f"expected one of {', '.join(OVERRUN_MODES)}, got {overrun!r}",
-                         field="overrun")
     jobs = workload.jobs
-    too_wide = [j.id for j in jobs if j.width > machine]
-    if too_wide:
-        raise InputError(f"{len(too_wide)} job(s) are wider than the {machine}-processor "
-                         f"machine (first: job {too_wide[0]})", field="processors")
+    check_machine(jobs, machine)
+    check_one_of("overrun", overrun, OVERRUN_MODES)
     requests = None if reservations is None else _checked_requests(reservations, machine)
     if requests is not None and overrun != "kill":
         raise InputError("advance reservations need overrun='kill': a job running past its "
@@ -95,54 +91,16 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         _check_count("max_queued_per_user", max_queued_per_user, 1)
     began = wallclock.perf_counter()
     ctx = _new_context(workload, machine, policy, overrun, tick, max_queued_per_user)
-    _claim(policy)
+    claim(policy)
     if requests is not None:
         ctx.enable_reservations(requests)
-    with _cyclic_gc_paused():
-        series = _loop(ctx, policy, jobs, progress, tick)
+    with cyclic_gc_paused():
+        series = _loop(ctx, policy, jobs, Progress(progress, len(jobs)), tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
                       wallclock.perf_counter() - began)
     _note_options(result, requests, getattr(policy, "reservation_rules", None), tick,
                   max_queued_per_user)
     return result
-
-
-def _claim(policy: Policy) -> None:
-    """Mark a policy instance as used; refuse one that a run has used already.
-
-    A policy keeps state across the calls of a run (plans, counters, dynP's
-    decisions), so a second run of the same instance would start from the
-    first one's end.  The instance is marked rather than copied, so that the
-    object the caller holds is the one that ran (docs/engine.md, "Policy
-    lifecycle").
-    """
-    if getattr(policy, "_used_by_a_run", False):
-        kind = type(policy).__name__
-        raise InputError(f"this {kind} instance (policy {policy.name!r}) has already been run "
-                         f"and keeps that run's state; give every run a new policy, e.g. "
-                         f"{kind}(**policy.get_params()), or pass the policy by name",
-                         field="policy")
-    policy._used_by_a_run = True
-
-
-@contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    """Pause Python's cycle collector for the event loop, restoring its state after.
-
-    The loop makes and drops hundreds of thousands of small tuples; each
-    burst makes the collector walk every live object, the workload's jobs
-    included, looking for cycles the engine never creates.  Paused, the
-    loop runs about 30% faster on a trace of 28,000 jobs (bench/README.md).
-    Memory is still freed at once by reference counting; cycles a policy
-    might create are collected when the collector resumes.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _check_count(name: str, value: object, low: int) -> None:
@@ -196,7 +154,8 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
                              tick=tick)
 
 
-def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None, tick: int):
+def _loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress, tick: int
+          ) -> StepSeries:
     """Run events until no job is left; returns the busy and queue-length series."""
     if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
         series = _full_loop(ctx, policy, jobs, progress, tick)
@@ -204,14 +163,13 @@ def _loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
         series = _plain_loop(ctx, policy, jobs, progress)
     if ctx.waiting or ctx.suspended:
         stuck = next(iter(ctx.waiting.values() or ctx.suspended.values()))
-        raise PolicyError(f"policy {policy.name!r} left job {stuck.id} waiting with no "
-                          f"event to come: it never starts")
-    if progress is not None:
-        progress(ctx._done, len(jobs))
+        raise never_starts(policy.name, stuck.id)
+    progress.close(ctx._done)
     return series
 
 
-def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None):
+def _plain_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
+                ) -> StepSeries:
     """The event loop of a run without reservations, ticks or queue limit.
 
     The hot path of nearly every run, kept free of the checks those need: it
@@ -224,9 +182,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
     n = len(jobs)
     nxt = 0
-    report_every = max(1, n // 200)
-    next_report = report_every
-    series = _Series()
+    due = progress.due
+    series = StepSeries(2)
     record = series.record
     capacity = ctx.processors
     finish = ctx._finish
@@ -258,14 +215,13 @@ def _plain_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback |
             heappop(events)
         schedule(ctx)
         record(now, capacity - ctx.free, len(waiting))
-        if progress is not None and ctx._done >= next_report:
-            progress(ctx._done, n)
-            next_report = ctx._done + report_every
+        if ctx._done >= due:
+            due = progress.report(ctx._done)
     return series
 
 
-def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | None,
-               tick: int):
+def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress,
+               tick: int) -> StepSeries:
     """The event loop with reservation events, held jobs and scheduling ticks."""
     events = ctx._events
     version = ctx._version
@@ -280,9 +236,8 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
     next_tick = -1
     n = len(jobs)
     nxt = 0
-    report_every = max(1, n // 200)
-    next_report = report_every
-    series = _Series()
+    due = progress.due
+    series = StepSeries(2)
     record = series.record
     capacity = ctx.processors
     submits = [job.submit for job in jobs]
@@ -341,39 +296,9 @@ def _full_loop(ctx: Context, policy: Policy, jobs, progress: ProgressCallback | 
                 next_tick = (now // tick + 1) * tick
                 heappush(events, (next_tick, WAKE, -1, 0))
         record(now, capacity - ctx.free - ctx.reserved, len(waiting))
-        if progress is not None and ctx._done >= next_report:
-            progress(ctx._done, n)
-            next_report = ctx._done + report_every
+        if ctx._done >= due:
+            due = progress.report(ctx._done)
     return series
-
-
-class _Series:
-    """Busy processors and queue length over time, one entry per instant at which either
-    changed (the last value of an instant wins).
-
-    Kept as 64-bit arrays (``array('q')``), 8 bytes an entry: as lists, every
-    time, and every count above 256, would be an int object of its own
-    (about 36 bytes), and there are about two entries per job.
-    """
-
-    __slots__ = ("busy", "queue", "time")
-
-    def __init__(self) -> None:
-        self.time = array("q")
-        self.busy = array("q")
-        self.queue = array("q")
-
-    def record(self, now: int, busy: int, queued: int) -> None:
-        times = self.time
-        if times and self.busy[-1] == busy and self.queue[-1] == queued:
-            return
-        if times and times[-1] == now:
-            self.busy[-1] = busy
-            self.queue[-1] = queued
-        else:
-            times.append(now)
-            self.busy.append(busy)
-            self.queue.append(queued)
 
 
 class _Inbox:
@@ -423,39 +348,23 @@ def _undecided(policy: Policy, pending: dict, now: int) -> None:
                       f"refused in the pass that follows its arrival")
 
 
-def _collect(workload: Workload, policy: Policy, ctx: Context, series, machine: int,
-             overrun: str, wall: float) -> Result:
-    jobs = workload.jobs
-    columns = workload.to_arrays()
-    deadline, artificial = _deadline_columns(jobs)
-    from schedlab import __version__
-    return Result(
-        processors=machine,
-        policy=policy.name,
-        job_id=columns["id"], submit=columns["submit"], width=columns["width"],
-        estimate=columns["estimate"], runtime=columns["runtime"],
-        start=np.array(ctx._start, dtype=np.int64),
-        end=np.array(ctx._end, dtype=np.int64),
-        status=np.array(ctx._status, dtype=np.int8),
-        planned_start=np.array(ctx._planned, dtype=np.int64),
-        series_time=np.array(series.time, dtype=np.int64),
-        series_busy=np.array(series.busy, dtype=np.int64),
-        series_queue=np.array(series.queue, dtype=np.int64),
-        workload=workload.name,
-        params=policy.get_params(),
+def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSeries,
+             machine: int, overrun: str, wall: float) -> Result:
+    deadline, artificial = _deadline_columns(workload.jobs)
+    times, values = series.arrays()
+    return assemble(
+        workload, processors=machine, policy=policy.name, params=policy.get_params(),
         stats={**policy.statistics(), **ctx.stats},
+        start=ctx._start, end=ctx._end, status=ctx._status, planned_start=ctx._planned,
+        series=(times, values[:, 0].copy(), values[:, 1].copy()),
+        meta=run_meta(workload, overrun, wall,
+                      extra={"workload": _provenance(workload, machine)}),
         reject_reasons=dict(ctx._reject_reasons),
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         deadline=deadline, artificial_deadline=artificial,
         reservations=_reservation_table(ctx),
         queued=np.array(ctx._queued, dtype=np.int64) if isinstance(ctx, QueueLimitContext)
-        else None,
-        skipped=dict(workload.skipped),
-        meta={"schedlab_version": __version__, "overrun": overrun,
-              "wall_time_s": round(wall, 6), "jobs": len(jobs),
-              "unix_start_time": workload.unix_start_time,
-              "workload": _provenance(workload, machine)},
-    )
+        else None)
 
 
 def _provenance(workload: Workload, machine: int) -> dict:

@@ -35,21 +35,33 @@ backfilling are the policy's (``schedlab.policies.gang``).
 
 from __future__ import annotations
 
-import gc
 import time as wallclock
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedlab.engine.kernel import (
+    OVERRUN_MODES,
+    Progress,
+    ProgressCallback,
+    StepSeries,
+    assemble,
+    check_machine,
+    check_one_of,
+    claim,
+    cyclic_gc_paused,
+    job_positions,
+    never_starts,
+    run_meta,
+)
 from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, Result, TimeSharingTrace
-from schedlab.errors import InputError, PolicyError
+from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job, Workload
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
-ProgressCallback = Callable[[int, int], None]
 
 
 def lowest_bits(mask: int, count: int) -> int:
@@ -318,27 +330,13 @@ def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
     ``overrun="kill"`` (then it is ``killed``), as in space sharing.
     """
     machine = workload.processors if processors is None else processors
-    if machine <= 0:
-        raise InputError(f"the machine needs at least one processor, got {machine}",
-                         field="processors")
-    if overrun not in ("kill", "extend"):
-        raise InputError(f"expected one of kill, extend, got {overrun!r}", field="overrun")
-    too_wide = [j.id for j in workload.jobs if j.width > machine]
-    if too_wide:
-        raise InputError(f"{len(too_wide)} job(s) are wider than the {machine}-processor "
-                         f"machine (first: job {too_wide[0]})", field="processors")
-    from schedlab.engine.simulator import _claim  # at call time: policies import this module
-
-    _claim(policy)                  # one run per policy instance, as in space sharing
+    check_machine(workload.jobs, machine)
+    check_one_of("overrun", overrun, OVERRUN_MODES)
+    claim(policy)                   # one run per policy instance, as in space sharing
     began = wallclock.perf_counter()
     simulation = _Simulation(workload, policy, machine, overrun, progress)
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with cyclic_gc_paused():
         simulation.run()
-    finally:
-        if enabled:
-            gc.enable()
     return simulation.result(wallclock.perf_counter() - began)
 
 
@@ -350,15 +348,13 @@ class _Simulation:
         self.workload = workload
         self.policy = policy
         self.machine = machine
-        self.progress = progress
+        self.progress = Progress(progress, len(workload.jobs))
         self.overrun = overrun
         self.slot = policy.slot
         self.switch = policy.context_switch
         jobs = workload.jobs
         self.jobs = jobs
-        self.index = {job.id: i for i, job in enumerate(jobs)}
-        if len(self.index) != len(jobs):
-            raise InputError("job ids must be unique within a workload", field="job id")
+        self.index = job_positions(jobs)
         n = len(jobs)
         kill = overrun == "kill"
         self.held = [min(j.runtime, j.estimate) if kill else j.runtime for j in jobs]
@@ -385,12 +381,8 @@ class _Simulation:
         self.done = 0
         self.rounds = 0
         self.slots_served = 0
-        self.busy_time: list[int] = []
-        self.busy: list[int] = []
-        self.slots_time: list[int] = []
-        self.slots_count: list[int] = []
-        self.report_every = max(1, n // 200)
-        self.next_report = self.report_every
+        self.busy = StepSeries(1)     # processors in the matrix or held by express jobs
+        self.slots = StepSeries(1)    # slots in the current round
 
     # ------------------------------------------------------------ the loop
     def run(self) -> None:
@@ -405,10 +397,7 @@ class _Simulation:
                 self.record_slots(0)
                 if self.next_job >= n:
                     if self.waiting:
-                        stuck = next(iter(self.waiting))
-                        raise PolicyError(f"policy {self.matrix._policy_name!r} left job "
-                                           f"{stuck} waiting with no event to come: it "
-                                           f"never starts")
+                        raise never_starts(self.matrix._policy_name, next(iter(self.waiting)))
                     break
                 self.now = max(self.now, self.submits[self.next_job])
                 self.last_row = None
@@ -417,8 +406,7 @@ class _Simulation:
             if self.quiet and not arrived and not self.express and self.jump(rows):
                 continue                  # back to the round boundary the jump landed on
             self.serve_round(rows)
-        if self.progress is not None:
-            self.progress(self.done, n)
+        self.progress.close(self.done)
 
     def deliver(self, until: int | None = None) -> bool:
         """Every job submitted by now (or ``until``) joins the waiting (or express) queue."""
@@ -701,9 +689,8 @@ class _Simulation:
             self.matrix._remove(job_id)
             self.changed = True
         self.record_busy(t)
-        if self.progress is not None and self.done >= self.next_report:
-            self.progress(self.done, len(self.jobs))
-            self.next_report = self.done + self.report_every
+        if self.done >= self.progress.due:
+            self.progress.report(self.done)
 
     def jump(self, rows: list[Row]) -> bool:
         """Skip every whole round before the next end or arrival (a quiet round repeats
@@ -744,63 +731,38 @@ class _Simulation:
     # ---------------------------------------------------------- recording
     def record_busy(self, t: int) -> None:
         """Record the processors allocated in the matrix or held by running express jobs."""
-        busy = (self.matrix.allocated() | self.short_mask).bit_count()
-        if self.busy and self.busy[-1] == busy:
-            return
-        if self.busy_time and self.busy_time[-1] == t:
-            self.busy[-1] = busy
-        else:
-            self.busy_time.append(t)
-            self.busy.append(busy)
+        self.busy.record(t, (self.matrix.allocated() | self.short_mask).bit_count())
 
     def record_slots(self, count: int) -> None:
-        if self.slots_count and self.slots_count[-1] == count:
-            return
-        if self.slots_time and self.slots_time[-1] == self.now:
-            self.slots_count[-1] = count
-        else:
-            self.slots_time.append(self.now)
-            self.slots_count.append(count)
+        """Record the number of slots of the round from now on."""
+        self.slots.record(self.now, count)
 
     def result(self, wall: float) -> Result:
-        from schedlab import __version__
-        columns = self.workload.to_arrays()
         start = np.array(self.start, dtype=np.int64)
         end = np.array(self.end, dtype=np.int64)
         service = np.array(self.held, dtype=np.int64)
         placed = np.array(self.placed, dtype=np.int64)
-        series_time, series_busy, series_queue = _series(
-            np.array(self.busy_time, dtype=np.int64), np.array(self.busy, dtype=np.int64),
-            columns["submit"], placed)
+        busy_time, busy = self.busy.arrays()
+        slots_time, slots = self.slots.arrays()
         log = np.array(self.matrix.log, dtype=np.int64).reshape(-1, 4)
         trace = TimeSharingTrace(
             slot=self.slot, context_switch=self.switch, service=service, placed=placed,
-            columns=tuple(self.columns),
-            slots_time=np.array(self.slots_time, dtype=np.int64),
-            slots_count=np.array(self.slots_count, dtype=np.int64),
+            columns=tuple(self.columns), slots_time=slots_time, slots_count=slots[:, 0].copy(),
             change_time=log[:, 0].copy(), change_kind=log[:, 1].copy(),
             change_job=log[:, 2].copy(), change_row=log[:, 3].copy(),
             rounds=self.rounds, slots_served=self.slots_served)
         policy = self.policy
-        return Result(
-            processors=self.machine, policy=policy.name,
-            job_id=columns["id"], submit=columns["submit"], width=columns["width"],
-            estimate=columns["estimate"], runtime=columns["runtime"],
-            start=start, end=end, status=np.array(self.status, dtype=np.int8),
-            planned_start=np.full(len(self.jobs), -1, dtype=np.int64),
-            series_time=series_time, series_busy=series_busy, series_queue=series_queue,
-            workload=self.workload.name, params=policy.get_params(),
+        return assemble(
+            self.workload, processors=self.machine, policy=policy.name,
+            params=policy.get_params(),
             stats={**policy.statistics(), "rounds": self.rounds,
                    "slots_served": self.slots_served, "express_slots": self.express_slots,
                    "lengthened_slots": self.lengthened},
-            suspended=end - start - service, skipped=dict(self.workload.skipped),
-            timesharing=trace,
-            meta={"schedlab_version": __version__,
-                  "overrun": self.overrun,
-                  "wall_time_s": round(wall, 6), "jobs": len(self.jobs),
-                  "unix_start_time": self.workload.unix_start_time,
-                  "engine": "time-sharing"},
-        )
+            start=start, end=end, status=self.status,
+            series=_series(busy_time, busy[:, 0].copy(),
+                           np.array(self.submits[:-1], dtype=np.int64), placed),
+            meta=run_meta(self.workload, self.overrun, wall, extra={"engine": TIME_SHARING}),
+            suspended=end - start - service, timesharing=trace)
 
 
 def _series(busy_time: np.ndarray, busy: np.ndarray, submit: np.ndarray, placed: np.ndarray
