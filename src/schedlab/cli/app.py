@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 import traceback
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -62,7 +62,7 @@ def root(version: Annotated[bool, typer.Option(
 def guarded(command: Callable[..., None]) -> Callable[..., None]:
     """Turn a user mistake into one line and exit code 2, anything else into exit code 1."""
     @functools.wraps(command)
-    def wrapper(*args, **kwargs):
+    def wrapper(*args: Any, **kwargs: Any) -> None:
         try:
             return command(*args, **kwargs)
         except InputError as err:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from schedlab.cli.consoles import console, err_console
 from schedlab.cli.options import option_name
@@ -66,7 +66,7 @@ def prepare(spec: RunSpec) -> Workload:
     return loaded
 
 
-def load(workload: str, **options) -> Workload:
+def load(workload: str, **options: Any) -> Workload:
     """Load a workload and apply the transforms asked for on the command line
     (the keyword arguments of :func:`run_spec`)."""
     return prepare(run_spec(workload, **options))

@@ -10,7 +10,7 @@ from rich.markup import escape
 from schedlab.cli.consoles import err_console
 
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
+    from rich.progress import Progress, ProgressColumn, Task, TaskID
 
 #: The narrowest bar and label a progress line keeps on a narrow terminal.
 MIN_BAR, MIN_LABEL = 10, 12
@@ -18,13 +18,13 @@ MIN_BAR, MIN_LABEL = 10, 12
 MAX_BAR = 40
 
 
-def rate_column(unit: str):
+def rate_column(unit: str) -> ProgressColumn:
     """A rich progress column with the rate of the task, e.g. ``12,345 jobs/s`` (blank at first)."""
     from rich.progress import ProgressColumn
     from rich.text import Text
 
     class RateColumn(ProgressColumn):
-        def render(self, task) -> Text:
+        def render(self, task: Task) -> Text:
             speed = task.finished_speed or task.speed
             return Text("" if speed is None else f"{speed:,.0f} {unit}/s", style="cyan")
 

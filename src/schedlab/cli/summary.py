@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from rich.table import Table
 
 from schedlab.cli.consoles import console
+
+if TYPE_CHECKING:
+    from schedlab.engine.result import Result
 
 SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
                    "artww", "sldww_60", "utilization", "makespan"]
@@ -34,7 +38,7 @@ SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d
 REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
 
 
-def summary_metrics(rows: dict[str, dict]) -> list[str]:
+def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]:
     """The metric names of the summary table, with the rejection, deadline and reservation
     ones if any."""
     names = list(SUMMARY_METRICS)
@@ -75,7 +79,7 @@ def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], na
     return table
 
 
-def report_reservations(result, label: str | None = None) -> None:
+def report_reservations(result: Result, label: str | None = None) -> None:
     """One line on what became of the reservation requests, rejections by reason.
 
     ``label`` names the run (default: the policy name).
