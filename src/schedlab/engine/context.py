@@ -344,6 +344,7 @@ class Context:
 
     def _deliver_request(self, position: int) -> Reservation:
         """Make the request at ``position`` pending; the policy must decide it this pass."""
+        assert self._requests is not None       # requests come only once enabled
         request = self._requests[position]
         self.pending_requests[request.id] = request
         return request
@@ -368,6 +369,7 @@ class Context:
     def _end_reservation(self, request_id: int) -> None:
         """A reservation's end has come: its processors are free again."""
         i = self._request_index[request_id]
+        assert self._requests is not None       # reservations come only once enabled
         request = self._requests[i]
         end = self._granted_start[i] + request.duration
         self._by_end.remove((end, -1 - request_id, request.width))

@@ -37,15 +37,16 @@ any objects with the methods of :class:`LocalPolicyLike` and
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
 
 from schedlab.engine.kernel import (
     FINISH,
+    NEVER,
     OVERRUN_MODES,
     WAKE,
     Progress,
@@ -218,7 +219,8 @@ class GridContext:
         self.free_copies = _read_only(self._free_copies)
         self.largest_room = 0
         self._update_room()
-        self._feature_here = platform.feature[:, in_cluster].any(axis=1).tolist()
+        self._feature_here = cast("list[bool]",
+                                  platform.feature[:, in_cluster].any(axis=1).tolist())
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
         self._engine = engine
@@ -245,7 +247,8 @@ class GridContext:
     def candidates(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` could ever run on, fastest first."""
         if task.candidates is None or task.cluster != self.cluster:
-            return self.by_power[task.eligible[self.by_power]]
+            eligible: np.ndarray = self.by_power[task.eligible[self.by_power]]
+            return eligible
         return task.candidates
 
     def fits_now(self, task: GridTask, machine: int) -> bool:
@@ -270,7 +273,7 @@ class GridContext:
         ok = self.free_cpus[order] >= task.width
         if self.exclusive:
             ok &= self.jobs_on[order] == 0
-        room = order[ok]
+        room: np.ndarray = order[ok]
         feature = self.platform.feature
         for l in task.licences:
             if self.free_copies[l] < 1:
@@ -515,7 +518,7 @@ class _Engine:
         self.status[task.index] = REJECTED
         self.reasons[task.job.id] = reason
         self._leave(task)
-        if self.dispatcher is not None:
+        if self.dispatcher is not None and self.view is not None:
             del self.view.outstanding[task.cluster][task.id]
             self.dispatcher.on_finish(self.view, task)
 
@@ -543,7 +546,7 @@ class _Timer:
     def __init__(self) -> None:
         self.seconds = 0.0
 
-    def call(self, method, *args) -> Any:
+    def call(self, method: Callable[..., Any], *args: Any) -> Any:
         began = wallclock.perf_counter()
         try:
             return method(*args)
@@ -643,7 +646,7 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
     series = StepSeries(3 + 2 * len(engine.licences_used))
     due = progress.due
     order = sorted(range(len(tasks)), key=lambda i: (tasks[i].submit, i))
-    submits = [tasks[i].submit for i in order] + [float("inf")]
+    submits = [tasks[i].submit for i in order] + [NEVER]
     nxt, n, passes = 0, len(tasks), 0
     while nxt < n or events:
         now = submits[nxt]
@@ -698,7 +701,8 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
     return series, passes
 
 
-def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask, call) -> int:
+def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
+              call: Callable[..., Any]) -> int:
     """The dispatcher's cluster for ``task``, checked: it must have a machine for the job."""
     cluster = call(dispatcher.dispatch, view, task)
     clusters = view.platform.clusters

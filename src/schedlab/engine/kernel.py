@@ -43,6 +43,10 @@ if TYPE_CHECKING:
 # The grid engine uses FINISH and WAKE; the time-sharing engine has no heap.
 FINISH, RESERVATION_END, RESERVATION_START, RELEASE, REQUEST, WAKE = range(6)
 
+#: A time after every event (every time is an int; SWF times stay below 2**53): the
+#: sentinel after the last submit time an event loop reads.
+NEVER = 2**63 - 1
+
 #: What happens to a job still running at its estimate: killed (CCS behaviour,
 #: Streit 2002 §5; the default) or left to run to completion.
 OVERRUN_MODES = ("kill", "extend")

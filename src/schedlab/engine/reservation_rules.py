@@ -10,6 +10,7 @@ policies (docs/architecture.md, "Layers").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from schedlab.engine.policy import check_choice
 from schedlab.errors import InputError
@@ -48,7 +49,7 @@ class ReservationRules:
             _check_int("cap", self.cap, 0)
 
     @classmethod
-    def paper_throttle(cls, **changes) -> ReservationRules:
+    def paper_throttle(cls, **changes: Any) -> ReservationRules:
         """The paper's throttling policy: at most 256 nodes x 12 h in any sliding 7 days."""
         return cls(**{"cap": PAPER_CAP, **changes})
 

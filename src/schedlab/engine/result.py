@@ -11,10 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.outcomes import FINISHED, KILLED, REJECTED, STATUS_NAMES  # noqa: F401 (re-exported)
+from schedlab.outcomes import FINISHED, KILLED, REJECTED, STATUS_NAMES
 
 GRANTED = 0
 RESERVATION_STATUS_NAMES = ("granted", "rejected")
+
+#: The job outcomes are re-exported from :mod:`schedlab.outcomes` with the result.
+__all__ = ["FINISHED", "GRANTED", "KILLED", "MATRIX_CHANGE_KINDS", "REJECTED",
+           "RESERVATION_STATUS_NAMES", "STATUS_NAMES", "GridRecord", "ReservationTable",
+           "Result", "TimeSharingTrace"]
 
 
 @dataclass
@@ -48,7 +53,8 @@ class ReservationTable:
     @property
     def granted(self) -> np.ndarray:
         """Boolean mask of the granted requests."""
-        return self.status == GRANTED
+        granted: np.ndarray = self.status == GRANTED
+        return granted
 
 
 @dataclass
@@ -160,7 +166,8 @@ class Result:
     @property
     def accepted(self) -> np.ndarray:
         """Boolean mask of jobs that ran (finished or killed)."""
-        return self.status != REJECTED
+        ran: np.ndarray = self.status != REJECTED
+        return ran
 
     def status_names(self) -> list[str]:
         """Status of every job as a word: finished, killed or rejected."""

@@ -18,16 +18,17 @@ loop without the checks they need (:func:`_plain_loop`).
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from heapq import heappop, heappush
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.engine.context import Context, QueueLimitContext
 from schedlab.engine.kernel import (
     FINISH,
+    NEVER,
     OVERRUN_MODES,
     RELEASE,
     REQUEST,
@@ -154,7 +155,7 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
                              tick=tick)
 
 
-def _loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress, tick: int
+def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int
           ) -> StepSeries:
     """Run events until no job is left; returns the busy and queue-length series."""
     if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
@@ -168,7 +169,7 @@ def _loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress, tic
     return series
 
 
-def _plain_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
+def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress
                 ) -> StepSeries:
     """The event loop of a run without reservations, ticks or queue limit.
 
@@ -188,7 +189,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progres
     capacity = ctx.processors
     finish = ctx._finish
     submits = [job.submit for job in jobs]
-    submits.append(float("inf"))            # sentinel: no submission left
+    submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
         now = submits[nxt]
         if events and events[0][0] <= now:
@@ -220,7 +221,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progres
     return series
 
 
-def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress,
+def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                tick: int) -> StepSeries:
     """The event loop with reservation events, held jobs and scheduling ticks."""
     events = ctx._events
@@ -232,7 +233,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
     inbox = _Inbox(policy) if tick else None
     if inbox is not None:
         on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
-    limited = isinstance(ctx, QueueLimitContext)
+    queue_limit = ctx if isinstance(ctx, QueueLimitContext) else None
     next_tick = -1
     n = len(jobs)
     nxt = 0
@@ -241,7 +242,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
     record = series.record
     capacity = ctx.processors
     submits = [job.submit for job in jobs]
-    submits.append(float("inf"))            # sentinel: no submission left
+    submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
         now = submits[nxt]
         if events and events[0][0] <= now:
@@ -263,7 +264,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
         while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
-            if limited and not ctx._enter_queue(job):
+            if queue_limit is not None and not queue_limit._enter_queue(job):
                 continue                      # held back by the per-user queue limit
             waiting[job.id] = job
             on_submit(ctx, job)
@@ -272,16 +273,17 @@ def _full_loop(ctx: Context, policy: Policy, jobs: list[Job], progress: Progress
             _, kind, key, _ = heappop(events)
             if kind == REQUEST:
                 on_request(ctx, ctx._deliver_request(key))
-            elif kind == RELEASE:
-                job = ctx._release_held(key)
-                if job is not None:
-                    waiting[job.id] = job
-                    on_submit(ctx, job)
+            elif kind == RELEASE and queue_limit is not None:
+                released = queue_limit._release_held(key)
+                if released is not None:
+                    waiting[released.id] = released
+                    on_submit(ctx, released)
         if inbox is None:
             schedule(ctx)
             if pending:
                 _undecided(policy, pending, now)
         else:
+            more: object
             if now % tick == 0:
                 inbox.deliver(ctx)
                 schedule(ctx)
@@ -313,17 +315,17 @@ class _Inbox:
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
-        self.finished: list = []
-        self.submitted: list = []
-        self.requested: list = []
+        self.finished: list[Job] = []
+        self.submitted: list[Job] = []
+        self.requested: list[Reservation] = []
 
-    def finish(self, ctx: Context, job) -> None:
+    def finish(self, ctx: Context, job: Job) -> None:
         self.finished.append(job)
 
-    def submit(self, ctx: Context, job) -> None:
+    def submit(self, ctx: Context, job: Job) -> None:
         self.submitted.append(job)
 
-    def request(self, ctx: Context, request) -> None:
+    def request(self, ctx: Context, request: Reservation) -> None:
         self.requested.append(request)
 
     def __bool__(self) -> bool:
@@ -341,7 +343,7 @@ class _Inbox:
         self.finished, self.submitted, self.requested = [], [], []
 
 
-def _undecided(policy: Policy, pending: dict, now: int) -> None:
+def _undecided(policy: Policy, pending: dict[int, Reservation], now: int) -> None:
     request = next(iter(pending.values()))
     raise PolicyError(f"policy {policy.name!r} left reservation request {request.id} undecided "
                       f"after its scheduling pass at {now}: every request must be granted or "
@@ -367,7 +369,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
         else None)
 
 
-def _provenance(workload: Workload, machine: int) -> dict:
+def _provenance(workload: Workload, machine: int) -> dict[str, Any]:
     """Where the workload's machine size and estimates came from (docs/workloads.md);
     a machine size given to :func:`run` overrides the workload's."""
     facts = dict(workload.provenance)
@@ -376,7 +378,7 @@ def _provenance(workload: Workload, machine: int) -> dict:
     return facts
 
 
-def _deadline_columns(jobs) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _deadline_columns(jobs: Sequence[Job]) -> tuple[np.ndarray | None, np.ndarray | None]:
     """Deadlines (-1 where none) and the artificial-deadline marks; ``None`` without deadlines."""
     if all(job.deadline is None for job in jobs):
         return None, None

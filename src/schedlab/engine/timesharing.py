@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.engine.kernel import (
+    NEVER,
     OVERRUN_MODES,
     Progress,
     ProgressCallback,
@@ -313,10 +314,10 @@ class TimeSharingPolicy:
         its express jobs leave; rows are taken in round order from row ``first``."""
         return []
 
-    def statistics(self) -> dict:
+    def statistics(self) -> dict[str, Any]:
         return {}
 
-    def get_params(self) -> dict:
+    def get_params(self) -> dict[str, Any]:
         return {}
 
 
@@ -368,7 +369,7 @@ class _Simulation:
         self.matrix.served = Served(self.held, self.index, self.remaining)
         self.waiting: dict[int, Job] = {}
         self.express: dict[int, Job] = {}
-        self.submits = [job.submit for job in jobs] + [float("inf")]
+        self.submits = [job.submit for job in jobs] + [NEVER]
         self.next_job = 0
         self.now = jobs[0].submit if jobs else 0
         self.changed = False          # a job arrived or left since the policy's last pass
@@ -677,7 +678,7 @@ class _Simulation:
             later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
             if not later:
                 break
-            t = int(min(later + [self.submits[self.next_job]]))
+            t = min(later + [self.submits[self.next_job]])
         return slot_end
 
     def finish(self, job_id: int, t: int, in_matrix: bool) -> None:
@@ -714,7 +715,7 @@ class _Simulation:
             first_end = min(first_end, -(-remaining[job_id] // (count * slot)))
         rounds = first_end - 1
         arrival = self.submits[self.next_job]
-        if arrival != float("inf"):
+        if arrival != NEVER:
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
             return False
