@@ -30,15 +30,15 @@ def test_every_policy_instance_is_refused_for_a_second_run(name):
     assert caught.value.field == "policy"
     assert str(caught.value) == (
         f"field policy: this {kind} instance (policy {policy.name!r}) has already been run and "
-        f"keeps that run's state; give every run a new policy, e.g. "
-        f"{kind}(**policy.get_params()), or pass the policy by name")
+        "keeps that run's state; give every run a new policy, e.g. policy.clone(), or pass "
+        "the policy by name")
 
 
-def test_a_new_instance_from_the_parameters_repeats_the_run_exactly():
-    """dynP counts its decisions: a rebuilt instance counts the same as the first run."""
+def test_a_clone_repeats_the_run_exactly():
+    """dynP counts its decisions: a clone counts the same as the first run."""
     policy = make_policy("dynp")
     first = run(WORKLOAD, policy)
-    again = run(WORKLOAD, type(policy)(**policy.get_params()))
+    again = run(WORKLOAD, policy.clone())
     assert first.stats == again.stats
     assert np.array_equal(first.start, again.start)
 

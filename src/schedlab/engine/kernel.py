@@ -97,7 +97,7 @@ def claim(policy: Any) -> None:
         kind = type(policy).__name__
         raise InputError(f"this {kind} instance (policy {policy.name!r}) has already been run "
                          f"and keeps that run's state; give every run a new policy, e.g. "
-                         f"{kind}(**policy.get_params()), or pass the policy by name",
+                         f"policy.clone(), or pass the policy by name",
                          field="policy")
     policy._used_by_a_run = True
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -56,6 +56,7 @@ from schedlab.engine.kernel import (
     never_starts,
     run_meta,
 )
+from schedlab.engine.policy import PolicyBase
 from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, Result, TimeSharingTrace
 from schedlab.errors import PolicyError
 
@@ -280,7 +281,7 @@ class Served(Mapping[int, int]):
 TIME_SHARING = "time-sharing"
 
 
-class TimeSharingPolicy:
+class TimeSharingPolicy(PolicyBase):
     """What the time-sharing engine asks of a policy (gang scheduling).
 
     ``slot`` (seconds, >= 1) and ``context_switch`` (seconds, >= 0) are read
@@ -314,11 +315,6 @@ class TimeSharingPolicy:
         its express jobs leave; rows are taken in round order from row ``first``."""
         return []
 
-    def statistics(self) -> dict[str, Any]:
-        return {}
-
-    def get_params(self) -> dict[str, Any]:
-        return {}
 
 
 def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
