@@ -133,10 +133,15 @@ def wait_for_rows(exp_dir: Path, n: int, timeout: float = 60.0) -> int:
     raise AssertionError(f"fewer than {n} runs stored after {timeout} s")
 
 
+#: The columns of stored results that differ between executions: wall-clock times, and
+#: when the run was stored.
+TIMINGS = ("wall_time", "finished_at", "scheduling_time_per_event_us")
+
+
 def comparable(frame):
-    """Results without what legitimately differs between executions (timings)."""
-    return frame.drop(columns=["wall_time", "finished_at"]).sort_values("run_id") \
-        .reset_index(drop=True)
+    """Results without what legitimately differs between executions (:data:`TIMINGS`)."""
+    return frame.drop(columns=[c for c in TIMINGS if c in frame.columns]) \
+        .sort_values("run_id").reset_index(drop=True)
 
 
 def descendant_pids(pid: int) -> list[int]:

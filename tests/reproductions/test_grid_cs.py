@@ -1,10 +1,10 @@
 """The grid-cs reproduction (Pasquali thesis §4.2, §4.3.2, chapter 5): the reduced recipe end
-to end, resuming, its run points and tasks, and every finding on made-up tables, holding
-and failing."""
+to end on the sweep runner, resuming, its runs and tasks, and every finding on made-up
+tables, holding and failing."""
 
 from __future__ import annotations
 
-import json
+import sqlite3
 import time
 
 import pandas as pd
@@ -15,8 +15,10 @@ from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import grid_cs as recipe
 from schedlab.experiments.recipes.grid_cs import design
 from schedlab.experiments.recipes.grid_cs import findings as checks
-from schedlab.experiments.recipes.grid_cs.runs import TASKS_DIR, execute
-from schedlab.experiments.recipes.grid_runs import RUNS_DIR, repetition_round, simulate_point
+from schedlab.experiments.recipes.grid_cs.runs import TASKS_DIR, execute_tasks
+from schedlab.experiments.recipes.grid_runs import repetition_round
+from schedlab.experiments.runner import simulate_run
+from schedlab.experiments.store import load_results
 
 
 @pytest.fixture(scope="module")
@@ -25,22 +27,28 @@ def reduced(tmp_path_factory):
     seconds it took)."""
     out = tmp_path_factory.mktemp("grid-cs") / "reduced"
     began = time.process_time()
-    reproduction = reproduce("grid-cs", out, reduced=True)
+    reproduction = reproduce("grid-cs", out, reduced=True, executor="serial")
     return out, reproduction, time.process_time() - began
 
 
-def test_the_run_points_and_tasks_are_pinned():
+def section_runs(name: str, reduced: bool) -> list:
+    """The runs of one section of the design."""
+    [section] = [s for s in design.SECTIONS if s.name == name]
+    return [run for part in section.parts(reduced) for policy in part.policies
+            for run in part.runs(policy)]
+
+
+def test_the_runs_and_tasks_are_pinned():
     runnable = len(design.available(design.cs_variants()))
-    small, full = design.points(True), design.points(False)
+    small, full = design.runs(True), design.runs(False)
     # reduced: 3 Ta x 1 repetition x the runnable §4.2 variants, 2 Ta x 1 seed x 6 for §5.2
-    ms_small = len(design.ms_points(True))
+    ms_small = len(section_runs("4.3.2-ms-cs", True))
     assert len(small) == 3 * runnable + ms_small + 2 * 6
-    assert small[0].run_id == ("thesis-4.2-n100-ta4-ratio0.55-0.65-exclusive-rep0-"
-                               + ("cs.incremental=true.preemption=true"
-                                  if design.CS_VARIANTS[0].available()
-                                  else "cs.incremental=true"))
-    assert small[-1].run_id == "thesis-5.2-n300-ta8-ratio0.5-0.7-shared-rep1-eg-edf"
-    assert len(full) == 7 * 20 * runnable + len(design.ms_points(False)) + 2 * 20 * 6
+    assert small[0].label == "CS_i_p"
+    assert (small[0].run.run_id, small[-1].run.run_id) == ("f3b6730295418d56",
+                                                           "45bda23c114f135d")
+    assert small[-1].label == "Tabu Search"
+    assert len(full) == 7 * 20 * runnable + len(section_runs("4.3.2-ms-cs", False)) + 2 * 20 * 6
     assert [t.key for t in design.tasks(True)] == [
         "table5-ratio0.4-0.45-i2-n200", "table5-ratio0.45-0.5-i2-n200",
         "table5-ratio0.5-0.55-i2-n200", "table5-ratio0.55-0.6-i2-n200",
@@ -55,21 +63,24 @@ def test_a_variant_is_available_only_if_the_policy_takes_its_parameters():
     assert not design.Variant("x", "cs", (("no_such_parameter", 1),)).available()
     assert not design.Variant("x", "no-such-policy").available()
     left = {v.label for v in design.left_out((*design.cs_variants(), design.SPACE_SHARING_CS))}
-    assert set(design.experiment(True)["left_out"]) == left
     assert not {"CS_i_np", "CS_ni_np", "BF_FCFS", "EDF"} & left
 
 
 def test_every_section_gets_its_first_repetition_before_any_second():
-    rounds = repetition_round(design.points(False))
-    first_egedf = next(p for p in design.points(False) if p.preset == design.EGEDF_PRESET)
-    assert first_egedf.rep == 1 and rounds[first_egedf.run_id] == 0
-    assert {rounds[p.run_id] for p in design.points(False) if p.rep == 0} == {0}
+    full = design.runs(False)
+    rounds = repetition_round(full)
+    first_egedf = next(r for r in full if r.part.preset == design.EGEDF_PRESET)
+    assert first_egedf.run.seed == 1 and rounds[first_egedf.run.run_id] == 0
+    assert {rounds[r.run.run_id] for r in full if r.run.seed == 0} == {0}
+    seen = [rounds[r.run.run_id] for r in full]
+    assert seen == sorted(seen)
 
 
 def test_reduced_run_writes_every_table_figure_and_finding(reduced):
     out, reproduction, seconds = reduced
     assert seconds < 30                 # CI budget: CPU time, about 8 s (wall time under load)
-    assert len(list((out / RUNS_DIR).glob("*.json"))) == len(design.points(True))
+    assert sorted(load_results(out)["run_id"]) == sorted(r.run.run_id
+                                                         for r in design.runs(True))
     assert len(list((out / TASKS_DIR).glob("*.json"))) == len(design.tasks(True))
     assert len(reproduction.findings) == len(checks.FINDINGS)
     for name in ("table5", "table5-schedlab", "fig19", "fig19-profile", "fig20", "fig21",
@@ -101,30 +112,44 @@ def test_what_is_left_out_is_listed_and_its_findings_not_judged(reduced):
         assert len(ms) == 2 and all(f.holds is None and f.ours == "not run" for f in ms)
 
 
+class Count:
+    """A sweep observer keeping what the sweep found pending."""
+
+    def started(self, pending: int, done_before: int) -> None:
+        self.pending = pending
+
+    def recorded(self, record) -> None:
+        pass
+
+
 def test_running_again_runs_nothing_and_a_lost_run_is_run_again(reduced):
     out, _, _ = reduced
-    assert execute(out, True) == 0
-    point = design.points(True)[1]
-    path = out / RUNS_DIR / f"{point.run_id}.json"
-    stored = json.loads(path.read_text())
-    path.unlink()
-    assert execute(out, True) == 1
-    again = json.loads(path.read_text())
-    for key in ("deadline_missed_pct", "machine_usage", "mean_jobs_in_system",
-                "workload_profile", "label"):
+    assert execute_tasks(out, True) == 0
+    lost = design.runs(True)[1].run.run_id
+    stored = recipe.run_table(out, True).set_index("run_id").loc[lost]
+    with sqlite3.connect(out / "results.sqlite") as db:
+        db.execute("DELETE FROM runs WHERE run_id = ?", (lost,))
+    (out / "rows" / f"{lost}.json").unlink()
+    count = Count()
+    reproduce("grid-cs", out, reduced=True, executor="serial", observer=count)
+    assert count.pending == 1
+    again = recipe.run_table(out, True).set_index("run_id").loc[lost]
+    for key in ("deadline_missed_pct", "machine_usage", "mean_jobs_in_system", "label"):
         assert again[key] == stored[key]
+    assert again["workload_profile"] == stored["workload_profile"]
 
 
 def test_a_stored_eg_edf_run_is_compare_schedule_based_s(reduced):
     out, _, _ = reduced
-    point = next(p for p in design.points(True) if p.label == "Tabu Search")
-    stored = json.loads((out / RUNS_DIR / f"{point.run_id}.json").read_text())
-    [row] = compare_schedule_based(point.jobs, [point.ta], [point.rep],
+    labelled = next(r for r in design.runs(True) if r.label == "Tabu Search")
+    stored = load_results(out).set_index("run_id").loc[labelled.run.run_id]
+    ta = labelled.run.workload.option("ta")
+    [row] = compare_schedule_based(labelled.part.jobs, [ta], [labelled.run.seed],
                                    {"eg-edf+tabu": {"name": "eg-edf"}})
     for key in ("deadline_missed_pct", "system_usage", "nondeadline_avg_slowdown",
                 "avg_slowdown"):
         assert stored[key] == pytest.approx(row[key])
-    assert simulate_point(point)["deadline_missed_pct"] == stored["deadline_missed_pct"]
+    assert simulate_run(labelled.run)[1]["deadline_missed_pct"] == stored["deadline_missed_pct"]
 
 
 # ------------------------------------------------------------ findings on made-up tables

@@ -1,68 +1,86 @@
-"""The grid-fb reproduction (Pasquali thesis §4.1 and §4.3.1): the reduced recipe end to end,
-its run points, and every finding on made-up tables, holding and failing."""
+"""The grid-fb reproduction (Pasquali thesis §4.1 and §4.3.1): the reduced recipe end to end
+on the sweep runner, its runs, resuming, and every finding on made-up tables, holding and
+failing."""
 
 from __future__ import annotations
 
-import json
+import shutil
+import sqlite3
 
 import pandas as pd
 import pytest
 
+from schedlab.experiments import run_sweep
 from schedlab.experiments.recipes import get_recipe, reproduce
 from schedlab.experiments.recipes import grid_fb as recipe
 from schedlab.experiments.recipes.grid_fb import findings as checks
 from schedlab.experiments.recipes.grid_fb.design import (
     CASES,
     SECTIONS,
-    meta_scheduler_points,
-    points,
+    experiment,
+    meta_scheduler_parts,
+    runs,
 )
-from schedlab.experiments.recipes.grid_fb.runs import RUNS_DIR, execute, label, simulate_point
+from schedlab.experiments.runner import simulate_run
+from schedlab.experiments.store import load_results
 
 
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory):
     """The reduced recipe run once, in this process: (experiment dir, Reproduction)."""
     out = tmp_path_factory.mktemp("grid-fb") / "reduced"
-    return out, reproduce("grid-fb", out, reduced=True)
+    return out, reproduce("grid-fb", out, reduced=True, executor="serial")
 
 
-def test_the_run_points_are_pinned():
-    small, full = points(True), points(False)
+def test_the_runs_are_pinned():
+    small, full = runs(True), runs(False)
     # reduced: 3 Ta x 2 repetitions x 4 policies, plus 2 more licence ratios at Ta 4; §4.3.1:
     # 3 Ta x 2 repetitions x 3 configurations
     assert len(small) == 3 * 2 * 4 + 2 * 2 * 4 + 3 * 2 * 3
-    assert small[0].run_id == "thesis-4.1-n300-ta4-ratio0.5-0.7-exclusive-rep0-grid-fcfs"
-    assert small[39].run_id == "thesis-4.1-n300-ta4-ratio0.4-0.6-exclusive-rep1-bf-mod"
+    assert (small[0].run.run_id, small[0].label) == ("ff29a22e8c8d2c9d", "FCFS")
+    assert (small[-1].run.run_id, small[-1].label) == ("cb86cf809a72fa47", "NO heuristics")
     # full: 5 Ta x 20 x 4, plus 2 licence ratios x 20 x 4 (the third is Table 1's, shared);
     # §4.3.1: 4 Ta x 20 x 3
     assert len(full) == 5 * 20 * 4 + 2 * 20 * 4 + 4 * 20 * 3
     assert [s.name for s in SECTIONS] == ["4.1-interarrival", "4.1-licence-ratio",
                                           "4.3.1-meta-scheduler"]
+    assert [r.run_id for r in experiment(True).runs] == [r.run.run_id for r in small]
     assert get_recipe("grid-fb") is recipe.RECIPE
 
 
 def test_the_three_configurations_of_section_4_3_1():
-    ms, ls, no = meta_scheduler_points(False)[:3]
-    assert [label(p) for p in (ms, ls, no)] == list(CASES)
-    assert (ms.preset, ms.jobs, ms.allocation, ms.ta) == ("thesis-4.3", 5000, "shared", 0)
-    assert ms.run_id == ("thesis-4.3-n5000-ta0-ratio0.5-0.7-shared-rep0-bf-fcfs.order=priority-"
-                         "ms-heuristics")
-    assert ms.policy_spec() == {"name": "bf-fcfs", "order": "priority"}
-    assert ms.dispatch_spec() == "ms-heuristics"
-    assert ls.policy_spec() == {"name": "bf-unmod", "deadline_k": 2.0}
-    assert ls.dispatch_spec() == {"name": "ms-heuristics", "classify": False}
-    assert ls.run_id.endswith("-bf-unmod.deadline_k=2.0-ms-heuristics.classify=false")
-    assert (no.policy_spec(), no.dispatch_spec()) == ("bf-fcfs", {"name": "ms-heuristics",
-                                                                  "classify": False})
-    assert sorted({p.ta for p in meta_scheduler_points(False)}) == [0, 5, 10, 15]
-    assert len(meta_scheduler_points(True)) <= 20
+    ms, ls, no = meta_scheduler_parts(False)
+    assert [p.policies[0].label for p in (ms, ls, no)] == list(CASES)
+    assert (ms.preset, ms.jobs, ms.allocation, ms.tas) == ("thesis-4.3", 5000, "shared",
+                                                           (0, 5, 10, 15))
+    run = ms.runs(ms.policies[0])[0]
+    assert (run.policy, dict(run.params)) == ("bf-fcfs", {"order": "priority"})
+    assert (run.grid.dispatch, dict(run.grid.dispatch_params)) == ("ms-heuristics", {})
+    run = ls.runs(ls.policies[0])[0]
+    assert (run.policy, dict(run.params)) == ("bf-unmod", {"deadline_k": 2.0})
+    assert dict(run.grid.dispatch_params) == {"classify": False}
+    run = no.runs(no.policies[0])[0]
+    assert (run.policy, dict(run.params), dict(run.grid.dispatch_params)) == (
+        "bf-fcfs", {}, {"classify": False})
+    assert len(ms.runs(ms.policies[0])) == 4 * 20
+    assert sum(len(p.runs(p.policies[0])) for p in meta_scheduler_parts(True)) <= 20
+
+
+class Count:
+    """A sweep observer keeping what the sweep found pending and already stored."""
+
+    def started(self, pending: int, done_before: int) -> None:
+        self.pending, self.done_before = pending, done_before
+
+    def recorded(self, record) -> None:
+        pass
 
 
 def test_reduced_run_writes_every_table_figure_and_finding(reduced):
     out, reproduction = reduced
-    stored = sorted((out / RUNS_DIR).glob("*.json"))
-    assert len(stored) == len(points(True))
+    stored = load_results(out)
+    assert sorted(stored["run_id"]) == sorted(r.run.run_id for r in runs(True))
+    assert (stored["status"] == "finished").all()
     assert len(reproduction.findings) == len(checks.FINDINGS)
     for name in ("fig16", "fig17", "fig18", "table2", "table3", "findings", "fig25", "fig26",
                  "fig27", "fig28", "fig29", "ms_over_ta"):
@@ -79,41 +97,46 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
     fig27 = reproduction.tables["fig27.md"].read_text()
     assert "| configuration | c1 | c2 | c3 | c4 | platform |" in fig27
     assert all(f"| {case} |" in fig27 for case in CASES)
-    assert execute(out, True) == 0            # a second run finds every run stored
+    again = Count()
+    reproduce("grid-fb", out, reduced=True, executor="serial", observer=again)
+    assert (again.pending, again.done_before) == (0, len(runs(True)))
 
 
-def test_a_stopped_run_resumes_with_only_the_missing_runs(reduced):
-    out, _reproduction = reduced
-    folder = out / RUNS_DIR
-    missing = [p for p in meta_scheduler_points(True) if p.rep == 1][:2]
-    kept = {p.run_id: (folder / f"{p.run_id}.json").read_text() for p in missing}
-    for run_id in kept:
-        (folder / f"{run_id}.json").unlink()
-    assert execute(out, True) == 2
-    for run_id, text in kept.items():
-        fresh = json.loads((folder / f"{run_id}.json").read_text())
-        stored = json.loads(text)
-        assert {k: v for k, v in fresh.items() if k not in NOT_DETERMINISTIC} == \
-            {k: v for k, v in stored.items() if k not in NOT_DETERMINISTIC}
-
-
-#: Wall-clock measurements in a stored run.
-NOT_DETERMINISTIC = {"scheduling_time_per_event_us", "wall_time_s"}
-
-
-def test_a_stored_run_is_the_simulation_of_its_point(reduced):
+def test_a_partly_stored_run_resumes_with_only_the_missing_runs(reduced, tmp_path):
+    """A sweep killed mid-way leaves some rows: the resumed one runs only the others."""
     out, _ = reduced
-    for point in (points(True)[5], meta_scheduler_points(True)[4]):
-        stored = json.loads((out / RUNS_DIR / f"{point.run_id}.json").read_text())
-        fresh = simulate_point(point)
-        for key in ("deadline_missed_pct", "system_usage", "licence_usage", "avg_slowdown"):
-            assert stored[key] == fresh[key]
-    assert stored["label"] == "LS heuristics"
-    assert stored["cluster_share_optimum"]["c1"] == pytest.approx(120 / 225)
-    assert list(stored["cluster_work_share"]) == ["c1", "c2", "c3", "c4"]
-    assert sum(stored["cluster_work_share"].values()) == pytest.approx(1)
-    assert sum(stored["cluster_jobs"].values()) == point.jobs
-    assert stored["cluster_deadline_missed_pct"].keys() == stored["cluster_jobs"].keys()
+    partial = tmp_path / "partial"
+    shutil.copytree(out, partial)
+    lost = [r.run.run_id for r in runs(True) if r.part.dispatch and r.run.seed == 1][:2]
+    with sqlite3.connect(partial / "results.sqlite") as db:
+        db.executemany("DELETE FROM runs WHERE run_id = ?", [(run_id,) for run_id in lost])
+    for run_id in lost:
+        (partial / "rows" / f"{run_id}.json").unlink()
+    count = Count()
+    summary = run_sweep(experiment(True), partial, executor="serial", observer=count)
+    assert (count.pending, summary.finished) == (2, 2)
+    before, after = (load_results(d).set_index("run_id") for d in (out, partial))
+    deterministic = [c for c in before.columns if c not in NOT_DETERMINISTIC]
+    pd.testing.assert_frame_equal(after.loc[before.index, deterministic], before[deterministic])
+
+
+#: Wall-clock measurements and times of a stored run.
+NOT_DETERMINISTIC = {"scheduling_time_per_event_us", "wall_time", "finished_at"}
+
+
+def test_a_stored_run_is_the_simulation_of_its_run(reduced):
+    out, _ = reduced
+    stored = load_results(out).set_index("run_id")
+    for labelled in (runs(True)[5], runs(True)[-2]):
+        _, fresh = simulate_run(labelled.run)
+        for key in ("deadline_missed_pct", "system_usage", "licence_usage", "avg_slowdown",
+                    "machine_usage"):
+            assert stored.loc[labelled.run.run_id, key] == fresh[key]
+    table = recipe.run_table(out, True)
+    ls = table[table["label"] == "LS heuristics"].iloc[0]
+    assert ls["cluster_share_optimum.c1"] == pytest.approx(120 / 225)
+    assert sum(ls[f"cluster_work_share.c{k}"] for k in range(1, 5)) == pytest.approx(1)
+    assert sum(ls[f"cluster_jobs.c{k}"] for k in range(1, 5)) == ls["jobs"]
 
 
 def test_reduced_form_shows_backfilling_beating_fcfs(reduced):

@@ -1,111 +1,134 @@
-"""The grid-run machinery shared by the grid recipes: run ids, the run's machine usage and
-workload (hand-checked), storing and resuming."""
+"""The grid-run machinery shared by the grid recipes: grid experiments as sweep runs (their
+ids, labels and order), reading the stored runs back, the results of the earlier layout,
+and the stored tasks."""
 
 from __future__ import annotations
 
 import json
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+from schedlab.experiments import run_sweep
 from schedlab.experiments.recipes.grid_runs import (
-    Point,
-    active_machines,
+    GridPart,
+    LabelledPolicy,
+    Section,
     execute_stored,
-    jobs_in_system,
-    machine_usage,
-    nested_by_cluster,
+    labelled_runs,
+    old_runs_notice,
     read_stored,
-    running_jobs,
-    simulate_point,
+    recipe_experiment,
+    run_table,
     spelled,
+    workload_profile,
 )
+from schedlab.tomlio import parse_toml
+
+FCFS, CS = LabelledPolicy("FCFS", "grid-fcfs"), LabelledPolicy(
+    "CS", "cs", (("incremental", False),))
+LOCAL = GridPart("thesis-4.2", (0.55, 0.65), (4, 10), (0, 1), 30, (FCFS, CS))
+MS = GridPart("thesis-4.3", (0.5, 0.7), (5,), (0,), 40, (LabelledPolicy("MS", "bf-fcfs"),),
+              allocation="shared", dispatch="ms-heuristics",
+              dispatch_params=(("classify", False),))
 
 
-def tiny_result():
-    """Three jobs on two machines: A on m0 over [0, 10), B on m0 over [0, 5), C on m1 over
-    [5, 10); D waits over [0, 5) and never runs."""
-    return SimpleNamespace(
-        start=np.array([0, 0, 5, -1]), end=np.array([10, 5, 10, -1]),
-        series_time=np.array([0, 5, 10]), series_queue=np.array([1, 0, 0]),
-        grid=SimpleNamespace(machine=np.array([0, 0, 1, -1]), machine_names=("m0", "m1")))
+def test_a_part_is_a_grid_experiment_whose_runs_have_pinned_ids():
+    runs = LOCAL.runs(CS)
+    assert len(runs) == 2 * 2
+    run = runs[0]
+    assert (run.policy, dict(run.params), run.seed) == ("cs", {"incremental": False}, 0)
+    assert run.workload.identity() == {"kind": "grid-model", "name": "grid", "label": "grid",
+                                       "options": {"jobs": 30, "preset": "thesis-4.2",
+                                                   "ta": 4.0}}
+    assert run.grid.identity()["platform"] == {"preset": "thesis-4.2",
+                                               "label": "thesis-4.2-ratio0.55-0.65",
+                                               "settings": {"ratio": [0.55, 0.65]}}
+    assert run.grid.allocation == "exclusive"
+    assert run.run_id == RUN_ID
+    dispatched = MS.runs(MS.policies[0])[0]
+    assert (dispatched.grid.dispatch, dict(dispatched.grid.dispatch_params)) == (
+        "ms-heuristics", {"classify": False})
+    assert spelled("cs", (("incremental", False),)) == "cs.incremental=false"
 
 
-def test_running_jobs_and_active_machines_by_hand():
-    result = tiny_result()
-    assert running_jobs(result).tolist() == [2, 2, 0]
-    assert active_machines(result).tolist() == [1, 2, 0]
-    assert jobs_in_system(result).tolist() == [3, 2, 0]
+#: The id of LOCAL's first CS run: a grid recipe's run ids change only with what they run.
+RUN_ID = "559c620db55cdbd9"
 
 
-def test_machine_usage_by_hand():
-    # [0, 5): 1 active of min(2 machines, 3 jobs) = 1/2; [5, 10): 2 of min(2, 2) = 1
-    assert machine_usage(tiny_result(), (0, 10)) == pytest.approx(0.75)
+def sections():
+    """Two sections sharing LOCAL's Ta 4 FCFS runs under another label."""
+    shared = GridPart("thesis-4.2", (0.55, 0.65), (4,), (0, 1), 30,
+                      (LabelledPolicy("again", "grid-fcfs"),))
+    return [Section("a", "A", lambda reduced: [LOCAL]),
+            Section("b", "B", lambda reduced: [shared, MS])]
 
 
-def migrated_result():
-    """Two machines over [0, 10): X runs on m0 over [0, 5) and migrates to m1, which Y left
-    at 5 (Y ends), and Z takes m0 at 5, in the same pass.  X's first start, last end and
-    last machine alone put it on m1 over [0, 10) beside Y, and leave m0 idle over [0, 5)."""
-    return SimpleNamespace(
-        start=np.array([0, 0, 5]), end=np.array([10, 5, 10]),
-        series_time=np.array([0, 5, 10]), series_queue=np.array([1, 0, 0]),
-        grid=SimpleNamespace(machine=np.array([1, 1, 0]), machine_names=("m0", "m1"),
-                             runs=np.array([[0, 0, 0, 5, 0], [0, 1, 5, 10, 0],
-                                            [1, 1, 0, 5, 0], [2, 0, 5, 10, 0]])))
+def test_a_run_two_sections_give_is_one_run_with_its_first_label_and_runs_go_by_repetition():
+    runs = labelled_runs(sections(), True)
+    assert len(runs) == len({r.run.run_id for r in runs}) == 2 * 2 * 2 + 1
+    assert {r.label for r in runs} == {"FCFS", "CS", "MS"}
+    seeds = [r.run.seed for r in runs]
+    assert seeds == sorted(seeds)             # every first repetition before any second
+    experiment = recipe_experiment("x", "two sections", sections(), True)
+    assert [r.run_id for r in experiment.runs] == [r.run.run_id for r in runs]
+    parts = parse_toml(experiment.text, "experiment.toml")["parts"]
+    assert [(p["section"], p["label"]) for p in parts] == [
+        ("a", "FCFS"), ("a", "CS"), ("b", "again"), ("b", "MS")]
 
 
-def test_machine_usage_counts_each_run_of_a_migrated_job_on_the_machine_it_ran_on():
-    # every instant of [0, 10): 2 active machines of min(2, 2 or 3 jobs)
-    result = migrated_result()
-    assert active_machines(result).tolist() == [2, 2, 0]
-    assert machine_usage(result, (0, 10)) == pytest.approx(1.0)
+@pytest.fixture(scope="module")
+def swept(tmp_path_factory):
+    """The runs of :func:`sections` swept into a store: (experiment dir, labelled runs)."""
+    out = tmp_path_factory.mktemp("grid-runs") / "exp"
+    summary = run_sweep(recipe_experiment("x", "", sections(), True), out, executor="serial")
+    assert summary.complete
+    return out, labelled_runs(sections(), True)
 
 
-def test_without_preemption_the_runs_give_the_usage_of_the_start_and_end_columns():
-    result = tiny_result()
-    runs = np.array([[0, 0, 0, 10, 0], [1, 0, 0, 5, 0], [2, 1, 5, 10, 0]])
-    with_runs = SimpleNamespace(**{**vars(result), "grid": SimpleNamespace(
-        **vars(result.grid), runs=runs)})
-    assert active_machines(with_runs).tolist() == active_machines(result).tolist()
-    assert machine_usage(with_runs, (0, 10)) == machine_usage(result, (0, 10))
+def test_the_run_table_describes_each_run_beside_its_metrics(swept):
+    out, runs = swept
+    table = run_table(out, runs)
+    assert table["run_id"].tolist() == [r.run.run_id for r in runs]
+    local = table[table["preset"] == "thesis-4.2"]
+    assert set(local["ratio"]) == {"55% - 65%"} and set(local["ta"]) == {4, 10}
+    assert set(local["params"]) == {"grid-fcfs", "cs.incremental=false"}
+    assert (local["dispatch"] == "").all()
+    ms = table[table["preset"] == "thesis-4.3"].iloc[0]
+    assert ms["dispatch"] == "ms-heuristics.classify=false" and ms["label"] == "MS"
+    assert ms["cluster_share_optimum.c1"] == pytest.approx(120 / 225)
+    assert sum(ms[f"cluster_jobs.c{k}"] for k in range(1, 5)) == 40
+    for metric in ("machine_usage", "mean_jobs_in_system", "scheduling_time_per_event_us",
+                   "deadline_missed_pct", "system_usage", "licence_usage"):
+        assert table[metric].notna().all(), metric
 
 
-def test_a_point_names_its_parameters_in_its_run_id():
-    plain = Point("thesis-4.2", 4, (0.55, 0.65), 0, "bf-fcfs", 100)
-    assert plain.run_id == "thesis-4.2-n100-ta4-ratio0.55-0.65-exclusive-rep0-bf-fcfs"
-    assert plain.policy_spec() == "bf-fcfs" and plain.dispatch_spec() is None
-    cs = Point("thesis-4.3", 5, (0.5, 0.7), 1, "cs", 100, "shared", "ms-heuristics",
-               (("incremental", False), ("overhead", 8.0)), (("window", 50),), label="CS")
-    assert cs.run_id.endswith("-shared-rep1-cs.incremental=false.overhead=8.0"
-                              "-ms-heuristics.window=50")
-    assert cs.policy_spec() == {"name": "cs", "incremental": False, "overhead": 8.0}
-    assert cs.dispatch_spec() == {"name": "ms-heuristics", "window": 50}
-    assert spelled("x", ()) == "x"
+def test_stored_machine_metrics_and_profile_are_those_of_the_simulation(swept):
+    from schedlab.experiments.runner import simulate_run
+    from schedlab.metrics.grid import jobs_in_system, run_window
+    from schedlab.metrics.series import bin_means
+
+    out, runs = swept
+    table = run_table(out, runs).set_index("run_id")
+    for labelled in (runs[1], runs[-1]):
+        result, metrics = simulate_run(labelled.run)
+        stored = table.loc[labelled.run.run_id]
+        assert stored["machine_usage"] == metrics["machine_usage"]
+        assert stored["mean_jobs_in_system"] == metrics["mean_jobs_in_system"]
+        t0, t1 = run_window(result)
+        _, means = bin_means(result.series_time, jobs_in_system(result), (t1 - t0) / 40, t0, t1)
+        assert workload_profile(out, labelled.run.run_id) == [round(float(v), 3)
+                                                              for v in means[:40]]
+    assert np.isfinite(workload_profile(out, runs[0].run.run_id)).all()
 
 
-def test_per_cluster_metrics_are_nested_by_cluster():
-    flat = {"cluster_work_share.c1": 0.75, "cluster_work_share.c2": 0.25,
-            "cluster_jobs.c1": 3, "system_usage": 0.5}
-    assert nested_by_cluster(flat, ("cluster_work_share", "cluster_share_optimum")) == {
-        "cluster_work_share": {"c1": 0.75, "c2": 0.25}, "cluster_share_optimum": {}}
-    assert nested_by_cluster(flat) == {"cluster_work_share": {"c1": 0.75, "c2": 0.25},
-                                       "cluster_jobs": {"c1": 3.0}}
-
-
-def test_a_dispatched_run_stores_the_metrics_of_each_cluster():
-    local = simulate_point(Point("thesis-4.1", 4, (0.5, 0.7), 0, "bf-fcfs", 30))
-    assert "cluster_jobs" not in local
-    run = simulate_point(Point("thesis-4.3", 5, (0.5, 0.7), 0, "bf-fcfs", 60, "shared",
-                               "ms-heuristics"))
-    clusters = list(run["cluster_share_optimum"])
-    assert clusters == ["c1", "c2", "c3", "c4"]
-    assert sum(run["cluster_jobs"].values()) == 60
-    for name in ("cluster_work_share", "cluster_deadline_missed_pct",
-                 "cluster_nondeadline_avg_slowdown", "cluster_system_usage",
-                 "cluster_licence_usage"):
-        assert list(run[name]) == clusters
+def test_results_of_the_earlier_layout_are_named_in_one_line(tmp_path):
+    assert old_runs_notice(tmp_path) is None
+    (tmp_path / "runs").mkdir()
+    assert old_runs_notice(tmp_path) is None
+    (tmp_path / "runs" / "thesis-4.1-n300-ta4-rep0-bf-fcfs.json").write_text("{}")
+    notice = old_runs_notice(tmp_path)
+    assert "\n" not in notice and "computed again" in notice and str(tmp_path / "runs") in notice
 
 
 def test_stored_work_resumes_after_a_failure(tmp_path):

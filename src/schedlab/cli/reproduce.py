@@ -38,6 +38,11 @@ def list_recipes() -> None:
     console.print(table)
 
 
+def notice(message: str) -> None:
+    """One line on standard error, before the runs start."""
+    err_console.print(f"schedlab: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
 def run_recipe(
     name: Annotated[str, typer.Argument(help="The recipe (see 'schedlab reproduce list').")],
     out: Annotated[Path | None, typer.Option(
@@ -57,7 +62,8 @@ def run_recipe(
     progress = SweepProgress(f"{name}{' (reduced)' if reduced else ''}")
     try:
         reproduction = reproduce(name, exp_dir, reduced=reduced, executor=executor,
-                                 jobs=pool_size, dask_address=dask, observer=progress)
+                                 jobs=pool_size, dask_address=dask, observer=progress,
+                                 notice=notice)
     except KeyboardInterrupt:
         progress.close()
         err_console.print(f"schedlab: interrupted; the runs finished so far are stored in "

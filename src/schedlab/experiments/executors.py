@@ -3,7 +3,8 @@
 Every executor takes runs and yields one :class:`~schedlab.experiments.runner.RunRecord`
 per run, in completion order; the sweep stores each as it arrives.  Runs are
 deterministic, so the records do not depend on the executor or the number
-of workers (only ``wall_time`` does).
+of workers (only the wall-clock times do: ``wall_time``, and a grid run's
+``scheduling_time_per_event_us``).
 
 * :class:`SerialExecutor` — one run after the other, in this process.
 * :class:`PoolExecutor` — ``concurrent.futures.ProcessPoolExecutor`` with

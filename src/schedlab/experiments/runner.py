@@ -120,10 +120,13 @@ def simulate_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
 
 def simulate_grid_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
     """A grid run's Result and its metrics: those of ``schedlab simulate --platform``, the
-    platform's CPUs (``platform_cpus``: the machine size of its utilization and series) and
-    the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`, docs/metrics.md)."""
+    platform's CPUs (``platform_cpus``: the machine size of its utilization and series),
+    the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`), the machines'
+    (:func:`~schedlab.metrics.grid.machine_metrics`) and the local policy's cost per
+    scheduling event (:func:`~schedlab.metrics.grid.scheduling_cost`; its time is the one
+    metric that depends on the machine), docs/metrics.md "Grid runs"."""
     from schedlab.metrics import compute_metrics
-    from schedlab.metrics.grid import cluster_metrics
+    from schedlab.metrics.grid import cluster_metrics, machine_metrics, scheduling_cost
     from schedlab.run import execute
 
     grid = run.grid
@@ -136,7 +139,8 @@ def simulate_grid_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
                                preemption_overhead=grid.preemption_overhead)
     result = execute(description, workload=workload)
     return result, {**compute_metrics(result), "platform_cpus": result.processors,
-                    **cluster_metrics(result, platform)}
+                    **cluster_metrics(result, platform), **machine_metrics(result),
+                    **scheduling_cost(result)}
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)

@@ -40,7 +40,7 @@ import numpy as np
 from schedlab.engine.result import Result
 from schedlab.metrics.deadlines import deadline_masks
 from schedlab.metrics.jobs import accepted_jobs, mean, percent, slowdown
-from schedlab.metrics.series import integrate
+from schedlab.metrics.series import integrate, time_weighted_mean
 
 #: One line per grid metric name (added only for grid runs; docs/metrics.md "Grid runs").
 GRID_METRIC_DOCS: dict[str, str] = {
@@ -216,6 +216,117 @@ def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
             np.minimum(platform.copies[c][None, :], asked[:, 1:]).sum(axis=1),
             *window) if needs.shape[1] else None
     return metrics
+
+
+# ------------------------------------------------------------------ machines (thesis §4.2)
+#: The metrics of :func:`machine_metrics`, one line each (docs/metrics.md "Grid runs").
+MACHINE_METRIC_DOCS: dict[str, str] = {
+    "machine_usage": "time average over the run of machines running a job / min(machines, "
+                     "jobs in the system), where jobs are in the system (§4.2, Fig. 22)",
+    "mean_jobs_in_system": "time average over the run of the jobs waiting or running (§4.2, "
+                           "Fig. 19, the system workload)",
+}
+
+
+def running_jobs(start: np.ndarray, end: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """Jobs running at each instant of ``times``: started (``start >= 0``), not yet ended."""
+    ran = start >= 0
+    starts, ends = np.sort(start[ran]), np.sort(end[ran])
+    return (np.searchsorted(starts, times, side="right")
+            - np.searchsorted(ends, times, side="right"))
+
+
+def jobs_in_system(result: Result) -> np.ndarray:
+    """Jobs waiting or running at each instant of ``result.series_time``: the thesis'
+    "system workload" (§4.2, Fig. 19)."""
+    return np.asarray(result.series_queue) + running_jobs(result.start, result.end,
+                                                          result.series_time)
+
+
+def machine_runs(result: Result) -> np.ndarray:
+    """Every run of every job as ``(machine, start, end)`` rows: ``result.grid.runs`` (each
+    run on the machine it ran on, the runs cut by a preemption included), or for a result
+    without them one run per job from its start to its end on its machine.
+
+    A job preempted or migrated has several runs; its first start, last end and last
+    machine alone would put it on its last machine from its first start, and leave the
+    machine it left idle meanwhile (thesis §4.2, Fig. 22, for the preemptive versions)."""
+    grid = result.grid
+    runs = getattr(grid, "runs", None)
+    if runs is None:
+        rows = np.column_stack((grid.machine, result.start, result.end))
+    else:
+        rows = np.asarray(runs, dtype=np.int64).reshape(-1, 5)[:, 1:4]
+    return rows[(rows[:, 0] >= 0) & (rows[:, 1] >= 0) & (rows[:, 2] > rows[:, 1])]
+
+
+def active_machines(result: Result) -> np.ndarray:
+    """Machines running at least one job at each instant of ``result.series_time``, from
+    every run of every job (:func:`machine_runs`)."""
+    rows = machine_runs(result)
+    if len(rows) == 0:
+        return np.zeros(len(result.series_time), dtype=np.int64)
+    machine = rows[:, 0]
+    # Events (time, +1 start / -1 end, machine); at one instant ends come before starts.
+    times = np.concatenate((rows[:, 1], rows[:, 2]))
+    steps = np.concatenate((np.ones(len(rows), np.int64), -np.ones(len(rows), np.int64)))
+    machines = np.concatenate((machine, machine))
+    order = np.lexsort((steps, times))
+    per_machine = [0] * (int(machine.max()) + 1)
+    active, count = np.empty(len(order), dtype=np.int64), 0
+    for k, (step, where) in enumerate(zip(steps[order].tolist(), machines[order].tolist())):
+        before = per_machine[where]
+        per_machine[where] = before + step
+        count += int(before == 0 and step > 0) - int(before + step == 0 and step < 0)
+        active[k] = count
+    index = np.searchsorted(times[order], result.series_time, side="right") - 1
+    return np.where(index >= 0, active[np.maximum(index, 0)], 0)
+
+
+def machine_usage(result: Result, window: tuple[int, int]) -> float | None:
+    """Machine usage (thesis §4.2, Fig. 22): the time average over ``window`` of
+    active machines / min(machines, jobs in the system), where jobs are in the system."""
+    machines = len(result.grid.machine_names)
+    bound = np.minimum(machines, jobs_in_system(result))
+    return usage_average(result.series_time, active_machines(result), bound, *window)
+
+
+def run_window(result: Result) -> tuple[int, int]:
+    """The whole run: its first submission to its last end (or submission)."""
+    return (int(result.submit.min()), int(max(result.end.max(), result.submit.max())))
+
+
+def machine_metrics(result: Result) -> dict[str, float | None]:
+    """:data:`MACHINE_METRIC_DOCS` over the whole run (:func:`run_window`); empty for a run
+    without jobs."""
+    if len(result) == 0:
+        return {}
+    window = run_window(result)
+    return {"machine_usage": machine_usage(result, window),
+            "mean_jobs_in_system": time_weighted_mean(result.series_time,
+                                                      jobs_in_system(result), *window)}
+
+
+# ------------------------------------------------------------------ the policy's cost
+#: The local policy's operation counts kept per scheduling event (``cs``'s matchings;
+#: thesis Figs. 23–24 in operations, docs/policies/convergent.md).
+MATCHING_WORK = ("matching_augmenting_paths", "matching_entries_touched")
+
+
+def scheduling_cost(result: Result) -> dict[str, float]:
+    """The local policy's cost per scheduling event (submissions and job ends):
+    ``<count>_per_event`` for each of :data:`MATCHING_WORK` the policy counted, and
+    ``scheduling_time_per_event_us``, its wall-clock time [µs] less the time it spent
+    counting its own work (``matching_count_seconds``: ``cs count_work=true`` solving each
+    MFS again to count it), which is not part of scheduling.  The time depends on the
+    machine; the counts do not."""
+    events = result.meta["scheduling_events"]
+    counting = float(result.stats.get("matching_count_seconds", 0.0))
+    seconds = max(0.0, float(result.meta["scheduling_time_s"]) - counting)
+    cost = {f"{name}_per_event": float(result.stats[name]) / events if events else 0.0
+            for name in MATCHING_WORK if name in result.stats}
+    cost["scheduling_time_per_event_us"] = seconds * 1e6 / events if events else 0.0
+    return cost
 
 
 def licence_needs(result: Result, platform) -> np.ndarray:

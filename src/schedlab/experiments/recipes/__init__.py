@@ -29,6 +29,7 @@ from typing import Any
 
 from schedlab.errors import InputError
 from schedlab.experiments.recipes.report import REPRODUCTION_DIR, findings_markdown
+from schedlab.experiments.spec import Experiment
 
 #: Recipe name -> module (imported only when the recipe is used).
 RECIPE_MODULES: dict[str, str] = {}
@@ -69,11 +70,16 @@ class Recipe:
     name: str
     paper: str
     description: str
-    experiment: Callable[[bool], Mapping[str, Any]]        # reduced -> experiment mapping
+    #: reduced -> the experiment: a mapping shaped like an experiment file, or built
+    #: (a grid recipe's union of grid experiments, :mod:`.grid_runs`).
+    experiment: Callable[[bool], Mapping[str, Any] | Experiment]
     summarize: Callable[[Path, bool], Reproduction]        # (experiment dir, reduced)
-    #: Runs the sweep cannot describe (grid runs need a platform): the recipe runs them
-    #: itself, ``execute(exp_dir, reduced)``, storing and resuming them as it sees fit.
-    execute: Callable[[Path, bool], Any] | None = None
+    #: Work that is not a simulation (the thesis' Table 5 knapsack, the ADH experiment):
+    #: ``tasks(exp_dir, reduced)`` computes and stores what is missing, before the sweep.
+    tasks: Callable[[Path, bool], Any] | None = None
+    #: ``stale(exp_dir)``: one line on what the directory holds that this schedlab no
+    #: longer reads (results of an earlier layout), or None.
+    stale: Callable[[Path], str | None] | None = None
 
 
 def traces_dir() -> Path:
@@ -120,35 +126,43 @@ def get_recipe(name: str) -> Recipe:
 
 def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: str = "pool",
               jobs: int | None = None, dask_address: str | None = None,
-              observer: Any = None) -> Reproduction:
+              observer: Any = None, notice: Callable[[str], None] | None = None
+              ) -> Reproduction:
     """Run (or resume) a recipe's sweep in ``out``, then write its tables and figures.
 
-    A recipe with an ``execute`` step runs its own simulations in this
-    process instead of a sweep (the executor arguments do not apply).
-
-    ``executor``, ``jobs``, ``dask_address`` and ``observer`` are those of
-    :func:`~schedlab.experiments.run_sweep`.  The findings table is written
-    to ``out/reproduction/findings.md``.  A run that fails stops the summary
-    with an :class:`InputError` listing it (its error is in the store).
+    A recipe's ``tasks`` (work that is not a simulation) run first, in this
+    process.  ``executor``, ``jobs``, ``dask_address`` and ``observer`` are
+    those of :func:`~schedlab.experiments.run_sweep`.  ``notice`` is told what
+    ``out`` holds that is no longer read (default: a warning).  The findings
+    table is written to ``out/reproduction/findings.md``.  A run that fails
+    stops the summary with an :class:`InputError` listing it (its error is in
+    the store).
     """
     from schedlab.experiments import run_sweep
 
     recipe = get_recipe(name)
     out = Path(out)
-    if recipe.execute is not None:
+    stale = recipe.stale(out) if recipe.stale is not None else None
+    if stale is not None:
+        (notice or _warn)(stale)
+    if recipe.tasks is not None:
         from schedlab.experiments.store import make_experiment_directory
 
         make_experiment_directory(out)
-        recipe.execute(out, reduced)
-        reproduction = recipe.summarize(out, reduced)
-        return _with_findings(reproduction, out)
-    summary = run_sweep(dict(recipe.experiment(reduced)), out, executor=executor, jobs=jobs,
+        recipe.tasks(out, reduced)
+    summary = run_sweep(recipe.experiment(reduced), out, executor=executor, jobs=jobs,
                         dask_address=dask_address, observer=observer)
     if summary.failures:
         first, error = next(iter(summary.failures.items()))
         raise InputError(f"{len(summary.failures)} run(s) of recipe {name!r} failed "
                          f"(first: {first}: {error})", file=str(out))
     return _with_findings(recipe.summarize(out, reduced), out)
+
+
+def _warn(message: str) -> None:
+    import warnings
+
+    warnings.warn(message, stacklevel=3)
 
 
 def _with_findings(reproduction: Reproduction, out: Path) -> Reproduction:

@@ -8,10 +8,11 @@ space-sharing CS under the meta-scheduler on four clusters), the ADH
 experiment of §5.1.5 and the EG-EDF + Tabu search comparison of §5.2.3.
 The sections are listed in :mod:`.design`; variants this schedlab does not
 offer yet stay in the design and are reported as left out.  The runs are
-grid runs and stored tasks, which the recipe executes itself (:mod:`.runs`).
+grid runs, which the recipe's sweep runs and stores like any sweep, and
+stored tasks, which the recipe computes itself first (:mod:`.runs`).
 docs/reproductions/grid.md compares the thesis with our numbers.
 
-Modules: design (sections, run points, tasks), paper (its numbers), runs
+Modules: design (sections, their grid experiments, tasks), paper (its numbers), runs
 (executing and reading them), tables, figures, findings.
 """
 
@@ -20,10 +21,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.grid_cs.design import SECTIONS, experiment, points, tasks
+from schedlab.experiments.recipes.grid_cs.design import SECTIONS, experiment, runs, tasks
 from schedlab.experiments.recipes.grid_cs.figures import write_figures
 from schedlab.experiments.recipes.grid_cs.findings import FINDINGS
-from schedlab.experiments.recipes.grid_cs.runs import execute, run_table, task_results
+from schedlab.experiments.recipes.grid_cs.runs import (
+    execute_tasks,
+    old_runs_notice,
+    run_table,
+    task_results,
+)
 from schedlab.experiments.recipes.grid_cs.tables import tables, write_tables
 from schedlab.experiments.recipes.report import reproduction_dir
 
@@ -49,8 +55,9 @@ RECIPE = Recipe(
                 "(Figs. 30-32); ADH (§5.1.5); EG-EDF + Tabu vs backfilling (Figs. 39-40)",
     experiment=experiment,
     summarize=summarize,
-    execute=execute,
+    tasks=execute_tasks,
+    stale=old_runs_notice,
 )
 
-__all__ = ["FINDINGS", "RECIPE", "SECTIONS", "execute", "experiment", "points", "run_table",
+__all__ = ["FINDINGS", "RECIPE", "SECTIONS", "execute_tasks", "experiment", "run_table", "runs",
            "summarize", "tables", "tasks"]

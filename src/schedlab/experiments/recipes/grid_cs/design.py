@@ -18,8 +18,9 @@ Pasquali's thesis:
   and Flexible Backfilling (:func:`~schedlab.experiments.egedf.compared_policies`)
   on ``thesis-5.2``, 3000 jobs.
 
-Grid simulations are run points (:class:`~..grid_runs.Point`); Table 5
-and ADH are stored tasks (:data:`TASK_SECTIONS`).  A policy variant the
+Grid simulations are grid experiments (:class:`~..grid_runs.GridPart`),
+whose union the recipe's sweep runs (:func:`experiment`); Table 5 and ADH
+are stored tasks (:data:`TASK_SECTIONS`).  A policy variant the
 installed schedlab does not offer yet (CS with preemption, the
 space-sharing CS) stays in the design as a :class:`Variant`; its runs are
 left out, and the tables and findings say so, until it exists.
@@ -31,17 +32,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from schedlab.experiments.recipes.grid_runs import Params, Point, Section, distinct_points
+from schedlab.experiments.recipes.grid_runs import (
+    GridPart,
+    LabelledPolicy,
+    LabelledRun,
+    Section,
+    labelled_runs,
+    recipe_experiment,
+)
+from schedlab.experiments.spec import Experiment
 
 
 @dataclass(frozen=True)
-class Variant:
-    """A local policy as the thesis names it: ``policy`` with ``params``.  ``needs`` says
-    what must exist for it to run (empty: it always can)."""
+class Variant(LabelledPolicy):
+    """A local policy as the thesis names it (``label``): ``policy`` with ``params``.
+    ``needs`` says what must exist for it to run (empty: it always can)."""
 
-    label: str
-    policy: str
-    params: Params = ()
     needs: str = ""
 
     def available(self) -> bool:
@@ -141,48 +147,53 @@ def left_out(variants) -> list[Variant]:
     return [v for v in variants if not v.available()]
 
 
-def cs_points(reduced: bool) -> list[Point]:
+def profile_label() -> str:
+    """The policy whose jobs-in-system profile Fig. 19 shows: the first CS version run."""
+    return next((v.label for v in available(CS_VARIANTS)), "")
+
+
+def cs_parts(reduced: bool) -> list[GridPart]:
     """§4.2, Figs. 19–24: every runnable variant at every Ta on ``thesis-4.2``."""
     jobs, reps, tas = ((REDUCED_JOBS, REDUCED_REPETITIONS, REDUCED_INTERARRIVALS) if reduced
                        else (FULL_JOBS, FULL_REPETITIONS, INTERARRIVALS))
-    return [Point(PRESET, ta, RATIO, rep, v.policy, jobs, params=v.params, label=v.label)
-            for ta in tas for rep in range(reps) for v in available(cs_variants())]
+    return [GridPart(PRESET, RATIO, tas, tuple(range(reps)), jobs,
+                     tuple(available(cs_variants())))]
 
 
-def ms_points(reduced: bool) -> list[Point]:
+def ms_parts(reduced: bool) -> list[GridPart]:
     """§4.3.2, Figs. 30–32: the space-sharing CS and the baselines under the
     meta-scheduler; none while the space-sharing CS does not exist (nothing to compare)."""
     if not SPACE_SHARING_CS.available():
         return []
     jobs, reps, tas = ((MS_REDUCED_JOBS, MS_REDUCED_REPETITIONS, MS_REDUCED_INTERARRIVALS)
                        if reduced else (MS_FULL_JOBS, MS_FULL_REPETITIONS, MS_INTERARRIVALS))
-    return [Point(MS_PRESET, ta, MS_RATIO, rep, v.policy, jobs, allocation="shared",
-                  dispatch=MS_DISPATCH, params=v.params, label=v.label)
-            for ta in tas for rep in range(reps)
-            for v in (SPACE_SHARING_CS, *MS_BASELINES)]
+    return [GridPart(MS_PRESET, MS_RATIO, tas, tuple(range(reps)), jobs,
+                     (SPACE_SHARING_CS, *MS_BASELINES), allocation="shared",
+                     dispatch=MS_DISPATCH)]
 
 
-def egedf_points(reduced: bool) -> list[Point]:
+def egedf_parts(reduced: bool) -> list[GridPart]:
     """§5.2.3, Figs. 39–40: the runs of :func:`~schedlab.experiments.egedf.
-    compare_schedule_based` (seed = repetition draws platform and jobs), one point each."""
+    compare_schedule_based` (the seed draws platform and jobs)."""
     from schedlab.experiments.egedf import compared_policies
 
     jobs, seeds, tas = ((EGEDF_REDUCED_JOBS, EGEDF_REDUCED_SEEDS, EGEDF_REDUCED_INTERARRIVALS)
                         if reduced else (EGEDF_FULL_JOBS, EGEDF_FULL_SEEDS, EGEDF_INTERARRIVALS))
-    return [Point(EGEDF_PRESET, ta, EGEDF_RATIO, seed, spec["name"], jobs, allocation="shared",
-                  params=tuple((k, v) for k, v in spec.items() if k != "name"),
-                  label=EGEDF_LABELS.get(name, name))
-            for ta in tas for seed in seeds for name, spec in compared_policies().items()]
+    policies = tuple(LabelledPolicy(EGEDF_LABELS.get(name, name), spec["name"],
+                                    tuple((k, v) for k, v in spec.items() if k != "name"))
+                     for name, spec in compared_policies().items())
+    return [GridPart(EGEDF_PRESET, EGEDF_RATIO, tas, seeds, jobs, policies,
+                     allocation="shared")]
 
 
 #: The sections made of grid runs, run in this order.
 SECTIONS: list[Section] = [
     Section("4.2-cs", "§4.2 Figs. 19–24: CS versions against BF_FCFS, BF_UNMOD, BF_MOD, EDF "
-            "over Ta", cs_points),
+            "over Ta", cs_parts),
     Section("4.3.2-ms-cs", "§4.3.2 Figs. 30–32: space-sharing CS under the meta-scheduler",
-            ms_points),
+            ms_parts),
     Section("5.2-eg-edf", "§5.2.3 Figs. 39–40: EG-EDF and Tabu search against FCFS, EASY and "
-            "Flexible Backfilling", egedf_points),
+            "Flexible Backfilling", egedf_parts),
 ]
 
 
@@ -240,9 +251,9 @@ TASK_SECTIONS: dict[str, tuple[str, Callable[[bool], list[Task]]]] = {
 }
 
 
-def points(reduced: bool) -> list[Point]:
-    """Every distinct run point of every section, in section order."""
-    return distinct_points(SECTIONS, reduced)
+def runs(reduced: bool) -> list[LabelledRun]:
+    """Every distinct grid run of every section, labelled, repetition by repetition."""
+    return labelled_runs(SECTIONS, reduced)
 
 
 def tasks(reduced: bool) -> list[Task]:
@@ -250,29 +261,12 @@ def tasks(reduced: bool) -> list[Task]:
     return [task for _, make in TASK_SECTIONS.values() for task in make(reduced)]
 
 
-def workloads(reduced: bool) -> list[dict[str, Any]]:
-    """The job streams of the grid runs: one entry per preset and Ta, with its size."""
-    streams: dict[tuple[str, float], dict[str, Any]] = {}
-    for point in points(reduced):
-        entry = streams.setdefault((point.preset, point.ta), {
-            "model": "grid", "preset": point.preset, "jobs": point.jobs,
-            "interarrival": point.ta, "repetitions": set()})
-        entry["repetitions"].add(point.rep)
-    return [{**entry, "repetitions": len(entry["repetitions"])} for entry in streams.values()]
+DESCRIPTION = ("Pasquali thesis §4.2 (Convergent Scheduling), §4.3.2 and chapter 5 (ADH, "
+               "EG-EDF + Tabu search)")
 
 
-def experiment(reduced: bool) -> dict[str, Any]:
-    """The design as a mapping (what ``schedlab reproduce list`` and the tests read): its
-    sections with their runs, and the variants left out because this schedlab lacks them."""
-    return {
-        "name": "grid-cs" + ("-reduced" if reduced else ""),
-        "description": "Pasquali thesis §4.2 (Convergent Scheduling), §4.3.2 and chapter 5 "
-                       "(ADH, EG-EDF + Tabu search)",
-        "workloads": workloads(reduced),
-        "policies": [v.label for v in (*cs_variants(), SPACE_SHARING_CS, *MS_BASELINES)],
-        "sections": ([{"name": s.name, "title": s.title, "runs": len(s.points(reduced))}
-                      for s in SECTIONS]
-                     + [{"name": name, "title": title, "tasks": len(make(reduced))}
-                        for name, (title, make) in TASK_SECTIONS.items()]),
-        "left_out": {v.label: v.needs for v in left_out((*cs_variants(), SPACE_SHARING_CS))},
-    }
+def experiment(reduced: bool) -> Experiment:
+    """The recipe's sweep: the union of its sections' grid experiments (the tasks and the
+    variants left out, :func:`left_out`, are not in it)."""
+    return recipe_experiment("grid-cs" + ("-reduced" if reduced else ""), DESCRIPTION,
+                             SECTIONS, reduced)

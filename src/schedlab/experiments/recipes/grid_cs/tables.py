@@ -16,7 +16,14 @@ import pandas as pd
 
 from schedlab.experiments.recipes.grid_cs import design
 from schedlab.experiments.recipes.grid_cs.paper import TABLE5_EXACT, TABLE5_GREEDY
-from schedlab.experiments.recipes.grid_runs import mean_table
+from schedlab.experiments.recipes.grid_runs import (
+    GridPart,
+    LabelledPolicy,
+    cluster_columns,
+    clusters_of,
+    draw,
+    mean_table,
+)
 from schedlab.experiments.recipes.report import write_frame, write_rows
 
 #: §4.2 figure -> (metric, scale, what it shows).
@@ -127,9 +134,10 @@ def cluster_load(runs) -> pd.DataFrame:
     if ms.empty:
         return pd.DataFrame()
     cs = ms[ms["label"] == design.SPACE_SHARING_CS.label]
-    rows = {f"Ta {ta:g}": pd.DataFrame(list(group["cluster_work_share"])).mean()
+    clusters = clusters_of(cs)
+    rows = {f"Ta {ta:g}": cluster_columns(group, clusters, "cluster_work_share").mean()
             for ta, group in cs.groupby("ta")}
-    rows["Optimal"] = pd.DataFrame(list(cs["cluster_share_optimum"])).mean()
+    rows["Optimal"] = cluster_columns(cs, clusters, "cluster_share_optimum").mean()
     frame = pd.DataFrame(rows).T * 100
     frame.index.name = "work share [%]"
     return frame
@@ -141,7 +149,6 @@ def offered_load_frame(runs) -> pd.DataFrame:
     :data:`~schedlab.experiments.recipes.grid_cs.offered_load.READINGS` (means over the
     repetitions run; the streams are drawn again, as the runs drew them)."""
     from schedlab.experiments.recipes.grid_cs.offered_load import unit_readings
-    from schedlab.experiments.recipes.grid_runs import Point, draw_point
 
     ms = _section(runs, design.MS_PRESET)
     if ms.empty:
@@ -149,9 +156,9 @@ def offered_load_frame(runs) -> pd.DataFrame:
     at = ms[ms["ta"] == design.MS_FIGURE_INTERARRIVAL]
     rows = []
     for jobs, rep in sorted(set(zip(at["jobs"].tolist(), at["rep"].tolist()))):
-        point = Point(design.MS_PRESET, design.MS_FIGURE_INTERARRIVAL, design.MS_RATIO,
-                      int(rep), "", int(jobs))
-        platform, grid = draw_point(point)
+        part = GridPart(design.MS_PRESET, design.MS_RATIO, (design.MS_FIGURE_INTERARRIVAL,),
+                        (int(rep),), int(jobs), ())
+        platform, grid = draw(part.runs(LabelledPolicy("", "grid-fcfs"))[0])
         rows += [{**row, "jobs": int(jobs), "rep": int(rep)}
                  for row in unit_readings(grid, platform)]
     if not rows:
@@ -207,8 +214,7 @@ def tables(runs, tasks: dict[str, dict[str, Any]]) -> dict[str, pd.DataFrame]:
                                                   design.EGEDF_PRESET))
     out = {name: _by_ta(cs, metric, scale, cs_labels)
            for name, (metric, scale, _) in CS_FIGURES.items()}
-    reference = next((v.label for v in design.available(design.CS_VARIANTS)), "")
-    out["fig19-profile"] = workload_profiles(runs, reference)
+    out["fig19-profile"] = workload_profiles(runs, design.profile_label())
     out["fig23-ops"] = operations(runs)
     out["fig24"] = scalability(runs)
     out["fig30"] = cluster_load(runs)

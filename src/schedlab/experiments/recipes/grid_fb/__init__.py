@@ -10,12 +10,13 @@ Tables 2–3.  §4.3.1: the meta-scheduler (``ms-heuristics``) above local
 backfilling on four clusters of 120, 60, 30, 15 machines with space
 sharing, 5000 jobs at Ta = 0, 5, 10, 15, the jobs classified by the
 meta-scheduler, by the local Flexible Backfilling, or not at all.  The runs
-are grid runs, which the recipe executes itself (:mod:`.runs`); the
-sections of the evaluation are listed in :data:`~.design.SECTIONS`.
+are grid runs, which the recipe's sweep runs and stores like any sweep
+(:mod:`.runs`); the sections of the evaluation are listed in
+:data:`~.design.SECTIONS`.
 docs/reproductions/grid.md compares the thesis with our numbers.
 
-Modules: design (sections and run points), paper (its numbers), runs
-(executing and reading the runs), tables, figures, findings.
+Modules: design (sections and their grid experiments), paper (its numbers), runs
+(reading the runs back), tables, figures, findings.
 """
 
 from __future__ import annotations
@@ -23,17 +24,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from schedlab.experiments.recipes import Recipe, Reproduction
-from schedlab.experiments.recipes.grid_fb.design import (
-    POLICIES,
-    SECTIONS,
-    Point,
-    Section,
-    experiment,
-    points,
-)
+from schedlab.experiments.recipes.grid_fb.design import POLICIES, SECTIONS, experiment, runs
 from schedlab.experiments.recipes.grid_fb.figures import write_figures
 from schedlab.experiments.recipes.grid_fb.findings import FINDINGS, FINDINGS_41, FINDINGS_431
-from schedlab.experiments.recipes.grid_fb.runs import execute, run_table
+from schedlab.experiments.recipes.grid_fb.runs import old_runs_notice, run_table
 from schedlab.experiments.recipes.grid_fb.tables import tables, write_tables
 from schedlab.experiments.recipes.report import reproduction_dir
 
@@ -59,8 +53,8 @@ RECIPE = Recipe(
                 "heuristics; Figs. 25-29",
     experiment=experiment,
     summarize=summarize,
-    execute=execute,
+    stale=old_runs_notice,
 )
 
-__all__ = ["FINDINGS", "POLICIES", "RECIPE", "SECTIONS", "Point", "Section", "execute",
-           "experiment", "points", "run_table", "summarize", "tables"]
+__all__ = ["FINDINGS", "POLICIES", "RECIPE", "SECTIONS", "experiment", "run_table", "runs",
+           "summarize", "tables"]

@@ -15,18 +15,27 @@ configurations (:data:`CONFIGURATIONS`): the jobs classified by the MS
 (MS heuristics), by the LS' Flexible Backfilling (LS heuristics), or not
 at all (NO heuristics) (Figs. 25–29).
 
-The recipe is a list of :data:`SECTIONS`; each names its run points
-(:class:`~schedlab.experiments.recipes.grid_runs.Point`, shared with the
-other grid recipes), so two sections asking for the same simulation share
-it.  §4.3.1's points carry a dispatcher and the configuration's label.
+The recipe is a list of :data:`SECTIONS`; each gives its grid experiments
+(:class:`~schedlab.experiments.recipes.grid_runs.GridPart`, shared with the
+other grid recipes), whose union the sweep runs (:func:`experiment`), so two
+sections asking for the same simulation share it.  §4.3.1's parts carry a
+dispatcher, one part per configuration, labelled by it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from schedlab.experiments.recipes.grid_runs import Params, Point, Section, distinct_points, spelled
+from schedlab.experiments.recipes.grid_runs import (
+    GridPart,
+    LabelledPolicy,
+    LabelledRun,
+    Params,
+    Section,
+    labelled_runs,
+    recipe_experiment,
+)
+from schedlab.experiments.spec import Experiment
 
 #: The local policies of §4.1, as the thesis labels them.
 POLICIES: dict[str, str] = {"grid-fcfs": "FCFS", "bf-fcfs": "BF_FCFS",
@@ -89,19 +98,23 @@ def _sizes(reduced: bool) -> tuple[int, int]:
     return (REDUCED_JOBS, REDUCED_REPETITIONS) if reduced else (FULL_JOBS, FULL_REPETITIONS)
 
 
-def interarrival_points(reduced: bool) -> list[Point]:
+#: The policies of §4.1 with their thesis labels.
+LOCAL_POLICIES = tuple(LabelledPolicy(label, name) for name, label in POLICIES.items())
+
+
+def interarrival_parts(reduced: bool) -> list[GridPart]:
     """§4.1, Figs. 16–18: every policy at every Ta, Table 1's licence ratio."""
     jobs, reps = _sizes(reduced)
     tas = REDUCED_INTERARRIVALS if reduced else INTERARRIVALS
-    return [Point(PRESET, ta, LICENCE_RATIOS[-1], rep, policy, jobs)
-            for ta in tas for rep in range(reps) for policy in POLICIES]
+    return [GridPart(PRESET, LICENCE_RATIOS[-1], tas, tuple(range(reps)), jobs,
+                     LOCAL_POLICIES)]
 
 
-def licence_ratio_points(reduced: bool) -> list[Point]:
+def licence_ratio_parts(reduced: bool) -> list[GridPart]:
     """§4.1, Tables 2–3: every policy at every licence ratio, Ta = :data:`TABLE_INTERARRIVAL`."""
     jobs, reps = _sizes(reduced)
-    return [Point(PRESET, TABLE_INTERARRIVAL, ratio, rep, policy, jobs)
-            for ratio in LICENCE_RATIOS for rep in range(reps) for policy in POLICIES]
+    return [GridPart(PRESET, ratio, (TABLE_INTERARRIVAL,), tuple(range(reps)), jobs,
+                     LOCAL_POLICIES) for ratio in LICENCE_RATIOS]
 
 
 def _ms_sizes(reduced: bool) -> tuple[int, int, tuple[float, ...]]:
@@ -110,51 +123,34 @@ def _ms_sizes(reduced: bool) -> tuple[int, int, tuple[float, ...]]:
     return MS_FULL_JOBS, MS_FULL_REPETITIONS, MS_INTERARRIVALS
 
 
-def meta_scheduler_points(reduced: bool) -> list[Point]:
+def meta_scheduler_parts(reduced: bool) -> list[GridPart]:
     """§4.3.1, Figs. 25–29: the three configurations at every Ta on the four clusters."""
     jobs, reps, tas = _ms_sizes(reduced)
-    return [Point(MS_PRESET, ta, MS_RATIO, rep, c.policy, jobs, allocation="shared",
-                  dispatch=c.dispatch, params=c.params, dispatch_params=c.dispatch_params,
-                  label=c.label)
-            for ta in tas for rep in range(reps) for c in CONFIGURATIONS]
+    return [GridPart(MS_PRESET, MS_RATIO, tas, tuple(range(reps)), jobs,
+                     (LabelledPolicy(c.label, c.policy, c.params),), allocation="shared",
+                     dispatch=c.dispatch, dispatch_params=c.dispatch_params)
+            for c in CONFIGURATIONS]
 
 
 #: The recipe's sections, run in this order.
 SECTIONS: list[Section] = [
     Section("4.1-interarrival", "§4.1 Figs. 16–18: FCFS, BF_FCFS, BF_UNMOD, BF_MOD over Ta",
-            interarrival_points),
+            interarrival_parts),
     Section("4.1-licence-ratio", "§4.1 Tables 2–3: the same over the licence ratio",
-            licence_ratio_points),
+            licence_ratio_parts),
     Section("4.3.1-meta-scheduler", "§4.3.1 Figs. 25–29: MS, LS and NO heuristics on four "
-            "clusters over Ta", meta_scheduler_points),
+            "clusters over Ta", meta_scheduler_parts),
 ]
+DESCRIPTION = ("Pasquali thesis §4.1: Flexible Backfilling on one cluster of 100 heterogeneous "
+               "machines with 20 licences; §4.3.1: the meta-scheduler with it on four clusters")
 
 
-def points(reduced: bool) -> list[Point]:
-    """Every distinct run point of every section, in section order."""
-    return distinct_points(SECTIONS, reduced)
+def runs(reduced: bool) -> list[LabelledRun]:
+    """Every distinct run of every section, labelled, repetition by repetition."""
+    return labelled_runs(SECTIONS, reduced)
 
 
-def experiment(reduced: bool) -> dict[str, Any]:
-    """The design as a mapping (what ``schedlab reproduce list`` and the tests read): its
-    workloads, policies and sections.  The runs themselves are grid runs, which the
-    recipe executes itself (:func:`~.runs.execute`)."""
-    jobs, reps = _sizes(reduced)
-    tas = REDUCED_INTERARRIVALS if reduced else INTERARRIVALS
-    ms_jobs, ms_reps, ms_tas = _ms_sizes(reduced)
-    return {
-        "name": "grid-fb" + ("-reduced" if reduced else ""),
-        "description": "Pasquali thesis §4.1: Flexible Backfilling on one cluster of 100 "
-                       "heterogeneous machines with 20 licences; §4.3.1: the meta-scheduler "
-                       "with it on four clusters",
-        "workloads": [{"model": "grid", "preset": PRESET, "jobs": jobs, "interarrival": ta,
-                       "repetitions": reps} for ta in tas]
-                     + [{"model": "grid", "preset": MS_PRESET, "jobs": ms_jobs, "interarrival": ta,
-                         "repetitions": ms_reps} for ta in ms_tas],
-        "policies": list(POLICIES),
-        "configurations": {c.label: {"policy": spelled(c.policy, c.params),
-                                     "dispatch": spelled(c.dispatch, c.dispatch_params)}
-                           for c in CONFIGURATIONS},
-        "sections": [{"name": s.name, "title": s.title, "runs": len(s.points(reduced))}
-                     for s in SECTIONS],
-    }
+def experiment(reduced: bool) -> Experiment:
+    """The recipe's sweep: the union of its sections' grid experiments."""
+    return recipe_experiment("grid-fb" + ("-reduced" if reduced else ""), DESCRIPTION,
+                             SECTIONS, reduced)

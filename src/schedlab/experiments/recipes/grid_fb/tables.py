@@ -16,7 +16,7 @@ from schedlab.experiments.recipes.grid_fb.design import (
     TABLE_INTERARRIVAL,
 )
 from schedlab.experiments.recipes.grid_fb.paper import TABLE2, TABLE3
-from schedlab.experiments.recipes.grid_runs import mean_table
+from schedlab.experiments.recipes.grid_runs import cluster_columns, clusters_of, mean_table
 from schedlab.experiments.recipes.report import write_frame, write_rows
 
 #: Figure -> (metric, scale, what it shows).
@@ -91,16 +91,7 @@ def _meta(runs):
     """The runs of §4.3.1 (the four clusters, a dispatcher), with the clusters' names (in
     the order the runs store them)."""
     data = runs[(runs["preset"] == MS_PRESET) & (runs["dispatch"] != "")]
-    clusters = list(data["cluster_share_optimum"].iloc[0]) if len(data) else []
-    return data, clusters
-
-
-def cluster_columns(data, clusters: list[str], metric: str):
-    """``data``'s per-cluster ``metric`` (stored as ``{cluster: value}``, see
-    :func:`~schedlab.experiments.recipes.grid_runs.simulate_point`): a column per cluster."""
-    import pandas as pd
-
-    return pd.DataFrame(list(data[metric]), index=data.index)[clusters]
+    return data, clusters_of(data)
 
 
 def work_shares(runs):
