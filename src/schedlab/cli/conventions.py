@@ -164,5 +164,5 @@ def command_path(ctx: ClickContext) -> str:
 def option_label(param: Any) -> str:
     """``--overrun`` for an option (its long name), ``WORKLOAD`` for an argument."""
     if param.param_type_name == "option":
-        return next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+        return str(next((opt for opt in param.opts if opt.startswith("--")), param.opts[0]))
     return (param.name or "").upper()

@@ -23,7 +23,7 @@ thesis, ch. 4) as SWF plus a side file of licences, ratings and classes;
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -187,7 +187,8 @@ def check_model_options(*, procs: int | None, jobs: int | None, seed: int) -> No
 
 
 def _generate_streit(source: str | None, output: Path | None, save_model: Path | None, *,
-                     jobs: int | None, procs: int | None, seed: int, analyzer: dict) -> None:
+                     jobs: int | None, procs: int | None, seed: int,
+                     analyzer: dict[str, Any]) -> None:
     """Analyse (or load) the model named by ``--from``; save it and/or generate from it."""
     from schedlab.workload.models.streit import (
         BUILTIN_PARAMETERS,
@@ -254,7 +255,7 @@ def _integers(text: str, option: str) -> list[int]:
 
 def _generate_reservations(output: Path | None, source: str | None, *, procs: int | None,
                            seed: int, jobs: int | None, save_model: Path | None,
-                           **options) -> None:
+                           **options: Any) -> None:
     """Generate requests over ``--span`` (or read ``--from``), compress them ``--into``, write."""
     from schedlab.workload import reservations as res
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -18,6 +18,9 @@ from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.options import ThesisPreset
 from schedlab.cli.parsing import parse_pair
 from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    from schedlab.platform.model import Platform
 
 
 def platform_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
@@ -70,7 +73,7 @@ def show_platform(
         console.print(listing)
 
 
-def _show_jobs_on(platform, jobs: Path) -> None:
+def _show_jobs_on(platform: Platform, jobs: Path) -> None:
     """Check a grid workload against the platform; show where its jobs can run."""
     import numpy as np
 
@@ -94,7 +97,7 @@ def _show_jobs_on(platform, jobs: Path) -> None:
     console.print(table)
 
 
-def _licence_table(platform) -> Table:
+def _licence_table(platform: Platform) -> Table:
     """Per licence and cluster: copies / suitable machines; features: machines holding it."""
     table = Table(title="Licences (floating: copies/suitable machines; feature: machines)")
     table.add_column("licence")
@@ -156,7 +159,7 @@ def generate_platform_file(
 
 def generate_grid_jobs(output: Path | None, *, platform_file: Path | None, preset: str | None,
                        jobs: int | None, ta: float | None, seed: int, source: str | None,
-                       settings: list[str], swf_options: dict) -> None:
+                       settings: list[str], swf_options: dict[str, Any]) -> None:
     """``schedlab generate grid``: draw a job stream, or enrich the trace ``source``, and write.
 
     Writes ``OUTPUT`` (SWF) and its side file ``OUTPUT-stem.grid.csv``.

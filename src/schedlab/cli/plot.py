@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -26,6 +26,12 @@ from schedlab.cli.plotgrid import (
     machine_gantt,
 )
 from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from schedlab.viz.timeseries import Series
 
 #: A classes figure from a whole experiment shows at most this many runs.
 MAX_CLASS_RUNS = 12
@@ -176,7 +182,7 @@ def is_run_directory(source: Path) -> bool:
 # --------------------------------------------------------------------------- a run directory
 
 
-def read_csv_table(path: Path, what: str):
+def read_csv_table(path: Path, what: str) -> pd.DataFrame:
     """A CSV file as a DataFrame; a file pandas cannot parse is an InputError naming it."""
     import pandas as pd
 
@@ -210,7 +216,7 @@ def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
 INTEGER_JOB_COLUMNS = ("job_id", "submit", "width", "estimate", "runtime")
 
 
-def check_jobs_table(jobs, document: dict[str, Any], file: Path) -> None:
+def check_jobs_table(jobs: pd.DataFrame, document: dict[str, Any], file: Path) -> None:
     """InputError unless jobs.csv is whole: one row per job of metrics.json, integer columns.
 
     A jobs.csv cut short (a copy interrupted, a disk full) or edited by hand
@@ -235,7 +241,7 @@ def check_jobs_table(jobs, document: dict[str, Any], file: Path) -> None:
         jobs[column] = values.astype("int64")
 
 
-def run_figure(source: Path, kind: str, options: PlotOptions):
+def run_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
     """A figure of the one run of a run directory."""
     from schedlab.viz.classes import classes_figure
     from schedlab.viz.gantt import gantt_figure
@@ -274,7 +280,7 @@ def run_figure(source: Path, kind: str, options: PlotOptions):
                           options.metric or "avg_wait", title=options.title)
 
 
-def gang_series(source: Path, processors: int):
+def gang_series(source: Path, processors: int) -> Series:
     """The engine's series of a gang run directory (its series.csv).
 
     A gang run time-shares its processors: jobs.csv says when each job
@@ -298,7 +304,8 @@ def gang_series(source: Path, processors: int):
         raise InputError(err.reason, file=str(path), field=err.field) from None
 
 
-def gang_figure(source: Path, kind: str, jobs, document: dict[str, Any], options: PlotOptions):
+def gang_figure(source: Path, kind: str, jobs: pd.DataFrame, document: dict[str, Any],
+                options: PlotOptions) -> Figure:
     """The matrix or slots figure of a gang run directory (docs/figures.md)."""
     from schedlab.viz.gang import matrix_figure, slots_figure
 
@@ -320,7 +327,7 @@ def gang_figure(source: Path, kind: str, jobs, document: dict[str, Any], options
 # --------------------------------------------------------------------------- an experiment
 
 
-def experiment_figure(source: Path, kind: str, options: PlotOptions):
+def experiment_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
     """A figure of an experiment: a curve over its runs, or a figure of chosen runs."""
     from schedlab.experiments import load_results
 
@@ -338,7 +345,7 @@ def experiment_figure(source: Path, kind: str, options: PlotOptions):
     return experiment_classes(runs, options)
 
 
-def experiment_curve(results, options: PlotOptions):
+def experiment_curve(results: pd.DataFrame, options: PlotOptions) -> Figure:
     from schedlab.viz.curves import curve_figure
 
     reference = read_reference(options.reference) if options.reference else None
@@ -348,7 +355,7 @@ def experiment_curve(results, options: PlotOptions):
                         invert_x=options.invert_x, title=options.title)
 
 
-def read_reference(path: Path):
+def read_reference(path: Path) -> pd.DataFrame:
     """The reference points file: CSV with policy, x, value and optionally workload."""
     import pandas as pd
 
@@ -372,7 +379,7 @@ def read_reference(path: Path):
     return frame
 
 
-def chosen_runs(results, run_ids: list[str], source: Path):
+def chosen_runs(results: pd.DataFrame, run_ids: list[str], source: Path) -> pd.DataFrame:
     """The finished runs named with --run (all finished runs when none is named)."""
     from schedlab.viz.curves import finished_runs
 
@@ -391,7 +398,7 @@ def chosen_runs(results, run_ids: list[str], source: Path):
     return selected.sort_values("run_id", key=lambda ids: ids.map(order))
 
 
-def run_labels(runs) -> list[str]:
+def run_labels(runs: pd.DataFrame) -> list[str]:
     """Policy (and varying setting) per run; the run id is added where labels repeat."""
     from schedlab.viz.curves import line_labels
 
@@ -400,7 +407,7 @@ def run_labels(runs) -> list[str]:
             for label, run_id in zip(labels, runs["run_id"])]
 
 
-def one_run(runs, source: Path, kind: str):
+def one_run(runs: pd.DataFrame, source: Path, kind: str) -> pd.Series:
     """The single run a figure is drawn for (--run is required and unique)."""
     if len(runs) != 1:
         raise InputError(f"--kind {kind} draws one run: choose it with --run RUN_ID "
@@ -408,7 +415,7 @@ def one_run(runs, source: Path, kind: str):
     return runs.iloc[0]
 
 
-def experiment_gantt(source: Path, runs, options: PlotOptions):
+def experiment_gantt(source: Path, runs: pd.DataFrame, options: PlotOptions) -> Figure:
     """The Gantt chart of one run of an experiment; a grid run's has a row per machine."""
     from schedlab.experiments import load_jobs
     from schedlab.experiments.report import machine_size
@@ -431,7 +438,7 @@ def experiment_gantt(source: Path, runs, options: PlotOptions):
                                                f"[{run['run_id']}]")
 
 
-def experiment_timeseries(source: Path, runs, options: PlotOptions):
+def experiment_timeseries(source: Path, runs: pd.DataFrame, options: PlotOptions) -> Figure:
     from schedlab.experiments import load_jobs, load_series
     from schedlab.experiments.report import machine_size
     from schedlab.viz.timeseries import series_from_frame, timeseries_figure
@@ -448,7 +455,7 @@ def experiment_timeseries(source: Path, runs, options: PlotOptions):
                              title=options.title)
 
 
-def experiment_classes(runs, options: PlotOptions):
+def experiment_classes(runs: pd.DataFrame, options: PlotOptions) -> Figure:
     from schedlab.viz.classes import classes_figure
 
     if len(runs) > MAX_CLASS_RUNS:

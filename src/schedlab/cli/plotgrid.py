@@ -12,9 +12,17 @@ configuration and interarrival time) and draw the figures of
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.figure import Figure
+
+    from schedlab.cli.plot import PlotOptions
+    from schedlab.platform.model import Platform
+    from schedlab.viz.grid import GridRun
 
 #: Figure kinds drawn from one or several grid runs.
 GRID_KINDS = ("shares", "ta-curve")
@@ -22,7 +30,7 @@ GRID_KINDS = ("shares", "ta-curve")
 GRID_GANTT_BY = ("deadline", "licences")
 
 
-def is_grid_jobs(jobs) -> bool:
+def is_grid_jobs(jobs: pd.DataFrame) -> bool:
     """Whether a jobs table is a grid run's (it names the machine each job ran on)."""
     return "machine" in jobs.columns
 
@@ -45,7 +53,7 @@ def run_directories(source: Path) -> list[Path]:
     return found
 
 
-def grid_runs(source: Path) -> list:
+def grid_runs(source: Path) -> list[GridRun]:
     """The grid runs under ``source``, labelled by policy and the parameters that differ."""
     from schedlab.cli.plot import read_run_directory
     from schedlab.viz.grid import GridRun
@@ -72,7 +80,7 @@ def run_labels(documents: list[dict[str, Any]]) -> list[str]:
             for document, p in zip(documents, params)]
 
 
-def grid_figure(source: Path, kind: str, options):
+def grid_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
     """A figure of the grid runs under ``source``: cluster shares or metrics against Ta."""
     from schedlab.viz.grid import interarrival_figure, share_figure
 
@@ -85,7 +93,8 @@ def grid_figure(source: Path, kind: str, options):
     return interarrival_figure(runs, title=options.title)
 
 
-def machine_gantt(source: Path, jobs, document: dict[str, Any], options):
+def machine_gantt(source: Path, jobs: pd.DataFrame, document: dict[str, Any],
+                  options: PlotOptions) -> Figure:
     """The per-machine Gantt chart of a grid run, rows from its platform when it can be
     read again (file or preset and seed in metrics.json), else the machines jobs ran on."""
     from schedlab.viz.grid import machine_gantt_figure, rows_from_platform
@@ -98,7 +107,7 @@ def machine_gantt(source: Path, jobs, document: dict[str, Any], options):
                                 title=options.title or f"{label} on {document.get('workload', '')}")
 
 
-def run_platform(source: Path, document: dict[str, Any]):
+def run_platform(source: Path, document: dict[str, Any]) -> Platform | None:
     """The platform a run used (its file, tried from here and beside the run directory, or
     its preset and seed); None when it cannot be found."""
     from schedlab.api import load_platform
