@@ -63,7 +63,8 @@ def exponential_target(max_priority: int, ratio: float = TARGET_RATIO) -> np.nda
     is ``ratio^(max-p) / sum_{k<max} ratio^k``.  ``max = 3``: (4, 2, 1) / 7.
     """
     weights = float(ratio) ** np.arange(max_priority - 1, -1, -1, dtype=float)
-    return weights / weights.sum()
+    target: np.ndarray = weights / weights.sum()
+    return target
 
 
 def priority_distribution(priorities: Iterable[int], max_priority: int) -> np.ndarray:

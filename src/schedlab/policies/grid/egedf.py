@@ -48,6 +48,9 @@ OBJECTIVES = ("weight", "deadline", "makespan")
 DEADLINE_BASES = ("old", "new")
 #: Between insertions of equal weight: the earlier end first, or the earlier start.
 TIES = ("end", "start")
+#: How two insertions of a job compare, the smaller first: minus its weight, the two
+#: times of :meth:`EarliestGapEDF._tie`, the machine's rank by power.
+InsertionKey = tuple[float, int, int, int]
 _NEVER = float("inf")
 
 
@@ -337,7 +340,7 @@ class EarliestGapEDF(LocalPolicy):
                 gaps.append((start, rank, k))
         if gaps:
             self.counts["gap_insertions"] += 1
-            best = None
+            best: tuple[InsertionKey, int, int] | None = None
             for start, rank, k in gaps:
                 end = start + plan.duration(task, k)
                 new_makespan = max(makespan, end - ctx.now)
@@ -346,10 +349,11 @@ class EarliestGapEDF(LocalPolicy):
                        *self._tie(start, end), rank)
                 if best is None or key < best[0]:
                     best = (key, k, start)
+            assert best is not None                 # there is a gap
             return plan.add(task, best[1], best[2])
         self.counts["edf_insertions"] += 1
         top = sorted(((plan.horizon(k), k) for k in plan.on_machine), reverse=True)[:2]
-        best = None
+        chosen: tuple[InsertionKey, int] | None = None
         for rank, k in enumerate(ctx.candidates(task).tolist()):
             moved = self._edf_insert(plan, task, k)
             others = next((h for h, m in top if m != k), ctx.now)
@@ -359,10 +363,11 @@ class EarliestGapEDF(LocalPolicy):
             slot = plan.slots[task.id]
             key = (-self.weight(makespan, new_makespan, on_time, new_on_time),
                    *self._tie(slot.start, slot.end), rank)
-            if best is None or key < best[0]:
-                best = (key, k)
+            if chosen is None or key < chosen[0]:
+                chosen = (key, k)
             self._undo_edf(plan, task, moved)
-        self._edf_insert(plan, task, best[1])
+        assert chosen is not None                   # the job has a machine
+        self._edf_insert(plan, task, chosen[1])
         return plan.slots[task.id]
 
     def _edf_insert(self, plan: Plan, task: GridTask, machine: int) -> list[tuple[Slot, int]]:
@@ -431,11 +436,11 @@ class EarliestGapEDF(LocalPolicy):
         last = slot.end - ctx.now >= makespan
         if not last and self.objective == "makespan":
             return False
-        hopeless = not last
+        limit = None if last else task.deadline     # a delayed job has a deadline
         plan.remove(slot)
         gaps = []
         for rank, k in enumerate(ctx.candidates(task).tolist()):
-            if hopeless and ctx.now + plan.duration(task, k) > task.deadline:
+            if limit is not None and ctx.now + plan.duration(task, k) > limit:
                 continue
             at = plan.earliest(task, k, ctx.now)
             if plan.is_gap(k, at) and (k, at) != (home, start):

@@ -83,14 +83,16 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
     plain = needs @ np.where(critical, 0.0, rho)
     heavy = needs @ np.where(critical, rho, 0.0)
     count = needs @ critical.astype(np.float64)
-    return weight * (plain + np.maximum(count, 1.0) * heavy)
+    term: np.ndarray = weight * (plain + np.maximum(count, 1.0) * heavy)
+    return term
 
 
 def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
     """Δ_WM = priority_boost_value · min_ex_t / Estimated_i (§3.2), min over the queue;
     estimates of 0 count as 1."""
     estimate = np.maximum(estimate, 1.0)
-    return boost * estimate.min() / estimate
+    shortest: float = estimate.min()
+    return boost * shortest / estimate
 
 
 class FlexibleBackfilling(LocalPolicy):
@@ -132,12 +134,15 @@ class FlexibleBackfilling(LocalPolicy):
         self.reserve_by = reserve_by
         self.holder: int | None = None
         self.holder_changes = 0
-        self._asked: np.ndarray | None = None
-        self._offer: np.ndarray | None = None
+        # Per platform licence, sized at the cluster's first event: the cluster's jobs
+        # asking for it, and its copies that can be active at once in the cluster.
+        self._asked = np.zeros(0)
+        self._offer = np.zeros(0)
+        self._counting = False
         # Fixed attributes of the cluster's jobs, by workload position (GridTask.index):
         # submit, estimate, deadline (NaN: none) and licence needs (jobs x licences).
-        self._fixed = np.zeros((0, 3))
-        self._needs = np.zeros((0, 0))
+        self._fixed: np.ndarray = np.zeros((0, 3))
+        self._needs: np.ndarray = np.zeros((0, 0))
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
@@ -148,8 +153,9 @@ class FlexibleBackfilling(LocalPolicy):
     def _asked_by(self, ctx: GridContext, task: GridTask, step: int) -> None:
         """Keep the count of the cluster's jobs (waiting or running) asking for each licence
         (the numerator of ρ_l, eq. 3.6) and each job's fixed attributes."""
-        if self._asked is None:
+        if not self._counting:
             platform = ctx.platform
+            self._counting = True
             self._asked = np.zeros(len(platform.licence_names))
             self._offer = (platform.copies[ctx.cluster]
                            + platform.feature[:, ctx.machines].sum(axis=1)).astype(np.float64)
@@ -204,7 +210,8 @@ class FlexibleBackfilling(LocalPolicy):
         reservation's holder first under BF_UNMOD."""
         tasks, terms = self.priority_terms(ctx)
         order = [tasks[i] for i in np.argsort(-terms.sum(axis=1), kind="stable")]
-        holder = ctx.waiting.get(self.holder) if self.keeps_reservation else None
+        holder = (ctx.waiting.get(self.holder)
+                  if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
             order.remove(holder)
             order.insert(0, holder)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from fractions import Fraction
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -223,10 +223,13 @@ class MetaScheduler(Dispatcher):
         self.classify = classify
         self.delta, self.repository, self.base_step, self.norm = delta, repository, base_step, norm
         self.deadline_classifier = self._deadline_classifier(deadline)
-        self._rng: np.random.Generator | None = None
-        self._load: np.ndarray | None = None      # clusters x (max + 1): work at priority p
-        self._count: np.ndarray | None = None     # clusters x (max + 1): jobs at priority p
-        self._scale: np.ndarray | None = None
+        # Per cluster and priority p (clusters x (max + 1)): the work and the number of the
+        # jobs sent; all four are set for the platform and the run's seed at the first job
+        # (:meth:`_start`).
+        self._rng = np.random.default_rng(0)
+        self._load: np.ndarray = np.zeros((0, max_priority + 1), dtype=np.int64)
+        self._count: np.ndarray = np.zeros((0, max_priority + 1), dtype=np.int64)
+        self._scale: np.ndarray = np.ones(0)
         self._work: dict[int, int] = {}           # job id -> its work when sent
 
     def _deadline_classifier(self, kind: str) -> DeadlineClassifier:
@@ -240,7 +243,7 @@ class MetaScheduler(Dispatcher):
                                 repository=self.repository, base_step=self.base_step,
                                 norm=self.norm)
 
-    def statistics(self) -> dict:
+    def statistics(self) -> dict[str, Any]:
         """The adaptive Deadline classifier's reconfigurations and trajectory, if any."""
         statistics = getattr(self.deadline_classifier, "statistics", None)
         return statistics() if statistics is not None else {}
@@ -264,7 +267,7 @@ class MetaScheduler(Dispatcher):
 
     # ------------------------------------------------------------ scheduling
     def dispatch(self, view: MetaView, task: GridTask) -> int:
-        if self._load is None:
+        if not len(self._load):
             self._start(view)
         types = self.licence_types or len(view.platform.licence_names)
         priority = self.priority_of(task, types) if self.classify else 1
@@ -290,7 +293,8 @@ class MetaScheduler(Dispatcher):
     def load_at(self, priority: int) -> np.ndarray:
         """Per cluster, the Load array at ``priority``: work of its jobs of that priority
         or higher (divided by the cluster's power under ``load="power"``)."""
-        return self._cumulative(self._load)[:, priority] / self._scale
+        load: np.ndarray = self._cumulative(self._load)[:, priority] / self._scale
+        return load
 
     def ordering_at(self, priority: int) -> np.ndarray:
         """Per cluster, the Ordering array at ``priority``: its jobs of that priority or
