@@ -14,7 +14,8 @@ simulates both levels in one event loop:
   ``reject``, ``wake_at``); every start is validated;
 * :class:`MetaView` -- what the dispatcher sees: the platform's static
   description and, per cluster, the jobs sent to it and not yet ended;
-* :func:`run_grid` -- the event loop.
+* :func:`run_grid` -- the event loop (what surrounds it -- input checks,
+  series, progress, the result -- is :mod:`schedlab.engine.kernel`'s).
 
 Time on a machine follows eq. 3.9 (:func:`~schedlab.platform.time_on_machine`):
 a job measured on a machine of rating ``BM_job`` runs ``t x BM_job / BM_m``
@@ -55,6 +56,7 @@ from schedlab.engine.kernel import (
     assemble,
     check_one_of,
     cyclic_gc_paused,
+    deadline_columns,
     job_positions,
     never_starts,
     run_meta,
@@ -735,10 +737,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: St
     runs = _runs(engine, rejected)
     preemptive = bool(engine.segments) or bool(getattr(policy, "preemptive", False))
     suspended = _time_off_machines(runs, start, end) if preemptive else None
-    deadline = None
-    if any(job.deadline is not None for job in workload.jobs):
-        deadline = np.array([-1 if job.deadline is None else job.deadline
-                             for job in workload.jobs], dtype=np.int64)
+    deadline, _ = deadline_columns(workload.jobs)      # a grid job has no artificial one
     events = len(tasks) * 2 - sum(rejected)   # submissions + job ends
     params = dict(_params(policy))
     if dispatcher is not None:

@@ -14,8 +14,9 @@ around the loops is here, once (docs/engine.md, "One kernel"):
 * the recorder of step functions (:class:`StepSeries`) and of progress
   (:class:`Progress`);
 * the error for a job a policy leaves waiting forever (:func:`never_starts`);
-* the metadata every result carries (:func:`run_meta`) and the assembly of
-  the :class:`~schedlab.engine.result.Result` (:func:`assemble`).
+* the metadata every result carries (:func:`run_meta`), the deadline
+  columns (:func:`deadline_columns`) and the assembly of the
+  :class:`~schedlab.engine.result.Result` (:func:`assemble`).
 """
 
 from __future__ import annotations
@@ -204,6 +205,16 @@ def run_meta(workload: Workload, overrun: str, wall: float,
     return {"schedlab_version": __version__, "overrun": overrun, **(settings or {}),
             "wall_time_s": round(wall, 6), "jobs": len(workload.jobs),
             "unix_start_time": workload.unix_start_time, **(extra or {})}
+
+
+def deadline_columns(jobs: Sequence[Job]) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Deadlines (-1 where none) and the artificial-deadline marks; ``None`` without deadlines."""
+    if all(job.deadline is None for job in jobs):
+        return None, None
+    deadline = np.array([-1 if job.deadline is None else job.deadline for job in jobs],
+                        dtype=np.int64)
+    artificial = np.array([job.artificial_deadline for job in jobs], dtype=bool)
+    return deadline, artificial
 
 
 def assemble(workload: Workload, *, processors: int, policy: str, params: dict[str, Any],

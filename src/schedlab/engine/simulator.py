@@ -1,4 +1,4 @@
-"""The discrete-event loop.
+"""The space-sharing event loop: jobs on the free processors of one homogeneous machine.
 
 Same-time order (docs/engine.md): at each distinct instant the engine
 processes every job finish, then every reservation end and start, then every
@@ -12,7 +12,9 @@ multiples of the tick, and ticks stop once nothing is left to happen.
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
 when they change.  A run without reservations, ticks or queue limit takes a
-loop without the checks they need (:func:`_plain_loop`).
+loop without the checks they need (:func:`_plain_loop`).  What surrounds the
+loop (input checks, the series, progress, the result) is the kernel's
+(:mod:`schedlab.engine.kernel`), shared with the time-sharing and grid engines.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from schedlab.engine.kernel import (
     check_one_of,
     claim,
     cyclic_gc_paused,
+    deadline_columns,
     never_starts,
     run_meta,
 )
@@ -352,7 +355,7 @@ def _undecided(policy: Policy, pending: dict[int, Reservation], now: int) -> Non
 
 def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSeries,
              machine: int, overrun: str, wall: float) -> Result:
-    deadline, artificial = _deadline_columns(workload.jobs)
+    deadline, artificial = deadline_columns(workload.jobs)
     times, values = series.arrays()
     return assemble(
         workload, processors=machine, policy=policy.name, params=policy.get_params(),
@@ -376,16 +379,6 @@ def _provenance(workload: Workload, machine: int) -> dict[str, Any]:
     if machine != workload.processors:
         facts["machine_size_source"] = MACHINE_FROM_ARGUMENT
     return facts
-
-
-def _deadline_columns(jobs: Sequence[Job]) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Deadlines (-1 where none) and the artificial-deadline marks; ``None`` without deadlines."""
-    if all(job.deadline is None for job in jobs):
-        return None, None
-    deadline = np.array([-1 if job.deadline is None else job.deadline for job in jobs],
-                        dtype=np.int64)
-    artificial = np.array([job.artificial_deadline for job in jobs], dtype=bool)
-    return deadline, artificial
 
 
 def _reservation_table(ctx: Context) -> ReservationTable | None:

@@ -30,7 +30,9 @@ changes in them (an arrival, an end, an express slot); a quiet round is
 followed by a jump over every whole round until the next end or arrival, so
 the cost grows with jobs and matrix changes, never with the number of rounds.
 This module knows no strategy: re-packing, slot limits, job classes and
-backfilling are the policy's (``schedlab.policies.gang``).
+backfilling are the policy's (``schedlab.policies.gang``).  What surrounds
+the loop (input checks, the series, progress, the result) is the kernel's
+(:mod:`schedlab.engine.kernel`).
 """
 
 from __future__ import annotations
