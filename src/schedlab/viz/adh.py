@@ -10,6 +10,7 @@ missed per block of jobs in the grid runs.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -18,7 +19,7 @@ from schedlab.errors import InputError
 from schedlab.viz.style import new_figure, paper_style, policy_styles
 
 
-def adh_figure(runs: Sequence, *, title: str | None = None) -> Figure:
+def adh_figure(runs: Sequence[Any], *, title: str | None = None) -> Figure:
     """``base`` and distance over time for the runs of
     :func:`schedlab.experiments.adh.run_adh_experiment`."""
     if not runs:

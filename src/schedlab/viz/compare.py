@@ -27,6 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from matplotlib.figure import Figure
@@ -41,6 +42,9 @@ from schedlab.viz.style import (
     readable_number,
     save_figure,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: (metric, panel title, factor from the metric's unit to the one shown)
 PANELS = (
@@ -135,7 +139,7 @@ def log_ticks(low: float, high: float) -> list[float]:
             if low <= step * 10.0 ** power <= high]
 
 
-def draw_panel(ax, spreads: dict[str, Spread | None], styles: dict[str, LineStyle],
+def draw_panel(ax: Axes, spreads: dict[str, Spread | None], styles: dict[str, LineStyle],
                totals: Mapping[str, int] | None = None) -> None:
     """Points (with min–max bars where there are several runs) and their values.
 
@@ -160,7 +164,7 @@ def draw_panel(ax, spreads: dict[str, Spread | None], styles: dict[str, LineStyl
                     textcoords="offset points", va="center", fontsize=8, color="#333333")
 
 
-def set_value_axis(ax, spreads: Sequence[Spread]) -> None:
+def set_value_axis(ax: Axes, spreads: Sequence[Spread]) -> None:
     """Log or linear scale, room right of the points for their values, plain tick labels."""
     if not spreads:
         ax.set_xticks([])

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -34,6 +35,10 @@ from schedlab.viz.style import (
     policy_styles,
     readable_number,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
 
 #: Axis labels for the metrics the papers plot; other metrics show their flat name.
 METRIC_LABELS = {
@@ -229,7 +234,7 @@ def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink"
     return figure
 
 
-def facet_axes(count: int, longest_label: int) -> tuple[Figure, list]:
+def facet_axes(count: int, longest_label: int) -> tuple[Figure, list[Axes]]:
     """A figure with ``count`` diagrams, two per row beyond one (Streit's 2 x 2 layout),
     widened by the legend so that long line labels do not squeeze the diagrams."""
     columns = 1 if count == 1 else 2
@@ -240,14 +245,14 @@ def facet_axes(count: int, longest_label: int) -> tuple[Figure, list]:
     return figure, list(axes.flat)
 
 
-def mark_sweep_values(ax, values: pd.Series) -> None:
+def mark_sweep_values(ax: Axes, values: pd.Series) -> None:
     """Ticks at the swept values themselves when there are few of them (as in Streit's figures)."""
     distinct = np.unique(values.to_numpy(np.float64))
     if len(distinct) <= MAX_VALUE_TICKS:
         ax.set_xticks(distinct, [readable_number(v) for v in distinct])
 
 
-def draw_workload(ax, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
+def draw_workload(ax: Axes, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
     """One line per label through the mean values; bars from min to max where a point
     has several seeds (bars stay readable where bands of many lines would overlap)."""
     for label, line in points.groupby("line", sort=True):
@@ -271,7 +276,7 @@ def reference_for(reference: pd.DataFrame, workload: str, workloads: int) -> pd.
     return reference
 
 
-def draw_reference(ax, reference: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
+def draw_reference(ax: Axes, reference: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
     """The paper's values: hollow markers on a dotted line, in the policy's colour."""
     for policy, line in reference.sort_values("x").groupby("policy", sort=True):
         style = styles.get(str(policy))
@@ -282,9 +287,9 @@ def draw_reference(ax, reference: pd.DataFrame, styles: dict[str, LineStyle]) ->
 
 
 def curve_legend(lines: Iterable[str], styles: dict[str, LineStyle], most_runs: int,
-                 reference_label: str | None) -> list:
+                 reference_label: str | None) -> list[Artist]:
     """Legend handles: one per line, then what the bars and the hollow markers mean."""
-    handles: list = [Line2D([], [], color=styles[p].color, marker=styles[p].marker,
+    handles: list[Artist] = [Line2D([], [], color=styles[p].color, marker=styles[p].marker,
                             linestyle=styles[p].linestyle, label=p) for p in lines]
     if most_runs > 1:
         handles.append(Line2D([], [], color="#555555", marker="|", markersize=10,

@@ -26,6 +26,7 @@ drawn from a run directory without simulating again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,9 @@ from matplotlib.patches import Patch
 from schedlab.errors import InputError
 from schedlab.metrics.gang import MATRIX_COLUMNS, SLOTS_COLUMNS, parse_processors
 from schedlab.viz.style import LEGEND_PLACE, PALETTE, new_figure, paper_style, time_unit
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: Colours of the boxes: a job in its own row, as a guest, in an express slot.
 OWN_COLOR, GUEST_COLOR, EXPRESS_COLOR = "#56B4E9", "#D9EEF9", "#E69F00"
@@ -179,7 +183,7 @@ def default_window(matrix: pd.DataFrame) -> tuple[int, int]:
     return first, first + 3600
 
 
-def draw_places(ax, places: list[Place], start: int, stop: int, scale: float) -> None:
+def draw_places(ax: Axes, places: list[Place], start: int, stop: int, scale: float) -> None:
     """Boxes of the places over the processors they hold, clipped to [start, stop)."""
     styles = {"own": (OWN_COLOR, EDGE, ""), "guest": (GUEST_COLOR, "#7a9fb5", "///"),
               "express": (EXPRESS_COLOR, EDGE, "")}

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import heapq
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -36,6 +37,9 @@ from schedlab.viz.style import (
     paper_style,
     time_unit,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: Columns a jobs table needs for a Gantt chart (those of jobs.csv).
 GANTT_COLUMNS = ("job_id", "start", "end", "width", "status")
@@ -253,7 +257,7 @@ def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *
     return figure
 
 
-def draw_boxes(ax, jobs: GanttJobs, placed: list[list[tuple[int, int]]], colors: list[str],
+def draw_boxes(ax: Axes, jobs: GanttJobs, placed: list[list[tuple[int, int]]], colors: list[str],
                window: tuple[float, float], scale: float) -> None:
     """One rectangle per block, cut at the window; the blocks of split jobs hatched."""
     t0, t1 = window
@@ -276,7 +280,7 @@ def draw_boxes(ax, jobs: GanttJobs, placed: list[list[tuple[int, int]]], colors:
                                          linewidths=0.3, hatch="//", hatchcolor=SPLIT_HATCH))
 
 
-def label_ids(ax, jobs: GanttJobs, placed: list[list[tuple[int, int]]],
+def label_ids(ax: Axes, jobs: GanttJobs, placed: list[list[tuple[int, int]]],
               window: tuple[float, float], scale: float, machine: int) -> None:
     """Write the job id in boxes big enough to hold it, when few jobs are drawn."""
     if len(jobs) > LABEL_MAX_JOBS:

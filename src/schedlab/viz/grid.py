@@ -20,6 +20,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -31,6 +32,11 @@ from schedlab.errors import InputError
 from schedlab.viz.curves import metric_label
 from schedlab.viz.gantt import EDGE, check_window, place_jobs
 from schedlab.viz.style import LEGEND_PLACE, new_figure, paper_style, policy_styles, time_unit
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from schedlab.platform.model import Platform
 
 #: Metrics drawn against Ta by default: Out Deadline (Fig. 27), system and licence usage
 #: (Figs. 28, 29).
@@ -164,7 +170,7 @@ class MachineRows:
     cpus: list[int]
 
 
-def rows_from_platform(platform) -> MachineRows:
+def rows_from_platform(platform: Platform) -> MachineRows:
     """Every machine of a :class:`~schedlab.platform.Platform`, in platform order."""
     names = [m.name for m in platform.machines]
     clusters = [platform.clusters[c].name for c in platform.cluster_of.tolist()]
@@ -277,7 +283,7 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
     return figure
 
 
-def _cluster_axis(ax, rows: MachineRows) -> None:
+def _cluster_axis(ax: Axes, rows: MachineRows) -> None:
     """Cluster names beside their block of rows, lines between clusters; machine names too
     when few rows are drawn."""
     n = len(rows.names)

@@ -45,7 +45,7 @@ def runs_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def grid_figures(runs, fmt: str) -> list[ReportFigure]:
+def grid_figures(runs: list[GridRun], fmt: str) -> list[ReportFigure]:
     """Shares, metrics against Ta (several Ta only), the first run's machine schedule."""
     figures = [ReportFigure(
         "Workload per cluster",
