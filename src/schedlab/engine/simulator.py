@@ -58,6 +58,9 @@ from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload
 if TYPE_CHECKING:
     from schedlab.workload.reservations import Reservation
 
+#: ``ProgressCallback`` is the kernel's, named here too for the API and the run layer.
+__all__ = ["ProgressCallback", "run"]
+
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         overrun: str = "kill", progress: ProgressCallback | None = None,
