@@ -46,3 +46,17 @@ def test_python_m_schedlab_version() -> None:
                              capture_output=True, text=True, timeout=60)
     assert process.returncode == 0, process.stderr
     assert process.stdout == f"schedlab {schedlab.__version__}\n"
+
+
+def test_the_licence_file_is_the_licence_the_package_declares() -> None:
+    project = tomllib.loads(PYPROJECT.read_text())
+    assert project["project"]["license"] == {"text": "MIT"}
+    licence = (PYPROJECT.parent / "LICENSE").read_text()
+    assert licence.startswith("MIT License\n\nCopyright (c) 2026 the schedlab authors\n")
+
+
+def test_the_changelog_has_an_unreleased_section_and_the_current_version() -> None:
+    headings = [line for line in (PYPROJECT.parent / "CHANGELOG.md").read_text().splitlines()
+                if line.startswith("## ")]
+    assert headings[0] == "## [Unreleased]"
+    assert f"## [{schedlab.__version__}]" in headings
