@@ -202,7 +202,7 @@ def check_param_names(owner: str, given: Iterable[str], allowed: Iterable[str]) 
                              f"(parameters: {', '.join(allowed) or 'none'})", field=key)
 
 
-def check_choice(policy: str, param: str, value: Any, choices: Iterable[str]) -> None:
+def check_choice(policy: str, param: str, value: Any, choices: Iterable[Any]) -> None:
     """Raise :class:`InputError` unless ``value`` is one of ``choices``."""
     choices = list(choices)
     if value not in choices:

@@ -22,17 +22,15 @@ if TYPE_CHECKING:
 
 
 class _Ordered(Policy):
-    """A policy parameterised by a queue ordering."""
+    """A policy parameterised by a queue ordering, named ``ORDER+FAMILY`` (``sjf+easy``),
+    or just ``ORDER`` without backfilling."""
 
     family = ""
 
     def __init__(self, *, order: str = "fcfs") -> None:
         check_choice(type(self).__name__, "order", order, ORDERINGS)
         self.order = order
-
-    @property
-    def name(self) -> str:
-        return self.order if self.family == "none" else f"{self.order}+{self.family}"
+        self.name = order if self.family == "none" else f"{order}+{self.family}"
 
 
 class NoBackfilling(_Ordered):

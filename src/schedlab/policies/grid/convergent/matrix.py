@@ -138,10 +138,12 @@ class ClusterState:
         needs = np.zeros((len(rows), len(platform.licence_names)), dtype=bool)
         needs[:, licence] = grid.needs[rows]
         return cls(now=now,
-                   estimate_left=[j.estimate for j in picked],
-                   job_rating=grid.rating[rows], width=[j.width for j in picked],
-                   submit=[j.submit for j in picked],
-                   deadline=[np.nan if j.deadline is None else j.deadline for j in picked],
+                   estimate_left=np.array([j.estimate for j in picked], dtype=float),
+                   job_rating=grid.rating[rows],
+                   width=np.array([j.width for j in picked], dtype=np.int64),
+                   submit=np.array([j.submit for j in picked], dtype=float),
+                   deadline=np.array([np.nan if j.deadline is None else j.deadline
+                                      for j in picked], dtype=float),
                    needs=needs, machine=where, input_size=grid.input_size[rows],
                    input_location=where,
                    cpus=platform.cpus[columns], rating=platform.rating[columns],

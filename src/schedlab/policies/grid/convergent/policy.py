@@ -120,6 +120,8 @@ class ConvergentScheduling(LocalPolicy):
         self.matching = matching
         self.knapsack = knapsack
         self.preemption = preemption
+        #: The preemptive versions preempt and migrate running jobs (the run reports it).
+        self.preemptive = preemption
         self.sharing = sharing
         self.count_work = count_work
         self.base = base
@@ -137,11 +139,6 @@ class ConvergentScheduling(LocalPolicy):
         self._matcher = IncrementalMatcher()
         self._mfs_paths = self._mfs_entries = 0
         self._count_seconds = 0.0
-
-    @property
-    def preemptive(self) -> bool:
-        """The preemptive versions preempt and migrate running jobs (the run reports it)."""
-        return self.preemption
 
     def schedule(self, ctx: GridContext) -> None:
         if not (ctx.waiting or (self.preemption and ctx.running)):
@@ -223,22 +220,23 @@ class ConvergentScheduling(LocalPolicy):
             width = np.array([task.width for task in tasks], dtype=np.int64)
             room = ctx.free_cpus[columns].astype(np.int64)
         queued = np.array([task.id in ctx.waiting for task in tasks])
-        rows, chosen = [], []
+        kept_rows: list[int] = []
+        kept_columns: list[int] = []
         if plan is not None:
             entries = matrix[plan.rows, plan.columns]
             for k in np.lexsort((plan.rows, -entries)).tolist():
                 row, column = int(plan.rows[k]), int(plan.columns[k])
                 if queued[row] and width[row] <= room[column]:
                     room[column] -= width[row]
-                    rows.append(row)
-                    chosen.append(column)
+                    kept_rows.append(row)
+                    kept_columns.append(column)
         left = np.flatnonzero(queued)
-        left = left[~np.isin(left, rows)]
+        left = left[~np.isin(left, kept_rows)]
         more = matching_rounds(matrix[left], width[left], room,
                                mis if self.matching == "mis" else self._counted_mfs,
                                slots=plan is None)
-        rows = np.concatenate([np.asarray(rows, dtype=np.int64), left[more.rows]])
-        chosen = np.concatenate([np.asarray(chosen, dtype=np.int64), more.columns])
+        rows = np.concatenate([np.asarray(kept_rows, dtype=np.int64), left[more.rows]])
+        chosen = np.concatenate([np.asarray(kept_columns, dtype=np.int64), more.columns])
         return Matching(rows, chosen, float(matrix[rows, chosen].sum()))
 
     @staticmethod
@@ -277,13 +275,16 @@ def cluster_state(ctx: GridContext, tasks: list[GridTask]) -> ClusterState:
     needs = np.zeros((len(tasks), len(platform.licence_names)), dtype=bool)
     for i, task in enumerate(tasks):
         needs[i, list(task.licences)] = True
-    deadline = [np.nan if t.deadline is None else t.deadline for t in tasks]
+    deadline = np.array([np.nan if t.deadline is None else t.deadline for t in tasks],
+                        dtype=float)
     left = np.array([column_of[t.preempted_from] if t.machine < 0 and t.preempted_from >= 0
                      else STORAGE for t in tasks], dtype=np.int64)
     location = np.where(machine == QUEUED, left, machine)
     return ClusterState(now=now, estimate_left=estimate,
-                        job_rating=[t.rating for t in tasks], width=[t.width for t in tasks],
-                        submit=[t.submit for t in tasks], deadline=deadline, needs=needs,
+                        job_rating=np.array([t.rating for t in tasks], dtype=float),
+                        width=np.array([t.width for t in tasks], dtype=np.int64),
+                        submit=np.array([t.submit for t in tasks], dtype=float),
+                        deadline=deadline, needs=needs,
                         machine=machine, input_size=np.ones(len(tasks)),
                         input_location=location, cpus=platform.cpus[columns],
                         rating=platform.rating[columns], bandwidth=np.ones(len(columns)),

@@ -75,8 +75,9 @@ def table5(ratios: Sequence[tuple[float, float]] = TABLE5_RATIOS, instances: int
     ``time_limit`` seconds (its best solution is then used).
     """
     rows = []
-    for ratio in ratios:
-        settings = platform_preset(PRESET, ratio=tuple(ratio))
+    for low, high in ratios:
+        ratio = (low, high)
+        settings = platform_preset(PRESET, ratio=ratio)
         results: dict[str, list[tuple[float, float, float, bool]]] = {m: [] for m in METHODS}
         for k in range(instances):
             platform = generate_platform(settings, seed=seed + k)
@@ -97,11 +98,11 @@ def table5(ratios: Sequence[tuple[float, float]] = TABLE5_RATIOS, instances: int
                                         outcome.proven))
         exact_values = np.array([v for _, _, v, _ in results["exact"]])
         for method in METHODS:
-            times, usage, value, proven = (np.array(c) for c in zip(*results[method]))
+            times, usages, value, proven = (np.array(c) for c in zip(*results[method]))
             ratio_to_exact = np.divide(value, exact_values, out=np.ones_like(value),
                                        where=exact_values > 0)
-            rows.append(Table5Row(tuple(ratio), method, instances, 1000 * float(times.mean()),
-                                  float(usage.min()), float(usage.mean()), float(usage.max()),
+            rows.append(Table5Row(ratio, method, instances, 1000 * float(times.mean()),
+                                  float(usages.min()), float(usages.mean()), float(usages.max()),
                                   float(ratio_to_exact.mean()), int((~proven).sum())))
     return rows
 
