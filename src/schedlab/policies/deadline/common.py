@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
@@ -128,6 +128,7 @@ class TickProfile(Profile):
     """
 
     __slots__ = ("tick",)
+    tick: int
 
     @classmethod
     def of_running(cls, ctx: Context) -> TickProfile:
@@ -137,8 +138,8 @@ class TickProfile(Profile):
         processors held now (by jobs or reservations) are in it.
         """
         tick = ctx.tick
-        profile = cls.from_releases(ctx.processors, ctx.now,
-                                    ((round_up(end, tick), width) for end, width in ctx.releases()))
+        profile = cast(TickProfile, cls.from_releases(
+            ctx.processors, ctx.now, ((round_up(end, tick), width) for end, width in ctx.releases())))
         profile.tick = tick
         return profile
 

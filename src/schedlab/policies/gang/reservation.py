@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING
 from schedlab.engine.timesharing import Matrix
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from schedlab.workload.job import Job
 
 
@@ -49,8 +51,8 @@ class HeadReservation:
     head when ``head_long``); ``slot_limit`` is the limit of rows.
     """
 
-    def __init__(self, matrix: Matrix, head: Job, head_long: bool, is_long, slot_limit: int,
-                 now: int) -> None:
+    def __init__(self, matrix: Matrix, head: Job, head_long: bool,
+                 is_long: Callable[[Job], bool], slot_limit: int, now: int) -> None:
         self.full = matrix.full
         self.head = head
         self.head_long = head_long
@@ -79,8 +81,8 @@ class HeadReservation:
             if self.now + job.estimate * self.rows <= self.time:
                 self.entries.append(entry)      # gone by the head's time
                 return True
-            occupied, members, avoid = (dict(part) if isinstance(part, dict) else part
-                                        for part in self.at_time)
+            occupied, members, avoid = self.at_time
+            occupied, members = dict(occupied), dict(members)
             occupied[index] = occupied.get(index, 0) | mask
             members[index] = members.get(index, 0) + 1
             if is_long and self.head_long:
