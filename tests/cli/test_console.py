@@ -1,9 +1,9 @@
 """Tables written to a pipe or a file keep every word whole.
 
 Rich lays a table out to the console width; a console that is not a
-terminal used to get 80 columns, so piped output broke policy names and
+terminal would get 80 columns, so piped output would break policy names and
 headers across lines and cut metric names short ("avg_resp…").  Output that
-is not a terminal now gets an unbounded width (cli/common.py).
+is not a terminal gets an unbounded width (cli/consoles.py).
 """
 
 from __future__ import annotations
