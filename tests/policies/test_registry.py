@@ -145,8 +145,11 @@ def test_make_policy_refuses_a_dispatcher_and_an_unknown_name():
         make_policy(LeastWork())
     with pytest.raises(InputError, match="unknown policy 'fifo'"):
         make_policy("fifo")
-    with pytest.raises(InputError, match="unknown grid policy 'sjf'"):
-        make_local_policy("sjf")
+    with pytest.raises(InputError, match="policy 'easy' is not a grid policy: a run on a "
+                                         "platform needs one of grid-fcfs, bf-fcfs"):
+        make_local_policy("easy")
+    with pytest.raises(InputError, match="unknown grid policy 'fifo'"):
+        make_local_policy({"name": "fifo"})
     with pytest.raises(InputError, match="grid policy 'bf-mod' has no parameter 'k'"):
         make_local_policy({"name": "BF_MOD", "k": 1})
     with pytest.raises(InputError, match="a dispatcher mapping needs a 'name' key"):

@@ -270,7 +270,8 @@ def needs_platform(name: str) -> InputError:
 
 def make_local_policy(spec: LocalPolicySpec) -> LocalPolicy:
     """A fresh grid local policy from a name, a ``{"name": ..., **params}`` mapping or an
-    instance (cloned: every cluster needs its own)."""
+    instance (cloned: every cluster needs its own); the name of a policy of one machine
+    is refused: it does not run on a platform."""
     if isinstance(spec, LocalPolicy):
         return spec.clone()
     return cast(LocalPolicy, _make_grid(spec, POLICY, "grid policy", "policy"))
@@ -290,10 +291,14 @@ def _make_grid(spec: str | Mapping[str, Any], kind: str, what: str, field: str
     errors."""
     name, params = _name_and_params(spec, what)
     table = entries(model=GRID, kind=kind)
-    entry = table.get(canonical_name(name))
-    if entry is None:
-        raise InputError(f"unknown {what} {name!r} (known: {', '.join(table)})", field=field)
-    return entry.build(params, what)
+    key = canonical_name(name)
+    entry = table.get(key)
+    if entry is not None:
+        return entry.build(params, what)
+    if kind == POLICY and key in available_policies():
+        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
+                         f"one of {', '.join(table)} (docs/policies/grid.md)", field=field)
+    raise InputError(f"unknown {what} {name!r} (known: {', '.join(table)})", field=field)
 
 
 def _name_and_params(spec: object, what: str) -> tuple[str, dict[str, Any]]:
