@@ -276,7 +276,7 @@ def old_runs_notice(exp_dir: str | Path) -> str | None:
         return None
     return (f"{folder}: grid results of an earlier schedlab (one JSON file per run) are not "
             f"read; the runs are computed again into the result store (docs/experiments.md, "
-            f"\"Grid recipes\")")
+            f"\"Grid recipes: results of the earlier layout\")")
 
 
 # ------------------------------------------------------------------ tasks
