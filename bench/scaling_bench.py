@@ -29,7 +29,7 @@ shared, noisy machine CPU time is the steadier measure.
   thousands of waiting jobs.  The table gives the longest queue and the
   time-weighted mean queue (``max_queue``, ``avg_queue`` of metrics.json).
 * ``qops`` needs deadlines: as bench/deadline_bench.py and
-  docs/policies/deadlines.md do, its jobs get exact estimates
+  docs/reference/policies/deadlines.md do, its jobs get exact estimates
   (``--perfect-estimates``) and QoPS deadlines from an EASY run with
   stringency 0.2 (``--stringency``, QoPS §4.1); that EASY run is part of
   its time.
@@ -91,7 +91,7 @@ QUEUE_SHRINK = 0.5
 BOUNDED_SHRINK = 1.25
 #: The sweeps, in the order they run and are tabled.
 SWEEPS = ("jobs", "bounded", "queue")
-#: QoPS deadlines: the stringency of bench/deadline_bench.py and docs/policies/deadlines.md.
+#: QoPS deadlines: the stringency of bench/deadline_bench.py and docs/reference/policies/deadlines.md.
 STRINGENCY = 0.2
 #: The baseline run's size: imports (the lazy ones too) and start-up, little of the workload.
 BASELINE_JOBS = 200

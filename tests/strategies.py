@@ -4,7 +4,7 @@ The shapes are chosen to make the hard cases frequent rather than rare:
 
 * bursts — most inter-arrival gaps are 0, so many jobs arrive at one instant;
 * short, small-integer runtimes and estimates — many finishes coincide with
-  each other and with submissions (the same-time order of docs/engine.md);
+  each other and with submissions (the same-time order of docs/reference/engine.md);
 * zero runtimes — a job that starts and ends at one instant (second batch);
 * estimates below the runtime (killed, or overrunning under ``extend``),
   equal to it, and above it (early finishes that move reservations);

@@ -2,7 +2,7 @@
 
 A conformance suite that cannot fail proves nothing, so each broken policy
 below makes a mistake the engine's own validation does not catch at once
-(docs/engine.md, "Invariants"): decisions drawn from global random state,
+(docs/reference/engine.md, "Invariants"): decisions drawn from global random state,
 state leaking from one run into the next, bookkeeping changed behind the
 engine's back, a job dropped instead of rejected.  The last part registers a
 third-party policy through the ``schedlab.policies`` entry-point group.

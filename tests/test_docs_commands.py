@@ -23,10 +23,10 @@ are not run).  The Python blocks of a page are run in order in one namespace.
 * Checked for parsing only (:data:`PARSE_ONLY`): the paper reproductions
   (``schedlab reproduce run``, minutes to hours; tests/reproductions runs
   the reduced forms), runs on a Dask cluster (a remote one cannot be
-  reached from a test) and the plug-in example of docs/writing-a-policy.md
+  reached from a test) and the plug-in example of docs/how-to/writing-a-policy.md
   (tests/test_writing_a_policy.py runs it with the plug-in registered).
 * The one input a page takes from another tool, the sacct export
-  ``jan.txt`` of docs/interop.md, is written by the test (:data:`SACCT_EXPORT`).
+  ``jan.txt`` of docs/how-to/interop.md, is written by the test (:data:`SACCT_EXPORT`).
 """
 
 from __future__ import annotations
@@ -44,25 +44,24 @@ from schedlab.experiments.recipes import traces_dir
 from schedlab.workload.catalog import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
-         *sorted((ROOT / "docs").glob("*/*.md"))]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 SHARED = "../shared/workloads/"
 #: Commands only parsed, not run (see the module docstring): pattern -> why.
 PARSE_ONLY = {
     r"^schedlab reproduce run ": "a paper reproduction takes minutes to hours",
     r" --dask ": "needs a Dask cluster",
-    r" --policy first-fit ": "needs the example plug-in of docs/writing-a-policy.md installed "
+    r" --policy first-fit ": "needs the example plug-in of docs/how-to/writing-a-policy.md installed "
                              "(tests/test_writing_a_policy.py runs it registered)",
 }
 #: Pages run only with the slow tests: seconds they took on two cores.
-SLOW_PAGES = {"README.md": 42, "docs/experiments.md": 18, "docs/figures.md": 17,
-              "docs/interop.md": 113,
-              "docs/policies/deadlines.md": 38, "docs/policies/dynp.md": 460}
+SLOW_PAGES = {"README.md": 42, "docs/how-to/experiments.md": 18, "docs/how-to/figures.md": 17,
+              "docs/how-to/interop.md": 113,
+              "docs/reference/policies/deadlines.md": 38, "docs/reference/policies/dynp.md": 460}
 #: Options whose value is a file a command writes.
 OUTPUT_OPTIONS = ("-o", "--out", "--save-model", "--csv")
 #: Suffixes of the files a command or Python block reads.
 INPUT_SUFFIXES = (".swf", ".swf.gz", ".toml", ".json", ".csv", ".txt")
-#: What `sacct ... > jan.txt` in docs/interop.md would write: a tiny accounting export.
+#: What `sacct ... > jan.txt` in docs/how-to/interop.md would write: a tiny accounting export.
 SACCT_EXPORT = (
     "JobID|Submit|Start|End|Elapsed|Timelimit|NCPUS|NNodes|AllocCPUS|ReqCPUS|State|User|"
     "Group|Partition\n"

@@ -1,4 +1,4 @@
-"""docs/writing-a-policy.md: every policy the page builds passes the conformance
+"""docs/how-to/writing-a-policy.md: every policy the page builds passes the conformance
 suite, and its plug-in commands run once the example is registered.
 
 test_docs_commands.py runs the page as written (its Python blocks in order as one
@@ -19,7 +19,7 @@ from schedlab.cli.app import app
 from schedlab.testing import check_policy
 from test_docs_commands import arguments, commands, python_blocks
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "writing-a-policy.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "how-to" / "writing-a-policy.md"
 EXAMPLES = ("FirstFit", "BookOnArrival", "FcfsWithReservations")
 
 

@@ -20,7 +20,7 @@ from schedlab.workload.reservations import Reservation
 
 
 def compute_metrics(result: Result) -> dict:
-    """Aggregate metrics of a result (names and formulas: docs/metrics.md)."""
+    """Aggregate metrics of a result (names and formulas: docs/reference/metrics.md)."""
     from schedlab.metrics import compute_metrics as _compute
     return _compute(result)
 

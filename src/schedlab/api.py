@@ -71,7 +71,7 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
     reader options and transforms, describe the run with
     :class:`~schedlab.run.RunSpec` and call :func:`~schedlab.run.execute`.
 
-    Advance reservations (docs/reservations.md): ``reservations`` is a
+    Advance reservations (docs/reference/reservations.md): ``reservations`` is a
     request file (read with the workload's machine size and UnixStartTime)
     or a sequence of :class:`~schedlab.workload.reservations.Reservation`;
     placement and throttling are parameters of the policy
@@ -123,7 +123,7 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
                   platform: str | Path | Platform, dispatch: DispatcherSpec = "round-robin",
                   allocation: str = "shared", overrun: str = "kill", seed: int = 0,
                   preemption_overhead: int = 0) -> Result:
-    """Simulate a grid workload on a platform (docs/policies/grid.md): :func:`execute` of
+    """Simulate a grid workload on a platform (docs/reference/policies/grid.md): :func:`execute` of
     a :class:`RunSpec` with a ``platform``, which runs on the grid engine.
 
     Each cluster gets its own instance of the local ``policy`` (``grid-fcfs``,
@@ -134,7 +134,7 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     ``"exclusive"`` (one job per machine).  ``seed`` draws a preset
     platform and seeds the ``random`` dispatcher.  ``preemption_overhead``
     (seconds >= 0) is added to every resumption of a job the local policy
-    preempted (``{"name": "cs", "preemption": True}``; docs/policies/grid.md,
+    preempted (``{"name": "cs", "preemption": True}``; docs/reference/policies/grid.md,
     "Preemption").
     """
     return execute(RunSpec(workload, policy, platform=platform, dispatch=dispatch,

@@ -11,7 +11,7 @@
 * :func:`read_sacct` imports Slurm accounting (``sacct --parsable2``) as a
   :class:`~schedlab.workload.job.Workload`.
 
-``docs/interop.md`` documents every column and rule.
+``docs/how-to/interop.md`` documents every column and rule.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def _run_status(text: str, path: Path, line: int) -> int:
 
 # --------------------------------------------------------------------------- Slurm sacct
 
-#: The sacct command whose output read_sacct expects (documented in docs/interop.md).
+#: The sacct command whose output read_sacct expects (documented in docs/how-to/interop.md).
 SACCT_COMMAND = ("sacct -a -X --parsable2 --format=JobID,Submit,Start,End,Elapsed,Timelimit,"
                  "NCPUS,NNodes,AllocCPUS,ReqCPUS,State,User,Group,Partition")
 #: Columns that must be present.

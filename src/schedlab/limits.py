@@ -4,7 +4,7 @@ Every reader, option and sweep value that sets a machine size, a number of
 jobs, a seed or a time is checked against these bounds before anything
 runs, so that a value the engine cannot represent is one line naming the
 field and what was expected (exit 2), never an ``OverflowError`` after the
-run or a process that grows until the machine swaps (docs/cli.md, "Bounds").
+run or a process that grows until the machine swaps (docs/reference/cli.md, "Bounds").
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ DEADLINE_COLUMNS = ("deadline", "deadline_kind")
 GRID_COLUMNS = ("machine", "cluster", "licences", "priority", "machine_runtime",
                 "machine_estimate")
 PREEMPTION_COLUMNS = ("last_start", "preemptions", "migrations")
-#: How a table shows a missing metric, one over no jobs (docs/metrics.md, "Empty groups"):
+#: How a table shows a missing metric, one over no jobs (docs/reference/metrics.md, "Empty groups"):
 #: metrics.json holds ``null`` and a CSV an empty cell.
 MISSING_CELL = "—"
 __all__ = [
@@ -60,7 +60,7 @@ def jobs_csv_text(result: Result) -> str:
     A run with deadlines adds ``deadline`` (empty for a job without one) and
     ``deadline_kind`` (``real`` or ``artificial``, QoPS §4.2).  A gang
     (time-sharing) run adds ``service``, the seconds each job was served
-    (its wall time from start to end is longer; docs/policies/gang.md).  A
+    (its wall time from start to end is longer; docs/reference/policies/gang.md).  A
     grid run adds ``machine`` and ``cluster`` (names), ``licences`` (the names a job
     needs, joined by ``;``), ``priority`` (the dispatcher's label, 0: none) and
     ``machine_runtime`` / ``machine_estimate``: the seconds the job holds machines
@@ -147,7 +147,7 @@ def write_timesharing_tables(result: Result, directory: str | Path) -> list[Path
     ``slots.csv`` (slots in the round over time) and ``series.csv`` (processors
     allocated in any row and waiting jobs over time, the engine's series) in
     ``directory``, the data of the ``matrix``, ``slots`` and ``timeseries``
-    figures (docs/figures.md); nothing for other runs.
+    figures (docs/how-to/figures.md); nothing for other runs.
 
     A space-shared run's series follows from jobs.csv; a gang run's does not,
     since its jobs share processors across the rows of the matrix.

@@ -43,7 +43,7 @@ class Transforms:
     expansion (``load_method``); ``deadlines`` is a side file, or
     ``stringency`` derives deadlines from an EASY run, for a
     ``deadline_fraction`` of the jobs, the others getting artificial
-    deadlines with ``relaxation`` R (docs/workloads.md).
+    deadlines with ``relaxation`` R (docs/reference/workloads.md).
     """
 
     window: tuple[int, int] | None = None
@@ -106,7 +106,7 @@ def check_transforms(steps: Transforms, *, label: Label = str) -> None:
 
     The per-value checks of one run, made before any transform runs and
     called by the sweep's validation for every combination of its values
-    (docs/experiments.md), so a sweep fails before its first run, not in
+    (docs/how-to/experiments.md), so a sweep fails before its first run, not in
     every run: a load, shrinking or relaxation factor beyond what the engine
     can represent (:mod:`schedlab.limits`), a load method that does not
     exist, a stringency or deadline fraction outside [0, 1] (checked before
@@ -167,7 +167,7 @@ def _check_factor(value: float | None, field: str, *, low: float, high: float,
 
 
 def _scale_load(workload: Workload, steps: Transforms, seed: int, label: Label) -> Workload:
-    """Duplication (seeded) or expansion (QoPS §4.2; docs/workloads.md)."""
+    """Duplication (seeded) or expansion (QoPS §4.2; docs/reference/workloads.md)."""
     from schedlab.workload import transforms
 
     if steps.load_method == "duplicate":

@@ -3,7 +3,7 @@
 A :class:`RunSpec` holds everything that makes a simulation: where the jobs
 come from and how they are read, the transforms applied to them, the policy
 and its parameters (reservation placement and throttling among them,
-docs/reservations.md), the engine options (overrun, reservation requests,
+docs/reference/reservations.md), the engine options (overrun, reservation requests,
 scheduling tick, per-user queue limit) and the platform.  :func:`execute`
 loads, transforms, builds a fresh policy, picks the engine the policy needs
 and runs it.  ``schedlab.simulate``/``compare``, the ``simulate`` and
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from schedlab.workload.grid import GridWorkload
     from schedlab.workload.reservations import Reservation
 
-#: Reservation requests as a CSV file (docs/reservations.md) or as records.
+#: Reservation requests as a CSV file (docs/reference/reservations.md) or as records.
 ReservationSource = str | Path | Iterable["Reservation"]
 
 
@@ -51,7 +51,7 @@ class RunSpec:
     Workload: ``workload`` is an SWF or sacct file, a built-in model name,
     the name of a cached catalog trace, or a :class:`Workload` already
     loaded; ``width_field``, ``missing_estimate`` and ``strict`` are the SWF
-    reader's options (docs/workloads.md); ``jobs`` is the number of jobs of
+    reader's options (docs/reference/workloads.md); ``jobs`` is the number of jobs of
     a model, or for a trace the first N kept; ``seed`` seeds a model and the
     random transforms; ``processors`` is the machine size (``None``: the
     trace header's or the model's).  ``transforms`` are applied in the
@@ -69,14 +69,14 @@ class RunSpec:
     Platform: ``None`` for one homogeneous machine of ``processors``; else
     a TOML platform file, a preset name (drawn with ``seed``) or a
     :class:`~schedlab.platform.model.Platform`, and the run is a grid run
-    (docs/policies/grid.md): ``workload`` is an SWF file with its
+    (docs/reference/policies/grid.md): ``workload`` is an SWF file with its
     ``.grid.csv`` side file or a GridWorkload, read as it is (no
     transforms); ``policy`` is a grid local policy (one instance per
     cluster); ``dispatch`` chooses each job's cluster (a platform of one
     cluster needs none); ``allocation`` is ``"shared"`` or ``"exclusive"``;
     ``seed`` also seeds the ``random`` dispatcher; ``preemption_overhead``
     (seconds >= 0) is added to every resumption of a job a local policy
-    preempted (docs/policies/grid.md, "Preemption").
+    preempted (docs/reference/policies/grid.md, "Preemption").
     """
 
     workload: str | Path | Workload
@@ -116,7 +116,7 @@ def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
 def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
                   requests: tuple[Reservation, ...] | None,
                   progress: ProgressCallback | None) -> Result:
-    """The gang-scheduling engine of :mod:`schedlab.engine.timesharing` (docs/policies/gang.md)."""
+    """The gang-scheduling engine of :mod:`schedlab.engine.timesharing` (docs/reference/policies/gang.md)."""
     from schedlab.engine.timesharing import run_timesharing
 
     unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
@@ -133,7 +133,7 @@ def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
 def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
           requests: tuple[Reservation, ...] | None,
           progress: ProgressCallback | None) -> Result:
-    """The grid engine of :mod:`schedlab.engine.grid` (docs/policies/grid.md): ``policy``
+    """The grid engine of :mod:`schedlab.engine.grid` (docs/reference/policies/grid.md): ``policy``
     schedules the first cluster, a fresh one from ``spec.policy`` each other cluster."""
     from schedlab.engine.grid import run_grid
     from schedlab.policies.grid import make_dispatcher
@@ -213,7 +213,7 @@ def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None 
 
 
 def grid_local_policy(spec: PolicySpec) -> Policy:
-    """A fresh grid local policy (docs/policies/grid.md); another policy's name gets a
+    """A fresh grid local policy (docs/reference/policies/grid.md); another policy's name gets a
     clear error."""
     from schedlab.policies.grid import (
         LOCAL_POLICIES,
@@ -225,7 +225,7 @@ def grid_local_policy(spec: PolicySpec) -> Policy:
     name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
     if not isinstance(spec, LocalPolicy) and canonical_name(name) not in LOCAL_POLICIES:
         raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
-                         f"one of {', '.join(LOCAL_POLICIES)} (docs/policies/grid.md)",
+                         f"one of {', '.join(LOCAL_POLICIES)} (docs/reference/policies/grid.md)",
                          field="policy")
     return make_local_policy(spec)
 
@@ -251,14 +251,14 @@ def refuse_grid_policy(spec: PolicySpec) -> None:
         is_grid = grid_name(name) in LOCAL_POLICIES
     if is_grid:
         raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
-                         f"FILE, docs/policies/grid.md)", field="policy")
+                         f"FILE, docs/reference/policies/grid.md)", field="policy")
 
 
 def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
                             ) -> dict[str, Any]:
     """``policy`` (``{"name": ..., **params}``) with reservation parameters added, when the
     policy takes reservation requests; the others refuse every request, so the
-    parameters mean nothing to them (docs/reservations.md)."""
+    parameters mean nothing to them (docs/reference/reservations.md)."""
     if params and set(params) <= set(make_policy(str(policy["name"])).param_names()):
         return {**policy, **params}
     return dict(policy)
@@ -348,11 +348,11 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     model name or the name of a cached catalog trace.
 
     A file whose first line starts with ``JobID|`` is read as ``sacct
-    --parsable2`` output (``docs/interop.md``).  A name that is not an existing
+    --parsable2`` output (``docs/how-to/interop.md``).  A name that is not an existing
     file is looked up among the built-in models (``lublin``, …; see
-    ``docs/models.md``), generated with ``seed``, ``jobs`` and ``processors``,
+    ``docs/reference/models.md``), generated with ``seed``, ``jobs`` and ``processors``,
     then among the traces of ``schedlab traces list``, read from the cache
-    (``docs/traces.md``).  SWF options are described in ``docs/workloads.md``.
+    (``docs/how-to/traces.md``).  SWF options are described in ``docs/reference/workloads.md``.
     """
     if isinstance(source, Workload):
         return source
@@ -399,7 +399,7 @@ def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Plat
 
 
 def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) -> GridWorkload:
-    """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/platform.md),
+    """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/reference/platform.md),
     checked to run on ``platform``."""
     from schedlab.workload.grid import GridWorkload, read_grid_workload
 
@@ -409,7 +409,7 @@ def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) ->
     if isinstance(source, Workload):
         raise InputError("a grid run needs the grid attributes of the jobs (licences, "
                          "ratings): give a GridWorkload or an SWF file with its .grid.csv "
-                         "side file (docs/platform.md)", field="workload")
+                         "side file (docs/reference/platform.md)", field="workload")
     return read_grid_workload(source, platform=platform)
 
 

@@ -81,7 +81,7 @@ def check_matrix(result: Result) -> None:
     """Replay the matrix changes of a gang result; raise ``AssertionError`` at the first
     processor holding two processes in one row (or express slot), the first moment
     with more rows than the ``slots`` parameter, or — under ``strategy`` >= 2 — two
-    long jobs on one processor (docs/policies/gang.md).
+    long jobs on one processor (docs/reference/policies/gang.md).
     """
     trace = result.timesharing
     assert trace is not None, "the result has no time-sharing trace"
@@ -307,7 +307,7 @@ def random_workload(rng: np.random.Generator, *, n_jobs: int, processors: int) -
 
 
 #: The engine options every conformance workload is run with: both overrun modes, a
-#: scheduling tick (docs/engine.md) and a per-user queue limit.
+#: scheduling tick (docs/reference/engine.md) and a per-user queue limit.
 ENGINE_OPTIONS: tuple[tuple[str, dict], ...] = (
     ("kill", {}), ("extend", {}), ("kill", {"tick": 7}), ("extend", {"tick": 7}),
     ("kill", {"max_queued_per_user": 2}),
@@ -343,7 +343,7 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
     name = fresh().name
     time_sharing = isinstance(fresh(), TimeSharingPolicy)
     simulate = run_timesharing if time_sharing else run
-    # ticks and the queue limit belong to space sharing (docs/policies/gang.md)
+    # ticks and the queue limit belong to space sharing (docs/reference/policies/gang.md)
     engine_options = [(overrun, options) for overrun, options in ENGINE_OPTIONS
                       if not (time_sharing and options)]
     for label, workload in conformance_workloads():
@@ -379,7 +379,7 @@ def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
 
 def placed(policy: Policy, placement: str) -> Policy:
     """``policy`` rebuilt with the reservation placement ``placement``, when it has that
-    parameter (docs/reservations.md); any other policy as it is."""
+    parameter (docs/reference/reservations.md); any other policy as it is."""
     if "reservation_placement" not in policy.param_names():
         return policy
     return type(policy)(**{**policy.get_params(), "reservation_placement": placement})
@@ -414,7 +414,7 @@ def check_deadlines(result: Result, workload: Workload) -> None:
 
 
 def check_grid_invariants(result: Result, grid, platform) -> None:
-    """Raise ``AssertionError`` unless a grid run (docs/policies/grid.md) kept every rule.
+    """Raise ``AssertionError`` unless a grid run (docs/reference/policies/grid.md) kept every rule.
 
     No job starts before its submission or runs on a machine it cannot use
     (CPUs, licences) or outside the cluster it was sent to; at no time do a

@@ -6,7 +6,7 @@ mark at the start is dropped, and CRLF (Windows) and CR-only (classic Mac
 OS) line endings become LF, so line numbers count lines as any editor shows
 them.  :func:`parse_int` accepts ASCII decimal digits only: Python's ``int``
 also reads ``1_000``, ``' 12 '`` and the digits of other scripts
-(``'١٢'`` is 12), which no file format of schedlab means (docs/cli.md,
+(``'١٢'`` is 12), which no file format of schedlab means (docs/reference/cli.md,
 "Input files").
 """
 

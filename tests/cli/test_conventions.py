@@ -1,4 +1,4 @@
-"""The option conventions of every command (docs/cli.md).
+"""The option conventions of every command (docs/reference/cli.md).
 
 One meaning per option name across all commands, the choices of every option
 with a fixed set of values shown in ``--help`` and checked with a one-line
@@ -27,7 +27,7 @@ from schedlab.cli.plot import Kind
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
 
-#: The shared option names and what they mean in every command (the table of docs/cli.md).
+#: The shared option names and what they mean in every command (the table of docs/reference/cli.md).
 CONVENTIONS = {
     "--jobs": "a number of jobs",
     "--workers": "a number of worker processes",
@@ -119,12 +119,12 @@ def test_short_forms_stand_for_one_long_option_each() -> None:
 
 
 def test_the_conventions_table_is_in_the_docs() -> None:
-    page = (ROOT / "docs" / "cli.md").read_text()
+    page = (ROOT / "docs" / "reference" / "cli.md").read_text()
     for name in [*CONVENTIONS, *SHORT_FORMS, "--workers"]:
         assert f"`{name}" in page, name
     for replaced in {old for renamed in DEPRECATED_OPTIONS.values() for old in renamed}:
         assert f"`{replaced}" in page, replaced
-    assert "docs/cli.md" in (ROOT / "README.md").read_text()
+    assert "docs/reference/cli.md" in (ROOT / "README.md").read_text()
 
 
 def test_every_option_with_a_fixed_set_of_values_is_a_choice() -> None:
@@ -288,7 +288,7 @@ def test_an_old_spelling_still_works_and_warns(tmp_path: Path, monkeypatch, case
     assert result.exit_code == case.exit_code, result.output
     warnings = [line for line in result.stderr.splitlines() if "deprecated" in line]
     assert warnings == [f"warning: 'schedlab {case.command} {case.old}' is deprecated and will "
-                        f"be removed in the next release; use {case.new} (docs/cli.md)"]
+                        f"be removed in the next release; use {case.new} (docs/reference/cli.md)"]
     if case.writes:
         assert (tmp_path / case.writes).is_file()
     assert case.prints in result.stdout

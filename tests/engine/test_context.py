@@ -1,7 +1,7 @@
 """The Context: every invalid action raises PolicyError; suspend/resume and rejection accounting.
 
 The policies here are tiny scripts written for the test: each one does
-exactly the action under test at a chosen instant (docs/engine.md, "The
+exactly the action under test at a chosen instant (docs/reference/engine.md, "The
 Context: what a policy sees and may do").
 """
 

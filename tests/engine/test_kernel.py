@@ -1,4 +1,4 @@
-"""The kernel the three engines share (docs/engine.md, "One kernel"): its pieces alone,
+"""The kernel the three engines share (docs/reference/engine.md, "One kernel"): its pieces alone,
 then the same input checks, metadata, progress and stuck-job error from every engine."""
 
 from __future__ import annotations

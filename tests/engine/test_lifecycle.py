@@ -2,7 +2,7 @@
 
 A policy keeps state from call to call (plans, counters, dynP's decisions),
 so a second run of the same object would start where the first ended
-(docs/engine.md, "Policy lifecycle").
+(docs/reference/engine.md, "Policy lifecycle").
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The availability profile: exact step lists by hand, and a brute-force reference.
 
 Every hand case writes the profile as its list of ``(time, free from then on)``
-steps; intervals are half-open ``[start, end)`` (docs/engine.md, "The
+steps; intervals are half-open ``[start, end)`` (docs/reference/engine.md, "The
 availability profile").
 """
 

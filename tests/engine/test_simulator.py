@@ -1,6 +1,6 @@
 """The event loop: same-time order, zero runtimes, wake-ups, overruns, series, errors.
 
-Every expected schedule below is worked out by hand from docs/engine.md
+Every expected schedule below is worked out by hand from docs/reference/engine.md
 ("Events and the same-time order", "How long a job holds its processors").
 """
 

@@ -1,6 +1,6 @@
 """Damaged experiment directories: each way a store is damaged, and what schedlab does.
 
-The scenarios (docs/experiments.md, "Reliability"):
+The scenarios (docs/how-to/experiments.md, "Reliability"):
 
 * a truncated ``results.sqlite`` — every command names the file and the
   command that rebuilds it (exit 2, one line); ``sweep --repair`` rebuilds it

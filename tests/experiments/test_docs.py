@@ -1,4 +1,4 @@
-"""docs/experiments.md cannot rot: its complete examples are the shipped example files,
+"""docs/how-to/experiments.md cannot rot: its complete examples are the shipped example files,
 its snippets are valid experiments, and every example has the runs it announces."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from schedlab.experiments import load_experiment
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs" / "experiments.md"
+DOCS = ROOT / "docs" / "how-to" / "experiments.md"
 EXAMPLE = ROOT / "examples" / "sweep-small.toml"
 SELECTORS = ROOT / "examples" / "sweep-selectors.toml"
 GRID = ROOT / "examples" / "sweep-grid.toml"

@@ -132,7 +132,7 @@ def test_run_ids_are_stable_and_pinned(workdir: Path) -> None:
 
 def assert_stored_as_simulated(stored, expected: dict) -> None:
     """The stored row has simulate's metrics; one over no jobs (None in metrics.json,
-    docs/metrics.md "Empty groups") is missing (NaN) in the results too."""
+    docs/reference/metrics.md "Empty groups") is missing (NaN) in the results too."""
     missing = {name for name, value in expected.items() if value is None}
     assert all(pd.isna(stored[name]) for name in missing)
     assert {name: stored[name] for name in expected if name not in missing} == pytest.approx(
@@ -159,7 +159,7 @@ def test_the_stored_metrics_are_those_of_simulate_on_the_platform(
     stored = row.iloc[0]
     assert_stored_as_simulated(stored, expected)
     assert stored["deadline_missed_pct"] == expected["deadline_missed_pct"]
-    # The per-cluster metrics (docs/metrics.md) are columns too.
+    # The per-cluster metrics (docs/reference/metrics.md) are columns too.
     assert stored["cluster_jobs.pisa"] + stored["cluster_jobs.venezia"] == expected["jobs"]
     csv = pd.read_csv(tmp_path / "run" / "jobs.csv")
     table = load_jobs(generated, stored["run_id"])

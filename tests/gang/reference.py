@@ -1,6 +1,6 @@
 """A slow, obviously correct gang-scheduling simulator: one second at a time.
 
-It walks the rounds and slots of docs/policies/gang.md literally — every
+It walks the rounds and slots of docs/reference/policies/gang.md literally — every
 second of switch overhead and of service is a step — and never jumps, so it
 checks the time arithmetic of :mod:`schedlab.engine.timesharing` (mid-slot
 ends, overheads, express slots, whole-round jumps).  Decisions are the

@@ -1,4 +1,4 @@
-"""docs/policies/gang.md shows what it says: its Python example and its sweep grid.
+"""docs/reference/policies/gang.md shows what it says: its Python example and its sweep grid.
 
 That its commands run as written is checked with every page (tests/test_docs_commands.py).
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from schedlab.experiments.spec import load_experiment
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "policies" / "gang.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reference" / "policies" / "gang.md"
 
 
 def blocks(kind: str) -> list[str]:

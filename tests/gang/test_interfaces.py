@@ -89,7 +89,7 @@ def test_idle_time_is_reported_apart_from_the_slots_average():
 
 
 def test_every_gang_metric_is_documented():
-    text = (DOCS / "metrics.md").read_text(encoding="utf-8")
+    text = (DOCS / "reference" / "metrics.md").read_text(encoding="utf-8")
     for name in GANG_METRIC_DOCS:
         assert f"`{name}`" in text, name
 

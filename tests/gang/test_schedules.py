@@ -1,4 +1,4 @@
-"""Small gang schedules worked out by hand (docs/policies/gang.md gives the rules).
+"""Small gang schedules worked out by hand (docs/reference/policies/gang.md gives the rules).
 
 Jobs are ``(id, submit, runtime, width)`` with estimate = runtime unless
 given; every schedule lists (start, end) per job: start is the first second

@@ -42,7 +42,7 @@ def grid_workload(rows, name: str = "hand") -> GridWorkload:
 
 
 class ShortestFirstMigrating:
-    """A preempting test policy (docs/policies/grid.md, "Preemption"): queued jobs by
+    """A preempting test policy (docs/reference/policies/grid.md, "Preemption"): queued jobs by
     shortest estimate left, each on the fastest machine that can take it; then every
     running job on a slower machine than an idle one it could use moves there."""
 

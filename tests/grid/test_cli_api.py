@@ -1,5 +1,5 @@
 """Grid runs from the CLI and the Python API; bad input exits 2 naming the file and field;
-the example policy of docs/policies/grid.md keeps the rules (tests/test_docs_commands.py
+the example policy of docs/reference/policies/grid.md keeps the rules (tests/test_docs_commands.py
 runs the page's commands)."""
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ def test_docs_python_examples_run_and_the_example_policy_keeps_the_rules(project
     from schedlab.engine.grid import run_grid
     from schedlab.testing import check_grid_invariants
 
-    text = (ROOT / "docs" / "policies" / "grid.md").read_text()
+    text = (ROOT / "docs" / "reference" / "policies" / "grid.md").read_text()
     namespace: dict = {}
     for block in re.findall(r"```python\n(.*?)```", text, re.S):
         exec(compile(block, "grid.md", "exec"), namespace)

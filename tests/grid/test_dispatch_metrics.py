@@ -128,7 +128,7 @@ def test_every_grid_metric_is_documented():
                       RoundRobin())
     names = {re.sub(r"\.(c1|c2)$", ".<cluster>", name) for name in compute_metrics(result)}
     assert set(GRID_METRIC_DOCS) <= names
-    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
     documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
     assert set(GRID_METRIC_DOCS) <= documented
 
@@ -170,7 +170,7 @@ def test_cluster_metrics_split_out_deadline_slowdown_and_usage_by_cluster():
     # c2, 8 CPUs: [0, 100) 4 / min(8, 12); [100, 150) 8 / 8
     assert metrics["cluster_system_usage.c2"] == pytest.approx((0.5 * 100 + 50) / 150)
     # c1's one copy of A is in use whenever a job needs it; c2 has no licence: no usage
-    # to measure, missing rather than 0 (docs/metrics.md, "Empty groups")
+    # to measure, missing rather than 0 (docs/reference/metrics.md, "Empty groups")
     assert metrics["cluster_licence_usage.c1"] == 1.0
     assert metrics["cluster_licence_usage.c2"] is None
 
@@ -202,6 +202,6 @@ def test_every_cluster_metric_is_documented():
     result = run_grid(grid_workload(rows), platform, [GridFCFS(), GridFCFS()], RoundRobin())
     names = {re.sub(r"\.(c1|c2)$", ".<cluster>", n) for n in cluster_metrics(result, platform)}
     assert names == set(CLUSTER_METRIC_DOCS)
-    text = (Path(__file__).resolve().parents[2] / "docs" / "metrics.md").read_text()
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
     documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
     assert set(CLUSTER_METRIC_DOCS) <= documented

@@ -368,7 +368,7 @@ class _CheckedAfterEachPass(ConvergentScheduling):
 
 @pytest.mark.parametrize("incremental", [True, False])
 def test_a_preemptive_pass_leaves_no_machine_idle_that_a_waiting_job_could_take(incremental):
-    """The pass preempts, then starts every queued job of its plan (docs/policies/
+    """The pass preempts, then starts every queued job of its plan (docs/reference/policies/
     convergent.md, "A machine freed by a preemption is refilled in the same pass"): after
     it, no idle machine can start a waiting job, though its preemptions emptied machines."""
     from schedlab.platform.generator import generate_platform, preset

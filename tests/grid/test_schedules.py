@@ -1,4 +1,4 @@
-"""Hand-checked grid schedules on a 3-machine, 2-licence cluster (docs/policies/grid.md).
+"""Hand-checked grid schedules on a 3-machine, 2-licence cluster (docs/reference/policies/grid.md).
 
 Machines: fast (4 CPUs, rating 200), mid (4, 100), small (2, 100).  Licence A:
 1 copy on fast and mid; licence B: 2 copies anywhere.  Times follow eq. 3.9:

@@ -493,13 +493,13 @@ def test_a_bad_value_in_the_last_sweep_combination_stops_before_any_run(tmp_path
 
 
 def test_fractional_times_are_truncated_and_counted(tmp_path: Path) -> None:
-    """Run time 50.5 -> 50 s (docs/workloads.md), with one warning giving the count."""
+    """Run time 50.5 -> 50 s (docs/reference/workloads.md), with one warning giving the count."""
     (tmp_path / "t.swf").write_text(swf_with(4, "50.5"))
     result = CliRunner().invoke(app, ["simulate", str(tmp_path / "t.swf"), "--out",
                                       str(tmp_path / "o")])
     assert result.exit_code == 0, result.output
     assert ("warning: t: 1 records have fractional times (fields 2, 4 or 9), truncated to "
-            "whole seconds (docs/workloads.md)") in result.stderr
+            "whole seconds (docs/reference/workloads.md)") in result.stderr
     rows = (tmp_path / "o" / "jobs.csv").read_text().splitlines()
     header = rows[0].split(",")
     job_2 = dict(zip(header, rows[2].split(",")))

@@ -1,4 +1,4 @@
-"""Batsim/evalys ``out_jobs.csv`` export and ``schedlab export`` (docs/interop.md).
+"""Batsim/evalys ``out_jobs.csv`` export and ``schedlab export`` (docs/how-to/interop.md).
 
 The hand-made schedule ``SCHEDULE`` (4 processors) and its export, worked out
 by the rules of ``processor_allocation`` (ends, then zero-second jobs, then

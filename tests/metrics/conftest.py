@@ -67,7 +67,7 @@ def make_result():
     return build_result
 
 
-#: The worked example of docs/metrics.md: 4 processors, jobs A–E.
+#: The worked example of docs/reference/metrics.md: 4 processors, jobs A–E.
 #: A and B fill the machine from 0; C (width 4) waits until A ends at 100 and
 #: is killed at its estimate 30; D backfills at 50 when B ends; E is rejected.
 EXAMPLE_ROWS: list[Row] = [

@@ -1,4 +1,4 @@
-"""Aggregate metrics: the worked example of docs/metrics.md, edge cases, invariants."""
+"""Aggregate metrics: the worked example of docs/reference/metrics.md, edge cases, invariants."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ from schedlab.metrics.series import integrate
 
 from .conftest import build_result
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
 
-# Every value worked out by hand in docs/metrics.md ("Worked example").
+# Every value worked out by hand in docs/reference/metrics.md ("Worked example").
 EXPECTED = {
     "jobs": 5, "finished": 3, "killed": 1, "rejected": 1,
     "rejected_pct": 20.0,

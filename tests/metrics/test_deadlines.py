@@ -16,7 +16,7 @@ from schedlab.policies.registry import make_policy
 from schedlab.testing import check_deadlines, check_invariants
 from schedlab.workload.job import Job, Workload
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "metrics.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
 
 # 4 processors; (submit, start, end, width, estimate, runtime, status)
 #   A real deadline 20, ran 0-25: 5 s late

@@ -1,5 +1,5 @@
 """Numbers a user can trust: empty groups are missing, slowdowns never below 1, grid jobs
-measured on their machine (docs/metrics.md, "Empty groups", "Times on the machine").
+measured on their machine (docs/reference/metrics.md, "Empty groups", "Times on the machine").
 
 Hand-made schedules for every kind of group that can hold no job (classes, deadline /
 non-deadline splits, grid clusters), how a missing metric is written (``null`` in

@@ -31,7 +31,7 @@ def doc_commands(page: str) -> list[list[str]]:
 
 
 def test_docs_commands_run_as_written(project):
-    commands = doc_commands("platform.md") + doc_commands("models.md")
+    commands = doc_commands("reference/platform.md") + doc_commands("reference/models.md")
     assert len(commands) >= 8
     for args in commands:
         result = runner.invoke(app, args)
@@ -41,13 +41,13 @@ def test_docs_commands_run_as_written(project):
 
 
 def test_docs_python_example_runs(project):
-    text = (ROOT / "docs" / "platform.md").read_text()
+    text = (ROOT / "docs" / "reference" / "platform.md").read_text()
     code = re.findall(r"```python\n(.*?)```", text, re.S)[-1]
-    exec(compile(code, "docs/platform.md", "exec"), {})
+    exec(compile(code, "docs/reference/platform.md", "exec"), {})
 
 
 def test_docs_example_is_the_shipped_file():
-    text = (ROOT / "docs" / "platform.md").read_text()
+    text = (ROOT / "docs" / "reference" / "platform.md").read_text()
     block = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
     assert block == (ROOT / TWO_SITES).read_text()
 

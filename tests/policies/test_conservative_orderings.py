@@ -1,4 +1,4 @@
-"""Why the orderings of conservative backfilling differ (docs/policies/backfilling.md).
+"""Why the orderings of conservative backfilling differ (docs/reference/policies/backfilling.md).
 
 The ordering of ``ORDER+conservative`` decides only the order of the
 compression after a job ends before its estimate, and it sorts by estimate:

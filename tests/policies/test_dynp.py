@@ -652,7 +652,7 @@ def test_kth_slice_statistics():
 
 
 def test_self_tuning_loses_to_fcfs_and_ljf_on_lublin():
-    """docs/policies/dynp.md, "A workload where self-tuning loses": on 3,000
+    """docs/reference/policies/dynp.md, "A workload where self-tuning loses": on 3,000
     default lublin jobs the myopic step mostly picks SJF, and the run's ARTwW
     ends worse than that of both fcfs+plan and ljf+plan."""
     from schedlab.workload.models import generate_builtin
@@ -665,7 +665,7 @@ def test_self_tuning_loses_to_fcfs_and_ljf_on_lublin():
     assert compute_metrics(tuned)["artww"] > max(artww.values())
 
 
-# ------------------------------------- what a step's plan sees (docs/policies/dynp.md)
+# ------------------------------------- what a step's plan sees (docs/reference/policies/dynp.md)
 # A step measures each candidate's plan with the estimates (Streit 2002, §3.2): where
 # they overstate the runtimes, the plan's best order can be the run's worse one.
 OVERESTIMATED = workload(1, (1, 0, 10, 100, 1), (2, 0, 50, 50, 1))
@@ -720,7 +720,7 @@ def test_the_slowdown_metric_divides_by_the_estimate_so_an_overestimated_job_wai
 
 
 def test_self_tuning_wins_on_lublin_with_perfect_estimates():
-    """docs/policies/dynp.md: the loss of the test above is the estimates' as much as the
+    """docs/reference/policies/dynp.md: the loss of the test above is the estimates' as much as the
     myopia's; with every estimate set to the runtime dynP's ARTwW is below fcfs+plan's."""
     from schedlab.workload.models import generate_builtin
     from schedlab.workload.transforms import perfect_estimates

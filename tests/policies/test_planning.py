@@ -2,7 +2,7 @@
 
 The golden schedules below are worked out by hand in the comments; each one
 also runs the matching ``+conservative`` policy where the two differ, to pin
-down exactly what docs/policies/planning.md says: the plan is rebuilt in
+down exactly what docs/reference/policies/planning.md says: the plan is rebuilt in
 policy order at *every* job end, so a job can start later than its first
 promise, while conservative backfilling never moves a reservation later.
 Semantics used: a job holds its processors on [start, start + min(runtime,

@@ -23,6 +23,7 @@ from schedlab.experiments.recipes.report import (
     write_frame,
     write_rows,
 )
+from schedlab.experiments.spec import Experiment, experiment_from_mapping
 
 
 def frame() -> pd.DataFrame:
@@ -76,4 +77,6 @@ def test_every_registered_recipe_is_a_package_with_its_recipe(name: str) -> None
     assert RECIPE_MODULES[name] == f"schedlab.experiments.recipes.{name.replace('-', '_')}"
     assert callable(recipe.summarize)
     reduced = recipe.experiment(True)
-    assert reduced["workloads"] and reduced["policies"]
+    experiment = (reduced if isinstance(reduced, Experiment)
+                  else experiment_from_mapping(reduced))
+    assert experiment.runs

@@ -111,7 +111,7 @@ def test_size_classes_are_in_nodes_and_weighted_by_node_seconds() -> None:
     # 1, 2 and 75 nodes.  Job 2: wait 100, estimate 100 -> factor 2, held 10 s; job 3 was
     # killed at its estimate: its trace runtime is 90 s but it held its processors 50 s,
     # so the class weighs 16 x 10 and 16 x 50 node-seconds (the weights of the overall
-    # expansion_factor_weighted, docs/metrics.md), not 16 x 10 and 16 x 90.
+    # expansion_factor_weighted, docs/reference/metrics.md), not 16 x 10 and 16 x 90.
     jobs = pd.DataFrame({"width": [8, 16, 16, 600, 8], "runtime": [50, 10, 90, 100, 5],
                          "estimate": [100, 100, 50, 200, 5], "submit": [0, 0, 0, 0, 0],
                          "start": [0, 100, 0, 200, 0], "end": [50, 110, 50, 300, 0],

@@ -12,7 +12,7 @@ from schedlab.testing import check_invariants
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.reservations import Reservation
 
-#: The policies that take reservations (docs/reservations.md).
+#: The policies that take reservations (docs/reference/reservations.md).
 SUPPORTING = ("fcfs+easy", "fcfs+conservative", "fcfs+plan", "dynp")
 
 

@@ -144,7 +144,7 @@ def test_generate_reservations_option_mistakes_exit_2(tmp_path, args, field):
 
 
 KTH = trace_path("KTH-SP2-1996-2.1-cln.swf.gz")
-DOC = Path(__file__).resolve().parents[2] / "docs" / "reservations.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "reference" / "reservations.md"
 
 
 @pytest.mark.skipif(not KTH.exists(), reason="KTH-SP2 trace not in ../shared/workloads")

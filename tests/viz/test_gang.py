@@ -2,7 +2,7 @@
 their tables (metrics/gang.py), the files simulate --out writes and ``plot --kind
 matrix|slots``.
 
-The hand-worked run is that of docs/policies/gang.md: A (25 s) and B (15 s), both
+The hand-worked run is that of docs/reference/policies/gang.md: A (25 s) and B (15 s), both
 machine-wide on 2 processors, slot 10 s; A in row 0 from 0 to its end at 40, B in row 1
 until its end at 35; two slots over [0, 35), one over [35, 40), none after.
 """

@@ -98,7 +98,7 @@ def test_ta_curve_has_one_line_per_label_over_the_measured_interarrival():
 
 
 def test_a_ta_curve_of_a_metric_missing_in_every_run_draws_no_point():
-    # a platform without licences has no licence usage (None, docs/metrics.md)
+    # a platform without licences has no licence usage (None, docs/reference/metrics.md)
     runs = [dataclasses.replace(run, metrics={**run.metrics, "licence_usage": None})
             for run in (grid_run("a", 10, (0.5, 0.5)), grid_run("a", 0, (0.5, 0.5)))]
     figure = interarrival_figure(runs, ["licence_usage"])

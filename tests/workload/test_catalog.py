@@ -1,4 +1,4 @@
-"""The traces catalog and ``schedlab traces list|fetch`` (docs/traces.md).
+"""The traces catalog and ``schedlab traces list|fetch`` (docs/how-to/traces.md).
 
 Downloads are served by a real HTTP server on 127.0.0.1 (``http.server`` in a
 thread, port 0) and a test catalog pointing at it; the shipped catalog is

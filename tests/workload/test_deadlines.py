@@ -420,7 +420,7 @@ def test_on_nasa_ipsc_zero_second_jobs_are_no_longer_refused_by_qops():
     """NASA-iPSC (no requested times: estimates are runtimes) at stringency 0.2: the
     formula as printed gives its 0-second jobs their submission as deadline, which their
     1 s estimate cannot meet, and QoPS refuses 175 jobs, 173 of them of 0 s; with the
-    least duration of 1 s it refuses 2, none of 0 s (docs/policies/deadlines.md)."""
+    least duration of 1 s it refuses 2, none of 0 s (docs/reference/policies/deadlines.md)."""
     import schedlab
     from real_traces import real_trace
     from schedlab.workload.deadlines import stringency_deadlines as assign

@@ -1,7 +1,7 @@
 """SWF reader and writer (SPEC §1.1).
 
 ``data/small.swf`` is a hand-written trace; the expected jobs below are
-worked out from its lines by the rules in docs/workloads.md:
+worked out from its lines by the rules in docs/reference/workloads.md:
 
 line 11  job 1: width 4 (field 8), estimate 200, runtime 100
 line 12  job 2: field 8 = -1 -> width 2 from field 5; runtime 50.9 -> 50;

@@ -143,7 +143,7 @@ def _skip_table(skipped: Mapping[str, int]) -> Table:
 
 
 def _provenance_table(workload: Workload) -> Table:
-    """Where the reader took the machine size and the estimates from (docs/workloads.md)."""
+    """Where the reader took the machine size and the estimates from (docs/reference/workloads.md)."""
     facts = workload.provenance
     table = Table(title="Machine size and estimates")
     table.add_column("item")

@@ -5,7 +5,7 @@ reason naming file, line and field where there is one; 1 internal error.
 A value of the wrong type or outside an option's choices is reported in the
 same one-line form (:class:`~schedlab.cli.conventions.SchedlabCommand`); other
 usage errors (unknown option, missing argument) are typer's own and exit with
-2 as well.  The option names follow docs/cli.md.
+2 as well.  The option names follow docs/reference/cli.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The option conventions every command follows (docs/cli.md) and the command class that keeps them.
+"""The option conventions every command follows (docs/reference/cli.md) and the command class that keeps them.
 
 One meaning per option name across all commands: ``--jobs``/``-n`` is a
 number of jobs, ``--workers``/``-j`` a number of worker processes,
@@ -53,7 +53,7 @@ DEPRECATED_OPTIONS: dict[str, dict[str, str]] = {
 def deprecation_warning(command: str, old: str, new: str) -> str:
     """The one line printed when a deprecated spelling is used."""
     return (f"warning: 'schedlab {command} {old}' is deprecated and will be removed in the "
-            f"next release; use {new} (docs/cli.md)")
+            f"next release; use {new} (docs/reference/cli.md)")
 
 
 def rename_deprecated(args: list[str], renamed: dict[str, str]) -> tuple[list[str], list[str]]:
@@ -84,7 +84,7 @@ def invalid_choice_message(choice_type: Any, value: Any, ctx: typer.Context | No
 
 class AsciiInt(click_types.IntParamType):
     """click's INT, reading ASCII digits only (:func:`schedlab.textio.parse_int`): ``int``
-    alone also reads ``1_000`` and the digits of other scripts (docs/cli.md, "Bounds")."""
+    alone also reads ``1_000`` and the digits of other scripts (docs/reference/cli.md, "Bounds")."""
 
     def convert(self, value: Any, param: Any, ctx: Any) -> Any:
         if isinstance(value, str):

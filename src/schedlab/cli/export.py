@@ -1,4 +1,4 @@
-"""``schedlab export``: a run's jobs in another tool's format (docs/interop.md)."""
+"""``schedlab export``: a run's jobs in another tool's format (docs/how-to/interop.md)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ into another span, "a year of requests into a month".
 
 ``schedlab generate grid --platform P.toml`` writes a grid job stream (Pasquali
 thesis, ch. 4) as SWF plus a side file of licences, ratings and classes;
-``--from TRACE`` gives a trace's jobs those attributes instead (docs/models.md).
+``--from TRACE`` gives a trace's jobs those attributes instead (docs/reference/models.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ GRID_PANEL = "Grid jobs (grid)"
 
 def generate(
     model: Annotated[str, typer.Argument(
-        help="A built-in model (docs/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
+        help="A built-in model (docs/reference/models.md), e.g. 'lublin', 'KTH_syn' or 'w3'; 'streit' "
              "and 'hyper-erlang' generate from --from; 'grid' writes grid jobs for "
              "--platform.")],
     jobs: Annotated[int | None, typer.Option(
@@ -115,7 +115,7 @@ def generate(
         rich_help_panel=GRID_PANEL)] = None,
     settings: Annotated[list[str] | None, typer.Option(
         "--set", help="KEY=VALUE overriding a preset range, e.g. margin=30:250 "
-                      "(docs/models.md).", rich_help_panel=GRID_PANEL)] = None,
+                      "(docs/reference/models.md).", rich_help_panel=GRID_PANEL)] = None,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="The SWF file to write (the CSV file for 'reservations').",
         rich_help_panel=OUTPUT_PANEL)] = None,

@@ -1,4 +1,4 @@
-"""``schedlab simulate --platform``: a grid run (docs/policies/grid.md).
+"""``schedlab simulate --platform``: a grid run (docs/reference/policies/grid.md).
 
 The grid part of ``schedlab simulate``: the workload is an SWF file with its
 ``.grid.csv`` side file, run on a platform file or preset by a local policy
@@ -19,8 +19,8 @@ from schedlab.errors import InputError
 
 PlatformOpt = Annotated[str | None, typer.Option(
     "--platform", help="Run on a grid platform: a TOML file or a preset (thesis-4.3, ...; "
-    "drawn with --seed). The workload is then an SWF file with its .grid.csv side file "
-    "(docs/platform.md, docs/policies/grid.md).", rich_help_panel=GRID_PANEL)]
+    "drawn with --seed). The workload is then an SWF file with its .grid.csv side file; "
+    "docs: reference/platform.md and reference/policies/grid.md", rich_help_panel=GRID_PANEL)]
 DispatchOpt = Annotated[str, typer.Option(
     "--dispatch", help="With --platform: the meta-scheduler's dispatcher (round-robin, "
     "random, least-work, proportional, ms-heuristics; see 'schedlab policies').",
@@ -34,10 +34,10 @@ AllocationOpt = Annotated[Literal["shared", "exclusive"], typer.Option(
 
 PreemptionOverheadOpt = Annotated[int, typer.Option(
     "--preemption-overhead", metavar="SECONDS", help="With --platform: seconds added to "
-    "every resumption of a job the local policy preempted (e.g. --policy cs --param "
-    "preemption=true; docs/policies/grid.md).", rich_help_panel=GRID_PANEL)]
+    "every resumption of a job the local policy preempted, e.g. --policy cs --param "
+    "preemption=true; docs: reference/policies/grid.md", rich_help_panel=GRID_PANEL)]
 
-#: Grid metrics added to the summary table (docs/metrics.md, "Grid runs").
+#: Grid metrics added to the summary table (docs/reference/metrics.md, "Grid runs").
 GRID_SUMMARY_METRICS = ["system_usage", "licence_usage", "cluster_share_deviation"]
 
 

@@ -73,7 +73,7 @@ def load(workload: str, **options: Any) -> Workload:
 
 
 def report_guesses(workload: Workload) -> None:
-    """Warn on stderr where the reader guessed what the trace does not say (docs/workloads.md).
+    """Warn on stderr where the reader guessed what the trace does not say (docs/reference/workloads.md).
 
     A machine sized by the widest job, and estimates taken from runtimes
     (perfect estimates, which flatter backfilling), change every result:
@@ -111,7 +111,7 @@ def guess_warnings(workload: Workload, *, machine_size: bool = True) -> list[str
     fractional = facts.get(FRACTIONAL_TIMES)
     if fractional:
         lines.append(f"{workload.name}: {fractional} records have fractional times (fields "
-                     f"2, 4 or 9), truncated to whole seconds (docs/workloads.md)")
+                     f"2, 4 or 9), truncated to whole seconds (docs/reference/workloads.md)")
     estimates = facts.get("estimates_source")
     if estimates == ESTIMATES_RUNTIME:
         lines.append(f"{workload.name} has no requested times: every job's estimate "

@@ -66,7 +66,7 @@ RelaxationOpt = Annotated[float | None, typer.Option(
     "--relaxation", help="R of the artificial deadlines; needed when --deadline-fraction < 1.",
     rich_help_panel=DEADLINES_PANEL)]
 ReservationsOpt = Annotated[str | None, typer.Option(
-    "--reservations", help="A CSV file of advance-reservation requests (docs/reservations.md).",
+    "--reservations", help="A CSV file of advance-reservation requests (docs: reference/reservations.md).",
     rich_help_panel=RESERVATIONS_PANEL)]
 PlacementOpt = Annotated[Literal["exact", "earliest"], typer.Option(
     "--reservation-placement", help="A request whose start is busy is rejected (exact) or "
@@ -133,7 +133,7 @@ def reservation_params(reservations: str | None, *, placement: str, throttle: bo
     """The policy parameters the reservation options set (only those not at their default).
 
     Placement and throttling are parameters of the policy
-    (docs/reservations.md); the options need ``--reservations FILE``.
+    (docs/reference/reservations.md); the options need ``--reservations FILE``.
     """
     from schedlab.policies.reservations import RESERVATION_PARAMS
 

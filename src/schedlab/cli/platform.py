@@ -1,7 +1,7 @@
 """``schedlab platform show|generate`` and ``schedlab generate grid``: platforms and grid jobs.
 
 A thin layer over :mod:`schedlab.platform` and
-:mod:`schedlab.workload.models.grid` (docs/platform.md, docs/models.md).
+:mod:`schedlab.workload.models.grid` (docs/reference/platform.md, docs/reference/models.md).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def platform_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) ->
 
 
 def show_platform(
-    file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/platform.md).")],
+    file: Annotated[Path, typer.Argument(help="A platform file (TOML, docs/reference/platform.md).")],
     machines: Annotated[bool, typer.Option(
         "--machines", help="Also list every machine.")] = False,
     workload: Annotated[Path | None, typer.Option(
@@ -138,7 +138,7 @@ def generate_platform_file(
         help="LO:HI copies per suitable machine of a licence.")] = None,
     name: Annotated[str | None, typer.Option(help="Platform name.")] = None,
 ) -> None:
-    """Draw a platform from the ranges of a thesis setting (docs/platform.md) and write it."""
+    """Draw a platform from the ranges of a thesis setting (docs/reference/platform.md) and write it."""
     from schedlab.limits import check_seed
     from schedlab.platform import write_platform
     from schedlab.platform.generator import generate_platform

@@ -3,7 +3,7 @@
 A run directory is what ``schedlab simulate --out`` writes (jobs.csv and
 metrics.json); an experiment directory is what ``schedlab sweep`` writes
 (results.sqlite, jobs/, series/).  The figures are those of
-:mod:`schedlab.viz` (docs/figures.md).
+:mod:`schedlab.viz` (docs/how-to/figures.md).
 """
 
 from __future__ import annotations
@@ -212,7 +212,7 @@ def read_run_directory(source: Path) -> tuple[Any, dict[str, Any]]:
     return jobs, document
 
 
-#: Columns every jobs.csv has, always whole numbers (docs/interop.md).
+#: Columns every jobs.csv has, always whole numbers (docs/how-to/interop.md).
 INTEGER_JOB_COLUMNS = ("job_id", "submit", "width", "estimate", "runtime")
 
 
@@ -306,7 +306,7 @@ def gang_series(source: Path, processors: int) -> Series:
 
 def gang_figure(source: Path, kind: str, jobs: pd.DataFrame, document: dict[str, Any],
                 options: PlotOptions) -> Figure:
-    """The matrix or slots figure of a gang run directory (docs/figures.md)."""
+    """The matrix or slots figure of a gang run directory (docs/how-to/figures.md)."""
     from schedlab.viz.gang import matrix_figure, slots_figure
 
     name = "matrix.csv" if kind == "matrix" else "slots.csv"

@@ -1,4 +1,4 @@
-"""``schedlab plot`` on grid runs (docs/figures.md, "Grid runs").
+"""``schedlab plot`` on grid runs (docs/how-to/figures.md, "Grid runs").
 
 A grid run directory is what ``schedlab simulate --platform ... --out``
 writes: its jobs.csv has ``machine``, ``cluster`` and ``licences`` columns.

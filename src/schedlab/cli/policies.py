@@ -36,9 +36,9 @@ def _titles() -> dict[tuple[str, str], str]:
         (SPACE_SHARING, POLICY): "space-sharing policies (simulate --policy NAME; aliases: "
                                  "easy = fcfs+easy, conservative = fcfs+conservative)",
         (TIME_SHARING, POLICY): "time-sharing policies (simulate --policy NAME; "
-                                "docs/policies/gang.md)",
+                                "docs/reference/policies/gang.md)",
         (GRID, POLICY): "grid local policies (simulate --platform P.toml --policy NAME; "
-                        "docs/policies/grid.md)",
+                        "docs/reference/policies/grid.md)",
         (GRID, DISPATCHER): "grid dispatchers (simulate --platform P.toml --dispatch NAME)",
     }
 

@@ -13,9 +13,9 @@ from schedlab.cli.consoles import console
 from schedlab.errors import InputError
 from schedlab.output import MISSING_CELL
 
-#: Metrics shown when none is asked for (names of docs/metrics.md).
+#: Metrics shown when none is asked for (names of docs/reference/metrics.md).
 DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
-#: The same for a grid experiment: the measures of Pasquali's thesis (§4.1, docs/metrics.md).
+#: The same for a grid experiment: the measures of Pasquali's thesis (§4.1, docs/reference/metrics.md).
 GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "system_usage",
                         "licence_usage")
 #: Added to the default metrics when some run rejected jobs (admission control): the shares
@@ -142,7 +142,7 @@ def policy_label(row) -> str:
 def summary_frame(finished, names: list[str]):
     """Mean of each metric per setting over its seeds, with the number of runs ``n``.
 
-    A metric missing in a run (one over no jobs, docs/metrics.md "Empty
+    A metric missing in a run (one over no jobs, docs/reference/metrics.md "Empty
     groups") is left out of the mean, not counted as 0; ``runs.<metric>``
     says over how many of the ``n`` runs each mean is taken.
     """

@@ -19,7 +19,7 @@ SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f
                    "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
                    "deadline_missed": "d", "deadline_unfinished": "d",
                    "nondeadline_avg_response": ".0f"}
-#: Added to the summary when the workload has deadlines (docs/metrics.md, "Deadlines").
+#: Added to the summary when the workload has deadlines (docs/reference/metrics.md, "Deadlines").
 DEADLINE_SUMMARY_METRICS = ["deadline_rejected_pct", "deadline_rejected_area_pct",
                             "deadline_missed", "deadline_unfinished",
                             "nondeadline_avg_response", "nondeadline_avg_slowdown"]
@@ -34,7 +34,7 @@ SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d
 
 #: Beside ``rejected`` when some run rejected jobs: the shares of jobs and of processor-seconds
 #: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
-#: kept are read with what it turned away (docs/metrics.md).
+#: kept are read with what it turned away (docs/reference/metrics.md).
 REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
 
 
@@ -59,7 +59,7 @@ def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], na
     Metrics run down the side so that several policies fit an 80-column
     terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
     Labels are shown as they are (``qops[k=3]`` is no rich markup).  A
-    missing metric (one over no jobs, docs/metrics.md) shows as ``—``.
+    missing metric (one over no jobs, docs/reference/metrics.md) shows as ``—``.
     """
     from schedlab.output import MISSING_CELL
 

@@ -90,7 +90,7 @@ def say(text: str) -> None:
 
 def sweep(
     experiment: Annotated[Path, typer.Argument(
-        help="The experiment file (TOML; format in docs/experiments.md).")],
+        help="The experiment file (TOML; format in docs/how-to/experiments.md).")],
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Experiment directory for the results (default: the file's name "
         "without .toml, in the current directory).")] = None,

@@ -1,6 +1,6 @@
 """``schedlab traces list|fetch``: the Parallel Workloads Archive traces schedlab knows.
 
-A thin layer over :mod:`schedlab.workload.catalog` (docs/traces.md).
+A thin layer over :mod:`schedlab.workload.catalog` (docs/how-to/traces.md).
 """
 
 from __future__ import annotations

@@ -48,7 +48,7 @@ def transform(
     strict: StrictOpt = False,
     seed: SeedOpt = 0,
 ) -> None:
-    """Transform a workload (docs/workloads.md) and write it as an SWF trace."""
+    """Transform a workload (docs/reference/workloads.md) and write it as an SWF trace."""
     from schedlab.workload.swf import write_swf
 
     output = output_file(out, legacy_output)

@@ -260,7 +260,7 @@ class Context:
 
         ``t`` need not be a multiple of the tick: it is when the policy's
         plan starts the job, which with a tick happens at the first tick at
-        or after it (docs/writing-a-policy.md).
+        or after it (docs/how-to/writing-a-policy.md).
         """
         if job.id not in self.waiting:
             self._fail(job, "plan", "it is not waiting")

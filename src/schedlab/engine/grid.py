@@ -24,15 +24,15 @@ work left exactly, in rating-seconds (seconds x rating: ``t x BM_job`` at
 submission), so that a preemption (``GridContext.preempt``) can stop a job,
 keep its progress and resume it on any machine of its cluster for
 ``ceil(work left / BM_m)`` seconds plus the run's ``preemption_overhead``
-(eq. 3.9 on what is still to run; docs/policies/grid.md, "Preemption").
+(eq. 3.9 on what is still to run; docs/reference/policies/grid.md, "Preemption").
 
-Same-time order (as the space-sharing engine, docs/engine.md): at an instant,
+Same-time order (as the space-sharing engine, docs/reference/engine.md): at an instant,
 every job end (the local policy hears it, then the dispatcher), then every
 submission (dispatched, then heard by the chosen cluster's policy), then
 wake-ups, then one scheduling pass for each cluster that had an event.  The
 engine imports nothing from the policies: local policies and dispatchers are
 any objects with the methods of :class:`LocalPolicyLike` and
-:class:`DispatcherLike` (docs/policies/grid.md).
+:class:`DispatcherLike` (docs/reference/policies/grid.md).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ class GridTask:
     was left, rescaled to the current machine's rating (eq. 3.9); set at each
     start (-1 before).  ``end - first_start - time off machines`` equals
     ``machine_runtime`` for a finished job and ``machine_estimate`` for one
-    killed at its estimate (docs/metrics.md, "Grid runs").
+    killed at its estimate (docs/reference/metrics.md, "Grid runs").
     """
 
     index: int
@@ -160,7 +160,7 @@ class GridTask:
 
 
 class LocalPolicyLike(Protocol):
-    """What the engine calls on a cluster's local policy (docs/policies/grid.md)."""
+    """What the engine calls on a cluster's local policy (docs/reference/policies/grid.md)."""
 
     name: str
 
@@ -170,7 +170,7 @@ class LocalPolicyLike(Protocol):
 
 
 class DispatcherLike(Protocol):
-    """What the engine calls on the meta-scheduler (docs/policies/grid.md)."""
+    """What the engine calls on the meta-scheduler (docs/reference/policies/grid.md)."""
 
     name: str
 
@@ -308,7 +308,7 @@ class GridContext:
         the work done (less any resumption overhead) and is queued again in this cluster,
         to be resumed later by :meth:`start` on any machine that can take it; PolicyError if
         it is not running here.  It may not be started again on the same machine at the
-        same instant (docs/policies/grid.md, "Preemption")."""
+        same instant (docs/reference/policies/grid.md, "Preemption")."""
         if task.id not in self.running:
             raise PolicyError(f"policy {self.policy_name!r} preempted job {task.id} at time "
                               f"{self.now}, but it is not running in cluster {self.cluster}")
@@ -587,7 +587,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     ``"shared"`` (jobs share a machine's CPUs, §4.3) or ``"exclusive"`` (one
     job per machine, §4.1); ``overrun`` as in the space-sharing engine.
     ``preemption_overhead`` (seconds, >= 0) is added to every resumption of
-    a preempted job (docs/policies/grid.md, "Preemption").  ``progress(done, total)``
+    a preempted job (docs/reference/policies/grid.md, "Preemption").  ``progress(done, total)``
     is called now and then with the number of ended or rejected jobs.
     """
     check_preemption_overhead(preemption_overhead)

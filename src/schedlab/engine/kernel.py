@@ -3,7 +3,7 @@
 Space sharing (:mod:`schedlab.engine.simulator`), time sharing
 (:mod:`schedlab.engine.timesharing`) and the grid (:mod:`schedlab.engine.grid`)
 each keep their own event loop, the hot path of a run, inline.  Everything
-around the loops is here, once (docs/engine.md, "One kernel"):
+around the loops is here, once (docs/reference/engine.md, "One kernel"):
 
 * the kinds of heap events and their order at one instant (:data:`FINISH` ...
   :data:`WAKE`);
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Job, Workload
 
 # Kinds of heap events, in the order they are processed at one instant
-# (docs/engine.md): job finishes, reservation ends, reservation starts, then
+# (docs/reference/engine.md): job finishes, reservation ends, reservation starts, then
 # (not on the heap) the submissions of the instant, then jobs released from a
 # per-user queue limit, reservation requests and wake-ups (ticks included).
 # The grid engine uses FINISH and WAKE; the time-sharing engine has no heap.
@@ -91,7 +91,7 @@ def claim(policy: Any) -> None:
     A policy keeps state across the calls of a run (plans, counters, dynP's
     decisions), so a second run of the same instance would start from the
     first one's end.  The instance is marked rather than copied, so that the
-    object the caller holds is the one that ran (docs/engine.md, "Policy
+    object the caller holds is the one that ran (docs/reference/engine.md, "Policy
     lifecycle").
     """
     if getattr(policy, "_used_by_a_run", False):

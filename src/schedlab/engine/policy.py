@@ -23,7 +23,7 @@ A space-sharing policy reacts to three calls from the engine
 ``on_finish`` and ``schedule`` -- the latter once per instant, after all
 finishes and submissions of that instant.  A fourth,
 ``on_reservation_request``, hands it an advance-reservation request (Margo
-et al.; docs/reservations.md).  It acts only through the
+et al.; docs/reference/reservations.md).  It acts only through the
 :class:`~schedlab.engine.context.Context`.
 
 Parameters follow one convention: they are keyword arguments of
@@ -98,7 +98,7 @@ class PolicyBase:
         """A new instance built from :meth:`get_params`, with ``changes`` applied.
 
         The one way to get a fresh policy: an engine refuses an instance a
-        run has used (it keeps that run's state, docs/engine.md, "Policy
+        run has used (it keeps that run's state, docs/reference/engine.md, "Policy
         lifecycle"), and every cluster of a grid needs its own.  The new
         instance runs ``__init__``, so its parameters are checked again.
         """

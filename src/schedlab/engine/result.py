@@ -59,7 +59,7 @@ class ReservationTable:
 
 @dataclass
 class TimeSharingTrace:
-    """What a time-sharing (gang) run adds to its :class:`Result` (docs/policies/gang.md).
+    """What a time-sharing (gang) run adds to its :class:`Result` (docs/reference/policies/gang.md).
 
     Per job, in workload order (numpy int64): ``service`` (seconds of service
     received; ``end - start - service`` is the time it waited between its
@@ -176,7 +176,7 @@ class Result:
 
 @dataclass
 class GridRecord:
-    """What a grid run (docs/policies/grid.md) adds to its :class:`Result`.
+    """What a grid run (docs/reference/policies/grid.md) adds to its :class:`Result`.
 
     The platform's names (machines in platform order, clusters, licences),
     machines per cluster and copies of each licence over all clusters; per
@@ -195,7 +195,7 @@ class GridRecord:
     machines it ran on (eq. 3.9, resumption overheads included):
     ``runtime`` and ``estimate`` stay the values at the job's own rating.
 
-    Preemption (docs/policies/grid.md, "Preemption"): ``runs`` has one row
+    Preemption (docs/reference/policies/grid.md, "Preemption"): ``runs`` has one row
     ``(job index, machine, start, end, overhead)`` per run of a job on a
     machine, by job then start (one per job that ran when nothing was
     preempted; ``overhead`` is the resumption overhead at the run's start,

@@ -1,6 +1,6 @@
 """The space-sharing event loop: jobs on the free processors of one homogeneous machine.
 
-Same-time order (docs/engine.md): at each distinct instant the engine
+Same-time order (docs/reference/engine.md): at each distinct instant the engine
 processes every job finish, then every reservation end and start, then every
 submission, then jobs released from a per-user queue limit, reservation
 requests and wake-ups, and only then calls the policy's ``schedule`` once.  A
@@ -74,10 +74,10 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     ``progress(done, total)`` is called now and then with the number of
     finished or rejected jobs.
 
-    Advance reservations (Margo et al.; docs/reservations.md):
+    Advance reservations (Margo et al.; docs/reference/reservations.md):
     ``reservations`` are requests that reach the policy at their creation
     time; how they are placed and throttled is the policy's own business
-    (its reservation parameters, docs/reservations.md).  They need
+    (its reservation parameters, docs/reference/reservations.md).  They need
     ``overrun="kill"``: a job running past its estimate could hold
     processors a reservation was promised.  ``tick`` > 0 makes the policy
     schedule only every ``tick`` seconds (Catalina iterates every 900 s,
@@ -376,7 +376,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
 
 
 def _provenance(workload: Workload, machine: int) -> dict[str, Any]:
-    """Where the workload's machine size and estimates came from (docs/workloads.md);
+    """Where the workload's machine size and estimates came from (docs/reference/workloads.md);
     a machine size given to :func:`run` overrides the workload's."""
     facts = dict(workload.provenance)
     if machine != workload.processors:

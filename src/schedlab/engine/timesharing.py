@@ -4,7 +4,7 @@ The machine's ``P`` processors are the columns of a matrix whose rows are
 the time slots of a scheduling round (Ousterhout 1982; Zhou, Goscinski and
 Brent 2003, §1).  Rows are served round robin, each for the slot length
 ``l``; a job progresses only while a row holding it is served, on its own
-processors, all its processes together.  docs/policies/gang.md gives the
+processors, all its processes together.  docs/reference/policies/gang.md gives the
 rules this module implements, the "readings" among them:
 
 * **Decisions at boundaries.**  A policy changes the matrix only at a round
@@ -450,7 +450,7 @@ class _Simulation:
 
     def serve_round(self, rows: list[Row]) -> None:
         """Serve one round slot by slot (Zhou et al. 2003, §5, Strategy 3; rule 4 of
-        docs/policies/gang.md).
+        docs/reference/policies/gang.md).
 
         Before each slot, the express jobs waiting take free processors of that
         slot's row, and the slot is lengthened until they complete.  Only when

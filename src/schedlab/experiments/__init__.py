@@ -8,7 +8,7 @@
     jobs = load_jobs("out/sweep-small", frame.run_id[0])
 
 The experiment file format, the executors, the layout of an experiment
-directory and its crash-safety rules are described in docs/experiments.md.
+directory and its crash-safety rules are described in docs/how-to/experiments.md.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Per stream and classifier it reports:
   submission order.
 
 It is a piece the grid reproduction (``grid-cs``) calls; it can run alone
-(docs/policies/grid.md, "Self-optimizing Deadline classifier (ADH)").
+(docs/reference/policies/grid.md, "Self-optimizing Deadline classifier (ADH)").
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 #: Metrics of the runs table, in this order, when the experiment has them: the rejected
 #: shares of jobs and of processor-seconds beside the wait and slowdown of the jobs kept
 #: (an admission policy's means are over the jobs it accepted).  A metric over no jobs
-#: shows as a dash (docs/metrics.md, "Empty groups").
+#: shows as a dash (docs/reference/metrics.md, "Empty groups").
 TABLE_METRICS = ("jobs", "killed", "rejected_pct", "rejected_area_pct", "avg_wait",
                  "avg_bsld_60", "artww", "sldww_60", "utilization", "loss_of_capacity",
                  "makespan")

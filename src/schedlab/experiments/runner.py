@@ -107,7 +107,7 @@ def describe_error(err: BaseException) -> str:
 
 
 def simulate_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
-    """The run's Result and its metrics (docs/metrics.md)."""
+    """The run's Result and its metrics (docs/reference/metrics.md)."""
     from schedlab.metrics import compute_metrics
     from schedlab.run import execute
 
@@ -124,7 +124,7 @@ def simulate_grid_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
     the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`), the machines'
     (:func:`~schedlab.metrics.grid.machine_metrics`) and the local policy's cost per
     scheduling event (:func:`~schedlab.metrics.grid.scheduling_cost`; its time is the one
-    metric that depends on the machine), docs/metrics.md "Grid runs"."""
+    metric that depends on the machine), docs/reference/metrics.md "Grid runs"."""
     from schedlab.metrics import compute_metrics
     from schedlab.metrics.grid import cluster_metrics, machine_metrics, scheduling_cost
     from schedlab.run import execute

@@ -642,7 +642,7 @@ def load_results(exp_dir: str | Path):
     (:func:`grid_columns`) and every dispatcher parameter as
     ``dispatch.<name>``, every policy parameter as ``param.<name>``, every transform as
     ``transform.<name>``, ``status, wall_time, error, schedlab_version,
-    finished_at``, every metric under its flat name (docs/metrics.md) and
+    finished_at``, every metric under its flat name (docs/reference/metrics.md) and
     every policy statistic as ``stat.<name>``.  Metrics of failed runs are
     missing (NaN, or ``<NA>`` in integer columns): integer columns with gaps
     are pandas' nullable ``Int64`` — ``seed`` is ``<NA>`` for a trace,
@@ -786,5 +786,5 @@ def load_jobs(exp_dir: str | Path, run_id: str):
 
 
 def load_series(exp_dir: str | Path, run_id: str):
-    """A finished run's step functions: ``time, busy, queue`` (docs/metrics.md, "Series")."""
+    """A finished run's step functions: ``time, busy, queue`` (docs/reference/metrics.md, "Series")."""
     return _read_table(exp_dir, run_id, "series")

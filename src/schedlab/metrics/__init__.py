@@ -1,7 +1,7 @@
 """Metrics of a simulation :class:`~schedlab.engine.result.Result`.
 
 Metrics read only a Result.  ``compute_metrics(result)`` gives the flat dict
-written to ``metrics.json`` (names documented in docs/metrics.md and
+written to ``metrics.json`` (names documented in docs/reference/metrics.md and
 :data:`METRIC_DOCS`); the per-job vectors, class breakdowns and time series
 are available for analysis and plots.
 """

@@ -2,7 +2,7 @@
 
 The names returned by :func:`compute_metrics` are a contract: they appear in
 ``metrics.json`` and are documented, with formula and source, in
-``docs/metrics.md`` and in :data:`METRIC_DOCS`.
+``docs/reference/metrics.md`` and in :data:`METRIC_DOCS`.
 
 Conventions (the same for every metric):
 
@@ -12,7 +12,7 @@ Conventions (the same for every metric):
   (Streit 2002, §5.1: lastEndTime - firstSubmitTime).  Makespan,
   utilization, loss of capacity and the time-weighted queue length are
   taken over it.
-* A metric over no jobs is missing, ``None`` (docs/metrics.md, "Empty
+* A metric over no jobs is missing, ``None`` (docs/reference/metrics.md, "Empty
   groups"): a mean over no jobs or over a total weight of 0, a percentage
   of no jobs, a maximum over nothing and a ratio over a window of length 0.
   It is ``null`` in metrics.json (never NaN), an empty CSV cell, ``—`` in
@@ -57,7 +57,7 @@ BSLD_TAUS = (10, 60, 300)
 #: (Streit 2002, §5.1 and Fig. 5 for 60 s; §5.2 and Fig. 7 for 300 s).
 SLDWW_TAUS = (60, 300)
 
-#: One line per flat metric name: meaning and source.  docs/metrics.md gives
+#: One line per flat metric name: meaning and source.  docs/reference/metrics.md gives
 #: the full formulas.
 METRIC_DOCS: dict[str, str] = {
     "jobs": "number of jobs in the result (finished + killed + rejected)",

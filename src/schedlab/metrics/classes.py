@@ -13,7 +13,7 @@ overlap).
 Only jobs that ran are classified (a rejected job has no run time).  Every
 class gives: jobs, avg_wait, avg_response, avg_bsld_60, wait_weighted and
 expansion_factor_weighted (Margo eq. 2–3); an empty class has 0 jobs and
-every other value missing (``None``: docs/metrics.md, "Empty groups") — a
+every other value missing (``None``: docs/reference/metrics.md, "Empty groups") — a
 class no job fell into has no mean wait, not a wait of 0.
 """
 

@@ -8,7 +8,7 @@ only when the result has deadlines.  Two kinds of jobs:
 * **non-deadline jobs** — no deadline, or an artificial one given only
   against starvation (QoPS §4.2).
 
-Names (documented with their formulas in docs/metrics.md):
+Names (documented with their formulas in docs/reference/metrics.md):
 
 * ``deadline_jobs``, ``deadline_rejected``, ``deadline_rejected_pct``,
   ``deadline_rejected_area_pct`` — unadmitted deadline jobs and their share
@@ -31,7 +31,7 @@ Names (documented with their formulas in docs/metrics.md):
 The all-jobs shares ``rejected_pct`` / ``rejected_area_pct`` and the
 ``utilization`` are in :mod:`schedlab.metrics.aggregates`.  A share or mean
 over no jobs (no deadline jobs, no admitted job with a deadline, no
-non-deadline job that ran) is missing, ``None`` (docs/metrics.md, "Empty
+non-deadline job that ran) is missing, ``None`` (docs/reference/metrics.md, "Empty
 groups"), as is the largest lateness when no admitted job had a deadline.
 """
 

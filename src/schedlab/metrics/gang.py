@@ -10,17 +10,17 @@ to gang runs.  The paper measures
   with i slots (§4; Tables 5, 10) — ``gang_slots_mean``;
 * the percentage of time with i slots (Tables 3, 4, 10) — ``gang_slots_pct_<i>``.
 
-Also the tables of the gang figures (docs/figures.md): :func:`matrix_table`
+Also the tables of the gang figures (docs/how-to/figures.md): :func:`matrix_table`
 (every change of the Ousterhout matrix) and :func:`slots_table` (slots in a
 round over time), which ``schedlab simulate --out`` writes as ``matrix.csv``
 and ``slots.csv``.
 
-Our readings (docs/metrics.md): the slots average and shares are taken over
+Our readings (docs/reference/metrics.md): the slots average and shares are taken over
 the time with at least one slot (the paper's shares for 1..5 slots add up to
 100 %); the idle time is reported on its own as ``gang_idle_pct``.  A job
 that received no service (runtime 0) has no slowdown and is left out of the
 slowdown means; a mean over no jobs (an empty class) is missing, ``None``
-(docs/metrics.md, "Empty groups").  Classes use the run's own ``short``/``long``/``classify_by``
+(docs/reference/metrics.md, "Empty groups").  Classes use the run's own ``short``/``long``/``classify_by``
 parameters.
 """
 

@@ -1,4 +1,4 @@
-"""Metrics of grid runs (Pasquali's thesis §4.1, §4.3; docs/metrics.md, "Grid runs").
+"""Metrics of grid runs (Pasquali's thesis §4.1, §4.3; docs/reference/metrics.md, "Grid runs").
 
 * System usage (§4.1): ``#CPU_in_use / min(#total_CPUs, #jobs_in_system)``.
   Our reading for jobs of several CPUs: the CPUs running jobs over the
@@ -18,7 +18,7 @@
   estimate x the rating it was measured at (CPU-seconds at rating 1): the
   thesis' "workload due to the jobs assigned to a cluster" (Fig. 25).
 
-* Preemption (runs whose local policy preempts, docs/policies/grid.md):
+* Preemption (runs whose local policy preempts, docs/reference/policies/grid.md):
   ``preemptions`` and ``migrations``, totals over the jobs; the job metrics
   then read ``start`` as the first start (wait before it) and count the time
   a preempted job spent queued again as time suspended, so its run time is
@@ -42,7 +42,7 @@ from schedlab.metrics.deadlines import deadline_masks
 from schedlab.metrics.jobs import accepted_jobs, mean, percent, slowdown
 from schedlab.metrics.series import integrate, time_weighted_mean
 
-#: One line per grid metric name (added only for grid runs; docs/metrics.md "Grid runs").
+#: One line per grid metric name (added only for grid runs; docs/reference/metrics.md "Grid runs").
 GRID_METRIC_DOCS: dict[str, str] = {
     "system_usage": "time average of CPUs in use / min(platform CPUs, CPUs asked for by the "
                     "jobs in the system) while jobs are in the system (Pasquali thesis §4.1; "
@@ -56,7 +56,7 @@ GRID_METRIC_DOCS: dict[str, str] = {
                                     "estimate x job rating) sent to the cluster (§4.3, Fig. 25)",
 }
 
-#: The metrics added for a grid run that allowed preemption (docs/metrics.md "Grid runs").
+#: The metrics added for a grid run that allowed preemption (docs/reference/metrics.md "Grid runs").
 PREEMPTION_METRIC_DOCS: dict[str, str] = {
     "preemptions": "jobs preempted, counted once per preemption",
     "migrations": "resumptions of a preempted job on another machine than the one it left",
@@ -67,7 +67,7 @@ def usage_average(times: np.ndarray, active: np.ndarray, capacity: np.ndarray,
                   t0: int, t1: int) -> float | None:
     """Time average over [t0, t1] of ``active / capacity`` where ``capacity`` > 0 (step
     functions on ``times``); None when the capacity is never > 0 (nothing was asked
-    for: the usage is missing, docs/metrics.md "Empty groups")."""
+    for: the usage is missing, docs/reference/metrics.md "Empty groups")."""
     defined = capacity > 0
     ratio = np.divide(active, capacity, out=np.zeros(len(times)), where=defined)
     span = integrate(times, defined.astype(float), t0, t1)
@@ -130,7 +130,7 @@ def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float | N
     return metrics
 
 
-#: The per-cluster metrics of :func:`cluster_metrics`, one line each (docs/metrics.md).
+#: The per-cluster metrics of :func:`cluster_metrics`, one line each (docs/reference/metrics.md).
 CLUSTER_METRIC_DOCS: dict[str, str] = {
     "cluster_jobs.<cluster>": "jobs that ran in the cluster",
     "cluster_deadline_jobs.<cluster>": "of them, jobs with a deadline",
@@ -219,7 +219,7 @@ def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
 
 
 # ------------------------------------------------------------------ machines (thesis §4.2)
-#: The metrics of :func:`machine_metrics`, one line each (docs/metrics.md "Grid runs").
+#: The metrics of :func:`machine_metrics`, one line each (docs/reference/metrics.md "Grid runs").
 MACHINE_METRIC_DOCS: dict[str, str] = {
     "machine_usage": "time average over the run of machines running a job / min(machines, "
                      "jobs in the system), where jobs are in the system (§4.2, Fig. 22)",
@@ -309,7 +309,7 @@ def machine_metrics(result: Result) -> dict[str, float | None]:
 
 # ------------------------------------------------------------------ the policy's cost
 #: The local policy's operation counts kept per scheduling event (``cs``'s matchings;
-#: thesis Figs. 23–24 in operations, docs/policies/convergent.md).
+#: thesis Figs. 23–24 in operations, docs/reference/policies/convergent.md).
 MATCHING_WORK = ("matching_augmenting_paths", "matching_entries_touched")
 
 

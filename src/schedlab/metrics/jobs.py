@@ -5,7 +5,7 @@ that finished or were killed; rejected jobs never ran and have no times) and
 returns a vector aligned with it.  Times are integer seconds; ratios are
 float64.
 
-Definitions (see docs/metrics.md for the full list with sources):
+Definitions (see docs/reference/metrics.md for the full list with sources):
 
 * wait = start - submit, response = end - submit, run = end - start -
   suspended (the time the job really held its processors: shorter than the
@@ -36,7 +36,7 @@ from schedlab.errors import InputError
 TIME_RESOLUTION = 1
 
 #: Metrics by name, as metrics.json holds them: a number, or None for a metric over no
-#: jobs (docs/metrics.md, "Empty groups").
+#: jobs (docs/reference/metrics.md, "Empty groups").
 Metrics = dict[str, float | int | None]
 
 
@@ -71,7 +71,7 @@ def accepted_jobs(result: Result) -> AcceptedJobs:
     ``estimate`` column is measured at the job's own rating and the machine
     scales it (Pasquali thesis, eq. 3.9), so the expansion factor divides by
     ``Result.grid.machine_estimate`` — the same seconds as the job's run
-    time ``end - start - suspended`` (docs/metrics.md, "Grid runs").
+    time ``end - start - suspended`` (docs/reference/metrics.md, "Grid runs").
     """
     keep = result.accepted
     suspended = (np.zeros(len(result), dtype=np.int64) if result.suspended is None
@@ -161,7 +161,7 @@ def expansion_factor(jobs: AcceptedJobs) -> np.ndarray:
 def mean(values: np.ndarray) -> float | None:
     """Arithmetic mean of a per-job vector; ``None`` for an empty vector.
 
-    A mean over no jobs is missing, not 0 (docs/metrics.md, "Empty groups"):
+    A mean over no jobs is missing, not 0 (docs/reference/metrics.md, "Empty groups"):
     it becomes ``null`` in metrics.json, an empty CSV cell and ``—`` in
     tables, and is left out of means over runs.
     """

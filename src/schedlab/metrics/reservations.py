@@ -11,13 +11,13 @@ factor and wait) are ``expansion_factor_weighted`` and ``wait_weighted`` of
 :mod:`schedlab.metrics.aggregates`, per width class 1 / 2–64 / 65–256 in
 :mod:`schedlab.metrics.classes`.
 
-Names (documented with their formulas in docs/metrics.md):
+Names (documented with their formulas in docs/reference/metrics.md):
 
 * ``reservations``, ``reservations_granted``, ``reservations_rejected``,
   ``reservations_moved`` (granted at another start than the one asked
   for), ``reserved_node_seconds``;
 * ``reservations_rejected.<reason>`` — rejections by reason code
-  (docs/reservations.md); only the reasons that occurred appear;
+  (docs/reference/reservations.md); only the reasons that occurred appear;
 * ``utilization_reserved`` and ``utilization_margo_reserved`` over the
   observation window;
 * with a per-user queue limit: ``held_jobs``, ``wait_weighted_queued`` and

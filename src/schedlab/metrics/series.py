@@ -62,7 +62,7 @@ def time_weighted_mean(times: np.ndarray, values: np.ndarray, t0: float,
     """Mean of the step function over [t0, t1], weighting each value by its duration.
 
     A window of zero length has no duration to average over: its mean is
-    missing, ``None`` (docs/metrics.md, "Empty groups").
+    missing, ``None`` (docs/reference/metrics.md, "Empty groups").
     """
     if t1 <= t0:
         return None

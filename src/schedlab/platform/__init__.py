@@ -3,7 +3,7 @@
 The model (:mod:`~schedlab.platform.model`), platform files in TOML
 (:mod:`~schedlab.platform.files`) and platforms generated from the ranges of
 Pasquali's thesis (:mod:`~schedlab.platform.generator`).  This layer knows
-nothing of the engine or of policies (docs/architecture.md, docs/platform.md).
+nothing of the engine or of policies (docs/architecture.md, docs/reference/platform.md).
 """
 
 from schedlab.platform.files import read_platform, write_platform

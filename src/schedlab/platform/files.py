@@ -1,6 +1,6 @@
 """Platform files (TOML): read, check, write.
 
-The format (docs/platform.md has a complete example, examples/platforms/two-sites.toml)::
+The format (docs/reference/platform.md has a complete example, examples/platforms/two-sites.toml)::
 
     name = "two-sites"                 # optional, default: the file's stem
 

@@ -16,7 +16,7 @@ of each experiment, named after its section:
 * ``thesis-5.2`` (§5.2.3, Table 13): 1 x 150 machines, 1-16 CPUs, rating
   200-600, no licences.
 
-The rules (our reading where the thesis is silent, docs/platform.md):
+The rules (our reading where the thesis is silent, docs/reference/platform.md):
 
 * CPUs and rating: uniform integers in their closed ranges, per machine.
 * Every cluster has every licence type ``lic-01 .. lic-NN`` as a floating

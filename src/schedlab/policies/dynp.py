@@ -22,7 +22,7 @@ the paper's three policies) the count of every Table 1 case.
 The extensions of §6 ("future work") are parameters of ``dynp``:
 ``slackness``, reduced future (``future_jobs``, ``future_horizon``), more
 candidate policies (``candidates``, e.g. ``lxf``) and combined quality
-metrics (``metric="artww+ms"``).  docs/policies/dynp.md describes each.
+metrics (``metric="artww+ms"``).  docs/reference/policies/dynp.md describes each.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 #: The bound of the bounded slowdown in the ``slowdown`` quality metric (SLDwW_60, §5.1).
 SLOWDOWN_BOUND = 60
-#: The two readings of the FCFS candidate's order (``fcfs_order``, docs/policies/dynp.md):
+#: The two readings of the FCFS candidate's order (``fcfs_order``, docs/reference/policies/dynp.md):
 #: ``submit`` sorts the waiting jobs by submission ("reorder waiting queue according to new
 #: policy", Streit 2002, §3.1, taken literally); ``plan`` keeps the current plan's order,
 #: the jobs submitted since appended in arrival order.
@@ -335,7 +335,7 @@ class SelfTuningDynP(_DynPFamily):
     sense when more than one job is in the schedule and not yet running").
     Initial policy FCFS (the first candidate if FCFS is not one).
 
-    Extensions (§6), see docs/policies/dynp.md: ``slackness`` (the current
+    Extensions (§6), see docs/reference/policies/dynp.md: ``slackness`` (the current
     policy's quality counts ``1 - slackness`` times its value, so another
     policy must be better by that fraction), ``future_jobs`` /
     ``future_horizon`` (reduced future, :func:`select_future`),

@@ -12,7 +12,7 @@ The scheduler keeps a plan with a proposed start time for every waiting job:
 
 This is what Streit calls FCFS, SJF and LJF "with conservative backfilling"
 (§3.1).  How it differs from :class:`~schedlab.policies.backfilling.ConservativeBackfilling`
-is written down in docs/policies/planning.md: a rebuild may move a planned
+is written down in docs/reference/policies/planning.md: a rebuild may move a planned
 job *later* (an SJF rebuild puts a short newcomer first), while conservative
 backfilling only ever moves a reservation earlier.
 

@@ -13,7 +13,7 @@ A space-sharing policy is named ``ORDER+BACKFILL`` (``sjf+easy``,
 ``{"name": ..., **params}``, or a ready policy.  :func:`make_policy` builds
 the policies of one machine (space or time sharing);
 :func:`make_local_policy` and :func:`make_dispatcher` the two kinds of grid
-policy (Pasquali's thesis; docs/policies/grid.md), which are imported only
+policy (Pasquali's thesis; docs/reference/policies/grid.md), which are imported only
 when first asked for: they pull in scipy, which a space-sharing run does not
 need.
 
@@ -140,7 +140,7 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
 
 
 def _deadline_entries() -> dict[str, PolicyEntry]:
-    """Deadline guarantees (Islam et al., QoPS; docs/policies/deadlines.md)."""
+    """Deadline guarantees (Islam et al., QoPS; docs/reference/policies/deadlines.md)."""
     return {
         "qops": PolicyEntry("qops", QoPS, {}, "QoPS admission control: log N insertion points, "
                             "K repairs (Islam et al., §3)"),
@@ -265,7 +265,7 @@ def make_policy(spec: PolicySpec) -> PolicyBase:
 def needs_platform(name: str) -> InputError:
     """The error for a grid policy asked to run on one machine."""
     return InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
-                      f"FILE, docs/policies/grid.md)", field="policy")
+                      f"FILE, docs/reference/policies/grid.md)", field="policy")
 
 
 def make_local_policy(spec: LocalPolicySpec) -> LocalPolicy:
@@ -297,7 +297,7 @@ def _make_grid(spec: str | Mapping[str, Any], kind: str, what: str, field: str
         return entry.build(params, what)
     if kind == POLICY and key in available_policies():
         raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
-                         f"one of {', '.join(table)} (docs/policies/grid.md)", field=field)
+                         f"one of {', '.join(table)} (docs/reference/policies/grid.md)", field=field)
     raise InputError(f"unknown {what} {name!r} (known: {', '.join(table)})", field=field)
 
 

@@ -1,7 +1,7 @@
 """Advance reservations with Catalina semantics and throttling (Margo et al.).
 
 One implementation shared by EASY, conservative backfilling and the
-planning-based policies (docs/reservations.md):
+planning-based policies (docs/reference/reservations.md):
 
 * **Catalina semantics** (Margo et al., §2): "the scheduler ... allows users
   to create reservations only after all eligible jobs have been given
@@ -46,7 +46,7 @@ SHORT_NOTICE = "short_notice"
 START_PASSED = "start_passed"
 OVER_CAP = "over_cap"
 BUSY = "busy"
-#: Every reason this module gives, with its meaning (docs/reservations.md).
+#: Every reason this module gives, with its meaning (docs/reference/reservations.md).
 REASONS = {
     TOO_SHORT: "shorter than the minimum duration",
     SHORT_NOTICE: "asked for less than the minimum advance notice before its start",
@@ -59,7 +59,7 @@ REASONS = {
 
 
 #: The reservation parameters of every policy with Catalina semantics, with their
-#: defaults (docs/reservations.md, "Placement and throttling"): where a request goes
+#: defaults (docs/reference/reservations.md, "Placement and throttling"): where a request goes
 #: (``"exact"`` or ``"earliest"``), the sliding-window cap (``throttle``;
 #: ``reservation_cap`` node-seconds, the paper's 256 nodes x 12 h when ``None``, and
 #: implied when given; ``reservation_window`` seconds), and the refusal of short

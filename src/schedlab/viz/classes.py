@@ -67,7 +67,7 @@ def class_values(rows: Mapping[str, Mapping[str, float | None]], by: str,
     ``rows`` maps a label (policy or run) to flat metrics.  A metric or a
     class missing from a row is a user mistake naming what was expected.  A
     class in which a label ran no job has no value for it (NaN: no bar), as
-    its metrics are missing, not 0 (docs/metrics.md, "Empty groups").
+    its metrics are missing, not 0 (docs/reference/metrics.md, "Empty groups").
     """
     if metric not in CLASS_METRICS:
         raise InputError(f"expected a class metric ({', '.join(CLASS_METRICS)}), got {metric!r}",

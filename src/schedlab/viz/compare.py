@@ -17,7 +17,7 @@ When some run rejected jobs (admission control, QoPS §5), two panels more
 show the share of jobs and of requested processor-seconds each policy
 rejected: wait and slowdown are measured over the jobs a policy kept, so a
 policy that refuses the hard ones looks better there than it is.  A metric
-over no jobs (missing, docs/metrics.md "Empty groups") leaves its point out
+over no jobs (missing, docs/reference/metrics.md "Empty groups") leaves its point out
 and is left out of a policy's mean over runs.
 """
 
@@ -54,7 +54,7 @@ PANELS = (
     ("utilization", "utilization (Streit)", 1.0),
 )
 
-#: Added when some run rejected jobs: the shares refused (QoPS §5.1, docs/metrics.md).
+#: Added when some run rejected jobs: the shares refused (QoPS §5.1, docs/reference/metrics.md).
 REJECTION_PANELS = (
     ("rejected_pct", "rejected jobs [%]", 1.0),
     ("rejected_area_pct", "rejected processor-seconds [%]", 1.0),

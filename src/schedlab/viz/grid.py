@@ -135,7 +135,7 @@ def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_MET
             raise InputError(f"run {missing[0]!r} has no metric {metric!r}", field="--metric")
     points = pd.DataFrame([{"label": r.label, "ta": r.interarrival,
                             **{m: r.metrics[m] for m in metrics}} for r in runs])
-    # a metric over no jobs is None (docs/metrics.md, "Empty groups"): a gap in its line
+    # a metric over no jobs is None (docs/reference/metrics.md, "Empty groups"): a gap in its line
     points[list(metrics)] = points[list(metrics)].apply(pd.to_numeric, errors="coerce")
     styles = policy_styles(points["label"])
     with paper_style():

@@ -9,7 +9,7 @@ the bytes go to a temporary file beside the final one, are hashed on the way,
 and are renamed into place only when complete and, where the catalog knows the
 checksum, verified — so the cache never holds a partial or corrupt trace.
 A catalog entry without a checksum is kept as downloaded and its computed
-checksum is reported.  ``docs/traces.md`` is the user's page.
+checksum is reported.  ``docs/how-to/traces.md`` is the user's page.
 """
 
 from __future__ import annotations

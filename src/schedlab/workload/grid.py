@@ -234,7 +234,7 @@ def read_grid_workload(swf_path: str | Path, side: str | Path | None = None, *,
         text = side.read_text(encoding="utf-8-sig")  # a spreadsheet's byte-order mark is fine
     except FileNotFoundError:
         raise InputError(f"no side file for {Path(swf_path).name}: expected the grid "
-                         f"attributes of its jobs in {side.name} (docs/platform.md)",
+                         f"attributes of its jobs in {side.name} (docs/reference/platform.md)",
                          file=str(side)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read the side file: {err}", file=str(side)) from None

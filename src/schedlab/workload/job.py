@@ -67,7 +67,7 @@ class Workload:
     reader took what the trace did not state plainly: ``machine_size_source``
     (e.g. ``"header MaxProcs"`` or ``"widest job (guessed)"``),
     ``estimates_source`` and ``estimates_from_runtime`` (jobs without a
-    requested time, given their runtime as estimate); see docs/workloads.md.
+    requested time, given their runtime as estimate); see docs/reference/workloads.md.
     Its repr is one short line (name, jobs, processors, submit span): a trace
     of 28,000 jobs would otherwise print megabytes.
     """
@@ -100,7 +100,7 @@ class Workload:
         """sum(width x runtime) / (processors x (last submit - first submit)).
 
         The work the jobs bring per unit of machine capacity while they
-        arrive (docs/models.md, "Offered load"); ``processors`` defaults to
+        arrive (docs/reference/models.md, "Offered load"); ``processors`` defaults to
         the workload's machine.  ``None`` when there is no submit span
         (no jobs, or all submitted at one instant).
         """

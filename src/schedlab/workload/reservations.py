@@ -5,7 +5,7 @@ Margo et al. ("Impact of Reservations on Production Job Scheduling", §3,
 each with a creation date, a start date, an end date and an owner.  A
 request asks for ``width`` nodes (processors here) from ``start`` for
 ``duration`` seconds; it reaches the scheduler at ``created``, which grants
-or rejects it (docs/reservations.md).
+or rejects it (docs/reference/reservations.md).
 
 Times are integer seconds since the start of the trace, like job submit
 times.  A request file may also give absolute Unix times, converted with the
@@ -36,7 +36,7 @@ WEEK = 7 * 24 * HOUR
 PAPER_PER_WEEK = 15
 PAPER_NODES = (8, 128)
 PAPER_DURATION = (4 * HOUR, 18 * HOUR)
-#: Advance notice of generated requests (the paper gives none; see docs/reservations.md).
+#: Advance notice of generated requests (the paper gives none; see docs/reference/reservations.md).
 DEFAULT_NOTICE = (24 * HOUR, 7 * 24 * HOUR)
 
 #: Columns of a request file; ``created``/``start`` are relative to the trace

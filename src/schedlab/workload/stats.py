@@ -87,7 +87,7 @@ class TraceStatistics:
 
 #: Streit's published Table 2 (Streit 2002, §4), one column per trace.  The
 #: row "likelihood of interarrival time" is not transcribed: the paper does
-#: not define it (docs/workloads.md lists its values).
+#: not define it (docs/reference/workloads.md lists its values).
 STREIT_TABLE2: dict[str, TraceStatistics] = {
     "ctc": TraceStatistics(
         jobs=79302, max_width=336, machine_width=430, avg_width=10.72,
@@ -153,7 +153,7 @@ def trace_statistics(workload: Workload, *,
 
     The Weibull distribution is fitted to the interarrival times with
     :func:`fit_weibull` (``weibull_method``; moments by default, the fit that
-    comes closest to Streit's published parameters — see docs/workloads.md).
+    comes closest to Streit's published parameters — see docs/reference/workloads.md).
     """
     if not workload.jobs:
         raise InputError(f"workload '{workload.name}' has no jobs to analyse")

@@ -9,7 +9,7 @@ as SWF again, so that a schedule round-trips through the reader.
 The reader is vectorised: all records are converted by one call to
 ``numpy.loadtxt`` and checked with array operations.  Only when something is
 wrong does a slow line-by-line pass run, to name the file, line and field in
-the error.  The exact rules are in ``docs/workloads.md``.
+the error.  The exact rules are in ``docs/reference/workloads.md``.
 """
 
 from __future__ import annotations
@@ -77,7 +77,7 @@ _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
 
 #: ``Workload.provenance`` key: records whose time fields (2, 4, 9) were fractional and were
-#: truncated to whole seconds (present only when there are some; docs/workloads.md).
+#: truncated to whole seconds (present only when there are some; docs/reference/workloads.md).
 FRACTIONAL_TIMES = "fractional_times_truncated"
 
 #: SWF status codes written for the Result statuses (SWF field 11: 1 completed,
@@ -105,7 +105,7 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
              processors: int | None = None) -> Workload:
     """Read an SWF trace (plain or gzip, detected by its magic bytes) into a Workload.
 
-    Rules (SPEC §1.1; details in docs/workloads.md):
+    Rules (SPEC §1.1; details in docs/reference/workloads.md):
 
     * width: with ``width_field="requested"`` field 8 if > 0, else field 5;
       with ``"allocated"`` field 5 if > 0, else field 8;

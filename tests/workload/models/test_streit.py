@@ -311,7 +311,7 @@ def test_our_kth_syn_against_streits_kth_syn():
 
     Streit generated from the 2002 KTH log (Table 2: 478 overruns, longest run 226,709 s);
     ours from the cleaned 2.1 version, which has no job running past its estimate, so our
-    set has none where his has 1.78 % (docs/models.md).
+    set has none where his has 1.78 % (docs/reference/models.md).
     """
     paper, ours = STREIT_TABLE3["kth"], trace_statistics(generate_builtin("KTH_syn"))
     # ours vs paper: 7.709/7.73, 13655/13643, 8630/9060, 1016/1047

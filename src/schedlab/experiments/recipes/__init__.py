@@ -15,7 +15,7 @@ figures, findings) whose ``__init__`` defines ``RECIPE`` (:class:`Recipe`);
 it is found by name in :data:`RECIPE_MODULES`, filled by :func:`register`
 at the end of this module.  Every recipe writes its tables, figures and
 findings through :mod:`schedlab.experiments.recipes.report`
-(docs/experiments.md, "Adding a paper reproduction").
+(docs/how-to/experiments.md, "Adding a paper reproduction").
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def trace_file(recipe: str, catalog_name: str, file_name: str) -> Path:
     """A trace a recipe needs: its file in :func:`traces_dir`, else its copy in the trace cache.
 
     Neither present is an :class:`InputError` naming the recipe, where the
-    trace was looked for and how to fetch it (docs/traces.md).
+    trace was looked for and how to fetch it (docs/how-to/traces.md).
     """
     from schedlab.workload.catalog import cached_trace
 

@@ -1,6 +1,6 @@
 """The gang reproduction under first-fit backfilling (every waiting job that fits is
 placed), the reading the recipe used before the reservation for the queue's head
-(docs/reproductions/gang.md, "Which backfilling rule")."""
+(docs/background/reproductions/gang.md, "Which backfilling rule")."""
 
 from schedlab.experiments.recipes.gang import make_recipe
 

@@ -1,7 +1,7 @@
 """The grid runs of the grid recipes (``grid-fb``, ``grid-cs``) as one sweep, and their tasks.
 
 A grid recipe is a list of :class:`Section`; each gives its :class:`GridPart` s.  A part
-is a grid experiment (docs/experiments.md, "Grid experiments"): one platform preset at
+is a grid experiment (docs/how-to/experiments.md, "Grid experiments"): one platform preset at
 one licence ratio, one dispatcher and allocation, the job streams of the ``grid`` model
 at some mean inter-arrival times Ta, repetitions as seeds (each draws the platform and
 the jobs, and seeds the run), and local policies, each with the label the tables name it
@@ -188,7 +188,7 @@ def described(labelled: LabelledRun) -> dict[str, Any]:
 
 def run_table(exp_dir: str | Path, runs: Sequence[LabelledRun]) -> pd.DataFrame:
     """The finished runs among ``runs`` stored in ``exp_dir``, one row each: its
-    :data:`DESCRIPTION`, then its metrics (docs/metrics.md, "Grid runs"; a per-cluster
+    :data:`DESCRIPTION`, then its metrics (docs/reference/metrics.md, "Grid runs"; a per-cluster
     metric as ``<metric>.<cluster>``), in the order of ``runs``."""
     import pandas as pd
 
@@ -275,7 +275,7 @@ def old_runs_notice(exp_dir: str | Path) -> str | None:
     if not folder.is_dir() or not any(folder.glob("*.json")):
         return None
     return (f"{folder}: grid results of an earlier schedlab (one JSON file per run) are not "
-            f"read; the runs are computed again into the result store (docs/experiments.md, "
+            f"read; the runs are computed again into the result store (docs/how-to/experiments.md, "
             f"\"Grid recipes: results of the earlier layout\")")
 
 

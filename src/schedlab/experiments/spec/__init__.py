@@ -2,7 +2,7 @@
 
 An experiment names workloads, transforms, policies with parameter grids,
 seeds, machine sizes and overrun modes; its runs are the cartesian product
-of all of them (docs/experiments.md has a complete example).  Transforms
+of all of them (docs/how-to/experiments.md has a complete example).  Transforms
 may also come as several grids (``[[transforms]]``), each restricted to some
 workloads and policies; the runs are then the union of the products of the
 grids, a run that two grids give counted once.  Everything is

@@ -1,8 +1,8 @@
 """The grid keys of an experiment: platforms, dispatchers, allocation, preemption overhead,
-and the grid workloads (docs/experiments.md, "Grid experiments").
+and the grid workloads (docs/how-to/experiments.md, "Grid experiments").
 
 An experiment with a ``platforms`` key is a grid experiment: every run is a
-grid run (docs/policies/grid.md) on one of its platforms, with one of its
+grid run (docs/reference/policies/grid.md) on one of its platforms, with one of its
 dispatchers, allocations and preemption overheads (the cartesian product,
 :func:`parse_grid_axes`); its workloads are grid workloads
 (:func:`parse_grid_workload`) and its policies grid local policies.  What
@@ -65,7 +65,7 @@ def check_grid_keys(data: Mapping[str, Any], check: Checker) -> bool:
     for key in GRID_KEYS:
         if key in data:
             raise check.error(key, "applies to grid experiments only; give the platforms "
-                              "the runs use in a 'platforms' key (docs/experiments.md, "
+                              "the runs use in a 'platforms' key (docs/how-to/experiments.md, "
                               "\"Grid experiments\")")
     return False
 
@@ -222,7 +222,7 @@ def _grid_file(entry: Mapping[str, Any], source: str, path: str, base_dir: Path,
         raise check.error(f"{path}.source", err.reason) from None
     if not side.is_file():
         raise check.error(f"{path}.source", f"a grid workload needs the grid attributes of "
-                          f"its jobs: no side file {side} (docs/platform.md)")
+                          f"its jobs: no side file {side} (docs/reference/platform.md)")
     label = check.text(entry.get("label", trace_label(file)), f"{path}.label")
     return WorkloadEntry(WorkloadSource(GRID_FILE, str(file), label, file_digest(file),
                                         (("side_sha256", file_digest(side)),)), None, path)

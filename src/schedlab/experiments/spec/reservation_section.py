@@ -1,6 +1,6 @@
 """The ``[reservations]`` section: the reservation axis of a sweep (Margo et al., §5–6).
 
-docs/experiments.md, "Advance reservations", describes its keys.
+docs/how-to/experiments.md, "Advance reservations", describes its keys.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from schedlab.experiments.spec.runs import (
 from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_PROCESSORS, MAX_TIME, TIME_BOUND
 from schedlab.workload.reservations import PAPER_PER_WEEK
 
-#: Keys of ``[reservations]`` (docs/experiments.md, "Advance reservations").
+#: Keys of ``[reservations]`` (docs/how-to/experiments.md, "Advance reservations").
 GENERATOR_KEYS = ("per_week", "nodes", "hours", "notice_hours", "node_size", "days",
                   "compress")
 RESERVATION_KEYS = ("file", *GENERATOR_KEYS, "seed", "baseline", "tick",
@@ -85,7 +85,7 @@ def _request_file(value: Any, base_dir: Path, check: Checker) -> RequestSource:
     file = (base_dir / check.text(value, "reservations.file")).resolve()
     if not file.is_file():
         raise check.error("reservations.file", f"expected a reservation-request CSV file "
-                          f"(docs/reservations.md); no such file: {file}")
+                          f"(docs/reference/reservations.md); no such file: {file}")
     return RequestSource("file", str(file), file_digest(file))
 
 

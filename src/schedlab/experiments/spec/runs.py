@@ -122,7 +122,7 @@ class SweepRun:
 
 @dataclass(frozen=True)
 class RequestSource:
-    """Where a run's reservation requests come from (Margo et al., §5; docs/reservations.md).
+    """Where a run's reservation requests come from (Margo et al., §5; docs/reference/reservations.md).
 
     ``kind`` is ``"file"`` (``path`` a request CSV, ``digest`` its SHA-256)
     or ``"generate"`` (``options``: the sorted generator settings, among
@@ -189,7 +189,7 @@ class ReservationSetting:
 
 @dataclass(frozen=True)
 class PlatformSource:
-    """The platform of a grid run (docs/platform.md): a preset drawn with the run's seed, or a
+    """The platform of a grid run (docs/reference/platform.md): a preset drawn with the run's seed, or a
     TOML file.
 
     ``kind`` is ``"preset"`` (``source`` its name, ``settings`` the sorted
@@ -221,7 +221,7 @@ class PlatformSource:
 
 @dataclass(frozen=True)
 class GridSetting:
-    """One point of the grid axes of a run (docs/policies/grid.md): the platform, the
+    """One point of the grid axes of a run (docs/reference/policies/grid.md): the platform, the
     dispatcher (canonical name and sorted parameters), ``allocation`` (``shared`` or
     ``exclusive``) and the ``preemption_overhead`` in seconds."""
 

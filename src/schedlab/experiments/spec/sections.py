@@ -120,7 +120,7 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> Wor
                                              tuple(sorted(options.items()))), seeds, path)
     if source == GRID_MODEL_SOURCE and not (base_dir / source).exists():
         raise check.error(f"{path}.source", f"{source!r} generates grid jobs, which run on a "
-                          f"platform; give the experiment a 'platforms' key (docs/experiments.md, "
+                          f"platform; give the experiment a 'platforms' key (docs/how-to/experiments.md, "
                           f"\"Grid experiments\")")
     file = _workload_file(source, base_dir, f"{path}.source", check)
     if "seeds" in entry:
@@ -143,7 +143,7 @@ def _workload_file(source: str, base_dir: Path, path: str, check: Checker) -> Pa
     """The absolute path of a workload file, or of the cached file of a catalog trace.
 
     A missing file is named in the error; a catalog trace that is not cached
-    says how to fetch it (docs/traces.md).
+    says how to fetch it (docs/how-to/traces.md).
     """
     from schedlab.workload.catalog import cached_trace
     from schedlab.workload.models import BUILTIN_MODELS
@@ -287,7 +287,7 @@ def space_sharing_policy(spec: Mapping[str, Any]) -> str:
         refuse_grid_policy(spec)
     except InputError:
         raise InputError(f"policy {spec['name']!r} is a grid policy: it needs a platform; "
-                         f"give the experiment a 'platforms' key (docs/experiments.md, "
+                         f"give the experiment a 'platforms' key (docs/how-to/experiments.md, "
                          f"\"Grid experiments\")", field="policy") from None
     return make_policy(spec).name
 

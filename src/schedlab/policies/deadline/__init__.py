@@ -1,7 +1,7 @@
 """Deadline guarantees: QoPS, MSB and MRT admission control, and EDF without it.
 
 Islam, Balaji, Sadayappan, Panda, "QoPS: A QoS based Scheme for Parallel
-Job Scheduling" (papers/004_…).  See docs/policies/deadlines.md.
+Job Scheduling" (papers/004_…).  See docs/reference/policies/deadlines.md.
 """
 
 from schedlab.policies.deadline.common import AdmissionPolicy, Decision, edf_key, llf_key

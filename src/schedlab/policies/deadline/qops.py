@@ -23,7 +23,7 @@ log2(N) + 2 points.  At insertion point ``p``:
 The first insertion point that places every job in time is taken ("the
 current scheme looks at each of these options in a FCFS order", §6); the job
 is rejected when none does.  Readings of the converted text, written down
-in docs/policies/deadlines.md: the violation count starts at 0 for every
+in docs/reference/policies/deadlines.md: the violation count starts at 0 for every
 insertion point (Fig. 3, step A.3); the end of the plan, N, is an insertion
 point, so a job that fits behind every admitted job is always admitted; a
 violation at the insertion point itself (nothing to move, ``mid == T``)

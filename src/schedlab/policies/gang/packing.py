@@ -4,7 +4,7 @@ Zhou, Brent, Johnson and Walsh, "Job re-packing for enhancing the performance
 of gang scheduling" (JSSPP 1999), as Zhou, Goscinski and Brent 2003 describe
 it in §2 and §4.  A job keeps its processors for its lifetime; what changes
 is the row (time slot) it runs in on them.  Our readings are documented in
-docs/policies/gang.md.
+docs/reference/policies/gang.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Zhou, Goscinski and Brent 2003 apply backfilling under the slot limit and
 note that it needs "the information about the length of each individual
 job" (§2; §3 with reference [14], reservation-based backfilling).  This is
-EASY backfilling carried over to the matrix (our reading, docs/policies/gang.md,
+EASY backfilling carried over to the matrix (our reading, docs/reference/policies/gang.md,
 "Slot limit, waiting queue and backfilling"):
 
 * A matrix job's predicted end is ``now + (estimate - service received) x k``,

@@ -12,7 +12,7 @@ gang scheduling" (IEICE Trans. Inf. & Syst. 2003), §3 and §5:
 Jobs are short below ``short`` seconds (150), long above ``long`` (6000),
 medium otherwise (§5), judged by their estimate unless ``classify_by`` says
 ``runtime``.  The matrix runs in :mod:`schedlab.engine.timesharing`; this
-class only decides.  docs/policies/gang.md has the model and our readings.
+class only decides.  docs/reference/policies/gang.md has the model and our readings.
 """
 
 from __future__ import annotations

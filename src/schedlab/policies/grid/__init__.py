@@ -6,7 +6,7 @@ They are named in :mod:`schedlab.policies.registry`, tagged with the grid
 execution model, and built with :func:`make_local_policy` and
 :func:`make_dispatcher`; ``schedlab policies`` lists them in tables of their
 own.  Adding one is a class in this package and a line in the registry
-(docs/policies/grid.md, "Writing a grid policy").
+(docs/reference/policies/grid.md, "Writing a grid policy").
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ to the target, following the design pattern of §5.1.3:
 
 The thesis gives neither the rule that turns a distance into a new
 ``base``, nor the step, nor ``delta``, nor the repository size: those are
-our readings (docs/policies/grid.md, "Self-optimizing Deadline classifier
+our readings (docs/reference/policies/grid.md, "Self-optimizing Deadline classifier
 (ADH)").  :func:`replay_classification` runs a job stream's margins through
 a classifier alone, as the thesis' own experiment does (§5.1.5).
 """

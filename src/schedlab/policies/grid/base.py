@@ -9,7 +9,7 @@ siblings of the space-sharing :class:`~schedlab.policies.base.Policy` under
 :class:`~schedlab.engine.policy.PolicyBase`, and live beside it in the
 engine layer; this module is where grid policies import them.  Writing a
 new one is one subclass plus a line in :mod:`schedlab.policies.registry`
-(docs/policies/grid.md, "Writing a grid policy").
+(docs/reference/policies/grid.md, "Writing a grid policy").
 """
 
 from schedlab.engine.policy import Dispatcher, LocalPolicy

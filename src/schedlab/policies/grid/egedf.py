@@ -25,7 +25,7 @@ copies per floating licence of the cluster.  Times are in each machine's
 own time: a job's duration on machine ``k`` is its estimate scaled by
 eq. 3.9 (``ctx.duration``), so gaps are compared across machine speeds by
 what the job would need there.  The readings where the thesis is silent or
-garbled are listed in docs/policies/grid.md ("EG-EDF with Tabu search").
+garbled are listed in docs/reference/policies/grid.md ("EG-EDF with Tabu search").
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ in who holds the reservation:
 
 ``grid-edf`` is §4.2's EDF: jobs by deadline, each on the fastest machine
 with room now, no reservation.  Where the thesis text is garbled or
-ambiguous we chose; the choices are "our reading" in docs/policies/grid.md.
+ambiguous we chose; the choices are "our reading" in docs/reference/policies/grid.md.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ heterogeneous architecture ... jobs ... may require different
 software/hardware resources" (§4.1).  Both scan a cluster's machines by
 power, fastest first.  How EASY's reservation (shadow time) is computed on
 heterogeneous machines with licences is our reading, documented in
-docs/policies/grid.md ("BF_FCFS").
+docs/reference/policies/grid.md ("BF_FCFS").
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ first cluster with no load at ``P``; otherwise to the least loaded at
 fewest jobs at ``P``, ties drawn with the run's seed.
 
 Where the thesis is garbled or silent the rule is our reading, each
-listed in docs/policies/grid.md ("The meta-scheduler").  The Deadline
+listed in docs/reference/policies/grid.md ("The meta-scheduler").  The Deadline
 heuristic is an object with a ``base`` (eq. 3.4 with ``base^k``, §5.1.4) so
 that a self-optimizing classifier can replace it.
 """

@@ -31,7 +31,7 @@ def lublin_128(n_jobs: int = 10_000, processors: int = 128, seed: int = 0) -> Wo
     """The default workload: the Lublin-Feitelson model on a 128-processor machine.
 
     Whole-sample parameters (:data:`~schedlab.workload.models.lublin.WHOLE_SAMPLE`),
-    Tsafrir estimates; offered load about 0.7 (docs/models.md).
+    Tsafrir estimates; offered load about 0.7 (docs/reference/models.md).
     """
     return generate_lublin(n_jobs, processors, seed)
 

@@ -12,7 +12,7 @@ same preset names), :data:`THESIS_RUNS` the job counts and ``Ta`` values.
 :func:`generate_grid` draws a whole job stream; :func:`enrich_workload`
 gives the jobs of any workload (an SWF trace) the grid attributes by the
 same rules, keeping their submit times, runtimes, estimates and widths.
-Our readings where the thesis is silent (docs/models.md):
+Our readings where the thesis is silent (docs/reference/models.md):
 
 * times are integer seconds; job ``k`` (0-based) is submitted at
   ``floor(sum of the first k gaps)``, so the first job arrives at 0; ``Ta = 0``

@@ -18,7 +18,7 @@ per-size-range workload model (:func:`fit_workload`,
 :func:`generate_hyper_erlang`), its JSON file format, and the built-in
 family ``w0`` .. ``w8`` (:func:`gang_workload`), whose baseline is fitted
 from the SDSC Blue Horizon trace and calibrated as described in
-docs/models.md ("Hyper-Erlang workloads").
+docs/reference/models.md ("Hyper-Erlang workloads").
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ MAX_ORDER = 100
 MIN_RANGE_JOBS = 30
 DEFAULT_JOBS = 10_000           # paper 001, §4: "Each generated workload consists of 10,000 jobs"
 
-# --- the built-in family w0..w8 (paper 001, §4 and §5; our reading in docs/models.md) ------
+# --- the built-in family w0..w8 (paper 001, §4 and §5; our reading in docs/reference/models.md) ------
 
 #: The parameter file of the baseline w0 (package data, made by :func:`build_family_baseline`).
 FAMILY_FILE = "sdscblue-hypererlang.json"
@@ -70,7 +70,7 @@ TARGET_SHARE = 0.25
 #: Offered load of w0, and the equal step by which each wi adds to it (our reading: the
 #: paper gives no load figure).  BASE_LOAD is calibrated against the paper's slot
 #: occupancy: Strategy 1 at l = 1 averages 4.57 slots on w0 (Table 5), found by bisection
-#: (schedlab.experiments.recipes.gang.calibration, docs/models.md).  wi multiplies every
+#: (schedlab.experiments.recipes.gang.calibration, docs/reference/models.md).  wi multiplies every
 #: service time by ``(BASE_LOAD + i * LOAD_STEP) / BASE_LOAD`` at the arrival rate of w0.
 BASE_LOAD = 0.965
 LOAD_STEP = 0.05
@@ -274,7 +274,7 @@ class HyperErlangModel:
                                           for r in self.ranges))
 
     def to_dict(self) -> dict[str, Any]:
-        """The model as a JSON-ready document (the model file format, docs/models.md)."""
+        """The model as a JSON-ready document (the model file format, docs/reference/models.md)."""
         return {
             "format": FORMAT_NAME, "version": FORMAT_VERSION, "source": self.source,
             "processors": self.processors, "width_unit": self.width_unit,
@@ -601,7 +601,7 @@ def family_model(index: int, base_load: float | None = None,
     (:func:`family_service_shape`); None keeps the shipped one (the smallest feasible,
     order 1).  The mean service time, and so the offered load, is the same at every order.
 
-    The calibration of the family (docs/models.md) calls this with other loads; at the
+    The calibration of the family (docs/reference/models.md) calls this with other loads; at the
     defaults it is the shipped baseline itself (an arrival scale of exactly 1).
     """
     base = BASE_LOAD if base_load is None else base_load
@@ -625,7 +625,7 @@ def family_model(index: int, base_load: float | None = None,
 def family_service_shape(order: int) -> HyperErlang:
     """The family's service distribution at common order ``order``: the three conditions
     of :func:`build_family_baseline` (25 % below 150 s, 25 % above 6000 s, the trace's
-    mean) solved at that order (our reading; docs/models.md, "The order")."""
+    mean) solved at that order (our reading; docs/reference/models.md, "The order")."""
     _check_integer(order, "order")
     return _solve_shape(family_baseline().calibration["mean_service"], order)
 
@@ -647,7 +647,7 @@ def gang_workload(index: int, n_jobs: int = DEFAULT_JOBS,
 
 
 def build_family_baseline(trace: Workload) -> HyperErlangModel:
-    """Fit and calibrate the baseline w0 from the Blue Horizon trace (our reading, docs/models.md).
+    """Fit and calibrate the baseline w0 from the Blue Horizon trace (our reading, docs/reference/models.md).
 
     1. Widths in nodes (``FAMILY_WIDTH_UNIT`` processors), power-of-two size
        ranges; per range the width histogram and the three-moment

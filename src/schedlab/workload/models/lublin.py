@@ -110,7 +110,7 @@ BATCH = LublinParameters(
 #: ANUM 8.1737, BNUM 3.9631, ARAR 1.0225).  The archive's ``lublin_256``
 #: trace was generated with this set, and it is schedlab's default: it gives
 #: an offered load of about 0.7 on 128 processors, the batch set only about
-#: 0.36 (docs/models.md).
+#: 0.36 (docs/reference/models.md).
 WHOLE_SAMPLE = LublinParameters(
     name="lublin",
     serial_prob=0.244, pow2_prob=0.576, u_low=0.8, u_hi_offset=7 - 4.5, u_prob=0.86,

@@ -13,7 +13,7 @@ Switching", JSSPP 2002, §4: a trace is analysed into
 The generator draws a job's interarrival time from the Weibull distribution
 and its width, estimate and runtime from the matrix.  The paper leaves the
 details to Krallmann's thesis [9]; the choices made here are documented in
-docs/models.md ("Streit's synthetic job sets") and summarised below.
+docs/reference/models.md ("Streit's synthetic job sets") and summarised below.
 
 **Binning** (the three axes of the matrix):
 
@@ -29,7 +29,7 @@ docs/models.md ("Streit's synthetic job sets") and summarised below.
   estimate); ``q = 1``; ``q - 1`` in log-spaced bins (runs past the
   estimate).  Binning by the fraction keeps the relation between runtime
   and estimate — a job that ran 99.9 % of its estimate, or past it, is
-  generated as such — which absolute runtime bins lose (docs/models.md
+  generated as such — which absolute runtime bins lose (docs/reference/models.md
   has the measurements).
 
 **Within a bin** the generator draws widths and estimates from the
@@ -76,7 +76,7 @@ RATIO_KINDS = (ZERO, SHORT, NEAR, EQUAL, OVER)
 
 #: Built-in parameter files: name -> (file in models/data, job-set name, source trace).
 #: The files are the analyzer's output (default options) for the traces in the
-#: Parallel Workloads Archive named here (docs/models.md: how to rebuild them).
+#: Parallel Workloads Archive named here (docs/reference/models.md: how to rebuild them).
 BUILTIN_PARAMETERS: dict[str, tuple[str, str, str]] = {
     "kth": ("kth.json", "KTH_syn", "KTH-SP2-1996-2.1-cln.swf.gz"),
     "sdscblue": ("sdscblue.json", "SDSCBLUE_syn", "SDSC-BLUE-2000-4.2-cln.swf.gz"),
@@ -237,7 +237,7 @@ class StreitModel:
                              f"rows of Table 2 ({err})", field="statistics") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document of the model (format described in docs/models.md)."""
+        """The JSON document of the model (format described in docs/reference/models.md)."""
         return {
             "format": FORMAT_NAME,
             "version": FORMAT_VERSION,
@@ -274,7 +274,7 @@ def analyze_trace(workload: Workload, *, width_bins: WidthBinning = "pow2",
     with ``weibull_method`` — by default the moment fit, because it keeps
     the mean interarrival time (hence the offered load, Table 2/3 row
     "interarrival time avg") exactly; maximum likelihood on KTH gives a mean
-    15 % too short (docs/workloads.md).  ``width_bins``, ``estimate_bins``
+    15 % too short (docs/reference/workloads.md).  ``width_bins``, ``estimate_bins``
     and ``runtime_bins`` (bins per decade) set the binning described in the
     module docstring.  Estimates must be >= 1 s (as :func:`read_swf` makes them).
     """

@@ -8,7 +8,7 @@ planning-based CCS scheduler, basic dynP (7200 s / 9000 s), and
 self-tuning dynP with the simple and the advanced decider and the quality
 metrics MS, ART and ARTwW; Fig. 6 repeats Fig. 4 with perfect estimates.
 
-Job sets (docs/reproductions/dynp.md gives the reasons): ``KTH_syn`` is
+Job sets (docs/background/reproductions/dynp.md gives the reasons): ``KTH_syn`` is
 Streit's KTH_syn made by our generator from the same (cleaned) trace;
 ``SDSCBLUE_syn`` stands in for CTC_syn, ``NASA_syn`` for PC2_syn and
 ``LUBLIN256_syn`` for SDSC_syn.  Each set runs over the paper's range of
@@ -18,7 +18,7 @@ Fig. 6 and the conservative policies, on the sets that have user estimates.
 
 Besides the paper's policies the recipe runs both deciders with ARTwW
 measured on the first job to start only: the test of why the deciders
-differ in the paper and not here (docs/reproductions/dynp.md).  The
+differ in the paper and not here (docs/background/reproductions/dynp.md).  The
 summary (:func:`summarize`) writes Figs. 2–8, Tables 4–6 and the findings
 into ``EXP_DIR/reproduction/``.
 

@@ -13,7 +13,7 @@ class JobSet:
     """One of Streit's job sets (§4) and ours standing in for it.
 
     ``shrink`` are the factors run on it: the paper's range for the set
-    (§5.2), at the same offered loads (docs/reproductions/dynp.md).
+    (§5.2), at the same offered loads (docs/background/reproductions/dynp.md).
     ``reference`` is the factor of Tables 4–6 and of every finding "at
     1.00": the offered load of the paper's set at 1.00.  ``estimates`` is
     False for a set whose estimates are its runtimes already (its trace has
@@ -55,7 +55,7 @@ QUALITY_METRICS = ("artww", "art", "ms")
 #: start only (the ``future_jobs`` option, Streit §6 "reduced future"), so that a tie can
 #: be between different schedules.
 FIRST_JOB = {"metric": "artww", "future_jobs": 1}
-#: The other reading of the FCFS candidate (``fcfs_order="plan"``, docs/policies/dynp.md): the
+#: The other reading of the FCFS candidate (``fcfs_order="plan"``, docs/reference/policies/dynp.md): the
 #: current plan's order with new jobs appended instead of the re-sort by submission.  Its own
 #: entries, so that the runs of the literal reading keep their run ids.
 PLAN_FCFS = {"metric": "artww", "fcfs_order": "plan"}
@@ -124,7 +124,7 @@ def job_sets(reduced: bool) -> tuple[JobSet, ...]:
 
 
 def experiment(reduced: bool) -> dict[str, Any]:
-    """The experiment mapping of the full or the reduced reproduction (docs/experiments.md)."""
+    """The experiment mapping of the full or the reduced reproduction (docs/how-to/experiments.md)."""
     sets = job_sets(reduced)
     return {
         "name": "dynp" + ("-reduced" if reduced else ""),

@@ -191,7 +191,7 @@ def finding_cases(runs) -> Finding:
         paper="6b: KTH_syn 13,664 of 18,840 (72.5 %), CTC_syn 63.0 %, PC2_syn 73.6 %",
         ours="; ".join(texts) or "not run",
         holds=None if not tops else all(top == "6b" for top in tops.values()),
-        note="ties are exact here (identical schedules); see docs/reproductions/dynp.md")
+        note="ties are exact here (identical schedules); see docs/background/reproductions/dynp.md")
 
 
 def finding_follows(runs) -> Finding:
@@ -366,7 +366,7 @@ def finding_fcfs_readings(runs) -> Finding:
         ours="; ".join(texts) or "not run",
         holds=bool(ok) and all(ok),
         note="the literal reading (re-sort by submission) is the default; the plan order is "
-             "the other reading of §3.1, fcfs_order=plan (docs/reproductions/dynp.md)")
+             "the other reading of §3.1, fcfs_order=plan (docs/background/reproductions/dynp.md)")
 
 
 def finding_same_policy(runs) -> Finding:

@@ -185,9 +185,10 @@ def curve_rows(runs) -> list[dict[str, Any]]:
 
 
 def fcfs_reading_rows(runs) -> list[dict[str, Any]]:
-    """Both readings of the FCFS candidate side by side (``fcfs_order``, docs/reproductions/
-    dynp.md): per job set, factor and decider (ARTwW), the share of jobs started under each
-    policy, the most frequent Table 6 row and case 6b's share of the decisions, ARTwW."""
+    """Both readings of the FCFS candidate side by side (``fcfs_order``,
+    docs/background/reproductions/dynp.md): per job set, factor and decider (ARTwW), the
+    share of jobs started under each policy, the most frequent Table 6 row and case 6b's
+    share of the decisions, ARTwW."""
     rows = []
     for workload in workloads(runs):
         for shrink in shrinks(runs, workload):

@@ -8,7 +8,7 @@ of 10,000 jobs on 256 processors (§4) under three strategies (§5): Strategy 1
 one processor), Strategy 3 (short jobs in express slots); Tables 1-5 at slot
 length l = 1, Tables 6-9 over l = 1 … 200, Table 10 at l = 200.
 
-Our w0 … w8 are our own hyper-Erlang fit of SDSC-BLUE (docs/models.md): the
+Our w0 … w8 are our own hyper-Erlang fit of SDSC-BLUE (docs/reference/models.md): the
 paper's Blue-Pacific parameters are not published, so only the shape of the
 results can be compared.  Besides the paper's runs, the recipe runs every
 strategy at every slot length (figures of slowdown against l) and

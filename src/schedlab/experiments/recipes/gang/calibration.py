@@ -4,7 +4,7 @@ The paper gives no offered load for its workloads, but it publishes how many
 slots Strategy 1 (slot length l = 1) keeps in use: 4.57 on average on w0
 and 4.98 from w1 on (Table 5; Table 3: five slots 78 % and 99 % of the time).
 Slot occupancy rises with the load, so it fixes the load, our reading
-(docs/models.md, "Calibrated against the paper's slot occupancy"):
+(docs/reference/models.md, "Calibrated against the paper's slot occupancy"):
 
 1. w0's arrival scale: bisection on w0's expected offered load until
    Strategy 1 at l = 1 averages :data:`W0_SLOTS` slots (:func:`calibrate_load`).

@@ -17,9 +17,9 @@ REDUCED_SLOTS = (1, 200)
 REDUCED_JOBS = 1_500
 #: The space-sharing baseline run on the same workloads.
 BASELINE = "fcfs+easy"
-#: The backfilling rule of the recipe's gang runs (docs/reproductions/gang.md, "Which
+#: The backfilling rule of the recipe's gang runs (docs/background/reproductions/gang.md, "Which
 #: backfilling rule"), and the order of the workloads' service distribution (None: the
-#: shipped order 1; docs/models.md, "The order").  Other readings: the recipes
+#: shipped order 1; docs/reference/models.md, "The order").  Other readings: the recipes
 #: ``gang-first-fit`` and ``gang-order2``.
 BACKFILL = "reservation"
 ORDER: int | None = None
@@ -54,7 +54,7 @@ def workload_entries(reduced: bool, order: int | None = ORDER) -> list[dict[str,
 
 def experiment(reduced: bool, backfill: str = BACKFILL,
                order: int | None = ORDER) -> dict[str, Any]:
-    """The experiment mapping of the full or the reduced reproduction (docs/experiments.md),
+    """The experiment mapping of the full or the reduced reproduction (docs/how-to/experiments.md),
     with the gang runs' ``backfill`` rule and the workloads' service ``order``."""
     reading = "".join([f"-{backfill}" if backfill != BACKFILL else "",
                        f"-order{order}" if order is not None else ""])

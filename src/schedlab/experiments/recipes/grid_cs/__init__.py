@@ -10,7 +10,7 @@ The sections are listed in :mod:`.design`; variants this schedlab does not
 offer yet stay in the design and are reported as left out.  The runs are
 grid runs, which the recipe's sweep runs and stores like any sweep, and
 stored tasks, which the recipe computes itself first (:mod:`.runs`).
-docs/reproductions/grid.md compares the thesis with our numbers.
+docs/background/reproductions/grid.md compares the thesis with our numbers.
 
 Modules: design (sections, their grid experiments, tasks), paper (its numbers), runs
 (executing and reading them), tables, figures, findings.

@@ -92,7 +92,7 @@ REDUCED_JOBS, REDUCED_REPETITIONS, REDUCED_INTERARRIVALS = 100, 1, (4, 10, 20)
 
 # ---------------------------------------------------------------- §4.3.2, Figs. 30–32
 #: The space-sharing CS of §4.3.2 with the footnote-4 weights (Δ = 800: not preemptive):
-#: matchings over machine slots (``sharing=slots``, docs/policies/convergent.md).
+#: matchings over machine slots (``sharing=slots``, docs/reference/policies/convergent.md).
 SPACE_SHARING_CS = Variant("CS", "cs", (("sharing", "slots"),),
                            needs="a space-sharing CS (`cs sharing=slots`)")
 #: What §4.3.2 compares it with, under the same meta-scheduler.  Flexible Backfilling
@@ -115,7 +115,7 @@ EGEDF_LABELS = {"fcfs": "FCFS", "bf-fcfs": "Easy BF", "bf-unmod": "Flex. BF (UNM
 FLEX_BF = ("Flex. BF (UNMOD)", "Flex. BF (MOD)")
 EGEDF_PRESET, EGEDF_RATIO = "thesis-5.2", (0.5, 0.7)
 #: Ta = 5 s is the preset's (the thesis' "low contention" point); 8 s is the lightest
-#: load at which our platform keeps up (docs/policies/grid.md).
+#: load at which our platform keeps up (docs/reference/policies/grid.md).
 EGEDF_INTERARRIVALS = (5, 8)
 #: compare_schedule_based's seeds: 1..20.
 EGEDF_FULL_JOBS, EGEDF_FULL_SEEDS = 3000, tuple(range(1, 21))
@@ -127,7 +127,7 @@ EGEDF_REDUCED_JOBS, EGEDF_REDUCED_SEEDS, EGEDF_REDUCED_INTERARRIVALS = 300, (1,)
 #: take minutes, so our full form queues 250 (bench/CS.md).
 TABLE5_FULL = {"instances": 20, "n_jobs": 250}
 TABLE5_REDUCED = {"instances": 2, "n_jobs": 200}
-#: ADH: jobs per stream (None: Tables 10–12's 2000) and seeds (docs/policies/grid.md).
+#: ADH: jobs per stream (None: Tables 10–12's 2000) and seeds (docs/reference/policies/grid.md).
 ADH_FULL = {"jobs": None, "seeds": (1, 2, 3)}
 ADH_REDUCED = {"jobs": 300, "seeds": (1,)}
 

@@ -215,7 +215,7 @@ def finding_incremental_fewer_operations(frames) -> Finding:
                    holds=all(fewer(i, ni, c) for i, ni in pairs for c in columns),
                    note="our counts, in the same units: IMFS as it runs, MFS from scratch "
                         "by the same shortest augmenting path method started cold on each "
-                        "pass's matrix (docs/policies/convergent.md)")
+                        "pass's matrix (docs/reference/policies/convergent.md)")
 
 
 def finding_preemption_costlier(frames) -> Finding:

@@ -21,7 +21,7 @@ whether any local policy could:
 
 :func:`unit_readings` gives the load under other readings of the units the
 thesis does not state, to name one that would make its figures consistent
-with its own Table 7 (docs/reproductions/grid.md, "Figs. 30–32: the offered
+with its own Table 7 (docs/background/reproductions/grid.md, "Figs. 30–32: the offered
 load").
 """
 

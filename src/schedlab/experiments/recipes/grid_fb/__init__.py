@@ -13,7 +13,7 @@ meta-scheduler, by the local Flexible Backfilling, or not at all.  The runs
 are grid runs, which the recipe's sweep runs and stores like any sweep
 (:mod:`.runs`); the sections of the evaluation are listed in
 :data:`~.design.SECTIONS`.
-docs/reproductions/grid.md compares the thesis with our numbers.
+docs/background/reproductions/grid.md compares the thesis with our numbers.
 
 Modules: design (sections and their grid experiments), paper (its numbers), runs
 (reading the runs back), tables, figures, findings.

@@ -80,7 +80,7 @@ class Configuration:
     dispatch_params: Params = ()
 
 
-#: §4.3.1's three cases (docs/policies/grid.md, "Reproducing §4.3.1").  LS heuristics:
+#: §4.3.1's three cases (docs/reference/policies/grid.md, "Reproducing §4.3.1").  LS heuristics:
 #: the Flexible Backfilling of §3.2.1 (BF_UNMOD) with the footnote's weights, k = 2 (its
 #: other weights are the policy's defaults); the meta-scheduler still balances by Load,
 #: without classifying (every job priority 1).

@@ -9,7 +9,7 @@ R = 2, 5, 10 (§4.2); QoPS against MSB and MRT, with EASY and conservative
 backfilling as deadline-blind references.  schedlab adds ``edf`` (EDF with
 EASY backfilling, no admission control).
 
-Stand-ins (docs/reproductions/qops.md): the CTC and SDSC traces are not in
+Stand-ins (docs/background/reproductions/qops.md): the CTC and SDSC traces are not in
 ``SCHEDLAB_TRACES``; **KTH-SP2** stands in for CTC (the same machine type,
 an IBM SP2 of 1996, with the same kind of EASY-scheduled batch workload)
 and **SDSC-BLUE** for SDSC (the SDSC trace at hand: a larger IBM SP, 1,152

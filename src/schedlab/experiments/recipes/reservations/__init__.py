@@ -11,7 +11,7 @@ minutes (§3).  The results (§6, Graphs 4–13): node-seconds-weighted
 expansion factor and wait (eq. 2–3), utilization and queue depth over
 time, and both metrics by size class (1, 2–64, 65–256 nodes).
 
-Stand-ins (docs/reproductions/reservations.md): DataStar's log is not
+Stand-ins (docs/background/reproductions/reservations.md): DataStar's log is not
 public.  The full form uses two busy 30-day windows of each real trace at
 hand — **KTH-SP2** (100 nodes, one processor each) and **SDSC-BLUE** (Blue
 Horizon, 1,152 processors = 144 nodes x 8; every job asks for whole nodes,

@@ -31,7 +31,7 @@ MIN_DURATION_HOURS = 12
 #: 18 h, §5; SDSC-BLUE 36 h; KTH-SP2 60 h), so that no job started before the request is
 #: known can still hold nodes when the reservation begins (§8: "the machine must be drained").
 MIN_NOTICE_HOURS = 72
-#: Two readings of where a request goes (docs/reservations.md, "Placement"): Margo §2 says
+#: Two readings of where a request goes (docs/reference/reservations.md, "Placement"): Margo §2 says
 #: requests are placed after every eligible job has its reservation, not what happens to
 #: one whose time is taken.  ``exact`` (our reading, the default) refuses it; ``earliest``
 #: moves it to the earliest fit, closer to §5's "we injected 15 reservations during each week".
@@ -50,7 +50,7 @@ SCENARIO_LABELS = {"baseline": "baseline", "reservations": "+ reservations",
 SIZE_CLASSES = (("1", 1, 1), ("2-64", 2, 64), ("65-256", 65, 256))
 
 #: The full form's windows: (label, catalog name, file, first day, nodes, processors per node).
-#: The busiest 30-day windows by offered load (docs/reproductions/reservations.md).
+#: The busiest 30-day windows by offered load (docs/background/reproductions/reservations.md).
 WINDOWS = (
     ("KTH-SP2 d120", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz", 120, 100, 1),
     ("KTH-SP2 d240", "KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz", 240, 100, 1),

@@ -35,7 +35,7 @@ def is_papers(rules: dict[str, Any] | None) -> bool:
 def run_table(exp_dir: Path):
     """One row per finished run: workload, policy, seed, scenario, placement, minimum rules,
     whether the run is one of the paper's scenarios, request seed, queue limit, run_id and
-    its metrics (docs/metrics.md)."""
+    its metrics (docs/reference/metrics.md)."""
     import pandas as pd
 
     from schedlab.experiments.store import stored_rows

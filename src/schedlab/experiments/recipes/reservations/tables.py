@@ -56,7 +56,7 @@ def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
 
     A job's nodes are ``ceil(width / node_size)``.  Weights, expansion
     factor and wait are those of the overall ``expansion_factor_weighted``
-    and ``wait_weighted`` (:mod:`schedlab.metrics.jobs`, docs/metrics.md):
+    and ``wait_weighted`` (:mod:`schedlab.metrics.jobs`, docs/reference/metrics.md):
     node-seconds are width x the time the job held its processors
     (end - start; a job killed at its estimate weighs its estimate, not its
     trace runtime), the expansion factor is (wait + estimate) / estimate —

@@ -15,7 +15,7 @@ A cluster's plan is computed in three phases, each a module here:
 :mod:`.table5` compares the greedy knapsack with the exact one (thesis
 Table 5).  :mod:`.policy` is the local policy ``cs`` built on these pieces;
 :mod:`.preemption` its preemptive versions (CS_i_p, CS_ni_p).
-docs/policies/convergent.md describes every step and our readings.
+docs/reference/policies/convergent.md describes every step and our readings.
 """
 
 from __future__ import annotations

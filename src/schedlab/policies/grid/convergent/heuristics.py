@@ -8,7 +8,7 @@ matrix is their sum, so the order changes nothing but rounding ("Heuristics
 can be run several times and in any order").  :class:`Weights` holds their
 weights, by default the thesis' values (§4.2, footnote 2).  Where the
 thesis is silent or ambiguous, the docstrings say "our reading"; the list
-is in docs/policies/convergent.md.
+is in docs/reference/policies/convergent.md.
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ class ClusterState:
 
     Per machine ``m``: ``cpus[m]``, ``rating[m]``, ``bandwidth[m]`` (of its
     link: data units per second, our reading of the Input heuristic's
-    ``b``, docs/policies/convergent.md).  Per licence ``l``: ``usable[l, m]``
+    ``b``, docs/reference/policies/convergent.md).  Per licence ``l``: ``usable[l, m]``
     (it can be activated on ``m``) and ``copies[l]`` (floating copies in the
     cluster; 0 for a licence that is only a machine feature).
     """

@@ -27,7 +27,7 @@ queued jobs only).  Without preemption, running jobs keep their machines,
 and the knapsack keeps them (``fixed``): only the copies they leave are
 shared out.
 
-Our readings (docs/policies/convergent.md, "CS as a local policy"): a queued
+Our readings (docs/reference/policies/convergent.md, "CS as a local policy"): a queued
 job matched to a machine that cannot take it now (CPUs busy, no free licence
 copy) stays queued until the next pass; matched jobs start by decreasing
 ``P`` entry, so that the most preferred take contended copies first.

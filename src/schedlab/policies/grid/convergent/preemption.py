@@ -15,7 +15,7 @@ moves a running job only when that gains more than ``Delta`` in the plan's
 weight (Overhead minimization, "preserving the scheduling made in the
 previous step").
 
-Our reading of the order (docs/policies/convergent.md, "Preemption"):
+Our reading of the order (docs/reference/policies/convergent.md, "Preemption"):
 first every running job the plan moves or leaves out is preempted, then the
 plan's queued jobs, the preempted ones among them, start by decreasing entry
 as in the non-preemptive versions.  No thrashing within an instant: a job

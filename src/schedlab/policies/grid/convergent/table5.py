@@ -5,7 +5,7 @@ same job streams instances" for four ranges of the *Licence ratio* (copies
 per suitable machine), on 100 machines, 40 licences and 1000 jobs: average
 time, and the smallest, average and best licence usage over the instances.
 
-Our instances (the thesis gives no more detail; docs/policies/convergent.md):
+Our instances (the thesis gives no more detail; docs/reference/policies/convergent.md):
 a platform drawn from the ``thesis-4.2-mkp`` preset with the ratio range,
 jobs drawn from the same preset, and the cluster seen at the submission of
 the last of ``n_jobs`` jobs with every job queued (a congested moment: the
