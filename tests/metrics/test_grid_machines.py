@@ -90,3 +90,18 @@ def test_the_scheduling_cost_leaves_out_the_time_spent_counting():
         "matching_augmenting_paths_per_event": 2.5, "scheduling_time_per_event_us": 500.0})
     idle = SimpleNamespace(meta={"scheduling_events": 0, "scheduling_time_s": 0.0}, stats={})
     assert scheduling_cost(idle) == {"scheduling_time_per_event_us": 0.0}
+
+
+def test_the_machine_metrics_and_the_cost_per_event_are_documented():
+    """Every name machine_metrics and scheduling_cost store is a row of docs/reference/metrics.md."""
+    import re
+    from pathlib import Path
+
+    from schedlab.metrics.grid import MACHINE_METRIC_DOCS, MATCHING_WORK
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
+    documented = {name for row in re.findall(r"^\| (`[^|]+)\|", text, flags=re.MULTILINE)
+                  for name in re.findall(r"`([^`]+)`", row)}
+    stored = {*MACHINE_METRIC_DOCS, *(f"{name}_per_event" for name in MATCHING_WORK),
+              "scheduling_time_per_event_us"}
+    assert stored <= documented, stored - documented
