@@ -74,7 +74,8 @@ def reference_run(jobs, processors: int, policy, overrun: str = "kill") -> Outco
     def serve(row_id: int, members: list[int], length: int, shorts: dict[int, int]) -> None:
         """One slot, second by second: ``length`` seconds for the matrix jobs (fewer if
         they all end), and on until the express jobs in it have ended; from its
-        length on, waiting express jobs join it on processors nobody in it holds."""
+        length on (from its start when express jobs start on arrival), waiting
+        express jobs join it on processors nobody in it holds."""
         if row_id != state["last_row"]:
             for _ in range(policy.context_switch):
                 state["t"] += 1
@@ -88,10 +89,11 @@ def reference_run(jobs, processors: int, policy, overrun: str = "kill") -> Outco
         running = dict(shorts)
         done_at_once(live, running)
         elapsed = 0
+        on_arrival = policy.express_start == "arrival"
         while True:
-            if elapsed >= length:
-                if not running:
-                    break
+            if elapsed >= length and not running:
+                break
+            if elapsed >= length or on_arrival:
                 deliver()
                 while True:            # again while a job needing no service joined
                     free = matrix.full & ~held
@@ -105,9 +107,7 @@ def reference_run(jobs, processors: int, policy, overrun: str = "kill") -> Outco
                     done_at_once(live, running)
                     if not any(need[j] == 0 for j in taken):
                         break
-                if not running:
-                    break
-            elif not live and not running:
+            if not running and (elapsed >= length or not live):
                 break
             state["t"] += 1
             elapsed += 1

@@ -21,6 +21,7 @@ POLICY = st.fixed_dictionaries({
     "packing": st.sampled_from(["repack", "first-fit"]),
     "switchable": st.booleans(),
     "backfill": st.sampled_from(["first-fit", "reservation", "none"]),
+    "express_start": st.sampled_from(["arrival", "next-slot"]),
 })
 
 

@@ -72,9 +72,10 @@ def test_strategy_3_runs_a_short_job_in_the_next_slot_sized_to_complete_it():
 
 
 @pytest.mark.parametrize("slot, short_times", [
-    # l = 1: B (short, 100 s) arrives at 5 and takes processor 4, free in the only row,
-    # in the slot 5-6, lengthened to 105 so that B completes in it; C (10 s) arrives at 10
-    # in that lengthened part and joins it at once on processor 5: 10-20.
+    # express_start=next-slot.  l = 1: B (short, 100 s) arrives at 5 and takes processor
+    # 4, free in the only row, in the slot 5-6, lengthened to 105 so that B completes in
+    # it; C (10 s) arrives at 10 in that lengthened part and joins it at once on
+    # processor 5: 10-20.
     (1, {2: (5, 105), 3: (10, 20)}),
     # l = 10: B waits for the boundary 10 and takes processor 4 in the slot 10-20,
     # lengthened to 110; C arrives at 10, the same boundary: processor 5, 10-20.
@@ -88,10 +89,35 @@ def test_strategy_3_short_jobs_take_free_processors_and_delay_no_one(slot, short
     # as if alone.  (The former reading ran B in an express slot of its own, 100 s in
     # which A stood still: A ended at 1100.)
     jobs = [(1, 0, 1000, 1000, 4), (2, 5, 100, 100, 1), (3, 10, 10, 10, 1)]
-    times, result = simulate(jobs, 8, strategy=3, slot=slot)
+    times, result = simulate(jobs, 8, strategy=3, slot=slot, express_start="next-slot")
     assert times == {1: (0, 1000), **short_times}
     assert result.stats["express_slots"] == 0
     assert result.timesharing.slots_count.tolist() == [1, 0]
+
+
+@pytest.mark.parametrize("slot", [1, 10, 200])
+def test_strategy_3_short_jobs_start_on_arrival_on_the_running_slots_free_processors(slot):
+    # The trace above with express_start=arrival (the default): B (short, 100 s) arrives at 5 while
+    # A's slot runs with three processors idle, and starts there at once, 5-105, the slot
+    # lengthened until B completes; C arrives at 10 and joins it at once, 10-20.  A
+    # runs every second: it ends at 1000 at every slot length.
+    jobs = [(1, 0, 1000, 1000, 4), (2, 5, 100, 100, 1), (3, 10, 10, 10, 1)]
+    times, result = simulate(jobs, 8, strategy=3, slot=slot)
+    assert times == {1: (0, 1000), 2: (5, 105), 3: (10, 20)}
+    assert result.stats["express_slots"] == 0
+
+
+@pytest.mark.parametrize("express_start", ["arrival", "next-slot"])
+def test_a_short_job_with_no_free_processor_in_the_running_slot_waits_for_the_next(
+        express_start):
+    # 2 processors, slot 10: A (2 wide) fills the only row; C (short, 15 s) arrives at
+    # 3 and finds no free processor in A's slot, whenever it may start: an express slot
+    # runs it 10-25 and A ends 35-45, under either reading.
+    jobs = [(1, 0, 30, 30, 2), (2, 3, 15, 15, 1)]
+    times, result = simulate(jobs, 2, strategy=3, slot=10, short=20, long=100,
+                             express_start=express_start)
+    assert times == {1: (0, 45), 2: (10, 25)}
+    assert result.stats["express_slots"] == 1
 
 
 def test_an_express_slot_runs_matrix_jobs_as_guests_and_takes_short_arrivals():

@@ -281,6 +281,10 @@ class Served(Mapping[int, int]):
 #: The execution model of :func:`run_timesharing`: jobs take turns in the time
 #: slots of an Ousterhout matrix (gang scheduling).
 TIME_SHARING = "time-sharing"
+#: When an express job that arrives while a slot runs may start
+#: (:attr:`TimeSharingPolicy.express_start`): at the next slot boundary, or at once
+#: on the processors the running slot leaves free.
+EXPRESS_STARTS = ("arrival", "next-slot")
 
 
 class TimeSharingPolicy(PolicyBase):
@@ -298,6 +302,10 @@ class TimeSharingPolicy(PolicyBase):
     execution_model = TIME_SHARING
     slot = 1
     context_switch = 0
+    #: One of :data:`EXPRESS_STARTS`: an express job arriving while a slot runs waits
+    #: for the next slot (``"next-slot"``) or starts at once on the processors the
+    #: running slot leaves free, the slot lengthened until it completes (``"arrival"``).
+    express_start = "next-slot"
 
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
         """Place waiting jobs (arrival order), move jobs between rows, add guests."""
@@ -351,6 +359,8 @@ class _Simulation:
         self.overrun = overrun
         self.slot = policy.slot
         self.switch = policy.context_switch
+        check_one_of("express_start", policy.express_start, EXPRESS_STARTS)
+        self.join_on_arrival = policy.express_start == "arrival"
         jobs = workload.jobs
         self.jobs = jobs
         self.index = job_positions(jobs)
@@ -559,8 +569,9 @@ class _Simulation:
         service they had left, then of job id.
 
         The express jobs ``shorts`` (job id, processors) start with the slot
-        (:meth:`serve_with_express`).  A slot without them, the common case,
-        is served here inline.
+        (:meth:`serve_with_express`), as do, when express jobs start on arrival,
+        the jobs submitted before the slot ends.  A slot without either, the
+        common case, is served here inline.
         """
         remaining = self.remaining
         service_start = self.now + (self.switch if row_id != self.last_row else 0)
@@ -569,8 +580,9 @@ class _Simulation:
             i = index[job_id]
             if start[i] < 0:
                 start[i] = service_start
-        if shorts:
-            slot_end, ended = self.serve_with_express(row_id, members, length, shorts,
+        if shorts or (self.join_on_arrival
+                      and self.submits[self.next_job] < service_start + length):
+            slot_end, ended = self.serve_with_express(row_id, members, length, shorts or [],
                                                       service_start)
         else:
             ending = []
@@ -599,8 +611,9 @@ class _Simulation:
         lengthened until the last of them completes (§5: "the length of time slot
         is adjusted … such that the short job can complete in a single time
         slot"), the members running on meanwhile.  While a slot runs beyond
-        ``length`` (an express slot has ``length`` 0), express jobs arriving or
-        waiting join it as soon as processors are free for them (:meth:`extend`).
+        ``length`` (an express slot has ``length`` 0), and from its start when
+        express jobs start on arrival, express jobs arriving or waiting join it
+        as soon as processors are free for them (:meth:`extend`).
 
         Returns the slot's end and whether any job ended or joined in it.
         """
@@ -609,10 +622,12 @@ class _Simulation:
         base = service_start + (min(length, max(remaining[j] for j in members))
                                 if members else 0)
         slot_end = max([base] + [service_start + remaining[j] for _, j, _ in runs])
-        if slot_end > service_start + length:
+        if self.join_on_arrival:
+            slot_end = self.extend(members, runs, service_start, slot_end)
+        elif slot_end > service_start + length:
             slot_end = self.extend(members, runs, service_start + length, slot_end)
-            if length:
-                self.lengthened += 1
+        if slot_end > service_start + length and length:
+            self.lengthened += 1
         span = slot_end - service_start
         # (time, phase, sequence, kind, job id, mask), kind 0 an end, 1 a join: at one
         # instant the ends of jobs that ran first, then the express jobs joining in the
@@ -647,10 +662,10 @@ class _Simulation:
 
     def extend(self, members: list[int], runs: list[tuple[int, int, int]], t: int,
                slot_end: int) -> int:
-        """The part of a slot beyond its length, from ``t``: at every arrival and every
-        end of an express job, the express jobs waiting (arrival order) take the
-        processors neither the members nor running express jobs hold, and the slot
-        is lengthened until they complete too.  ``runs`` (begin, job id,
+        """A slot from ``t`` to its end: at every arrival and every end of an
+        express job, the express jobs waiting (arrival order) take the processors
+        neither the members nor running express jobs hold, and the slot is
+        lengthened until they complete too.  ``runs`` (begin, job id,
         processors) gains the jobs that join; returns the slot's end.
         """
         remaining, full = self.remaining, self.matrix.full
@@ -674,9 +689,10 @@ class _Simulation:
                 if instant:
                     continue
             later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
-            if not later:
+            arrival = self.submits[self.next_job]
+            if not later and arrival >= slot_end:
                 break
-            t = min(later + [self.submits[self.next_job]])
+            t = min(later + [arrival])
         return slot_end
 
     def finish(self, job_id: int, t: int, in_matrix: bool) -> None:

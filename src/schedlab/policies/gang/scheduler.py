@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.timesharing import TIME_SHARING, Matrix, TimeSharingPolicy
+from schedlab.engine.timesharing import EXPRESS_STARTS, TIME_SHARING, Matrix, TimeSharingPolicy
 from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
 from schedlab.policies.gang import packing
@@ -63,7 +63,10 @@ class GangScheduler(Policy, TimeSharingPolicy):
     later one is placed only if it does not delay it, §2-§3,
     :mod:`~schedlab.policies.gang.reservation`; ``none``: the queue stops at
     the first job that does not fit); ``short``/``long`` class bounds and
-    ``classify_by``.
+    ``classify_by``; ``express_start`` (Strategy 3: a short job arriving while
+    a slot runs starts at once on the processors that slot leaves free,
+    ``arrival``, §5's "immediately executed", or waits for the next slot,
+    ``next-slot``; :data:`~schedlab.engine.timesharing.EXPRESS_STARTS`).
     """
 
     name = "gang"
@@ -73,7 +76,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
     def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
                  context_switch: int = 0, packing: str = "repack", switchable: bool = True,
                  backfill: str = "first-fit", short: int = 150, long: int = 6000,
-                 classify_by: str = "estimate") -> None:
+                 classify_by: str = "estimate", express_start: str = "arrival") -> None:
         check_choice(self.name, "strategy", strategy, STRATEGIES)
         check_number(self.name, "slot", slot, int, 1)
         check_number(self.name, "slots", slots, int, 1)
@@ -84,6 +87,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         check_number(self.name, "short", short, int, 0)
         check_number(self.name, "long", long, int, short)
         check_choice(self.name, "classify_by", classify_by, CLASSIFY_BY)
+        check_choice(self.name, "express_start", express_start, EXPRESS_STARTS)
         self.strategy = strategy
         self.slot = slot
         self.slots = slots
@@ -94,6 +98,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self.short = short
         self.long = long
         self.classify_by = classify_by
+        self.express_start = express_start
         self.classes = JobClasses(short, long, classify_by)
         self._moves = 0
         self._backfilled = 0
