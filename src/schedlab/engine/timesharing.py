@@ -312,7 +312,8 @@ class TimeSharingPolicy(PolicyBase):
         raise NotImplementedError
 
     def is_express(self, job: Job) -> bool:
-        """Whether a new job skips the matrix and runs in the next slot (default: no)."""
+        """Whether a job skips the matrix and runs in the next slot (default: no); asked
+        once per job, before the run."""
         return False
 
     def pack_express(self, jobs: list[Job], free: int) -> list[tuple[Job, int]]:
@@ -378,6 +379,14 @@ class _Simulation:
         self.waiting: dict[int, Job] = {}
         self.express: dict[int, Job] = {}
         self.submits = [job.submit for job in jobs] + [NEVER]
+        self.is_express = [policy.is_express(job) for job in jobs]
+        #: ``express_submits[i]``: the submit time of the first express job at or after
+        #: position ``i`` (NEVER: none), so that a slot knows at once whether an express job
+        #: arrives while it runs.
+        self.express_submits = [NEVER] * (n + 1)
+        for i in range(n - 1, -1, -1):
+            self.express_submits[i] = jobs[i].submit if self.is_express[i] \
+                else self.express_submits[i + 1]
         self.next_job = 0
         self.now = jobs[0].submit if jobs else 0
         self.changed = False          # a job arrived or left since the policy's last pass
@@ -424,7 +433,7 @@ class _Simulation:
         while submits[self.next_job] <= now:
             job = self.jobs[self.next_job]
             self.next_job += 1
-            if self.policy.is_express(job):
+            if self.is_express[self.next_job - 1]:
                 self.express[job.id] = job
             else:
                 self.waiting[job.id] = job
@@ -570,7 +579,7 @@ class _Simulation:
 
         The express jobs ``shorts`` (job id, processors) start with the slot
         (:meth:`serve_with_express`), as do, when express jobs start on arrival,
-        the jobs submitted before the slot ends.  A slot without either, the
+        the express jobs submitted before the slot ends.  A slot without either, the
         common case, is served here inline.
         """
         remaining = self.remaining
@@ -581,7 +590,7 @@ class _Simulation:
             if start[i] < 0:
                 start[i] = service_start
         if shorts or (self.join_on_arrival
-                      and self.submits[self.next_job] < service_start + length):
+                      and self.express_submits[self.next_job] < service_start + length):
             slot_end, ended = self.serve_with_express(row_id, members, length, shorts or [],
                                                       service_start)
         else:
@@ -689,7 +698,7 @@ class _Simulation:
                 if instant:
                     continue
             later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
-            arrival = self.submits[self.next_job]
+            arrival = self.express_submits[self.next_job]
             if not later and arrival >= slot_end:
                 break
             t = min(later + [arrival])
