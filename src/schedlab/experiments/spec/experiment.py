@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from schedlab.engine.kernel import OVERRUN_MODES
 from schedlab.experiments.spec.checks import Checker
 from schedlab.experiments.spec.expand import expand
 from schedlab.experiments.spec.grid_section import (
@@ -36,7 +37,6 @@ from schedlab.tomlio import parse_toml, to_toml
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
             "processors", "overrun", "reservations", *GRID_KEYS)
-OVERRUN_MODES = ("kill", "extend")
 
 
 @dataclass(frozen=True)
