@@ -22,16 +22,16 @@ from schedlab.errors import InputError
 from schedlab.metrics import compute_metrics
 from schedlab.output import metrics_document
 from schedlab.policies.deciders import CASE_LABELS
-from schedlab.policies.dynp import (
+from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
+from schedlab.policies.dynp_metrics import (
     QUALITY_METRICS,
-    BasicDynP,
     Measured,
-    SelfTuningDynP,
     average_response,
     average_wait,
     combine_terms,
     makespan,
     parse_quality_metric,
+    reduced_futures,
     select_future,
     weighted_response,
     weighted_slowdown,
@@ -489,7 +489,7 @@ class PlainSelfTuningDynP(SelfTuningDynP):
 
     def _new_state(self, ctx):
         state = super()._new_state(ctx)
-        self._compiled_decision = None          # every step through the method below
+        state.decision = None                   # every step through the method below
         return state
 
     def _compiled_rebuild(self, ctx):
@@ -516,15 +516,16 @@ class PlainSelfTuningDynP(SelfTuningDynP):
                                        for p in self.candidates], np.int64))
         running_end = max((end for end, _ in ctx.releases()), default=ctx.now)
         values = []
-        for _, name in self._terms:
+        for _, name in self._quality.terms:
             if self.future_jobs is None and self.future_horizon is None:
                 values.append(QUALITY_METRICS[name](schedules, running_end))
             else:
                 values.append([QUALITY_METRICS[name](part, running_end)[0]
-                               for part in self._reduced_futures(ctx.now, schedules)])
+                               for part in reduced_futures(schedules, ctx.now, self.future_jobs,
+                                                           self.future_horizon)])
         quality = combine_terms({p: [term[c] for term in values]
                                  for c, p in enumerate(self.candidates)},
-                                [weight for weight, _ in self._terms])
+                                [weight for weight, _ in self._quality.terms])
         if self.slackness:
             quality[self.order] *= 1 - self.slackness
         self._decided(self._decide(quality), len(waiting))

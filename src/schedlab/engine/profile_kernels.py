@@ -28,7 +28,8 @@ and the admission tests of QoPS, MSB and MRT
 :mod:`schedlab.policies.deadline.mrt_search`).
 The Profile stays the reference: QoPS, MSB and MRT copy its lists in and, where
 the schedule is kept, back; conservative backfilling keeps its whole plan
-in such arrays for the run (:class:`schedlab.policies.compression.ArrayPlan`).
+in such arrays for the run (an :class:`ArrayProfile`: :class:`schedlab.policies.compression.ArrayPlan`),
+and so does self-tuning dynP with its running jobs' profile.
 Property tests keep the twins equal to the Profile
 (tests/engine/test_profile_kernels.py).
 
@@ -58,6 +59,74 @@ def as_arrays(profile: Profile, room: int) -> tuple[np.ndarray, np.ndarray, int]
     times_array[:size] = times
     free_array[:size] = free
     return times_array, free_array, size
+
+
+def as_profile(capacity: int, times: np.ndarray, free: np.ndarray) -> Profile:
+    """The :class:`Profile` of the breakpoints ``times``, ``free`` (the ones in use): a copy."""
+    profile = Profile(capacity)
+    profile.replace_breakpoints(times.tolist(), free.tolist())
+    return profile
+
+
+class ArrayProfile:
+    """A :class:`Profile`'s step function kept in numpy arrays for a whole run.
+
+    ``times[k]``, ``free[k]`` for ``k < size`` (the last step runs to
+    infinity), with room to grow: the compiled kernels of this module edit
+    them in place with the same breakpoint splits and merges as the
+    ``Profile``, so a policy that edits its profile at every event crosses
+    into compiled code once per event and never copies the profile there
+    and back.  Conservative backfilling's plan is one
+    (:class:`schedlab.policies.compression.ArrayPlan`), and self-tuning
+    dynP keeps its running jobs' profile in one
+    (:class:`schedlab.policies.dynp_step.TuningState`).  :meth:`profile`
+    and :meth:`load` are the conversions to and from a ``Profile``, for the
+    rare steps that need one.
+    """
+
+    __slots__ = ("capacity", "free", "size", "times")
+
+    def __init__(self, capacity: int, origin: int) -> None:
+        self.capacity = capacity
+        self.times = np.empty(256, np.int64)
+        self.free = np.empty(256, np.int64)
+        self.times[0] = origin
+        self.free[0] = capacity
+        self.size = 1
+
+    def make_room(self, extra: int) -> None:
+        """Room for ``extra`` more breakpoints (what the next compiled edit may add at most)."""
+        needed = self.size + extra
+        if needed > len(self.times):
+            self.times = grown(self.times, needed)
+            self.free = grown(self.free, needed)
+
+    def profile(self, origin: int | None = None) -> Profile:
+        """The step function as a :class:`Profile` (a copy); from ``origin`` on when given.
+
+        With ``origin`` the steps before it are left out, as
+        :meth:`Profile.discard_before` leaves them.
+        """
+        size = self.size
+        if origin is None:
+            return as_profile(self.capacity, self.times[:size], self.free[:size])
+        first = int(np.searchsorted(self.times[:size], origin, side="right")) - 1
+        times = self.times[first:size].copy()
+        times[0] = origin
+        return as_profile(self.capacity, times, self.free[first:size])
+
+    def load(self, profile: Profile) -> None:
+        """Take ``profile``'s step function as this one."""
+        times, free = profile.breakpoints()
+        self.size = 0                            # the old steps are dropped: room for the new
+        self.make_room(len(times))
+        self.times[:len(times)] = times
+        self.free[:len(free)] = free
+        self.size = len(times)
+
+    def last_time(self) -> int:
+        """The last breakpoint (the origin when there is one step only)."""
+        return int(self.times[self.size - 1])
 
 
 def grown(array: np.ndarray, needed: int) -> np.ndarray:

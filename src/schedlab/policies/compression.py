@@ -39,9 +39,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile import Profile
 from schedlab.engine.profile_kernels import (
     NEVER,
+    ArrayProfile,
     change,
     discard_before,
     earlier_fit,
@@ -54,15 +54,15 @@ KEEP = 8
 """How many proofs a compression keeps: the last ones, from the jobs just before in the queue."""
 
 
-class ArrayPlan:
+class ArrayPlan(ArrayProfile):
     """Conservative backfilling's plan as numpy arrays: the profile and the waiting jobs.
 
-    The profile is the step function of :class:`~schedlab.engine.profile.Profile`
-    (``times[k]``, ``free[k]`` for ``k < size``; the last step runs to
-    infinity) in arrays with room to grow, so arrivals, early ends and
-    compressions edit it in place by one compiled call each, with the same
-    breakpoint splits and merges as the ``Profile`` (a property test
-    compares them step list by step list).  The waiting jobs are columns
+    The profile is an :class:`~schedlab.engine.profile_kernels.ArrayProfile`
+    (the step function of :class:`~schedlab.engine.profile.Profile` in
+    arrays with room to grow), so arrivals, early ends and compressions
+    edit it in place by one compiled call each, with the same breakpoint
+    splits and merges as the ``Profile`` (a property test compares them
+    step list by step list).  The waiting jobs are columns
     indexed by arrival number (job id, width, estimate, booked start; -1
     once started) and ``queue``, the arrival numbers still waiting, oldest
     first (started ones are dropped lazily by the compiled walks).
@@ -73,15 +73,11 @@ class ArrayPlan:
 
     __slots__ = (
         "arrived",
-        "capacity",
         "estimates",
-        "free",
         "ids",
         "queue",
         "queued",
-        "size",
         "starts",
-        "times",
         "upcoming",
         "widths",
     )
@@ -89,12 +85,7 @@ class ArrayPlan:
     NEVER = NEVER
 
     def __init__(self, capacity: int, origin: int) -> None:
-        self.capacity = capacity
-        self.times = np.empty(256, np.int64)
-        self.free = np.empty(256, np.int64)
-        self.times[0] = origin
-        self.free[0] = capacity
-        self.size = 1
+        super().__init__(capacity, origin)
         self.ids = np.empty(1024, np.int64)
         self.widths = np.empty(1024, np.int64)
         self.estimates = np.empty(1024, np.int64)
@@ -148,8 +139,7 @@ class ArrayPlan:
     # ------------------------------------------------------------- the profile
     def place(self, width: int, duration: int, now: int) -> int:
         """:meth:`Profile.place <schedlab.engine.profile.Profile.place>` from ``now``, the past forgotten."""
-        if self.size + 2 >= len(self.times):
-            self._grow(self.size + 2)
+        self.make_room(2)
         start, self.size = _place(self.times, self.free, self.size, now, width, duration)
         return start
 
@@ -158,8 +148,7 @@ class ArrayPlan:
 
         The past before ``now`` is forgotten.
         """
-        if self.size + 2 >= len(self.times):
-            self._grow(self.size + 2)
+        self.make_room(2)
         self.size = _release(self.times, self.free, self.size, now, duration, width)
 
     def compress(self, now: int, order: np.ndarray | None = None) -> None:
@@ -170,8 +159,7 @@ class ArrayPlan:
         written into ``starts``.
         """
         jobs = self.queued if order is None else len(order)
-        if self.size + 4 * jobs + 4 >= len(self.times):    # a move adds at most four breakpoints
-            self._grow(self.size + 4 * jobs + 4)
+        self.make_room(4 * jobs + 4)                # a move adds at most four breakpoints
         if order is None:
             self.size, self.queued, earliest = _compress(
                 self.times, self.free, self.size, now, self.queue, self.queued,
@@ -182,29 +170,6 @@ class ArrayPlan:
                                                self.starts, False)
         if earliest < self.upcoming:
             self.upcoming = earliest
-
-    def profile(self) -> Profile:
-        """The profile as a :class:`~schedlab.engine.profile.Profile` (a copy)."""
-        profile = Profile(self.capacity)
-        size = self.size
-        profile.replace_breakpoints(self.times[:size].tolist(), self.free[:size].tolist())
-        return profile
-
-    def load(self, profile: Profile) -> None:
-        """Take ``profile``'s step function as the plan's."""
-        times, free = profile.breakpoints()
-        if len(times) >= len(self.times):
-            self._grow(len(times))
-        self.times[:len(times)] = times
-        self.free[:len(free)] = free
-        self.size = len(times)
-
-    def _grow(self, needed: int) -> None:
-        room = max(2 * len(self.times), 2 * needed)
-        for name in ("times", "free"):
-            column = np.empty(room, np.int64)
-            column[:self.size] = getattr(self, name)[:self.size]
-            setattr(self, name, column)
 
 
 @njit(cache=True)

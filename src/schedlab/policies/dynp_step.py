@@ -47,19 +47,28 @@ compiles.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from heapq import heapify
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile import Profile
-from schedlab.engine.profile_kernels import change, discard_before, grown, place, step_at
+from schedlab.engine.profile_kernels import (
+    ArrayProfile,
+    as_arrays,
+    as_profile,
+    change,
+    discard_before,
+    grown,
+    place,
+    step_at,
+)
 from schedlab.policies.deciders import best_candidate, table1_case_number
-from schedlab.policies.dynp import ScheduleSums
+from schedlab.policies.dynp_metrics import ScheduleSums
 
 if TYPE_CHECKING:
+    from schedlab.engine.profile import Profile
     from schedlab.workload.job import Job
 
 #: Rows of :attr:`TuningState.columns`, one column per job by arrival number.
@@ -88,6 +97,29 @@ ORDERING_FACT = {"artww": WEIGHTED_RESPONSE, "art": RESPONSE, "wait": WAIT, "ms"
 EXACT_ORDER_BELOW = 2 ** 52
 
 
+class Decision(NamedTuple):
+    """How a compiled step decides (:meth:`TuningState.step`), for one exact metric as it is.
+
+    ``fact``: the column of :data:`ORDERING_FACT` the candidates are
+    ordered by; ``keep_current``: the advanced decider (the current policy
+    kept on ties, :func:`~schedlab.policies.deciders.best_candidate`);
+    ``table1``: count the Table 1 case (the paper's three candidates).
+    """
+
+    fact: int
+    keep_current: bool
+    table1: bool
+
+    @classmethod
+    def by(cls, metric: str, keep_current: bool, table1: bool) -> Decision:
+        """The decision by the exact quality metric ``metric`` (a key of :data:`ORDERING_FACT`)."""
+        return cls(ORDERING_FACT[metric], keep_current, table1)
+
+
+#: What :meth:`TuningState.step` passes the compiled call when it does not decide.
+NO_DECISION = Decision(WEIGHTED_RESPONSE, False, False)
+
+
 class TuningState:
     """What a self-tuning step reads, as numpy arrays kept up to date for the whole run.
 
@@ -96,17 +128,24 @@ class TuningState:
     order of ``kinds[row]`` (row 0 is the arrival order); ``rows[c]`` the
     row of candidate ``c`` (candidates of one static order share a row;
     ``given`` names the candidates whose order the policy writes before
-    every step, :meth:`give`).  With ``tracks_running``, ``times[:size]``
-    and ``free[:size]`` are the running jobs' profile (:class:`Profile`'s
-    step function) from the last instant it was edited on.
+    every step, :meth:`give`).  With ``tracks_running``, ``running`` is the
+    running jobs' profile (an :class:`~schedlab.engine.profile_kernels.ArrayProfile`)
+    from the last instant it was edited on.
+
+    What the state can run in one compiled call is fixed at construction:
+    with the running jobs tracked and no given order it builds and starts
+    a schedule by itself (``compiled``, :meth:`step`), and with a
+    :class:`Decision` it also decides (``decision``; None otherwise):
+    :meth:`tuning_step` is then the whole self-tuning step.
     """
 
     __slots__ = (
         "arrival_of",
         "capacity",
         "columns",
+        "compiled",
+        "decision",
         "facts",
-        "free",
         "given_candidates",
         "job_room",
         "jobs",
@@ -114,17 +153,16 @@ class TuningState:
         "plans",
         "queues",
         "rows",
-        "size",
+        "running",
         "starts",
         "step_room",
         "steps",
-        "times",
         "tracks_running",
         "waiting",
     )
 
     def __init__(self, capacity: int, candidates: Sequence[str], given: Collection[str],
-                 tracks_running: bool) -> None:
+                 tracks_running: bool, decision: Decision | None = None) -> None:
         kinds = [ARRIVAL]
         rows = []
         for policy in candidates:
@@ -142,11 +180,9 @@ class TuningState:
         self.queues = np.empty((len(kinds), 256), np.int64)
         self.waiting = 0
         self.tracks_running = tracks_running
-        self.times = np.empty(256, np.int64)
-        self.free = np.empty(256, np.int64)
-        self.times[0] = 0
-        self.free[0] = capacity
-        self.size = 1
+        self.running = ArrayProfile(capacity, 0)
+        self.compiled = tracks_running and not self.given_candidates
+        self.decision = decision if self.compiled else None
         # What a step writes (Tuned), kept for the run: arrays made and returned by the
         # compiled call would cost more than the placements of a short queue.
         self.facts = np.zeros((len(rows), FACTS), np.int64)
@@ -178,19 +214,21 @@ class TuningState:
             return
         arrival_of = self.arrival_of
         arrivals = np.array([arrival_of[job.id] for job in started], np.int64)
-        if self.size + 2 * len(arrivals) + 2 > len(self.times):
-            self._grow(self.size + 2 * len(arrivals) + 2)
-        self.size, left = _leave(self.columns, self.queues, self.kinds, self.waiting, arrivals,
-                                 now, self.tracks_running, self.times, self.free, self.size)
+        running = self.running
+        running.make_room(2 * len(arrivals) + 2)
+        running.size, left = _leave(self.columns, self.queues, self.kinds, self.waiting, arrivals,
+                                    now, self.tracks_running, running.times, running.free,
+                                    running.size)
         self.waiting -= left
 
     def ended(self, job: Job, now: int) -> None:
         """A running job ended at ``now``: its processors are free from now on."""
         arrival = self.arrival_of.pop(job.id)
         if self.tracks_running:
-            if self.size + 2 > len(self.times):
-                self._grow(self.size + 2)
-            self.size = _ended(self.columns, arrival, now, self.times, self.free, self.size)
+            running = self.running
+            running.make_room(2)
+            running.size = _ended(self.columns, arrival, now, running.times, running.free,
+                                  running.size)
 
     def is_given(self, candidate: int) -> bool:
         """Whether the candidate's order is written by the policy before every step."""
@@ -220,15 +258,24 @@ class TuningState:
     # ---------------------------------------------------------- the profile
     def running_profile(self, now: int) -> Profile:
         """The running jobs' profile from ``now`` as a :class:`Profile` (``tracks_running`` only)."""
-        times, free = self.times[:self.size], self.free[:self.size]
-        k = int(np.searchsorted(times, now, side="right")) - 1
-        profile = Profile(self.capacity)
-        profile.replace_breakpoints([now, *times[k + 1:].tolist()], free[k:].tolist())
-        return profile
+        return self.running.profile(now)
 
     def running_end(self, now: int) -> int:
         """When the last running job is expected to end (``now`` with none running)."""
-        return max(int(self.times[self.size - 1]), now)
+        return max(self.running.last_time(), now)
+
+    def tuning_step(self, now: int, current: int,
+                    fixed: Callable[[], Profile]) -> tuple[Tuned, int, int]:
+        """A self-tuning step as far as the state can take it; as :meth:`step` returns.
+
+        With a :class:`Decision`: :meth:`step`, deciding when two jobs or
+        more wait.  Without: every candidate's schedule (:meth:`tune`) from
+        the running jobs' profile, or from ``fixed()`` where the state does
+        not keep it, and chosen -1: the caller measures and decides.
+        """
+        if self.decision is not None:
+            return self.step(now, current, self.waiting >= 2)
+        return self.tune(now, None if self.tracks_running else fixed()), -1, -1
 
     def tune(self, now: int, fixed: Profile | None = None) -> Tuned:
         """Every candidate's schedule from ``fixed`` (the running jobs' profile when None).
@@ -236,29 +283,28 @@ class TuningState:
         The :class:`Tuned` reads the state's step arrays: it holds until the next step.
         """
         if fixed is None:
-            times, free, size = self.times, self.free, self.size
+            running = self.running
+            times, free, size = running.times, running.free, running.size
         else:
-            times, free = (np.array(side, np.int64) for side in fixed.breakpoints())
-            size = len(times)
+            times, free, size = as_arrays(fixed, 0)
         self._make_room(size)
         _tune(times, free, size, now, self.columns, self.queues, self.rows, self.waiting,
               self.facts, self.starts, self.plans, self.steps, -1)
         return Tuned(self.capacity, self.waiting, now, self.facts, self.starts, self.plans,
                      self.steps)
 
-    def step(self, now: int, current: int, fact: int, keep_current: bool, table1: bool,
-             decide: bool = True) -> tuple[Tuned, int, int]:
+    def step(self, now: int, current: int, decide: bool) -> tuple[Tuned, int, int]:
         """A whole self-tuning step in one compiled call: place, measure, decide, start.
 
-        Every candidate's schedule from the running jobs' profile
-        (``tracks_running`` only) as :meth:`tune`; the candidates ordered by
-        the integer ``fact`` (:data:`ORDERING_FACT`: the order of the exact
-        metric's values), the decider's choice among them
-        (:func:`~schedlab.policies.deciders.best_candidate`, ``keep_current``
-        for the advanced decider, from the policy at position ``current``),
-        the Table 1 case when ``table1``; and the chosen schedule's jobs due
-        now taken out of the queues into the running jobs' profile, as
-        :meth:`leave` would.  Returns the step (:meth:`Tuned.choose` done),
+        Only where the state is ``compiled``; ``decide`` needs a
+        ``decision``.  Every candidate's schedule from the running jobs'
+        profile as :meth:`tune`; the candidates ordered by the decision's
+        integer fact (:data:`ORDERING_FACT`: the order of the exact metric's
+        values), the decider's choice among them
+        (:func:`~schedlab.policies.deciders.best_candidate`, from the policy
+        at position ``current``), the Table 1 case when the decision counts
+        it; and the chosen schedule's jobs due now taken out of the queues
+        into the running jobs' profile, as :meth:`leave` would.  Returns the step (:meth:`Tuned.choose` done),
         the chosen candidate and the case number
         (:func:`~schedlab.policies.deciders.table1_case_number`, -1 without
         ``table1``); chosen -1 when a sum reached :data:`EXACT_ORDER_BELOW`:
@@ -267,18 +313,19 @@ class TuningState:
         counted: a step with fewer than two jobs waiting (every order gives
         the same schedule) or the planning scheduler's rebuild.
         """
-        if self.size + 2 * self.waiting + 2 > len(self.times):
-            self._grow(self.size + 2 * self.waiting + 2)
-        self._make_room(self.size)
+        running = self.running
         waiting = self.waiting
+        running.make_room(2 * waiting + 2)
+        self._make_room(running.size)
+        fact, keep_current, table1 = self.decision or NO_DECISION
         chosen, case, size, row, length, due, upcoming = _step(
-            self.times, self.free, self.size, now, self.columns, self.queues, self.kinds,
-            self.rows, waiting, self.facts, self.starts, self.plans, self.steps, fact, current,
-            keep_current, table1, decide)
+            running.times, running.free, running.size, now, self.columns, self.queues,
+            self.kinds, self.rows, waiting, self.facts, self.starts, self.plans, self.steps,
+            fact, current, keep_current, table1, decide)
         tuned = Tuned(self.capacity, waiting, now, self.facts, self.starts, self.plans,
                       self.steps)
         if chosen >= 0:
-            self.size = size
+            running.size = size
             self.waiting -= due
             tuned.chosen_as(chosen, True, row, length, due, upcoming)
         return tuned, chosen, case
@@ -292,10 +339,6 @@ class TuningState:
         if size + 2 * self.waiting + 2 > self.step_room:
             self.steps = grown(self.steps, size + 2 * self.waiting + 2)
             self.step_room = self.steps.shape[2]
-
-    def _grow(self, needed: int) -> None:
-        self.times = grown(self.times, needed)
-        self.free = grown(self.free, needed)
 
 
 class Tuned:
@@ -395,10 +438,8 @@ class Tuned:
 
     def profile(self) -> Profile:
         """The profile after the chosen schedule's placements, as a :class:`Profile`."""
-        profile = Profile(self.capacity)
-        times, free = self.steps[self._row, :, :self._size].tolist()
-        profile.replace_breakpoints(times, free)
-        return profile
+        times, free = self.steps[self._row, :, :self._size]
+        return as_profile(self.capacity, times, free)
 
 
 # ------------------------------------------------------------- compiled code

@@ -152,8 +152,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         if not self._state_made:
             self._state_made = True
             self._state = self._new_state(ctx)
-            self._rebuilds_compiled = (self._state is not None and self._state.tracks_running
-                                       and not self._state.given_candidates)
+            self._rebuilds_compiled = self._state is not None and self._state.compiled
         if self._state is not None:
             self._state.enter(job)
 
@@ -224,8 +223,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         without a decision places the current order's queue on the running
         jobs' profile, as :func:`place_queue` on :meth:`fixed_profile` would.
         """
-        tuned, _, _ = self._state.step(ctx.now, self._index[self.order], 0, False, False,
-                                       decide=False)
+        tuned, _, _ = self._state.step(ctx.now, self._index[self.order], decide=False)
         self._adopt_step(tuned)
 
     def _adopt_step(self, tuned: Tuned) -> None:
