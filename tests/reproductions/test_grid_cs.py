@@ -5,7 +5,6 @@ tables, holding and failing."""
 from __future__ import annotations
 
 import sqlite3
-import time
 
 import pandas as pd
 import pytest
@@ -23,12 +22,10 @@ from schedlab.experiments.store import load_results
 
 @pytest.fixture(scope="module")
 def reduced(tmp_path_factory):
-    """The reduced recipe run once, in this process: (experiment dir, Reproduction, CPU
-    seconds it took)."""
+    """The reduced recipe run once, in this process: (experiment dir, Reproduction)."""
     out = tmp_path_factory.mktemp("grid-cs") / "reduced"
-    began = time.process_time()
     reproduction = reproduce("grid-cs", out, reduced=True, executor="serial")
-    return out, reproduction, time.process_time() - began
+    return out, reproduction
 
 
 def section_runs(name: str, reduced: bool) -> list:
@@ -77,8 +74,7 @@ def test_every_section_gets_its_first_repetition_before_any_second():
 
 
 def test_reduced_run_writes_every_table_figure_and_finding(reduced):
-    out, reproduction, seconds = reduced
-    assert seconds < 30                 # CI budget: CPU time, about 8 s (wall time under load)
+    out, reproduction = reduced
     assert sorted(load_results(out)["run_id"]) == sorted(r.run.run_id
                                                          for r in design.runs(True))
     assert len(list((out / TASKS_DIR).glob("*.json"))) == len(design.tasks(True))
@@ -101,7 +97,7 @@ def test_reduced_run_writes_every_table_figure_and_finding(reduced):
 
 
 def test_what_is_left_out_is_listed_and_its_findings_not_judged(reduced):
-    _out, reproduction, _ = reduced
+    _out, reproduction = reduced
     left = design.left_out((*design.cs_variants(), design.SPACE_SHARING_CS))
     by_claim = {f.claim: f for f in reproduction.findings}
     if left:
@@ -123,7 +119,7 @@ class Count:
 
 
 def test_running_again_runs_nothing_and_a_lost_run_is_run_again(reduced):
-    out, _, _ = reduced
+    out, _ = reduced
     assert execute_tasks(out, True) == 0
     lost = design.runs(True)[1].run.run_id
     stored = recipe.run_table(out, True).set_index("run_id").loc[lost]
@@ -140,7 +136,7 @@ def test_running_again_runs_nothing_and_a_lost_run_is_run_again(reduced):
 
 
 def test_a_stored_eg_edf_run_is_compare_schedule_based_s(reduced):
-    out, _, _ = reduced
+    out, _ = reduced
     labelled = next(r for r in design.runs(True) if r.label == "Tabu Search")
     stored = load_results(out).set_index("run_id").loc[labelled.run.run_id]
     ta = labelled.run.workload.option("ta")
