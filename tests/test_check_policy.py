@@ -20,7 +20,7 @@ import pytest
 import schedlab
 from schedlab.engine.simulator import run
 from schedlab.policies.base import Policy
-from schedlab.testing import check_policy
+from schedlab.testing import check_policy, parametrize_with_checks
 from schedlab.workload.job import Job, Workload
 
 
@@ -121,13 +121,13 @@ class ArrivalClock(Policy):
 
 
 @pytest.mark.parametrize("policy,message", [
-    (ArrivalClock, r"arrival-clock on '.*' \(kill, tick=7\): policy 'arrival-clock' left "
+    (ArrivalClock, r"arrival-clock on '.*' \(overrun=kill, tick=7\): policy 'arrival-clock' left "
                    r"job \d+ waiting with no event to come"),
-    (GlobalRandomPick(), r"global-random on '.*' \(kill\): two runs differ in 'start'"),
-    (LeakyAlternation(), r"leaky on '.*' \(kill\): two runs differ in 'start'"),
-    (Overbooking(), r"overbooking on '.*' \(kill\): \d+ processors in use at time \d+ "
+    (GlobalRandomPick(), r"global-random on '.*' \(overrun=kill\): two runs differ in 'start'"),
+    (LeakyAlternation(), r"leaky on '.*' \(overrun=kill\): two runs differ in 'start'"),
+    (Overbooking(), r"overbooking on '.*' \(overrun=kill\): \d+ processors in use at time \d+ "
                     r"on a \d+-processor machine"),
-    (SilentDrop(), r"silent-drop on '.*' \(kill\): job \d+ starts before it is submitted"),
+    (SilentDrop(), r"silent-drop on '.*' \(overrun=kill\): job \d+ starts before it is submitted"),
 ], ids=["tick-blind", "global-random", "state-leak", "overbooking", "silent-drop"])
 def test_broken_policy_fails(policy, message):
     with pytest.raises(AssertionError, match=message):
@@ -135,8 +135,9 @@ def test_broken_policy_fails(policy, message):
 
 
 def test_a_policy_blind_to_the_queue_limit_fails():
-    limited = patch("schedlab.testing.ENGINE_OPTIONS", (("kill", {"max_queued_per_user": 2}),))
-    with limited, pytest.raises(AssertionError, match=r"arrival-clock on '.*' \(kill, "
+    limited = patch("schedlab.conformance.SPACE_SHARING_OPTIONS",
+                    ({"overrun": "kill", "max_queued_per_user": 2},))
+    with limited, pytest.raises(AssertionError, match=r"arrival-clock on '.*' \(overrun=kill, "
                                                       r"max_queued_per_user=2\): policy "
                                                       r"'arrival-clock' left job \d+ waiting"):
         check_policy(ArrivalClock)
@@ -216,3 +217,61 @@ def test_plugin_disappears_with_its_distribution():
     assert "widest" not in schedlab.available_policies()
     with pytest.raises(schedlab.InputError, match="unknown policy 'widest'"):
         schedlab.make_policy("widest")
+
+
+# ------------------------------------------------------------ every execution model
+
+
+@pytest.mark.parametrize("name", ["bf-fcfs", "grid-fcfs", "edf"])
+def test_grid_local_policies_pass_the_grid_models_cases(name):
+    check_policy(name)
+
+
+def test_each_model_has_its_own_cases():
+    from schedlab.execution import MODELS
+
+    labels = {name: [case.label for case in model.cases()] for name, model in MODELS.items()}
+    assert any("tick=7" in label for label in labels["space-sharing"])
+    assert any("reservations=" in label for label in labels["space-sharing"])
+    assert not any("tick" in label or "reservations" in label
+                   for label in labels["time-sharing"])
+    assert {"clusters=1", "clusters=2", "allocation=exclusive"} <= {
+        part.strip("()' ") for label in labels["grid"] for part in label.split(", ")} | {
+        part for label in labels["grid"] for part in label.replace("(", ", ").replace(")", "")
+        .split(", ")}
+
+
+def test_a_grid_policy_drawing_from_global_random_state_fails():
+    """A grid local policy that shuffles its queue with a module-level generator: each run
+    of a conformance case differs, and the suite names the case."""
+    from schedlab.policies.grid import GridFCFS
+
+    class ShufflingGridFCFS(GridFCFS):
+        name = "shuffling-grid-fcfs"
+
+        def schedule(self, ctx) -> None:
+            tasks = list(ctx.waiting.values())
+            _GLOBAL_RNG.shuffle(tasks)
+            for task in tasks:
+                machine = ctx.fastest_fit(task)
+                if machine is not None:
+                    ctx.start(task, machine)
+
+    with pytest.raises(AssertionError, match=r"shuffling-grid-fcfs on 'generated grid jobs' "
+                                             r"\(clusters=1, .*two runs differ"):
+        check_policy(ShufflingGridFCFS())
+
+
+@parametrize_with_checks(["fcfs+easy", "gang", "grid-fcfs"])
+def test_the_per_case_helper_runs_each_models_cases(check):
+    check()
+
+
+def test_the_per_case_helper_makes_one_test_per_case():
+    from schedlab.execution import MODELS
+
+    marker = parametrize_with_checks(["fcfs", "bf-fcfs"])
+    ids = [param.id for param in marker.args[1]]
+    assert len(ids) == len(MODELS["space-sharing"].cases()) + len(MODELS["grid"].cases())
+    assert ids[0].startswith("fcfs: 'same-time events' (overrun=kill)")
+    assert ids[-1].startswith("bf-fcfs: 'generated grid jobs' (clusters=2")

@@ -23,9 +23,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("workload", ("schedlab.workload", "schedlab.platform")),
     ("engine", ("schedlab.engine",)),
     ("policies", ("schedlab.policies",)),
-    ("results", ("schedlab.metrics", "schedlab.output", "schedlab.interop")),
+    ("results", ("schedlab.metrics", "schedlab.output", "schedlab.interop",
+                 "schedlab.conformance")),
     ("viz", ("schedlab.viz",)),
-    ("run", ("schedlab.pipeline", "schedlab.run")),
+    ("run", ("schedlab.pipeline", "schedlab.run", "schedlab.execution")),
     ("api", ("schedlab.api", "schedlab.testing")),
     ("experiments", ("schedlab.experiments",)),
     ("cli", ("schedlab.cli", "schedlab.__main__")),
@@ -111,6 +112,17 @@ def test_every_module_belongs_to_a_layer():
 
 def test_no_module_imports_a_layer_above_its_own():
     wrong = [line for path in source_files() for line in upward_imports(path)]
+    assert wrong == []
+
+
+def test_the_commands_run_simulations_through_the_api_only():
+    """The CLI is a thin layer over schedlab.api for every model: no command imports the
+    run layer (RunSpec, the readers, the execution model table) past the API."""
+    run_layer = LAYERS[[name for name, _ in LAYERS].index("run")][1]
+    wrong = [f"{path.relative_to(SRC)}:{line}: {target}"
+             for path in source_files() if module_name(path).startswith("schedlab.cli")
+             for line, target, _ in imports(path)
+             if any(target == p or target.startswith(p + ".") for p in run_layer)]
     assert wrong == []
 
 

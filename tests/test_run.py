@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,13 +22,14 @@ import schedlab
 from schedlab.cli.app import app
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
+from schedlab.execution import MODELS, execute, prepare_workload
 from schedlab.experiments.runner import simulate_run
 from schedlab.experiments.spec import experiment_from_mapping
 from schedlab.pipeline import Transforms
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling
 from schedlab.policies.registry import make_policy
 from schedlab.policies.reservations import PAPER_CAP, RESERVATION_PARAMS, ReservationRules
-from schedlab.run import ENGINES, RunSpec, execute, prepare_workload
+from schedlab.run import RunSpec
 from schedlab.workload.models import generate_builtin
 from schedlab.workload.reservations import Reservation, write_reservations
 from schedlab.workload.transforms import shrink
@@ -83,21 +85,30 @@ class OnADataflowMachine(EasyBackfilling):
 
 def test_a_policy_needing_an_engine_that_does_not_exist_is_an_input_error():
     load = generate_builtin("lublin", n_jobs=20)
-    with pytest.raises(InputError, match=r"needs the 'dataflow' engine.*grid, space-sharing"):
+    with pytest.raises(InputError, match=r"needs the 'dataflow' execution model.*grid, space-sharing"):
         execute(RunSpec(load, OnADataflowMachine()))
 
 
-def test_a_new_engine_plugs_in_through_the_table(monkeypatch):
+def test_a_new_execution_model_plugs_in_through_the_table(monkeypatch):
+    """One entry of MODELS is all a model needs: its policies are built, its input read, its
+    options refused and its engine run through execute (docs/how-to/writing-an-execution-model.md)."""
     seen = {}
 
-    def fake_engine(workload, policy, spec, requests, progress):
-        seen.update(policy=policy.name, jobs=len(workload), tick=spec.tick, requests=requests)
+    def fake_engine(workload, policy, spec, progress):
+        seen.update(policy=policy.name, jobs=len(workload), tick=spec.tick)
         return run(workload, EasyBackfilling())
 
-    monkeypatch.setitem(ENGINES, "dataflow", fake_engine)
+    space = MODELS["space-sharing"]
+    dataflow = replace(space, name="dataflow", title="a dataflow run",
+                       options=space.options - {"tick"}, refusal="it has no scheduling tick",
+                       run=fake_engine)
+    monkeypatch.setitem(MODELS, "dataflow", dataflow)
     load = generate_builtin("lublin", n_jobs=20)
-    execute(RunSpec(load, OnADataflowMachine(), tick=60))
-    assert seen == {"policy": "fcfs+easy", "jobs": 20, "tick": 60, "requests": None}
+    execute(RunSpec(load, OnADataflowMachine(), max_queued_per_user=3))
+    assert seen == {"policy": "fcfs+easy", "jobs": 20, "tick": 0}
+    with pytest.raises(InputError, match=r"a dataflow run takes no tick: it has no scheduling "
+                                         r"tick; a space-sharing run \(a space-sharing policy\) does"):
+        execute(RunSpec(load, OnADataflowMachine(), tick=60))
 
 
 def test_a_gang_policy_runs_on_the_time_sharing_engine():
@@ -107,7 +118,7 @@ def test_a_gang_policy_runs_on_the_time_sharing_engine():
     result = execute(RunSpec(load, "gang"))
     assert result.timesharing is not None
     assert np.array_equal(result.start, run_timesharing(load, make_policy("gang")).start)
-    with pytest.raises(InputError, match=r"time-shares the machine.*'tick'"):
+    with pytest.raises(InputError, match=r"a time-sharing run takes no tick: ticks, queue limits"):
         execute(RunSpec(load, "gang", tick=60))
 
 

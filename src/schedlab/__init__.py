@@ -13,8 +13,9 @@ __version__ = "0.1.0"
 from schedlab.api import compare, load_workload, simulate
 from schedlab.engine.result import Result
 from schedlab.errors import InputError, PolicyError
+from schedlab.execution import execute
 from schedlab.policies import Policy, available_policies, make_policy
-from schedlab.run import RunSpec, execute
+from schedlab.run import RunSpec
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.reservations import Reservation
 

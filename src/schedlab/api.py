@@ -1,7 +1,7 @@
 """The public Python API: load a workload, pick a policy, simulate, compare.
 
 Every function here describes its runs as :class:`~schedlab.run.RunSpec`
-and executes them with :func:`~schedlab.run.execute`, as the CLI and the
+and executes them with :func:`~schedlab.execution.execute`, as the CLI and the
 experiment runner do.
 """
 
@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
+from schedlab.execution import MODELS, execute, model_of, prepare_workload, refuse_options
+from schedlab.pipeline import Transforms
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, labelled_policies
 from schedlab.run import (
     ReservationSource,
     RunSpec,
-    execute,
     load_grid_workload,
     load_platform,
     load_reservations,
     load_workload,
-    prepare_workload,
-    refuse_grid_policy,
+    with_reservation_params,
 )
 from schedlab.workload.job import Workload
 
@@ -34,9 +34,25 @@ if TYPE_CHECKING:
     from schedlab.policies.grid import DispatcherSpec
     from schedlab.workload.grid import GridWorkload
 
-__all__ = ["ReservationSource", "RunSpec", "compare", "execute", "load_grid_workload",
-           "load_platform", "load_reservations", "load_workload", "refuse_grid_policy", "run",
-           "simulate", "simulate_grid"]
+__all__ = [
+    "MODELS",
+    "ReservationSource",
+    "RunSpec",
+    "Transforms",
+    "compare",
+    "execute",
+    "load_grid_workload",
+    "load_platform",
+    "load_reservations",
+    "load_workload",
+    "model_of",
+    "prepare_workload",
+    "refuse_options",
+    "run",
+    "simulate",
+    "simulate_grid",
+    "with_reservation_params",
+]
 
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
@@ -45,8 +61,8 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         max_queued_per_user: int | None = None) -> Result:
     """Simulate a loaded workload under a built policy on the engine the policy needs.
 
-    :func:`~schedlab.run.execute` of the run these arguments describe; the
-    engine is chosen by the policy's execution model (:data:`schedlab.run.ENGINES`).
+    :func:`~schedlab.execution.execute` of the run these arguments describe; the
+    engine is chosen by the policy's execution model (:data:`schedlab.execution.MODELS`).
     A grid policy needs a platform and a grid workload: :func:`simulate_grid`.
     """
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
@@ -69,7 +85,7 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
     parameters, or a :class:`~schedlab.policies.base.Policy`.  A workload
     given as a path or model name is loaded with default options; for the
     reader options and transforms, describe the run with
-    :class:`~schedlab.run.RunSpec` and call :func:`~schedlab.run.execute`.
+    :class:`~schedlab.run.RunSpec` and call :func:`~schedlab.execution.execute`.
 
     Advance reservations (docs/reference/reservations.md): ``reservations`` is a
     request file (read with the workload's machine size and UnixStartTime)
@@ -107,8 +123,6 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
     engine options are those of :func:`simulate`, the same for every policy.
     """
     chosen = labelled_policies(policies)
-    for policy in chosen.values():
-        refuse_grid_policy(policy)
     base = RunSpec(workload, processors=processors, overrun=overrun, reservations=reservations,
                    tick=tick, max_queued_per_user=max_queued_per_user)
     loaded = prepare_workload(base)

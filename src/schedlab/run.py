@@ -1,37 +1,30 @@
-"""One run, described once and executed one way: :class:`RunSpec` and :func:`execute`.
+"""One run described once: :class:`RunSpec`, and the readers of its inputs.
 
 A :class:`RunSpec` holds everything that makes a simulation: where the jobs
 come from and how they are read, the transforms applied to them, the policy
 and its parameters (reservation placement and throttling among them,
 docs/reference/reservations.md), the engine options (overrun, reservation requests,
-scheduling tick, per-user queue limit) and the platform.  :func:`execute`
-loads, transforms, builds a fresh policy, picks the engine the policy needs
-and runs it.  ``schedlab.simulate``/``compare``, the ``simulate`` and
-``compare`` commands and the experiment runner all build a RunSpec and call
-:func:`execute`, so the same description gives the same schedule everywhere.
-
-The engine is chosen in one place, :data:`ENGINES`, by the policy's
-``execution_model`` (docs/architecture.md, "Choosing the engine"); a
-RunSpec with a ``platform`` builds a grid policy, which runs on the grid
-engine.
+scheduling tick, per-user queue limit) and the platform.  The readers here
+load a workload (SWF, sacct, a built-in model, a cached trace), transform
+it, and read platforms, grid workloads and reservation requests.
+:func:`schedlab.execution.execute` runs a RunSpec on the execution model it
+needs; ``schedlab.simulate``/``compare``, the ``simulate`` and ``compare``
+commands and the experiment runner all build a RunSpec and call it, so the
+same description gives the same schedule everywhere.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING, Policy
-from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
-from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError
-from schedlab.limits import check_capacity, check_jobs, check_processors, check_seed
+from schedlab.limits import check_jobs, check_processors, check_seed
 from schedlab.pipeline import Label, Transforms, apply_transforms
-from schedlab.policies.registry import PolicySpec, available_policies, canonical_name, make_policy
+from schedlab.policies.registry import PolicySpec, make_policy
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
@@ -98,109 +91,6 @@ class RunSpec:
     preemption_overhead: int = 0
 
 
-Engine = Callable[["Workload | GridWorkload", "Policy", RunSpec,
-                   "tuple[Reservation, ...] | None", "ProgressCallback | None"], Result]
-
-
-def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
-                   requests: tuple[Reservation, ...] | None,
-                   progress: ProgressCallback | None) -> Result:
-    """The event loop of :mod:`schedlab.engine.simulator`: one homogeneous machine."""
-    from schedlab.engine.simulator import run
-
-    return run(workload, policy, processors=spec.processors, overrun=spec.overrun,
-               progress=progress, reservations=requests, tick=spec.tick,
-               max_queued_per_user=spec.max_queued_per_user)
-
-
-def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
-                  requests: tuple[Reservation, ...] | None,
-                  progress: ProgressCallback | None) -> Result:
-    """The gang-scheduling engine of :mod:`schedlab.engine.timesharing` (docs/reference/policies/gang.md)."""
-    from schedlab.engine.timesharing import run_timesharing
-
-    unsupported = [name for name, value in (("reservations", requests), ("tick", spec.tick),
-                                            ("max_queued_per_user", spec.max_queued_per_user))
-                   if value]
-    if unsupported:
-        raise InputError(f"policy {policy.name!r} time-shares the machine; it does not "
-                         f"take the option {unsupported[0]!r} (space sharing only)",
-                         field=unsupported[0])
-    return run_timesharing(workload, policy, processors=spec.processors, overrun=spec.overrun,
-                           progress=progress)
-
-
-def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
-          requests: tuple[Reservation, ...] | None,
-          progress: ProgressCallback | None) -> Result:
-    """The grid engine of :mod:`schedlab.engine.grid` (docs/reference/policies/grid.md): ``policy``
-    schedules the first cluster, a fresh one from ``spec.policy`` each other cluster."""
-    from schedlab.engine.grid import run_grid
-    from schedlab.policies.grid import make_dispatcher
-
-    unsupported = [name for name, given in (
-        ("reservations", spec.reservations is not None), ("tick", spec.tick != 0),
-        ("max_queued_per_user", spec.max_queued_per_user is not None),
-        ("processors", spec.processors is not None)) if given]
-    if unsupported:
-        raise InputError(f"a grid run does not take the option {unsupported[0]!r}: the "
-                         f"platform gives the machines", field=unsupported[0])
-    platform, made = load_platform(spec.platform, seed=spec.seed)
-    clusters = len(platform.clusters)
-    locals_ = [policy] + [grid_local_policy(spec.policy) for _ in range(clusters - 1)]
-    dispatcher = make_dispatcher(spec.dispatch) if clusters > 1 else None
-    result = run_grid(workload, platform, locals_, dispatcher, allocation=spec.allocation,
-                      overrun=spec.overrun, seed=spec.seed,
-                      preemption_overhead=spec.preemption_overhead)
-    result.meta["platform"] = made
-    return result
-
-
-#: The engine of each execution model a policy declares (``policy.execution_model``;
-#: a policy without one is space-sharing).  A new engine plugs in here: its execution
-#: model name, and a function taking the prepared workload, the fresh policy, the run
-#: description, the reservation requests and the progress callback.
-ENGINES: dict[str, Engine] = {SPACE_SHARING: _space_sharing, TIME_SHARING: _time_sharing,
-                              GRID: _grid}
-
-
-def engine_for(policy: Policy) -> Engine:
-    """The engine that runs ``policy`` (:data:`ENGINES`)."""
-    model = getattr(policy, "execution_model", SPACE_SHARING)
-    engine = ENGINES.get(model)
-    if engine is None:
-        raise InputError(f"policy {policy.name!r} needs the {model!r} engine, which this "
-                         f"schedlab does not have (engines: {', '.join(sorted(ENGINES))})",
-                         field="policy")
-    return engine
-
-
-def execute(spec: RunSpec, progress: ProgressCallback | None = None, *,
-            workload: Workload | None = None) -> Result:
-    """Simulate the run ``spec`` describes and return its :class:`Result`.
-
-    ``workload`` is the spec's workload already prepared
-    (:func:`prepare_workload`), for callers that run several policies on it
-    (``compare``) or keep it in a cache (sweeps).  ``progress(done, total)``
-    is called now and then.
-    """
-    if spec.platform is None:
-        if spec.preemption_overhead != 0:
-            raise InputError("preemption_overhead is an option of grid runs: give a platform "
-                             "(--platform)", field="preemption_overhead")
-        refuse_grid_policy(spec.policy)
-        policy = make_policy(spec.policy)
-    else:
-        policy = grid_local_policy(spec.policy)
-    prepared = prepare_workload(spec) if workload is None else workload
-    requests = (None if spec.platform is not None    # the grid engine refuses requests
-                else load_reservations(spec.reservations, prepared, processors=spec.processors))
-    if spec.platform is None:
-        check_capacity(spec.processors or prepared.processors,
-                       schedule_horizon(prepared, requests, spec.tick), field="processors")
-    return engine_for(policy)(prepared, policy, spec, requests, progress)
-
-
 def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None = None,
                      tick: int = 0) -> int:
     """A time by which any schedule of ``workload`` that never idles while a job waits has
@@ -210,48 +100,6 @@ def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None 
     latest = max([jobs[-1].submit] if jobs else [0])
     latest = max([latest, *(request.end for request in requests or ())])
     return latest + sum(max(job.runtime, job.estimate) + tick for job in jobs)
-
-
-def grid_local_policy(spec: PolicySpec) -> Policy:
-    """A fresh grid local policy (docs/reference/policies/grid.md); another policy's name gets a
-    clear error."""
-    from schedlab.policies.grid import (
-        LOCAL_POLICIES,
-        LocalPolicy,
-        canonical_name,
-        make_local_policy,
-    )
-
-    name = spec.get("name") if isinstance(spec, Mapping) else getattr(spec, "name", spec)
-    if not isinstance(spec, LocalPolicy) and canonical_name(name) not in LOCAL_POLICIES:
-        raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
-                         f"one of {', '.join(LOCAL_POLICIES)} (docs/reference/policies/grid.md)",
-                         field="policy")
-    return make_local_policy(spec)
-
-
-def refuse_grid_policy(spec: PolicySpec) -> None:
-    """InputError for a grid policy asked to run without a platform.
-
-    A policy instance tells by its execution model and a space-sharing name
-    by the registry, so the grid package (and scipy behind it) is imported
-    only for a name the registry does not know: a plain ``simulate`` does
-    not pay the grid policies' import time.
-    """
-    if isinstance(spec, Policy):
-        is_grid = getattr(spec, "execution_model", SPACE_SHARING) == GRID
-        name = spec.name
-    else:
-        name = spec.get("name") if isinstance(spec, Mapping) else spec
-        if not isinstance(name, str) or canonical_name(name) in available_policies():
-            return
-        from schedlab.policies.grid import LOCAL_POLICIES
-        from schedlab.policies.grid import canonical_name as grid_name
-
-        is_grid = grid_name(name) in LOCAL_POLICIES
-    if is_grid:
-        raise InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "
-                         f"FILE, docs/reference/policies/grid.md)", field="policy")
 
 
 def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
@@ -267,31 +115,25 @@ def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]
 # --------------------------------------------------------------------------- workloads
 
 
-def prepare_workload(spec: RunSpec, *, label: Label = str,
-                     progress: ProgressCallback | None = None) -> Workload | GridWorkload:
-    """The spec's workload read (:func:`read_workload`) and transformed (:func:`transform`);
-    for a grid run, the grid workload as it is (:func:`read_grid_run_workload`).
+def prepare_one_machine(spec: RunSpec, *, label: Label = str,
+                        progress: ProgressCallback | None = None) -> Workload:
+    """The workload of a run on one machine: read (:func:`read_workload`) and transformed
+    (:func:`transform`).
 
     ``label`` turns an option name into the name the user wrote, for error
     messages (``--load-method`` on the command line).  ``progress`` follows
     the EASY run of deadlines from a stringency.
     """
     check_seed(spec.seed, field=label("seed"))
-    if spec.platform is not None:
-        return read_grid_run_workload(spec, label=label)
     return transform(read_workload(spec, label=label), spec, label=label, progress=progress)
 
 
-def read_grid_run_workload(spec: RunSpec, *, label: Label = str) -> GridWorkload:
-    """The grid workload of a grid run, checked on its platform; the reader options and
-    transforms of a homogeneous run are refused (the side file is per job, as read)."""
-    default = RunSpec(spec.workload)
-    for setting in ("width_field", "missing_estimate", "strict", "jobs", "transforms"):
-        if getattr(spec, setting) != getattr(default, setting):
-            raise InputError(f"a grid run reads the workload and its side file as they are: "
-                             f"it takes no {label(setting)}", field=label(setting))
-    platform, _ = load_platform(spec.platform, seed=spec.seed)
-    return load_grid_workload(spec.workload, platform)
+def read_grid_run_workload(spec: RunSpec) -> GridWorkload:
+    """The grid workload of a grid run (an SWF file and its side file, or a GridWorkload),
+    checked on its platform; read as it is (the side file is per job)."""
+    check_seed(spec.seed, field="seed")
+    platform, _ = load_platform(spec.platform, seed=spec.seed)  # type: ignore[arg-type]
+    return load_grid_workload(spec.workload, platform)  # type: ignore[arg-type]
 
 
 def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:

@@ -1,517 +1,139 @@
-"""Checks that any simulation result and any policy must pass.
+"""What a policy author tests with: the conformance suite and the rules every result keeps.
 
-* :func:`check_invariants` — the rules of SPEC §3 on one result: no
-  oversubscription, no start before submission, one start per job, and the
-  exact end time every accepted job must have; with advance reservations,
-  that each granted one held exactly its processors for exactly its
-  interval, on processors no job used (:func:`check_reservations`).
-* :func:`check_matrix` — the rules of a gang (time-sharing) result, checked
-  by :func:`check_invariants` whenever the result has a time-sharing trace:
-  never two processes on one processor in one slot, every job's service
-  equal to what it needed, no more rows than the slot limit, and under
-  Strategy 2 and 3 never two long jobs on one processor.
-* :func:`check_policy` — a conformance suite for any policy, built-in or
-  third-party: it runs the policy on small fixed workloads that exercise the
-  engine's corners (same-time events, zero runtimes, machine-wide jobs, jobs
-  killed at their estimate, overruns), also with a scheduling tick and a
-  per-user queue limit, and checks invariants, completeness and determinism.
+* :func:`check_policy` — runs any policy, built-in or third-party, through
+  the conformance cases of its execution model (:mod:`schedlab.execution`):
+  small fixed workloads on the engine's corners (same-time events, zero
+  runtimes, machine-wide jobs, jobs killed at their estimate, overruns),
+  under the options its model takes (a scheduling tick, a per-user queue
+  limit, advance reservations; both allocations on a grid platform), and
+  checks the model's invariants, completeness and determinism.
+* :func:`parametrize_with_checks` — the same suite as one pytest test per
+  policy and case, for a plug-in's own test suite.
+* The invariant checks themselves (:func:`check_invariants`,
+  :func:`check_matrix`, :func:`check_reservations`, :func:`check_deadlines`,
+  :func:`check_grid_invariants`), from :mod:`schedlab.conformance`.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
-from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, REJECTED, Result
-from schedlab.engine.simulator import run
-from schedlab.engine.timesharing import TimeSharingPolicy, run_timesharing
-from schedlab.errors import PolicyError
-from schedlab.policies.base import Policy
-from schedlab.policies.registry import PolicySpec, make_policy
-from schedlab.workload.job import Job, Workload
-from schedlab.workload.reservations import Reservation
-
-
-def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill",
-                     reservations: Sequence[Reservation] | None = None) -> None:
-    """Raise ``AssertionError`` naming the first job that breaks a simulation rule.
-
-    ``reservations`` are the requests the run was given; the result must
-    account for each of them (:func:`check_reservations`).  A result with a
-    reservation table is checked against it even without them.
-    """
-    jobs = workload.jobs
-    assert len(result) == len(jobs), f"result has {len(result)} jobs, workload {len(jobs)}"
-    ids = np.array([j.id for j in jobs], dtype=np.int64)
-    assert np.array_equal(result.job_id, ids), "result jobs are not in workload order"
-    rejected = result.status == REJECTED
-    accepted = ~rejected
-    _check_rejected_have_no_times(result, rejected)
-    _expect(accepted & (result.start < result.submit), result, "starts before it is submitted")
-    _expect(accepted & (result.end < result.start), result, "ends before it starts")
-    held = result.end - result.start
-    if result.suspended is not None:
-        held = held - result.suspended
-    if overrun == "kill":
-        should_hold = np.minimum(result.runtime, result.estimate)
-        should_kill = result.runtime > result.estimate
-    else:
-        should_hold = result.runtime
-        should_kill = np.zeros(len(result), dtype=bool)
-    _expect(accepted & (held != should_hold), result, "does not run for min(runtime, estimate)"
-            if overrun == "kill" else "does not run for its runtime")
-    _expect(accepted & should_kill & (result.status != KILLED), result, "should be killed")
-    _expect(accepted & ~should_kill & (result.status != FINISHED), result,
-            "is marked killed but ran to completion")
-    if reservations is not None or result.reservations is not None:
-        check_reservations(result, reservations)
-    if result.timesharing is not None:
-        _expect(accepted & (result.timesharing.service != should_hold), result,
-                "received a service other than it needed")
-        _expect(accepted & (result.timesharing.placed > result.start), result,
-                "starts before it is placed in the matrix")
-        check_matrix(result)
-    else:
-        _check_capacity(result, accepted)
-
-
-def check_matrix(result: Result) -> None:
-    """Replay the matrix changes of a gang result; raise ``AssertionError`` at the first
-    processor holding two processes in one row (or express slot), the first moment
-    with more rows than the ``slots`` parameter, or — under ``strategy`` >= 2 — two
-    long jobs on one processor (docs/reference/policies/gang.md).
-    """
-    trace = result.timesharing
-    assert trace is not None, "the result has no time-sharing trace"
-    params = result.params
-    masks = {}
-    for job_id, ranges in zip(result.job_id.tolist(), trace.columns):
-        masks[job_id] = sum(((1 << stop) - (1 << first)) for first, stop in ranges)
-    long_jobs = set()
-    if params.get("strategy", 1) >= 2 and "long" in params:
-        length = result.estimate if params.get("classify_by") == "estimate" else result.runtime
-        long_jobs = set(result.job_id[length > params["long"]].tolist())
-    rows: dict[int, dict[int, int]] = {}      # row id -> job id -> mask (own and guests)
-    home: dict[int, int] = {}
-    place, move, guest, unguest, express, _leave = range(len(MATRIX_CHANGE_KINDS))
-    events = zip(trace.change_time.tolist(), trace.change_kind.tolist(),
-                 trace.change_job.tolist(), trace.change_row.tolist())
-    last_time = None
-    for time, kind, job_id, row_id in events:
-        if last_time is not None and time != last_time:
-            _check_rows(rows, home, masks, long_jobs, params, last_time)
-        last_time = time
-        where = f"job {job_id} at time {time}"
-        if kind in (place, guest, express):
-            cells = rows.setdefault(row_id, {})
-            taken = sum(cells.values())
-            assert not masks[job_id] & taken, f"{where} shares a processor in a slot"
-            cells[job_id] = masks[job_id]
-            if kind == place:
-                home[job_id] = row_id
-        elif kind == move:
-            rows[home[job_id]].pop(job_id)
-            cells = rows.setdefault(row_id, {})
-            assert not masks[job_id] & sum(cells.values()), f"{where} moves onto a busy processor"
-            cells[job_id] = masks[job_id]
-            home[job_id] = row_id
-        elif kind == unguest:
-            rows[row_id].pop(job_id)
-        else:
-            for cells in rows.values():
-                cells.pop(job_id, None)
-            home.pop(job_id, None)
-    if last_time is not None:
-        _check_rows(rows, home, masks, long_jobs, params, last_time)
-
-
-def _check_rows(rows, home, masks, long_jobs, params, time) -> None:
-    """The limits that hold after every instant's changes: rows and long jobs."""
-    used_rows = {row for row in home.values()}
-    limit = params.get("slots")
-    assert limit is None or len(used_rows) <= limit, \
-        f"{len(used_rows)} rows at time {time}, more than the limit of {limit}"
-    seen = 0
-    for job_id in home:
-        if job_id in long_jobs:
-            assert not masks[job_id] & seen, f"two long jobs share a processor at time {time}"
-            seen |= masks[job_id]
-
-
-def check_reservations(result: Result, requests: Sequence[Reservation] | None = None) -> None:
-    """Raise ``AssertionError`` unless every granted reservation was honoured (SPEC §3, §4.5).
-
-    With ``requests`` the table must list exactly them (sorted by creation,
-    then id) with their times, widths and owners.  A granted reservation
-    starts no earlier than its request was created and has no reason; a
-    rejected one has no start and a reason.  The engine's series of
-    reserved processors must be exactly the sum of the granted intervals:
-    each held its width from its start for its duration, no more, no less.
-    That processors held by jobs and reservations together never exceed
-    the machine (so a reservation's processors were free at its start) is
-    checked with the jobs by :func:`check_invariants`.
-    """
-    table = result.reservations
-    assert table is not None, "the result has no reservation table"
-    if requests is not None:
-        ordered = sorted(requests, key=lambda r: (r.created, r.id))
-        expected = [(r.id, r.created, r.start, r.duration, r.width, r.owner) for r in ordered]
-        found = list(zip(table.id.tolist(), table.created.tolist(),
-                         table.requested_start.tolist(), table.duration.tolist(),
-                         table.width.tolist(), table.owner))
-        assert found == expected, "the reservation table does not list the requests given"
-    granted = table.granted
-    for k in range(len(table)):
-        what = f"reservation {int(table.id[k])}"
-        if granted[k]:
-            assert table.start[k] >= table.created[k], f"{what} starts before it was requested"
-            assert table.reason[k] == "", f"{what} is granted but has a reason"
-        else:
-            assert table.start[k] == -1, f"{what} is rejected but has a start"
-            assert table.reason[k] != "", f"{what} is rejected without a reason"
-    expected_series = _sum_of_intervals(table.start[granted], table.duration[granted],
-                                        table.width[granted])
-    recorded = _without_repeats(*_settled(table.series_time, table.series_reserved))
-    assert _series_equal(recorded, expected_series), \
-        (f"the reserved processors over time {recorded} differ from the granted "
-         f"reservations {expected_series}")
-
-
-def _sum_of_intervals(starts: np.ndarray, durations: np.ndarray, widths: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray]:
-    """The step function sum of ``width`` on ``[start, start + duration)`` (changes only)."""
-    times = np.concatenate([starts, starts + durations])
-    deltas = np.concatenate([widths, -widths])
-    distinct, inverse = np.unique(times, return_inverse=True)
-    values = np.cumsum(np.bincount(inverse, weights=deltas, minlength=len(distinct)))
-    return _without_repeats(distinct, values.astype(np.int64))
-
-
-def _settled(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The last entry at each instant."""
-    if len(times) == 0:
-        return times, values
-    last = np.append(times[1:] != times[:-1], True)
-    return times[last], values[last]
-
-
-def _without_repeats(times: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Drop entries that repeat the value before them (and leading zeros)."""
-    previous = np.concatenate([[0], values[:-1]])
-    keep = values != previous
-    return times[keep], values[keep]
-
-
-def _series_equal(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> bool:
-    return all(np.array_equal(x, y) for x, y in zip(a, b))
-
-
-def _check_rejected_have_no_times(result: Result, rejected: np.ndarray) -> None:
-    _expect(rejected & ((result.start != -1) | (result.end != -1)), result,
-            "is rejected but has a start or end time")
-
-
-def _check_capacity(result: Result, accepted: np.ndarray) -> None:
-    """Sweep +width at starts and -width at ends (ends first at equal times).
-
-    Granted reservations count like jobs over their intervals.
-    """
-    if result.suspended is not None and np.any(result.suspended[accepted] > 0):
-        accepted = accepted & (result.suspended == 0)   # intervals with gaps are the gang policy's to check
-    starts, ends, widths = result.start[accepted], result.end[accepted], result.width[accepted]
-    table = result.reservations
-    if table is not None:
-        granted = table.granted
-        starts = np.concatenate([starts, table.start[granted]])
-        ends = np.concatenate([ends, table.start[granted] + table.duration[granted]])
-        widths = np.concatenate([widths, table.width[granted]])
-    times = np.concatenate([ends, starts])
-    deltas = np.concatenate([-widths, widths])
-    kinds = np.concatenate([np.zeros(len(ends), np.int8), np.ones(len(starts), np.int8)])
-    order = np.lexsort((kinds, times))
-    in_use = np.cumsum(deltas[order])
-    if len(in_use) and in_use.max() > result.processors:
-        at = times[order][int(np.argmax(in_use))]
-        raise AssertionError(f"{int(in_use.max())} processors in use at time {int(at)} "
-                             f"on a {result.processors}-processor machine")
-    busy = result.series_busy
-    assert busy.size == 0 or (busy.min() >= 0 and busy.max() <= result.processors), \
-        "the utilization series leaves [0, processors]"
-
-
-def _expect(bad: np.ndarray, result: Result, what: str) -> None:
-    if np.any(bad):
-        k = int(np.argmax(bad))
-        raise AssertionError(
-            f"job {int(result.job_id[k])} {what}: submit={int(result.submit[k])} "
-            f"start={int(result.start[k])} end={int(result.end[k])} "
-            f"runtime={int(result.runtime[k])} estimate={int(result.estimate[k])}")
-
-
-def conformance_workloads() -> list[tuple[str, Workload]]:
-    """Small workloads on the engine's corners, plus random ones (fixed seeds)."""
-    cases = [
-        ("same-time events", Workload((Job(1, 0, 10, 10, 4), Job(2, 0, 10, 10, 4),
-                                       Job(3, 10, 5, 5, 8), Job(4, 10, 0, 1, 2),
-                                       Job(5, 10, 3, 20, 6)), 8)),
-        ("machine-wide and zero runtime", Workload((Job(1, 0, 0, 5, 8), Job(2, 0, 7, 7, 8),
-                                                    Job(3, 1, 0, 1, 1), Job(4, 2, 9, 9, 8)), 8)),
-        ("killed at estimate", Workload((Job(1, 0, 100, 50, 3), Job(2, 5, 20, 10, 5),
-                                         Job(3, 6, 10, 100, 2)), 5)),
-    ]
-    rng = np.random.default_rng(20020101)
-    for k in range(4):
-        cases.append((f"random {k}", random_workload(rng, n_jobs=60, processors=16)))
-    return cases
-
-
-def reservation_workloads() -> list[tuple[str, Workload, tuple[Reservation, ...], str]]:
-    """Workloads with advance-reservation requests and the placement to run them with.
-
-    The hand-made case asks for the whole machine while it is busy, for a
-    reservation starting at once, and for one that starts exactly when a
-    job's estimate ends (exact placement).  In the random ones every request
-    is moved to its earliest fit, so all of them are granted.
-    """
-    from schedlab.workload.reservations import generate_requests
-
-    busy = Workload((Job(1, 0, 50, 60, 6), Job(2, 0, 30, 30, 2), Job(3, 5, 40, 40, 8),
-                     Job(4, 6, 10, 10, 1), Job(5, 70, 20, 20, 4)), 8)
-    cases = [("machine-wide reservation", busy,
-              (Reservation(1, 1, 60, 20, 8), Reservation(2, 2, 2, 10, 1),
-               Reservation(3, 3, 30, 5, 2), Reservation(4, 80, 80, 15, 3)), "exact")]
-    rng = np.random.default_rng(20070301)
-    for k in range(2):
-        workload = random_workload(rng, n_jobs=60, processors=16)
-        span = (0, workload.jobs[-1].submit + 1)
-        cases.append((f"random with reservations {k}", workload,
-                      generate_requests(span, per_week=604800 * 8 / span[1], nodes=(1, 16),
-                                        duration=(10, 300), notice=(0, 600), seed=rng),
-                      "earliest"))
-    return cases
-
-
-def random_workload(rng: np.random.Generator, *, n_jobs: int, processors: int) -> Workload:
-    """A small random workload with bursts, short and long jobs and bad estimates."""
-    gaps = rng.choice([0, 0, 1, 5, 30, 200], size=n_jobs)
-    submits = np.cumsum(gaps)
-    runtimes = rng.integers(0, 400, size=n_jobs)
-    estimates = np.maximum(1, (runtimes * rng.choice([0.5, 1.0, 1.0, 2.0, 5.0], size=n_jobs))
-                           .astype(np.int64))
-    widths = rng.integers(1, processors + 1, size=n_jobs)
-    jobs = tuple(Job(i + 1, int(s), int(r), int(e), int(w))
-                 for i, (s, r, e, w) in enumerate(zip(submits, runtimes, estimates, widths)))
-    return Workload(jobs, processors, name="random")
-
-
-#: The engine options every conformance workload is run with: both overrun modes, a
-#: scheduling tick (docs/reference/engine.md) and a per-user queue limit.
-ENGINE_OPTIONS: tuple[tuple[str, dict], ...] = (
-    ("kill", {}), ("extend", {}), ("kill", {"tick": 7}), ("extend", {"tick": 7}),
-    ("kill", {"max_queued_per_user": 2}),
+from schedlab.conformance import (
+    Case,
+    check_deadlines,
+    check_grid_invariants,
+    check_invariants,
+    check_matrix,
+    check_reservations,
+    conformance_workloads,
+    random_workload,
+    reservation_workloads,
+    with_users,
 )
+from schedlab.errors import PolicyError
+from schedlab.execution import ExecutionModel, execute, model_of_policy
+from schedlab.policies.base import PolicyBase
+from schedlab.policies.registry import PolicySpec, is_grid_policy, make_local_policy, make_policy
+from schedlab.run import RunSpec
+
+__all__ = ["check_deadlines", "check_grid_invariants", "check_invariants", "check_matrix",
+           "check_policy", "check_reservations", "conformance_workloads", "parametrize_with_checks",
+           "random_workload", "reservation_workloads", "with_users"]
+
+PolicySource = PolicySpec | Callable[[], PolicyBase]
 
 
-def with_users(workload: Workload, users: int = 3) -> Workload:
-    """The workload with its jobs spread over ``users`` users in turn (for the queue limit)."""
-    return workload.with_jobs([job._replace(user=k % users)
-                               for k, job in enumerate(workload.jobs)])
-
-
-def check_policy(policy: PolicySpec | Callable[[], Policy]) -> None:
-    """Run a policy through the conformance suite; raise ``AssertionError`` on a failure.
-
-    ``policy`` is anything :func:`~schedlab.policies.make_policy` accepts or a
-    zero-argument factory.  A policy instance is deep-copied before each run
-    (it must not have been run itself: the engine refuses a used instance).
-    Every workload runs under both overrun modes, with a scheduling tick
-    (:data:`ENGINE_OPTIONS`) and with a per-user queue limit.  The suite ends
-    with advance-reservation requests (:func:`reservation_workloads`); a
-    policy that refuses them all, as the base class does, passes it.  A
-    time-sharing (gang) policy runs on its own engine in both overrun modes
-    only: ticks, queue limits and reservations belong to space sharing.
-    """
-    def fresh() -> Policy:
-        if isinstance(policy, Policy):
-            return copy.deepcopy(policy)
-        if callable(policy) and not isinstance(policy, (str, dict)):
-            return policy()
-        return make_policy(policy)
-
-    name = fresh().name
-    time_sharing = isinstance(fresh(), TimeSharingPolicy)
-    simulate = run_timesharing if time_sharing else run
-    # ticks and the queue limit belong to space sharing (docs/reference/policies/gang.md)
-    engine_options = [(overrun, options) for overrun, options in ENGINE_OPTIONS
-                      if not (time_sharing and options)]
-    for label, workload in conformance_workloads():
-        for overrun, options in engine_options:
-            how = ", ".join([overrun, *(f"{k}={v}" for k, v in options.items())])
-            load = with_users(workload) if "max_queued_per_user" in options else workload
-            try:
-                first = simulate(load, fresh(), overrun=overrun, **options)
-                check_invariants(first, load, overrun=overrun)
-                if "tick" in options:
-                    ran = first.status != REJECTED
-                    assert np.all(first.start[ran] % options["tick"] == 0), \
-                        "a job starts between two ticks"
-            except (AssertionError, PolicyError) as err:
-                raise AssertionError(f"{name} on {label!r} ({how}): {err}") from None
-            second = simulate(load, fresh(), overrun=overrun, **options)
-            for column in ("start", "end", "status"):
-                assert np.array_equal(getattr(first, column), getattr(second, column)), \
-                    f"{first.policy} on {label!r} ({how}): two runs differ in {column!r}"
-    if time_sharing:
-        return                      # advance reservations need space sharing
-    for label, workload, requests, placement in reservation_workloads():
-        first = run(workload, placed(fresh(), placement), reservations=requests)
-        try:
-            check_invariants(first, workload, reservations=requests)
-        except AssertionError as err:
-            raise AssertionError(f"{first.policy} on {label!r}: {err}") from None
-        second = run(workload, placed(fresh(), placement), reservations=requests)
-        assert np.array_equal(first.start, second.start) and \
-            np.array_equal(first.reservations.start, second.reservations.start), \
-            f"{first.policy} on {label!r}: two runs with reservations differ"
-
-
-def placed(policy: Policy, placement: str) -> Policy:
-    """``policy`` rebuilt with the reservation placement ``placement``, when it has that
-    parameter (docs/reference/reservations.md); any other policy as it is."""
-    if "reservation_placement" not in policy.param_names():
+def _factory(policy: PolicySource) -> Callable[[], PolicyBase]:
+    """A maker of fresh policies: a policy instance is deep-copied (it must not have run:
+    the engine refuses a used one), a factory called, a name or mapping built from the
+    registry (a grid name as a grid local policy)."""
+    if isinstance(policy, PolicyBase):
+        return lambda: copy.deepcopy(policy)
+    if callable(policy):
         return policy
-    return type(policy)(**{**policy.get_params(), "reservation_placement": placement})
+    name = str(policy["name"] if isinstance(policy, Mapping) else policy)
+    if is_grid_policy(name):
+        return lambda: make_local_policy(policy)  # type: ignore[arg-type]
+    return lambda: make_policy(policy)
 
 
-def check_deadlines(result: Result, workload: Workload) -> None:
-    """Raise ``AssertionError`` unless every admitted job with a deadline ends by it.
+def _with_params(policy: PolicyBase, params: Any) -> PolicyBase:
+    """``policy`` rebuilt with the case's parameters it has (a reservation placement,
+    docs/reference/reservations.md); a policy without them as it is."""
+    wanted = {k: v for k, v in params.items() if k in policy.param_names()}
+    if not wanted:
+        return policy
+    return type(policy)(**{**policy.get_params(), **wanted})
 
-    The guarantee of admission control (Islam et al., QoPS §3; SPEC §4.6):
-    with estimates that hold — exact ones, or any under ``overrun="kill"``,
-    where no job runs past its estimate — no admitted job misses its
-    deadline.  Also checks that the result carries the workload's deadlines
-    (-1 where a job has none) and artificial-deadline marks.
+
+def run_case(fresh: Callable[[], PolicyBase], model: ExecutionModel, case: Case) -> None:
+    """Run one conformance case twice with fresh policies; raise ``AssertionError`` naming
+    the policy and the case when a result breaks its model's rules or the runs differ."""
+    spec = RunSpec(**case.fields)
+    results = []
+    for _ in range(2):
+        policy = _with_params(fresh(), case.params)
+        try:
+            result = execute(replace(spec, policy=policy))
+            model.check(result, case.fields["workload"], spec)
+        except (AssertionError, PolicyError) as err:
+            raise AssertionError(f"{policy.name} on {case.label}: {err}") from None
+        results.append(result)
+    first, second = results
+    for column in ("start", "end", "status"):
+        assert np.array_equal(getattr(first, column), getattr(second, column)), \
+            f"{first.policy} on {case.label}: two runs differ in {column!r}"
+    if first.reservations is not None and second.reservations is not None:
+        assert np.array_equal(first.reservations.start, second.reservations.start), \
+            f"{first.policy} on {case.label}: two runs differ in their reservations"
+
+
+def check_policy(policy: PolicySource) -> None:
+    """Run a policy through the conformance suite of its execution model; raise
+    ``AssertionError`` on a failure.
+
+    ``policy`` is anything :func:`~schedlab.policies.make_policy` (or, for a
+    grid local policy, ``make_local_policy``) accepts, or a zero-argument
+    factory.  The model the policy declares (``execution_model``) gives the
+    cases and the invariants (:data:`schedlab.execution.MODELS`): space
+    sharing runs every small workload under both overrun modes, with a
+    scheduling tick and with a per-user queue limit, then with
+    advance-reservation requests (a policy that refuses them all, as the
+    base class does, passes); time sharing under both overrun modes; a grid
+    local policy on one and two clusters under both allocations.
     """
-    jobs = workload.jobs
-    expected = np.array([-1 if j.deadline is None else j.deadline for j in jobs], dtype=np.int64)
-    if not np.any(expected >= 0):
-        assert result.deadline is None, "the result has deadlines the workload does not have"
-        return
-    assert result.deadline is not None, "the result lost the workload's deadlines"
-    assert np.array_equal(result.deadline, expected), "the result's deadlines differ from the workload's"
-    assert np.array_equal(result.artificial_deadline,
-                          np.array([j.artificial_deadline for j in jobs], dtype=bool)), \
-        "the result's artificial-deadline marks differ from the workload's"
-    late = (result.status != REJECTED) & (result.deadline >= 0) & (result.end > result.deadline)
-    if np.any(late):
-        k = int(np.argmax(late))
-        raise AssertionError(f"job {int(result.job_id[k])} misses its deadline "
-                             f"{int(result.deadline[k])}: submit={int(result.submit[k])} "
-                             f"start={int(result.start[k])} end={int(result.end[k])} "
-                             f"estimate={int(result.estimate[k])}")
+    fresh = _factory(policy)
+    model = model_of_policy(fresh())    # type: ignore[arg-type]
+    for case in model.cases():
+        run_case(fresh, model, case)
 
 
-def check_grid_invariants(result: Result, grid, platform) -> None:
-    """Raise ``AssertionError`` unless a grid run (docs/reference/policies/grid.md) kept every rule.
+def parametrize_with_checks(policies: list[PolicySource]) -> Any:
+    """A pytest decorator that makes one test per policy and conformance case, in the style
+    of scikit-learn's ``parametrize_with_checks``::
 
-    No job starts before its submission or runs on a machine it cannot use
-    (CPUs, licences) or outside the cluster it was sent to; at no time do a
-    machine's jobs exceed its CPUs (one job at a time under exclusive
-    allocation) or a cluster's jobs hold more copies of a floating licence
-    than it has; every job that ran took eq. 3.9's time on its machine (its
-    scaled runtime, or its scaled estimate when killed).
+        @parametrize_with_checks(["my-policy", {"name": "my-policy", "k": 3}])
+        def test_conformance(check):
+            check()
 
-    With preemption the check reads every run of every job
-    (``result.grid.runs``): a job's runs never overlap (it runs in one place
-    at a time), the first starts at ``start``, the last ends at ``end`` on
-    ``machine``; each resumption begins with the run's overhead, and the work
-    is conserved across runs and machines: every run cut by a preemption did
-    less than the work left, and the last takes exactly what was left
-    (eq. 3.9, rounded up) after its overhead.  The counts of preemptions and
-    migrations and the time off machines (``suspended``) must agree with the runs,
-    and no job is restarted on the machine it was preempted from at the same instant.
+    Each ``check`` runs one case (:func:`check_policy` runs them all); its id
+    names the policy and the case.
     """
-    record = result.grid
-    assert record is not None, "not a grid run"
-    ran = np.flatnonzero(result.status != REJECTED)
-    machine, cluster = record.machine, record.cluster
-    columns = grid.licence_columns(platform)
-    exclusive = record.allocation == "exclusive"
-    if record.preemptive:
-        runs = record.runs
-        assert not np.isin(runs[:, 0], np.flatnonzero(result.status == REJECTED)).any(), \
-            "a rejected job ran"
-    else:                             # one run per job: the job columns say it all
-        runs = np.stack([ran, machine[ran], result.start[ran], result.end[ran],
-                         np.zeros(len(ran), dtype=np.int64)], axis=1).reshape(-1, 5)
-    by_job = np.split(runs, np.flatnonzero(np.diff(runs[:, 0])) + 1) if len(runs) else []
-    assert [int(r[0, 0]) for r in by_job] == ran.tolist(), "jobs that ran and runs differ"
-    for i, job_runs in zip(ran.tolist(), by_job):
-        _check_job_runs(result, grid, platform, columns, i, job_runs)
-    busy = runs[runs[:, 3] > runs[:, 2]]
-    on_machine = busy[:, 1]
-    for k in range(len(platform.machines)):
-        on = busy[on_machine == k]
-        load = _peak(on[:, 2], on[:, 3], np.ones(len(on)) if exclusive
-                     else result.width[on[:, 0]])
-        assert load <= (1 if exclusive else platform.cpus[k]), f"machine {k} oversubscribed"
-    for c in range(len(platform.clusters)):
-        for l in np.flatnonzero(platform.copies[c]).tolist():
-            column = np.flatnonzero(columns == l)
-            if not column.size:
-                continue
-            jobs = busy[:, 0]
-            held = busy[(cluster[jobs] == c) & grid.needs[jobs, column[0]]
-                        & ~platform.feature[l, on_machine]]
-            peak = _peak(held[:, 2], held[:, 3], np.ones(len(held)))
-            assert peak <= platform.copies[c, l], f"licence {l} over its copies in cluster {c}"
+    import pytest
 
+    def checks() -> Iterator[Any]:
+        for policy in policies:
+            fresh = _factory(policy)
+            model = model_of_policy(fresh())    # type: ignore[arg-type]
+            for case in model.cases():
+                def check(fresh: Callable[[], PolicyBase] = fresh, model: ExecutionModel = model,
+                          case: Case = case) -> None:
+                    run_case(fresh, model, case)
+                yield pytest.param(check, id=f"{fresh().name}: {case.label}")
 
-def _check_job_runs(result: Result, grid, platform, columns, i: int, runs: np.ndarray) -> None:
-    """The rules of one job's runs (:func:`check_grid_invariants`)."""
-    record = result.grid
-    job = grid.workload.jobs[i]
-    rating = int(grid.rating[i])
-    licences = [int(columns[c]) for c in np.flatnonzero(grid.needs[i])]
-    machines, starts, ends, overheads = runs[:, 1], runs[:, 2], runs[:, 3], runs[:, 4]
-    assert result.start[i] >= job.submit, f"job {job.id} starts before its submission"
-    assert starts[0] == result.start[i] and ends[-1] == result.end[i] \
-        and machines[-1] == record.machine[i], f"job {job.id}: runs and columns differ"
-    assert (ends >= starts).all() and (starts[1:] >= ends[:-1]).all(), \
-        f"job {job.id} runs in two places at once"
-    assert not ((starts[1:] == ends[:-1]) & (machines[1:] == machines[:-1])).any(), \
-        f"job {job.id} preempted and restarted in place at one instant"
-    for k in set(machines.tolist()):
-        assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
-        assert platform.cluster_of[k] == record.cluster[i], f"job {job.id} outside its cluster"
-    assert overheads[0] == 0 and (overheads[1:] == record.preemption_overhead).all(), \
-        f"job {job.id}: a resumption without the run's overhead"
-    if record.preemptive:
-        assert record.preemptions[i] == len(runs) - 1, f"job {job.id}: preemptions miscounted"
-        assert record.migrations[i] == int((machines[1:] != machines[:-1]).sum()), \
-            f"job {job.id}: migrations miscounted"
-        assert record.last_start[i] == starts[-1], f"job {job.id}: last start is not its last run"
-        if result.suspended is not None:
-            assert result.suspended[i] == ends[-1] - starts[0] - (ends - starts).sum(), \
-                f"job {job.id}: time off machines miscounted"
-    seconds = job.estimate if result.status[i] == KILLED else job.runtime
-    work = seconds * rating
-    speed = platform.rating[machines].astype(np.int64)
-    done = np.maximum(ends - starts - overheads, 0) * speed
-    cut = int(done[:-1].sum())
-    assert cut < work or (work == 0 and cut == 0), f"job {job.id}: preempted after its end"
-    last = int(overheads[-1]) - (-(work - cut) // int(speed[-1]))
-    assert ends[-1] - starts[-1] == last, \
-        f"job {job.id} ran {ends[-1] - starts[-1]} s at last, expected {last} (eq. 3.9)"
-
-
-def _peak(starts: np.ndarray, ends: np.ndarray, amounts: np.ndarray) -> float:
-    """The largest total amount held at once by intervals [start, end)."""
-    if not len(starts):
-        return 0
-    times = np.concatenate([starts, ends])
-    deltas = np.concatenate([amounts, -np.asarray(amounts)])
-    order = np.lexsort((deltas, times))          # ends before starts at one instant
-    return float(np.cumsum(deltas[order]).max())
+    return pytest.mark.parametrize("check", list(checks()))

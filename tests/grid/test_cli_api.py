@@ -53,6 +53,12 @@ def test_simulate_on_a_platform_writes_machines_clusters_and_the_platform(projec
     assert document["meta"]["allocation"] == "shared"
     assert document["params"]["dispatch"] == "least-work"
     assert 0 < document["metrics"]["system_usage"] <= 1
+    # the grid model's metrics: per cluster, the machines', the policy's cost per event
+    metrics = document["metrics"]
+    assert metrics["platform_cpus"] == document["processors"]
+    assert metrics["cluster_jobs.pisa"] + metrics["cluster_jobs.venezia"] == 60
+    assert 0 < metrics["machine_usage"] <= 1 and metrics["mean_jobs_in_system"] > 0
+    assert "scheduling_time_per_event_us" in metrics
 
 
 def test_a_preset_platform_is_recorded_with_its_seed(project):
@@ -91,7 +97,8 @@ def test_a_licence_no_cluster_has_exits_2_naming_the_side_file_line(project):
 
 @pytest.mark.parametrize("args, message", [
     (["--policy", "easy"], "policy 'easy' is not a grid policy"),
-    (["--policy", "bf-fcfs", "--shrink", "0.5"], "--shrink is not supported with --platform"),
+    (["--policy", "bf-fcfs", "--shrink", "0.5"],
+     "a grid run takes no --shrink: it reads the workload and its side file as they are"),
     (["--dispatch", "nearest"], "unknown dispatcher 'nearest'"),
     (["--policy", "bf-fcfs", "--param", "reserve_by=soon"], "'reserve_by' parameter"),
     (["--allocation", "half"], "expected one of shared, exclusive"),

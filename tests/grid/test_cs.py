@@ -167,7 +167,9 @@ def test_preemption_on_the_command_line_and_a_bad_overhead_exits_2(tmp_path, mon
         " ".join(result.output.split())
     result = runner.invoke(app, ["simulate", "jobs.swf", "--preemption-overhead", "5"])
     assert result.exit_code == 2, result.output
-    assert "--preemption-overhead needs --platform" in " ".join(result.output.split())
+    assert ("a space-sharing run takes no --preemption-overhead: a run on one machine has no "
+            "dispatcher, machines or preemption; a grid run (give --platform) does") in \
+        " ".join(result.output.split())
 
 
 def one_machine_of_4_cpus() -> Platform:

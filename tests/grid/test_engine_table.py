@@ -1,5 +1,6 @@
-"""A grid run is an entry of the engine table: a RunSpec with a platform runs the grid
-engine through schedlab.run.execute, as simulate_grid and ``simulate --platform`` do."""
+"""A grid run is an entry of the execution model table: a RunSpec with a platform runs the
+grid engine through schedlab.execution.execute, as simulate_grid and ``simulate --platform``
+do."""
 
 from __future__ import annotations
 
@@ -11,15 +12,16 @@ import pytest
 
 from schedlab.engine.grid import GRID, run_grid
 from schedlab.errors import InputError
+from schedlab.execution import MODELS, execute
 from schedlab.policies.grid import make_dispatcher, make_local_policy
-from schedlab.run import ENGINES, RunSpec, execute
+from schedlab.run import RunSpec
 from schedlab.workload.models import generate_builtin
 
 from .helpers import grid_workload, two_clusters
 
 
-def test_the_grid_engine_is_in_the_table():
-    assert GRID in ENGINES
+def test_the_grid_model_is_in_the_table_and_chosen_by_the_platform():
+    assert MODELS[GRID].chosen_by == "platform"
 
 
 def test_a_run_description_with_a_platform_runs_the_grid_engine():
@@ -46,9 +48,9 @@ def test_a_grid_run_description_refuses_what_the_grid_engine_does_not_take():
     for policy in ("bf-fcfs", "BF_FCFS", {"name": "bf-fcfs"}, make_local_policy("bf-fcfs")):
         with pytest.raises(InputError, match="is a grid policy: it needs a platform"):
             execute(RunSpec(generate_builtin("lublin", n_jobs=20), policy))
-    with pytest.raises(InputError, match="does not take the option 'tick'"):
+    with pytest.raises(InputError, match="a grid run takes no tick: it reads the workload"):
         execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), tick=60))
-    with pytest.raises(InputError, match="does not take the option 'reservations'"):
+    with pytest.raises(InputError, match="a grid run takes no reservations"):
         execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), reservations=()))
     with pytest.raises(InputError, match="takes no jobs"):
         execute(RunSpec(grid, "bf-fcfs", platform=two_clusters(), jobs=1))
@@ -58,7 +60,8 @@ def test_a_space_sharing_run_does_not_load_the_grid_policies():
     """The grid package pulls in scipy (0.4 s of every ``simulate`` before): a run of a
     space-sharing policy, by name or mapping, decides it is no grid policy without it."""
     code = ("import sys\n"
-            "from schedlab.run import RunSpec, execute\n"
+            "from schedlab.execution import execute\n"
+            "from schedlab.run import RunSpec\n"
             "from schedlab.workload.models import generate_builtin\n"
             "for policy in ('fcfs+easy', {'name': 'conservative'}):\n"
             "    execute(RunSpec(generate_builtin('lublin', n_jobs=20), policy))\n"

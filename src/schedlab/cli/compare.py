@@ -11,7 +11,7 @@ import typer
 
 from schedlab.cli.consoles import console
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
-from schedlab.cli.loading import prepare, report_skips, run_spec
+from schedlab.cli.loading import jobs_of, prepare, report_skips, run_spec
 from schedlab.cli.options import (
     CapOpt,
     CapWindowOpt,
@@ -90,6 +90,7 @@ def compare(
     """Simulate several policies on one workload; print one table, write one figure."""
     from dataclasses import replace
 
+    from schedlab.api import execute, load_reservations
     from schedlab.metrics import compute_metrics
     from schedlab.output import (
         atomic_directory,
@@ -98,7 +99,6 @@ def compare(
         write_metrics_json,
         write_outcomes,
     )
-    from schedlab.run import execute, load_reservations
     from schedlab.viz.compare import write_comparison_figure
 
     reservation = reservation_params(
@@ -113,7 +113,7 @@ def compare(
                     stringency=stringency, deadline_fraction=deadline_fraction,
                     relaxation=relaxation, overrun=overrun, reservations=reservations,
                     tick=tick, max_queued=max_queued_per_user)
-    loaded = prepare(spec)
+    loaded = jobs_of(prepare(spec))
     report_skips(loaded)
     spec = replace(spec, workload=loaded,
                    reservations=load_reservations(reservations, loaded, processors=procs))
@@ -155,8 +155,8 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
     the spec they are about.  Two specs of the same label, or two labels of
     the same output directory, are refused before any run.
     """
+    from schedlab.api import with_reservation_params
     from schedlab.policies.registry import add_labelled, make_policy
-    from schedlab.run import with_reservation_params
 
     chosen: dict[str, Policy] = {}
     for spec_text in split_policy_list(text):

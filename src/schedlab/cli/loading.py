@@ -11,8 +11,9 @@ from schedlab.cli.progress import DelayedProgress
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
-    from schedlab.policies.registry import PolicySpec
-    from schedlab.run import RunSpec
+    from schedlab.api import RunSpec
+    from schedlab.policies.registry import DispatcherSpec, PolicySpec
+    from schedlab.workload.grid import GridWorkload
 
 
 def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | None,
@@ -24,15 +25,16 @@ def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | No
              deadlines: str | None = None, stringency: float | None = None,
              deadline_fraction: float = 1.0, relaxation: float | None = None,
              overrun: str = "kill", reservations: str | None = None, tick: int = 0,
-             max_queued: int | None = None) -> RunSpec:
+             max_queued: int | None = None, platform: str | None = None,
+             dispatch: DispatcherSpec = "round-robin", allocation: str = "shared",
+             preemption_overhead: int = 0) -> RunSpec:
     """The run the command-line options describe (:class:`~schedlab.run.RunSpec`).
 
     Transform order: time window, first N jobs, width split, shrinking,
     perfect estimates, load scaling, deadlines (QoPS §4.2: the trace is
     scaled first, then scheduled with EASY, then given deadlines).
     """
-    from schedlab.pipeline import Transforms
-    from schedlab.run import RunSpec
+    from schedlab.api import RunSpec, Transforms
 
     steps = Transforms(window=window, split=split, shrink=shrink,
                        perfect_estimates=perfect_estimates, load=load_factor,
@@ -41,35 +43,42 @@ def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | No
     return RunSpec(workload, policy, processors=procs, width_field=width_field,
                    missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
                    transforms=steps, overrun=overrun, reservations=reservations, tick=tick,
-                   max_queued_per_user=max_queued)
+                   max_queued_per_user=max_queued, platform=platform, dispatch=dispatch,
+                   allocation=allocation, preemption_overhead=preemption_overhead)
 
 
-def prepare(spec: RunSpec) -> Workload:
-    """The spec's workload, loaded and transformed, with the warnings the user must see.
+def prepare(spec: RunSpec) -> Workload | GridWorkload:
+    """The spec's input as its execution model reads it (a workload loaded and transformed,
+    or a grid workload on its platform), with the warnings the user must see.
 
     Option names in errors are the command line's (``--load-method``).
     """
-    from schedlab.run import prepare_workload
+    from schedlab.api import prepare_workload
 
     source = spec.workload
     name = source.name if isinstance(source, Workload) else Path(str(source)).name
     bar = DelayedProgress(f"EASY for deadlines on {name}")
     try:
-        loaded = prepare_workload(spec, label=option_name, progress=bar)
+        loaded: Workload | GridWorkload = prepare_workload(spec, label=option_name, progress=bar)
     finally:
         bar.close()
-    assert isinstance(loaded, Workload), "run_spec describes no grid run"
-    report_guesses(loaded)
-    steps = spec.transforms
-    if steps.deadlines is not None or steps.stringency is not None:
-        report_unreachable_deadlines(loaded, from_stringency=steps.stringency is not None)
+    if isinstance(loaded, Workload):
+        report_guesses(loaded)
+        steps = spec.transforms
+        if steps.deadlines is not None or steps.stringency is not None:
+            report_unreachable_deadlines(loaded, from_stringency=steps.stringency is not None)
     return loaded
+
+
+def jobs_of(prepared: Workload | GridWorkload) -> Workload:
+    """The jobs of a prepared input: the workload, or a grid workload's jobs."""
+    return prepared if isinstance(prepared, Workload) else prepared.workload
 
 
 def load(workload: str, **options: Any) -> Workload:
     """Load a workload and apply the transforms asked for on the command line
     (the keyword arguments of :func:`run_spec`)."""
-    return prepare(run_spec(workload, **options))
+    return jobs_of(prepare(run_spec(workload, **options)))
 
 
 def report_guesses(workload: Workload) -> None:

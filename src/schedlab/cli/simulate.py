@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -15,11 +16,8 @@ from schedlab.cli.gridsim import (
     DispatchParamOpt,
     PlatformOpt,
     PreemptionOverheadOpt,
-    refuse_grid_only,
-    refuse_unsupported,
-    simulate_on_platform,
 )
-from schedlab.cli.loading import prepare, report_skips, run_spec
+from schedlab.cli.loading import jobs_of, prepare, report_skips, run_spec
 from schedlab.cli.options import (
     CapOpt,
     CapWindowOpt,
@@ -46,11 +44,19 @@ from schedlab.cli.options import (
     TickOpt,
     WidthFieldOpt,
     WorkloadArg,
+    option_name,
     reservation_params,
 )
 from schedlab.cli.parsing import parse_params
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, report_reservations, summary_metrics
+from schedlab.cli.summary import (
+    SUMMARY_FORMATS,
+    metrics_table,
+    report_reservations,
+    report_scheduling_cost,
+    run_title,
+    summary_metrics,
+)
 from schedlab.errors import InputError
 
 
@@ -99,64 +105,50 @@ def simulate(
         rich_help_panel=OUTPUT_PANEL)] = False,
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
-    if platform is not None:
-        refuse_unsupported({
-            "--procs": (procs, None), "--jobs": (jobs, None), "--shrink": (shrink, None),
-            "--perfect-estimates": (perfect_estimates, False), "--load": (load_factor, None),
-            "--deadlines": (deadlines, None), "--stringency": (stringency, None),
-            "--reservations": (reservations, None), "--tick": (tick, 0),
-            "--max-queued-per-user": (max_queued_per_user, None),
-            "--width-field": (width_field, "requested"), "--strict": (strict, False),
-            "--missing-estimate": (missing_estimate, "use-runtime")})
-        simulate_on_platform(workload, policy or "bf-fcfs", parse_params(param), platform,
-                             dispatch, parse_params(dispatch_param, field="--dispatch-param"),
-                             allocation, overrun, seed, out, swf, preemption_overhead)
-        return
-    if preemption_overhead:
-        raise InputError("--preemption-overhead needs --platform: only grid runs preempt",
-                         field="--preemption-overhead")
-    refuse_grid_only({"--dispatch": (dispatch, "round-robin"),
-                      "--dispatch-param": (dispatch_param, None),
-                      "--allocation": (allocation, "shared")})
-    from schedlab.api import refuse_grid_policy
-    from schedlab.metrics import compute_metrics
+    from schedlab.api import execute, model_of, refuse_options, with_reservation_params
     from schedlab.output import (
         write_jobs_csv,
         write_metrics_json,
         write_outcomes,
         write_timesharing_tables,
     )
-    from schedlab.policies.registry import make_policy
-    from schedlab.run import execute, with_reservation_params
 
-    policy = policy or "fcfs+easy"
-    refuse_grid_policy(policy)
+    policy = policy or ("fcfs+easy" if platform is None else "bf-fcfs")
+    dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
+    asked = run_spec(workload, policy, procs=procs, width_field=width_field,
+                     missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                     shrink=shrink, perfect_estimates=perfect_estimates,
+                     load_factor=load_factor, load_method=load_method, deadlines=deadlines,
+                     stringency=stringency, deadline_fraction=deadline_fraction,
+                     relaxation=relaxation, overrun=overrun, reservations=reservations,
+                     tick=tick, max_queued=max_queued_per_user, platform=platform,
+                     dispatch={"name": dispatch, **dispatch_params} if dispatch_params
+                     else dispatch, allocation=allocation,
+                     preemption_overhead=preemption_overhead)
+    model = model_of(asked)
+    refuse_options(asked, model, lambda name: "--dispatch-param" if name == "dispatch"
+                   and dispatch == "round-robin" else option_name(name))
     reservation = reservation_params(
         reservations, placement=reservation_placement, throttle=throttle, cap=reservation_cap,
         window=reservation_window, min_duration=min_reservation_duration,
         min_notice=min_reservation_notice)
     params = parse_params(param)
     try:
-        chosen = make_policy(with_reservation_params({"name": policy, **params}, reservation))
+        chosen = model.make_policy(replace(asked, policy=with_reservation_params(
+            {"name": policy, **params}, reservation)))
     except InputError as err:
         if err.field not in params:
             raise
         raise InputError(err.reason, field=f"--param {err.field}") from None
-    spec = run_spec(workload, chosen, procs=procs, width_field=width_field,
-                    missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                    shrink=shrink, perfect_estimates=perfect_estimates,
-                    load_factor=load_factor, load_method=load_method, deadlines=deadlines,
-                    stringency=stringency, deadline_fraction=deadline_fraction,
-                    relaxation=relaxation, overrun=overrun, reservations=reservations,
-                    tick=tick, max_queued=max_queued_per_user)
+    spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
-    report_skips(loaded)
-    bar = DelayedProgress(f"{chosen.name} on {loaded.name}")
+    report_skips(jobs_of(loaded))
+    bar = DelayedProgress(f"{chosen.name} on {jobs_of(loaded).name}")
     try:
         result = execute(spec, bar, workload=loaded)
     finally:
         bar.close()
-    metrics = compute_metrics(result)
+    metrics = model.metrics(result, spec)
     if out is not None:
         write_jobs_csv(result, out / "jobs.csv")
         write_metrics_json(result, metrics, out / "metrics.json")
@@ -166,11 +158,11 @@ def simulate(
         if swf:
             from schedlab.workload.swf import write_swf
             write_swf(result, out / "schedule.swf")
-    title = f"{loaded.name} on {result.processors} processors"
     rows = {result.policy: metrics}
-    console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
+    console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
     report_reservations(result)
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))
+    report_scheduling_cost(result)
     if out is not None:
         console.print(f"wrote {out / 'jobs.csv'} and {out / 'metrics.json'}")

@@ -32,6 +32,11 @@ SUMMARY_FORMATS.update({"reservations_granted": "d", "reservations_rejected": "d
                         "utilization_margo_reserved": ".3f"})
 
 
+#: Added for a grid run (docs/reference/metrics.md, "Grid runs").
+GRID_SUMMARY_METRICS = ["system_usage", "licence_usage", "cluster_share_deviation"]
+SUMMARY_FORMATS.update({name: ".3f" for name in GRID_SUMMARY_METRICS})
+
+
 #: Beside ``rejected`` when some run rejected jobs: the shares of jobs and of processor-seconds
 #: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
 #: kept are read with what it turned away (docs/reference/metrics.md).
@@ -49,7 +54,28 @@ def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]
         names += DEADLINE_SUMMARY_METRICS
     if any("reservations" in metrics for metrics in rows.values()):
         names += RESERVATION_SUMMARY_METRICS
+    if any("system_usage" in metrics for metrics in rows.values()):
+        names += GRID_SUMMARY_METRICS
     return names
+
+
+def run_title(result: Result) -> str:
+    """What ran on what: the workload and the machine, or for a grid run the platform, its
+    clusters, machines, CPUs and allocation."""
+    grid = result.grid
+    if grid is None:
+        return f"{result.workload} on {result.processors} processors"
+    return (f"{result.workload} on {grid.platform}: {len(grid.cluster_names)} clusters, "
+            f"{len(grid.machine_names)} machines, {result.processors} CPUs ({grid.allocation})")
+
+
+def report_scheduling_cost(result: Result) -> None:
+    """The policy's wall-clock time per scheduling event, where the engine measured it
+    (grid runs: docs/reference/metrics.md, "Grid runs")."""
+    if "scheduling_time_per_event_us" in result.meta:
+        console.print(f"scheduling time per event: "
+                      f"{result.meta['scheduling_time_per_event_us']:.1f} us "
+                      f"({result.meta['scheduling_events']} events)", markup=False)
 
 
 def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], names: list[str],

@@ -69,7 +69,7 @@ if TYPE_CHECKING:
     from schedlab.workload.grid import GridWorkload
     from schedlab.workload.job import Job
 
-#: The execution model of :func:`run_grid` (:data:`schedlab.run.ENGINES`): jobs dispatched
+#: The execution model of :func:`run_grid` (:data:`schedlab.execution.MODELS`): jobs dispatched
 #: to the clusters of a heterogeneous platform, each scheduled by its cluster's policy.
 GRID = "grid"
 #: One job per machine at a time (thesis §4.1, §4.2) or machines' CPUs shared (§4.3).

@@ -16,7 +16,7 @@ set of reactions an engine calls:
 
 (The time-sharing engine's :class:`~schedlab.engine.timesharing.TimeSharingPolicy`
 is the fourth.)  Each names the engine it needs in ``execution_model``; the
-run layer picks the engine from it (:data:`schedlab.run.ENGINES`).
+run layer picks the engine from it (:data:`schedlab.execution.MODELS`).
 
 A space-sharing policy reacts to three calls from the engine
 (ARCHITECTURE.md, "Policy"): ``on_submit`` (may reject the job),
@@ -66,7 +66,7 @@ class PolicyBase:
     """
 
     name = "policy"
-    #: The engine this kind of policy needs (:data:`schedlab.run.ENGINES`).
+    #: The engine this kind of policy needs (:data:`schedlab.execution.MODELS`).
     execution_model: ClassVar[str]
     #: Parameters ``__init__`` takes as ``**keywords``, with their defaults.
     shared_params: ClassVar[dict[str, Any]] = {}

@@ -298,7 +298,7 @@ class TimeSharingPolicy(PolicyBase):
     """
 
     name = "time-sharing"
-    #: The engine this policy needs (:data:`schedlab.run.ENGINES`).
+    #: The engine this policy needs (:data:`schedlab.execution.MODELS`).
     execution_model = TIME_SHARING
     slot = 1
     context_switch = 0

@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from schedlab.execution import execute
 from schedlab.metrics import compute_metrics
 from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid import LOCAL_POLICIES
-from schedlab.run import RunSpec, execute
+from schedlab.run import RunSpec
 from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import THESIS_RUNS, generate_grid
 

@@ -108,39 +108,28 @@ def describe_error(err: BaseException) -> str:
 
 def simulate_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
     """The run's Result and its metrics (docs/reference/metrics.md)."""
-    from schedlab.metrics import compute_metrics
-    from schedlab.run import execute
+    from schedlab.execution import execute, model_of
 
     if run.grid is not None:
-        return simulate_grid_run(run)
-    workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
-    result = execute(run_description(run, workload), workload=workload)
-    return result, compute_metrics(result)
-
-
-def simulate_grid_run(run: SweepRun) -> tuple[Result, dict[str, Any]]:
-    """A grid run's Result and its metrics: those of ``schedlab simulate --platform``, the
-    platform's CPUs (``platform_cpus``: the machine size of its utilization and series),
-    the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`), the machines'
-    (:func:`~schedlab.metrics.grid.machine_metrics`) and the local policy's cost per
-    scheduling event (:func:`~schedlab.metrics.grid.scheduling_cost`; its time is the one
-    metric that depends on the machine), docs/reference/metrics.md "Grid runs"."""
-    from schedlab.metrics import compute_metrics
-    from schedlab.metrics.grid import cluster_metrics, machine_metrics, scheduling_cost
-    from schedlab.run import execute
-
-    grid = run.grid
-    platform = run_platform(grid.platform, run.seed)
-    workload = grid_workload(run.workload, run.seed, grid.platform)
-    description = runs.RunSpec(workload, policy={"name": run.policy, **dict(run.params)},
-                               seed=0 if run.seed is None else run.seed, overrun=run.overrun,
-                               platform=platform, dispatch=grid.dispatch_spec(),
-                               allocation=grid.allocation,
-                               preemption_overhead=grid.preemption_overhead)
+        workload: Any = grid_workload(run.workload, run.seed, run.grid.platform)
+        description = grid_run_description(run, workload)
+    else:
+        workload = prepared_workload(run.workload, run.seed, run.processors, run.transforms)
+        description = run_description(run, workload)
     result = execute(description, workload=workload)
-    return result, {**compute_metrics(result), "platform_cpus": result.processors,
-                    **cluster_metrics(result, platform), **machine_metrics(result),
-                    **scheduling_cost(result)}
+    return result, model_of(description).metrics(result, description)
+
+
+def grid_run_description(run: SweepRun, workload: Any) -> runs.RunSpec:
+    """A grid sweep run as the one run description: its platform drawn or read once per
+    worker (:func:`run_platform`), its jobs ``workload`` (:func:`grid_workload`)."""
+    assert run.grid is not None, "not a grid run"
+    grid = run.grid
+    return runs.RunSpec(workload, policy={"name": run.policy, **dict(run.params)},
+                        seed=0 if run.seed is None else run.seed, overrun=run.overrun,
+                        platform=run_platform(grid.platform, run.seed),
+                        dispatch=grid.dispatch_spec(), allocation=grid.allocation,
+                        preemption_overhead=grid.preemption_overhead)
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)

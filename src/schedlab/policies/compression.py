@@ -13,14 +13,14 @@ search and the edits are the shared compiled twins of :mod:`schedlab.engine.prof
 Why compiled: a compression visits every waiting job, and with thousands
 waiting and an early end every few seconds that is millions of visits,
 each a handful of short loops; in Python each visit cost about a
-microsecond of interpreter overhead (bench/SCALING.md, third and fourth
-passes).  The crossing into the compiled code costs a few microseconds, so
+microsecond of interpreter overhead (measured:
+bench/SCALING.md).  The crossing into the compiled code costs a few microseconds, so
 it happens once per compression, never per job.
 
 Why the plan lives in arrays (:class:`ArrayPlan`): copying the
 :class:`~schedlab.engine.profile.Profile`'s lists into arrays and back at
 every compression, and re-booking each moved job in a dict and a heap,
-cost as much as the compiled pass itself (bench/SCALING.md, sixth pass).
+cost as much as the compiled pass itself (measured: bench/SCALING.md).
 So conservative's profile and bookings are numpy arrays for the whole run;
 arrivals, early ends and the due jobs are compiled calls on them too, with
 the same breakpoint edits as the ``Profile`` (tests compare them step list
@@ -331,7 +331,7 @@ def move(times, free, size, old, start, duration, width, new_times, new_free):  
     duration)`` (the merge below) and the steps behind it are shifted at
     most once, by the difference in breakpoints (often none), instead of
     once per split and merge; in a long profile those shifts were most of
-    a move's cost (bench/SCALING.md, sixth pass).  Both step lists have no
+    a move's cost (measured: bench/SCALING.md).  Both step lists have no
     two equal neighbours, so the result is that one list.  ``new_times`` and
     ``new_free`` are scratch space as long as ``times``.
     """

@@ -6,7 +6,7 @@ that is 360,000 steps of a few dozen waiting jobs each: the placements
 themselves (28 million) cost about 7 s compiled, and the Python around
 them (building the running jobs' profile, the queues as arrays, a dozen
 small numpy calls for the quality metrics, the plan as a heap) cost three
-times as much (bench/DYNP.md, fourth pass).  So dynP keeps everything a
+times as much (measured: bench/DYNP.md).  So dynP keeps everything a
 step reads in arrays for the whole run (:class:`TuningState`):
 
 * the jobs as columns by arrival number (id, width, estimate, submit time,

@@ -262,6 +262,15 @@ def make_policy(spec: PolicySpec) -> PolicyBase:
     raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
 
 
+def is_grid_policy(name: str) -> bool:
+    """Whether ``name`` is a grid local policy, built in or plug-in, and no policy of one
+    machine (a space-sharing name is answered without importing the grid policies)."""
+    key = canonical_name(name)
+    if key in _BUILTIN:
+        return False
+    return key in _GRID or key in entries(model=GRID, kind=POLICY)
+
+
 def needs_platform(name: str) -> InputError:
     """The error for a grid policy asked to run on one machine."""
     return InputError(f"policy {name!r} is a grid policy: it needs a platform (--platform "

@@ -38,13 +38,6 @@ from schedlab.limits import check_jobs, check_seed
 
 #: Top-level keys that only a grid experiment has; ``platforms`` makes one.
 GRID_KEYS = ("platforms", "dispatchers", "allocation", "preemption_overhead")
-#: Top-level keys a grid experiment refuses, and why.
-NOT_GRID_KEYS = {
-    "processors": "the platform gives the machines",
-    "transforms": "a grid run reads its workload as it is (the jobs' deadlines, licences and "
-                  "ratings come with them)",
-    "reservations": "the grid engine takes no advance reservations",
-}
 PLATFORM_KEYS = ("source", "label", "settings")
 DISPATCHER_KEYS = ("name", "params", "grid")
 ALLOCATIONS = ("shared", "exclusive")
@@ -57,10 +50,15 @@ def check_grid_keys(data: Mapping[str, Any], check: Checker) -> bool:
     """Whether the experiment is a grid one (it has ``platforms``); a key that cannot mix
     with that (or, without platforms, a grid key) is an error naming it."""
     if "platforms" in data:
-        for key, why in NOT_GRID_KEYS.items():
-            if key in data:
+        from schedlab.engine.grid import GRID
+        from schedlab.execution import MODELS
+        from schedlab.run import RunSpec
+
+        grid = MODELS[GRID]
+        for key in data:
+            if key in RunSpec.__dataclass_fields__ and not grid.takes(key):
                 raise check.error(key, f"a grid experiment (with 'platforms') takes no "
-                                  f"{key!r}: {why}")
+                                  f"{key!r}: {grid.refusal}")
         return True
     for key in GRID_KEYS:
         if key in data:
@@ -138,9 +136,9 @@ def parse_dispatcher(entry: Any, path: str, check: Checker) -> PolicyEntry:
 
 def grid_policy(spec: Mapping[str, Any]) -> str:
     """The canonical name of a grid local policy (a space-sharing one is refused)."""
-    from schedlab.run import grid_local_policy
+    from schedlab.policies.registry import make_local_policy
 
-    return grid_local_policy(spec).name
+    return make_local_policy(spec).name
 
 
 def parse_grid_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> WorkloadEntry:

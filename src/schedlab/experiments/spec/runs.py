@@ -238,7 +238,7 @@ class GridSetting:
         return self.platform.is_preset or self.dispatch == "random"
 
     def dispatch_spec(self) -> dict[str, Any]:
-        """The dispatcher as :func:`schedlab.run.execute` takes it."""
+        """The dispatcher as :func:`schedlab.execution.execute` takes it."""
         return {"name": self.dispatch, **dict(self.dispatch_params)}
 
     def identity(self) -> dict[str, Any]:

@@ -280,15 +280,12 @@ def check_every_entry_runs(tables: Sequence[TransformTable],
 def space_sharing_policy(spec: Mapping[str, Any]) -> str:
     """The canonical name of the policy ``spec`` (``{"name": ..., **params}``) builds with
     ``make_policy``; a grid policy is refused: it needs the experiment's platforms."""
-    from schedlab.policies.registry import make_policy
-    from schedlab.run import refuse_grid_policy
+    from schedlab.policies.registry import is_grid_policy, make_policy
 
-    try:
-        refuse_grid_policy(spec)
-    except InputError:
+    if is_grid_policy(spec["name"]):
         raise InputError(f"policy {spec['name']!r} is a grid policy: it needs a platform; "
                          f"give the experiment a 'platforms' key (docs/how-to/experiments.md, "
-                         f"\"Grid experiments\")", field="policy") from None
+                         f"\"Grid experiments\")", field="policy")
     return make_policy(spec).name
 
 
