@@ -85,8 +85,8 @@ def main() -> None:
                        cwd=ROOT, check=True, capture_output=True)
         try:
             make_grid_inputs(options.python, folder)
-            print(f"| case | base CPU s | new CPU s | new / base | same schedule |\n"
-                  f"|---|---:|---:|---:|---|")
+            print("| case | base CPU s | new CPU s | new / base | same schedule |\n"
+                  "|---|---:|---:|---:|---|")
             for label, args in CASES:
                 if options.only and options.only not in label:
                     continue
