@@ -37,7 +37,7 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("KTH fcfs+conservative", (KTH, "--policy", "fcfs+conservative")),
     ("KTH fcfs+plan", (KTH, "--policy", "fcfs+plan")),
     ("KTH dynp", (KTH, "--policy", "dynp")),
-    ("KTH qops", (KTH, "--policy", "qops", "--stringency", "4")),
+    ("KTH qops", (KTH, "--policy", "qops", "--stringency", "0.5")),
     ("w0 5000 gang strategy 3", ("w0", "-n", "5000", "--policy", "gang",
                                  "--param", "strategy=3")),
     ("grid 2000 jobs bf-fcfs", ("grid.swf", "--platform", "grid-platform.toml",
