@@ -71,7 +71,7 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
                    workload=workload)
 
 
-def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", *,
+def simulate(workload: str | Path | Workload | GridWorkload, policy: PolicySpec = "fcfs+easy", *,
              processors: int | None = None, overrun: str = "kill",
              progress: ProgressCallback | None = None,
              reservations: ReservationSource | None = None, tick: int = 0,
@@ -99,13 +99,10 @@ def simulate(workload: str | Path | Workload, policy: PolicySpec = "fcfs+easy", 
     ``dispatch``, ``allocation``, ``seed``, ``preemption_overhead``); without, one
     homogeneous machine.
     """
-    if platform is not None:
-        return simulate_grid(workload, policy, platform=platform, dispatch=dispatch,
-                             allocation=allocation, overrun=overrun, seed=seed,
-                             preemption_overhead=preemption_overhead)
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
-                           max_queued_per_user=max_queued_per_user,
+                           max_queued_per_user=max_queued_per_user, platform=platform,
+                           dispatch=dispatch, allocation=allocation, seed=seed,
                            preemption_overhead=preemption_overhead), progress)
 
 

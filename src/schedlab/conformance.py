@@ -269,6 +269,7 @@ def check_deadlines(result: Result, workload: Workload) -> None:
         return
     assert result.deadline is not None, "the result lost the workload's deadlines"
     assert np.array_equal(result.deadline, expected), "the result's deadlines differ from the workload's"
+    assert result.artificial_deadline is not None, "the result lost the artificial-deadline marks"
     assert np.array_equal(result.artificial_deadline,
                           np.array([j.artificial_deadline for j in jobs], dtype=bool)), \
         "the result's artificial-deadline marks differ from the workload's"
@@ -308,6 +309,7 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
     columns = grid.licence_columns(platform)
     exclusive = record.allocation == "exclusive"
     if record.preemptive:
+        assert record.runs is not None, "a preemptive run without its runs"
         runs = record.runs
         assert not np.isin(runs[:, 0], np.flatnonzero(result.status == REJECTED)).any(), \
             "a rejected job ran"
@@ -337,9 +339,11 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
             assert peak <= platform.copies[c, l], f"licence {l} over its copies in cluster {c}"
 
 
-def _check_job_runs(result: Result, grid, platform, columns, i: int, runs: np.ndarray) -> None:
+def _check_job_runs(result: Result, grid: GridWorkload, platform: Platform, columns: np.ndarray,
+                    i: int, runs: np.ndarray) -> None:
     """The rules of one job's runs (:func:`check_grid_invariants`)."""
     record = result.grid
+    assert record is not None, "not a grid run"
     job = grid.workload.jobs[i]
     rating = int(grid.rating[i])
     licences = [int(columns[c]) for c in np.flatnonzero(grid.needs[i])]
@@ -354,9 +358,11 @@ def _check_job_runs(result: Result, grid, platform, columns, i: int, runs: np.nd
     for k in set(machines.tolist()):
         assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
         assert platform.cluster_of[k] == record.cluster[i], f"job {job.id} outside its cluster"
-    assert overheads[0] == 0 and (overheads[1:] == record.preemption_overhead).all(), \
+    assert overheads[0] == 0 and bool(np.all(overheads[1:] == record.preemption_overhead)), \
         f"job {job.id}: a resumption without the run's overhead"
     if record.preemptive:
+        assert record.preemptions is not None and record.migrations is not None \
+            and record.last_start is not None, "a preemptive run without its counts"
         assert record.preemptions[i] == len(runs) - 1, f"job {job.id}: preemptions miscounted"
         assert record.migrations[i] == int((machines[1:] != machines[:-1]).sum()), \
             f"job {job.id}: migrations miscounted"
@@ -414,9 +420,10 @@ def reservation_workloads() -> list[tuple[str, Workload, tuple[Reservation, ...]
 
     busy = Workload((Job(1, 0, 50, 60, 6), Job(2, 0, 30, 30, 2), Job(3, 5, 40, 40, 8),
                      Job(4, 6, 10, 10, 1), Job(5, 70, 20, 20, 4)), 8)
-    cases = [("machine-wide reservation", busy,
-              (Reservation(1, 1, 60, 20, 8), Reservation(2, 2, 2, 10, 1),
-               Reservation(3, 3, 30, 5, 2), Reservation(4, 80, 80, 15, 3)), "exact")]
+    cases: list[tuple[str, Workload, tuple[Reservation, ...], str]] = [
+        ("machine-wide reservation", busy,
+         (Reservation(1, 1, 60, 20, 8), Reservation(2, 2, 2, 10, 1),
+          Reservation(3, 3, 30, 5, 2), Reservation(4, 80, 80, 15, 3)), "exact")]
     rng = np.random.default_rng(20070301)
     for k in range(2):
         workload = random_workload(rng, n_jobs=60, processors=16)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.errors import InputError
@@ -72,7 +72,7 @@ class RunSpec:
     preempted (docs/reference/policies/grid.md, "Preemption").
     """
 
-    workload: str | Path | Workload
+    workload: str | Path | Workload | GridWorkload
     policy: PolicySpec = "fcfs+easy"
     processors: int | None = None
     width_field: str = "requested"
@@ -150,6 +150,9 @@ def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
     if spec.jobs is not None:
         check_jobs(spec.jobs, field=label("jobs"))
     source = spec.workload
+    if not isinstance(source, (str, Path, Workload)):
+        raise InputError("a grid workload (licences, ratings) runs on a platform: give one",
+                         field=label("platform"))
     is_model = not isinstance(source, Workload) and not Path(source).exists() \
         and _is_builtin_model(str(source))
     loaded = load_workload(source, width_field=spec.width_field,
@@ -205,8 +208,11 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
         from schedlab.interop import is_sacct_file, read_sacct
         if is_sacct_file(path):
             return read_sacct(path, missing_estimate=missing_estimate, processors=processors)
-        from schedlab.workload.swf import read_swf
-        return read_swf(path, width_field=width_field, missing_estimate=missing_estimate,
+        from schedlab.workload.swf import MissingEstimate, WidthField, read_swf
+
+        # read_swf checks both choices and names a bad one
+        return read_swf(path, width_field=cast(WidthField, width_field),
+                        missing_estimate=cast(MissingEstimate, missing_estimate),
                         strict=strict, processors=processors)
     from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
     if str(source) in BUILTIN_MODELS:

@@ -15,8 +15,8 @@ from typing import Any
 from schedlab.engine.policy import check_choice
 from schedlab.errors import InputError
 
-HOUR = 3600
-WEEK = 7 * 24 * HOUR
+HOUR: int = 3600
+WEEK: int = 7 * 24 * HOUR
 #: Margo et al., §2: "256 nodes * 12 hours worth of node-seconds" per sliding week.
 PAPER_CAP = 256 * 12 * HOUR
 PLACEMENTS = ("exact", "earliest")

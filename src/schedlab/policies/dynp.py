@@ -308,6 +308,7 @@ class SelfTuningDynP(_DynPFamily):
         heap as they are.
         """
         state = self._state
+        assert state is not None, "a self-tuning step before the run began"
         waiting = state.waiting
         for c in state.given_candidates:
             queue = self.queue(ctx, self.candidates[c])
@@ -327,6 +328,7 @@ class SelfTuningDynP(_DynPFamily):
     def qualities(self, ctx: Context, tuned: Tuned) -> dict[str, float]:
         """The quality of each candidate's schedule, slackness applied to the current policy."""
         state = self._state
+        assert state is not None, "a quality measured before the run began"
         quality = self._quality.measure(
             self.candidates, ctx.now, self._running_end(ctx), tuned.schedule_sums,
             lambda: Measured(*state.arrival_columns(), tuned.candidate_starts()))
@@ -338,8 +340,9 @@ class SelfTuningDynP(_DynPFamily):
         """When the last running job is expected to end, where the metric reads it (else now)."""
         if not self._quality.reads_running_end:
             return ctx.now
-        if self._state.tracks_running:
-            return self._state.running_end(ctx.now)
+        state = self._state
+        if state is not None and state.tracks_running:
+            return state.running_end(ctx.now)
         return max((end for end, _ in ctx.releases()), default=ctx.now)
 
     def _decide(self, qualities: dict[str, float]) -> str:

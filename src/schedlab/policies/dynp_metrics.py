@@ -85,8 +85,10 @@ def weighted_response(schedules: Measured | ScheduleSums, running_end: int) -> l
     return [total / width if width else 0.0 for total in sums.weighted_response]
 
 
-def weighted_slowdown(schedules: Measured, running_end: int) -> list[float]:
-    """SLDwW_60 of the plan (§5.1 as a quality metric, §6): width-weighted bounded slowdown."""
+def weighted_slowdown(schedules: Measured | ScheduleSums, running_end: int) -> list[float]:
+    """SLDwW_60 of the plan (§5.1 as a quality metric, §6): width-weighted bounded slowdown.
+    Not an exact metric: it reads the schedules' jobs, never their sums."""
+    assert isinstance(schedules, Measured), "the slowdown reads the schedules' jobs"
     bound = SLOWDOWN_BOUND
     widths, estimates = schedules.widths, schedules.estimates
     response = np.maximum(schedules.starts + (estimates - schedules.submits), bound)
@@ -123,7 +125,7 @@ def parse_quality_metric(policy: str, text: str) -> tuple[tuple[float, str], ...
     if not isinstance(text, str) or not text.strip():
         raise InputError(f"The 'metric' parameter of {policy} must be {expected}. "
                          f"Got {text!r} instead.", field="metric")
-    terms = []
+    terms: list[tuple[float, str]] = []
     for part in text.replace(" ", "").lower().split("+"):
         weight, _, name = part.rpartition("*")
         try:

@@ -139,11 +139,11 @@ class PlanningScheduler(CatalinaReservations, Policy):
         # The last compiled step; the plan it adopted (a function making the heap) and
         # the same without the jobs it started at once.
         self._tuned: Tuned | None = None
-        self._step_plan: Callable | None = None
-        self._later_plan: Callable | None = None
+        self._step_plan: list[tuple[int, int]] | Callable[[], list[tuple[int, int]]] | None = None
+        self._later_plan: list[tuple[int, int]] | Callable[[], list[tuple[int, int]]] | None = None
 
     @property
-    def name(self) -> str:
+    def name(self) -> str:  # type: ignore[override]  # follows order; dynP's classes name themselves
         return f"{self.order}+{self.family}"
 
     # ------------------------------------------------------------ engine calls
@@ -223,6 +223,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         without a decision places the current order's queue on the running
         jobs' profile, as :func:`place_queue` on :meth:`fixed_profile` would.
         """
+        assert self._state is not None, "a compiled rebuild without the compiled state"
         tuned, _, _ = self._state.step(ctx.now, self._index[self.order], decide=False)
         self._adopt_step(tuned)
 
@@ -246,8 +247,9 @@ class PlanningScheduler(CatalinaReservations, Policy):
         Whoever takes its due jobs makes the plan the step's plan without
         them (:meth:`Tuned.later <schedlab.policies.dynp_step.Tuned.later>`).
         """
-        if self._starts is self._step_plan and now == self._tuned.now:
-            return self._tuned
+        tuned = self._tuned
+        if tuned is not None and self._starts is self._step_plan and now == tuned.now:
+            return tuned
         return None
 
     # -------------------------------------------------------------- the plan
@@ -312,6 +314,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
         """The plan's profile, made now if the adopted schedule came as a function."""
         if callable(self._profile):
             self._profile = self._profile()
+        assert self._profile is not None, "the plan's profile read before any plan"
         return self._profile
 
     def _insert_arrivals(self, ctx: Context) -> None:
@@ -401,7 +404,7 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     def _upcoming_start(self) -> int | None:
         """The earliest proposed start in the plan (None: the plan is empty)."""
-        if self._starts is self._later_plan:
+        if self._starts is self._later_plan and self._tuned is not None:
             return self._tuned.upcoming()
         plan = self._plan()
         return plan[0][0] if plan else None
