@@ -46,7 +46,7 @@ from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, report_reservat
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
-    from schedlab.policies.base import Policy
+    from schedlab.policies.base import PolicyBase
 
 DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
 
@@ -147,7 +147,7 @@ def compare(
 
 
 def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
-                    ) -> dict[str, Policy]:
+                    ) -> dict[str, PolicyBase]:
     """The policies of ``--policies``, keyed by their labels (``qops[k=3]``).
 
     ``reservation`` are the parameters the reservation options set, given to
@@ -158,7 +158,7 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
     from schedlab.api import with_reservation_params
     from schedlab.policies.registry import add_labelled, make_policy
 
-    chosen: dict[str, Policy] = {}
+    chosen: dict[str, PolicyBase] = {}
     for spec_text in split_policy_list(text):
         spec = parse_policy_spec(spec_text)
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,6 +11,9 @@ from schedlab.cli.consoles import console, err_console
 from schedlab.cli.options import DaskOpt, WorkersOpt
 from schedlab.cli.progress import fit_progress_line, rate_column
 from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
 
 #: Exit code of a sweep stopped with Ctrl-C (128 + SIGINT, the shell convention).
 EXIT_INTERRUPTED = 130
@@ -29,8 +32,8 @@ class SweepProgress:
         self.label = label
         self.finished = 0
         self.failed = 0
-        self.bar = None
-        self.task = None
+        self.bar: Progress | None = None
+        self.task: TaskID | None = None
 
     def checked(self, repaired, damaged: dict[str, str]) -> None:
         """Say what a repair did and which stored runs were damaged (they run again)."""
@@ -76,6 +79,7 @@ class SweepProgress:
             self.finished += 1
         else:
             self.failed += 1
+        assert self.bar is not None and self.task is not None     # started before any record
         self.bar.update(self.task, advance=1, finished=self.finished, failed=self.failed)
 
     def close(self) -> None:

@@ -127,7 +127,8 @@ def run_adh_experiment(out: str | Path | None = None, *, streams=STREAMS, jobs: 
         interarrival = INTERARRIVAL if ta is None else ta
         grid = generate_grid(platform, settings, count, interarrival, seed, name=stream)
         with_deadline = [j for j in grid.workload.jobs if j.deadline is not None]
-        margins = [j.deadline - j.estimate - j.submit for j in with_deadline]
+        margins = [j.deadline - j.estimate - j.submit for j in grid.workload.jobs
+                   if j.deadline is not None]
         for kind in CLASSIFIERS:
             observed = classifier(kind, window, delta, repository, base_step)
             priorities = replay_classification(margins, [j.estimate for j in with_deadline],

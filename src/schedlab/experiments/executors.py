@@ -36,6 +36,7 @@ from collections import Counter, deque
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from typing import TYPE_CHECKING
 
 from schedlab.errors import InputError
 from schedlab.experiments.runner import (
@@ -47,6 +48,9 @@ from schedlab.experiments.runner import (
 )
 from schedlab.experiments.spec import SweepRun
 from schedlab.limits import check_workers
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
 
 EXECUTORS = ("serial", "pool", "dask")
 #: Runs queued per pool worker: one running, one waiting, so no worker idles.
@@ -211,8 +215,8 @@ class DaskExecutor:
     def __init__(self, address: str | None, workers: int | None) -> None:
         self.address = address
         self.workers = workers
-        self._cluster = None
-        self._client = None
+        self._cluster: LocalCluster | None = None
+        self._client: Client | None = None
 
     def __enter__(self) -> DaskExecutor:
         return self
@@ -249,6 +253,7 @@ class DaskExecutor:
 
         if self._client is None:
             self._connect()
+        assert self._client is not None     # _connect sets it or raises
         by_key = {}
         futures = []
         for run in runs:

@@ -223,6 +223,7 @@ def run_requests(source: RequestSource, workload: Workload, processors: int):
     )
 
     if source.kind == "file":
+        assert source.path is not None      # a request file has its path (spec.reservation_section)
         return read_reservations(source.path, processors=processors,
                                  unix_start_time=workload.unix_start_time)
     node_size = source.option("node_size", 1)
@@ -329,6 +330,7 @@ def grid_job_columns(result: Result) -> dict[str, Any]:
     import pyarrow as pa
 
     grid = result.grid
+    assert grid is not None                 # only called for grid runs
     machine_names = np.array(grid.machine_names, dtype=object)
     cluster_names = np.array(grid.cluster_names, dtype=object)
     columns = {} if result.deadline is None else {
@@ -347,6 +349,8 @@ def grid_job_columns(result: Result) -> dict[str, Any]:
         if scaled is not None:
             columns[name] = pa.array(scaled, mask=scaled < 0)
     if grid.preemptive:
+        # every grid run records them (schedlab.engine.grid)
+        assert grid.last_start is not None
         columns.update({"last_start": pa.array(grid.last_start, mask=grid.last_start < 0),
                         "preemptions": pa.array(grid.preemptions),
                         "migrations": pa.array(grid.migrations)})

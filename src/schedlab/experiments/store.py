@@ -381,10 +381,10 @@ class ResultStore:
         for row in salvaged_rows(aside) if aside is not None else ():
             if row["run_id"] in copied:
                 continue
-            problem = (run_problem(self.exp_dir, row["run_id"], row["files_json"])
-                       if row["status"] == FINISHED else None)
-            if problem is not None:
-                lost[row["run_id"]] = problem
+            damage = (run_problem(self.exp_dir, row["run_id"], row["files_json"])
+                      if row["status"] == FINISHED else None)
+            if damage is not None:
+                lost[row["run_id"]] = damage
                 continue
             if row["status"] == FINISHED and row["files_json"] is None:
                 row["files_json"] = files_json_of(self.exp_dir, row["run_id"])
@@ -492,6 +492,8 @@ class ResultStore:
             return False
         files = None
         if record.status == FINISHED:
+            # a finished record has both tables (runner.execute_run)
+            assert record.jobs_parquet is not None and record.series_parquet is not None
             atomic_write_bytes(jobs_path(self.exp_dir, record.run_id), record.jobs_parquet)
             atomic_write_bytes(series_path(self.exp_dir, record.run_id), record.series_parquet)
             files = canonical_json({"jobs": file_record(record.jobs_parquet),

@@ -76,6 +76,7 @@ def usage_average(times: np.ndarray, active: np.ndarray, capacity: np.ndarray,
 
 def system_usage(result: Result, t0: int, t1: int) -> float | None:
     """System usage (thesis §4.1), time-averaged over [t0, t1] (module docstring)."""
+    assert result.grid is not None      # only called for grid runs
     denominator = np.minimum(result.processors, result.grid.series_demand)
     return usage_average(result.series_time, result.series_busy, denominator, t0, t1)
 
@@ -85,6 +86,7 @@ def licence_usage(result: Result, t0: int, t1: int) -> float | None:
     over licences, time-averaged over [t0, t1]; None for a platform without licences or
     when no job in the system needed a copy (no licence use to measure)."""
     grid = result.grid
+    assert grid is not None             # only called for grid runs
     if not grid.licence_names:
         return None
     used = grid.series_licences_used.sum(axis=1)
@@ -96,6 +98,7 @@ def cluster_shares(result: Result) -> dict[str, float | None]:
     """Share of the dispatched jobs per cluster, its machine-count optimum, and the deviation
     (the shares and the deviation are None when no job was dispatched)."""
     grid = result.grid
+    assert grid is not None             # only called for grid runs
     sent = grid.cluster[grid.cluster >= 0]
     counts = np.bincount(sent, minlength=len(grid.cluster_names))
     share = counts / max(len(sent), 1)
@@ -125,6 +128,8 @@ def grid_metrics(result: Result, window: tuple[int, int]) -> dict[str, float | N
                "licence_usage": licence_usage(result, *window),
                **cluster_shares(result)}
     if result.grid.preemptive:
+        # every grid run records both (schedlab.engine.grid)
+        assert result.grid.preemptions is not None and result.grid.migrations is not None
         metrics["preemptions"] = int(result.grid.preemptions.sum())
         metrics["migrations"] = int(result.grid.migrations.sum())
     return metrics
@@ -145,7 +150,8 @@ CLUSTER_METRIC_DOCS: dict[str, str] = {
 }
 
 
-def _held_and_asked(submit, start, end, weights: np.ndarray):
+def _held_and_asked(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
+                    weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Step functions of what jobs hold and ask for: job ``i`` holds ``weights[i, r]`` of
     resource ``r`` from ``start[i]`` to ``end[i]`` and asks for it from ``submit[i]`` to
     ``end[i]``.  Returns ``(times, held[t, r], asked[t, r])``, the state after every change
@@ -179,6 +185,7 @@ def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
     subtracted): the usages are then upper bounds.
     """
     grid = result.grid
+    assert grid is not None             # only called for grid runs
     ran = result.accepted & (grid.cluster >= 0)
     jobs = accepted_jobs(result)
     window = (int(jobs.submit.min()), int(jobs.end.max())) if len(jobs) else (0, 0)
@@ -205,7 +212,8 @@ def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
         metrics[f"cluster_nondeadline_avg_slowdown.{name}"] = mean(
             slowdown(jobs.subset((mine & without)[result.accepted])))
         weights = np.column_stack((width[mine], needs[mine].astype(np.int64)))
-        axis, held, asked = _held_and_asked(*(times[k][mine] for k in times), weights)
+        axis, held, asked = _held_and_asked(times["submit"][mine], times["start"][mine],
+                                            times["end"][mine], weights)
         metrics[f"cluster_system_usage.{name}"] = usage_average(
             axis, held[:, 0], np.minimum(cpus[c], asked[:, 0]), *window)
         # A licence held as a machine feature is never floating in the same cluster
@@ -252,6 +260,7 @@ def machine_runs(result: Result) -> np.ndarray:
     machine alone would put it on its last machine from its first start, and leave the
     machine it left idle meanwhile (thesis §4.2, Fig. 22, for the preemptive versions)."""
     grid = result.grid
+    assert grid is not None             # only called for grid runs
     runs = getattr(grid, "runs", None)
     if runs is None:
         rows = np.column_stack((grid.machine, result.start, result.end))
@@ -286,6 +295,7 @@ def active_machines(result: Result) -> np.ndarray:
 def machine_usage(result: Result, window: tuple[int, int]) -> float | None:
     """Machine usage (thesis §4.2, Fig. 22): the time average over ``window`` of
     active machines / min(machines, jobs in the system), where jobs are in the system."""
+    assert result.grid is not None      # only called for grid runs
     machines = len(result.grid.machine_names)
     bound = np.minimum(machines, jobs_in_system(result))
     return usage_average(result.series_time, active_machines(result), bound, *window)
@@ -333,6 +343,7 @@ def licence_needs(result: Result, platform) -> np.ndarray:
     """``needs[i, l]``: job ``i`` of a grid run needs licence ``l`` of ``platform``."""
     index = {name: l for l, name in enumerate(platform.licence_names)}
     needs = np.zeros((len(result), len(index)), dtype=bool)
+    assert result.grid is not None      # only called for grid runs
     for i, names in enumerate(result.grid.job_licences):
         for name in filter(None, names.split(";")):
             needs[i, index[name]] = True

@@ -171,7 +171,7 @@ def _rule_settings(section: Any, check: Checker) -> list[tuple[tuple[str, Any], 
             if "cap_hours" in section else
             check.int_list(section.get("cap", PAPER_CAP), f"{path}.cap", low=0))
     cap_key = "cap_hours" if "cap_hours" in section else "cap"
-    axes = {
+    axes: dict[str, list[Any]] = {
         "placement": check.choice_list(section.get("placement", "exact"), f"{path}.placement",
                                        PLACEMENTS),
         "throttle": check.bool_list(section.get("throttle", False), f"{path}.throttle"),

@@ -179,6 +179,7 @@ class ReservationSetting:
         sizes = None if self.requests is None else self.requests.option("node_size")
         if not isinstance(sizes, Mapping):
             return self
+        assert self.requests is not None        # sizes is None without requests
         options = {**dict(self.requests.options), "node_size": sizes.get(label, 1)}
         if options["node_size"] == 1:
             del options["node_size"]

@@ -270,9 +270,9 @@ def check_every_entry_runs(tables: Sequence[TransformTable],
             raise check.error(entry.path, f"workload {entry.source.label!r} is selected by no "
                               f"transform table, so it would have no runs; name it in the "
                               f"'workloads' of a [[transforms]] table, or remove it")
-    for index, entry in enumerate(policies):
+    for index, policy in enumerate(policies):
         if not any(table.selects_policy(index) for table in tables):
-            raise check.error(entry.path, f"policy {entry.name!r} is selected by no transform "
+            raise check.error(policy.path, f"policy {policy.name!r} is selected by no transform "
                               f"table, so it would have no runs; name it (or its label) in the "
                               f"'policies' of a [[transforms]] table, or remove it")
 

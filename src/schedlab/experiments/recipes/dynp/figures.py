@@ -5,7 +5,7 @@ factor, with the paper's values where it prints them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from schedlab.experiments.recipes.dynp.design import DECIDERS
 from schedlab.experiments.recipes.dynp.paper import CTC_SJF_ARTWW, PAPER_SET, TABLE4
@@ -87,7 +87,7 @@ def reference_points(spec: FigureSpec, present: list[str]):
     rows = []
     for workload in present:
         paper = PAPER_SET.get(workload)
-        table4 = TABLE4.get(paper, {})
+        table4 = {} if paper is None else TABLE4.get(paper, {})
         for (decider, metric), numbers in table4.items():
             line = f"{decider} {METRIC_NAMES[metric]}"
             if line not in spec.lines or spec.perfect:
@@ -117,7 +117,7 @@ def line_styles() -> dict[str, Any]:
         styles[name] = LineStyle(colours[name], markers[name], "-")
         styles[f"{name} cons."] = LineStyle(colours[name], markers[name], "--")
     for decider in DECIDERS:
-        dash = "-" if decider == "advanced" else "--"
+        dash: Literal["-", "--"] = "-" if decider == "advanced" else "--"
         for metric in METRIC_NAMES.values():
             styles[f"{decider} {metric}"] = LineStyle(colours[metric], markers[metric], dash)
         styles[f"{decider} ARTwW{FIRST_JOB_SUFFIX}"] = LineStyle("#56B4E9", "X", dash)

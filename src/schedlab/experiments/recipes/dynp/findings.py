@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from schedlab.experiments.recipes import Finding
 from schedlab.experiments.recipes.dynp.design import JOB_SETS, QUALITY_METRICS
 from schedlab.experiments.recipes.dynp.paper import LJF_SATURATED_UTILIZATION
@@ -33,13 +35,27 @@ def points(runs, perfect: bool = False) -> list[tuple[str, float]]:
             if pick(runs, w, "SJF", s, perfect) is not None]
 
 
+def assumed(runs, workload: str, line: str, shrink: float, metric: str,
+            perfect: bool = False) -> float:
+    """:func:`value` of a point a claim takes as run, without a check: a point not run is
+    still None, and the claim fails where it uses it."""
+    return cast(float, value(runs, workload, line, shrink, metric, perfect))
+
+
+def complete(values: dict[str, float | None]) -> dict[str, float] | None:
+    """``values`` when none of them is missing (None), else None."""
+    found = {key: v for key, v in values.items() if v is not None}
+    return found if len(found) == len(values) else None
+
+
 def lowest(runs, workload: str, shrink: float, lines: tuple[str, ...], metric: str,
            perfect: bool = False) -> str | None:
     """The line with the lowest ``metric`` among ``lines`` at one point (None if one is missing)."""
-    values = {line: value(runs, workload, line, shrink, metric, perfect) for line in lines}
-    if any(v is None for v in values.values()):
+    values = complete({line: value(runs, workload, line, shrink, metric, perfect)
+                       for line in lines})
+    if values is None:
         return None
-    return min(values, key=lambda line: values[line])
+    return min(values, key=values.__getitem__)
 
 
 def at_reference(runs) -> str:
@@ -109,9 +125,9 @@ def finding_best_metric(runs) -> Finding:
     """§5.2, Table 4: ARTwW is the best quality metric (ART slightly better on CTC_syn)."""
     texts, best = [], {}
     for workload in workloads(runs):
-        found = {m: value(runs, workload, f"advanced {METRIC_NAMES[m]}", reference(workload),
-                          "artww") for m in QUALITY_METRICS}
-        found = {m: v for m, v in found.items() if v is not None}
+        values = {m: value(runs, workload, f"advanced {METRIC_NAMES[m]}", reference(workload),
+                           "artww") for m in QUALITY_METRICS}
+        found = {m: v for m, v in values.items() if v is not None}
         if not found:
             continue
         best[workload] = min(found.values())
@@ -152,11 +168,11 @@ def finding_ljf_utilization(runs) -> Finding:
     texts, winners = [], []
     for workload in workloads(runs):
         shrink = min(shrinks(runs, workload))
-        utils = {line: value(runs, workload, line, shrink, "utilization")
-                 for line in SINGLE_LINES}
-        if any(v is None for v in utils.values()):
+        utils = complete({line: value(runs, workload, line, shrink, "utilization")
+                          for line in SINGLE_LINES})
+        if utils is None:
             continue
-        winners.append(max(utils, key=lambda line: utils[line]))
+        winners.append(max(utils, key=utils.__getitem__))
         reached = "reaches" if utils["LJF"] >= LJF_SATURATED_UTILIZATION else "below"
         texts.append(f"{workload} at {shrink:g}: " + ", ".join(
             f"{line} {100 * v:.1f} %" for line, v in utils.items())
@@ -205,7 +221,8 @@ def finding_follows(runs) -> Finding:
             ljf = value(runs, workload, "LJF", shrink, "artww")
             if adv is None or None in best or ljf is None:
                 continue
-            ratios.append((adv / min(best), shrink, abs(adv - min(best)) < abs(adv - ljf)))
+            better = min(b for b in best if b is not None)
+            ratios.append((adv / better, shrink, abs(adv - better) < abs(adv - ljf)))
         if not ratios:
             continue
         worst = max(ratios)
@@ -230,8 +247,8 @@ def finding_perfect(runs) -> Finding:
                    if value(runs, workload, "SJF", s, "artww", True) is not None]
         if len(factors) < 2:
             continue
-        gains = {s: (value(runs, workload, "SJF", s, "artww", True)
-                     / value(runs, workload, "SJF", s, "artww") - 1) for s in factors}
+        gains = {s: (assumed(runs, workload, "SJF", s, "artww", True)
+                     / assumed(runs, workload, "SJF", s, "artww") - 1) for s in factors}
         light, heavy = factors[0], factors[-1]
         grows[workload] = gains[heavy] < gains[light] - 0.02
         adv = [(value(runs, workload, ADVANCED_LINE, s, "artww", True),
@@ -268,8 +285,9 @@ def finding_sjf_best_perfect(runs) -> Finding:
     all_points = points(runs, perfect=True)
     behind, adv_ratios = {}, []
     for w, s in all_points:
-        singles = {line: value(runs, w, line, s, "artww", True) for line in SINGLE_LINES}
-        if None in singles.values():
+        singles = complete({line: value(runs, w, line, s, "artww", True)
+                            for line in SINGLE_LINES})
+        if singles is None:
             continue
         behind[(w, s)] = singles["SJF"] / min(singles.values()) - 1
         adv = value(runs, w, ADVANCED_LINE, s, "artww", True)
@@ -348,7 +366,7 @@ def finding_fcfs_readings(runs) -> Finding:
                 continue
             counts = table6_counts(adv["cases"])
             total = sum(counts.values())
-            top = max(counts, key=counts.get)
+            top = max(counts, key=counts.__getitem__)
             fcfs = started_share(simple, "fcfs")
             favours = max(simple["jobs_started"], key=simple["jobs_started"].get)
             parts.append(f"{reading}: top case {top} ({100 * counts[top] / total:.1f} %), 6b "
@@ -401,7 +419,7 @@ def finding_basic(runs) -> Finding:
             basic = value(runs, workload, BASIC_LINE, shrink, "artww")
             best = [value(runs, workload, line, shrink, "artww") for line in ("SJF", "FCFS")]
             if basic is not None and None not in best:
-                ratios[(workload, shrink)] = basic / min(best)
+                ratios[(workload, shrink)] = basic / min(b for b in best if b is not None)
                 mine.append(ratios[(workload, shrink)])
         if mine:
             texts.append(f"{workload}: basic / better of SJF, FCFS {min(mine):.2f} to "
@@ -430,12 +448,12 @@ def finding_sld300(runs) -> Finding:
     all_points = points(runs)
     same, smaller, differ = 0, 0, []
     for w, s in all_points:
-        rank60 = sorted(SINGLE_LINES, key=lambda l: value(runs, w, l, s, "sldww_60"))
-        rank300 = sorted(SINGLE_LINES, key=lambda l: value(runs, w, l, s, "sldww_300"))
+        rank60 = sorted(SINGLE_LINES, key=lambda l: assumed(runs, w, l, s, "sldww_60"))
+        rank300 = sorted(SINGLE_LINES, key=lambda l: assumed(runs, w, l, s, "sldww_300"))
         same += rank60 == rank300
         if rank60 != rank300:
             differ.append(f"{w} {s:g} ({'<'.join(rank60)} vs {'<'.join(rank300)})")
-        smaller += all(value(runs, w, l, s, "sldww_300") <= value(runs, w, l, s, "sldww_60")
+        smaller += all(assumed(runs, w, l, s, "sldww_300") <= assumed(runs, w, l, s, "sldww_60")
                        for l in SINGLE_LINES)
     share = 100 * SLD300_SAME_RANKING
     return Finding(

@@ -199,7 +199,7 @@ def fcfs_reading_rows(runs) -> list[dict[str, Any]]:
                         continue
                     counts = table6_counts(run["cases"])
                     total = sum(counts.values())
-                    top = max(counts, key=counts.get)
+                    top = max(counts, key=counts.__getitem__)
                     rows.append({
                         "job set": workload, "shrinking factor": shrink, "decider": decider,
                         "FCFS candidate": reading,

@@ -3,6 +3,8 @@ tested to pass and to fail (tests/reproductions/test_gang.py)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 from schedlab.experiments.recipes import Finding
 from schedlab.experiments.recipes.gang.paper import (
     PAPER_SHARES_S1,
@@ -169,8 +171,11 @@ def paper_identity_columns(typos_fixed: bool = True) -> dict[str, tuple[dict[int
     for table, shares, means in (("table3", PAPER_SHARES_S1, PAPER_SLOTS_MEAN[1]),
                                  ("table4", PAPER_SHARES_S2, PAPER_SLOTS_MEAN[2]),
                                  ("table10", PAPER_SHARES_S3, PAPER_SLOTS_MEAN_S3)):
+        # Rows of nine shares, as paper_shares takes them (rows of any length; dict is
+        # invariant in its values, so mypy does not see it).
+        rows = cast("dict[int, tuple[float, ...]]", shares)
         for w in PAPER_WORKLOADS:
-            column = paper_shares(shares, w, table if typos_fixed else "")
+            column = paper_shares(rows, w, table if typos_fixed else "")
             columns[f"{table} {w}"] = (column, paper_value(means, w))
     return columns
 

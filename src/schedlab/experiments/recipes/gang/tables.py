@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from schedlab.experiments.recipes.gang.design import BASELINE, STRATEGIES
 from schedlab.experiments.recipes.gang.paper import (
@@ -133,7 +134,7 @@ def write_tables(runs, out) -> dict[str, Path]:
     return tables
 
 
-def speed_rows(runs) -> list[dict[str, str]]:
+def speed_rows(runs) -> list[dict[str, Any]]:
     """Wall time and rounds of every gang run of the heaviest workload run."""
     heaviest = workloads(runs)[-1]
     mine = runs[(runs["workload"] == heaviest) & (runs["strategy"] > 0)]

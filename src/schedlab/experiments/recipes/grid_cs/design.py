@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from schedlab.experiments.recipes.grid_runs import (
@@ -128,8 +129,8 @@ EGEDF_REDUCED_JOBS, EGEDF_REDUCED_SEEDS, EGEDF_REDUCED_INTERARRIVALS = 300, (1,)
 TABLE5_FULL = {"instances": 20, "n_jobs": 250}
 TABLE5_REDUCED = {"instances": 2, "n_jobs": 200}
 #: ADH: jobs per stream (None: Tables 10–12's 2000) and seeds (docs/reference/policies/grid.md).
-ADH_FULL = {"jobs": None, "seeds": (1, 2, 3)}
-ADH_REDUCED = {"jobs": 300, "seeds": (1,)}
+ADH_FULL: dict[str, Any] = {"jobs": None, "seeds": (1, 2, 3)}
+ADH_REDUCED: dict[str, Any] = {"jobs": 300, "seeds": (1,)}
 
 
 def cs_variants() -> tuple[Variant, ...]:
@@ -211,7 +212,7 @@ def table5_tasks(reduced: bool) -> list[Task]:
 
     size = TABLE5_REDUCED if reduced else TABLE5_FULL
     return [Task(f"table5-ratio{lo:g}-{hi:g}-i{size['instances']}-n{size['n_jobs']}",
-                 lambda ratio=(lo, hi): _table5_rows(ratio, **size))
+                 partial(_table5_rows, (lo, hi), **size))
             for lo, hi in TABLE5_RATIOS]
 
 
@@ -229,8 +230,7 @@ def adh_tasks(reduced: bool) -> list[Task]:
 
     size = ADH_REDUCED if reduced else ADH_FULL
     jobs = size["jobs"]
-    return [Task(f"{stream}-n{jobs or 'table'}-seed{seed}",
-                 lambda stream=stream, seed=seed: _adh_runs(stream, jobs, seed))
+    return [Task(f"{stream}-n{jobs or 'table'}-seed{seed}", partial(_adh_runs, stream, jobs, seed))
             for stream in STREAMS for seed in size["seeds"]]
 
 

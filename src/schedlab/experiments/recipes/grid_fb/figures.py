@@ -4,6 +4,7 @@ of §4.3.1: bars per cluster, and the three configurations' Out Deadline over Ta
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from schedlab.experiments.recipes.grid_fb.design import CASES, MS_FIGURE_INTERARRIVAL
 from schedlab.experiments.recipes.grid_fb.tables import CLUSTER_FIGURES, FIGURE_METRICS
@@ -54,7 +55,7 @@ def cluster_bars(frame, name: str, ylabel: str):
     return figure
 
 
-def meta_scheduler_figures(frames: dict[str, object], out: Path) -> dict[str, Path]:
+def meta_scheduler_figures(frames: dict[str, Any], out: Path) -> dict[str, Path]:
     """fig25–fig29 and ms_over_ta (PNG and SVG) in ``out``."""
     import pandas as pd
 
@@ -71,7 +72,7 @@ def meta_scheduler_figures(frames: dict[str, object], out: Path) -> dict[str, Pa
     return written
 
 
-def write_figures(frames: dict[str, object], out: Path) -> dict[str, Path]:
+def write_figures(frames: dict[str, Any], out: Path) -> dict[str, Path]:
     """fig16.png, fig17.png, fig18.png (and SVG) in ``out``; fig25–fig29 and ms_over_ta when
     the §4.3.1 tables are there."""
     written: dict[str, Path] = {}

@@ -189,7 +189,7 @@ def finding_ta5_nearest_optimum(frames) -> Finding:
     machine-count optimum."""
     shares, optimum = frames["fig25"].loc[MS], frames["fig25_optimum"]
     deviation = {ta: _deviation(shares.loc[ta], optimum) for ta in shares.index}
-    nearest = min(deviation, key=deviation.get)
+    nearest = min(deviation, key=deviation.__getitem__)
     return Finding(
         claim=f"Of every Ta, Ta {FIG:g} gives the work shares nearest the machine-count "
               f"optimum under MS heuristics (Fig. 25)",

@@ -5,6 +5,7 @@ repetitions) and the three configurations over every Ta."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from schedlab.experiments.recipes.grid_fb.design import (
     CASES,
@@ -139,7 +140,7 @@ def over_interarrival(runs):
                             "configuration" else level)
 
 
-def meta_scheduler_tables(runs) -> dict[str, object]:
+def meta_scheduler_tables(runs) -> dict[str, Any]:
     """§4.3.1's tables by name: fig25 (with fig25_optimum), fig26–fig29, ms_over_ta; none
     when the runs hold no §4.3.1 run."""
     if not _meta(runs)[1]:
@@ -164,7 +165,7 @@ def fig25_printed(frames):
     return frame
 
 
-def tables(runs) -> dict[str, object]:
+def tables(runs) -> dict[str, Any]:
     """Every table as a DataFrame, by name: fig16–fig18, table2, table3 (§4.1); fig25–fig29,
     ms_over_ta (§4.3.1)."""
     out = {name: by_interarrival(runs, metric, scale)
@@ -175,7 +176,7 @@ def tables(runs) -> dict[str, object]:
     return out
 
 
-def write_tables(frames: dict[str, object], out: Path) -> dict[str, Path]:
+def write_tables(frames: dict[str, Any], out: Path) -> dict[str, Path]:
     """The figures' numbers as CSV and Markdown; Tables 2–3 beside the thesis'."""
     written: dict[str, Path] = {}
     for name in FIGURE_METRICS:

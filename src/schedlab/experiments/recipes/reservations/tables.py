@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -51,7 +52,7 @@ def class_table(exp_dir: Path, runs, sizes: dict[str, int]):
     return frame.groupby(["workload", "policy", "scenario", "class"]).mean()
 
 
-def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
+def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float | None]]:
     """Margo eq. 2-3 per size class: node-seconds-weighted expansion factor and wait.
 
     A job's nodes are ``ceil(width / node_size)``.  Weights, expansion
@@ -78,14 +79,16 @@ def class_metrics(jobs, node_size: int) -> dict[str, dict[str, float]]:
     held = AcceptedJobs(**columns, suspended=np.zeros(len(ran), dtype=np.int64))
     weights, factor, wait = node_seconds(held), expansion_factor(held), wait_time(held)
     nodes = -(-held.width // node_size)
-    out = {}
+    out: dict[str, dict[str, float | None]] = {}
     for name, low, high in SIZE_CLASSES:
         inside = (nodes >= low) & (nodes <= high)
         some = bool(inside.any())
+        # The weighted means are None for a class whose jobs held no node-seconds; the wait's
+        # division then fails, as it always has (the cast is for mypy only).
         out[name] = {"jobs": int(inside.sum()),
                      "expansion_factor": weighted_mean(factor[inside], weights[inside])
                      if some else math.nan,
-                     "wait_h": weighted_mean(wait[inside], weights[inside]) / HOUR
+                     "wait_h": cast(float, weighted_mean(wait[inside], weights[inside])) / HOUR
                      if some else math.nan}
     return out
 
