@@ -1,6 +1,6 @@
 # Two entry points (README): `make run` and `make test`. Both create .venv and
-# install schedlab into it first; the install is repeated only when
-# pyproject.toml changes. `make lint` runs the static checks.
+# install schedlab into it first, then compile its hot loops (schedlab precompile); the
+# install is repeated only when pyproject.toml changes. `make lint` runs the static checks.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,6 +11,7 @@ OUT ?= out/compare
 $(BIN)/schedlab: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/schedlab precompile
 	touch $@
 
 # The main job: compare the classic policies on the built-in Lublin-Feitelson

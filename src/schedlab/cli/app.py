@@ -28,6 +28,7 @@ from schedlab.cli.options import named_as_typed
 from schedlab.cli.platform import platform_app
 from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies
+from schedlab.cli.precompile import precompile
 from schedlab.cli.report import report
 from schedlab.cli.reproduce import reproduce_app
 from schedlab.cli.results import results
@@ -82,7 +83,7 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
                       ("transform", transform), ("generate", generate), ("policies", policies),
                       ("sweep", sweep), ("results", results), ("export", export),
-                      ("plot", plot), ("report", report)):
+                      ("plot", plot), ("report", report), ("precompile", precompile)):
     app.command(name, cls=SchedlabCommand)(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
