@@ -138,10 +138,10 @@ def test_means_run_over_seeds_per_policy_with_its_parameters() -> None:
         "seed": [0, 1, 0, 0], "processors": [None] * 4, "overrun": ["kill"] * 4,
         "avg_wait": [10.0, 20.0, 7.0, 3.0]})
     assert [policy_label(row) for _, row in frame.iterrows()] == \
-        ["dynp(k=2)", "dynp(k=2)", "dynp(k=4)", "fcfs"]
+        ["dynp[k=2]", "dynp[k=2]", "dynp[k=4]", "fcfs"]
     summary = summary_frame(frame, ["avg_wait"])
     assert summary[["policy", "n", "avg_wait"]].values.tolist() == [
-        ["dynp(k=2)", 2, 15.0], ["dynp(k=4)", 1, 7.0], ["fcfs", 1, 3.0]]
+        ["dynp[k=2]", 2, 15.0], ["dynp[k=4]", 1, 7.0], ["fcfs", 1, 3.0]]
 
 
 def test_results_of_an_experiment_with_no_finished_run_show_its_runs_without_metrics(

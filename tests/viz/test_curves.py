@@ -45,7 +45,7 @@ def test_a_parameter_grid_gives_one_line_per_setting() -> None:
     frame.loc[1, "param.k"] = 4
     assert varying_axes(frame) == ["transform.shrink", "param.k"]
     assert line_labels(frame, "transform.shrink").tolist() == [
-        "fcfs (k=2)", "fcfs (k=4)", "fcfs (k=2)", "fcfs (k=2)", "sjf", "sjf"]
+        "fcfs[k=2]", "fcfs[k=4]", "fcfs[k=2]", "fcfs[k=2]", "sjf", "sjf"]
     assert line_labels(RUNS, "transform.shrink").tolist() == RUNS["policy"].tolist()
 
 

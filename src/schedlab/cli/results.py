@@ -133,10 +133,12 @@ def varying(summary, names: list[str]) -> list[str]:
 
 
 def policy_label(row) -> str:
-    """``sjf+easy`` or ``dynp(k=4)``: the policy with the parameters of the run."""
-    params = [f"{c.removeprefix('param.')}={row[c]}" for c in row.index
-              if c.startswith("param.") and not _missing(row[c])]
-    return f"{row['policy']}({', '.join(params)})" if params else row["policy"]
+    """``sjf+easy`` or ``dynp[k=4]``: the policy with the parameters of the run, in the
+    syntax ``--policy`` takes (:func:`~schedlab.policies.registry.spec_text`)."""
+    from schedlab.policies.registry import spec_text
+
+    return spec_text(row["policy"], {c.removeprefix("param."): row[c] for c in row.index
+                                     if c.startswith("param.") and not _missing(row[c])})
 
 
 def summary_frame(finished, names: list[str]):

@@ -47,7 +47,7 @@ from schedlab.cli.options import (
     option_name,
     reservation_params,
 )
-from schedlab.cli.parsing import parse_params
+from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
@@ -73,10 +73,12 @@ def simulate(
     load_factor: LoadOpt = None,
     load_method: LoadMethodOpt = "duplicate",
     policy: Annotated[str | None, typer.Option(
-        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'); "
-        "default fcfs+easy, with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL)] = None,
+        "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'), or "
+        "NAME[KEY=VALUE,...] with parameters, e.g. 'dynp[metric=slowdown]'; default fcfs+easy, "
+        "with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL)] = None,
     param: Annotated[list[str] | None, typer.Option(
-        "--param", help="A policy parameter as KEY=VALUE (repeatable).",
+        "--param", help="A policy parameter as KEY=VALUE (repeatable): the long form of "
+        "NAME[KEY=VALUE].",
         rich_help_panel=POLICY_PANEL)] = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
@@ -113,7 +115,9 @@ def simulate(
         write_timesharing_tables,
     )
 
-    policy = policy or ("fcfs+easy" if platform is None else "bf-fcfs")
+    inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
+                               field="--policy")
+    policy = str(inline.pop("name"))
     dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
     asked = run_spec(workload, policy, procs=procs, width_field=width_field,
                      missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
@@ -133,13 +137,19 @@ def simulate(
         window=reservation_window, min_duration=min_reservation_duration,
         min_notice=min_reservation_notice)
     params = parse_params(param)
+    twice = sorted(set(inline) & set(params))
+    if twice:
+        raise InputError(f"parameter {twice[0]!r} is given in --policy and in --param: give it "
+                         f"once", field="--param")
     try:
         chosen = model.make_policy(replace(asked, policy=with_reservation_params(
-            {"name": policy, **params}, reservation)))
+            {"name": policy, **inline, **params}, reservation)))
     except InputError as err:
-        if err.field not in params:
-            raise
-        raise InputError(err.reason, field=f"--param {err.field}") from None
+        if err.field in params:
+            raise InputError(err.reason, field=f"--param {err.field}") from None
+        if err.field in inline:
+            raise InputError(err.reason, field="--policy") from None
+        raise
     spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
     report_skips(jobs_of(loaded))

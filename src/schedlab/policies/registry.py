@@ -342,9 +342,15 @@ def policy_label(spec: PolicySpec, policy: PolicyBase) -> str:
                   if key not in implied and value != defaults.get(key)}
     else:
         params = {}
+    return spec_text(policy.name, params)
+
+
+def spec_text(name: str, params: Mapping[str, Any]) -> str:
+    """A policy with parameters in the one syntax of every command, label and directory:
+    ``NAME[KEY=VALUE,...]`` (``qops[k=3,heuristic=edf]``), just ``NAME`` without any."""
     if not params:
-        return policy.name
-    return f"{policy.name}[{','.join(f'{k}={_label_value(v)}' for k, v in params.items())}]"
+        return name
+    return f"{name}[{','.join(f'{k}={_label_value(v)}' for k, v in params.items())}]"
 
 
 def _label_value(value: Any) -> str:

@@ -148,14 +148,26 @@ def line_labels(runs: pd.DataFrame, x: str | None = None) -> pd.Series:
     """A line per policy and per value of every other varying sweep column.
 
     ``fcfs+easy`` when only the policy (and ``x``, and the seed) varies;
-    ``dynp (k=4)`` when a parameter grid varies too, so that runs of
-    different settings are never averaged together — only seeds are.
+    ``dynp[k=4]`` when a parameter grid varies too (the syntax ``--policy``
+    takes), and ``dynp[k=4] (shrink=0.5)`` when another sweep column does, so
+    that runs of different settings are never averaged together — only seeds are.
     """
+    from schedlab.policies.registry import spec_text
+
     axes = varying_axes(runs, exclude=() if x is None else (x,))
     labels = runs["policy"].astype(str)
     if not axes:
         return labels
-    parts = [runs[c].map(partial(_setting_label, c.split(".", 1)[-1])) for c in axes]
+    params = [c for c in axes if c.startswith("param.")]
+    if params:
+        labels = pd.Series([spec_text(name, {c.removeprefix("param."): setting_text(row[c])
+                                             for c in params if not pd.isna(row[c])})
+                            for name, (_, row) in zip(labels, runs.iterrows())],
+                           index=runs.index)
+    others = [c for c in axes if not c.startswith("param.")]
+    if not others:
+        return labels
+    parts = [runs[c].map(partial(_setting_label, c.split(".", 1)[-1])) for c in others]
     settings = pd.concat(parts, axis=1).apply(lambda row: ", ".join(p for p in row if p), axis=1)
     return labels.where(settings == "", labels + " (" + settings + ")")
 
