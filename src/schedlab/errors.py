@@ -7,6 +7,9 @@ and exit code 2; anything else is an internal error (exit code 1).
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Iterable
+
 
 class InputError(ValueError):
     """Bad input from the user: names the file, line and field where known.
@@ -28,6 +31,14 @@ class InputError(ValueError):
             where = f"line {line}: "
         what = f"field {field}: " if field is not None else ""
         super().__init__(f"{where}{what}{message}")
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'sjf+easy'?)`` for the known name closest to a mistyped ``name``,
+    empty when none is close (difflib's ratio of at least 0.6, case ignored)."""
+    by_folded = {str(k).lower(): str(k) for k in known}
+    close = difflib.get_close_matches(str(name).lower(), list(by_folded), n=1, cutoff=0.6)
+    return f" (did you mean {by_folded[close[0]]!r}?)" if close else ""
 
 
 class PolicyError(RuntimeError):

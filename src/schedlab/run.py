@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from schedlab.engine.simulator import ProgressCallback
-from schedlab.errors import InputError
+from schedlab.errors import InputError, did_you_mean
 from schedlab.limits import check_jobs, check_processors, check_seed
 from schedlab.pipeline import Label, Transforms, apply_transforms
 from schedlab.policies.registry import PolicySpec, make_policy
@@ -224,7 +224,8 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
                              strict=strict, processors=processors)
     raise InputError(f"no such file, not a built-in model "
                      f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
-                     f"`schedlab traces list`", file=str(source))
+                     f"`schedlab traces list`{did_you_mean(str(source), BUILTIN_MODELS)}",
+                     file=str(source))
 
 
 def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Platform, dict]:

@@ -111,7 +111,8 @@ def test_results_rejects_an_unknown_metric(workdir: Path) -> None:
     result = invoke("results", "out", "--metric", "avg_weight")
     assert result.exit_code == 2
     assert result.stderr.startswith("schedlab: error: field --metric: no metric 'avg_weight' in "
-                                    "these results (metrics: jobs, finished, killed,")
+                                    "these results (did you mean 'avg_wait'?) (metrics: jobs, "
+                                    "finished, killed,")
 
 
 def test_the_progress_bar_shows_counts_on_a_terminal_and_nothing_elsewhere(

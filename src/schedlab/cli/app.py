@@ -41,7 +41,7 @@ from schedlab.errors import InputError
 EXIT_INTERNAL, EXIT_INPUT = 1, 2
 
 app = typer.Typer(
-    name="schedlab", no_args_is_help=True, add_completion=False,
+    name="schedlab", no_args_is_help=True, add_completion=True,
     pretty_exceptions_enable=False,
     help="Simulate, compare and reproduce parallel batch-job scheduling policies.")
 

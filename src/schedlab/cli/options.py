@@ -104,6 +104,14 @@ DaskOpt = Annotated[str | None, typer.Option(
     "local cluster of worker processes.")]
 
 
+def complete_policy(incomplete: str) -> list[str]:
+    """Shell completion of ``--policy``: every registered name starting with what is typed
+    (``schedlab --install-completion`` installs it)."""
+    from schedlab.policies.registry import entries
+
+    return sorted(name for name in entries() if name.startswith(incomplete))
+
+
 def option_name(setting: str) -> str:
     """The command-line option of a run setting: ``load_method`` -> ``--load-method``,
     ``jobs`` -> ``--jobs/-n`` (both spellings, as ``--help`` shows them)."""

@@ -10,7 +10,7 @@ from rich import box
 from rich.table import Table
 
 from schedlab.cli.consoles import console
-from schedlab.errors import InputError
+from schedlab.errors import InputError, did_you_mean
 from schedlab.output import MISSING_CELL
 
 #: Metrics shown when none is asked for (names of docs/reference/metrics.md).
@@ -86,8 +86,8 @@ def check_metrics(frame, names: list[str]) -> None:
     for name in names:
         if name not in known:
             shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
-            raise InputError(f"no metric {name!r} in these results (metrics: "
-                             f"{shown or 'none, no run finished'})", field="--metric")
+            raise InputError(f"no metric {name!r} in these results{did_you_mean(name, known)} "
+                             f"(metrics: {shown or 'none, no run finished'})", field="--metric")
 
 
 def metric_exclusions(frame) -> set[str]:

@@ -44,6 +44,7 @@ from schedlab.cli.options import (
     TickOpt,
     WidthFieldOpt,
     WorkloadArg,
+    complete_policy,
     option_name,
     reservation_params,
 )
@@ -75,7 +76,8 @@ def simulate(
     policy: Annotated[str | None, typer.Option(
         "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'), or "
         "NAME[KEY=VALUE,...] with parameters, e.g. 'dynp[metric=slowdown]'; default fcfs+easy, "
-        "with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL)] = None,
+        "with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL,
+        autocompletion=complete_policy)] = None,
     param: Annotated[list[str] | None, typer.Option(
         "--param", help="A policy parameter as KEY=VALUE (repeatable): the long form of "
         "NAME[KEY=VALUE].",

@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from schedlab.engine.grid import GRID
-from schedlab.errors import InputError
+from schedlab.errors import InputError, did_you_mean
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -198,7 +198,7 @@ def check_param_names(owner: str, given: Iterable[str], allowed: Iterable[str]) 
     allowed = list(allowed)
     for key in given:
         if key not in allowed:
-            raise InputError(f"{owner} has no parameter {key!r} "
+            raise InputError(f"{owner} has no parameter {key!r}{did_you_mean(key, allowed)} "
                              f"(parameters: {', '.join(allowed) or 'none'})", field=key)
 
 

@@ -38,7 +38,7 @@ from typing import Any, TypeAlias, cast
 from schedlab.engine.grid import GRID
 from schedlab.engine.policy import SPACE_SHARING, Dispatcher, LocalPolicy
 from schedlab.engine.timesharing import TIME_SHARING
-from schedlab.errors import InputError
+from schedlab.errors import InputError, did_you_mean
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import PolicyBase, check_param_names
 from schedlab.policies.deadline import (
@@ -258,8 +258,9 @@ def make_policy(spec: PolicySpec) -> PolicyBase:
         return entry.build(params)
     if key in _GRID or entry is not None:
         raise needs_platform(name)
-    known = ", ".join(sorted(available_policies()))
-    raise InputError(f"unknown policy {name!r} (known: {known})", field="policy")
+    known = sorted(available_policies())
+    raise InputError(f"unknown policy {name!r}{did_you_mean(name, known)} (known: "
+                     f"{', '.join(known)})", field="policy")
 
 
 def is_grid_policy(name: str) -> bool:
@@ -307,7 +308,8 @@ def _make_grid(spec: str | Mapping[str, Any], kind: str, what: str, field: str
     if kind == POLICY and key in available_policies():
         raise InputError(f"policy {name!r} is not a grid policy: a run on a platform needs "
                          f"one of {', '.join(table)} (docs/reference/policies/grid.md)", field=field)
-    raise InputError(f"unknown {what} {name!r} (known: {', '.join(table)})", field=field)
+    raise InputError(f"unknown {what} {name!r}{did_you_mean(name, table)} (known: "
+                     f"{', '.join(table)})", field=field)
 
 
 def _name_and_params(spec: object, what: str) -> tuple[str, dict[str, Any]]:
