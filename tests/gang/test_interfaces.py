@@ -108,6 +108,9 @@ def test_cli_simulate_writes_the_usual_files(tmp_path):
     assert document["params"]["strategy"] == 3 and document["params"]["slot"] == 200
     assert document["metrics"]["gang_jobs_short"] > 0
     assert document["policy_stats"]["express_slots"] > 0
+    # the summary names every file written, the gang run's tables included
+    assert f"wrote {out / 'jobs.csv'}, {out / 'metrics.json'}, {out / 'matrix.csv'}, " \
+        f"{out / 'slots.csv'} and {out / 'series.csv'}" in " ".join(result.output.split())
 
 
 def test_cli_compare_and_policies_list_gang(tmp_path):

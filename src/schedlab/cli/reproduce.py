@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markdown import Markdown
 from rich.table import Table
 
 from schedlab.cli.consoles import console, err_console
@@ -46,8 +47,8 @@ def notice(message: str) -> None:
 def run_recipe(
     name: Annotated[str, typer.Argument(help="The recipe (see 'schedlab reproduce list').")],
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Experiment directory (default: reproduce-NAME, or "
-        "reproduce-NAME-reduced).")] = None,
+        "--out", "-o", help="Experiment directory (default: out/reproduce-NAME, or "
+        "out/reproduce-NAME-reduced).")] = None,
     reduced: Annotated[bool, typer.Option(
         "--reduced", help="The CI-sized version: fewer jobs, points and seeds.")] = False,
     workers: WorkersOpt = None,
@@ -56,8 +57,8 @@ def run_recipe(
     """Run (or resume) a recipe, then write its tables, figures and the findings table."""
     from schedlab.experiments.recipes import findings_markdown, reproduce
 
-    exp_dir = out if out is not None else Path(f"reproduce-{name}" + ("-reduced" if reduced
-                                                                      else ""))
+    exp_dir = out if out is not None else \
+        Path("out", f"reproduce-{name}" + ("-reduced" if reduced else ""))
     executor, pool_size = choose_executor(workers, dask)
     progress = SweepProgress(f"{name}{' (reduced)' if reduced else ''}")
     try:
@@ -72,7 +73,6 @@ def run_recipe(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         progress.close()
-    console.print(findings_markdown(reproduction), markup=False, highlight=False,
-                  soft_wrap=True)
+    console.print(Markdown(findings_markdown(reproduction)))
     for label, path in {**reproduction.tables, **reproduction.figures}.items():
         console.print(f"{label}: {path}", markup=False, highlight=False, soft_wrap=True)

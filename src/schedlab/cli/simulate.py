@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -60,6 +60,9 @@ from schedlab.cli.summary import (
 )
 from schedlab.errors import InputError
 
+if TYPE_CHECKING:
+    from schedlab.engine.result import Result
+
 
 def simulate(
     workload: WorkloadArg,
@@ -110,13 +113,6 @@ def simulate(
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.api import execute, model_of, refuse_options, with_reservation_params
-    from schedlab.output import (
-        write_jobs_csv,
-        write_metrics_json,
-        write_outcomes,
-        write_timesharing_tables,
-    )
-
     inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
                                field="--policy")
     policy = str(inline.pop("name"))
@@ -161,20 +157,38 @@ def simulate(
     finally:
         bar.close()
     metrics = model.metrics(result, spec)
-    if out is not None:
-        write_jobs_csv(result, out / "jobs.csv")
-        write_metrics_json(result, metrics, out / "metrics.json")
-        write_timesharing_tables(result, out)
-        if result.reservations is not None:
-            write_outcomes(result.reservations, out / "reservations.csv")
-        if swf:
-            from schedlab.workload.swf import write_swf
-            write_swf(result, out / "schedule.swf")
+    written = [] if out is None else write_run(result, metrics, out, swf=swf)
     rows = {result.policy: metrics}
     console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
     report_reservations(result)
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))
     report_scheduling_cost(result)
-    if out is not None:
-        console.print(f"wrote {out / 'jobs.csv'} and {out / 'metrics.json'}")
+    if written:
+        console.print(f"wrote {', '.join(str(path) for path in written[:-1])} and "
+                      f"{written[-1]}", markup=False)
+
+
+def write_run(result: Result, metrics: dict[str, Any], out: Path, *, swf: bool) -> list[Path]:
+    """jobs.csv and metrics.json of a run, a gang run's matrix, slots and series, the
+    reservations' outcomes, and with ``swf`` the schedule as SWF: the files written."""
+    from schedlab.output import (
+        write_jobs_csv,
+        write_metrics_json,
+        write_outcomes,
+        write_timesharing_tables,
+    )
+
+    written = [out / "jobs.csv", out / "metrics.json"]
+    write_jobs_csv(result, written[0])
+    write_metrics_json(result, metrics, written[1])
+    written += write_timesharing_tables(result, out)
+    if result.reservations is not None:
+        written.append(out / "reservations.csv")
+        write_outcomes(result.reservations, written[-1])
+    if swf:
+        from schedlab.workload.swf import write_swf
+
+        written.append(out / "schedule.swf")
+        write_swf(result, written[-1])
+    return written
