@@ -170,16 +170,23 @@ def _one_machine_metrics(result: Result, spec: RunSpec) -> Metrics:
 
 
 def _grid_metrics(result: Result, spec: RunSpec) -> Metrics:
-    """Those of every run, the platform's CPUs (``platform_cpus``: the machine size of its
+    """Those of every run, the rating-weighted offered load (on the platform), the
+    platform's CPUs (``platform_cpus``: the machine size of its
     utilization and series), the per-cluster ones (:func:`~schedlab.metrics.grid.cluster_metrics`),
     the machines' (:func:`~schedlab.metrics.grid.machine_metrics`) and the local policy's cost
     per scheduling event (:func:`~schedlab.metrics.grid.scheduling_cost`; its time is the one
     metric that depends on the machine), docs/reference/metrics.md "Grid runs"."""
     from schedlab.metrics import compute_metrics
-    from schedlab.metrics.grid import cluster_metrics, machine_metrics, scheduling_cost
+    from schedlab.metrics.grid import (
+        cluster_metrics,
+        machine_metrics,
+        rating_weighted_load,
+        scheduling_cost,
+    )
 
     platform, _ = load_platform(spec.platform, seed=spec.seed)  # type: ignore[arg-type]
-    return {**compute_metrics(result), "platform_cpus": result.processors,
+    return {**compute_metrics(result), "offered_load": rating_weighted_load(result, platform),
+            "platform_cpus": result.processors,
             **cluster_metrics(result, platform), **machine_metrics(result),
             **scheduling_cost(result)}
 

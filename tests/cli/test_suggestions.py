@@ -63,3 +63,16 @@ def test_the_shell_completes_commands_options_and_policy_names():
     assert "--policy" in complete("schedlab simulate lublin --pol")
     assert complete("schedlab simulate lublin --policy sjf+") == [
         "sjf+conservative", "sjf+easy", "sjf+plan"]
+
+
+def test_a_saturated_run_says_so_and_records_its_offered_load(tmp_path):
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "schedlab", "simulate", "lublin", "-n", "2000",
+                           "--shrink", "0.5", "--out", str(out)], capture_output=True,
+                          text=True, check=True)
+    assert "warning: offered load 1.69 > 1: the jobs ask for more than the machine can do" \
+        in " ".join(done.stderr.split())
+    assert "offered_load" in done.stdout
+    calm = subprocess.run([sys.executable, "-m", "schedlab", "simulate", "lublin", "-n", "2000"],
+                          capture_output=True, text=True, check=True)
+    assert "offered load" not in calm.stderr

@@ -29,6 +29,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
 
 # Every value worked out by hand in docs/reference/metrics.md ("Worked example").
 EXPECTED = {
+    "offered_load": 660 / (4 * 30),
     "jobs": 5, "finished": 3, "killed": 1, "rejected": 1,
     "rejected_pct": 20.0,
     "rejected_area_pct": 100 * 180 / 660,
@@ -119,8 +120,9 @@ def test_all_rejected_leaves_every_time_metric_missing(make_result):
     assert metrics["rejected"] == 2
     assert metrics["rejected_pct"] == 100.0
     assert metrics["rejected_area_pct"] == 100.0
+    assert metrics["offered_load"] == (2 * 10 + 1 * 30) / (4 * 5)   # what was asked for
     for name, value in metrics.items():
-        if name in {"jobs", "rejected", "rejected_pct", "rejected_area_pct"}:
+        if name in {"jobs", "rejected", "rejected_pct", "rejected_area_pct", "offered_load"}:
             continue
         assert value == 0 if name in COUNTS or name.endswith(".jobs") else value is None, name
     json.dumps(metrics, allow_nan=False)

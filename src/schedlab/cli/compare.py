@@ -42,7 +42,13 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.summary import SUMMARY_FORMATS, metrics_table, report_reservations, summary_metrics
+from schedlab.cli.summary import (
+    SUMMARY_FORMATS,
+    metrics_table,
+    report_reservations,
+    summary_metrics,
+    warn_if_saturated,
+)
 from schedlab.errors import InputError
 
 if TYPE_CHECKING:
@@ -140,6 +146,7 @@ def compare(
         write_comparison_figure(rows, title, staging / "comparison.png",
                                 offered_loads=[] if offered is None else [offered])
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))
+    warn_if_saturated(rows)
     for label, result in results.items():
         report_reservations(result, label)
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "

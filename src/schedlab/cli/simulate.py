@@ -57,6 +57,7 @@ from schedlab.cli.summary import (
     report_scheduling_cost,
     run_title,
     summary_metrics,
+    warn_if_saturated,
 )
 from schedlab.errors import InputError
 
@@ -160,6 +161,7 @@ def simulate(
     written = [] if out is None else write_run(result, metrics, out, swf=swf)
     rows = {result.policy: metrics}
     console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
+    warn_if_saturated(rows)
     report_reservations(result)
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))

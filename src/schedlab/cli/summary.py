@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from schedlab.cli.consoles import console
+from schedlab.cli.consoles import console, err_console
 
 if TYPE_CHECKING:
     from schedlab.engine.result import Result
 
-SUMMARY_METRICS = ["jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
+SUMMARY_METRICS = ["offered_load", "jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
                    "artww", "sldww_60", "utilization", "makespan"]
-SUMMARY_FORMATS = {"jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
+SUMMARY_FORMATS = {"offered_load": ".2f", "jobs": "d", "killed": "d", "rejected": "d", "avg_wait": ".0f",
                    "avg_response": ".0f", "artww": ".0f", "utilization": ".3f", "makespan": "d",
                    "deadline_missed": "d", "deadline_unfinished": "d",
                    "nondeadline_avg_response": ".0f"}
@@ -57,6 +57,27 @@ def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]
     if any("system_usage" in metrics for metrics in rows.values()):
         names += GRID_SUMMARY_METRICS
     return names
+
+
+#: Jobs a run needs before its offered load speaks of a steady state: a handful of jobs in a
+#: burst asks for more than the machine while it arrives, and says nothing by that.
+SATURATION_MIN_JOBS = 100
+
+
+def warn_if_saturated(rows: Mapping[str, Mapping[str, float | None]]) -> None:
+    """A warning on stderr when a run of at least :data:`SATURATION_MIN_JOBS` jobs has an
+    offered load above 1: the jobs ask for more than the machine does while they arrive,
+    so the queue grows without bound and the waits depend on how long the trace is, not
+    only on the policy."""
+    loads = [load for m in rows.values()
+             if (load := m.get("offered_load")) is not None and load > 1
+             and (m.get("jobs") or 0) >= SATURATION_MIN_JOBS]
+    if loads:
+        err_console.print(f"warning: offered load {max(loads):.2f} > 1: the jobs ask for more "
+                          f"than the machine can do while they arrive, so the queue grows "
+                          f"without bound and waits depend on the trace's length "
+                          f"(docs/reference/metrics.md, offered_load)", markup=False,
+                          highlight=False)
 
 
 def run_title(result: Result) -> str:

@@ -60,6 +60,8 @@ SLDWW_TAUS = (60, 300)
 #: One line per flat metric name: meaning and source.  docs/reference/metrics.md gives
 #: the full formulas.
 METRIC_DOCS: dict[str, str] = {
+    "offered_load": "sum of width x runtime over processors x the submit span: above 1 the "
+                    "queue grows without bound (a grid run's is rating-weighted)",
     "jobs": "number of jobs in the result (finished + killed + rejected)",
     "finished": "jobs that ran to completion",
     "killed": "jobs killed at their estimate (Streit 2002, §4: CCS kills overrunning jobs)",
@@ -181,6 +183,20 @@ def status_counts(result: Result) -> dict[str, int]:
     }
 
 
+def offered_load(result: Result) -> float | None:
+    """sum(width x runtime) / (processors x (last submit - first submit)) over every job
+    submitted, as :meth:`Workload.offered_load <schedlab.workload.job.Workload.offered_load>`:
+    the work the jobs bring per unit of capacity while they arrive.  Above 1 the queue grows
+    without bound whatever the policy does.  None with no submit span."""
+    if len(result) == 0:
+        return None
+    span = int(result.submit.max() - result.submit.min())
+    if span == 0:
+        return None
+    area = float(np.dot(result.width.astype(np.float64), result.runtime.astype(np.float64)))
+    return area / (result.processors * span)
+
+
 def rejection_shares(result: Result) -> dict[str, float | None]:
     """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §5.1).
 
@@ -250,6 +266,8 @@ def compute_metrics(result: Result, *, classes: bool = True) -> Metrics:
     jobs = accepted_jobs(result)
     metrics: Metrics = {}
     metrics.update(status_counts(result))
+    if result.grid is None:       # a grid's is rating-weighted, on its platform (metrics.grid)
+        metrics["offered_load"] = offered_load(result)
     metrics.update(rejection_shares(result))
     metrics.update(time_metrics(jobs))
     metrics.update(margo_weighted(jobs))

@@ -35,12 +35,17 @@ cluster's CPUs and licence copies), so it is not part of ``metrics.json``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from schedlab.engine.result import Result
 from schedlab.metrics.deadlines import deadline_masks
 from schedlab.metrics.jobs import accepted_jobs, mean, percent, slowdown
 from schedlab.metrics.series import integrate, time_weighted_mean
+
+if TYPE_CHECKING:
+    from schedlab.platform.model import Platform
 
 #: One line per grid metric name (added only for grid runs; docs/reference/metrics.md "Grid runs").
 GRID_METRIC_DOCS: dict[str, str] = {
@@ -165,6 +170,27 @@ def _held_and_asked(submit: np.ndarray, start: np.ndarray, end: np.ndarray,
     last = np.append(times[1:] != times[:-1], True) if len(times) else np.zeros(0, bool)
     return (times[last], np.cumsum(held[order], axis=0)[last],
             np.cumsum(asked[order], axis=0)[last])
+
+
+def platform_capacity(platform: Platform) -> float:
+    """What the platform does per second in rating-CPU-seconds: sum over machines of CPUs x
+    BM_m (eq. 3.9: a machine of rating BM_m runs a job measured at BM_job in runtime x
+    BM_job / BM_m seconds)."""
+    return float((platform.cpus.astype(np.float64) * platform.rating).sum())
+
+
+def rating_weighted_load(result: Result, platform: Platform) -> float | None:
+    """The grid's offered load: the work the jobs bring, width x runtime x BM_job
+    (rating-CPU-seconds), per second of their submission span, over
+    :func:`platform_capacity` (Pasquali thesis §4.3.2; docs/reference/metrics.md, "Grid
+    runs").  Above 1 the queues grow whatever the schedulers do; None with no span."""
+    grid = result.grid
+    assert grid is not None and grid.rating is not None, "a grid run records the jobs' ratings"
+    if len(result) == 0 or int(result.submit.max() - result.submit.min()) == 0:
+        return None
+    work = result.width.astype(np.float64) * result.runtime * grid.rating
+    span = float(result.submit.max() - result.submit.min())
+    return float(work.sum()) / (platform_capacity(platform) * span)
 
 
 def cluster_metrics(result: Result, platform) -> dict[str, float | None]:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedlab.metrics.grid import platform_capacity
 from schedlab.platform import Platform
 from schedlab.workload.grid import GridWorkload
 
@@ -72,7 +73,7 @@ def offered_load(grid: GridWorkload, platform: Platform, *, interarrival_unit: f
     rating = (np.asarray(grid.rating, dtype=np.float64) if reference_rating is None
               else np.full(len(submit), float(reference_rating)))
     work = width * runtime * rating
-    capacity = float((platform.cpus * platform.rating).sum())
+    capacity = platform_capacity(platform)
     span = float(submit.max() - submit.min()) * interarrival_unit if len(submit) else 0.0
     per_second = capacity * span
     load = float(work.sum()) / per_second if per_second > 0 else float("inf")
