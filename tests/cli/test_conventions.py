@@ -104,7 +104,7 @@ def test_jobs_is_a_job_count_and_workers_a_worker_count() -> None:
     for path, param in found["--jobs"]:
         assert param.type.name == "int", path
         assert "jobs" in param.help and "worker" not in param.help.lower(), path
-    assert {p for p, _ in found["--workers"]} == {"sweep", "reproduce run"}
+    assert {p for p, _ in found["--workers"]} == {"sweep", "reproduce run", "compare"}
     for path, param in found["--workers"]:
         assert param.type.name == "int" and "Worker processes" in param.help, path
     for path, param in found["--procs"]:

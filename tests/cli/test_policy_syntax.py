@@ -52,3 +52,20 @@ def test_the_label_syntax_is_the_one_simulate_reads():
     assert spec_text("qops", {"k": 3, "heuristic": "edf"}) == "qops[k=3,heuristic=edf]"
     assert spec_text("gang", {"throttle": True}) == "gang[throttle=true]"
     assert spec_text("fcfs", {}) == "fcfs"
+
+
+def test_compare_on_workers_gives_the_results_of_one_after_another(tmp_path):
+    policies = "fcfs+easy,dynp[metric=slowdown],sjf+conservative"
+    outs = {}
+    for workers in ("1", "3"):
+        out = tmp_path / f"workers-{workers}"
+        done = runner.invoke(app, ["compare", "lublin", "-n", "400", "--policies", policies,
+                                   "--workers", workers, "--out", str(out)])
+        assert done.exit_code == 0, done.output
+        outs[workers] = out
+    assert (outs["1"] / "metrics.csv").read_text() == (outs["3"] / "metrics.csv").read_text()
+    for directory in ("fcfs_easy", "dynp_metric=slowdown", "sjf_conservative"):
+        assert (outs["1"] / directory / "jobs.csv").read_text() == \
+            (outs["3"] / directory / "jobs.csv").read_text()
+    refused = runner.invoke(app, ["compare", "lublin", "-n", "40", "--workers", "0"])
+    assert refused.exit_code == 2 and "field --workers:" in refused.output

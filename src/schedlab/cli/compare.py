@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -50,9 +51,13 @@ from schedlab.cli.summary import (
     warn_if_saturated,
 )
 from schedlab.errors import InputError
+from schedlab.limits import check_workers
 
 if TYPE_CHECKING:
+    from schedlab.api import RunSpec
+    from schedlab.engine.result import Result
     from schedlab.policies.base import PolicyBase
+    from schedlab.workload.job import Workload
 
 DEFAULT_POLICIES = "fcfs,fcfs+easy,fcfs+conservative,sjf+conservative,ljf+conservative"
 
@@ -91,12 +96,13 @@ def compare(
     out: Annotated[Path, typer.Option(
         "--out", "-o", help="Directory for the figure, the table (CSV) and one sub-directory "
         "per policy ('qops\\[k=3]' -> qops_k=3).", rich_help_panel=OUTPUT_PANEL)]
-        = Path("schedlab-compare"),
+        = Path("out", "compare"),
+    workers: Annotated[int, typer.Option(
+        "--workers", "-j", help="Worker processes running the policies at once (default 1: "
+        "one after another in this process).")] = 1,
 ) -> None:
     """Simulate several policies on one workload; print one table, write one figure."""
-    from dataclasses import replace
-
-    from schedlab.api import execute, load_reservations
+    from schedlab.api import load_reservations
     from schedlab.metrics import compute_metrics
     from schedlab.output import (
         atomic_directory,
@@ -125,13 +131,9 @@ def compare(
                    reservations=load_reservations(reservations, loaded, processors=procs))
     rows: dict[str, dict] = {}
     results = {}
+    runs = run_in_parallel if check_workers(workers) > 1 else run_in_turn
     with atomic_directory(out) as staging:
-        for label, policy in chosen.items():
-            bar = DelayedProgress(f"{label} on {loaded.name}")
-            try:
-                result = execute(replace(spec, policy=policy), bar, workload=loaded)
-            finally:
-                bar.close()
+        for label, result in runs(spec, loaded, chosen, workers).items():
             rows[label] = compute_metrics(result)
             results[label] = result
             directory = staging / directory_name(label)
@@ -151,6 +153,49 @@ def compare(
         report_reservations(result, label)
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
+
+
+def run_in_turn(spec: RunSpec, loaded: Workload, chosen: Mapping[str, PolicyBase],
+                workers: int) -> dict[str, Result]:
+    """Each policy on ``loaded``, the prepared workload of ``spec``, one after another, with
+    a progress bar each."""
+    from schedlab.api import execute
+
+    results = {}
+    for label, policy in chosen.items():
+        bar = DelayedProgress(f"{label} on {loaded.name}")
+        try:
+            results[label] = execute(replace(spec, policy=policy), bar, workload=loaded)
+        finally:
+            bar.close()
+    return results
+
+
+def run_in_parallel(spec: RunSpec, loaded: Workload, chosen: Mapping[str, PolicyBase],
+                    workers: int) -> dict[str, Result]:
+    """Each policy in a worker process, at most ``workers`` at once; the results in the order
+    of ``--policies``, the same as one after another (every run is deterministic).  A bar
+    counts the policies done."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from schedlab.api import execute
+
+    bar = DelayedProgress(f"{len(chosen)} policies on {loaded.name}", unit="policies")
+    try:
+        # forkserver, as the sweep's pool: safe with the progress bar's thread
+        with ProcessPoolExecutor(max_workers=min(workers, len(chosen)),
+                                 mp_context=multiprocessing.get_context("forkserver")) as pool:
+            futures = {label: pool.submit(execute, replace(spec, policy=policy),
+                                          workload=loaded)
+                       for label, policy in chosen.items()}
+            results = {}
+            for done, (label, future) in enumerate(futures.items(), start=1):
+                results[label] = future.result()
+                bar(done, len(futures))
+    finally:
+        bar.close()
+    return results
 
 
 def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
