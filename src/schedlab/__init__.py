@@ -10,7 +10,7 @@ The public API::
 
 __version__ = "0.1.0"
 
-from schedlab.api import compare, load_workload, simulate
+from schedlab.api import compare, jobs_frame, load_workload, metrics_frame, simulate
 from schedlab.engine.result import Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.execution import execute
@@ -40,7 +40,9 @@ __all__ = [
     "compare",
     "compute_metrics",
     "execute",
+    "jobs_frame",
     "load_workload",
     "make_policy",
+    "metrics_frame",
     "simulate",
 ]

@@ -7,7 +7,7 @@ experiment runner do.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +30,8 @@ from schedlab.run import (
 from schedlab.workload.job import Workload
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from schedlab.platform.model import Platform
     from schedlab.policies.grid import DispatcherSpec
     from schedlab.workload.grid import GridWorkload
@@ -42,10 +44,12 @@ __all__ = [
     "Transforms",
     "compare",
     "execute",
+    "jobs_frame",
     "load_grid_workload",
     "load_platform",
     "load_reservations",
     "load_workload",
+    "metrics_frame",
     "model_of",
     "precompile",
     "prepare_workload",
@@ -187,3 +191,33 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
                             overrun=overrun))
         taken[name] = time.perf_counter() - began
     return taken
+
+
+# ------------------------------------------------------------------ as tables
+def jobs_frame(result: Result) -> pd.DataFrame:
+    """The per-job table of ``result`` as a pandas DataFrame: the columns and values of its
+    jobs.csv (docs/reference/metrics.md), read from the same writer, so that the two never
+    differ; an empty cell (a rejected job's start) is missing."""
+    import io
+
+    import pandas as pd
+
+    from schedlab.output import jobs_csv_text
+
+    return pd.read_csv(io.StringIO(jobs_csv_text(result)))
+
+
+def metrics_frame(results: Result | Mapping[str, Result]) -> pd.DataFrame:
+    """The metrics of one result, or of several (``compare``'s labels), as a DataFrame: one
+    row per result, indexed by its label (the policy's name for one result), one column per
+    metric of :func:`~schedlab.metrics.compute_metrics`.  A metric over no jobs is missing
+    (NaN), as in a sweep's results, never 0."""
+    import pandas as pd
+
+    from schedlab.metrics import compute_metrics
+
+    named = {results.policy: results} if isinstance(results, Result) else dict(results)
+    rows = {label: compute_metrics(result) for label, result in named.items()}
+    frame = pd.DataFrame.from_dict(rows, orient="index", dtype="float64")
+    frame.index.name = "policy"
+    return frame
