@@ -43,6 +43,9 @@ def test_simulate_on_a_platform_writes_machines_clusters_and_the_platform(projec
                  "--dispatch", "least-work", "--out", "out")
     assert result.exit_code == 0, result.output
     assert "system_usage" in result.output and "bf-fcfs@least-work" in result.output
+    per_cluster = result.output[result.output.index("per cluster"):]
+    assert "pisa" in per_cluster and "venezia" in per_cluster
+    assert "cluster_deadline_missed_pct" in per_cluster and "cluster_system_usage" in per_cluster
     lines = Path("out/jobs.csv").read_text().splitlines()
     assert lines[0].endswith(",machine,cluster,licences,priority,machine_runtime,"
                              "machine_estimate")

@@ -52,6 +52,7 @@ from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
+    cluster_table,
     metrics_table,
     report_reservations,
     report_scheduling_cost,
@@ -161,6 +162,9 @@ def simulate(
     written = [] if out is None else write_run(result, metrics, out, swf=swf)
     rows = {result.policy: metrics}
     console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
+    clusters = cluster_table(metrics)
+    if clusters is not None:
+        console.print(clusters)
     warn_if_saturated(rows)
     report_reservations(result)
     if result.stats:

@@ -80,6 +80,24 @@ def warn_if_saturated(rows: Mapping[str, Mapping[str, float | None]]) -> None:
                           highlight=False)
 
 
+#: The per-cluster metrics a grid run's summary shows (docs/reference/metrics.md, "Per
+#: cluster"), with their formats.
+CLUSTER_SUMMARY_FORMATS = {"cluster_jobs": "d", "cluster_deadline_missed_pct": ".1f",
+                           "cluster_nondeadline_avg_slowdown": ".2f",
+                           "cluster_system_usage": ".3f", "cluster_licence_usage": ".3f"}
+
+
+def cluster_table(metrics: Mapping[str, float | None]) -> Table | None:
+    """A grid run's per-cluster metrics, one column per cluster; None for a run with none."""
+    clusters = [name.split(".", 1)[1] for name in metrics if name.startswith("cluster_jobs.")]
+    if not clusters:
+        return None
+    rows = {cluster: {name: metrics.get(f"{name}.{cluster}") for name in CLUSTER_SUMMARY_FORMATS}
+            for cluster in clusters}
+    return metrics_table("per cluster", rows, list(CLUSTER_SUMMARY_FORMATS),
+                         CLUSTER_SUMMARY_FORMATS)
+
+
 def run_title(result: Result) -> str:
     """What ran on what: the workload and the machine, or for a grid run the platform, its
     clusters, machines, CPUs and allocation."""
