@@ -50,3 +50,24 @@ def test_the_output_console_is_unbounded_on_a_pipe_and_can_be_sized() -> None:
     terminal = OutputConsole(file=io.StringIO(), force_terminal=True)
     terminal.size = (72, 20)
     assert (terminal.size.width, terminal.size.height) == (72, 20)
+
+
+def test_the_command_list_rewraps_each_summary_to_the_terminal():
+    """Each command's summary is its docstring's first paragraph in one line, so the list of
+    ``schedlab --help`` wraps it at the terminal's width, not at the source's breaks."""
+    from typer.testing import CliRunner
+
+    from schedlab.cli.app import app, summary_line
+    from schedlab.cli.analyze import analyze
+
+    assert "\n" not in summary_line(analyze)
+    listing = CliRunner().invoke(app, ["--help"], terminal_width=80).output
+    box = listing[listing.index("Commands"):].splitlines()[1:]
+    rows = [(line[2:14].strip(), line[14:-1].strip()) for line in box if line.startswith("│")]
+    assert "counts and where the machine size" in " ".join(text for _, text in rows)
+    # wrapped greedily, a row followed by its continuation has no room for the next word:
+    # one that had is a break copied from the source
+    width = max(len(text) for _, text in rows)
+    for (_, text), (name, following) in zip(rows, rows[1:]):
+        if not name and following:
+            assert len(text) + 1 + len(following.split()[0]) > width - 2, text

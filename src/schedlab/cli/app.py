@@ -80,11 +80,17 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
     return wrapper
 
 
+def summary_line(command: Callable[..., None]) -> str:
+    """The first paragraph of a command's docstring as one line: the command list of
+    ``schedlab --help`` rewraps it to the terminal instead of keeping the source's breaks."""
+    return " ".join((command.__doc__ or "").split("\n\n")[0].split())
+
+
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
                       ("transform", transform), ("generate", generate), ("policies", policies),
                       ("sweep", sweep), ("results", results), ("export", export),
                       ("plot", plot), ("report", report), ("precompile", precompile)):
-    app.command(name, cls=SchedlabCommand)(guarded(command))
+    app.command(name, cls=SchedlabCommand, short_help=summary_line(command))(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
 app.add_typer(platform_app(guarded))
