@@ -57,8 +57,8 @@ def test_the_command_list_rewraps_each_summary_to_the_terminal():
     ``schedlab --help`` wraps it at the terminal's width, not at the source's breaks."""
     from typer.testing import CliRunner
 
-    from schedlab.cli.app import app, summary_line
     from schedlab.cli.analyze import analyze
+    from schedlab.cli.app import app, summary_line
 
     assert "\n" not in summary_line(analyze)
     listing = CliRunner().invoke(app, ["--help"], terminal_width=80).output
