@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from itertools import pairwise
 
 import pytest
 
@@ -68,6 +69,6 @@ def test_the_command_list_rewraps_each_summary_to_the_terminal():
     # wrapped greedily, a row followed by its continuation has no room for the next word:
     # one that had is a break copied from the source
     width = max(len(text) for _, text in rows)
-    for (_, text), (name, following) in zip(rows, rows[1:]):
+    for (_, text), (name, following) in pairwise(rows):
         if not name and following:
             assert len(text) + 1 + len(following.split()[0]) > width - 2, text
