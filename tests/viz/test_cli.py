@@ -65,12 +65,12 @@ def test_a_time_series_from_jobs_csv_is_the_one_the_engine_recorded(run_dir: Pat
     assert (tmp_path / "ts.svg").read_bytes() == figure_bytes(expected, "svg")
 
 
-def test_class_bars_from_a_run_directory_default_to_a_png_in_the_current_directory(
+def test_class_bars_from_a_run_directory_default_to_a_png_under_out(
         run_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     done = invoke("plot", run_dir, "--kind", "classes", "--by", "runtime")
     assert done.exit_code == 0, done.output
-    assert (tmp_path / "schedlab-classes.png").read_bytes().startswith(PNG)
+    assert (tmp_path / "out" / "classes.png").read_bytes().startswith(PNG)
 
 
 def test_figures_of_an_experiment(experiments: tuple[Path, Path], tmp_path: Path) -> None:
@@ -92,6 +92,12 @@ def test_figures_of_an_experiment(experiments: tuple[Path, Path], tmp_path: Path
     assert done.exit_code == 0, done.output         # both finished runs, failed ones left out
 
 
+def test_a_figure_for_a_paper_is_a_pdf(run_dir: Path, tmp_path: Path) -> None:
+    done = invoke("plot", run_dir, "--kind", "gantt", "--out", tmp_path / "gantt.pdf")
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "gantt.pdf").read_bytes().startswith(b"%PDF-")
+
+
 @pytest.mark.parametrize("args, message", [
     (["--kind", "curve"], "a curve needs several runs: give an experiment directory"),
     (["--kind", "gantt", "--run", "abc"], "field --run: --run selects a run of an experiment"),
@@ -100,7 +106,8 @@ def test_figures_of_an_experiment(experiments: tuple[Path, Path], tmp_path: Path
      "field --by: expected width or runtime for --kind classes, got 'status'"),
     (["--kind", "gantt", "--format", "svg", "--out", "x.png"],
      "field --format: --format svg does not match the file suffix .png"),
-    (["--kind", "gantt", "--out", "x.pdf"], "field format: expected an image format png or svg"),
+    (["--kind", "gantt", "--out", "x.eps"],
+     "field format: expected an image format png, svg or pdf"),
     (["--kind", "gantt", "--window", "5"], "field --window: expected START:END"),
     (["--kind", "classes", "--metric", "artww"], "field metric: expected a class metric"),
 ])

@@ -62,11 +62,12 @@ def test_readable_number(value: float, text: str) -> None:
     assert readable_number(value) == text
 
 
-def test_only_png_and_svg_are_formats() -> None:
+def test_only_png_svg_and_pdf_are_formats() -> None:
     assert check_format(".SVG") == "svg" and check_format("png") == "png"
-    with pytest.raises(InputError, match="field format: expected an image format png or svg, "
-                                         "got 'pdf'"):
-        check_format("pdf")
+    assert check_format("PDF") == "pdf"
+    with pytest.raises(InputError, match="field format: expected an image format png, svg or "
+                                         "pdf, got 'eps'"):
+        check_format("eps")
 
 
 def test_the_same_figure_gives_the_same_bytes_and_the_svg_has_no_date() -> None:
@@ -75,6 +76,9 @@ def test_the_same_figure_gives_the_same_bytes_and_the_svg_has_no_date() -> None:
     assert b"<dc:date>" not in first
     assert figure_bytes(small_figure(), "png") == figure_bytes(small_figure(), "png")
     assert figure_bytes(small_figure(), "png").startswith(b"\x89PNG\r\n\x1a\n")
+    pdf = figure_bytes(small_figure(), "pdf")
+    assert pdf.startswith(b"%PDF-") and pdf == figure_bytes(small_figure(), "pdf")
+    assert b"/CreationDate" not in pdf and b"/Producer" not in pdf
 
 
 def test_save_writes_the_format_of_the_suffix_and_leaves_no_temporary_file(

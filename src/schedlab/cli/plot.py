@@ -85,14 +85,14 @@ def plot(
     invert_x: Annotated[bool, typer.Option(
         "--invert-x", help="Draw the x axis of a curve decreasing.")] = False,
     title: Annotated[str | None, typer.Option(help="Figure title.")] = None,
-    fmt: Annotated[Literal["png", "svg"] | None, typer.Option(
+    fmt: Annotated[Literal["png", "svg", "pdf"] | None, typer.Option(
         "--format", "-f", case_sensitive=False,
         help="Image format (default: the suffix of --out, else png).")]
         = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="Image file to write (default: schedlab-KIND.FORMAT).")] = None,
+        "--out", "-o", help="Image file to write (default: out/KIND.FORMAT).")] = None,
 ) -> None:
-    """Draw one figure from a run or an experiment and write it as PNG or SVG."""
+    """Draw one figure from a run or an experiment and write it as PNG, SVG or PDF."""
     from schedlab.viz.style import save_figure
 
     kind_name = kind.value
@@ -160,7 +160,7 @@ def output_path(kind: str, out: Path | None, fmt: str | None) -> tuple[Path, str
     chosen = check_format(fmt) if fmt is not None else None
     if out is None:
         chosen = chosen or "png"
-        return Path(f"schedlab-{kind}.{chosen}"), chosen
+        return Path("out", f"{kind}.{chosen}"), chosen
     if not out.suffix:
         chosen = chosen or "png"
         return out.with_name(f"{out.name}.{chosen}"), chosen

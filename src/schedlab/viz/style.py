@@ -84,7 +84,13 @@ PAPER_STYLE: dict[RcKeyType, Any] = {
 #: Legends sit right of the diagrams, centred, clear of the title above.
 LEGEND_PLACE: Final = "outside right center"
 
-FORMATS = ("png", "svg")
+FORMATS = ("png", "svg", "pdf")
+#: What each format's file leaves out so that its bytes depend only on the figure: the
+#: SVG's date, the PNG's software version, the PDF's creation date and producer.
+STABLE_METADATA: dict[str, dict[str, None]] = {
+    "svg": {"Date": None}, "png": {"Software": None},
+    "pdf": {"CreationDate": None, "Producer": None},
+}
 DPI = 150
 
 
@@ -159,21 +165,23 @@ NUMBER_FORMATTER = FuncFormatter(readable_number)
 
 
 def check_format(fmt: str) -> str:
-    """``png`` or ``svg`` (case-insensitive); anything else is a user mistake."""
+    """``png``, ``svg`` or ``pdf`` (case-insensitive); anything else is a user mistake."""
     lowered = fmt.lower().lstrip(".")
     if lowered not in FORMATS:
-        raise InputError(f"expected an image format png or svg, got {fmt!r}", field="format")
+        raise InputError(f"expected an image format png, svg or pdf, got {fmt!r}",
+                         field="format")
     return lowered
 
 
 def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
-    """The figure encoded as PNG or SVG.
+    """The figure encoded as PNG, SVG or PDF (for a paper: vector, fonts embedded).
 
-    The SVG carries no date and fixed ids, and the PNG no software version,
-    so the bytes depend only on the figure.
+    The SVG carries no date and fixed ids, the PNG no software version and
+    the PDF no creation date or producer (:data:`STABLE_METADATA`), so the
+    bytes depend only on the figure.
     """
     fmt = check_format(fmt)
-    metadata = {"Date": None} if fmt == "svg" else {"Software": None}
+    metadata = STABLE_METADATA[fmt]
     buffer = io.BytesIO()
     with paper_style():
         figure.savefig(buffer, format=fmt, dpi=DPI, metadata=metadata)
@@ -183,7 +191,7 @@ def figure_bytes(figure: Figure, fmt: str = "png") -> bytes:
 def save_figure(figure: Figure, path: str | Path, fmt: str | None = None) -> Path:
     """Write the figure to ``path`` atomically (no half-written image is ever visible).
 
-    The format is ``fmt`` if given, else the file's suffix (``.png`` or ``.svg``).
+    The format is ``fmt`` if given, else the file's suffix (``.png``, ``.svg`` or ``.pdf``).
     """
     path = Path(path)
     chosen = check_format(fmt if fmt is not None else (path.suffix or ".png"))
