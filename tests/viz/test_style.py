@@ -106,3 +106,14 @@ def test_figures_leave_no_global_state_behind() -> None:
     assert dict(matplotlib.rcParams) == before
     assert plt.get_fignums() == []           # never registered with pyplot
     assert matplotlib.get_backend().lower() == before["backend"].lower()
+
+
+def test_labels_sort_as_a_reader_counts() -> None:
+    from schedlab.viz.style import natural_key
+
+    labels = ["gang[slot=200]", "gang[slot=25]", "gang[slot=1]", "gang[slot=100]", "fcfs"]
+    assert sorted(labels, key=natural_key) == [
+        "fcfs", "gang[slot=1]", "gang[slot=25]", "gang[slot=100]", "gang[slot=200]"]
+    assert sorted(["x=0.5", "x=0.25", "x=1"], key=natural_key) == ["x=0.25", "x=0.5", "x=1"]
+    styles = policy_styles(labels)
+    assert list(styles)[:3] == ["fcfs", "gang[slot=1]", "gang[slot=25]"]

@@ -30,6 +30,7 @@ from schedlab.viz.style import (
     LEGEND_PLACE,
     NUMBER_FORMATTER,
     LineStyle,
+    natural_key,
     new_figure,
     paper_style,
     policy_styles,
@@ -221,7 +222,7 @@ def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink"
     points = curve_points(results, metric, x)
     if reference is not None:
         reference = check_reference(reference)
-    lines = sorted(points["line"].unique())
+    lines = sorted(points["line"].unique(), key=natural_key)
     styles = styles or policy_styles(lines)
     workloads = sorted(points["workload"].unique())
     with paper_style():
@@ -267,7 +268,8 @@ def mark_sweep_values(ax: Axes, values: pd.Series) -> None:
 def draw_workload(ax: Axes, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
     """One line per label through the mean values; bars from min to max where a point
     has several seeds (bars stay readable where bands of many lines would overlap)."""
-    for label, line in points.groupby("line", sort=True):
+    for label in sorted(points["line"].unique(), key=natural_key):   # the legend's order
+        line = points[points["line"] == label]
         style = styles[label]
         ax.plot(line["x"], line["mean"], color=style.color, marker=style.marker,
                 linestyle=style.linestyle, label=label)

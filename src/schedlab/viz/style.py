@@ -19,6 +19,7 @@ report.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -121,15 +122,24 @@ def new_figure(width: float, height: float) -> Figure:
     return figure
 
 
+def natural_key(text: str) -> tuple[tuple[int, str, float], ...]:
+    """Sort key of a label with numbers read as numbers: ``gang[slot=25]`` before
+    ``gang[slot=100]``, as a reader counts, not as the characters compare."""
+    parts = re.split(r"(\d+(?:\.\d+)?)", str(text))
+    return tuple((1, "", float(part)) if k % 2 else (0, part, 0.0)
+                 for k, part in enumerate(parts) if part)
+
+
 def policy_styles(names: Iterable[str]) -> dict[str, LineStyle]:
-    """A fixed line style for every policy name, assigned in sorted name order.
+    """A fixed line style for every policy name, assigned in natural name order
+    (:func:`natural_key`).
 
     Pass the policies of the whole experiment so that a policy is drawn the
     same way in every figure.  Beyond eight policies colours repeat with a
     different marker and a dashed line.
     """
     styles: dict[str, LineStyle] = {}
-    for k, name in enumerate(sorted(set(names))):
+    for k, name in enumerate(sorted(set(names), key=natural_key)):
         styles[name] = LineStyle(
             color=PALETTE[k % len(PALETTE)],
             marker=MARKERS[(k + k // len(PALETTE)) % len(MARKERS)],
