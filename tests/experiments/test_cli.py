@@ -161,3 +161,15 @@ def test_results_of_an_experiment_with_no_finished_run_show_its_runs_without_met
     assert "│ failed │    2 │" in result.stdout
     assert "no run has finished yet: no metrics to show" in result.stdout
     assert "--metric" not in result.output
+
+
+def test_settings_are_listed_with_their_numbers_read_as_numbers() -> None:
+    frame = pd.DataFrame({
+        "workload": ["w"] * 4, "policy": ["gang"] * 4,
+        "param.slot": pd.Series([200, 25, 1, 100], dtype="Int64"),
+        "seed": [0] * 4, "processors": [None] * 4, "overrun": ["kill"] * 4,
+        "avg_wait": [4.0, 2.0, 1.0, 3.0]})
+    summary = summary_frame(frame, ["avg_wait"])
+    assert summary["policy"].tolist() == ["gang[slot=1]", "gang[slot=25]", "gang[slot=100]",
+                                          "gang[slot=200]"]
+    assert summary["avg_wait"].tolist() == [1.0, 2.0, 3.0, 4.0]

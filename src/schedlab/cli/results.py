@@ -161,7 +161,19 @@ def summary_frame(finished, names: list[str]):
     means.insert(0, "n", grouped.size())
     for name in names:
         means[RUNS_PREFIX + name] = counts[name]
-    return means.reset_index().rename(columns={"setting": "policy"})
+    return natural_order(means.reset_index(), keys).rename(columns={"setting": "policy"})
+
+
+def natural_order(frame, keys: list[str]):
+    """``frame`` sorted by ``keys``, text read with its numbers as numbers
+    (``dynp[k=4]`` before ``dynp[k=16]``; :func:`~schedlab.viz.style.natural_key`)."""
+    from schedlab.viz.style import natural_key
+
+    def readable(column):
+        numeric = column.dtype.kind in "biuf"          # numbers sort as they are
+        return column if numeric else column.map(natural_key)
+
+    return frame.sort_values(keys, key=readable, kind="stable").reset_index(drop=True)
 
 
 def means_table(summary, names: list[str]) -> Table:
