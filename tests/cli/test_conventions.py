@@ -204,11 +204,13 @@ def test_the_allocations_of_the_cli_are_the_grid_engine_s() -> None:
 
 
 def test_the_image_formats_of_the_cli_are_the_figures() -> None:
+    from schedlab.viz.html import MIME
     from schedlab.viz.style import FORMATS
 
-    for path in (("plot",), ("report",)):
+    # plot writes every format; a report embeds what a page shows inline (no PDF)
+    for path, formats in ((("plot",), FORMATS), (("report",), tuple(MIME))):
         param = next(p for p in dict(ALL)[path].params if "--format" in p.opts)
-        assert sorted(param.type.choices) == sorted(FORMATS)
+        assert sorted(param.type.choices) == sorted(formats)
 
 
 # --------------------------------------------------------------------------- old spellings
