@@ -109,10 +109,10 @@ def test_a_ta_curve_of_a_metric_missing_in_every_run_draws_no_point():
 def test_run_labels_name_the_parameters_that_differ():
     documents = [{"policy": "bf-fcfs@ms-heuristics", "params": {"order": "priority", "x": 1}},
                  {"policy": "bf-fcfs@ms-heuristics", "params": {"order": "arrival", "x": 1}}]
-    assert run_labels(documents) == ["bf-fcfs@ms-heuristics order=priority",
-                                     "bf-fcfs@ms-heuristics order=arrival"]
+    assert run_labels(documents) == ["bf-fcfs@ms-heuristics[order=priority]",
+                                     "bf-fcfs@ms-heuristics[order=arrival]"]
     documents.append({"policy": "bf-fcfs@round-robin", "params": {"order": "arrival"}})
-    assert run_labels(documents)[2] == "bf-fcfs@round-robin order=arrival"
+    assert run_labels(documents)[2] == "bf-fcfs@round-robin[order=arrival]"
 
 
 # ------------------------------------------------------------------ schedlab plot

@@ -48,8 +48,9 @@ def run_directories(source: Path) -> list[Path]:
     found = sorted(p for p in source.iterdir() if (p / "jobs.csv").is_file()) \
         if source.is_dir() else []
     if not found:
-        raise InputError("expected a grid run directory (from 'schedlab simulate --platform "
-                         "... --out') or a directory of them", file=str(source))
+        raise InputError("expected a run directory (from 'schedlab simulate --out') or a "
+                         "directory of them ('compare --out', grid runs of 'simulate "
+                         "--platform --out')", file=str(source))
     return found
 
 
@@ -75,8 +76,9 @@ def run_labels(documents: list[dict[str, Any]]) -> list[str]:
     params = [document.get("params", {}) for document in documents]
     keys = sorted(set.intersection(*(set(p) for p in params))) if params else []
     varying = [key for key in keys if len({repr(p.get(key)) for p in params}) > 1]
-    return [" ".join([str(document.get("policy", "?"))]
-                     + [f"{key}={p.get(key)}" for key in varying])
+    from schedlab.policies.registry import spec_text
+
+    return [spec_text(str(document.get("policy", "?")), {key: p.get(key) for key in varying})
             for document, p in zip(documents, params)]
 
 

@@ -342,3 +342,79 @@ def write_report(exp_dir: str | Path, out: str | Path, *, generated: str,
     out = Path(out)
     atomic_write_text(out, build_report(exp_dir, generated=generated, fmt=fmt))
     return out
+
+
+# ------------------------------------------------------------------ simulate and compare runs
+@dataclass(frozen=True)
+class RunOutput:
+    """One run directory of ``simulate --out`` or ``compare``: its label, jobs and
+    metrics.json."""
+
+    label: str
+    jobs: pd.DataFrame
+    document: Mapping[str, Any]
+
+
+def runs_summary(runs: list[RunOutput]) -> str:
+    """One row per run: its label, offered load and the key metrics (a metric over no jobs
+    shows as missing)."""
+    columns = ("offered_load", *TABLE_METRICS)
+    frame = pd.DataFrame([{"run": run.label, **{m: run.document["metrics"].get(m)
+                                                for m in columns}} for run in runs])
+    return html_table(frame, numeric=set(columns))
+
+
+def runs_figures(runs: list[RunOutput], fmt: str) -> list[ReportFigure]:
+    """The comparison of the runs' key metrics, their class bars, and the schedule of every
+    space-shared run (a gang run's jobs share processors: ``schedlab plot RUN --kind
+    matrix`` draws it)."""
+    from schedlab.viz.compare import comparison_figure
+
+    rows = {run.label: run.document["metrics"] for run in runs}
+    styles = policy_styles(rows)
+    offered = [load for run in runs
+               if (load := run.document["metrics"].get("offered_load")) is not None]
+    figures = [
+        ReportFigure("Comparison",
+                     "Wait, bounded slowdown, ARTwW and utilization of each run (and the "
+                     "shares it rejected, where one did).",
+                     data_uri(comparison_figure(rows, "", offered_loads=offered[:1]), fmt)),
+        ReportFigure("Wait by width class",
+                     "Average wait of the jobs of each width class (Margo et al. §6), "
+                     "every run.",
+                     data_uri(classes_figure(rows, "width", "avg_wait", styles=styles), fmt)),
+        ReportFigure("Bounded slowdown by run-time class",
+                     "Average bounded slowdown (τ = 60 s) per class of actual run time "
+                     "(Streit 2002 §5.2), every run.",
+                     data_uri(classes_figure(rows, "runtime", "avg_bsld_60", styles=styles),
+                              fmt))]
+    for run in runs:
+        if "service" not in run.jobs.columns:
+            figures.append(gantt_entry({"label": run.label, "processors":
+                                        run.document["processors"]}, run.jobs,
+                                       str(run.document.get("workload", "")), "", fmt))
+    return figures
+
+
+def build_runs_report(source: str | Path, runs: list[RunOutput], *, generated: str,
+                      fmt: str = "svg") -> str:
+    """The HTML report of the run directories of ``simulate --out`` or ``compare`` read
+    from ``source``: the summary table first, then the figures, every run in each."""
+    fmt = check_format(fmt)
+    source = Path(source)
+    figures = "".join(figure_html(f, k) for k, f in enumerate(runs_figures(runs, fmt), 1))
+    workloads = sorted({str(run.document.get("workload", "?")) for run in runs})
+    header = (f'<p class="meta">{len(runs)} runs on {html.escape(", ".join(workloads))}. '
+              f'Generated {html.escape(generated)} by schedlab from\n'
+              f'<code>{html.escape(str(source))}</code>.</p>')
+    return html_page(html.escape(f"Runs: {source.name}"), header,
+                     [("summary", "Summary", runs_summary(runs)),
+                      ("figures", "Figures", figures)])
+
+
+def write_runs_report(source: str | Path, runs: list[RunOutput], out: str | Path, *,
+                      generated: str, fmt: str = "svg") -> Path:
+    """Write the report atomically to ``out`` and return its path."""
+    out = Path(out)
+    atomic_write_text(out, build_runs_report(source, runs, generated=generated, fmt=fmt))
+    return out
