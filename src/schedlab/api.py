@@ -164,7 +164,8 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
 #: and the profile kernels, planning's rebuild and dynP's self-tuning step, the admission
 #: searches of QoPS, MSB and MRT.  One small run of each compiles every kernel they call.
 COMPILED_POLICIES = ("fcfs+conservative", "fcfs+plan", "dynp", "qops", "msb", "mrt")
-#: The deadlines the admission policies' run needs (QoPS §4.2: from an EASY schedule).
+#: The precompile runs' jobs get deadlines (QoPS §4.2: from an EASY schedule), which the
+#: admission policies need and the others ignore.
 _PRECOMPILE_DEADLINES = Transforms(stringency=0.5)
 
 
@@ -175,8 +176,8 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     machine code on disk (next to the package, or in ``NUMBA_CACHE_DIR``),
     so only the first run on a machine pays: about 10 s for planning,
     more for all of them.  One run of each policy on 400 jobs of the
-    built-in ``lublin`` model (the admission policies with deadlines)
-    calls every kernel the policy uses, under both overrun modes (a job that
+    built-in ``lublin`` model, with deadlines (the admission policies need
+    them, the others ignore them), calls every kernel the policy uses, under both overrun modes (a job that
     outlives its estimate takes other paths); with a warm cache it only
     loads them.  ``make`` runs it after installing (``schedlab precompile``).
     """
@@ -184,11 +185,10 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
 
     taken = {}
     for name in policies:
-        steps = _PRECOMPILE_DEADLINES if name in ("qops", "msb", "mrt") else Transforms()
         began = time.perf_counter()
         for overrun in ("kill", "extend"):
-            execute(RunSpec("lublin", name, jobs=400, seed=1, transforms=steps,
-                            overrun=overrun))
+            execute(RunSpec("lublin", name, jobs=400, seed=1,
+                            transforms=_PRECOMPILE_DEADLINES, overrun=overrun))
         taken[name] = time.perf_counter() - began
     return taken
 

@@ -221,3 +221,25 @@ def outcomes_csv_text(table: ReservationTable) -> str:
 def write_outcomes(table: ReservationTable, path: str | Path) -> None:
     """Write :func:`outcomes_csv_text` to a file, atomically."""
     atomic_write_text(path, outcomes_csv_text(table))
+
+
+def write_run_directory(result: Result, metrics: dict[str, Any], directory: str | Path, *,
+                        swf: bool = False) -> list[Path]:
+    """Everything a run writes in its directory, as ``simulate --out`` and each policy of
+    ``compare`` do: jobs.csv and metrics.json, a gang run's matrix, slots and series
+    (:func:`write_timesharing_tables`), the reservations' outcomes, and with ``swf`` the
+    schedule as SWF.  Returns the files written, in that order."""
+    directory = Path(directory)
+    written = [directory / "jobs.csv", directory / "metrics.json"]
+    write_jobs_csv(result, written[0])
+    write_metrics_json(result, metrics, written[1])
+    written += write_timesharing_tables(result, directory)
+    if result.reservations is not None:
+        written.append(directory / "reservations.csv")
+        write_outcomes(result.reservations, written[-1])
+    if swf:
+        from schedlab.workload.swf import write_swf
+
+        written.append(directory / "schedule.swf")
+        write_swf(result, written[-1])
+    return written

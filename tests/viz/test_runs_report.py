@@ -22,6 +22,9 @@ def test_a_compare_output_gets_a_report_with_every_run(tmp_path: Path) -> None:
     done = invoke("compare", "lublin", "-n", "300", "--policies",
                   "fcfs+easy,dynp[metric=slowdown],gang", "--out", out)
     assert done.exit_code == 0, done.output
+    # each policy's directory holds what simulate --out writes, a gang run's tables too
+    assert sorted(p.name for p in (out / "gang").iterdir()) == [
+        "jobs.csv", "matrix.csv", "metrics.json", "series.csv", "slots.csv"]
     reported = invoke("report", out, "--format", "png")
     assert reported.exit_code == 0, reported.output
     page = (out / "report.html").read_text()

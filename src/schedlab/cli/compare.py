@@ -107,9 +107,7 @@ def compare(
     from schedlab.output import (
         atomic_directory,
         atomic_write_text,
-        write_jobs_csv,
-        write_metrics_json,
-        write_outcomes,
+        write_run_directory,
     )
     from schedlab.viz.compare import write_comparison_figure
 
@@ -136,15 +134,11 @@ def compare(
         for label, result in runs(spec, loaded, chosen, workers).items():
             rows[label] = compute_metrics(result)
             results[label] = result
-            directory = staging / directory_name(label)
-            write_jobs_csv(result, directory / "jobs.csv")
-            write_metrics_json(result, rows[label], directory / "metrics.json")
-            if result.reservations is not None:
-                write_outcomes(result.reservations, directory / "reservations.csv")
+            write_run_directory(result, rows[label], staging / directory_name(label))
         machine = next(iter(results.values())).processors
         title = f"{loaded.name}: {len(loaded)} jobs on {machine} processors"
         atomic_write_text(staging / "metrics.csv", _metrics_csv(rows))
-        offered = loaded.offered_load(machine)
+        offered = next(iter(rows.values())).get("offered_load")   # the workload's, one
         write_comparison_figure(rows, title, staging / "comparison.png",
                                 offered_loads=[] if offered is None else [offered])
     console.print(metrics_table(title, rows, summary_metrics(rows), SUMMARY_FORMATS))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -62,9 +62,6 @@ from schedlab.cli.summary import (
 )
 from schedlab.errors import InputError
 
-if TYPE_CHECKING:
-    from schedlab.engine.result import Result
-
 
 def simulate(
     workload: WorkloadArg,
@@ -115,6 +112,8 @@ def simulate(
 ) -> None:
     """Simulate one policy; print a summary and write OUT/jobs.csv and OUT/metrics.json."""
     from schedlab.api import execute, model_of, refuse_options, with_reservation_params
+    from schedlab.output import write_run_directory
+
     inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
                                field="--policy")
     policy = str(inline.pop("name"))
@@ -159,7 +158,7 @@ def simulate(
     finally:
         bar.close()
     metrics = model.metrics(result, spec)
-    written = [] if out is None else write_run(result, metrics, out, swf=swf)
+    written = [] if out is None else write_run_directory(result, metrics, out, swf=swf)
     rows = {result.policy: metrics}
     console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
     clusters = cluster_table(metrics)
@@ -174,27 +173,3 @@ def simulate(
         console.print(f"wrote {', '.join(str(path) for path in written[:-1])} and "
                       f"{written[-1]}", markup=False)
 
-
-def write_run(result: Result, metrics: dict[str, Any], out: Path, *, swf: bool) -> list[Path]:
-    """jobs.csv and metrics.json of a run, a gang run's matrix, slots and series, the
-    reservations' outcomes, and with ``swf`` the schedule as SWF: the files written."""
-    from schedlab.output import (
-        write_jobs_csv,
-        write_metrics_json,
-        write_outcomes,
-        write_timesharing_tables,
-    )
-
-    written = [out / "jobs.csv", out / "metrics.json"]
-    write_jobs_csv(result, written[0])
-    write_metrics_json(result, metrics, written[1])
-    written += write_timesharing_tables(result, out)
-    if result.reservations is not None:
-        written.append(out / "reservations.csv")
-        write_outcomes(result.reservations, written[-1])
-    if swf:
-        from schedlab.workload.swf import write_swf
-
-        written.append(out / "schedule.swf")
-        write_swf(result, written[-1])
-    return written

@@ -48,6 +48,7 @@ from schedlab.metrics.jobs import (
     weighted_mean,
 )
 from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
+from schedlab.workload.job import offered_load
 
 #: Bounds (seconds) of the bounded slowdown reported as avg_bsld_<tau>
 #: (Feitelson et al. 1997 use 10 s; Streit 2002, §5.2 uses 60 s and 300 s).
@@ -183,20 +184,6 @@ def status_counts(result: Result) -> dict[str, int]:
     }
 
 
-def offered_load(result: Result) -> float | None:
-    """sum(width x runtime) / (processors x (last submit - first submit)) over every job
-    submitted, as :meth:`Workload.offered_load <schedlab.workload.job.Workload.offered_load>`:
-    the work the jobs bring per unit of capacity while they arrive.  Above 1 the queue grows
-    without bound whatever the policy does.  None with no submit span."""
-    if len(result) == 0:
-        return None
-    span = int(result.submit.max() - result.submit.min())
-    if span == 0:
-        return None
-    area = float(np.dot(result.width.astype(np.float64), result.runtime.astype(np.float64)))
-    return area / (result.processors * span)
-
-
 def rejection_shares(result: Result) -> dict[str, float | None]:
     """Percent of jobs and of requested processor-seconds rejected (QoPS, Islam et al., §5.1).
 
@@ -267,7 +254,8 @@ def compute_metrics(result: Result, *, classes: bool = True) -> Metrics:
     metrics: Metrics = {}
     metrics.update(status_counts(result))
     if result.grid is None:       # a grid's is rating-weighted, on its platform (metrics.grid)
-        metrics["offered_load"] = offered_load(result)
+        metrics["offered_load"] = offered_load(result.submit, result.width, result.runtime,
+                                               result.processors)
     metrics.update(rejection_shares(result))
     metrics.update(time_metrics(jobs))
     metrics.update(margo_weighted(jobs))

@@ -56,6 +56,18 @@ class Job(NamedTuple):
         return self.width * self.runtime
 
 
+def offered_load(submit: np.ndarray, width: np.ndarray, runtime: np.ndarray,
+                 processors: int) -> float | None:
+    """sum(width x runtime) / (processors x (last submit - first submit)): the work jobs
+    bring per unit of machine capacity while they arrive (docs/reference/models.md,
+    "Offered load"); above 1 the queue grows without bound whatever the policy does.
+    None when there is no submit span (no jobs, or all submitted at one instant)."""
+    if len(submit) == 0 or int(submit.max() - submit.min()) == 0:
+        return None
+    area = float(np.dot(width.astype(np.float64), runtime.astype(np.float64)))
+    return area / (processors * int(submit.max() - submit.min()))
+
+
 @dataclass(frozen=True, repr=False)
 class Workload:
     """Jobs ordered by (submit, id) plus what the trace says about itself.
@@ -104,11 +116,9 @@ class Workload:
         the workload's machine.  ``None`` when there is no submit span
         (no jobs, or all submitted at one instant).
         """
-        if not self.jobs or self.jobs[-1].submit == self.jobs[0].submit:
-            return None
-        area = sum(job.width * job.runtime for job in self.jobs)
-        span = self.jobs[-1].submit - self.jobs[0].submit
-        return area / ((processors or self.processors) * span)
+        columns = self.to_arrays()
+        return offered_load(columns["submit"], columns["width"], columns["runtime"],
+                            processors or self.processors)
 
     def with_jobs(self, jobs: Sequence[Job], **changes) -> Workload:
         """A copy with other jobs (re-sorted by submit, id) and other metadata."""
