@@ -2,44 +2,16 @@
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Callable
 from typing import TypeVar
 
 from schedlab.errors import InputError
+from schedlab.specs import parse_params, parse_spec
+
+__all__ = ["parse_pair", "parse_params", "parse_policy_spec", "parse_window",
+           "split_policy_list"]
 
 T = TypeVar("T")
-
-
-def parse_params(pairs: list[str] | None, *, field: str = "--param") -> dict[str, object]:
-    """``["k=4", "heuristic=edf"]`` -> ``{"k": 4, "heuristic": "edf"}`` (numbers parsed)."""
-    params: dict[str, object] = {}
-    for pair in pairs or []:
-        key, sep, raw = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"expected KEY=VALUE, got {pair!r}", field=field)
-        params[key.strip()] = _number_or_text(raw.strip(), f"{field} {key.strip()}")
-    return params
-
-
-def _number_or_text(raw: str, field: str) -> object:
-    """An integer in ASCII digits (magnitude at most 2**53, :func:`schedlab.textio.parse_int`),
-    a finite decimal number, ``true``/``false``, else the text itself."""
-    from schedlab.textio import ASCII_INT, ASCII_NUMBER, parse_int
-
-    if ASCII_INT.fullmatch(raw):
-        return parse_int(raw, field=field)
-    if ASCII_NUMBER.fullmatch(raw) or raw.lower().lstrip("+-") in ("inf", "infinity", "nan"):
-        value = float(raw)
-        if not math.isfinite(value):
-            raise InputError(f"expected a finite number, got {raw!r}", field=field)
-        return value
-    return {"true": True, "false": False}.get(raw.lower(), raw)
-
-
-#: ``NAME`` or ``NAME[KEY=VALUE,...]``: one policy of ``compare --policies``.
-_POLICY_SPEC = re.compile(r"\s*([^\[\],=\s]+)\s*(?:\[([^\[\]]*)\])?\s*")
 
 
 def split_policy_list(text: str) -> list[str]:
@@ -64,19 +36,11 @@ def split_policy_list(text: str) -> list[str]:
 def parse_policy_spec(spec: str, *, field: str = "--policies") -> dict[str, object]:
     """``"qops[k=3,heuristic=edf]"`` -> ``{"name": "qops", "k": 3, "heuristic": "edf"}``.
 
-    The parameters are read as ``--param`` reads them; a malformed spec is an
+    The parameters are read as ``--param`` reads them (:func:`schedlab.specs.parse_spec`,
+    the one syntax of policies and predictors); a malformed spec is an
     :class:`InputError` that quotes it.
     """
-    match = _POLICY_SPEC.fullmatch(spec)
-    if match is None:
-        raise InputError(f"policy spec {spec!r}: expected NAME or NAME[KEY=VALUE,...] "
-                         f"(e.g. 'qops[k=3]')", field=field)
-    name, inner = match.groups()
-    pairs = inner.split(",") if inner is not None and inner.strip() else []
-    try:
-        return {"name": name, **parse_params(pairs, field=field)}
-    except InputError as err:
-        raise InputError(f"policy spec {spec!r}: {err.reason}", field=field) from None
+    return parse_spec(spec, field=field)
 
 
 def parse_window(text: str | None) -> tuple[int, int] | None:

@@ -64,7 +64,7 @@ MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
 
 # 0-based column indices of the fields the reader uses.
 _JOB, _SUBMIT, _WAIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME = 0, 1, 2, 3, 4, 7, 8
-_STATUS, _USER, _GROUP, _QUEUE = 10, 11, 12, 14
+_STATUS, _USER, _GROUP, _EXECUTABLE, _QUEUE = 10, 11, 12, 13, 14
 # Count fields must hold integral values; time fields may be decimal and are
 # truncated to whole seconds (the SWF definition permits fractional times).
 _INTEGER_COLUMNS = (_JOB, _ALLOC, _REQ_PROCS, _USER, _GROUP, _QUEUE)
@@ -135,6 +135,30 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
     return _build_workload(table, data, source, header, width_field=width_field,
                            missing_estimate=missing_estimate, strict=strict,
                            processors=processors)
+
+
+def read_swf_schedule(path: str | os.PathLike, ids: np.ndarray) -> dict[str, np.ndarray]:
+    """What the trace recorded of the jobs ``ids`` beyond the Workload: their ``wait``
+    (field 3, -1 where unknown), ``status`` (field 11) and ``executable`` (field 14),
+    as int64 columns in the order of ``ids``.
+
+    The runtime predictors' trace analysis (:mod:`schedlab.predictors.accuracy`)
+    replays the schedule the trace records; the Workload keeps only what a
+    simulation needs.  ``ids`` are job numbers of a workload read from the same
+    file (each appears once among its kept records).
+    """
+    source = str(path)
+    table = _parse_records(_read_bytes(source), source)
+    numbers = table[:, _JOB].astype(np.int64)
+    order = np.argsort(numbers, kind="stable")
+    wanted = np.asarray(ids, dtype=np.int64)
+    rows = order[np.clip(np.searchsorted(numbers[order], wanted), 0, len(order) - 1)]
+    if not np.array_equal(numbers[rows], wanted):
+        raise InputError("the trace does not hold every job of the workload (was it read from "
+                         "another file?)", file=source)
+    return {"wait": np.trunc(table[rows, _WAIT]).astype(np.int64),
+            "status": table[rows, _STATUS].astype(np.int64),
+            "executable": table[rows, _EXECUTABLE].astype(np.int64)}
 
 
 def _check_choice(name: str, value: str, choices: tuple[str, ...]) -> None:
