@@ -200,7 +200,8 @@ def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
     import pandas as pd
 
     from schedlab.cli.consoles import console
-    from schedlab.cli.results import means_table, summary_frame
+    from schedlab.cli.results import means_table
+    from schedlab.experiments.summary import summary_frame
 
     frame = pd.DataFrame({
         "workload": ["w"] * 4, "policy": ["qops", "qops", "qops", "easy"],
@@ -218,7 +219,12 @@ def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
     with console.capture() as captured:
         console.print(means_table(summary, names))
     text = captured.get()
-    assert "3.000 (2/3)" in text and "—" in text and "(k/n)" in text
+    # Student's t intervals: (2, 4) gives 12.706 x 1.414 / sqrt(2) = 12.7; (10, 20, 30)
+    # gives 4.303 x 10 / sqrt(3) = 24.8; a single run gives none
+    assert rows.loc["qops", "ci95.avg_wait"] == pytest.approx(24.841, abs=1e-3)
+    assert pd.isna(rows.loc["easy", "ci95.avg_wait"])
+    assert "3.000 ± 12.7 (2/3)" in text and "20.0 ± 24.8" in text and "(k/n)" in text
+    assert "—" in text
     assert "runs." not in text
 
 

@@ -26,18 +26,21 @@ RUNS = results([
 ])
 
 
+#: The 95 % interval of fcfs at 1.0 over its seeds (100, 140): t(0.975, 1) = 12.706 times
+#: the standard deviation 28.28 over sqrt(2), i.e. 12.706 x 20.
+FCFS_CI = 12.7062047 * 20
+
+
 def test_points_average_the_seeds_and_leave_failed_runs_out() -> None:
     points = curve_points(RUNS, "artww", "transform.shrink")
-    assert points.to_dict("records") == [
-        {"workload": "ctc", "line": "fcfs", "x": 0.8, "mean": 300.0, "min": 300.0, "max": 300.0,
-         "runs": 1},
-        {"workload": "ctc", "line": "fcfs", "x": 1.0, "mean": 120.0, "min": 100.0, "max": 140.0,
-         "runs": 2},
-        {"workload": "ctc", "line": "sjf", "x": 0.8, "mean": 200.0, "min": 200.0, "max": 200.0,
-         "runs": 1},
-        {"workload": "ctc", "line": "sjf", "x": 1.0, "mean": 90.0, "min": 90.0, "max": 90.0,
-         "runs": 1},
+    assert points.drop(columns="ci").to_dict("records") == [
+        {"workload": "ctc", "line": "fcfs", "x": 0.8, "mean": 300.0, "runs": 1},
+        {"workload": "ctc", "line": "fcfs", "x": 1.0, "mean": 120.0, "runs": 2},
+        {"workload": "ctc", "line": "sjf", "x": 0.8, "mean": 200.0, "runs": 1},
+        {"workload": "ctc", "line": "sjf", "x": 1.0, "mean": 90.0, "runs": 1},
     ]
+    assert points["ci"].tolist()[1] == pytest.approx(FCFS_CI)
+    assert points["ci"].isna().tolist() == [True, False, True, True]     # one run: no interval
 
 
 def test_a_parameter_grid_gives_one_line_per_setting() -> None:
@@ -54,16 +57,17 @@ def test_the_figure_draws_one_line_per_policy_through_the_means() -> None:
     ax = figure.axes[0]
     lines = {line.get_label(): line for line in ax.get_lines()}
     assert lines["fcfs"].get_xdata().tolist() == [0.8, 1.0]
-    assert lines["fcfs"].get_ydata().tolist() == [300.0, 120.0]
-    assert lines["sjf"].get_ydata().tolist() == [200.0, 90.0]
-    assert ax.get_xlabel() == "shrinking factor" and ax.get_ylabel() == "ARTwW [s]"
+    assert lines["fcfs"].get_ydata().tolist() == [300 / 3600, 120 / 3600]      # hours
+    assert lines["sjf"].get_ydata().tolist() == [200 / 3600, 90 / 3600]
+    assert ax.get_xlabel() == "shrinking factor" and ax.get_ylabel() == "ARTwW [h]"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0.8", "1"]
-    (bars,) = ax.collections                           # min-max bars: fcfs at 1.0 only
-    assert [segment.tolist() for segment in bars.get_segments()] == [[[1.0, 100.0],
-                                                                     [1.0, 140.0]]]
+    (bars,) = ax.collections                           # interval bars: fcfs at 1.0 only
+    (segment,) = bars.get_segments()
+    assert segment.ravel().tolist() == pytest.approx([1.0, (120.0 - FCFS_CI) / 3600,
+                                                      1.0, (120.0 + FCFS_CI) / 3600])
     legend = [t.get_text() for t in figure.legends[0].get_texts()]
-    assert legend == ["fcfs", "sjf", "min–max over up to 2 seeds"]
-    assert figure._suptitle.get_text() == "ARTwW [s] against shrinking factor"
+    assert legend == ["fcfs", "sjf", "95 % confidence interval, up to 2 seeds"]
+    assert figure._suptitle.get_text() == "ARTwW [h] against shrinking factor"
 
 
 def test_reference_points_are_hollow_markers_in_the_policys_colour() -> None:
@@ -73,7 +77,7 @@ def test_reference_points_are_hollow_markers_in_the_policys_colour() -> None:
     ax = figure.axes[0]
     ours, = [line for line in ax.get_lines() if line.get_label() == "fcfs"]
     paper, = [line for line in ax.get_lines() if line.get_linestyle() == ":"]
-    assert paper.get_xdata().tolist() == [0.8, 1.0] and paper.get_ydata().tolist() == [250, 110]
+    assert paper.get_xdata().tolist() == [0.8, 1.0] and paper.get_ydata().tolist() == [250 / 3600, 110 / 3600]
     assert paper.get_color() == ours.get_color() and paper.get_markerfacecolor() == "white"
     assert figure.legends[0].get_texts()[-1].get_text() == "Streit Fig. 4"
 
@@ -99,3 +103,22 @@ def test_missing_or_non_numeric_columns_are_user_mistakes() -> None:
         curve_figure(RUNS.assign(status="failed"), "artww")
     with pytest.raises(InputError, match="need the columns policy, x, value"):
         curve_figure(RUNS, "artww", reference=pd.DataFrame({"policy": ["fcfs"], "x": [1.0]}))
+
+
+def test_a_categorical_parameter_is_drawn_as_categories_without_joining_lines() -> None:
+    """Gang Strategies 1-3 name alternatives (the policy declares ``strategy``
+    categorical): three evenly spaced labelled places, markers side by side, no line."""
+    frame = pd.DataFrame({"workload": "w", "policy": "gang", "seed": 0, "status": "finished",
+                          "param.strategy": [1, 2, 3, 1, 2, 3],
+                          "param.slot": [10, 10, 10, 100, 100, 100],
+                          "gang_slowdown": [5.0, 4.0, 3.0, 2.0, 1.5, 1.2]})
+    figure = curve_figure(frame, "gang_slowdown", "param.strategy")
+    ax = figure.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2", "3"]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert set(lines) == {"gang[slot=10]", "gang[slot=100]"}
+    assert all(line.get_linestyle() == "None" for line in lines.values())
+    assert lines["gang[slot=10]"].get_xdata().tolist() == pytest.approx([-0.3, 0.7, 1.7])
+    assert lines["gang[slot=100]"].get_xdata().tolist() == pytest.approx([0.3, 1.3, 2.3])
+    numeric = curve_figure(frame, "gang_slowdown", "param.slot").axes[0]
+    assert {line.get_linestyle() for line in numeric.get_lines()} == {"-"}

@@ -17,12 +17,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from typer.testing import CliRunner
 
+from schedlab.cli.app import app
 from schedlab.experiments.report import (
     build_report,
-    first_point,
     machine_size,
     middle_window,
+    sweep_points,
     write_report,
 )
 
@@ -58,6 +60,33 @@ def sweep_report(sweep_exp: Path, tmp_path_factory: pytest.TempPathFactory) -> P
                         generated=GENERATED)
 
 
+@pytest.fixture(scope="module")
+def compare_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of ``compare`` over three policies (the README's workflow)."""
+    out = tmp_path_factory.mktemp("compare") / "cmp"
+    for args in (["compare", "lublin", "-n", "300", "--policies",
+                  "fcfs+easy,fcfs+conservative,sjf+easy", "--out", str(out)],
+                 ["report", str(out)]):
+        done = CliRunner().invoke(app, args)
+        assert done.exit_code == 0, done.output
+    return out / "report.html"
+
+
+@pytest.fixture(scope="module")
+def grid_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a grid run (two sites with a licence, thesis §4.1 jobs)."""
+    root = tmp_path_factory.mktemp("grid")
+    platform = "examples/platforms/two-sites.toml"
+    for args in (["generate", "grid", "--platform", platform, "--preset", "thesis-4.1",
+                  "-n", "200", "--seed", "1", "-o", str(root / "jobs.swf")],
+                 ["simulate", str(root / "jobs.swf"), "--platform", platform, "--out",
+                  str(root / "run")],
+                 ["report", str(root / "run")]):
+        done = CliRunner().invoke(app, args)
+        assert done.exit_code == 0, done.output
+    return root / "run" / "report.html"
+
+
 def images(html: str) -> list[str]:
     return re.findall(r'<img src="(data:[^"]+)"', html)
 
@@ -69,6 +98,7 @@ def test_the_report_lists_runs_failures_spec_and_versions(small_html: str) -> No
     assert "4 runs: 2 finished, 2 failed." in html
     assert f"Generated {GENERATED} by schedlab" in html
     runs = html.split('<section id="runs">')[1].split("</section>")[0]
+    assert runs.startswith("<h2>Runs</h2>\n<details><summary>4 runs, one row each")
     assert runs.count("<tr>") == 1 + 4
     assert "<td>finished</td>" in runs and "<td>failed</td>" in runs
     failed = html.split('<section id="failed">')[1].split("</section>")[0]
@@ -88,11 +118,16 @@ def test_the_figures_follow_what_the_experiment_varies(small_html: str,
                       "small: utilization and queue length", "small: schedule of fcfs"]
     swept = sweep_report.read_text(encoding="utf-8")
     titles = re.findall(r"<figure><h3>([^<]+)</h3>", swept)
-    assert titles[:3] == ["ARTwW [s] against shrinking factor",
+    assert titles[:3] == ["ARTwW [h] against shrinking factor",
                           "SLDwW₆₀ against shrinking factor",
                           "utilization against shrinking factor"]
-    assert len(titles) == 7
-    assert "Setting: shrink = 0.8, seed = 0." in swept
+    per_point = ["lublin: wait by width class", "lublin: bounded slowdown by run-time class",
+                 "lublin: utilization and queue length", "lublin: schedule of fcfs+easy"]
+    assert titles[3:] == per_point * 2           # both shrinking factors, each said
+    captions = re.findall(r"Figure (\d+)\. [^<]*Setting: shrink = ([\d.]+), seed = 0 "
+                          r"\(one run of 2 seeds\)\.</figcaption>", swept)
+    assert captions == [(str(k), "0.8") for k in range(4, 8)] + [(str(k), "1")
+                                                                  for k in range(8, 12)]
 
 
 def test_the_report_is_self_contained_and_the_same_for_the_same_experiment(
@@ -114,12 +149,16 @@ def test_the_machine_size_comes_from_the_run_or_from_streits_utilization() -> No
     assert machine_size({"processors": None, "utilization": 0.0}, jobs) == 9
 
 
-def test_the_first_point_fixes_every_sweep_column_but_keeps_other_policies() -> None:
+def test_a_sweep_point_fixes_every_sweep_column_but_keeps_other_policies() -> None:
+    """dynp runs k = 2 and 4 at shrink 0.8, fcfs (no k) at 0.8 and 1.0: the points are
+    (k = 2, 0.8), (k = 4, 0.8) and fcfs alone at 1.0, each at seed 0; fcfs at 0.8 is in
+    both points of 0.8."""
     runs = pd.DataFrame({
         "run_id": list("abcdef"), "policy": ["dynp", "dynp", "dynp", "fcfs", "fcfs", "fcfs"],
         "seed": [0, 0, 1, 0, 1, 0], "param.k": [4, 2, 2, np.nan, np.nan, np.nan],
         "transform.shrink": [0.8, 0.8, 0.8, 0.8, 0.8, 1.0]})
-    assert first_point(runs)["run_id"].tolist() == ["b", "d"]
+    assert [point["run_id"].tolist() for point in sweep_points(runs)] == [
+        ["b", "d"], ["a", "d"], ["f"]]
 
 
 def test_the_gantt_window_holds_the_middle_jobs() -> None:
@@ -153,18 +192,26 @@ def chromium() -> str:
     return found
 
 
-#: Added to a copy of the report: after the page has loaded, writes what the browser
-#: shows (every image decoded and laid out, every table's rows and size) into the DOM.
+#: Added to a copy of a report: after the page has loaded, writes what the browser shows
+#: into the DOM: every image decoded and laid out, every table's rows, size, overflow and
+#: place, the first figure's place, and the widths of the page and the window.
 PROBE = """<script>
 window.addEventListener("load", function () {
   var box = function (e) { var r = e.getBoundingClientRect(); return [r.width, r.height]; };
+  var top = function (e) { return e.getBoundingClientRect().top + window.scrollY; };
+  var figure = document.querySelector("figure");
   var report = {
     images: Array.prototype.map.call(document.images, function (i) {
       return {complete: i.complete, natural: [i.naturalWidth, i.naturalHeight], shown: box(i)};
     }),
     tables: Array.prototype.map.call(document.querySelectorAll("table"), function (t) {
-      return {rows: t.rows.length, shown: box(t)};
-    })
+      return {section: t.closest("section").id, rows: t.rows.length, shown: box(t),
+              top: top(t), overflow: t.scrollWidth - t.clientWidth,
+              visible: t.checkVisibility()};
+    }),
+    first_figure: figure ? top(figure) : null,
+    page_width: document.documentElement.scrollWidth,
+    window_width: window.innerWidth
   };
   var out = document.createElement("pre");
   out.id = "probe";
@@ -185,34 +232,69 @@ def console_messages(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
 
-def test_chromium_shows_every_figure_and_table_without_errors(
-        chromium: str, sweep_report: Path, tmp_path: Path) -> None:
-    report = sweep_report
+def seen_in_chromium(chromium: str, report: Path, tmp_path: Path, width: int = 1280) -> dict:
+    """What headless Chromium shows of ``report`` in a window ``width`` pixels wide."""
     probed = tmp_path / "probed.html"
     probed.write_text(report.read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
                       encoding="utf-8")
-    done = run_chromium(chromium, probed, tmp_path / "profile", "--window-size=1200,900",
+    done = run_chromium(chromium, probed, tmp_path / "profile", f"--window-size={width},900",
                         "--dump-dom")
     assert done.returncode == 0, done.stderr[-2000:]
     assert console_messages(done.stderr) == []
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
     assert found, "the page did not finish loading"
-    seen = json.loads(found.group(1).replace("&quot;", '"'))
-    assert len(seen["images"]) == 7
+    return json.loads(found.group(1).replace("&quot;", '"'))
+
+
+def assert_a_reader_sees_summary_then_figures(seen: dict, figures: int) -> None:
+    """The first table is the summary and stands above the first figure; every figure is
+    decoded and laid out at a readable size; the page does not scroll sideways and
+    neither does the summary table."""
+    summary = seen["tables"][0]
+    assert summary["rows"] > 1 and min(summary["shown"]) > 0
+    assert seen["first_figure"] is not None and summary["top"] < seen["first_figure"]
+    assert summary["overflow"] <= 0, f"the summary scrolls sideways by {summary['overflow']} px"
+    assert seen["page_width"] <= seen["window_width"]
+    assert len(seen["images"]) == figures
     for image in seen["images"]:
         assert image["complete"] and min(image["natural"]) > 100 and min(image["shown"]) > 100
-    runs, versions = seen["tables"]
-    assert runs["rows"] == 1 + 8 and min(runs["shown"]) > 0
+
+
+def test_chromium_shows_a_sweep_summary_first_every_figure_and_no_sideways_scroll(
+        chromium: str, sweep_report: Path, tmp_path: Path) -> None:
+    seen = seen_in_chromium(chromium, sweep_report, tmp_path)
+    assert_a_reader_sees_summary_then_figures(seen, figures=11)
+    summary, runs, versions = seen["tables"]
+    assert summary["section"] == "summary" and summary["rows"] == 1 + 4   # 2 policies x 2
+    assert runs["section"] == "runs" and runs["rows"] == 1 + 8
+    assert not runs["visible"] and summary["visible"]   # folded until the reader opens it
     assert versions["rows"] == 1 + 6 and min(versions["shown"]) > 0
 
 
+def test_chromium_shows_a_compare_report_summary_first_without_sideways_scroll(
+        chromium: str, compare_report: Path, tmp_path: Path) -> None:
+    seen = seen_in_chromium(chromium, compare_report, tmp_path)
+    assert_a_reader_sees_summary_then_figures(seen, figures=6)   # comparison, 2 class
+    # bars, a schedule per run
+    assert seen["tables"][0]["rows"] == 1 + 3
+
+
+def test_chromium_shows_a_grid_report_summary_first_without_sideways_scroll(
+        chromium: str, grid_report: Path, tmp_path: Path) -> None:
+    seen = seen_in_chromium(chromium, grid_report, tmp_path)
+    assert_a_reader_sees_summary_then_figures(seen, figures=len(seen["images"]))
+    assert len(seen["images"]) >= 2
+    assert [t["section"] for t in seen["tables"]][:2] == ["runs", "clusters"]
+
+
 def test_chromium_paints_the_figures(chromium: str, sweep_report: Path, tmp_path: Path) -> None:
-    """A screenshot of the top of the report holds the first curve: many pixels of the
-    palette's blue (#0072B2) and vermillion (#D55E00), the colours of the two policies."""
+    """A screenshot of the report's first screens holds the first curve: many pixels of
+    the palette's blue (#0072B2) and vermillion (#D55E00), the colours of the two
+    policies."""
     import matplotlib.image
 
     shot = tmp_path / "shot.png"
-    done = run_chromium(chromium, sweep_report, tmp_path / "profile", "--window-size=1200,1400",
+    done = run_chromium(chromium, sweep_report, tmp_path / "profile", "--window-size=1280,1600",
                         "--hide-scrollbars", f"--screenshot={shot}")
     assert done.returncode == 0, done.stderr[-2000:]
     assert console_messages(done.stderr) == []

@@ -11,26 +11,24 @@ from rich.table import Table
 
 from schedlab.cli.consoles import console
 from schedlab.errors import InputError, did_you_mean
+from schedlab.experiments.summary import (
+    DEFAULT_METRICS,
+    GRID_DEFAULT_METRICS,
+    GRID_SETTING_COLUMNS,
+    RUNS_PREFIX,
+    default_metrics,
+    label_columns,
+    mean_text,
+    summary_frame,
+    varying_labels,
+)
 from schedlab.output import MISSING_CELL
 
-#: Metrics shown when none is asked for (names of docs/reference/metrics.md).
-DEFAULT_METRICS = ("avg_wait", "avg_bsld_60", "sldww_60", "utilization")
-#: The same for a grid experiment: the measures of Pasquali's thesis (§4.1, docs/reference/metrics.md).
-GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "system_usage",
-                        "licence_usage")
-#: Added to the default metrics when some run rejected jobs (admission control): the shares
-#: of jobs and of processor-seconds refused, beside the wait and slowdown of the jobs kept.
-REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
-#: The columns of :func:`summary_frame` that count, per metric, the runs it is defined in.
-RUNS_PREFIX = "runs."
 #: Column headers shortened so that a summary fits 80 columns.
 SHORT_HEADERS = {"transform.perfect_estimates": "perfect", "processors": "procs",
                  "preemption_overhead": "overhead"}
 #: Columns that say which run a row is, apart from the metrics.
 SPEC_COLUMNS = ("workload", "policy", "seed", "processors", "overrun")
-#: The columns of grid runs (schedlab.experiments.store.GRID_COLUMNS; dispatcher parameters
-#: are ``dispatch.<name>``), in the order a summary shows them.
-GRID_SETTING_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhead")
 
 
 def results(
@@ -70,16 +68,6 @@ def results(
         console.print(f"wrote {len(frame)} runs to {csv}", markup=False, highlight=False)
 
 
-def default_metrics(frame) -> list[str]:
-    """The grid measures when the experiment's runs are on a platform, else the classic ones;
-    with the rejected shares when some run rejected jobs."""
-    grid = "platform" in frame.columns and frame["platform"].notna().any()
-    names = list(GRID_DEFAULT_METRICS if grid else DEFAULT_METRICS)
-    if "rejected" in frame.columns and frame["rejected"].fillna(0).gt(0).any():
-        names += list(REJECTION_METRICS)
-    return names
-
-
 def check_metrics(frame, names: list[str]) -> None:
     """Every requested metric must be a column of the results."""
     known = [c for c in frame.columns if c not in metric_exclusions(frame)]
@@ -108,82 +96,13 @@ def status_table(frame) -> Table:
     return table
 
 
-def setting_columns(frame) -> list[str]:
-    """What makes a setting: workload (and the interarrival time of generated grid jobs),
-    transforms, policy label; the grid setting (platform, dispatcher and its parameters,
-    allocation, preemption overhead), machine size and overrun mode when they vary."""
-    columns = ["workload"] + [c for c in frame.columns
-                              if c == "ta" or c.startswith("transform.")]
-    columns.append("setting")
-    grid = [c for c in frame.columns
-            if c in GRID_SETTING_COLUMNS or c.startswith("dispatch.")]
-    columns += [c for c in (*grid, "processors", "overrun")
-                if frame[c].nunique(dropna=False) > 1]
-    return columns
-
-
-def varying(summary, names: list[str]) -> list[str]:
-    """The label columns worth showing: those that differ between rows (policy and n always)."""
-    labels = [c for c in summary.columns
-              if c not in names and not c.startswith(RUNS_PREFIX)]
-    if len(summary) < 2:
-        return labels
-    return [c for c in labels
-            if c in ("policy", "n") or summary[c].nunique(dropna=False) > 1]
-
-
-def policy_label(row) -> str:
-    """``sjf+easy`` or ``dynp[k=4]``: the policy with the parameters of the run, in the
-    syntax ``--policy`` takes (:func:`~schedlab.policies.registry.spec_text`)."""
-    from schedlab.policies.registry import spec_text
-
-    return spec_text(row["policy"], {c.removeprefix("param."): row[c] for c in row.index
-                                     if c.startswith("param.") and not _missing(row[c])})
-
-
-def summary_frame(finished, names: list[str]):
-    """Mean of each metric per setting over its seeds, with the number of runs ``n``.
-
-    A metric missing in a run (one over no jobs, docs/reference/metrics.md "Empty
-    groups") is left out of the mean, not counted as 0; ``runs.<metric>``
-    says over how many of the ``n`` runs each mean is taken.
-    """
-    import pandas as pd
-
-    frame = finished.copy()
-    frame["setting"] = frame.apply(policy_label, axis=1) if len(frame) else []
-    for name in names:
-        frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
-    keys = setting_columns(frame)
-    grouped = frame.groupby(keys, dropna=False, sort=True)
-    means = grouped[names].mean()
-    counts = grouped[names].count()
-    means.insert(0, "n", grouped.size())
-    for name in names:
-        means[RUNS_PREFIX + name] = counts[name]
-    return natural_order(means.reset_index(), keys).rename(columns={"setting": "policy"})
-
-
-def natural_order(frame, keys: list[str]):
-    """``frame`` sorted by ``keys``, text read with its numbers as numbers
-    (``dynp[k=4]`` before ``dynp[k=16]``; :func:`~schedlab.viz.style.natural_key`)."""
-    from schedlab.viz.style import natural_key
-
-    def readable(column):
-        numeric = column.dtype.kind in "biuf"          # numbers sort as they are
-        return column if numeric else column.map(natural_key)
-
-    return frame.sort_values(keys, key=readable, kind="stable").reset_index(drop=True)
-
-
 def means_table(summary, names: list[str]) -> Table:
     """The per-setting means as a rich table; labels that are the same on every row are
     said once, in the caption."""
-    table = Table(title="mean over seeds (finished runs)", box=box.SIMPLE_HEAD,
-                  show_edge=False, padding=(0, 0))
-    labels = varying(summary, names)
-    constant = [c for c in summary.columns if c not in names and c not in labels
-                and not c.startswith(RUNS_PREFIX)]
+    table = Table(title="mean ± 95 % confidence interval over seeds (finished runs)",
+                  box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0))
+    labels = varying_labels(summary, names)
+    constant = [c for c in label_columns(summary, names) if c not in labels]
     captions = []
     if constant:
         first = summary.iloc[0]
@@ -202,17 +121,8 @@ def means_table(summary, names: list[str]) -> Table:
     for name in names:
         table.add_column(name, justify="right", no_wrap=True)
     for _, row in summary.iterrows():
-        table.add_row(*[_cell(row[c]) for c in labels], *[_mean_cell(row, n) for n in names])
+        table.add_row(*[_cell(row[c]) for c in labels], *[mean_text(row, n) for n in names])
     return table
-
-
-def _mean_cell(row, name: str) -> str:
-    """A mean over runs, with ``(k/n)`` when only k of the setting's n runs define it."""
-    text = _number(row[name])
-    runs = row.get(RUNS_PREFIX + name)
-    if runs is not None and 0 < runs < row["n"]:
-        text += f" ({int(runs)}/{int(row['n'])})"
-    return text
 
 
 def _missing(value) -> bool:
@@ -229,10 +139,3 @@ def _cell(value) -> str:
         return str(int(value))
     return str(value)
 
-
-def _number(value) -> str:
-    if _missing(value):
-        return MISSING_CELL
-    if abs(value) < 10:
-        return f"{value:.3f}"
-    return f"{value:.1f}" if abs(value) < 1000 else f"{value:.0f}"

@@ -70,6 +70,10 @@ class PolicyBase:
     execution_model: ClassVar[str]
     #: Parameters ``__init__`` takes as ``**keywords``, with their defaults.
     shared_params: ClassVar[dict[str, Any]] = {}
+    #: Numeric parameters whose values name alternatives, not quantities (Zhou et al.'s
+    #: Strategies 1-3): figures draw them as categories, not along a number line.  Text
+    #: and boolean parameters are categories without being listed.
+    categorical_parameters: ClassVar[tuple[str, ...]] = ()
 
     def statistics(self) -> dict[str, Any]:
         """Policy-specific statistics reported with the result (e.g. dynP's switches)."""

@@ -4,25 +4,29 @@ The report is a single file a centre administrator can mail or archive: it
 loads nothing from the network or the disk.  Every figure is embedded as a
 ``data:`` URI (SVG by default, PNG on request), styles are inline, and
 there is no script.  It holds, in order: what the experiment is and how
-many runs finished or failed; one table row per run with its setting and
-key metrics; the failed runs with their errors; the figures; the
-experiment file as written; the versions of schedlab and of the libraries
-that produced it.
+many runs finished or failed; the summary, one row per setting with the
+mean and 95 % confidence interval over its seeds of the key metrics (the
+numbers ``schedlab results`` prints); the figures; the failed runs with
+their errors; every run in a folded table; the experiment file as written;
+the versions of schedlab and of the libraries that produced it.
 
 Figures, chosen from what the experiment varies:
 
-* for every numeric sweep column with several values (a shrinking factor,
-  a policy parameter), the metrics of Streit 2002 (§5.1, Figs. 4, 5, 8) and
-  QoPS (§5.2, Fig. 4) against it, one line per policy (:mod:`.curves`), and
-  for gang runs the slowdowns and slots of Zhou et al. 2003 (Tables 5-10);
-* at the first point of the sweep (every sweep column at its first value,
-  the first seed), per workload: wait by width class (Margo et al., §6,
-  Graph 12), bounded slowdown by run-time class (Streit 2002, §5.2),
-  utilization and queue length over time (Margo et al., §6, Graphs 6–9),
-  and a Gantt chart of a few hundred jobs from the middle of the schedule
-  (not for gang runs; a row per machine for grid runs);
+* for every sweep column with several values that is a quantity (a
+  shrinking factor, a policy parameter), the metrics of Streit 2002 (§5.1,
+  Figs. 4, 5, 8) and QoPS (§5.2, Fig. 4) against it, one line per policy
+  (:mod:`.curves`), and for gang runs the slowdowns and slots of Zhou et al.
+  2003 (Tables 5-10); a sweep of categories only (a gang strategy) is drawn
+  against its categories;
+* at every point of the sweep (every sweep column fixed, the first seed), or
+  at its first and last when it has more than :data:`MAX_DRAWN_POINTS`, per
+  workload: wait by width class (Margo et al., §6, Graph 12), bounded
+  slowdown by run-time class (Streit 2002, §5.2), utilization and queue
+  length over time (Margo et al., §6, Graphs 6–9), and a Gantt chart of a
+  few hundred jobs from the middle of the schedule (not for gang runs; a row
+  per machine for grid runs); each caption names its setting;
 * for grid runs (a ``platform`` column), also Out Deadline, system and licence
-  usage (Pasquali thesis §4.3, Figs. 27-29) in the table and the curves.
+  usage (Pasquali thesis §4.3, Figs. 27-29) in the tables and the curves.
 
 The generation date is an argument, so that the same experiment gives the
 same bytes (the tests compare two builds).
@@ -41,15 +45,26 @@ import numpy as np
 import pandas as pd
 
 from schedlab.errors import InputError
+from schedlab.experiments.summary import (
+    CI_PREFIX,
+    default_metrics,
+    label_columns,
+    mean_text,
+    natural_order,
+    summary_frame,
+    varying_labels,
+)
 from schedlab.output import atomic_write_text
 from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (
     AXIS_COLUMNS,
     AXIS_PREFIXES,
+    categorical_axis,
     curve_figure,
     finished_runs,
     line_labels,
     metric_label,
+    metric_scale,
     setting_text,
     varying_axes,
     x_label,
@@ -57,7 +72,7 @@ from schedlab.viz.curves import (
 from schedlab.viz.gantt import gantt_figure
 from schedlab.viz.grid import machine_gantt_figure
 from schedlab.viz.html import ReportFigure, data_uri, figure_html, html_page, html_table
-from schedlab.viz.style import LineStyle, check_format, policy_styles
+from schedlab.viz.style import LineStyle, check_format, natural_key, policy_styles
 from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 
 #: Metrics of the runs table, in this order, when the experiment has them: the rejected
@@ -67,6 +82,10 @@ from schedlab.viz.timeseries import series_from_frame, timeseries_figure
 TABLE_METRICS = ("jobs", "killed", "rejected_pct", "rejected_area_pct", "avg_wait",
                  "avg_bsld_60", "artww", "sldww_60", "utilization", "loss_of_capacity",
                  "makespan")
+#: Shown in the summary besides ``schedlab results``' metrics when the runs have them:
+#: the offered load (a saturated setting's waits depend on the trace length) and gang
+#: slowdowns (Zhou et al. 2003, Tables 6-9).
+REPORT_EXTRA_METRICS = ("offered_load", "gang_slowdown")
 #: Metrics drawn against every numeric sweep column.
 CURVE_METRICS = ("artww", "sldww_60", "utilization")
 #: In the runs table and against every sweep column when the experiment has grid runs
@@ -76,6 +95,9 @@ GRID_METRICS = ("deadline_missed_pct", "system_usage", "licence_usage")
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: About this many jobs are drawn in the Gantt chart.
 GANTT_JOBS = 300
+#: Sweeps with up to this many points get class bars, series and schedules at every point;
+#: larger ones at their first and last (:func:`shown_points`).
+MAX_DRAWN_POINTS = 3
 
 
 @dataclass(frozen=True)
@@ -135,9 +157,14 @@ GANG_METRICS = ("gang_slowdown", "gang_slowdown_short", "gang_slots_mean")
 
 
 def curve_axes(runs: pd.DataFrame) -> list[str]:
-    """Numeric sweep columns with several values: the x axes of the curves (not booleans)."""
-    return [c for c in varying_axes(runs)
-            if pd.api.types.is_numeric_dtype(runs[c]) and not pd.api.types.is_bool_dtype(runs[c])]
+    """The x axes of the curves: the sweep columns with several values that are
+    quantities (a shrinking factor, a slot length); only when the sweep varies no
+    quantity, its categorical columns (a gang strategy, perfect estimates or not), drawn
+    as categories (:func:`~schedlab.viz.curves.categorical_axis`).  Against a quantity,
+    every category already has a line of its own."""
+    axes = varying_axes(runs)
+    quantities = [c for c in axes if not categorical_axis(runs, c)]
+    return quantities or axes
 
 
 def curve_metrics(runs: pd.DataFrame) -> list[str]:
@@ -170,24 +197,54 @@ def curve_figures(runs: pd.DataFrame, styles: dict[str, LineStyle],
     return figures
 
 
-def first_point(runs: pd.DataFrame) -> pd.DataFrame:
-    """The runs at the first value (in sorted order) of every sweep column and the first seed.
+def sweep_points(runs: pd.DataFrame) -> list[pd.DataFrame]:
+    """The runs of every point of the sweep, at its first seed, in natural order.
 
-    A column a policy does not have (NaN, e.g. another policy's parameter)
-    does not exclude its runs.
+    A point fixes every varying sweep column (:func:`varying_axes`); a run
+    without a value in a column (another policy's parameter, NaN) belongs
+    to every point, so that every point shows the policies it does not
+    parameterise beside those it does.
     """
-    chosen = runs
-    for column in varying_axes(runs) + (["seed"] if "seed" in runs.columns else []):
-        values = chosen[column].dropna()
-        if values.empty:
-            continue
-        first = sorted(values.unique(), key=lambda v: (str(type(v)), v))[0]
-        chosen = chosen[chosen[column].isna() | (chosen[column] == first)]
-    return chosen
+    columns = varying_axes(runs)
+    if "seed" in runs.columns and runs["seed"].notna().any():
+        runs = runs[runs["seed"] == runs["seed"].min()]
+    if not columns:
+        return [runs]
+    combos = natural_order(runs[columns].drop_duplicates(), columns)
+    rows = [combo for _, combo in combos.iterrows()]
+    points = []
+    for combo in rows:
+        if any(covers(other, combo) for other in rows if other is not combo):
+            continue                    # a run without a value joins the points that have it
+        chosen = pd.Series(True, index=runs.index)
+        for column in columns:
+            if not pd.isna(combo[column]):
+                chosen &= runs[column].isna() | (runs[column] == combo[column])
+        points.append(runs[chosen])
+    return points
+
+
+def covers(specific: pd.Series, general: pd.Series) -> bool:
+    """Whether ``specific`` fixes every column ``general`` fixes, to the same value, and
+    more."""
+    fixed = general.notna()
+    return bool(specific[fixed].equals(general[fixed]) and specific.notna().sum() > fixed.sum())
+
+
+def shown_points(points: list[pd.DataFrame]) -> tuple[list[pd.DataFrame], str]:
+    """The points whose class bars, series and schedules the report draws, and why those:
+    every point up to :data:`MAX_DRAWN_POINTS`, else the first and the last of the sweep
+    (its ends, where the settings differ most)."""
+    if len(points) <= MAX_DRAWN_POINTS:
+        return points, ""
+    return [points[0], points[-1]], (
+        f"Drawn for 2 of the sweep's {len(points)} points: its first and last in order, "
+        f"where the settings differ most; `schedlab plot` draws any run.")
 
 
 def point_description(runs: pd.DataFrame, point: pd.DataFrame) -> str:
-    """Which setting the first-point figures show, in words."""
+    """Which setting a point's figures show, in words, with its seed when there are
+    several."""
     columns = varying_axes(runs) + (["seed"] if "seed" in runs.columns
                                     and runs["seed"].dropna().nunique() > 1 else [])
     parts = []
@@ -195,30 +252,47 @@ def point_description(runs: pd.DataFrame, point: pd.DataFrame) -> str:
         values = point[column].dropna().unique()
         if len(values) == 1:
             parts.append(f"{column.split('.', 1)[-1]} = {setting_text(values[0])}")
+    if "seed" in columns:
+        parts[-1] += f" (one run of {runs['seed'].dropna().nunique()} seeds)"
     return ("Setting: " + ", ".join(parts) + ".") if parts else ""
 
 
 def point_figures(view: ExperimentView, runs: pd.DataFrame, styles: dict[str, LineStyle],
                   fmt: str) -> list[ReportFigure]:
-    """Class bars, time series and a Gantt chart per workload at the sweep's first point."""
+    """Class bars, time series and a Gantt chart per workload at the sweep's points
+    (:func:`shown_points`), each captioned with its setting."""
+    points, why = shown_points(sweep_points(runs))
+    figures = []
+    for point in points:
+        setting = " ".join(filter(None, (point_description(runs, point), why)))
+        figures += setting_figures(view, point, setting, styles, fmt)
+    return figures
+
+
+def setting_figures(view: ExperimentView, point: pd.DataFrame, setting: str,
+                    styles: dict[str, LineStyle], fmt: str) -> list[ReportFigure]:
+    """The figures of one sweep point, per workload: wait by width class, bounded slowdown
+    by run-time class, utilization and queue over time, and the schedule of its first
+    space-shared run."""
     from schedlab.experiments import load_jobs, load_series
 
     figures = []
-    point = first_point(runs)
-    setting = point_description(runs, point)
     for workload, group in point.groupby("workload", sort=True):
-        records = group.assign(label=line_labels(group)).sort_values("label").to_dict("records")
+        records = group.assign(label=line_labels(group)).sort_values(
+            "label", key=lambda labels: labels.map(natural_key)).to_dict("records")
         rows = {record["label"]: record for record in records}
+        jobs = {record["label"]: load_jobs(view.exp_dir, record["run_id"]) for record in records}
+        processors = max(machine_size(record, jobs[record["label"]]) for record in records)
         figures.append(ReportFigure(
             f"{workload}: wait by width class",
             f"Average wait of the jobs of each width class (Margo et al. §6). {setting}",
-            data_uri(classes_figure(rows, "width", "avg_wait", styles=styles), fmt)))
+            data_uri(classes_figure(rows, "width", "avg_wait", styles=styles,
+                                    processors=processors), fmt)))
         figures.append(ReportFigure(
             f"{workload}: bounded slowdown by run-time class",
             f"Average bounded slowdown (τ = 60 s) per class of actual run time "
             f"(Streit 2002 §5.2). {setting}",
             data_uri(classes_figure(rows, "runtime", "avg_bsld_60", styles=styles), fmt)))
-        jobs = {record["label"]: load_jobs(view.exp_dir, record["run_id"]) for record in records}
         series = {record["label"]: series_from_frame(
                       load_series(view.exp_dir, record["run_id"]),
                       machine_size(record, jobs[record["label"]])) for record in records}
@@ -296,8 +370,35 @@ def failed_table(results: pd.DataFrame) -> str:
     return html_table(frame)
 
 
+def summary_table(results: pd.DataFrame) -> str:
+    """The first table of the report: per setting, the mean and 95 % confidence interval
+    over its seeds of the key metrics (as ``schedlab results`` prints them), with the
+    labels every row shares said once above it."""
+    finished = finished_runs(results)
+    if finished.empty:
+        return "<p>No run has finished: no summary.</p>"
+    names = [m for m in default_metrics(finished) + list(REPORT_EXTRA_METRICS)
+             if m in finished.columns and finished[m].notna().any()]
+    summary = summary_frame(finished, names)
+    for name in names:                      # in the unit the header states (hours for times)
+        summary[[name, CI_PREFIX + name]] *= metric_scale(name)
+    labels = varying_labels(summary, names)
+    constant = [c for c in label_columns(summary, names) if c not in labels]
+    shared = ", ".join(f"{c.split('.', 1)[-1]} = {setting_text(summary.iloc[0][c])}"
+                       for c in constant if not pd.isna(summary.iloc[0][c]))
+    frame = pd.DataFrame({c.split(".", 1)[-1]: summary[c].map(setting_text) for c in labels})
+    for name in names:
+        frame[metric_label(name)] = [mean_text(row, name) for _, row in summary.iterrows()]
+    seeds = int(summary["n"].max())
+    note = (f"Mean ± 95 % confidence interval over each setting's seeds (Student's t; up to "
+            f"{seeds} seeds)" if summary[[CI_PREFIX + n for n in names]].notna().any().any()
+            else "One run per setting (no interval without several seeds)")
+    return (f"<p>{html.escape(note)}{'; every row: ' + html.escape(shared) if shared else ''}."
+            f"</p>\n" + html_table(frame, numeric={"n", *map(metric_label, names)}))
+
+
 def render(view: ExperimentView, figures: list[ReportFigure], generated: str) -> str:
-    """The whole HTML document."""
+    """The whole HTML document: summary, figures, failures, then every run folded."""
     results = view.results
     finished = int((results["status"] == "finished").sum())
     failed = len(results) - finished
@@ -309,9 +410,12 @@ def render(view: ExperimentView, figures: list[ReportFigure], generated: str) ->
               f"{failed} failed.\nGenerated {html.escape(generated)} by schedlab from\n"
               f"<code>{html.escape(str(view.exp_dir))}</code>.</p>")
     failures = failed_table(results)
-    sections = [("runs", "Runs", runs_table(results)),
-                *([("failed", "Failed runs", failures)] if failures else []),
+    runs = (f"<details><summary>{len(results)} runs, one row each: setting, status, wall "
+            f"time, metrics</summary>\n{runs_table(results)}</details>")
+    sections = [("summary", "Summary", summary_table(results)),
                 ("figures", "Figures", figures_html),
+                *([("failed", "Failed runs", failures)] if failures else []),
+                ("runs", "Runs", runs),
                 ("spec", "Experiment file",
                  f"<pre>{html.escape(view.spec_text) or '(experiment.toml is missing)'}</pre>")]
     return html_page(title, header, sections)
@@ -356,12 +460,23 @@ class RunOutput:
 
 
 def runs_summary(runs: list[RunOutput]) -> str:
-    """One row per run: its label, offered load and the key metrics (a metric over no jobs
-    shows as missing)."""
-    columns = ("offered_load", *TABLE_METRICS)
-    frame = pd.DataFrame([{"run": run.label, **{m: run.document["metrics"].get(m)
-                                                for m in columns}} for run in runs])
-    return html_table(frame, numeric=set(columns))
+    """One row per run: its label, offered load and the key metrics, headed by their
+    names in words (times in hours); the rejected shares only where a run rejected jobs, a
+    metric over no jobs as missing."""
+    metrics = [run.document["metrics"] for run in runs]
+    rejected = any((m.get("rejected") or 0) > 0 for m in metrics)
+    columns = [name for name in ("offered_load", *TABLE_METRICS)
+               if rejected or name not in REJECTION_METRICS]
+    frame = pd.DataFrame([{"run": run.label, **{metric_label(name): shown_value(m, name)
+                                                for name in columns}}
+                          for run, m in zip(runs, metrics)])
+    return html_table(frame, numeric={metric_label(name) for name in columns})
+
+
+def shown_value(metrics: Mapping[str, Any], name: str) -> float | None:
+    """A run's metric in the unit of its label (:func:`~schedlab.viz.curves.metric_scale`)."""
+    value = metrics.get(name)
+    return None if value is None else float(value) * metric_scale(name)
 
 
 def runs_figures(runs: list[RunOutput], fmt: str) -> list[ReportFigure]:

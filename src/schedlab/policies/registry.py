@@ -94,6 +94,12 @@ class PolicyEntry:
         cls = cast("type[PolicyBase]", self.factory)
         return {k: v for k, v in cls.param_defaults().items() if k not in self.fixed}
 
+    @property
+    def categorical_parameters(self) -> tuple[str, ...]:
+        """The numeric parameters whose values are categories
+        (:attr:`~schedlab.engine.policy.PolicyBase.categorical_parameters`)."""
+        return tuple(getattr(self.factory, "categorical_parameters", ()))
+
     def build(self, params: Mapping[str, Any], what: str = "policy") -> PolicyBase:
         """A new policy with ``params``; a built-in one refuses a parameter it lacks."""
         if self.source == "schedlab":

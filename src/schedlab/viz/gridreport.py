@@ -6,7 +6,7 @@ configuration and interarrival time, as written by ``schedlab simulate
 and given here as :class:`~schedlab.viz.grid.GridRun` objects.  The report
 has the shape of an experiment's, from the same pieces
 (:mod:`schedlab.viz.html`): a table of the runs with the thesis' metrics,
-the figures of :mod:`schedlab.viz.grid` -- work per cluster against the
+their metrics per cluster, the figures of :mod:`schedlab.viz.grid` -- work per cluster against the
 machine shares, the metrics against Ta when the runs have several, the
 per-machine schedule of the first run -- and the versions that made it.
 """
@@ -45,6 +45,27 @@ def runs_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Columns of the per-cluster table: each whole-platform metric restricted to one cluster's
+#: jobs, CPUs and licence copies (thesis §4.3.1, Figs. 26-29;
+#: schedlab.metrics.grid.CLUSTER_METRIC_DOCS), as ``<metric>.<cluster>`` in metrics.json.
+CLUSTER_TABLE_METRICS = ("cluster_jobs", "cluster_deadline_missed_pct",
+                         "cluster_nondeadline_avg_slowdown", "cluster_system_usage",
+                         "cluster_licence_usage")
+
+
+def clusters_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
+    """One row per run and cluster with the run's per-cluster metrics (none for a run
+    whose metrics.json has no ``cluster_jobs.<cluster>``)."""
+    rows = []
+    for name, run in runs.items():
+        clusters = [key.split(".", 1)[1] for key in run.metrics
+                    if key.startswith("cluster_jobs.")]
+        rows += [{"run": name, "cluster": cluster,
+                  **{metric.removeprefix("cluster_"): run.metrics.get(f"{metric}.{cluster}")
+                     for metric in CLUSTER_TABLE_METRICS}} for cluster in clusters]
+    return pd.DataFrame(rows)
+
+
 def grid_figures(runs: list[GridRun], fmt: str) -> list[ReportFigure]:
     """Shares, metrics against Ta (several Ta only), the first run's machine schedule."""
     figures = [ReportFigure(
@@ -80,8 +101,12 @@ def build_grid_report(source: str | Path, runs: Mapping[str, GridRun], *, genera
     title = html.escape(f"Grid runs: {source.name}")
     header = (f'<p class="meta">{len(runs)} grid runs. Generated {html.escape(generated)} by '
               f'schedlab from\n<code>{html.escape(str(source))}</code>.</p>')
+    clusters = clusters_frame(runs)
+    per_cluster = ([("clusters", "Per cluster", html_table(
+        clusters, numeric={m.removeprefix("cluster_") for m in CLUSTER_TABLE_METRICS}))]
+        if len(clusters) else [])
     return html_page(title, header, [("runs", "Runs", html_table(frame, numeric=numeric)),
-                                     ("figures", "Figures", figures)])
+                                     *per_cluster, ("figures", "Figures", figures)])
 
 
 def write_grid_report(source: str | Path, runs: Mapping[str, GridRun], out: str | Path, *,

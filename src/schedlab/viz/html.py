@@ -95,7 +95,7 @@ h2{border-bottom:1px solid #ccc;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1.05em;margin:.2em 0}
 table{border-collapse:collapse;font-size:.85em;margin:.5em 0;display:block;overflow-x:auto}
 th,td{padding:.25em .6em;border-bottom:1px solid #e3e3e3;text-align:left;white-space:nowrap}
-th{background:#f3f3f3;position:sticky;top:0}
+th{background:#f3f3f3;position:sticky;top:0;white-space:normal;vertical-align:bottom}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 tbody tr:nth-child(even){background:#fafafa}
 figure{margin:1.5em 0;page-break-inside:avoid}

@@ -72,6 +72,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
     name = "gang"
     #: Said here as :class:`Policy` (space sharing) precedes :class:`TimeSharingPolicy`.
     execution_model = TIME_SHARING
+    categorical_parameters = ("strategy",)
 
     def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
                  context_switch: int = 0, packing: str = "repack", switchable: bool = True,

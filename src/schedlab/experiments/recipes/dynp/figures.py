@@ -148,21 +148,33 @@ def curve_diagrams(runs, spec: FigureSpec, styles: dict[str, Any]):
     """One figure of the paper: a diagram per job set in the order of :data:`JOB_SETS`, each
     with ticks at its own factors, x decreasing (load grows to the right), the paper's
     numbers as hollow markers (:func:`reference_points`), a break before a far factor
-    (:func:`axis_places`)."""
+    (:func:`axis_places`); times in hours, utilization from zero."""
     from schedlab.viz.curves import (
         curve_legend,
         curve_points,
         draw_reference,
         draw_workload,
         facet_axes,
+        is_share,
         metric_label,
+        metric_scale,
+        scaled_points,
         x_label,
     )
-    from schedlab.viz.style import LEGEND_PLACE, NUMBER_FORMATTER, paper_style, readable_number
+    from schedlab.viz.style import (
+        LEGEND_PLACE,
+        NUMBER_FORMATTER,
+        honest_limits,
+        paper_style,
+        readable_number,
+    )
 
-    points = curve_points(curve_frame(runs, spec), spec.metric, "transform.shrink")
+    points = scaled_points(curve_points(curve_frame(runs, spec), spec.metric,
+                                        "transform.shrink"), spec.metric)
     present = [w for w in workloads(runs) if title(w) in set(points["workload"])]
     reference = reference_points(spec, present)
+    if reference is not None:
+        reference = reference.assign(value=reference["value"] * metric_scale(spec.metric))
     lines = sorted(points["line"].unique())
     with paper_style():
         figure, axes = facet_axes(len(present), max(len(line) for line in lines))
@@ -190,6 +202,8 @@ def curve_diagrams(runs, spec: FigureSpec, styles: dict[str, Any]):
                           + (" (axis broken)" if far else ""))
             ax.set_ylabel(metric_label(spec.metric))
             ax.yaxis.set_major_formatter(NUMBER_FORMATTER)
+            if is_share(spec.metric):
+                honest_limits(ax, mine["mean"])
         for ax in axes[len(present):]:
             ax.set_visible(False)
         figure.legend(handles=curve_legend(lines, styles, int(points["runs"].max()),
