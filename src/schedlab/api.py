@@ -18,6 +18,15 @@ from schedlab.execution import MODELS, execute, model_of, prepare_workload, refu
 from schedlab.pipeline import Transforms
 from schedlab.policies.base import Policy
 from schedlab.policies.registry import PolicySpec, labelled_policies
+from schedlab.predictors import (
+    PredictionAccuracy,
+    PredictorEntry,
+    PredictorSpec,
+    TraceRecord,
+    available_predictors,
+    make_predictor,
+)
+from schedlab.predictors import prediction_accuracy as replay_accuracy
 from schedlab.run import (
     ReservationSource,
     RunSpec,
@@ -39,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "COMPILED_POLICIES",
     "MODELS",
+    "PredictionAccuracy",
     "ReservationSource",
     "RunSpec",
     "Transforms",
@@ -49,14 +59,18 @@ __all__ = [
     "load_platform",
     "load_reservations",
     "load_workload",
+    "make_predictor",
     "metrics_frame",
     "model_of",
     "precompile",
+    "prediction_accuracy",
+    "predictors",
     "prepare_workload",
     "refuse_options",
     "run",
     "simulate",
     "simulate_grid",
+    "trace_record",
     "with_reservation_params",
 ]
 
@@ -221,3 +235,52 @@ def metrics_frame(results: Result | Mapping[str, Result]) -> pd.DataFrame:
     frame = pd.DataFrame.from_dict(rows, orient="index", dtype="float64")
     frame.index.name = "policy"
     return frame
+
+
+# ------------------------------------------------------------------ runtime predictors
+def predictors() -> dict[str, PredictorEntry]:
+    """Every runtime predictor :func:`make_predictor` accepts, built in and plug-in
+    (docs/reference/predictions.md)."""
+    return available_predictors()
+
+
+def trace_record(trace: str | Path, workload: Workload) -> TraceRecord:
+    """The schedule an SWF trace records for the jobs of ``workload`` (read from it):
+    start = submit + wait, end = start + runtime, the status and the executable.  A file
+    that is no SWF trace (a Slurm export) records nothing here: every job is taken to
+    start at its submission."""
+    from schedlab.interop import is_sacct_file
+    from schedlab.workload.swf import read_swf_schedule
+
+    path = Path(trace)
+    if not path.is_file() or is_sacct_file(path):
+        return TraceRecord.without_waits(workload)
+    columns = read_swf_schedule(path, workload.to_arrays()["id"])
+    return TraceRecord.from_swf_columns(workload, columns["wait"], columns["status"],
+                                        columns["executable"])
+
+
+def prediction_accuracy(workload: str | Path | Workload, predictor: PredictorSpec = "easy++",
+                        *, record: TraceRecord | None = None, width_field: str = "requested",
+                        missing_estimate: str = "use-runtime", strict: bool = False,
+                        processors: int | None = None) -> PredictionAccuracy:
+    """How well ``predictor`` predicts the runtimes of a trace, without scheduling it.
+
+    The trace is replayed in its own recorded schedule: at each submission the
+    predictor has observed the jobs that ended by then (:func:`trace_record`;
+    a workload given as a :class:`Workload` without ``record`` is taken to have
+    started every job at its submission).  The predictions are measured, and the
+    user estimates beside them, against the time each job holds its processors,
+    ``min(runtime, estimate)`` (docs/reference/predictions.md).  ``predictor`` is
+    a name, ``NAME[KEY=VALUE,...]``, a mapping or a
+    :class:`~schedlab.predictors.Predictor` (a fresh
+    copy of it is replayed).
+    """
+    built = make_predictor(predictor)
+    if not isinstance(workload, Workload):
+        loaded = load_workload(workload, width_field=width_field,
+                               missing_estimate=missing_estimate, strict=strict,
+                               processors=processors)
+        record = record or trace_record(workload, loaded)
+        workload = loaded
+    return replay_accuracy(workload, built, record)

@@ -20,6 +20,8 @@ from rich.table import Table
 from schedlab.cli.consoles import console
 from schedlab.cli.loading import report_guesses
 from schedlab.cli.options import MissingEstimateOpt, StrictOpt, WidthFieldOpt
+from schedlab.cli.predictors import check_predictors, complete_predictor, print_accuracy
+from schedlab.errors import InputError
 from schedlab.workload.swf import MissingEstimate, WidthField, read_swf
 
 if TYPE_CHECKING:
@@ -45,14 +47,31 @@ def analyze(
              "parameter name such as 'kth'): print its Table 2 rows beside ours (Table 3) "
              "with the relative difference; with --compare also Streit's Table 2 and 3 "
              "columns.")] = None,
+    predict: Annotated[list[str] | None, typer.Option(
+        "--predict", metavar="NAME[KEY=VALUE,...]", autocompletion=complete_predictor,
+        help="Instead of the statistics: how well this runtime predictor (`schedlab "
+             "predictors`) predicts the trace; repeat to compare.")] = None,
+    out: Annotated[str | None, typer.Option(
+        "--out", "-o", help="With --predict: the predictions as CSV.")] = None,
 ) -> None:
     """Print trace statistics (Streit 2002, Table 2), the reader's skip counts and where
-    the machine size and estimates came from (warning on stderr when guessed)."""
-    from schedlab.workload.stats import trace_statistics  # scipy: loaded only when needed
-
+    the machine size and estimates came from (warning on stderr when guessed); with
+    --predict, the accuracy of runtime predictors instead of the statistics."""
+    if out is not None and not predict:
+        raise InputError("--out writes the predictions of --predict: give --predict too",
+                         field="--out")
+    if predict:
+        check_predictors(predict)
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=procs)
     report_guesses(workload)
+    if predict:
+        print_accuracy(trace, workload, predict, out)
+        console.print(_skip_table(workload.skipped))
+        console.print(_provenance_table(workload))
+        return
+    from schedlab.workload.stats import trace_statistics  # scipy: loaded only when needed
+
     statistics = trace_statistics(workload, weibull_method=weibull)
     if compare_trace is None:
         console.print(_statistics_table(workload.name, statistics, compare))

@@ -29,6 +29,7 @@ from schedlab.cli.platform import platform_app
 from schedlab.cli.plot import plot
 from schedlab.cli.policies import policies
 from schedlab.cli.precompile import precompile
+from schedlab.cli.predictors import predictors
 from schedlab.cli.report import report
 from schedlab.cli.reproduce import reproduce_app
 from schedlab.cli.results import results
@@ -89,7 +90,8 @@ def summary_line(command: Callable[..., None]) -> str:
 for name, command in (("simulate", simulate), ("compare", compare), ("analyze", analyze),
                       ("transform", transform), ("generate", generate), ("policies", policies),
                       ("sweep", sweep), ("results", results), ("export", export),
-                      ("plot", plot), ("report", report), ("precompile", precompile)):
+                      ("plot", plot), ("report", report), ("precompile", precompile),
+                      ("predictors", predictors)):
     app.command(name, cls=SchedlabCommand, short_help=summary_line(command))(guarded(command))
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))

@@ -72,6 +72,8 @@ class AccuracyMetrics:
 
     * ``mean_absolute_error``: mean of ``|p - a|``, seconds;
     * ``mean_relative_error``: mean of ``|p - a| / max(a, 1)``;
+    * ``mean_accuracy``: mean of ``min(p, a') / max(p, a')`` with ``a' = max(a, 1)``:
+      1 for a perfect prediction, near 0 for one far off either way;
     * ``underpredicted``: share of jobs with ``p < a``;
     * ``overprediction_factor``: mean of ``p / max(a, 1)`` over the jobs with ``p > a``;
     * ``underprediction_factor``: mean of ``a / p`` over the jobs with ``p < a``;
@@ -85,6 +87,7 @@ class AccuracyMetrics:
     jobs: int
     mean_absolute_error: float
     mean_relative_error: float
+    mean_accuracy: float
     underpredicted: float
     overprediction_factor: float
     underprediction_factor: float
@@ -99,6 +102,7 @@ class AccuracyMetrics:
 METRIC_LABELS = {
     "mean_absolute_error": "mean absolute error [s]",
     "mean_relative_error": "mean relative error",
+    "mean_accuracy": "mean accuracy min(p,a)/max(p,a)",
     "underpredicted": "share underpredicted",
     "overprediction_factor": "mean overprediction factor (p/a)",
     "underprediction_factor": "mean underprediction factor (a/p)",
@@ -209,6 +213,7 @@ def accuracy_metrics(predicted: np.ndarray, actual: np.ndarray, predictor: Predi
         jobs=len(p),
         mean_absolute_error=_mean(error),
         mean_relative_error=_mean(error / np.maximum(a, 1)),
+        mean_accuracy=_mean(np.minimum(p, np.maximum(a, 1)) / np.maximum(np.maximum(p, a), 1)),
         underpredicted=_mean(under.astype(np.float64)),
         overprediction_factor=_mean(p[over] / np.maximum(a[over], 1)),
         underprediction_factor=_mean(a[under] / np.maximum(p[under], 1)),

@@ -141,9 +141,12 @@ def _number(value: float) -> str:
 
 #: How a prediction that a running job outlived is corrected (every predictor has it).
 CORRECTIONS = ("estimate", "graded")
-CORRECTION = Param("estimate", str, "when a job outlives its prediction: 'estimate' raises it "
-                   "to the estimate (Tsafrir et al.); 'graded' doubles it, capped by the "
-                   "estimate (our reading)", choices=CORRECTIONS)
+CORRECTION = Param("estimate", str, "how a prediction a running job outlives is corrected",
+                   choices=CORRECTIONS)
+#: The correction rules in one line (``schedlab predictors`` prints it under the table).
+CORRECTION_RULES = ("correction: when a running job outlives its prediction, 'estimate' raises "
+                    "it to the estimate (Tsafrir et al.), 'graded' doubles it, capped by the "
+                    "estimate (our reading)")
 
 
 class Predictor:
