@@ -219,11 +219,12 @@ def test_results_means_leave_a_missing_metric_out_and_say_over_how_many_runs():
     with console.capture() as captured:
         console.print(means_table(summary, names))
     text = captured.get()
-    # Student's t intervals: (2, 4) gives 12.706 x 1.414 / sqrt(2) = 12.7; (10, 20, 30)
+    # Student's t intervals, with the decimals of their means: (2, 4) gives 12.706 x 1.414 /
+    # sqrt(2) = 12.706; (10, 20, 30)
     # gives 4.303 x 10 / sqrt(3) = 24.8; a single run gives none
     assert rows.loc["qops", "ci95.avg_wait"] == pytest.approx(24.841, abs=1e-3)
     assert pd.isna(rows.loc["easy", "ci95.avg_wait"])
-    assert "3.000 ± 12.7 (2/3)" in text and "20.0 ± 24.8" in text and "(k/n)" in text
+    assert "3.000 ± 12.706 (2/3)" in text and "20.0 ± 24.8" in text and "(k/n)" in text
     assert "—" in text
     assert "runs." not in text
 

@@ -72,9 +72,10 @@ def grid_runs(source: Path) -> list[GridRun]:
 
 
 def run_labels(documents: list[dict[str, Any]]) -> list[str]:
-    """Each run's policy, plus the parameters every run has whose values differ."""
+    """Each run's policy, plus the parameters every run has whose values differ (not the
+    dispatcher's name: a grid policy's name, ``LOCAL@DISPATCHER``, says it)."""
     params = [document.get("params", {}) for document in documents]
-    keys = sorted(set.intersection(*(set(p) for p in params))) if params else []
+    keys = sorted(set.intersection(*(set(p) for p in params)) - {"dispatch"}) if params else []
     varying = [key for key in keys if len({repr(p.get(key)) for p in params}) > 1]
     from schedlab.policies.registry import spec_text
 

@@ -131,15 +131,16 @@ def varying_labels(summary: pd.DataFrame, names: list[str]) -> list[str]:
             if c in ("policy", "n") or summary[c].nunique(dropna=False) > 1]
 
 
-def number_text(value: float) -> str:
-    """A mean as a table shows it: three decimals below 10, one below 1000, none above."""
+def number_text(value: float, like: float | None = None) -> str:
+    """A mean as a table shows it: three decimals below 10, one below 1000, none above;
+    with ``like`` (the mean an interval belongs to), as many decimals as that mean."""
     from schedlab.output import MISSING_CELL
 
     if math.isnan(value):
         return MISSING_CELL
-    if abs(value) < 10:
-        return f"{value:.3f}"
-    return f"{value:.1f}" if abs(value) < 1000 else f"{value:.0f}"
+    size = abs(value if like is None else like)
+    decimals = 3 if size < 10 else 1 if size < 1000 else 0
+    return f"{value:.{decimals}f}"
 
 
 def mean_text(row: pd.Series, name: str) -> str:
@@ -149,7 +150,7 @@ def mean_text(row: pd.Series, name: str) -> str:
     text = number_text(mean)
     half = row.get(CI_PREFIX + name)
     if half is not None and not math.isnan(mean) and not math.isnan(float(half)):
-        text += f" ± {number_text(float(half))}"
+        text += f" ± {number_text(float(half), like=mean)}"
     runs = row.get(RUNS_PREFIX + name)
     if runs is not None and 0 < runs < row["n"]:
         text += f" ({int(runs)}/{int(row['n'])})"

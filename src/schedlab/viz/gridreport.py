@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from schedlab.output import atomic_write_text
+from schedlab.viz.curves import metric_label
 from schedlab.viz.grid import (
     TA_METRICS,
     GridRun,
@@ -41,7 +42,7 @@ def runs_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
     for name, run in runs.items():
         rows.append({"run": name, "configuration": run.label,
                      "Ta [s]": round(run.interarrival, 2),
-                     **{m: run.metrics.get(m) for m in GRID_TABLE_METRICS}})
+                     **{metric_label(m): run.metrics.get(m) for m in GRID_TABLE_METRICS}})
     return pd.DataFrame(rows)
 
 
@@ -61,9 +62,14 @@ def clusters_frame(runs: Mapping[str, GridRun]) -> pd.DataFrame:
         clusters = [key.split(".", 1)[1] for key in run.metrics
                     if key.startswith("cluster_jobs.")]
         rows += [{"run": name, "cluster": cluster,
-                  **{metric.removeprefix("cluster_"): run.metrics.get(f"{metric}.{cluster}")
+                  **{cluster_header(metric): run.metrics.get(f"{metric}.{cluster}")
                      for metric in CLUSTER_TABLE_METRICS}} for cluster in clusters]
     return pd.DataFrame(rows)
+
+
+def cluster_header(metric: str) -> str:
+    """The heading of a per-cluster column: the whole-platform metric's label."""
+    return metric_label(metric.removeprefix("cluster_"))
 
 
 def grid_figures(runs: list[GridRun], fmt: str) -> list[ReportFigure]:
@@ -95,7 +101,7 @@ def build_grid_report(source: str | Path, runs: Mapping[str, GridRun], *, genera
     fmt = check_format(fmt)
     source = Path(source)
     frame = runs_frame(runs)
-    numeric = {"Ta [s]", *GRID_TABLE_METRICS}
+    numeric = {"Ta [s]", *map(metric_label, GRID_TABLE_METRICS)}
     figures = "".join(figure_html(f, k)
                       for k, f in enumerate(grid_figures(list(runs.values()), fmt), 1))
     title = html.escape(f"Grid runs: {source.name}")
@@ -103,7 +109,7 @@ def build_grid_report(source: str | Path, runs: Mapping[str, GridRun], *, genera
               f'schedlab from\n<code>{html.escape(str(source))}</code>.</p>')
     clusters = clusters_frame(runs)
     per_cluster = ([("clusters", "Per cluster", html_table(
-        clusters, numeric={m.removeprefix("cluster_") for m in CLUSTER_TABLE_METRICS}))]
+        clusters, numeric=set(map(cluster_header, CLUSTER_TABLE_METRICS))))]
         if len(clusters) else [])
     return html_page(title, header, [("runs", "Runs", html_table(frame, numeric=numeric)),
                                      *per_cluster, ("figures", "Figures", figures)])
