@@ -179,6 +179,7 @@ def _grid_metrics(result: Result, spec: RunSpec) -> Metrics:
     from schedlab.metrics import compute_metrics
     from schedlab.metrics.grid import (
         cluster_metrics,
+        licence_offered_load,
         machine_metrics,
         rating_weighted_load,
         scheduling_cost,
@@ -186,7 +187,7 @@ def _grid_metrics(result: Result, spec: RunSpec) -> Metrics:
 
     platform, _ = load_platform(spec.platform, seed=spec.seed)  # type: ignore[arg-type]
     return {**compute_metrics(result), "offered_load": rating_weighted_load(result, platform),
-            "platform_cpus": result.processors,
+            **licence_offered_load(result, platform), "platform_cpus": result.processors,
             **cluster_metrics(result, platform), **machine_metrics(result),
             **scheduling_cost(result)}
 

@@ -3,6 +3,7 @@ commands, options and policy names (``schedlab --install-completion``)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -76,3 +77,19 @@ def test_a_saturated_run_says_so_and_records_its_offered_load(tmp_path):
     calm = subprocess.run([sys.executable, "-m", "schedlab", "simulate", "lublin", "-n", "2000"],
                           capture_output=True, text=True, check=True)
     assert "offered load" not in calm.stderr
+
+
+def test_a_grid_run_says_which_licence_is_saturated(tmp_path):
+    jobs = tmp_path / "jobs.swf"
+    platform = "examples/platforms/two-sites.toml"
+    subprocess.run([sys.executable, "-m", "schedlab", "generate", "grid", "--platform", platform,
+                    "--preset", "thesis-4.3", "-n", "120", "--ta", "20", "--seed", "1", "-o",
+                    str(jobs)], capture_output=True, text=True, check=True)
+    done = subprocess.run([sys.executable, "-m", "schedlab", "simulate", str(jobs),
+                           "--platform", platform, "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, check=True)
+    said = " ".join(done.stderr.split())
+    assert "licence 'gaussian' offered load 97.00 > 1" in said
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())["metrics"]
+    assert metrics["licence_offered_load"] == metrics["licence_offered_load.gaussian"] \
+        > metrics["licence_offered_load.fluent"] > 1

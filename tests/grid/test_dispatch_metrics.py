@@ -205,3 +205,22 @@ def test_every_cluster_metric_is_documented():
     text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
     documented = set(re.findall(r"^\| `([^`]+)`", text, flags=re.MULTILINE))
     assert set(CLUSTER_METRIC_DOCS) <= documented
+
+
+def test_a_licence_offered_load_counts_its_jobs_runtimes_at_the_mean_rating():
+    from schedlab.metrics.grid import licence_offered_load, rating_weighted_load
+    from schedlab.platform.model import Cluster, Licence, Machine, Platform
+
+    # 4 CPUs at rating 100 and 4 at 300: the mean CPU rates 200.  B (one copy) is asked for
+    # 100 x 200/200 + 100 x 100/200 = 150 copy-seconds over a submit span of 100: 1.5.
+    # M is a feature of m1, no copy: no load of its own.
+    cluster = Cluster("c", (Machine("m1", 4, 100, frozenset({"M"})), Machine("m2", 4, 300)),
+                      (Licence("B", 1, ("m1", "m2")),))
+    platform = Platform((cluster,), name="f")
+    rows = [(0, 100, 100, 1, ("B",), 200), (50, 100, 100, 1, ("B",), 100),
+            (100, 10, 10, 1, ("M",), 100)]
+    result = run_grid(grid_workload(rows), platform, [GridFCFS()])
+    assert licence_offered_load(result, platform) == {"licence_offered_load": 1.5,
+                                                      "licence_offered_load.B": 1.5}
+    # CPUs: (100 x 200 + 100 x 100 + 10 x 100) / ((4 x 100 + 4 x 300) x 100)
+    assert rating_weighted_load(result, platform) == pytest.approx(31_000 / 160_000)

@@ -66,16 +66,24 @@ SATURATION_MIN_JOBS = 100
 
 def warn_if_saturated(rows: Mapping[str, Mapping[str, float | None]]) -> None:
     """A warning on stderr when a run of at least :data:`SATURATION_MIN_JOBS` jobs has an
-    offered load above 1: the jobs ask for more than the machine does while they arrive,
-    so the queue grows without bound and the waits depend on how long the trace is, not
-    only on the policy."""
-    loads = [load for m in rows.values()
-             if (load := m.get("offered_load")) is not None and load > 1
-             and (m.get("jobs") or 0) >= SATURATION_MIN_JOBS]
-    if loads:
-        err_console.print(f"warning: offered load {max(loads):.2f} > 1: the jobs ask for more "
-                          f"than the machine can do while they arrive, so the queue grows "
-                          f"without bound and waits depend on the trace's length "
+    offered load above 1 — of its processors, or for a grid run of a floating licence's
+    copies: the jobs ask for more than the machine does while they arrive, so the queue
+    grows without bound and the waits depend on how long the trace is, not only on the
+    policy."""
+    runs = [m for m in rows.values() if (m.get("jobs") or 0) >= SATURATION_MIN_JOBS]
+    cpus = [load for m in runs if (load := m.get("offered_load")) is not None and load > 1]
+    licences = {name.split(".", 1)[1]: load for m in runs for name, load in m.items()
+                if name.startswith("licence_offered_load.") and load is not None and load > 1}
+    said = []
+    if cpus:
+        said.append(f"offered load {max(cpus):.2f} > 1")
+    if licences:
+        name, load = max(licences.items(), key=lambda item: item[1])
+        said.append(f"licence {name!r} offered load {load:.2f} > 1")
+    if said:
+        err_console.print(f"warning: {' and '.join(said)}: the jobs ask for more than the "
+                          f"machine can do while they arrive, so the queue grows without "
+                          f"bound and waits depend on the trace's length "
                           f"(docs/reference/metrics.md, offered_load)", markup=False,
                           highlight=False)
 

@@ -193,6 +193,39 @@ def rating_weighted_load(result: Result, platform: Platform) -> float | None:
     return float(work.sum()) / (platform_capacity(platform) * span)
 
 
+def licence_offered_load(result: Result, platform: Platform) -> dict[str, float | None]:
+    """Each floating licence's offered load: the copy-seconds its jobs ask for per second
+    of their submission span, over its copies (``licence_offered_load.<licence>``), and
+    the largest of them (``licence_offered_load``; None without floating licences or
+    submit span).
+
+    A job holds a copy while it runs, and how long it runs depends on the
+    machine (eq. 3.9): its demand is taken on a CPU of the platform's mean
+    rating (CPU-weighted, :func:`platform_capacity` / CPUs), runtime x
+    BM_job / mean BM — our reading, so that the load depends on the jobs and
+    the platform, not on the schedule.  Above 1 the licence alone makes the
+    queue grow without bound, however many CPUs are free (docs/reference/metrics.md,
+    "Grid runs").
+    """
+    grid = result.grid
+    assert grid is not None and grid.rating is not None, "a grid run records the jobs' ratings"
+    floating = [(k, name) for k, name in enumerate(grid.licence_names)
+                if grid.licence_copies[k] > 0]
+    if not floating or len(result) == 0:
+        return {"licence_offered_load": None}
+    span = float(result.submit.max() - result.submit.min())
+    mean_rating = platform_capacity(platform) / float(platform.cpus.sum())
+    seconds = result.runtime.astype(np.float64) * grid.rating / mean_rating
+    needs = [set(filter(None, text.split(";"))) for text in grid.job_licences]
+    loads: dict[str, float | None] = {}
+    for k, name in floating:
+        asked = float(sum(s for s, need in zip(seconds, needs) if name in need))
+        loads[f"licence_offered_load.{name}"] = (asked / (float(grid.licence_copies[k]) * span)
+                                                 if span > 0 else None)
+    known = [v for v in loads.values() if v is not None]
+    return {"licence_offered_load": max(known) if known else None, **loads}
+
+
 def cluster_metrics(result: Result, platform) -> dict[str, float | None]:
     """Out Deadline, slowdown of jobs without deadline, system and licence usage of the jobs
     that ran in each cluster (thesis §4.3.1, Figs. 26–29), named ``<metric>.<cluster>``
