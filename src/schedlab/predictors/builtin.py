@@ -143,15 +143,20 @@ class UserQuantile(Predictor):
         insort(ordered, ended.runtime)
 
 
+#: knn's tie-breaker per position: far below any real difference of squared log2 distances.
+_LATER = -1e-9
+
+
 class NearestNeighbours(Predictor):
     """The mean runtime of the ``k`` ended jobs nearest to the query (numpy only).
 
-    Among the last ``window`` ended jobs, the distance of a past job to the
-    query is ``user_weight`` if their users differ (or either is unknown),
-    plus ``|log2 width ratio|`` plus ``|log2 estimate ratio|``; ties go to the
-    job that ended later.  The prediction is the mean of the ``k`` nearest
-    runtimes (all of them while fewer have ended), rounded up, capped by the
-    estimate; the estimate before any job has ended.
+    Among the last ``window`` ended jobs, a past job's distance to the query
+    is the squared Euclidean distance of their points (log2 width, log2
+    estimate) plus ``user_weight`` if their users differ (or the past job's
+    user is unknown; a query without a user is as far from every job); ties go
+    to the job that ended later.  The prediction is the mean of the ``k``
+    nearest runtimes (all of them while fewer have ended), rounded up, capped
+    by the estimate; the estimate before any job has ended.
     """
 
     name = "knn"
@@ -159,8 +164,9 @@ class NearestNeighbours(Predictor):
                "capped by the estimate")
     param_specs: ClassVar[Mapping[str, Param]] = {
         "k": Param(5, int, "neighbours averaged", low=1, high=10_000),
-        "window": Param(1000, int, "last ended jobs searched", low=1, high=1_000_000),
-        "user_weight": Param(2.0, float, "distance between two users (log2 units)", low=0),
+        "window": Param(128, int, "last ended jobs searched", low=1, high=1_000_000),
+        "user_weight": Param(4.0, float, "squared distance between two users (a width or "
+                             "estimate 4x apart is 4)", low=0),
     }
     k: int
     window: int
@@ -172,42 +178,64 @@ class NearestNeighbours(Predictor):
                              f"its window ({self.window}). Got {self.k!r} instead.", field="k")
 
     def reset(self) -> None:
-        size = self.window
-        self._user = np.full(size, UNKNOWN, dtype=np.int64)
-        self._log_width = np.zeros(size)
-        self._log_estimate = np.zeros(size)
-        self._runtime = np.zeros(size)
-        self._age = np.zeros(size)          # the order of observation, for ties
-        self._seen = 0
+        # The last `window` ended jobs in end order, at positions [lo, hi) of arrays twice
+        # that long: an observation writes at hi; when the arrays are full the newest
+        # window - 1 move to the front (one copy every `window` observations).
+        size = 2 * self.window
+        self._user = np.empty(size, dtype=np.int64)
+        self._point = np.empty((size, 2))            # log2 width, log2 estimate
+        self._norm = np.empty(size)                  # |point|^2
+        self._runtime = np.empty(size)
+        # |point|^2 less a tie-breaker: a later position counts for less than any real
+        # difference, so that ties go to the job that ended later
+        self._later = np.arange(size) * _LATER
+        self._norm_later = np.empty(size)
+        self._query_point = np.empty(2)
+        self._lo = self._hi = 0
 
     def predict(self, query: PredictionQuery) -> int:
-        filled = min(self._seen, self.window)
-        if filled == 0:
+        lo, hi = self._lo, self._hi
+        if hi == lo:
             return query.estimate
-        distance = np.abs(self._log_width[:filled] - math.log2(query.width))
-        distance += np.abs(self._log_estimate[:filled] - math.log2(query.estimate))
-        if self.user_weight:
-            other = self._user[:filled] != query.user
-            if query.user == UNKNOWN:
-                other[:] = True
-            distance += self.user_weight * other
-        # ties to the later job: its age counts for less than any real difference
-        distance -= self._age[:filled] * 1e-12
-        if filled > self.k:
-            nearest = np.argpartition(distance, self.k - 1)[:self.k]
-            mean = float(self._runtime[nearest].mean())
+        query_point = self._query_point
+        query_point[0] = -2 * math.log2(query.width)
+        query_point[1] = -2 * math.log2(query.estimate)
+        # |p - q|^2 = |p|^2 - 2 p.q + |q|^2, the last the same for every job
+        distance = self._point[lo:hi] @ query_point
+        distance += self._norm_later[lo:hi]
+        if self.user_weight and query.user != UNKNOWN:
+            np.subtract(distance, self.user_weight, out=distance,
+                        where=self._user[lo:hi] == query.user)
+        k = self.k
+        runtimes = self._runtime[lo:hi]
+        if hi - lo > k:
+            total = float(runtimes.take(distance.argpartition(k - 1)[:k]).sum())
         else:
-            mean = float(self._runtime[:filled].mean())
-        return clamp(math.ceil(mean), query.estimate)
+            k = hi - lo
+            total = float(runtimes.sum())
+        return clamp(math.ceil(total / k), query.estimate)
 
     def observe(self, ended: EndedJob) -> None:
-        slot = self._seen % self.window
-        self._user[slot] = ended.user
-        self._log_width[slot] = math.log2(max(ended.width, 1))
-        self._log_estimate[slot] = math.log2(max(ended.estimate, 1))
-        self._runtime[slot] = ended.runtime
-        self._age[slot] = self._seen
-        self._seen += 1
+        hi = self._hi
+        if hi == len(self._runtime):
+            keep, lo = self.window - 1, hi - (self.window - 1)
+            for column in (self._user, self._point, self._norm, self._runtime):
+                column[:keep] = column[lo:hi]
+            self._norm_later[:keep] = self._norm[:keep] + self._later[:keep]
+            self._lo, hi = 0, keep
+        x = math.log2(max(ended.width, 1))
+        y = math.log2(max(ended.estimate, 1))
+        norm = x * x + y * y
+        point = self._point
+        point[hi, 0] = x
+        point[hi, 1] = y
+        self._user[hi] = ended.user
+        self._norm[hi] = norm
+        self._norm_later[hi] = norm + hi * _LATER
+        self._runtime[hi] = ended.runtime
+        self._hi = hi + 1
+        if self._hi - self._lo > self.window:
+            self._lo += 1
 
 
 class Oracle(Predictor):
