@@ -97,3 +97,10 @@ def test_analyze_predict_on_kth():
     estimate, easy, oracle = table["mean accuracy min(p,a)/max(p,a)"]
     assert float(estimate) < float(easy) < float(oracle) == 1
     assert table["share underpredicted"][2] == "0"
+
+
+def test_predictor_names_complete_in_the_shell():
+    from schedlab.cli.predictors import complete_predictor
+
+    assert complete_predictor("e") == ["easy++", "estimate"]
+    assert complete_predictor("") == sorted(available_predictors())
