@@ -80,6 +80,7 @@ def test_analyze_predict_prints_the_accuracy_beside_the_estimates(small: str):
     (["--predict", "last", "--predict", "last[correction=estimate]"],
      "predictor 'last' is given twice"),
     (["--out", "x.csv"], "--out writes the predictions of --predict: give --predict too"),
+    (["--predict", "easy++", "--compare", "kth"], "--compare and --compare-trace do not go with it"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(small: str, args: list[str], message: str):
     result = invoke("analyze", small, *args)

@@ -61,6 +61,9 @@ def analyze(
         raise InputError("--out writes the predictions of --predict: give --predict too",
                          field="--out")
     if predict:
+        if compare is not None or compare_trace is not None:
+            raise InputError("--predict prints prediction accuracy instead of the statistics: "
+                             "--compare and --compare-trace do not go with it", field="--predict")
         check_predictors(predict)
     workload = read_swf(trace, width_field=width_field, missing_estimate=missing_estimate,
                         strict=strict, processors=procs)
