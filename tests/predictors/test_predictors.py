@@ -273,3 +273,10 @@ def test_the_tracker_tells_an_oracle_the_truth_by_its_channel():
 
     tracker = PredictionTracker(make_predictor("oracle"))
     assert tracker.submitted(Job(1, 0, 70, 100, 1, 1)) == 70
+
+
+def test_a_trace_without_any_recorded_wait_is_replayed_without_waits():
+    workload = Workload(jobs=(Job(1, 0, 100, 1000, 1, 1),), processors=1)
+    record = TraceRecord.from_swf_columns(workload, np.array([-1]), np.array([1]),
+                                          np.array([-1]))
+    assert (record.source, record.start.tolist()) == ("no waits", [0])

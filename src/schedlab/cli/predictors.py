@@ -73,10 +73,11 @@ def print_accuracy(trace: str, workload: Workload, specs: list[str], out: str | 
     record = trace_record(trace, workload)
     results = [prediction_accuracy(workload, spec, record=record) for spec in specs]
     source = ("the trace's own schedule" if record.source == "trace"
-              else "every job started at its submission (no recorded waits)")
-    table = Table(title=f"Runtime predictions on {escape(workload.name)}: {len(workload):,} "
-                        f"jobs, each predicted from the jobs ended by its submission in "
-                        f"{source}; against a = min(runtime, estimate)")
+              else "a schedule starting every job at its submission (no recorded waits)")
+    jobs = f"{len(workload):,} job{'' if len(workload) == 1 else 's'}"
+    table = Table(title=f"Runtime predictions on {escape(workload.name)}: {jobs}, each "
+                        f"predicted from the jobs ended by its submission in {source}; "
+                        f"against a = min(runtime, estimate)")
     table.add_column("metric")
     table.add_column("estimate (baseline)", justify="right")
     for result in results:

@@ -36,7 +36,8 @@ class TraceRecord:
 
     ``source`` says where it came from: ``"trace"`` (the SWF's wait times;
     a wait of -1, unknown, is taken as 0) or ``"no waits"`` (a workload
-    without a record: every job taken to start at its submission).
+    without a record, or a trace whose every wait is unknown: every job
+    taken to start at its submission).
     """
 
     start: np.ndarray
@@ -54,7 +55,8 @@ class TraceRecord:
         start = columns["submit"] + np.maximum(wait, 0)
         return cls(start, start + columns["runtime"],
                    np.where(status == SWF_COMPLETED, FINISHED, KILLED).astype(np.int64),
-                   np.where(executable > 0, executable, UNKNOWN).astype(np.int64), "trace")
+                   np.where(executable > 0, executable, UNKNOWN).astype(np.int64),
+                   "trace" if (wait >= 0).any() else "no waits")
 
     @classmethod
     def without_waits(cls, workload: Workload) -> TraceRecord:
