@@ -27,7 +27,7 @@ its prediction, :meth:`Predictor.corrected` gives the new one
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple, Self
 
@@ -248,7 +248,3 @@ def clamp(value: int, estimate: int) -> int:
         return 1
     return estimate if value > estimate else value
 
-
-def param_table(params: Iterable[tuple[str, Param]]) -> list[tuple[str, str, str, str]]:
-    """``(name, default, allowed, meaning)`` rows of parameter declarations."""
-    return [(name, str(p.default), p.range_text(), p.help) for name, p in params]
