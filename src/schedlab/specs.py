@@ -19,8 +19,9 @@ from typing import Any
 from schedlab.errors import InputError
 from schedlab.textio import ASCII_INT, ASCII_NUMBER, parse_int
 
-#: ``NAME`` or ``NAME[KEY=VALUE,...]``.
-SPEC = re.compile(r"\s*([^\[\],=\s]+)\s*(?:\[([^\[\]]*)\])?\s*")
+#: ``NAME`` or ``NAME[KEY=VALUE,...]``; a value may itself be a spec in brackets
+#: (``fcfs+easy[predictor=user-quantile[q=0.9]]``), kept as text.
+SPEC = re.compile(r"\s*([^\[\],=\s]+)\s*(?:\[(.*)\])?\s*")
 
 
 def parse_params(pairs: list[str] | None, *, field: str = "--param") -> dict[str, object]:
@@ -60,11 +61,34 @@ def parse_spec(spec: str, *, what: str = "policy", example: str = "qops[k=3]",
         raise InputError(f"{what} spec {spec!r}: expected NAME or NAME[KEY=VALUE,...] "
                          f"(e.g. {example!r})", field=field)
     name, inner = match.groups()
-    pairs = inner.split(",") if inner is not None and inner.strip() else []
+    pairs = top_level_items(inner) if inner is not None and inner.strip() else []
+    if pairs is None:
+        raise InputError(f"{what} spec {spec!r}: unbalanced brackets (e.g. {example!r})",
+                         field=field)
     try:
         return {"name": name, **parse_params(pairs, field=field)}
     except InputError as err:
         raise InputError(f"{what} spec {spec!r}: {err.reason}", field=field) from None
+
+
+def top_level_items(inner: str) -> list[str] | None:
+    """``"a=1,p=x[q=2,r=3]"`` -> ``["a=1", "p=x[q=2,r=3]"]``: split at the commas outside
+    brackets; None when the brackets do not balance."""
+    items, depth, begun = [], 0, 0
+    for k, char in enumerate(inner):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif char == "," and depth == 0:
+            items.append(inner[begun:k])
+            begun = k + 1
+    if depth:
+        return None
+    items.append(inner[begun:])
+    return items
 
 
 def spec_text(name: str, params: Mapping[str, Any]) -> str:

@@ -245,36 +245,6 @@ def test_the_trace_record_decides_what_has_ended():
         == [1000, 1000, 100]
 
 
-def test_the_tracker_predicts_at_submission_corrects_outlived_predictions_and_observes_ends():
-    from schedlab.predictors import PredictionTracker
-
-    tracker = PredictionTracker(make_predictor("easy++[correction=graded]"))
-    first, second = Job(1, 0, 100, 1000, 1, 7), Job(2, 5, 300, 1000, 1, 7)
-    third = Job(3, 400, 900, 1000, 1, 7)
-    assert tracker.submitted(first) == 1000
-    tracker.ended(first, 0, 100)
-    tracker.submitted(second)
-    tracker.ended(second, 5, 305)
-    assert tracker.submitted(third) == 200                   # (100 + 300) / 2
-    assert tracker.expected_end(3, start=400, now=599) == 600
-    assert tracker.corrections == 0
-    assert tracker.expected_end(3, start=400, now=600) == 800   # outlived: doubled
-    assert tracker.expected_end(3, start=400, now=800) == 1200  # again
-    assert tracker.expected_end(3, start=400, now=1200) == 1400  # capped by the estimate
-    assert tracker.statistics() == {"prediction_corrections": 3, "corrected_jobs": 1}
-    assert tracker.prediction(3) == 1000
-    tracker.ended(third, 400, 1300)
-    assert tracker.submitted(Job(4, 1400, 5, 2000, 1, 7)) == 600   # (300 + 900) / 2
-    tracker.forget(4)
-
-
-def test_the_tracker_tells_an_oracle_the_truth_by_its_channel():
-    from schedlab.predictors import PredictionTracker
-
-    tracker = PredictionTracker(make_predictor("oracle"))
-    assert tracker.submitted(Job(1, 0, 70, 100, 1, 1)) == 70
-
-
 def test_a_trace_without_any_recorded_wait_is_replayed_without_waits():
     workload = Workload(jobs=(Job(1, 0, 100, 1000, 1, 1),), processors=1)
     record = TraceRecord.from_swf_columns(workload, np.array([-1]), np.array([1]),

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from schedlab.errors import InputError
-from schedlab.specs import parse_params, parse_spec
+from schedlab.specs import parse_params, parse_spec, top_level_items
 
 __all__ = ["parse_pair", "parse_params", "parse_policy_spec", "parse_window",
            "split_policy_list"]
@@ -17,20 +17,12 @@ T = TypeVar("T")
 def split_policy_list(text: str) -> list[str]:
     """``"qops[k=3,heuristic=edf],fcfs"`` -> ``["qops[k=3,heuristic=edf]", "fcfs"]``.
 
-    Commas split policies only outside brackets: inside they separate parameters.
+    Commas split policies only outside brackets: inside they separate parameters
+    (:func:`~schedlab.specs.top_level_items`).  Unbalanced brackets leave the text
+    whole, for :func:`parse_policy_spec` to refuse.
     """
-    specs: list[str] = []
-    current: list[str] = []
-    depth = 0
-    for char in text:
-        if char == "," and depth == 0:
-            specs.append("".join(current))
-            current = []
-            continue
-        depth += {"[": 1, "]": -1}.get(char, 0)
-        current.append(char)
-    specs.append("".join(current))
-    return [spec.strip() for spec in specs if spec.strip()]
+    items = top_level_items(text)
+    return [spec.strip() for spec in (items if items is not None else [text]) if spec.strip()]
 
 
 def parse_policy_spec(spec: str, *, field: str = "--policies") -> dict[str, object]:

@@ -61,6 +61,7 @@ from schedlab.cli.summary import (
     warn_if_saturated,
 )
 from schedlab.errors import InputError
+from schedlab.specs import spec_text
 
 
 def simulate(
@@ -159,7 +160,7 @@ def simulate(
         bar.close()
     metrics = model.metrics(result, spec)
     written = [] if out is None else write_run_directory(result, metrics, out, swf=swf)
-    rows = {result.policy: metrics}
+    rows = {spec_text(result.policy, {**inline, **params}): metrics}
     console.print(metrics_table(run_title(result), rows, summary_metrics(rows), SUMMARY_FORMATS))
     clusters = cluster_table(metrics)
     if clusters is not None:

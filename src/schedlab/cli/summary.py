@@ -41,11 +41,17 @@ SUMMARY_FORMATS.update({name: ".3f" for name in GRID_SUMMARY_METRICS})
 #: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
 #: kept are read with what it turned away (docs/reference/metrics.md).
 REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
+#: Added when a run planned with a runtime predictor (docs/reference/predictions.md): how
+#: well it predicted, and the corrections and broken reservations its errors caused.
+PREDICTION_SUMMARY_METRICS = ["prediction_accuracy", "underpredicted_pct",
+                              "prediction_corrections", "reservations_broken"]
+SUMMARY_FORMATS.update({"prediction_accuracy": ".3f", "underpredicted_pct": ".1f",
+                        "prediction_corrections": "d", "reservations_broken": "d"})
 
 
 def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]:
     """The metric names of the summary table, with the rejection, deadline and reservation
-    ones if any."""
+    ones if any, and the prediction ones when a run (its label) names a predictor."""
     names = list(SUMMARY_METRICS)
     if any(metrics.get("rejected") for metrics in rows.values()):
         at = names.index("rejected") + 1
@@ -56,6 +62,8 @@ def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]
         names += RESERVATION_SUMMARY_METRICS
     if any("system_usage" in metrics for metrics in rows.values()):
         names += GRID_SUMMARY_METRICS
+    if any("predictor=" in label for label in rows):
+        names += PREDICTION_SUMMARY_METRICS
     return names
 
 

@@ -21,6 +21,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.kernel import (
+    CORRECT,
     FINISH,
     RELEASE,
     REQUEST,
@@ -34,6 +35,7 @@ from schedlab.engine.result import FINISHED, KILLED, REJECTED
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
+    from schedlab.engine.policy import RuntimePlanner
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
@@ -112,6 +114,39 @@ class Context:
         self._granted: list[tuple[int, int, int]] = []       # every grant: (start, duration, width)
         self._reserved_time: list[int] = []
         self._reserved_nodes: list[int] = []
+        # Planned runtimes (RuntimePlanner): the jobs as submitted, by position (their
+        # estimates are the kill times), each job's first and last planned runtime and its
+        # corrections; None when the policy plans with the estimates.
+        self._planner: RuntimePlanner | None = None
+        self._jobs: Sequence[Job] = jobs
+        self._first_plan: array[int] | None = None
+        self._last_plan: array[int] | None = None
+        self._corrections: array[int] | None = None
+
+    def plan_runtimes_with(self, planner: RuntimePlanner) -> None:
+        """Let ``planner`` give the runtimes the policy sees and expected ends follow
+        (:class:`~schedlab.engine.policy.RuntimePlanner`); jobs are still killed at their
+        estimates."""
+        n = len(self._jobs)
+        self._planner = planner
+        self._first_plan = array("q", [-1]) * n
+        self._last_plan = array("q", [-1]) * n
+        self._corrections = array("q", [0]) * n
+        planner.begin(self._jobs)
+
+    def _planned_view(self, job: Job) -> Job:
+        """A submitted job as the policy sees it: its planned runtime in place of its
+        estimate (the job itself without a planner)."""
+        planner = self._planner
+        if planner is None:
+            return job
+        planned = int(planner.planned(job))
+        if planned < 1:
+            raise PolicyError(f"the runtime planner of policy {self.policy_name!r} planned job "
+                              f"{job.id} to run {planned} s; a planned runtime is >= 1")
+        i = self._index[job.id]
+        self._first_plan[i] = self._last_plan[i] = planned      # type: ignore[index]
+        return job if planned == job.estimate else job._replace(estimate=planned)
 
     def enable_reservations(self, requests: tuple[Reservation, ...]) -> None:
         """Take advance-reservation ``requests`` (sorted by creation).
@@ -128,6 +163,14 @@ class Context:
             heappush(self._events, (request.created, REQUEST, position, 0))
 
     # ------------------------------------------------------------------ views
+    @property
+    def ends_as_expected(self) -> bool:
+        """Whether every running job frees its processors by its expected end: jobs are
+        killed at their estimates and planned with them (no runtime planner).  Otherwise a
+        job can outlive its expected end (``overrun="extend"``, or a planned runtime it
+        outlives) and a plan made from expected ends may need repair."""
+        return self.overrun == "kill" and self._planner is None
+
     def expected_end(self, job: Job) -> int:
         """When a running job is expected to free its processors (by its estimate).
 
@@ -191,10 +234,12 @@ class Context:
             self._compact_waiting()
         self.free -= width
         now = self.now
-        self._start[self._index[job_id]] = now
-        runtime, estimate = job.runtime, job.estimate
+        i = self._index[job_id]
+        self._start[i] = now
+        runtime, planned = job.runtime, job.estimate
+        estimate = planned if self._planner is None else self._jobs[i].estimate
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
-        self._run(job, now + held, now + estimate)
+        self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:
         """Rebuild ``waiting`` in place, in the same order, without the holes of removed jobs.
@@ -319,7 +364,40 @@ class Context:
         self._expected_end[job_id] = expected_end
         self._finish_at[job_id] = end
         insort(self._by_end, (expected_end, job_id, job.width))
-        heappush(self._events, (end, FINISH, job_id, self._version.setdefault(job_id, 0)))
+        version = self._version.setdefault(job_id, 0)
+        heappush(self._events, (end, FINISH, job_id, version))
+        if expected_end < end and self._planner is not None:    # it outlives its plan
+            heappush(self._events, (expected_end, CORRECT, job_id, version))
+
+    def _correct(self, job_id: int, version: int) -> tuple[Job, int] | None:
+        """A running job reached its planned end and still runs: plan it again
+        (:meth:`RuntimePlanner.corrected`), move its expected end, and return it as the
+        policy now sees it with its previous expected end; None when the event is stale
+        (the job ended or was suspended)."""
+        job = self.running.get(job_id)
+        if job is None or self._version[job_id] != version:
+            return None
+        assert self._planner is not None and self._last_plan is not None  # only with one
+        i = self._index[job_id]
+        start = self._start[i] + self._suspended_for[i]
+        elapsed = self.now - start
+        planned = int(self._planner.corrected(self._jobs[i], job.estimate, elapsed))
+        if planned <= elapsed:
+            raise PolicyError(f"the runtime planner of policy {self.policy_name!r} corrected "
+                              f"job {job_id} to {planned} s after it ran {elapsed} s; a "
+                              f"correction must be later than now")
+        previous_end = self._expected_end[job_id]
+        view = job._replace(estimate=planned)
+        self.running[job_id] = view
+        self._by_end.remove((previous_end, job_id, job.width))
+        expected_end = start + planned
+        self._expected_end[job_id] = expected_end
+        insort(self._by_end, (expected_end, job_id, job.width))
+        self._last_plan[i] = planned
+        self._corrections[i] += 1                                  # type: ignore[index]
+        if expected_end < self._finish_at[job_id]:
+            heappush(self._events, (expected_end, CORRECT, job_id, version))
+        return view, previous_end
 
     def _finish(self, job_id: int) -> Job:
         """A running job's finish event has come: free its processors, record its end
@@ -332,6 +410,8 @@ class Context:
         if now - self._start[i] - self._suspended_for[i] < job.runtime:
             self._status[i] = KILLED
         self._done += 1
+        if self._planner is not None:
+            self._planner.ended(self._jobs[i], self._start[i], now, self._status[i])
         return job
 
     def _stop_running(self, job: Job) -> int:

@@ -39,12 +39,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
 from schedlab.engine.grid import GRID
 from schedlab.errors import InputError, did_you_mean
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from schedlab.engine.context import Context
     from schedlab.engine.grid import GridContext, GridTask, MetaView
     from schedlab.workload.job import Job
@@ -125,10 +127,46 @@ class PolicyBase:
         return f"{type(self).__name__}({args})"
 
 
+class RuntimePlanner(Protocol):
+    """The runtimes a space-sharing policy plans with, when not the users' estimates.
+
+    Tsafrir, Etsion & Feitelson (IEEE TPDS 18(6), 2007) backfill on
+    system-generated predictions; the engine keeps the two apart: a job is
+    still killed at its estimate, while the policy sees, in every job of
+    ``ctx.waiting`` and ``ctx.running``, the planned runtime in place of
+    the estimate, and expected ends follow it.  When a running job reaches
+    its planned end and still runs, the engine asks for a correction at that
+    instant and runs a scheduling pass (docs/reference/predictions.md).  A
+    policy offers one in ``runtime_planner``; the engine calls it:
+    """
+
+    def begin(self, jobs: Sequence[Job]) -> None:
+        """The run starts with ``jobs`` (an oracle learns their runtimes here, no other)."""
+
+    def planned(self, job: Job) -> int:
+        """The runtime to plan ``job`` with, at its submission (whole seconds >= 1)."""
+        ...
+
+    def corrected(self, job: Job, planned: int, elapsed: int) -> int:
+        """A new planned runtime for a job still running ``elapsed`` seconds after its
+        start, that was planned to run ``planned`` (always > ``elapsed``)."""
+        ...
+
+    def ended(self, job: Job, start: int, end: int, status: int) -> None:
+        """``job`` left the machine (finished or killed)."""
+
+
 class Policy(PolicyBase):
     """Base class of every space-sharing scheduling policy; the default reactions do nothing."""
 
     execution_model = SPACE_SHARING
+    #: What the policy plans runtimes with; ``None``: the users' estimates.
+    runtime_planner: RuntimePlanner | None = None
+
+    def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
+        """A running job outlived its planned runtime: ``job`` carries the corrected one
+        (its expected end moved from ``previous_end`` to ``ctx.expected_end(job)``); a
+        scheduling pass follows at once.  Only with a :attr:`runtime_planner`."""
 
     def on_submit(self, ctx: Context, job: Job) -> None:
         """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""

@@ -124,6 +124,13 @@ class Result:
     entered the scheduler's queue — later than its submit when a per-user
     limit of queued jobs held it back; ``None`` when no such limit was set.
 
+    ``predicted``, ``final_prediction`` and ``corrections``: when the policy
+    planned with runtime predictions instead of the estimates
+    (:class:`~schedlab.engine.policy.RuntimePlanner`), each job's planned
+    runtime at its submission, the one it had at its end, and how many times
+    it was corrected because the job outlived it (-1, -1, 0 for a job that
+    was never submitted to the policy); ``None`` otherwise.
+
     ``timesharing`` holds what a gang (time-sharing) run adds — service per
     job, the slots series, the matrix changes; ``None`` in space-sharing runs.
     In a gang run ``suspended`` is the time a job waited between its first
@@ -157,6 +164,9 @@ class Result:
     artificial_deadline: np.ndarray | None = None
     reservations: ReservationTable | None = None
     queued: np.ndarray | None = None
+    predicted: np.ndarray | None = None
+    final_prediction: np.ndarray | None = None
+    corrections: np.ndarray | None = None
     timesharing: TimeSharingTrace | None = None
     grid: GridRecord | None = None
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from schedlab.engine.context import Context, QueueLimitContext
 from schedlab.engine.kernel import (
+    CORRECT,
     FINISH,
     NEVER,
     OVERRUN_MODES,
@@ -101,6 +102,9 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     claim(policy)
     if requests is not None:
         ctx.enable_reservations(requests)
+    planner = getattr(policy, "runtime_planner", None)   # a policy may not subclass Policy
+    if planner is not None:
+        ctx.plan_runtimes_with(planner)
     with cyclic_gc_paused():
         series = _loop(ctx, policy, jobs, Progress(progress, len(jobs)), tick)
     result = _collect(workload, policy, ctx, series, machine, overrun,
@@ -164,7 +168,8 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
 def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int
           ) -> StepSeries:
     """Run events until no job is left; returns the busy and queue-length series."""
-    if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
+    if (tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext)
+            or ctx._planner is not None):
         series = _full_loop(ctx, policy, jobs, progress, tick)
     else:
         series = _plain_loop(ctx, policy, jobs, progress)
@@ -177,7 +182,7 @@ def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
 
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress
                 ) -> StepSeries:
-    """The event loop of a run without reservations, ticks or queue limit.
+    """The event loop of a run without reservations, ticks, queue limit or planned runtimes.
 
     The hot path of nearly every run, kept free of the checks those need: it
     is :func:`_full_loop` with steps 2 and 4 empty and a pass at every
@@ -229,13 +234,16 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
 
 def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                tick: int) -> StepSeries:
-    """The event loop with reservation events, held jobs and scheduling ticks."""
+    """The event loop with reservation events, held jobs, scheduling ticks and planned
+    runtimes (jobs enter the queue as the policy sees them, ``Context._planned_view``;
+    corrections come after the reservation events of their instant)."""
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
     pending = ctx.pending_requests
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
     on_request = policy.on_reservation_request
+    on_correction = getattr(policy, "on_correction", None)
     inbox = _Inbox(policy) if tick else None
     if inbox is not None:
         on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
@@ -254,14 +262,17 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         if events and events[0][0] <= now:
             now = events[0][0]
         ctx.now = now
-        # 1. finishes, then 2. reservation ends and starts (the heap keeps this order)
-        while events and events[0][0] == now and events[0][1] <= RESERVATION_START:
+        # 1. finishes, then 2. reservation ends and starts, and corrections of planned
+        # runtimes (the heap keeps this order)
+        while events and events[0][0] == now and events[0][1] <= CORRECT:
             _, kind, key, ver = heappop(events)
             if kind != FINISH:
                 if kind == RESERVATION_END:
                     ctx._end_reservation(key)
-                else:
+                elif kind == RESERVATION_START:
                     ctx._start_reservation(key)
+                elif (corrected := ctx._correct(key, ver)) is not None and on_correction:
+                    on_correction(ctx, *corrected)
                 continue
             if version[key] != ver:
                 continue                      # stale: the job was suspended meanwhile
@@ -272,6 +283,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
             nxt += 1
             if queue_limit is not None and not queue_limit._enter_queue(job):
                 continue                      # held back by the per-user queue limit
+            job = ctx._planned_view(job)
             waiting[job.id] = job
             on_submit(ctx, job)
         # 4. held jobs released, reservation requests, wake-ups (several are one)
@@ -282,6 +294,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
             elif kind == RELEASE and queue_limit is not None:
                 released = queue_limit._release_held(key)
                 if released is not None:
+                    released = ctx._planned_view(released)
                     waiting[released.id] = released
                     on_submit(ctx, released)
         if inbox is None:
@@ -370,9 +383,19 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
         reject_reasons=dict(ctx._reject_reasons),
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         deadline=deadline, artificial_deadline=artificial,
-        reservations=_reservation_table(ctx),
+        reservations=_reservation_table(ctx), **_planned_runtimes(ctx),
         queued=np.array(ctx._queued, dtype=np.int64) if isinstance(ctx, QueueLimitContext)
         else None)
+
+
+def _planned_runtimes(ctx: Context) -> dict[str, np.ndarray]:
+    """Each job's first and last planned runtime and its corrections (-1, -1, 0 for a job
+    never planned: held back or never submitted), when the policy had a planner."""
+    if ctx._first_plan is None or ctx._last_plan is None or ctx._corrections is None:
+        return {}
+    return {"predicted": np.array(ctx._first_plan, dtype=np.int64),
+            "final_prediction": np.array(ctx._last_plan, dtype=np.int64),
+            "corrections": np.array(ctx._corrections, dtype=np.int64)}
 
 
 def _provenance(workload: Workload, machine: int) -> dict[str, Any]:

@@ -6,13 +6,15 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from bisect import insort
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, in_order
+from schedlab.policies.predicting import PredictedRuntimes
 from schedlab.policies.reservations import CatalinaReservations, decide_requests, queue_plan
 
 if TYPE_CHECKING:
@@ -66,9 +68,15 @@ def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
     expected end is at or before the shadow time — several may end exactly
     at it (Lifka 1995; Skovira et al. 1996; Mu'alem & Feitelson 2001, §2).
     """
-    available = ctx.free
+    return shadow_of(ctx.free, ctx.releases(), width)
+
+
+def shadow_of(free: int, releases: Iterable[tuple[int, int]], width: int) -> tuple[int, int]:
+    """:func:`shadow_and_extra` from ``free`` processors and ``(end, width)`` releases in
+    end order."""
+    available = free
     shadow = -1
-    for end, released in ctx.releases():
+    for end, released in releases:
         if shadow >= 0 and end > shadow:
             break
         available += released
@@ -102,11 +110,25 @@ def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
     return True
 
 
-def easy_pass(ctx: Context, queue: Sequence[Job]) -> None:
+#: The order EASY tries the jobs behind the first one that cannot start: the queue's
+#: own, or shortest (planned) job backfilled first, as EASY++ does (Tsafrir, Etsion &
+#: Feitelson 2007, §4).
+BACKFILL_ORDERS = ("queue", "sjbf")
+
+
+def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequence[Job]:
+    """The jobs behind ``queue[after]``, in the order backfilling tries them: the queue's,
+    or by planned runtime (the job's ``estimate`` as the policy sees it) for ``sjbf``,
+    queue order among equals."""
+    rest = queue[after + 1:]
+    return sorted(rest, key=lambda job: job.estimate) if order == "sjbf" else rest
+
+
+def easy_pass(ctx: Context, queue: Sequence[Job], backfill_order: str = "queue") -> None:
     """One EASY pass over ``queue`` (already in priority order); see :class:`EasyBackfilling`.
 
     Shared by every EASY-style policy (any ordering, EDF), so the head's
-    protection rule exists once.
+    protection rule exists once; ``backfill_order`` is :data:`BACKFILL_ORDERS`'.
     """
     position = 0
     for job in queue:
@@ -119,7 +141,7 @@ def easy_pass(ctx: Context, queue: Sequence[Job]) -> None:
     shadow, extra = shadow_and_extra(ctx, queue[position].width)
     now = ctx.now
     free = ctx.free
-    for job in queue[position + 1:]:
+    for job in backfill_candidates(queue, position, backfill_order):
         width = job.width
         if width > free:
             continue
@@ -135,7 +157,7 @@ def easy_pass(ctx: Context, queue: Sequence[Job]) -> None:
             return
 
 
-class EasyBackfilling(CatalinaReservations, _Ordered):
+class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
     """EASY backfilling: only the first waiting job that cannot start gets a reservation.
 
     Jobs start from the head of the ordered queue while they fit.  The first
@@ -158,8 +180,12 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
 
     family = "easy"
 
-    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
+    def __init__(self, *, order: str = "fcfs", predictor: str = "estimate",
+                 backfill_order: str = "queue", **reservation: Any) -> None:
         super().__init__(order=order)
+        check_choice(self.name, "backfill_order", backfill_order, BACKFILL_ORDERS)
+        self.backfill_order = backfill_order
+        self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
 
     def schedule(self, ctx: Context) -> None:
@@ -171,7 +197,26 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
-        easy_pass(ctx, queue)
+        easy_pass(ctx, queue, self.backfill_order)
+
+    def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
+        """Count the reservation a correction breaks: the first waiting job's shadow time,
+        had ``job`` ended at ``previous_end`` as planned, against the one it has now
+        (statistic ``reservations_broken``)."""
+        if not ctx.waiting:
+            return
+        head = in_order(ctx.waiting.values(), self.order)[0]
+        if head.width <= ctx.free:
+            return
+        now = ctx.now
+        planned_end = ctx.expected_end(job)
+        releases = list(ctx.releases())
+        releases.remove((planned_end, job.width))
+        insort(releases, (max(previous_end, now + 1), job.width))
+        before, _ = shadow_of(ctx.free, releases, head.width)
+        after, _ = shadow_of(ctx.free, ctx.releases(), head.width)
+        if after > before:
+            ctx.count("reservations_broken")
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:
         """Decide pending requests, then schedule around reservations if they are in reach.
@@ -193,8 +238,7 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
         self._backfill_around(ctx, queue)
         return None
 
-    @staticmethod
-    def _backfill_around(ctx: Context, queue: list[Job]) -> None:
+    def _backfill_around(self, ctx: Context, queue: list[Job]) -> None:
         """EASY on a profile that holds the granted reservations (Margo et al., §2).
 
         A job may start now only if its processors stay free until its
@@ -228,7 +272,7 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
         head = queue[position]
         profile.place(head.width, head.estimate, now)
         limits = profile.fit_limits()
-        for job in queue[position + 1:]:
+        for job in backfill_candidates(queue, position, self.backfill_order):
             if job.width > ctx.free or not limits.fits(job.width, job.estimate):
                 continue
             ctx.start(job)
@@ -238,7 +282,7 @@ class EasyBackfilling(CatalinaReservations, _Ordered):
             limits = profile.fit_limits()
 
 
-class ConservativeBackfilling(CatalinaReservations, _Ordered):
+class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
     """Conservative backfilling: every job gets a reservation when it arrives.
 
     The policy keeps an availability profile of running jobs (until their
@@ -266,8 +310,10 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
 
     family = "conservative"
 
-    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
+    def __init__(self, *, order: str = "fcfs", predictor: str = "estimate",
+                 **reservation: Any) -> None:
         super().__init__(order=order)
+        self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
         self._plan: ArrayPlan | None = None
         self._booked_end: dict[int, int] = {}
@@ -312,6 +358,19 @@ class ConservativeBackfilling(CatalinaReservations, _Ordered):
             ctx.start(job)
         if plan.upcoming != self._wake:
             self._wake_for_booking(ctx, plan)
+
+    def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
+        """A running job outlived its planned runtime: plan every waiting job again from
+        the machine as it is, and count the reservations that moved later (statistic
+        ``reservations_broken``)."""
+        plan = self._current_plan(ctx)
+        arrival = self._arrival
+        booked = {job_id: int(plan.starts[a]) for job_id, a in arrival.items()}
+        self._rebuild(ctx, plan)
+        broken = sum(int(plan.starts[arrival[job_id]]) > start
+                     for job_id, start in booked.items())
+        if broken:
+            ctx.count("reservations_broken", broken)
 
     def _pop_due(self, ctx: Context, plan: ArrayPlan) -> list[Job]:
         """The jobs whose booked start has come (start <= now), in arrival order."""

@@ -57,8 +57,9 @@ FCFS_ORDERS = ("submit", "plan")
 class _DynPFamily(PlanningScheduler):
     """What both dynP variants share: the current policy and the statistics of Tables 4–6."""
 
-    def __init__(self, *, policies: Sequence[str], initial: str, **reservation: Any) -> None:
-        super().__init__(order=initial, **reservation)
+    def __init__(self, *, policies: Sequence[str], initial: str, predictor: str,
+                 **reservation: Any) -> None:
+        super().__init__(order=initial, predictor=predictor, **reservation)
         self._orders = tuple(policies)
         self._index = {policy: c for c, policy in enumerate(policies)}
         self._jobs_started = dict.fromkeys(policies, 0)
@@ -108,14 +109,15 @@ class BasicDynP(_DynPFamily):
     name = "dynp-basic"
 
     def __init__(self, *, threshold: int = 5, lower: float = 7200, upper: float = 9000,
-                 **reservation: Any) -> None:
+                 predictor: str = "estimate", **reservation: Any) -> None:
         check_number(self.name, "threshold", threshold, int, 1)
         check_number(self.name, "lower", lower, float, 0)
         check_number(self.name, "upper", upper, float, 0)
         if upper < lower:
             raise InputError(f"The 'upper' parameter of {self.name} must be >= lower ({lower}). "
                              f"Got {upper!r} instead.", field="upper")
-        super().__init__(policies=PAPER_POLICIES, initial="fcfs", **reservation)
+        super().__init__(policies=PAPER_POLICIES, initial="fcfs", predictor=predictor,
+                         **reservation)
         self.threshold = threshold
         self.lower = lower
         self.upper = upper
@@ -221,7 +223,8 @@ class SelfTuningDynP(_DynPFamily):
     def __init__(self, *, decider: str = "advanced", metric: str = "artww",
                  candidates: str | Sequence[str] = PAPER_POLICIES, slackness: float = 0.0,
                  future_jobs: int | None = None, future_horizon: int | None = None,
-                 fcfs_order: str = "submit", **reservation: Any) -> None:
+                 fcfs_order: str = "submit", predictor: str = "estimate",
+                 **reservation: Any) -> None:
         check_choice(self.name, "decider", decider, DECIDERS)
         check_choice(self.name, "fcfs_order", fcfs_order, FCFS_ORDERS)
         terms = parse_quality_metric(self.name, metric)
@@ -232,7 +235,7 @@ class SelfTuningDynP(_DynPFamily):
         if future_horizon is not None:
             check_number(self.name, "future_horizon", future_horizon, int, 0)
         super().__init__(policies=policies, initial="fcfs" if "fcfs" in policies else policies[0],
-                         **reservation)
+                         predictor=predictor, **reservation)
         self.decider = decider
         self.metric = metric
         self.candidates = policies
@@ -256,7 +259,7 @@ class SelfTuningDynP(_DynPFamily):
         """
         from schedlab.policies.dynp_step import Decision, TuningState
         given = {"fcfs"} if self._plan_order is not None else set()
-        tracks = ctx.overrun == "kill" and not ctx.reservations_enabled
+        tracks = ctx.ends_as_expected and not ctx.reservations_enabled
         metric = None if self.slackness else self._quality.exact_single()
         decision = None if metric is None else Decision.by(metric, self.decider == "advanced",
                                                            self._cases is not None)

@@ -34,6 +34,7 @@ import numpy as np
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, TIMED_ORDERINGS, in_order_at
+from schedlab.policies.predicting import PredictedRuntimes
 from schedlab.policies.reservations import CatalinaReservations, decide_requests
 
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ def _kernels() -> ModuleType:
     return profile_kernels
 
 
-class PlanningScheduler(CatalinaReservations, Policy):
+class PlanningScheduler(PredictedRuntimes, CatalinaReservations, Policy):
     """Planning-based scheduling with a fixed ordering (Streit 2002, §5).
 
     ``order`` is ``fcfs``, ``sjf``, ``ljf`` or ``lxf`` (largest expansion
@@ -98,7 +99,9 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     Under ``overrun="extend"`` a job may hold its processors past its
     expected end, so a planned start can be impossible when it comes; the
-    plan is then rebuilt from the machine as it is.  So it is when a planned
+    plan is then rebuilt from the machine as it is.  With a ``predictor``
+    (:mod:`~schedlab.policies.predicting`) the plan is rebuilt whenever a job
+    outlives its planned runtime.  So it is when a planned
     start passes between two scheduling ticks.
 
     Granted advance reservations belong to the fixed part of the schedule;
@@ -116,9 +119,11 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
     family = "plan"
 
-    def __init__(self, *, order: str = "fcfs", **reservation: Any) -> None:
+    def __init__(self, *, order: str = "fcfs", predictor: str = "estimate",
+                 **reservation: Any) -> None:
         check_choice(type(self).__name__, "order", order, PLAN_ORDERINGS)
         self.order = order
+        self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
         # running jobs + the plan, from now on; or the function making it when first read
         self._profile: Profile | Callable[[], Profile] | None = None
@@ -155,6 +160,11 @@ class PlanningScheduler(CatalinaReservations, Policy):
             self._rebuilds_compiled = self._state is not None and self._state.compiled
         if self._state is not None:
             self._state.enter(job)
+
+    def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
+        """A running job outlived its planned runtime: rebuild the plan at the pass that
+        follows, from the machine as it is."""
+        self._replan = True
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._replan = True
@@ -206,11 +216,12 @@ class PlanningScheduler(CatalinaReservations, Policy):
 
         They need static orders (fcfs, sjf, ljf: kept sorted at every
         arrival) and a run whose running jobs hold their processors exactly
-        until their start plus estimate or less (``overrun="kill"``, no
-        advance reservations), so that the state's profile is the engine's.
+        until their expected end or less (``overrun="kill"`` and no planned runtimes,
+        :attr:`~schedlab.engine.context.Context.ends_as_expected`; no advance
+        reservations), so that the state's profile is the engine's.
         Imports numba (:mod:`schedlab.policies.dynp_step`).
         """
-        if (ctx.overrun != "kill" or ctx.reservations_enabled
+        if (not ctx.ends_as_expected or ctx.reservations_enabled
                 or not set(self._orders) <= set(ORDERINGS)):
             return None
         from schedlab.policies.dynp_step import TuningState

@@ -51,6 +51,7 @@ from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
 from schedlab.policies.gang import GangScheduler
 from schedlab.policies.orderings import ORDERINGS
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
+from schedlab.specs import spec_text
 
 ENTRY_POINT_GROUP = "schedlab.policies"
 #: The kinds of entry: a policy schedules jobs on machines; a dispatcher chooses the
@@ -351,19 +352,6 @@ def policy_label(spec: PolicySpec, policy: PolicyBase) -> str:
     else:
         params = {}
     return spec_text(policy.name, params)
-
-
-def spec_text(name: str, params: Mapping[str, Any]) -> str:
-    """A policy with parameters in the one syntax of every command, label and directory:
-    ``NAME[KEY=VALUE,...]`` (``qops[k=3,heuristic=edf]``), just ``NAME`` without any."""
-    if not params:
-        return name
-    return f"{name}[{','.join(f'{k}={_label_value(v)}' for k, v in params.items())}]"
-
-
-def _label_value(value: Any) -> str:
-    """A parameter value as typed on the command line (``true``, not ``True``)."""
-    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def add_labelled(chosen: dict[str, PolicyBase], spec: PolicySpec, policy: PolicyBase, *,

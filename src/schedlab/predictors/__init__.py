@@ -43,12 +43,11 @@ from schedlab.predictors.registry import (
     available_predictors,
     make_predictor,
 )
-from schedlab.predictors.tracking import PredictionTracker
 
 __all__ = [
     "CORRECTIONS", "DEFAULT_PREDICTOR", "ENTRY_POINT_GROUP", "AccuracyMetrics", "EasyPlusPlus",
     "EndedJob", "EstimatePredictor", "LastPredictor", "NearestNeighbours", "Oracle", "Param",
-    "PredictionAccuracy", "PredictionQuery", "PredictionTracker", "Predictor", "PredictorEntry",
+    "PredictionAccuracy", "PredictionQuery", "Predictor", "PredictorEntry",
     "PredictorSpec",
     "TraceRecord", "UserQuantile", "available_predictors", "ended_job", "make_predictor",
     "prediction_accuracy", "query_of",

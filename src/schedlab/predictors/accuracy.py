@@ -201,25 +201,32 @@ def accuracy_metrics(predicted: np.ndarray, actual: np.ndarray, predictor: Predi
                      queries: list[PredictionQuery]) -> AccuracyMetrics:
     """:class:`AccuracyMetrics` of ``predicted`` against ``actual``; the corrections are
     those of ``predictor``'s rule."""
-    p = predicted.astype(np.float64)
-    a = actual.astype(np.float64)
-    error = np.abs(p - a)
-    over, under = p > a, p < a
+    under = predicted < actual
     corrections = 0
     for i in np.flatnonzero(under).tolist():
         value, target = int(predicted[i]), int(actual[i])
         while value < target:
             value = predictor.corrected(queries[i], value, value)
             corrections += 1
-    return AccuracyMetrics(
-        jobs=len(p),
-        mean_absolute_error=_mean(error),
-        mean_relative_error=_mean(error / np.maximum(a, 1)),
-        mean_accuracy=_mean(np.minimum(p, np.maximum(a, 1)) / np.maximum(np.maximum(p, a), 1)),
-        underpredicted=_mean(under.astype(np.float64)),
-        overprediction_factor=_mean(p[over] / np.maximum(a[over], 1)),
-        underprediction_factor=_mean(a[under] / np.maximum(p[under], 1)),
-        corrections=corrections, corrected_jobs=int(under.sum()))
+    return AccuracyMetrics(jobs=len(predicted), **error_measures(predicted, actual),
+                           corrections=corrections, corrected_jobs=int(under.sum()))
+
+
+def error_measures(predicted: np.ndarray, actual: np.ndarray) -> dict[str, float]:
+    """The error measures of :class:`AccuracyMetrics` (its fields from
+    ``mean_absolute_error`` to ``underprediction_factor``) of ``predicted`` against
+    ``actual``; shared by the trace replay and the metrics of a run."""
+    p = predicted.astype(np.float64)
+    a = actual.astype(np.float64)
+    error = np.abs(p - a)
+    over, under = p > a, p < a
+    return {
+        "mean_absolute_error": _mean(error),
+        "mean_relative_error": _mean(error / np.maximum(a, 1)),
+        "mean_accuracy": _mean(np.minimum(p, np.maximum(a, 1)) / np.maximum(np.maximum(p, a), 1)),
+        "underpredicted": _mean(under.astype(np.float64)),
+        "overprediction_factor": _mean(p[over] / np.maximum(a[over], 1)),
+        "underprediction_factor": _mean(a[under] / np.maximum(p[under], 1))}
 
 
 def _mean(values: np.ndarray) -> float:

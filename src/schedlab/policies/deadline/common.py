@@ -38,6 +38,7 @@ import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.policies.base import Policy
+from schedlab.policies.predicting import PredictedRuntimes
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -200,7 +201,7 @@ def running_profile(ctx: Context) -> Profile:
     return TickProfile.of_running(ctx) if ctx.tick else ctx.profile()
 
 
-class AdmissionPolicy(Policy):
+class AdmissionPolicy(PredictedRuntimes, Policy):
     """Admission control at submission plus plan keeping, shared by QoPS, MSB and MRT.
 
     * **Submission.** A job whose deadline cannot be met even with only the
@@ -226,13 +227,20 @@ class AdmissionPolicy(Policy):
     Under ``overrun="kill"`` (the default) no job holds processors past its
     estimate, so every admitted job with a deadline ends by it.
 
+    **Predicted runtimes** (``predictor``, :mod:`~schedlab.policies.predicting`).
+    The plan and the admission test use the predictions; a job that outlives
+    its prediction is corrected and the plan repaired as after an overrun, so
+    the guarantee holds only for exact estimates: the deadline metrics report
+    the misses.
+
     **Ticks.** In a run with a scheduling tick the policy is called only at
     ticks and jobs start only at ticks; every plan is made on a
     :class:`TickProfile`, so every planned start is a tick and the
     guarantee holds as without a tick.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, predictor: str = "estimate") -> None:
+        self.init_predictor(predictor)
         self._plan: Plan = []
         self._limits: dict[int, float] = {}
         self._booked_end: dict[int, int] = {}
@@ -272,6 +280,20 @@ class AdmissionPolicy(Policy):
         self._plan = decision.plan
         ctx.count("admitted")
         ctx.plan(job, next(start for planned, start in self._plan if planned is job))
+
+    def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
+        """A running job outlived its planned runtime: repair the plan if it no longer fits
+        the machine, and count the admitted jobs it moved later (statistic
+        ``reservations_broken``; their deadlines may be missed now)."""
+        from schedlab.policies.deadline.plan_arrays import plan_fits
+
+        if plan_fits(running_profile(ctx), self._plan, ctx.now):
+            return
+        booked = {planned.id: start for planned, start in self._plan}
+        self._repair(ctx)
+        broken = sum(start > booked[planned.id] for planned, start in self._plan)
+        if broken:
+            ctx.count("reservations_broken", broken)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._limits.pop(job.id, None)
@@ -318,7 +340,7 @@ class AdmissionPolicy(Policy):
         """
         from schedlab.policies.deadline.plan_arrays import compressed_plan, plan_fits
 
-        if not (self._compress_pending or ctx.overrun == "extend"):
+        if not (self._compress_pending or not ctx.ends_as_expected):
             return
         running = running_profile(ctx)
         if not self._compress_pending:

@@ -104,10 +104,11 @@ class ModifiedRealTime(AdmissionPolicy):
 
     name = "mrt"
 
-    def __init__(self, *, backtracks: int = 10, heuristic: str = "edf") -> None:
+    def __init__(self, *, backtracks: int = 10, heuristic: str = "edf",
+                 predictor: str = "estimate") -> None:
         check_number("MRT", "backtracks", backtracks, int, 0)
         check_choice("MRT", "heuristic", heuristic, HEURISTICS)
-        super().__init__()
+        super().__init__(predictor=predictor)
         self.backtracks = backtracks
         self.heuristic = heuristic
 

@@ -121,9 +121,9 @@ class ModifiedSlackBased(AdmissionPolicy):
 
     name = "msb"
 
-    def __init__(self, *, order: str = "ast") -> None:
+    def __init__(self, *, order: str = "ast", predictor: str = "estimate") -> None:
         check_choice("MSB", "order", order, ORDERS)
-        super().__init__()
+        super().__init__(predictor=predictor)
         self.order = order
         self._key = HEURISTICS.get(order)
 

@@ -126,10 +126,11 @@ class QoPS(AdmissionPolicy):
 
     name = "qops"
 
-    def __init__(self, *, k: int = 5, heuristic: str = "edf") -> None:
+    def __init__(self, *, k: int = 5, heuristic: str = "edf",
+                 predictor: str = "estimate") -> None:
         check_number("QoPS", "k", k, int, 0)
         check_choice("QoPS", "heuristic", heuristic, HEURISTICS)
-        super().__init__()
+        super().__init__(predictor=predictor)
         self.k = k
         self.heuristic = heuristic
 

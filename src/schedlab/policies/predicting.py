@@ -1,0 +1,85 @@
+"""Backfilling on runtime predictions: the ``predictor`` parameter every planning policy takes.
+
+Tsafrir, Etsion & Feitelson ("Backfilling Using System-Generated
+Predictions Rather Than User Runtime Estimates", IEEE TPDS 18(6), 2007)
+keep the two roles of a user's estimate apart: the job is still killed at
+its estimate, but the scheduler plans with a prediction.  The engine does
+the keeping apart once, for every space-sharing policy
+(:class:`~schedlab.engine.policy.RuntimePlanner`): the policy sees each job
+with its planned runtime in place of its estimate, expected ends follow the
+plan, and a job that outlives its plan is corrected at that instant, an
+event followed by a scheduling pass.  So EASY, conservative backfilling,
+``+plan``, dynP and the deadline policies plan with predictions without a
+line of their own; this module only turns the ``predictor`` parameter into
+the engine's planner.
+
+With the default ``predictor="estimate"`` no planner is made: the run is
+the one it always was, on the engine's fastest loop.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from schedlab.predictors import (
+    DEFAULT_PREDICTOR,
+    Predictor,
+    PredictorSpec,
+    ended_job,
+    make_predictor,
+    query_of,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from schedlab.engine.policy import RuntimePlanner
+    from schedlab.workload.job import Job
+
+
+class PredictorPlanner:
+    """A :class:`~schedlab.predictors.Predictor` as the engine's runtime planner.
+
+    The predictor sees a job as submitted, without its runtime
+    (:func:`~schedlab.predictors.query_of`), and hears of it again only when
+    it ends (:func:`~schedlab.predictors.ended_job`); only the oracle, which
+    says it looks ahead, is told the runtimes when the run begins.
+    """
+
+    __slots__ = ("predictor",)
+
+    def __init__(self, predictor: Predictor) -> None:
+        self.predictor = predictor
+
+    def begin(self, jobs: Sequence[Job]) -> None:
+        if self.predictor.looks_ahead:
+            self.predictor.reveal({job.id: job.runtime for job in jobs})
+
+    def planned(self, job: Job) -> int:
+        return self.predictor.predict(query_of(job))
+
+    def corrected(self, job: Job, planned: int, elapsed: int) -> int:
+        return self.predictor.corrected(query_of(job), planned, elapsed)
+
+    def ended(self, job: Job, start: int, end: int, status: int) -> None:
+        self.predictor.observe(ended_job(job, start, end, status))
+
+
+class PredictedRuntimes:
+    """Mixin of the policies that plan with runtimes: the ``predictor`` parameter.
+
+    ``__init__`` takes ``predictor`` (a name or ``NAME[KEY=VALUE,...]``,
+    :func:`~schedlab.predictors.make_predictor`; checked at once, so a
+    mistake is an :class:`~schedlab.errors.InputError` before any run) and
+    hands it to :meth:`init_predictor`.
+    """
+
+    predictor: str
+    runtime_planner: RuntimePlanner | None
+
+    def init_predictor(self, predictor: PredictorSpec) -> None:
+        """Check ``predictor``, keep its label as the parameter, make the planner."""
+        built = make_predictor(predictor)
+        self.predictor = built.label
+        self.runtime_planner = (None if built.label == DEFAULT_PREDICTOR
+                                else PredictorPlanner(built))
