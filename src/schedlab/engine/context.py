@@ -43,6 +43,12 @@ if TYPE_CHECKING:
 MIN_COMPACT_AFTER = 1024
 
 
+def with_estimate(job: Job, estimate: int) -> Job:
+    """``job`` with another ``estimate``: ``job._replace(estimate=...)`` built directly from
+    the tuple, a few times faster (a view is made for every planned job)."""
+    return tuple.__new__(type(job), job[:3] + (estimate,) + job[4:])
+
+
 class Context:
     """State of the machine at ``now`` plus the actions a policy may take.
 
@@ -146,7 +152,7 @@ class Context:
                               f"{job.id} to run {planned} s; a planned runtime is >= 1")
         i = self._index[job.id]
         self._first_plan[i] = self._last_plan[i] = planned      # type: ignore[index]
-        return job if planned == job.estimate else job._replace(estimate=planned)
+        return job if planned == job.estimate else with_estimate(job, planned)
 
     def enable_reservations(self, requests: tuple[Reservation, ...]) -> None:
         """Take advance-reservation ``requests`` (sorted by creation).
@@ -387,7 +393,7 @@ class Context:
                               f"job {job_id} to {planned} s after it ran {elapsed} s; a "
                               f"correction must be later than now")
         previous_end = self._expected_end[job_id]
-        view = job._replace(estimate=planned)
+        view = with_estimate(job, planned)
         self.running[job_id] = view
         self._by_end.remove((previous_end, job_id, job.width))
         expected_end = start + planned
@@ -395,7 +401,10 @@ class Context:
         insort(self._by_end, (expected_end, job_id, job.width))
         self._last_plan[i] = planned
         self._corrections[i] += 1                                  # type: ignore[index]
-        if expected_end < self._finish_at[job_id]:
+        # Another correction when it outlives this plan too, before its end and its
+        # estimate; past its estimate (overrun="extend") it is expected "soon", now + 1,
+        # at every look, as without a planner (expected_end).
+        if expected_end < min(self._finish_at[job_id], start + self._jobs[i].estimate):
             heappush(self._events, (expected_end, CORRECT, job_id, version))
         return view, previous_end
 

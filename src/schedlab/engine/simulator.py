@@ -168,8 +168,7 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
 def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int
           ) -> StepSeries:
     """Run events until no job is left; returns the busy and queue-length series."""
-    if (tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext)
-            or ctx._planner is not None):
+    if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
         series = _full_loop(ctx, policy, jobs, progress, tick)
     else:
         series = _plain_loop(ctx, policy, jobs, progress)
@@ -182,16 +181,19 @@ def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
 
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress
                 ) -> StepSeries:
-    """The event loop of a run without reservations, ticks, queue limit or planned runtimes.
+    """The event loop of a run without reservations, ticks or queue limit.
 
     The hot path of nearly every run, kept free of the checks those need: it
-    is :func:`_full_loop` with steps 2 and 4 empty and a pass at every
-    instant (the test suite checks that both give the same results).
+    is :func:`_full_loop` without reservation events, held jobs and requests
+    and with a pass at every instant (the test suite checks that both give
+    the same results).
     """
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+    on_correction = getattr(policy, "on_correction", None)
+    planning = ctx._planner is not None
     n = len(jobs)
     nxt = 0
     due = progress.due
@@ -216,10 +218,17 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             if version[job_id] != event[3]:
                 continue                      # stale: the job was suspended meanwhile
             on_finish(ctx, finish(job_id))
+        # 2. corrections of planned runtimes (only with a runtime planner)
+        while events and events[0][0] == now and events[0][1] == CORRECT:
+            _, _, job_id, ver = heappop(events)
+            if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
+                on_correction(ctx, *corrected)
         # 3. submissions
         while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
+            if planning:
+                job = ctx._planned_view(job)
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)

@@ -6,8 +6,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 
 from __future__ import annotations
 
-from bisect import insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,6 +68,20 @@ def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
     at it (Lifka 1995; Skovira et al. 1996; Mu'alem & Feitelson 2001, §2).
     """
     return shadow_of(ctx.free, ctx.releases(), width)
+
+
+def releases_as_planned(ctx: Context, corrected: tuple[int, int], previous_end: int
+                        ) -> Iterator[tuple[int, int]]:
+    """:meth:`~schedlab.engine.context.Context.releases` as they were before a correction:
+    the corrected job's ``(end, width)`` back at ``previous_end`` (a time already reached,
+    so "soon": ``now + 1``, the earliest release)."""
+    yield max(previous_end, ctx.now + 1), corrected[1]
+    skipped = False
+    for release in ctx.releases():
+        if not skipped and release == corrected:
+            skipped = True
+            continue
+        yield release
 
 
 def shadow_of(free: int, releases: Iterable[tuple[int, int]], width: int) -> tuple[int, int]:
@@ -200,22 +213,22 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         easy_pass(ctx, queue, self.backfill_order)
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
-        """Count the reservation a correction breaks: the first waiting job's shadow time,
-        had ``job`` ended at ``previous_end`` as planned, against the one it has now
+        """Count the reservation a correction breaks: the first waiting job's shadow time
+        moves later than it was with ``job`` ending at ``previous_end`` as planned
         (statistic ``reservations_broken``)."""
-        if not ctx.waiting:
+        waiting = ctx.waiting
+        if not waiting:
             return
-        head = in_order(ctx.waiting.values(), self.order)[0]
+        head = (next(iter(waiting.values())) if self.order == "fcfs"
+                else in_order(waiting.values(), self.order)[0])
         if head.width <= ctx.free:
             return
-        now = ctx.now
-        planned_end = ctx.expected_end(job)
-        releases = list(ctx.releases())
-        releases.remove((planned_end, job.width))
-        insort(releases, (max(previous_end, now + 1), job.width))
-        before, _ = shadow_of(ctx.free, releases, head.width)
-        after, _ = shadow_of(ctx.free, ctx.releases(), head.width)
-        if after > before:
+        corrected_end = ctx.expected_end(job)
+        before, extra = shadow_of(ctx.free, releases_as_planned(ctx, (corrected_end, job.width),
+                                                                previous_end), head.width)
+        # The shadow time moves later iff the job no longer ends by it and the head needed
+        # some of its processors then (fewer extra processors than the job's width).
+        if corrected_end > before and extra < job.width:
             ctx.count("reservations_broken")
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:
