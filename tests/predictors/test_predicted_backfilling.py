@@ -177,3 +177,16 @@ def test_no_prediction_reads_the_runtime_of_its_job_or_of_a_later_one(rows, cut,
     second = schedlab.simulate(Workload(jobs=tuple(changed), processors=4), policy)
     before = [k for k, job in enumerate(jobs) if job.submit <= jobs[cut].submit]
     assert first.predicted[before].tolist() == second.predicted[before].tolist()
+
+
+def test_every_prediction_metric_is_computed_and_documented():
+    import re
+    from pathlib import Path
+
+    from schedlab.metrics.predictions import PREDICTION_METRIC_DOCS
+
+    metrics = schedlab.compute_metrics(schedlab.simulate(
+        workload(CORRECTED), {"name": "fcfs+easy", "predictor": "easy++"}))
+    assert set(PREDICTION_METRIC_DOCS) <= set(metrics)
+    text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
+    assert set(PREDICTION_METRIC_DOCS) <= set(re.findall(r"^\| `([^`]+)`", text, re.MULTILINE))
