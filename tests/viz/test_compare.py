@@ -115,3 +115,20 @@ def test_a_mean_over_fewer_runs_than_the_policy_has_says_over_how_many():
     figure = drawn(comparison_figure(rows, "t", offered_loads=[]))
     slowdown = figure.axes[1]
     assert [text.get_text() for text in slowdown.texts] == ["2.5 (2 of 3 runs)"]
+
+
+def test_panels_are_titled_in_words_with_times_in_hours():
+    figure = drawn(comparison_figure(ROWS, "t", offered_loads=[0.7]))
+    assert [ax.get_title() for ax in figure.axes] == [
+        "mean wait [h]", "mean bounded slowdown (τ = 60 s)", "ARTwW [h]", "utilization"]
+    artww = figure.axes[2]
+    assert sorted(x for line in artww.lines for x in line.get_xdata()) == [25.9, 33.9, 227.0]
+
+
+def test_a_narrow_utilization_axis_starts_at_zero():
+    """0.76 against 0.84 drawn from 0.75 would look ten times apart: the axis starts at 0."""
+    rows = {"a": {**ROWS["fcfs+easy"], "utilization": 0.76},
+            "b": {**ROWS["sjf+conservative"], "utilization": 0.84}}
+    utilization = drawn(comparison_figure(rows, "t")).axes[3]
+    low, high = utilization.get_xlim()
+    assert low == 0 and high > 0.84

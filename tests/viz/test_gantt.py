@@ -90,10 +90,10 @@ def test_a_window_keeps_the_jobs_inside_and_cuts_their_boxes() -> None:
     assert figure.axes[0].get_xlim() == (40, 110)
 
 
-def test_colour_by_width_class_counts_each_class() -> None:
+def test_colour_by_width_class_counts_each_class_and_names_it_on_the_machine() -> None:
     figure = gantt_figure(small_result(), color_by="width")
     texts = [t.get_text() for t in figure.legends[0].get_texts()]
-    assert texts == ["width 1 (2)", "width 2-64 (2)"]
+    assert texts == ["width 1 (2)", "width 2-4 (2)"]          # 4 processors: no "2-64"
     with pytest.raises(InputError, match="expected a colouring by status or width"):
         gantt_figure(small_result(), color_by="user")
 

@@ -13,6 +13,8 @@ from schedlab.viz.style import (
     PALETTE,
     check_format,
     figure_bytes,
+    figure_legend,
+    honest_limits,
     new_figure,
     paper_style,
     policy_styles,
@@ -117,3 +119,48 @@ def test_labels_sort_as_a_reader_counts() -> None:
     assert sorted(["x=0.5", "x=0.25", "x=1"], key=natural_key) == ["x=0.25", "x=0.5", "x=1"]
     styles = policy_styles(labels)
     assert list(styles)[:3] == ["fcfs", "gang[slot=1]", "gang[slot=25]"]
+
+
+def line_axes(values, log=False):
+    """A diagram of one line through ``values``, drawn (limits settled)."""
+    with paper_style():
+        figure = new_figure(3, 2)
+        ax = figure.add_subplot()
+        ax.plot(range(len(values)), values, label="line")
+        if log:
+            ax.set_yscale("log")
+    return ax
+
+
+def test_a_share_axis_starts_at_zero_and_keeps_its_top() -> None:
+    ax = line_axes([0.76, 0.80, 0.84])
+    top = ax.get_ylim()[1]
+    honest_limits(ax, [0.76, 0.80, 0.84])
+    assert ax.get_ylim() == (0, top)
+    sideways = line_axes([1, 2])
+    honest_limits(sideways, [0.5, 0.6], axis="x")
+    assert sideways.get_xlim()[0] == 0
+
+
+def test_no_zero_for_a_log_axis_or_values_below_zero() -> None:
+    log = line_axes([0.1, 10.0], log=True)
+    before = log.get_ylim()
+    honest_limits(log, [0.1, 10.0])
+    assert log.get_ylim() == before
+    negative = line_axes([-0.2, 0.5])
+    before = negative.get_ylim()
+    honest_limits(negative, [-0.2, 0.5])
+    assert negative.get_ylim() == before
+
+
+def test_the_figure_legend_sits_outside_the_diagrams_once_per_label() -> None:
+    with paper_style():
+        figure = new_figure(6, 3)
+        axes = figure.subplots(1, 2)
+        for ax in axes:
+            ax.bar([0, 1], [3, 4], label="bars")
+        legend = figure_legend(figure, axes[0])
+        figure.canvas.draw()
+    assert [t.get_text() for t in legend.get_texts()] == ["bars"]
+    box = legend.get_window_extent()
+    assert all(not box.overlaps(ax.get_window_extent()) for ax in axes)

@@ -277,7 +277,8 @@ def run_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
         return timeseries_figure({label: series}, step=options.step, window=options.window,
                                  title=options.title)
     return classes_figure({label: document["metrics"]}, options.by or "width",
-                          options.metric or "avg_wait", title=options.title)
+                          options.metric or "avg_wait", title=options.title,
+                          processors=processors)
 
 
 def gang_series(source: Path, processors: int) -> Series:
@@ -463,4 +464,15 @@ def experiment_classes(runs: pd.DataFrame, options: PlotOptions) -> Figure:
                          f"{MAX_CLASS_RUNS} with --run (see 'schedlab results')", field="--run")
     rows = dict(zip(run_labels(runs), runs.to_dict("records")))
     return classes_figure(rows, options.by or "width", options.metric or "avg_wait",
-                          title=options.title)
+                          title=options.title, processors=largest_machine(runs))
+
+
+def largest_machine(runs: pd.DataFrame) -> int | None:
+    """The largest machine the runs name (their ``processors`` column), else ``None``: the
+    width classes of a classes figure end there."""
+    import pandas as pd
+
+    if "processors" not in runs.columns:
+        return None
+    sizes = pd.to_numeric(runs["processors"], errors="coerce").dropna()
+    return int(sizes.max()) if len(sizes) else None

@@ -16,7 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from schedlab.errors import InputError
-from schedlab.viz.style import new_figure, paper_style, policy_styles
+from schedlab.viz.style import figure_legend, new_figure, paper_style, policy_styles
 
 
 def adh_figure(runs: Sequence[Any], *, title: str | None = None) -> Figure:
@@ -27,7 +27,7 @@ def adh_figure(runs: Sequence[Any], *, title: str | None = None) -> Figure:
     streams = list(dict.fromkeys(run.stream for run in runs))
     styles = policy_styles(run.classifier for run in runs)
     with paper_style():
-        figure = new_figure(4.2 * len(streams), 6.4)
+        figure = new_figure(4.2 * len(streams) + 1.2, 6.4)
         axes = figure.subplots(3, len(streams), squeeze=False, sharex="col")
         for column, stream in enumerate(streams):
             top, middle, bottom = axes[:, column]
@@ -52,6 +52,6 @@ def adh_figure(runs: Sequence[Any], *, title: str | None = None) -> Figure:
             middle.set_ylabel("distance to target" if column == 0 else "")
             bottom.set_ylabel("deadlines missed\nper block" if column == 0 else "")
             bottom.set_xlabel("job (submission order)")
-        axes[1, 0].legend(loc="upper right")
+        figure_legend(figure, axes[1, 0])
         figure.suptitle(title or "Static Deadline heuristic and ADH (thesis §5.1.5)")
     return figure

@@ -33,9 +33,11 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FixedLocator, LogLocator, MaxNLocator, NullFormatter
 
+from schedlab.viz.curves import is_share, metric_label, metric_scale
 from schedlab.viz.style import (
     NUMBER_FORMATTER,
     LineStyle,
+    honest_limits,
     new_figure,
     paper_style,
     policy_styles,
@@ -46,19 +48,12 @@ from schedlab.viz.style import (
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-#: (metric, panel title, factor from the metric's unit to the one shown)
-PANELS = (
-    ("avg_wait", "average wait [h]", 1 / 3600),
-    ("avg_bsld_60", "bounded slowdown (τ = 60 s)", 1.0),
-    ("artww", "ARTwW [h] (Streit)", 1 / 3600),
-    ("utilization", "utilization (Streit)", 1.0),
-)
+#: The metrics drawn, a panel each, titled by :func:`~schedlab.viz.curves.metric_label` in
+#: the unit of :func:`~schedlab.viz.curves.metric_scale` (times in hours).
+PANELS = ("avg_wait", "avg_bsld_60", "artww", "utilization")
 
 #: Added when some run rejected jobs: the shares refused (QoPS §5.1, docs/reference/metrics.md).
-REJECTION_PANELS = (
-    ("rejected_pct", "rejected jobs [%]", 1.0),
-    ("rejected_area_pct", "rejected processor-seconds [%]", 1.0),
-)
+REJECTION_PANELS = ("rejected_pct", "rejected_area_pct")
 
 #: Width of the figure per panel, inches.
 PANEL_WIDTH = 3.25
@@ -115,7 +110,7 @@ def subtitle(offered_loads: Sequence[float], runs: int) -> str:
     return "; ".join(parts)
 
 
-def panels(runs: Mapping[str, Sequence[MetricRow]]) -> tuple[tuple[str, str, float], ...]:
+def panels(runs: Mapping[str, Sequence[MetricRow]]) -> tuple[str, ...]:
     """The panels to draw: :data:`PANELS`, and :data:`REJECTION_PANELS` when a run rejected
     jobs."""
     rejected = any(run.get("rejected") for policy_runs in runs.values() for run in policy_runs)
@@ -164,8 +159,9 @@ def draw_panel(ax: Axes, spreads: dict[str, Spread | None], styles: dict[str, Li
                     textcoords="offset points", va="center", fontsize=8, color="#333333")
 
 
-def set_value_axis(ax: Axes, spreads: Sequence[Spread]) -> None:
-    """Log or linear scale, room right of the points for their values, plain tick labels."""
+def set_value_axis(ax: Axes, spreads: Sequence[Spread], share: bool = False) -> None:
+    """Log or linear scale, room right of the points for their values, plain tick labels;
+    a linear axis of a ``share`` starts at zero (:func:`honest_limits`)."""
     if not spreads:
         ax.set_xticks([])
         return
@@ -180,9 +176,12 @@ def set_value_axis(ax: Axes, spreads: Sequence[Spread]) -> None:
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_xlabel("log scale", fontsize=8, color="#555555")
     else:
-        width = (high - low) or abs(high) or 1.0
-        ax.set_xlim(low - 0.15 * width, high + 0.35 * width)
+        left = min(low, 0.0) if share else low      # a share's values are spaced from zero
+        width = (high - left) or abs(high) or 1.0
+        ax.set_xlim(left - 0.15 * width, high + 0.35 * width)
         ax.xaxis.set_major_locator(MaxNLocator(nbins=5, steps=[1, 2, 5, 10]))
+        if share:
+            honest_limits(ax, [low, high], axis="x")
     ax.xaxis.set_major_formatter(NUMBER_FORMATTER)
 
 
@@ -203,11 +202,11 @@ def comparison_figure(rows: PolicyRuns, title: str, *,
     with paper_style():
         figure = new_figure(PANEL_WIDTH * len(drawn), 1.9 + 0.34 * len(policies))
         axes = figure.subplots(1, len(drawn), sharey=True)
-        for ax, (metric, label, factor) in zip(axes, drawn):
-            spreads = {p: spread(runs[p], metric, factor) for p in policies}
+        for ax, metric in zip(axes, drawn):
+            spreads = {p: spread(runs[p], metric, metric_scale(metric)) for p in policies}
             draw_panel(ax, spreads, styles, {p: len(runs[p]) for p in policies})
-            set_value_axis(ax, [s for s in spreads.values() if s is not None])
-            ax.set_title(label, fontsize=10)
+            set_value_axis(ax, [s for s in spreads.values() if s is not None], is_share(metric))
+            ax.set_title(metric_label(metric), fontsize=10)
             ax.grid(axis="x", which="minor", visible=False)
         axes[0].set_yticks(range(len(policies)), policies)
         axes[0].set_ylim(len(policies) - 0.5, -0.5)   # the first policy on top

@@ -41,27 +41,47 @@ if TYPE_CHECKING:
     from matplotlib.artist import Artist
     from matplotlib.axes import Axes
 
-#: Axis labels for the metrics the papers plot; other metrics show their flat name.
+#: Axis labels of the metrics figures draw: a name a reader knows, with its unit; other
+#: metrics show their flat name.  Every time-valued metric is drawn in hours
+#: (:func:`metric_scale`), so its label says [h].
 METRIC_LABELS = {
-    "artww": "ARTwW [s]",
-    "avg_response": "ART [s]",
-    "avg_wait": "average wait [s]",
-    "wait_weighted": "wait weighted by node-seconds [s]",
+    "artww": "ARTwW [h]",
+    "avg_response": "mean response time [h]",
+    "avg_wait": "mean wait [h]",
+    "max_wait": "maximum wait [h]",
+    "makespan": "makespan [h]",
+    "wait_weighted": "wait weighted by node-seconds [h]",
+    "wait_weighted_queued": "wait since queued, weighted by node-seconds [h]",
+    "nondeadline_avg_response": "mean response of jobs without deadline [h]",
+    "deadline_max_lateness": "largest lateness past a deadline [h]",
     "sldww_60": "SLDwW₆₀",
     "sldww_300": "SLDwW₃₀₀",
-    "avg_bsld_60": "average bounded slowdown (τ = 60 s)",
+    "avg_slowdown": "mean slowdown",
+    "avg_bsld_10": "mean bounded slowdown (τ = 10 s)",
+    "avg_bsld_60": "mean bounded slowdown (τ = 60 s)",
+    "avg_bsld_300": "mean bounded slowdown (τ = 300 s)",
     "utilization": "utilization",
     "utilization_margo": "utilization (Margo eq. 1)",
+    "utilization_margo_reserved": "utilization, reserved nodes counted (Margo eq. 1)",
+    "utilization_reserved": "share of the machine reserved",
     "loss_of_capacity": "loss of capacity",
-    "rejected_pct": "unadmitted jobs [%]",
-    "rejected_area_pct": "unadmitted processor-seconds [%]",
+    "offered_load": "offered load",
+    "avg_queue": "mean queue length [jobs]",
+    "max_queue": "longest queue [jobs]",
+    "rejected_pct": "rejected jobs [%]",
+    "rejected_area_pct": "rejected processor-seconds [%]",
+    "deadline_rejected_pct": "unadmitted deadline jobs [%]",
+    "deadline_rejected_area_pct": "unadmitted processor-seconds of deadline jobs [%]",
     "expansion_factor_weighted": "expansion factor (node-seconds weighted)",
+    "expansion_factor_weighted_queued": "expansion factor since queued (node-seconds weighted)",
     "gang_slowdown": "average slowdown (turnaround / service)",
     "gang_slowdown_short": "average slowdown, short jobs",
     "gang_slots_mean": "average time slots in a round",
     "deadline_missed_pct": "jobs missing their deadline [%]",
     "system_usage": "system usage",
     "licence_usage": "licence usage",
+    "machine_usage": "machine usage",
+    "mean_jobs_in_system": "jobs in the system (time average)",
     "nondeadline_avg_slowdown": "slowdown of jobs without deadline",
     "cluster_share_deviation": "deviation from the machine-count shares",
 }
@@ -73,6 +93,8 @@ X_LABELS = {
     "param.slot": "slot length l [s]",
     "ta": "mean interarrival time Ta [s]",
     "preemption_overhead": "preemption overhead [s]",
+    "load": "load factor",
+    "utilization": "achieved utilization",
 }
 
 #: Columns that describe a run's setting besides its policy and seed (the grid columns
@@ -312,3 +334,35 @@ def curve_legend(lines: Iterable[str], styles: dict[str, LineStyle], most_runs: 
         handles.append(Line2D([], [], color="#555555", marker="o", markerfacecolor="white",
                               linestyle=":", linewidth=1.0, label=reference_label))
     return handles
+
+
+#: Metrics measured in seconds, drawn in hours in every figure (their labels say [h]).
+HOUR_METRICS = frozenset({"artww", "avg_response", "avg_wait", "max_wait", "makespan",
+                          "wait_weighted", "wait_weighted_queued", "nondeadline_avg_response",
+                          "deadline_max_lateness"})
+
+#: Metrics that are a share of a whole (a fraction in [0, 1] or a percentage): their value
+#: axis starts at zero (:func:`schedlab.viz.style.honest_limits`).
+SHARE_METRICS = frozenset({"utilization", "utilization_margo", "utilization_margo_reserved",
+                           "utilization_reserved", "loss_of_capacity", "system_usage",
+                           "licence_usage", "machine_usage", "rejected_pct", "rejected_area_pct",
+                           "deadline_rejected_pct", "deadline_rejected_area_pct",
+                           "deadline_missed_pct"})
+
+
+def metric_scale(metric: str) -> float:
+    """Factor from a metric's stored unit to the one its figures show: 1/3600 for a time
+    in seconds (one unit, hours, for every waiting and response time), else 1."""
+    return 1 / 3600 if metric in HOUR_METRICS else 1.0
+
+
+def is_share(metric: str) -> bool:
+    """Whether a metric is a share of a whole, whose value axis must start at zero."""
+    return metric in SHARE_METRICS
+
+
+def scaled_points(points: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Points of :func:`curve_points` (mean, min, max) in the unit :func:`metric_label`
+    states, for drawing."""
+    factor = metric_scale(metric)
+    return points.assign(**{c: points[c] * factor for c in ("mean", "min", "max")})

@@ -29,6 +29,7 @@ from matplotlib.patches import Patch
 from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
+from schedlab.viz.classes import width_class_label
 from schedlab.viz.style import (
     LEGEND_PLACE,
     STATUS_COLORS,
@@ -195,8 +196,10 @@ def in_window(jobs: GanttJobs, window: tuple[float, float] | None) -> tuple[Gant
     return held.subset((held.start < t1) & (held.end > t0)), (t0, t1)
 
 
-def job_colors(jobs: GanttJobs, color_by: str) -> tuple[list[str], list[Patch]]:
-    """A face colour per job and the legend entries (with counts) for ``color_by``."""
+def job_colors(jobs: GanttJobs, color_by: str,
+               processors: int | None = None) -> tuple[list[str], list[Patch]]:
+    """A face colour per job and the legend entries (with counts) for ``color_by``; width
+    classes are named as on a machine of ``processors`` (:func:`width_class_label`)."""
     if color_by == "status":
         keys = jobs.status.astype(str)
         entries = [(name, name, STATUS_COLORS[name]) for name in STATUS_COLORS]
@@ -204,8 +207,8 @@ def job_colors(jobs: GanttJobs, color_by: str) -> tuple[list[str], list[Patch]]:
         keys = np.empty(len(jobs), dtype=object)
         for job_class in WIDTH_CLASSES:
             keys[job_class.contains(jobs.width)] = job_class.name
-        entries = [(c.name, f"width {c.label}", WIDTH_CLASS_COLORS[c.name])
-                   for c in WIDTH_CLASSES]
+        entries = [(c.name, f"width {width_class_label(c, processors)}",
+                    WIDTH_CLASS_COLORS[c.name]) for c in WIDTH_CLASSES]
     else:
         raise InputError(f"expected a colouring by {' or '.join(COLOR_BY)}, got {color_by!r}",
                          field="color_by")
@@ -225,7 +228,8 @@ def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *
     the peak number of processors in use (then no machine line is drawn).
     ``window`` is (start, end) in seconds since the trace start; boxes are
     cut at its edges.  ``color_by`` is ``status`` (finished / killed) or
-    ``width`` (Margo et al. §6 classes 1 / 2–64 / 65–256 / >256).
+    ``width`` (Margo et al. §6 classes 1 / 2–64 / 65–256 / >256, cut at the
+    machine's size when it is known: 1 / 2–64 / 65–100 on 100 processors).
     """
     jobs = jobs_from_result(source) if isinstance(source, Result) else jobs_from_table(source)
     if processors is None and isinstance(source, Result):
@@ -234,7 +238,7 @@ def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *
     machine = processors if processors is not None else peak_width(jobs.start, jobs.end,
                                                                    jobs.width)
     placed = place_jobs(shown.start, shown.end, shown.width, max(machine, 1))
-    colors, legend = job_colors(shown, color_by)
+    colors, legend = job_colors(shown, color_by, processors)
     unit, scale = time_unit(t1 - t0)
     with paper_style():
         figure = new_figure(10, 5.5)

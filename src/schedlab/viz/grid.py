@@ -29,7 +29,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from schedlab.errors import InputError
-from schedlab.viz.curves import metric_label
+from schedlab.viz.curves import metric_label, metric_scale
 from schedlab.viz.gantt import EDGE, check_window, place_jobs
 from schedlab.viz.style import LEGEND_PLACE, new_figure, paper_style, policy_styles, time_unit
 
@@ -125,8 +125,8 @@ def share_figure(runs: Sequence[GridRun], *, title: str | None = None) -> Figure
 
 def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_METRICS, *,
                         title: str | None = None) -> Figure:
-    """``metrics`` against the mean interarrival time, one panel per metric, one line per
-    run label (runs of one label at several Ta)."""
+    """``metrics`` against the mean interarrival time, one panel per metric (times in hours),
+    one line per run label (runs of one label at several Ta)."""
     if len(runs) < 2:
         raise InputError("a curve against Ta needs at least two runs", field="runs")
     for metric in metrics:
@@ -145,8 +145,8 @@ def interarrival_figure(runs: Sequence[GridRun], metrics: Sequence[str] = TA_MET
             for label, line in points.groupby("label", sort=True):
                 line = line.sort_values("ta")
                 style = styles[label]
-                ax.plot(line["ta"], line[metric], color=style.color, marker=style.marker,
-                        linestyle=style.linestyle, label=label)
+                ax.plot(line["ta"], line[metric] * metric_scale(metric), color=style.color,
+                        marker=style.marker, linestyle=style.linestyle, label=label)
             ax.set_xlabel("mean interarrival time Ta [s]")
             ax.set_ylabel(metric_label(metric))
             if metric.endswith("usage"):

@@ -19,6 +19,7 @@ report.
 from __future__ import annotations
 
 import io
+import math
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -36,6 +37,8 @@ from schedlab.errors import InputError
 from schedlab.output import atomic_write_bytes
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.legend import Legend
     from matplotlib.typing import LineStyleType, RcKeyType
 
 #: Okabe-Ito colours in the order lines receive them (yellow replaced by grey).
@@ -160,6 +163,32 @@ def time_unit(span: float) -> tuple[str, float]:
     if span < 864_000:
         return "h", 3600.0
     return "days", 86_400.0
+
+
+def honest_limits(ax: Axes, values: Iterable[float], *, axis: str = "y") -> None:
+    """Start the value axis of a share (utilization, usage, loss of capacity, a percentage)
+    at zero, keeping its upper limit: call it once everything is drawn.
+
+    A share's axis fitted to its data exaggerates: a bar of 0.84 drawn from
+    0.75 is nine times one of 0.76.  From zero they read as the 8 points they
+    differ by.  Values below zero (no share) or a log axis leave the axis as
+    it is.
+    """
+    scale = ax.get_xscale() if axis == "x" else ax.get_yscale()
+    finite = [v for v in values if math.isfinite(v)]
+    if scale == "log" or any(v < 0 for v in finite):
+        return
+    if axis == "x":
+        ax.set_xlim(0, ax.get_xlim()[1])
+    else:
+        ax.set_ylim(0, ax.get_ylim()[1])
+
+
+def figure_legend(figure: Figure, ax: Axes, **options: Any) -> Legend:
+    """The legend of ``ax``'s labelled artists, right of the diagrams (:data:`LEGEND_PLACE`)
+    where it covers no data; one entry per label even when every panel draws the same ones."""
+    handles, labels = ax.get_legend_handles_labels()
+    return figure.legend(handles, labels, loc=LEGEND_PLACE, **options)
 
 
 def readable_number(value: float, _position: object = None) -> str:

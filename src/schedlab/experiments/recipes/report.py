@@ -105,17 +105,24 @@ def write_figure(figure, out: Path, name: str) -> dict[str, Path]:
 
 
 def lines_figure(lines, *, title: str, xlabel: str, ylabel: str, log_x: bool = False,
-                 log_y: bool = False, ticks_at_index: bool = True):
+                 log_y: bool = False, ticks_at_index: bool = True, share: bool = False):
     """One line per column of ``lines`` (a DataFrame, or a mapping of name -> Series) over
     its index, marked at every value and skipping missing ones, styled per name
-    (:func:`schedlab.viz.style.policy_styles`); ``ticks_at_index`` labels the x axis at
-    the index values only."""
-    from schedlab.viz.style import new_figure, paper_style, policy_styles
+    (:func:`schedlab.viz.style.policy_styles`), the legend right of the diagram;
+    ``ticks_at_index`` labels the x axis at the index values only; the value axis of a
+    ``share`` (usage, a percentage of jobs) starts at zero."""
+    from schedlab.viz.style import (
+        figure_legend,
+        honest_limits,
+        new_figure,
+        paper_style,
+        policy_styles,
+    )
 
     series = {name: values.dropna() for name, values in lines.items()}
     styles = policy_styles(list(series))
     with paper_style():
-        figure = new_figure(5.0, 3.4)
+        figure = new_figure(5.0 + legend_inches(series), 3.4)
         axes = figure.add_subplot()
         for name, values in series.items():
             style = styles[name]
@@ -129,11 +136,20 @@ def lines_figure(lines, *, title: str, xlabel: str, ylabel: str, log_x: bool = F
             ticks = sorted({x for values in series.values() for x in values.index})
             axes.set_xticks(ticks, [f"{t:g}" for t in ticks])
             axes.minorticks_off()
+        if share:
+            honest_limits(axes, [v for values in series.values() for v in values])
         axes.set_xlabel(xlabel)
         axes.set_ylabel(ylabel)
         axes.set_title(title)
-        axes.legend(fontsize="small")
+        figure_legend(figure, axes, fontsize="small")
     return figure
+
+
+def legend_inches(names) -> float:
+    """Room for a legend right of a diagram: its key and its longest name."""
+    from schedlab.viz.curves import LEGEND_INCHES_PER_CHARACTER
+
+    return 0.6 + LEGEND_INCHES_PER_CHARACTER * max((len(str(name)) for name in names), default=0)
 
 
 def findings_markdown(reproduction: Reproduction) -> str:

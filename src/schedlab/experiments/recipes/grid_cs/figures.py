@@ -67,11 +67,14 @@ def adh_trajectory_figure(frame_rows: list[dict[str, Any]]):
 def write_figures(frames: dict[str, Any], tasks: dict[str, dict[str, Any]],
                   out: Path) -> dict[str, Path]:
     """Every figure whose table is not empty, as PNG and SVG in ``out``."""
+    from schedlab.viz.curves import is_share
+
     written: dict[str, Path] = {}
-    for name, (_, _, ylabel) in {**CS_FIGURES, **MS_FIGURES, **EGEDF_FIGURES}.items():
+    for name, (metric, _, ylabel) in {**CS_FIGURES, **MS_FIGURES, **EGEDF_FIGURES}.items():
         if not frames[name].empty:
             written.update(write_figure(lines_figure(frames[name], title=TITLES[name],
-                                                     xlabel=TA, ylabel=ylabel), out, name))
+                                                     xlabel=TA, ylabel=ylabel,
+                                                     share=is_share(metric)), out, name))
     if not frames["fig19-profile"].empty:
         written.update(write_figure(profile_figure(frames["fig19-profile"]), out,
                                     "fig19-profile"))
@@ -81,7 +84,7 @@ def write_figures(frames: dict[str, Any], tasks: dict[str, dict[str, Any]],
         written.update(write_figure(
             lines_figure(frames["fig30"].T, title="Fig. 30: average clusters load",
                          xlabel="cluster", ylabel="share of the work [%]",
-                         ticks_at_index=False), out, "fig30"))
+                         ticks_at_index=False, share=True), out, "fig30"))
     adh_rows = [run for key, result in tasks.items() if key.startswith("adh")
                 for run in result.get("runs", [])]
     if adh_rows:

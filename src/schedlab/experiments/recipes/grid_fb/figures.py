@@ -21,11 +21,13 @@ TITLES = {"fig16": "Fig. 16: jobs missing their deadline",
           "ms_over_ta": "§4.3.1: jobs missing their deadline over Ta"}
 
 
-def interarrival_figure(frame, name: str, *, ylabel: str | None = None, log: bool = True):
-    """One figure: ``frame`` (rows Ta, columns policies or configurations) as lines, Ta on a
-    log axis when ``log``."""
+def interarrival_figure(frame, name: str, metric: str, ylabel: str, *, log: bool = True):
+    """One figure: ``frame`` (rows Ta, columns policies or configurations) as lines of
+    ``metric``, Ta on a log axis when ``log``, a share's axis from zero."""
+    from schedlab.viz.curves import is_share
+
     return lines_figure(frame, title=TITLES[name], xlabel="mean job inter-arrival time Ta",
-                        ylabel=ylabel or FIGURE_METRICS[name][2], log_x=log)
+                        ylabel=ylabel, log_x=log, share=is_share(metric))
 
 
 def cluster_bars(frame, name: str, ylabel: str):
@@ -33,14 +35,14 @@ def cluster_bars(frame, name: str, ylabel: str):
     (a configuration in its colour of the line figures)."""
     import numpy as np
 
-    from schedlab.viz.style import PALETTE, new_figure, paper_style, policy_styles
+    from schedlab.viz.style import PALETTE, figure_legend, new_figure, paper_style, policy_styles
 
     styles = policy_styles(CASES)
 
     width = 0.84 / len(frame.index)
     x = np.arange(len(frame.columns))
     with paper_style():
-        figure = new_figure(6.0, 3.6)
+        figure = new_figure(8.0, 3.6)
         axes = figure.add_subplot()
         for k, (label, values) in enumerate(frame.iterrows()):
             axes.bar(x - 0.42 + width * (k + 0.5), values.to_numpy(dtype=float), width,
@@ -51,7 +53,7 @@ def cluster_bars(frame, name: str, ylabel: str):
         axes.set_ylabel(ylabel)
         axes.grid(axis="x", visible=False)
         axes.set_title(TITLES[name])
-        axes.legend(fontsize="small")
+        figure_legend(figure, axes, fontsize="small")
     return figure
 
 
@@ -68,7 +70,8 @@ def meta_scheduler_figures(frames: dict[str, Any], out: Path) -> dict[str, Path]
         written.update(write_figure(cluster_bars(frames[name], name, ylabel), out, name))
     missed = frames["ms_over_ta"]["deadline_missed_pct"].unstack("configuration")[list(CASES)]
     written.update(write_figure(interarrival_figure(
-        missed, "ms_over_ta", ylabel=CLUSTER_FIGURES["fig27"][3], log=False), out, "ms_over_ta"))
+        missed, "ms_over_ta", "deadline_missed_pct", CLUSTER_FIGURES["fig27"][3], log=False),
+        out, "ms_over_ta"))
     return written
 
 
@@ -76,8 +79,9 @@ def write_figures(frames: dict[str, Any], out: Path) -> dict[str, Path]:
     """fig16.png, fig17.png, fig18.png (and SVG) in ``out``; fig25–fig29 and ms_over_ta when
     the §4.3.1 tables are there."""
     written: dict[str, Path] = {}
-    for name in FIGURE_METRICS:
-        written.update(write_figure(interarrival_figure(frames[name], name), out, name))
+    for name, (metric, _, ylabel) in FIGURE_METRICS.items():
+        written.update(write_figure(interarrival_figure(frames[name], name, metric, ylabel),
+                                    out, name))
     if "fig25" in frames:
         written.update(meta_scheduler_figures(frames, out))
     return written

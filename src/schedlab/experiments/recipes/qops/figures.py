@@ -11,15 +11,6 @@ from schedlab.experiments.recipes.qops.design import ADMISSION, BASELINES
 from schedlab.experiments.recipes.qops.paper import PAPER_FIGURES
 from schedlab.experiments.recipes.report import write_figure
 
-AXIS_LABELS = {
-    "load": "load factor",
-    "utilization": "achieved utilization",
-    "deadline_rejected_pct": "unadmitted deadline jobs [%]",
-    "deadline_rejected_area_pct": "unadmitted processor-seconds [%]",
-    "nondeadline_avg_response": "non-deadline avg response [s]",
-    "nondeadline_avg_slowdown": "non-deadline avg slowdown",
-}
-
 
 @dataclass(frozen=True)
 class Panel:
@@ -53,9 +44,23 @@ def panel_points(runs, panel: Panel, line: str):
 
 def grid_figure(runs, panels: list[Panel], line: str, styles: dict, title: str):
     """One row per workload, one column per panel (the (a), (b) parts of the paper's
-    figures side by side), one line per value of ``line``."""
-    from schedlab.viz.curves import curve_legend, draw_workload
-    from schedlab.viz.style import LEGEND_PLACE, NUMBER_FORMATTER, new_figure, paper_style
+    figures side by side), one line per value of ``line``; times in hours, shares from
+    zero."""
+    from schedlab.viz.curves import (
+        curve_legend,
+        draw_workload,
+        is_share,
+        metric_label,
+        scaled_points,
+        x_label,
+    )
+    from schedlab.viz.style import (
+        LEGEND_PLACE,
+        NUMBER_FORMATTER,
+        honest_limits,
+        new_figure,
+        paper_style,
+    )
 
     workloads = sorted(runs["workload"].unique())
     drawn: set[str] = set()
@@ -66,14 +71,17 @@ def grid_figure(runs, panels: list[Panel], line: str, styles: dict, title: str):
         for row, workload in enumerate(workloads):
             for column, panel in enumerate(panels):
                 ax = axes[row][column]
-                points = panel_points(runs[runs["workload"] == workload], panel, line)
+                points = scaled_points(panel_points(runs[runs["workload"] == workload], panel,
+                                                    line), panel.metric)
                 draw_workload(ax, points, styles)
                 drawn.update(points["line"])
                 most_runs = max([most_runs, *points["runs"]])
                 ax.set_title(f"({chr(97 + column)}) {workload}")
-                ax.set_xlabel(AXIS_LABELS.get(panel.x, panel.x))
-                ax.set_ylabel(AXIS_LABELS.get(panel.metric, panel.metric))
+                ax.set_xlabel(x_label(panel.x))
+                ax.set_ylabel(metric_label(panel.metric))
                 ax.yaxis.set_major_formatter(NUMBER_FORMATTER)
+                if is_share(panel.metric):
+                    honest_limits(ax, points["mean"])
         lines = [name for name in styles if name in drawn]
         figure.legend(handles=curve_legend(lines, styles, int(most_runs), None),
                       loc=LEGEND_PLACE)

@@ -108,19 +108,19 @@ def summarize(exp_dir: Path, reduced: bool) -> Reproduction:
         reproduction.tables.update(write_frame(table, out, name, number=plain_number))
     figures = {
         "expansion_factor": bar_figure(means, "expansion_factor_weighted",
-                                       "expansion factor (weighted)",
                                        "Average expansion factor, all jobs (Graph 4)"),
-        "wait": bar_figure(means, "wait_h", "wait (h, weighted)",
-                           "Average wait, all jobs (Graph 5)"),
+        "wait": bar_figure(means, "wait_h", "Average wait, all jobs (Graph 5)"),
         "requests_granted": requests_figure(rejection_table(runs)),
     }
     policy = CATALINA_LIKE if CATALINA_LIKE in set(runs["policy"]) else runs["policy"].iloc[0]
     figures["rules_expansion_factor"] = rules_figure(rules, policy)
+    nodes = {workload: processors // sizes.get(workload, 1)
+             for workload, processors in machines.items()}
     figures["classes_expansion_factor"] = class_figure(
-        classes, "expansion_factor", "expansion factor", policy,
-        "Expansion factor by job size (Graphs 10-11)")
-    figures["classes_wait"] = class_figure(classes, "wait_h", "wait (h)", policy,
-                                           "Wait by job size (Graphs 12-13)")
+        classes, "expansion_factor", policy, "Expansion factor by job size (Graphs 10-11)",
+        nodes)
+    figures["classes_wait"] = class_figure(classes, "wait_h", policy,
+                                           "Wait by job size (Graphs 12-13)", nodes)
     for workload in dict.fromkeys(runs["workload"]):
         slug = workload.replace(" ", "_")
         for column in ("utilization", "queue"):
