@@ -120,5 +120,6 @@ def test_a_categorical_parameter_is_drawn_as_categories_without_joining_lines() 
     assert all(line.get_linestyle() == "None" for line in lines.values())
     assert lines["gang[slot=10]"].get_xdata().tolist() == pytest.approx([-0.3, 0.7, 1.7])
     assert lines["gang[slot=100]"].get_xdata().tolist() == pytest.approx([0.3, 1.3, 2.3])
+    assert {h.get_linestyle() for h in figure.legends[0].legend_handles} == {"None"}
     numeric = curve_figure(frame, "gang_slowdown", "param.slot").axes[0]
     assert {line.get_linestyle() for line in numeric.get_lines()} == {"-"}

@@ -8,9 +8,16 @@ each point is a simulation run, points of one policy are joined by a line,
 and the x axis is the parameter the sweep varies.  :func:`curve_figure`
 draws that form from the results table of an experiment
 (``schedlab.experiments.load_results``): one diagram per workload, one line
-per policy, the mean over seeds with min–max bars when a point has
-several seeds, and optionally the paper's own values as hollow markers on a
-dotted line for a side-by-side reading.
+per policy, the mean over seeds with bars of its 95 % confidence interval
+(:mod:`schedlab.metrics.confidence`) when a point has several seeds, and
+optionally the paper's own values as hollow markers on a dotted line for a
+side-by-side reading.
+
+A column whose values name alternatives rather than quantities (text,
+booleans, a policy's :attr:`categorical_parameters` such as Zhou et al.'s
+gang Strategies 1-3) is drawn as categories: evenly spaced, labelled, in
+natural order, one marker per line and category with no line joining them
+(a line would claim an order and an in-between that do not exist).
 """
 
 from __future__ import annotations
@@ -26,10 +33,12 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from schedlab.errors import InputError
+from schedlab.metrics.confidence import ci_half_width
 from schedlab.viz.style import (
     LEGEND_PLACE,
     NUMBER_FORMATTER,
     LineStyle,
+    honest_limits,
     natural_key,
     new_figure,
     paper_style,
@@ -91,6 +100,7 @@ X_LABELS = {
     "transform.shrink": "shrinking factor",
     "transform.load": "load factor",
     "param.slot": "slot length l [s]",
+    "param.strategy": "strategy (Zhou et al. 2003)",
     "ta": "mean interarrival time Ta [s]",
     "preemption_overhead": "preemption overhead [s]",
     "load": "load factor",
@@ -195,25 +205,60 @@ def line_labels(runs: pd.DataFrame, x: str | None = None) -> pd.Series:
     return labels.where(settings == "", labels + " (" + settings + ")")
 
 
+def categorical_axis(runs: pd.DataFrame, column: str) -> bool:
+    """Whether ``column``'s values are categories: text or booleans, or a parameter that
+    a policy of ``runs`` declares categorical (Zhou et al.'s ``strategy``)."""
+    from schedlab.policies.registry import available_policies, canonical_name
+
+    values = runs[column]
+    if pd.api.types.is_bool_dtype(values) or not pd.api.types.is_numeric_dtype(values):
+        return True
+    if not column.startswith("param."):
+        return False
+    entries = available_policies()
+    parameter = column.removeprefix("param.")
+    return any(parameter in entry.categorical_parameters
+               for name in runs.loc[values.notna(), "policy"].astype(str).unique()
+               if (entry := entries.get(canonical_name(name))) is not None)
+
+
+def categories(runs: pd.DataFrame, column: str) -> list[str]:
+    """The values of a categorical column as written in labels, in natural order."""
+    return sorted({setting_text(v) for v in runs[column].dropna()}, key=natural_key)
+
+
+def axis_positions(runs: pd.DataFrame, column: str, categorical: bool) -> pd.Series:
+    """Where each run sits on the x axis: its number, or its category's place (0, 1, ...)."""
+    if not categorical:
+        return numeric_column(runs, column, "x")
+    if column not in runs.columns:
+        numeric_column(runs, column, "x")                 # says which columns there are
+    place = {text: float(k) for k, text in enumerate(categories(runs, column))}
+    return runs[column].map(lambda v: np.nan if pd.isna(v) else place[setting_text(v)])
+
+
 def curve_points(results: pd.DataFrame, metric: str, x: str) -> pd.DataFrame:
-    """One point per (workload, line, x): mean, min and max of the metric, and the runs.
+    """One point per (workload, line, x): the mean of the metric, the half-width of its
+    95 % confidence interval over seeds (NaN for one run), and the runs.
 
     Lines are :func:`line_labels`.  Only finished runs with a number in both
-    columns count.  The result is sorted by workload, line and x — the
+    columns count; a categorical ``x`` (:func:`categorical_axis`) is its
+    category's place.  The result is sorted by workload, line and x — the
     order lines are drawn in.
     """
     runs = finished_runs(results)
     if runs.empty:
         raise InputError("no finished run to plot", field="status")
+    categorical = x in runs.columns and categorical_axis(runs, x)
     table = pd.DataFrame({
         "workload": runs["workload"].astype(str) if "workload" in runs else "workload",
         "line": line_labels(runs, x),
-        "x": numeric_column(runs, x, "x"),
+        "x": axis_positions(runs, x, categorical),
         "value": numeric_column(runs, metric, "metric"),
     }).dropna()
     grouped = table.groupby(["workload", "line", "x"], sort=True)["value"]
-    points = grouped.agg(["mean", "min", "max", "count"]).reset_index()
-    return points.rename(columns={"count": "runs"})
+    points = grouped.agg(["mean", ci_half_width, "count"]).reset_index()
+    return points.rename(columns={"ci_half_width": "ci", "count": "runs"})
 
 
 def check_reference(reference: pd.DataFrame) -> pd.DataFrame:
@@ -239,31 +284,44 @@ def curve_figure(results: pd.DataFrame, metric: str, x: str = "transform.shrink"
     drawn in that line's colour as hollow markers on a dotted line.
     ``styles`` fixes each line's colour and marker (default: from the lines
     shown); ``invert_x`` draws x decreasing, so that the load grows to the
-    right when the shrinking factor decreases.
+    right when the shrinking factor decreases.  Times are drawn in hours
+    (:func:`metric_scale`; ``reference`` values are in the metric's stored unit,
+    seconds) and shares from zero (:func:`is_share`).
     """
-    points = curve_points(results, metric, x)
+    points = scaled_points(curve_points(results, metric, x), metric)
     if reference is not None:
         reference = check_reference(reference)
+        reference = reference.assign(value=reference["value"] * metric_scale(metric))
+    runs = finished_runs(results)
+    named = categories(runs, x) if categorical_axis(runs, x) else None
     lines = sorted(points["line"].unique(), key=natural_key)
     styles = styles or policy_styles(lines)
     workloads = sorted(points["workload"].unique())
     with paper_style():
         figure, axes = facet_axes(len(workloads), max(len(label) for label in lines))
         for ax, workload in zip(axes, workloads):
-            draw_workload(ax, points[points["workload"] == workload], styles)
+            draw_workload(ax, points[points["workload"] == workload], styles,
+                          categorical=named is not None)
             if reference is not None:
                 draw_reference(ax, reference_for(reference, workload, len(workloads)), styles)
             ax.set_title(workload if len(workloads) > 1 else "")
             ax.set_xlabel(x_label(x))
             ax.set_ylabel(metric_label(metric))
             ax.yaxis.set_major_formatter(NUMBER_FORMATTER)
-            mark_sweep_values(ax, points["x"])
+            if named is not None:
+                ax.set_xticks(range(len(named)), named)
+                ax.set_xlim(-0.5, len(named) - 0.5)
+            else:
+                mark_sweep_values(ax, points["x"])
+            if is_share(metric):
+                honest_limits(ax, points["mean"])
             if invert_x:
                 ax.invert_xaxis()
         for ax in axes[len(workloads):]:
             ax.set_visible(False)
         legend_entries = curve_legend(lines, styles, int(points["runs"].max()),
-                                      reference_label if reference is not None else None)
+                                      reference_label if reference is not None else None,
+                                      categorical=named is not None)
         figure.legend(handles=legend_entries, loc=LEGEND_PLACE)
         figure.suptitle(title or f"{metric_label(metric)} against {x_label(x)}")
     return figure
@@ -287,19 +345,34 @@ def mark_sweep_values(ax: Axes, values: pd.Series) -> None:
         ax.set_xticks(distinct, [readable_number(v) for v in distinct])
 
 
-def draw_workload(ax: Axes, points: pd.DataFrame, styles: dict[str, LineStyle]) -> None:
-    """One line per label through the mean values; bars from min to max where a point
-    has several seeds (bars stay readable where bands of many lines would overlap)."""
-    for label in sorted(points["line"].unique(), key=natural_key):   # the legend's order
+#: On a categorical axis the lines' markers spread over this share of a category's room.
+CATEGORY_SPREAD = 0.6
+
+
+def draw_workload(ax: Axes, points: pd.DataFrame, styles: dict[str, LineStyle], *,
+                  categorical: bool = False) -> None:
+    """One line per label through the mean values, with bars of the 95 % confidence
+    interval where a point has several seeds (bars stay readable where bands of many
+    lines would overlap).  On a categorical axis each label's markers stand side by side
+    within their category, unjoined."""
+    labels = sorted(points["line"].unique(), key=natural_key)    # the legend's order
+    for k, label in enumerate(labels):
         line = points[points["line"] == label]
         style = styles[label]
-        ax.plot(line["x"], line["mean"], color=style.color, marker=style.marker,
-                linestyle=style.linestyle, label=label)
-        seeded = line[line["runs"] > 1]
-        if not seeded.empty:
-            ax.errorbar(seeded["x"], seeded["mean"],
-                        yerr=[seeded["mean"] - seeded["min"], seeded["max"] - seeded["mean"]],
+        x = line["x"] + (category_offset(k, len(labels)) if categorical else 0.0)
+        ax.plot(x, line["mean"], color=style.color, marker=style.marker,
+                linestyle="none" if categorical else style.linestyle, label=label)
+        seeded = line["ci"].notna()
+        if seeded.any():
+            ax.errorbar(x[seeded], line.loc[seeded, "mean"], yerr=line.loc[seeded, "ci"],
                         fmt="none", ecolor=style.color, elinewidth=0.9, capsize=3)
+
+
+def category_offset(index: int, count: int) -> float:
+    """Where the ``index``-th of ``count`` lines stands within a category, centred on it."""
+    if count == 1:
+        return 0.0
+    return CATEGORY_SPREAD * (index / (count - 1) - 0.5)
 
 
 def reference_for(reference: pd.DataFrame, workload: str, workloads: int) -> pd.DataFrame:
@@ -323,13 +396,16 @@ def draw_reference(ax: Axes, reference: pd.DataFrame, styles: dict[str, LineStyl
 
 
 def curve_legend(lines: Iterable[str], styles: dict[str, LineStyle], most_runs: int,
-                 reference_label: str | None) -> list[Artist]:
-    """Legend handles: one per line, then what the bars and the hollow markers mean."""
+                 reference_label: str | None, *, categorical: bool = False) -> list[Artist]:
+    """Legend handles: one per line (its marker alone on a categorical axis, where no
+    line is drawn), then what the bars and the hollow markers mean."""
     handles: list[Artist] = [Line2D([], [], color=styles[p].color, marker=styles[p].marker,
-                            linestyle=styles[p].linestyle, label=p) for p in lines]
+                                    linestyle="none" if categorical else styles[p].linestyle,
+                                    label=p) for p in lines]
     if most_runs > 1:
         handles.append(Line2D([], [], color="#555555", marker="|", markersize=10,
-                              linestyle="none", label=f"min–max over up to {most_runs} seeds"))
+                              linestyle="none",
+                              label=f"95 % confidence interval, up to {most_runs} seeds"))
     if reference_label is not None:
         handles.append(Line2D([], [], color="#555555", marker="o", markerfacecolor="white",
                               linestyle=":", linewidth=1.0, label=reference_label))
@@ -362,7 +438,7 @@ def is_share(metric: str) -> bool:
 
 
 def scaled_points(points: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Points of :func:`curve_points` (mean, min, max) in the unit :func:`metric_label`
+    """Points of :func:`curve_points` (mean and interval) in the unit :func:`metric_label`
     states, for drawing."""
     factor = metric_scale(metric)
-    return points.assign(**{c: points[c] * factor for c in ("mean", "min", "max")})
+    return points.assign(**{c: points[c] * factor for c in ("mean", "ci")})
