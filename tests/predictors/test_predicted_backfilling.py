@@ -190,3 +190,20 @@ def test_every_prediction_metric_is_computed_and_documented():
     assert set(PREDICTION_METRIC_DOCS) <= set(metrics)
     text = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md").read_text()
     assert set(PREDICTION_METRIC_DOCS) <= set(re.findall(r"^\| `([^`]+)`", text, re.MULTILINE))
+
+
+@pytest.mark.parametrize("policy", ["qops", "msb", "mrt"])
+def test_admission_on_a_prediction_is_repaired_and_its_miss_reported(policy):
+    """Job 4 (4 wide, 50 s, deadline 200) is refused on job 3's estimate (it would run to
+    1021) but admitted on EASY++'s 10 s prediction, planned at 31.  At 31 job 3 is
+    corrected, the plan repaired (job 4 moved later: one broken reservation), and job 4
+    starts when job 3 really ends, at 221: it ends at 271 and misses its deadline."""
+    deadlines = {3: 5000, 4: 200, 5: 5000}
+    trace = Workload(jobs=tuple(job._replace(deadline=deadlines.get(job.id, 10**6))
+                                for job in workload(CORRECTED).jobs), processors=4)
+    exact = schedlab.simulate(trace, policy)
+    assert exact.status.tolist()[3] == 2 and schedlab.compute_metrics(exact)["deadline_missed"] == 0
+    predicted = schedlab.simulate(trace, {"name": policy, "predictor": "easy++"})
+    assert starts(predicted)[4] == 221 and predicted.planned_start.tolist()[3] == 31
+    assert predicted.stats["reservations_broken"] == 1
+    assert schedlab.compute_metrics(predicted)["deadline_missed"] == 1

@@ -287,6 +287,7 @@ class AdmissionPolicy(PredictedRuntimes, Policy):
         ``reservations_broken``; their deadlines may be missed now)."""
         from schedlab.policies.deadline.plan_arrays import plan_fits
 
+        self._booked_end[job.id] = ctx.expected_end(job)     # an earlier end compresses
         if plan_fits(running_profile(ctx), self._plan, ctx.now):
             return
         booked = {planned.id: start for planned, start in self._plan}

@@ -28,18 +28,21 @@ def setting_text(method: str, s: float, fraction: float) -> str:
 
 
 def panel_points(runs, panel: Panel, line: str):
-    """Mean, min and max of the panel's metric per (line, x) over seeds, in drawing order.
+    """Mean and 95 % interval half-width of the panel's metric per (line, x) over seeds, in
+    drawing order.
 
     ``line`` is the column naming a run's line (``policy``, or ``R`` as text).
     """
     import pandas as pd
 
+    from schedlab.metrics.confidence import ci_half_width
+
     data = runs[runs["policy"].isin(panel.policies)]
     table = pd.DataFrame({"line": data[line].astype(str), "x": data[panel.x],
                           "value": data[panel.metric]}).dropna()
     grouped = table.groupby(["line", "x"], sort=True)["value"]
-    return grouped.agg(["mean", "min", "max", "count"]).reset_index().rename(
-        columns={"count": "runs"})
+    return grouped.agg(["mean", ci_half_width, "count"]).reset_index().rename(
+        columns={"ci_half_width": "ci", "count": "runs"})
 
 
 def grid_figure(runs, panels: list[Panel], line: str, styles: dict, title: str):
