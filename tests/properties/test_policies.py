@@ -25,6 +25,7 @@ from unittest.mock import patch
 import numpy as np
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 import schedlab
 from schedlab.engine.result import Result
@@ -43,7 +44,8 @@ POLICIES = sorted(name for name, entry in schedlab.available_policies().items()
 OVERRUNS = ("kill", "extend")
 ORDERS = ("fcfs", "sjf", "ljf")          # the static orderings of SPEC §4.1
 RESULT_ARRAYS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
-                 "planned_start", "series_time", "series_busy", "series_queue", "suspended")
+                 "planned_start", "series_time", "series_busy", "series_queue", "suspended",
+                 "predicted", "final_prediction", "corrections")
 
 
 # ------------------------------------------------------------------- helpers
@@ -120,6 +122,30 @@ def test_every_policy_is_valid_deterministic_and_consistent(name, overrun, workl
     second = run(workload, schedlab.make_policy(name), overrun=overrun)
     assert_identical(first, second)
     assert_series_match_the_job_columns(first)
+
+
+#: The policies that plan with a ``predictor`` (docs/reference/predictions.md).
+PREDICTING = [name for name in POLICIES
+              if "predictor" in schedlab.available_policies()[name].parameters()]
+
+
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("name", PREDICTING)
+@given(workload=workloads(),
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "user-quantile",
+                                  "knn[k=2]", "oracle"]))
+def test_every_policy_planning_on_predictions_is_valid_and_deterministic(name, overrun,
+                                                                         workload, predictor):
+    """The invariants and identical reruns with predicted runtimes; a prediction never
+    changes when a job is killed: at its estimate, as without one."""
+    spec = {"name": name, "predictor": predictor}
+    first = run(workload, schedlab.make_policy(spec), overrun=overrun)
+    check_invariants(first, workload, overrun=overrun)
+    assert_identical(first, run(workload, schedlab.make_policy(spec), overrun=overrun))
+    assert_series_match_the_job_columns(first)
+    plain = run(workload, schedlab.make_policy(name), overrun=overrun)
+    assert np.array_equal(first.status, plain.status) or name in {"qops", "msb", "mrt"}
+    assert first.corrections is not None and (first.corrections >= 0).all()
 
 
 def assert_identical(first: Result, second: Result) -> None:
