@@ -57,3 +57,20 @@ def test_a_simulate_output_gets_a_report_and_grid_and_other_runs_do_not_mix(
     assert mixed.exit_code == 2
     assert "expected runs of one kind: grid runs (simulate --platform) and runs on one " \
         "machine do not share a report" in " ".join(mixed.output.split())
+
+
+def test_runs_planned_on_predictions_report_their_accuracy_and_corrections(tmp_path: Path) -> None:
+    out = tmp_path / "cmp"
+    done = invoke("compare", "lublin", "-n", "300", "--policies",
+                  "fcfs+easy,fcfs+easy[predictor=oracle]", "--out", out)
+    assert done.exit_code == 0, done.output
+    assert invoke("report", out).exit_code == 0
+    page = (out / "report.html").read_text()
+    summary = page[page.index("<h2>Summary</h2>"):page.index("<h2>Figures</h2>")]
+    assert "<th>prediction accuracy min(p, a) / max(p, a)</th>" in summary
+    assert "<th>reservations broken by corrections</th>" in summary
+    plain = tmp_path / "plain"
+    assert invoke("compare", "lublin", "-n", "300", "--policies", "fcfs+easy,sjf+easy",
+                  "--out", plain).exit_code == 0
+    assert invoke("report", plain).exit_code == 0
+    assert "prediction accuracy" not in (plain / "report.html").read_text()

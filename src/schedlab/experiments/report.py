@@ -47,6 +47,7 @@ import pandas as pd
 from schedlab.errors import InputError
 from schedlab.experiments.summary import (
     CI_PREFIX,
+    PREDICTION_METRICS,
     default_metrics,
     label_columns,
     mean_text,
@@ -461,12 +462,15 @@ class RunOutput:
 
 def runs_summary(runs: list[RunOutput]) -> str:
     """One row per run: its label, offered load and the key metrics, headed by their
-    names in words (times in hours); the rejected shares only where a run rejected jobs, a
-    metric over no jobs as missing."""
+    names in words (times in hours); the rejected shares only where a run rejected jobs, the
+    prediction measures where a run planned with a predictor, a metric over no jobs as
+    missing."""
     metrics = [run.document["metrics"] for run in runs]
     rejected = any((m.get("rejected") or 0) > 0 for m in metrics)
+    predicted = any("predictor=" in run.label for run in runs)
     columns = [name for name in ("offered_load", *TABLE_METRICS)
                if rejected or name not in REJECTION_METRICS]
+    columns += list(PREDICTION_METRICS) if predicted else []
     frame = pd.DataFrame([{"run": run.label, **{metric_label(name): shown_value(m, name)
                                                 for name in columns}}
                           for run, m in zip(runs, metrics)])

@@ -29,6 +29,8 @@ GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "syst
 #: Added to the default metrics when some run rejected jobs (admission control): the shares
 #: of jobs and of processor-seconds refused, beside the wait and slowdown of the jobs kept.
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
+#: Added when some run planned with a runtime predictor (docs/reference/predictions.md).
+PREDICTION_METRICS = ("prediction_accuracy", "prediction_corrections", "reservations_broken")
 #: The columns of :func:`summary_frame` that count, per metric, the runs it is defined in.
 RUNS_PREFIX = "runs."
 #: The columns of :func:`summary_frame` that hold, per metric, the half-width of its
@@ -41,11 +43,15 @@ GRID_SETTING_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhe
 
 def default_metrics(frame: pd.DataFrame) -> list[str]:
     """The grid measures when the experiment's runs are on a platform, else the classic ones;
-    with the rejected shares when some run rejected jobs."""
+    with the rejected shares when some run rejected jobs, and the prediction measures when
+    some run planned with a predictor."""
     grid = "platform" in frame.columns and frame["platform"].notna().any()
     names = list(GRID_DEFAULT_METRICS if grid else DEFAULT_METRICS)
     if "rejected" in frame.columns and frame["rejected"].fillna(0).gt(0).any():
         names += list(REJECTION_METRICS)
+    if "param.predictor" in frame.columns and \
+            frame["param.predictor"].dropna().ne("estimate").any():
+        names += list(PREDICTION_METRICS)
     return names
 
 

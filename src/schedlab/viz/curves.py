@@ -54,6 +54,10 @@ if TYPE_CHECKING:
 #: metrics show their flat name.  Every time-valued metric is drawn in hours
 #: (:func:`metric_scale`), so its label says [h].
 METRIC_LABELS = {
+    "prediction_accuracy": "prediction accuracy min(p, a) / max(p, a)",
+    "prediction_corrections": "prediction corrections",
+    "reservations_broken": "reservations broken by corrections",
+    "underpredicted_pct": "jobs underpredicted [%]",
     "artww": "ARTwW [h]",
     "avg_response": "mean response time [h]",
     "avg_wait": "mean wait [h]",
