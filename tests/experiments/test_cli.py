@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 import schedlab.cli.sweep as cli_sweep
 from experiments.helpers import SMALL_EXPERIMENT, SMALL_SWF, write_files
 from schedlab.cli.app import app
-from schedlab.cli.results import policy_label, summary_frame
+from schedlab.experiments.summary import setting_policy, summary_frame
 from schedlab.experiments import run_sweep
 
 runner = CliRunner()
@@ -138,7 +138,7 @@ def test_means_run_over_seeds_per_policy_with_its_parameters() -> None:
         "transform.shrink": [0.5, 0.5, 0.5, 0.5],
         "seed": [0, 1, 0, 0], "processors": [None] * 4, "overrun": ["kill"] * 4,
         "avg_wait": [10.0, 20.0, 7.0, 3.0]})
-    assert [policy_label(row) for _, row in frame.iterrows()] == \
+    assert [setting_policy(row) for _, row in frame.iterrows()] == \
         ["dynp[k=2]", "dynp[k=2]", "dynp[k=4]", "fcfs"]
     summary = summary_frame(frame, ["avg_wait"])
     assert summary[["policy", "n", "avg_wait"]].values.tolist() == [
