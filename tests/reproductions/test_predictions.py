@@ -52,3 +52,19 @@ def test_the_full_form_sweeps_both_traces_at_three_loads():
     assert [w["label"] for w in spec["workloads"]] == ["KTH-SP2", "SDSC-BLUE"]
     assert spec["transforms"][0]["shrink"] == [1.0, 0.9, 0.8]
     assert len(spec["policies"]) == 9
+
+
+def test_a_users_trace_joins_the_sweep_cut_to_its_first_30000_jobs(tmp_path):
+    from schedlab.errors import InputError
+    from schedlab.experiments.recipes import with_traces
+
+    trace = tmp_path / "mine.swf"
+    trace.write_text("1 0 -1 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n")
+    spec = with_traces(get_recipe("predictions"), {"workloads": [{"label": "KTH-SP2"}]},
+                       [trace])
+    assert spec["workloads"][1] == {"source": str(trace.resolve()), "label": "mine",
+                                    "jobs": 30_000}
+    with pytest.raises(InputError, match="recipe 'qops' runs on its own traces only"):
+        with_traces(get_recipe("qops"), {"workloads": []}, [trace])
+    with pytest.raises(InputError, match="no such trace file"):
+        with_traces(get_recipe("predictions"), {"workloads": []}, [tmp_path / "absent.swf"])

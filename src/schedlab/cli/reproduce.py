@@ -53,6 +53,9 @@ def run_recipe(
         "--reduced", help="The CI-sized version: fewer jobs, points and seeds.")] = False,
     workers: WorkersOpt = None,
     dask: DaskOpt = None,
+    trace: Annotated[list[Path] | None, typer.Option(
+        "--trace", help="Also run the recipe on this trace (repeatable; recipes that take "
+                        "one: predictions, on its first 30,000 jobs).")] = None,
 ) -> None:
     """Run (or resume) a recipe, then write its tables, figures and the findings table."""
     from schedlab.experiments.recipes import findings_markdown, reproduce
@@ -64,7 +67,7 @@ def run_recipe(
     try:
         reproduction = reproduce(name, exp_dir, reduced=reduced, executor=executor,
                                  jobs=pool_size, dask_address=dask, observer=progress,
-                                 notice=notice)
+                                 notice=notice, traces=trace or ())
     except KeyboardInterrupt:
         progress.close()
         err_console.print(f"schedlab: interrupted; the runs finished so far are stored in "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,9 @@ class Recipe:
     #: ``stale(exp_dir)``: one line on what the directory holds that this schedlab no
     #: longer reads (results of an earlier layout), or None.
     stale: Callable[[Path], str | None] | None = None
+    #: Jobs taken from each trace a user adds (``reproduce run NAME --trace PATH``); None:
+    #: the recipe runs on its own traces only.
+    extra_trace_jobs: int | None = None
 
 
 def traces_dir() -> Path:
@@ -126,8 +129,8 @@ def get_recipe(name: str) -> Recipe:
 
 def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: str = "pool",
               jobs: int | None = None, dask_address: str | None = None,
-              observer: Any = None, notice: Callable[[str], None] | None = None
-              ) -> Reproduction:
+              observer: Any = None, notice: Callable[[str], None] | None = None,
+              traces: Sequence[str | Path] = ()) -> Reproduction:
     """Run (or resume) a recipe's sweep in ``out``, then write its tables and figures.
 
     A recipe's ``tasks`` (work that is not a simulation) run first, in this
@@ -136,11 +139,13 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
     ``out`` holds that is no longer read (default: a warning).  The findings
     table is written to ``out/reproduction/findings.md``.  A run that fails
     stops the summary with an :class:`InputError` listing it (its error is in
-    the store).
+    the store).  ``traces`` are more traces to run the recipe on, each cut to the
+    recipe's ``extra_trace_jobs`` first jobs (:func:`with_traces`).
     """
     from schedlab.experiments import run_sweep
 
     recipe = get_recipe(name)
+    experiment = with_traces(recipe, recipe.experiment(reduced), traces)
     out = Path(out)
     stale = recipe.stale(out) if recipe.stale is not None else None
     if stale is not None:
@@ -150,13 +155,33 @@ def reproduce(name: str, out: str | Path, *, reduced: bool = False, executor: st
 
         make_experiment_directory(out)
         recipe.tasks(out, reduced)
-    summary = run_sweep(recipe.experiment(reduced), out, executor=executor, jobs=jobs,
+    summary = run_sweep(experiment, out, executor=executor, jobs=jobs,
                         dask_address=dask_address, observer=observer)
     if summary.failures:
         first, error = next(iter(summary.failures.items()))
         raise InputError(f"{len(summary.failures)} run(s) of recipe {name!r} failed "
                          f"(first: {first}: {error})", file=str(out))
     return _with_findings(recipe.summarize(out, reduced), out)
+
+
+def with_traces(recipe: Recipe, experiment: Mapping[str, Any] | Experiment,
+                traces: Sequence[str | Path]) -> Mapping[str, Any] | Experiment:
+    """The recipe's experiment with a workload for each of ``traces`` (its first
+    ``extra_trace_jobs`` jobs, labelled by the file's name); refused for a recipe that
+    takes no trace of the user's, and for a file that is not there."""
+    if not traces:
+        return experiment
+    if recipe.extra_trace_jobs is None or not isinstance(experiment, Mapping):
+        raise InputError(f"recipe {recipe.name!r} runs on its own traces only: it takes no "
+                         f"--trace", field="--trace")
+    added = []
+    for trace in traces:
+        path = Path(trace)
+        if not path.is_file():
+            raise InputError("no such trace file", file=str(path), field="--trace")
+        added.append({"source": str(path.resolve()), "label": path.name.split(".")[0],
+                      "jobs": recipe.extra_trace_jobs})
+    return {**experiment, "workloads": [*experiment["workloads"], *added]}
 
 
 def _warn(message: str) -> None:

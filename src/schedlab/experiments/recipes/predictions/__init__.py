@@ -10,8 +10,9 @@ user estimates.  The experiment (the paper's exact numbers were not at hand
 to put beside ours: the findings compare directions):
 
 * **traces** KTH-SP2 and SDSC-BLUE (whole; the reduced form: the first
-  5,000 jobs of KTH-SP2), at three loads: interarrival times x 1.0, 0.9 and
-  0.8 (the shrinking factor, Streit 2002 §5);
+  5,000 jobs of KTH-SP2), and the first 30,000 jobs of every trace given
+  with ``--trace``, at three loads: interarrival times x 1.0, 0.9 and 0.8
+  (the shrinking factor, Streit 2002 §5);
 * **schedulers** EASY with user estimates; EASY with shortest-job
   backfilled first (SJBF) on estimates; EASY++ (``easy++`` predictions and
   SJBF); EASY planning with each predictor alone (``easy++``, ``last``,
@@ -43,6 +44,8 @@ TRACES = {"KTH-SP2": ("KTH-SP2", "KTH-SP2-1996-2.1-cln.swf.gz"),
 SHRINKS = (1.0, 0.9, 0.8)
 #: Predictors planned with alone (queue-order backfilling).
 PREDICTORS = ("easy++", "last", "user-quantile", "knn", "oracle")
+#: Jobs of each trace a user adds (``reproduce run predictions --trace PATH``).
+EXTRA_TRACE_JOBS = 30_000
 #: The reduced form (CI): the first jobs of KTH-SP2, two loads, the main schedulers.
 REDUCED_JOBS = 5000
 REDUCED_SHRINKS = (1.0, 0.8)
@@ -205,6 +208,7 @@ RECIPE = Recipe(
                 "accuracy, corrections, broken reservations",
     experiment=experiment,
     summarize=summarize,
+    extra_trace_jobs=EXTRA_TRACE_JOBS,
 )
 
 __all__ = ["EASY", "EASY_PLUS_PLUS", "PERFECT", "RECIPE", "SJBF", "experiment", "findings",
