@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 import schedlab.cli.sweep as cli_sweep
 from experiments.helpers import SMALL_EXPERIMENT, SMALL_SWF, write_files
 from schedlab.cli.app import app
-from schedlab.experiments.summary import setting_policy, summary_frame
 from schedlab.experiments import run_sweep
+from schedlab.experiments.summary import setting_policy, summary_frame
 
 runner = CliRunner()
 
