@@ -350,12 +350,13 @@ def test_sqlite_s_full_disk_error_is_one_line_naming_the_database(tmp_path: Path
 
 @pytest.fixture
 def tmpfs(tmp_path: Path):
-    """A 256 KiB tmpfs mounted for the test (root only), unmounted afterwards."""
+    """A 384 KiB tmpfs mounted for the test (root only), unmounted afterwards: room for a
+    run or two of the medium experiment, not for all."""
     if os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root")
     mount = tmp_path / "small-disk"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mount)],
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=384k", "tmpfs", str(mount)],
                           capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")

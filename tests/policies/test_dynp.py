@@ -90,7 +90,8 @@ def test_basic_dynp_long_jobs_switch_to_ljf():
 
 def test_basic_dynp_defaults_are_the_papers():
     assert make_policy("dynp-basic").get_params() == {"threshold": 5, "lower": 7200,
-                                                      "upper": 9000, **RESERVATION_PARAMS}
+                                                      "upper": 9000, "predictor": "estimate",
+                                                      **RESERVATION_PARAMS}
 
 
 def test_basic_dynp_policy_for_the_bounds():

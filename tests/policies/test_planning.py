@@ -190,7 +190,8 @@ def test_proposed_starts_follow_the_current_plan():
 
 def test_names_and_parameters():
     assert make_policy("sjf+plan").name == "sjf+plan"
-    assert make_policy("lxf+plan").get_params() == {"order": "lxf", **RESERVATION_PARAMS}
+    assert make_policy("lxf+plan").get_params() == {"order": "lxf", "predictor": "estimate",
+                                                    **RESERVATION_PARAMS}
 
 
 # ------------------------------------------------------------------ orderings

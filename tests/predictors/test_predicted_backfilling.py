@@ -63,9 +63,9 @@ def test_an_outlived_prediction_is_corrected_at_that_instant_and_the_plan_follow
     assert plus.predicted.tolist() == [100, 100, 10, 100, 100]
     assert plus.final_prediction.tolist() == [100, 100, 1000, 100, 100]
     assert plus.corrections.tolist() == [0, 0, 1, 0, 0]
-    assert plus.stats["reservations_broken"] == 1
+    assert plus.stats["broken_reservations"] == 1
     metrics = schedlab.compute_metrics(plus)
-    assert metrics["prediction_corrections"] == 1 and metrics["reservations_broken"] == 1
+    assert metrics["prediction_corrections"] == 1 and metrics["broken_reservations"] == 1
     # p against a = min(runtime, estimate): 100/10, 100/10, 10/200, 100/50, 100/100
     assert metrics["underpredicted_pct"] == 20.0
     assert metrics["underprediction_factor"] == 20.0
@@ -113,7 +113,7 @@ def test_conservative_counts_the_bookings_a_correction_moves_later():
                                                    "predictor": "easy++"})
     assert plus.planned_start.tolist()[3:] == [31, 131]
     assert starts(plus) == {1: 0, 2: 10, 3: 21, 4: 221, 5: 31}
-    assert plus.stats == {"plan_rebuilds": 1, "reservations_broken": 1}
+    assert plus.stats == {"plan_rebuilds": 1, "broken_reservations": 1}
 
 
 def test_the_oracle_plans_with_the_runtimes_and_never_corrects():
@@ -205,5 +205,5 @@ def test_admission_on_a_prediction_is_repaired_and_its_miss_reported(policy):
     assert exact.status.tolist()[3] == 2 and schedlab.compute_metrics(exact)["deadline_missed"] == 0
     predicted = schedlab.simulate(trace, {"name": policy, "predictor": "easy++"})
     assert starts(predicted)[4] == 221 and predicted.planned_start.tolist()[3] == 31
-    assert predicted.stats["reservations_broken"] == 1
+    assert predicted.stats["broken_reservations"] == 1
     assert schedlab.compute_metrics(predicted)["deadline_missed"] == 1

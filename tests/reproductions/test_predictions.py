@@ -26,7 +26,7 @@ def test_the_reduced_form_reproduces_the_papers_directions(reduced):
     easy = table[table["scheduler"] == recipe.EASY]
     plus = table[table["scheduler"] == recipe.EASY_PLUS_PLUS]
     assert (easy["prediction_corrections"] == 0).all()
-    assert (plus["prediction_corrections"] > 1000).all() and (plus["reservations_broken"] > 0).all()
+    assert (plus["prediction_corrections"] > 1000).all() and (plus["broken_reservations"] > 0).all()
     # the oracle plans with the runtimes: on KTH-SP2, where no job outlives its estimate,
     # exactly what perfect estimates do
     oracle = table[table["scheduler"] == "EASY, oracle predictions"]

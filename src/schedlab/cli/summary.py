@@ -44,9 +44,9 @@ REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
 #: Added when a run planned with a runtime predictor (docs/reference/predictions.md): how
 #: well it predicted, and the corrections and broken reservations its errors caused.
 PREDICTION_SUMMARY_METRICS = ["prediction_accuracy", "underpredicted_pct",
-                              "prediction_corrections", "reservations_broken"]
+                              "prediction_corrections", "broken_reservations"]
 SUMMARY_FORMATS.update({"prediction_accuracy": ".3f", "underpredicted_pct": ".1f",
-                        "prediction_corrections": "d", "reservations_broken": "d"})
+                        "prediction_corrections": "d", "broken_reservations": "d"})
 
 
 def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]:

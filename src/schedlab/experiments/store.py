@@ -402,7 +402,8 @@ class ResultStore:
                 db.execute(UPSERT, tuple(row[name] for name in COLUMNS))
                 db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                if db.in_transaction:       # a failed COMMIT (disk full) has rolled back
+                    db.execute("ROLLBACK")
                 raise
 
     def close(self) -> None:

@@ -30,7 +30,7 @@ GRID_DEFAULT_METRICS = ("deadline_missed_pct", "nondeadline_avg_slowdown", "syst
 #: of jobs and of processor-seconds refused, beside the wait and slowdown of the jobs kept.
 REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: Added when some run planned with a runtime predictor (docs/reference/predictions.md).
-PREDICTION_METRICS = ("prediction_accuracy", "prediction_corrections", "reservations_broken")
+PREDICTION_METRICS = ("prediction_accuracy", "prediction_corrections", "broken_reservations")
 #: The columns of :func:`summary_frame` that count, per metric, the runs it is defined in.
 RUNS_PREFIX = "runs."
 #: The columns of :func:`summary_frame` that hold, per metric, the half-width of its

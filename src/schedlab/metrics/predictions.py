@@ -6,7 +6,7 @@ against ``a = min(runtime, estimate)`` — the time it really held its
 processors — over the jobs that ran (the measures of
 :func:`schedlab.predictors.accuracy.error_measures`), the corrections the
 engine made when jobs outlived their predictions, and the reservations
-they broke (a policy statistic, ``reservations_broken``).  Under the
+they broke (a policy statistic, ``broken_reservations``).  Under the
 default ``predictor="estimate"`` the predictions are the estimates: the
 same measures describe the users' estimates, the baseline of Tsafrir,
 Etsion & Feitelson (2007).
@@ -28,7 +28,7 @@ PREDICTION_METRIC_DOCS: dict[str, str] = {
     "underprediction_factor": "mean a / p over the jobs with p < a",
     "prediction_corrections": "corrections made because a running job outlived its "
                               "planned runtime",
-    "reservations_broken": "reservations those corrections moved later (EASY: the first "
+    "broken_reservations": "reservations those corrections moved later (EASY: the first "
                            "waiting job's shadow time; conservative and admission control: "
                            "every booked start)",
 }
@@ -58,5 +58,5 @@ def prediction_metrics(result: Result) -> dict[str, float | int | None]:
         metrics[MEASURE_NAMES[name]] = None if value != value else shown     # NaN: none
     metrics["prediction_corrections"] = (0 if result.corrections is None
                                          else int(result.corrections.sum()))
-    metrics["reservations_broken"] = int(result.stats.get("reservations_broken", 0))
+    metrics["broken_reservations"] = int(result.stats.get("broken_reservations", 0))
     return metrics

@@ -215,7 +215,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """Count the reservation a correction breaks: the first waiting job's shadow time
         moves later than it was with ``job`` ending at ``previous_end`` as planned
-        (statistic ``reservations_broken``)."""
+        (statistic ``broken_reservations``)."""
         waiting = ctx.waiting
         if not waiting:
             return
@@ -229,7 +229,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         # The shadow time moves later iff the job no longer ends by it and the head needed
         # some of its processors then (fewer extra processors than the job's width).
         if corrected_end > before and extra < job.width:
-            ctx.count("reservations_broken")
+            ctx.count("broken_reservations")
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:
         """Decide pending requests, then schedule around reservations if they are in reach.
@@ -375,7 +375,7 @@ class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered)
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: plan every waiting job again from
         the machine as it is, and count the reservations that moved later (statistic
-        ``reservations_broken``)."""
+        ``broken_reservations``)."""
         plan = self._current_plan(ctx)
         arrival = self._arrival
         booked = {job_id: int(plan.starts[a]) for job_id, a in arrival.items()}
@@ -383,7 +383,7 @@ class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered)
         broken = sum(int(plan.starts[arrival[job_id]]) > start
                      for job_id, start in booked.items())
         if broken:
-            ctx.count("reservations_broken", broken)
+            ctx.count("broken_reservations", broken)
 
     def _pop_due(self, ctx: Context, plan: ArrayPlan) -> list[Job]:
         """The jobs whose booked start has come (start <= now), in arrival order."""

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 METRIC_LABELS = {
     "prediction_accuracy": "prediction accuracy min(p, a) / max(p, a)",
     "prediction_corrections": "prediction corrections",
-    "reservations_broken": "reservations broken by corrections",
+    "broken_reservations": "reservations broken by corrections",
     "underpredicted_pct": "jobs underpredicted [%]",
     "artww": "ARTwW [h]",
     "avg_response": "mean response time [h]",

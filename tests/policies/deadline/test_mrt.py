@@ -98,7 +98,8 @@ def test_parameters_are_checked():
         ModifiedRealTime(backtracks=1.5)
     with pytest.raises(InputError, match="The 'heuristic' parameter of MRT must be one of"):
         ModifiedRealTime(heuristic="fcfs")
-    assert ModifiedRealTime().get_params() == {"backtracks": 10, "heuristic": "edf"}
+    assert ModifiedRealTime().get_params() == {"backtracks": 10, "heuristic": "edf",
+                                               "predictor": "estimate"}
 
 
 def plain_mrt(running, now, plan, new, limits, *, backtracks, key):

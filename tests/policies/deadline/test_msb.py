@@ -203,7 +203,7 @@ def test_in_edf_order_the_short_newcomer_goes_first():
 
 
 def test_the_order_is_a_listed_parameter_checked_on_input():
-    assert ModifiedSlackBased.param_defaults() == {"order": "ast"}
+    assert ModifiedSlackBased.param_defaults() == {"order": "ast", "predictor": "estimate"}
     with pytest.raises(InputError, match="order"):
         ModifiedSlackBased(order="sjf")
 

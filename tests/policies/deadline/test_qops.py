@@ -113,7 +113,8 @@ def test_parameters_are_checked():
     with pytest.raises(InputError, match=r"The 'heuristic' parameter of QoPS must be one of "
                                          "'edf', 'llf'. Got 'sjf' instead."):
         QoPS(heuristic="sjf")
-    assert QoPS(k=2, heuristic="llf").get_params() == {"k": 2, "heuristic": "llf"}
+    assert QoPS(k=2, heuristic="llf").get_params() == {"k": 2, "heuristic": "llf",
+                                                       "predictor": "estimate"}
 
 
 def test_llf_policy_runs_through_the_engine():

@@ -284,7 +284,7 @@ class AdmissionPolicy(PredictedRuntimes, Policy):
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: repair the plan if it no longer fits
         the machine, and count the admitted jobs it moved later (statistic
-        ``reservations_broken``; their deadlines may be missed now)."""
+        ``broken_reservations``; their deadlines may be missed now)."""
         from schedlab.policies.deadline.plan_arrays import plan_fits
 
         self._booked_end[job.id] = ctx.expected_end(job)     # an earlier end compresses
@@ -294,7 +294,7 @@ class AdmissionPolicy(PredictedRuntimes, Policy):
         self._repair(ctx)
         broken = sum(start > booked[planned.id] for planned, start in self._plan)
         if broken:
-            ctx.count("reservations_broken", broken)
+            ctx.count("broken_reservations", broken)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._limits.pop(job.id, None)

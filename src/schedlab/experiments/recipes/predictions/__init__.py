@@ -55,7 +55,7 @@ EASY, SJBF, EASY_PLUS_PLUS, PERFECT = ("EASY", "EASY-SJBF", "EASY++",
                                        "EASY, perfect estimates")
 #: The columns of the results table of every run.
 MEASURES = ("avg_wait", "avg_bsld_60", "prediction_accuracy", "underpredicted_pct",
-            "prediction_corrections", "reservations_broken", "killed")
+            "prediction_corrections", "broken_reservations", "killed")
 
 
 def policies(predictors: tuple[str, ...]) -> list[dict[str, Any]]:
