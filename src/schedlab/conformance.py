@@ -28,7 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, REJECTED, Result
+from schedlab.engine.result import (
+    CANCELLED,
+    FINISHED,
+    KILLED,
+    MATRIX_CHANGE_KINDS,
+    WITHDRAWN,
+    Result,
+)
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.reservations import Reservation
 
@@ -49,9 +56,8 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     assert len(result) == len(jobs), f"result has {len(result)} jobs, workload {len(jobs)}"
     ids = np.array([j.id for j in jobs], dtype=np.int64)
     assert np.array_equal(result.job_id, ids), "result jobs are not in workload order"
-    rejected = result.status == REJECTED
-    accepted = ~rejected
-    _check_rejected_have_no_times(result, rejected)
+    accepted = result.accepted
+    _check_rejected_have_no_times(result, ~accepted)
     _expect(accepted & (result.start < result.submit), result, "starts before it is submitted")
     _expect(accepted & (result.end < result.start), result, "ends before it starts")
     held = result.end - result.start
@@ -63,10 +69,12 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     else:
         should_hold = result.runtime
         should_kill = np.zeros(len(result), dtype=bool)
-    _expect(accepted & (held != should_hold), result, "does not run for min(runtime, estimate)"
+    cancelled = _check_cancellations(result, accepted, held, should_hold)
+    whole = accepted & ~cancelled
+    _expect(whole & (held != should_hold), result, "does not run for min(runtime, estimate)"
             if overrun == "kill" else "does not run for its runtime")
-    _expect(accepted & should_kill & (result.status != KILLED), result, "should be killed")
-    _expect(accepted & ~should_kill & (result.status != FINISHED), result,
+    _expect(whole & should_kill & (result.status != KILLED), result, "should be killed")
+    _expect(whole & ~should_kill & (result.status != FINISHED), result,
             "is marked killed but ran to completion")
     if reservations is not None or result.reservations is not None:
         check_reservations(result, reservations)
@@ -211,9 +219,35 @@ def _series_equal(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndar
     return all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
+def _check_cancellations(result: Result, accepted: np.ndarray, held: np.ndarray,
+                         should_hold: np.ndarray) -> np.ndarray:
+    """The rules of users' cancellations (docs/reference/events.md); returns the mask of
+    the jobs cancelled while running.
+
+    Only a job its user cancels is cancelled or withdrawn; no job runs past its
+    cancellation; one cancelled while running ends exactly then, before it would
+    have ended of itself; one withdrawn never ran.
+    """
+    status = result.status
+    if result.cancel_after is None:
+        _expect((status == CANCELLED) | (status == WITHDRAWN), result,
+                "is cancelled though no job is")
+        return np.zeros(len(result), dtype=bool)
+    at = result.submit + result.cancel_after
+    cancels = result.cancel_after >= 0
+    _expect(~cancels & ((status == CANCELLED) | (status == WITHDRAWN)), result,
+            "is cancelled though its user never cancels it")
+    _expect(accepted & cancels & (result.end > at), result, "runs past its cancellation")
+    cancelled = status == CANCELLED
+    _expect(cancelled & (result.end != at), result, "is cancelled running but not then")
+    _expect(cancelled & (held >= should_hold), result,
+            "is marked cancelled but held its processors as long as it needed")
+    return cancelled
+
+
 def _check_rejected_have_no_times(result: Result, rejected: np.ndarray) -> None:
     _expect(rejected & ((result.start != -1) | (result.end != -1)), result,
-            "is rejected but has a start or end time")
+            "never ran (rejected or withdrawn) but has a start or end time")
 
 
 def _check_capacity(result: Result, accepted: np.ndarray) -> None:
@@ -273,7 +307,7 @@ def check_deadlines(result: Result, workload: Workload) -> None:
     assert np.array_equal(result.artificial_deadline,
                           np.array([j.artificial_deadline for j in jobs], dtype=bool)), \
         "the result's artificial-deadline marks differ from the workload's"
-    late = (result.status != REJECTED) & (result.deadline >= 0) & (result.end > result.deadline)
+    late = result.accepted & (result.deadline >= 0) & (result.end > result.deadline)
     if np.any(late):
         k = int(np.argmax(late))
         raise AssertionError(f"job {int(result.job_id[k])} misses its deadline "
@@ -304,14 +338,14 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
     """
     record = result.grid
     assert record is not None, "not a grid run"
-    ran = np.flatnonzero(result.status != REJECTED)
+    ran = np.flatnonzero(result.accepted)
     machine, cluster = record.machine, record.cluster
     columns = grid.licence_columns(platform)
     exclusive = record.allocation == "exclusive"
     if record.preemptive:
         assert record.runs is not None, "a preemptive run without its runs"
         runs = record.runs
-        assert not np.isin(runs[:, 0], np.flatnonzero(result.status == REJECTED)).any(), \
+        assert not np.isin(runs[:, 0], np.flatnonzero(~result.accepted)).any(), \
             "a rejected job ran"
     else:                             # one run per job: the job columns say it all
         runs = np.stack([ran, machine[ran], result.start[ran], result.end[ran],
@@ -530,7 +564,7 @@ def check_one_machine_run(result: Result, workload: Workload, spec: Any) -> None
     requests, and with a scheduling tick, no start between two ticks."""
     check_invariants(result, workload, overrun=spec.overrun, reservations=spec.reservations)
     if spec.tick:
-        ran = result.status != REJECTED
+        ran = result.accepted
         assert np.all(result.start[ran] % spec.tick == 0), "a job starts between two ticks"
 
 

@@ -201,13 +201,14 @@ def _grid_policy(spec: RunSpec) -> Policy:
 MODELS: dict[str, ExecutionModel] = {model.name: model for model in (
     ExecutionModel(
         SPACE_SHARING, "a space-sharing run", None,
-        ONE_MACHINE_INPUT | {"reservations", "tick", "max_queued_per_user"},
+        ONE_MACHINE_INPUT | {"reservations", "tick", "max_queued_per_user", "cancellations"},
         "a run on one machine has no dispatcher, machines or preemption",
         _one_machine_policy, _prepare_one_machine, _space_sharing, _one_machine_metrics,
         space_sharing_cases, check_one_machine_run),
     ExecutionModel(
         TIME_SHARING, "a time-sharing run", None, ONE_MACHINE_INPUT,
-        "ticks, queue limits and advance reservations belong to space sharing",
+        "ticks, queue limits, advance reservations and replayed cancellations belong to "
+        "space sharing",
         _one_machine_policy, _prepare_one_machine, _time_sharing, _one_machine_metrics,
         time_sharing_cases, check_one_machine_run),
     ExecutionModel(

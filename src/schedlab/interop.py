@@ -27,9 +27,18 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from schedlab.engine.result import FINISHED, KILLED, REJECTED, STATUS_NAMES, Result
+from schedlab.engine.result import (
+    CANCELLED,
+    FINISHED,
+    KILLED,
+    REJECTED,
+    STATUS_NAMES,
+    WITHDRAWN,
+    Result,
+)
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, check_time
+from schedlab.outcomes import NEVER_RAN
 from schedlab.output import atomic_write_text
 from schedlab.textio import parse_int
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
@@ -47,7 +56,8 @@ BATSIM_JOB_COLUMNS = (
 #: Batsim's final_state for each schedlab status: a job killed at its estimate
 #: reached its walltime; a finished job completed with exit code 0.
 BATSIM_FINAL_STATES = {FINISHED: "COMPLETED_SUCCESSFULLY", KILLED: "COMPLETED_WALLTIME_REACHED",
-                       REJECTED: "REJECTED"}
+                       REJECTED: "REJECTED", CANCELLED: "COMPLETED_KILLED",
+                       WITHDRAWN: "COMPLETED_KILLED"}
 #: Every schedlab job runs for a fixed time: Batsim calls that a delay profile.
 DELAY_PROFILE = "delay"
 #: What Batsim writes as consumed_energy when energy is not simulated.
@@ -141,7 +151,7 @@ def _allocation_events(result: Result) -> list[tuple[int, int, int]]:
     events: list[tuple[int, int, int]] = []
     for k, (start, end, status) in enumerate(zip(result.start.tolist(), result.end.tolist(),
                                                   result.status.tolist())):
-        if status == REJECTED:
+        if status in NEVER_RAN:
             continue
         if end == start:
             events.append((start, _INSTANT, k))
@@ -175,7 +185,7 @@ def evalys_jobs_csv_text(result: Result) -> str:
             result.status.tolist())):
         head = (f"{job_id},{workload},{DELAY_PROFILE},{submit:.6f},{width},{estimate:.6f},"
                 f"{int(status == FINISHED)},{BATSIM_FINAL_STATES[status]}")
-        if status == REJECTED:
+        if status in NEVER_RAN:
             lines.append(head + ',,,,,,,,,""')
             continue
         execution, turnaround = end - start, end - submit
@@ -275,7 +285,7 @@ def _read_run_columns(path: Path) -> dict[str, Any]:
             values[name].append(_run_int(row[index[name]], path, line, name))
         for name in ("start", "end"):
             text = row[index[name]]
-            values[name].append(-1 if status == REJECTED and not text
+            values[name].append(-1 if status in NEVER_RAN and not text
                                 else _run_int(text, path, line, name))
         text = row[planned] if planned is not None else ""
         values["planned_start"].append(_run_int(text, path, line, "planned_start")

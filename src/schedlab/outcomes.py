@@ -6,6 +6,10 @@ the workload layer (writing a schedule as SWF) needs nothing from the engine
 (docs/architecture.md, "Layers").
 """
 
-FINISHED, KILLED, REJECTED = 0, 1, 2
-#: The name of each status code, as ``jobs.csv`` writes it.
-STATUS_NAMES = ("finished", "killed", "rejected")
+FINISHED, KILLED, REJECTED, CANCELLED, WITHDRAWN = 0, 1, 2, 3, 4
+#: The name of each status code, as ``jobs.csv`` writes it: a job ``cancelled`` by its user
+#: while it ran (it ended then), or ``withdrawn``, cancelled while it waited (it never
+#: ran; docs/reference/events.md).
+STATUS_NAMES = ("finished", "killed", "rejected", "cancelled", "withdrawn")
+#: The codes of jobs that never ran: refused by the policy or cancelled while waiting.
+NEVER_RAN = (REJECTED, WITHDRAWN)

@@ -20,7 +20,8 @@ from schedlab.atomic import (
     atomic_write_bytes,
     atomic_write_text,
 )
-from schedlab.engine.result import REJECTED, STATUS_NAMES, ReservationTable, Result
+from schedlab.engine.result import STATUS_NAMES, ReservationTable, Result
+from schedlab.outcomes import NEVER_RAN
 from schedlab.workload.reservations import csv_cell
 
 JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status",
@@ -94,8 +95,9 @@ def _job_rows(result: Result, rows: slice) -> list[str]:
             result.estimate[rows].tolist(), result.runtime[rows].tolist(),
             result.status[rows].tolist(), result.planned_start[rows].tolist()):
         plan = "" if planned < 0 else planned
-        if status == REJECTED:
-            lines.append(f"{job_id},{submit},,,{width},{estimate},{runtime},rejected,,{plan}")
+        if status in NEVER_RAN:
+            lines.append(f"{job_id},{submit},,,{width},{estimate},{runtime},"
+                         f"{STATUS_NAMES[status]},,{plan}")
         else:
             lines.append(f"{job_id},{submit},{start},{end},{width},{estimate},{runtime},"
                          f"{STATUS_NAMES[status]},{start - submit},{plan}")

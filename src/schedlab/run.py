@@ -78,6 +78,7 @@ class RunSpec:
     width_field: str = "requested"
     missing_estimate: str = "use-runtime"
     strict: bool = False
+    cancellations: str = "ignore"
     jobs: int | None = None
     seed: int = 0
     transforms: Transforms = field(default_factory=Transforms)
@@ -158,7 +159,8 @@ def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
     loaded = load_workload(source, width_field=spec.width_field,
                            missing_estimate=spec.missing_estimate, strict=spec.strict,
                            processors=spec.processors, seed=spec.seed,
-                           jobs=spec.jobs if is_model else None)
+                           jobs=spec.jobs if is_model else None,
+                           cancellations=spec.cancellations)
     steps = Transforms(window=spec.transforms.window, first=None if is_model else spec.jobs)
     return apply_transforms(loaded, steps, label=label)
 
@@ -188,7 +190,7 @@ def _is_builtin_model(name: str) -> bool:
 def load_workload(source: str | Path | Workload, *, width_field: str = "requested",
                   missing_estimate: str = "use-runtime", strict: bool = False,
                   processors: int | None = None, seed: int = 0,
-                  jobs: int | None = None) -> Workload:
+                  jobs: int | None = None, cancellations: str = "ignore") -> Workload:
     """A workload from an SWF file (plain or gzip), a Slurm sacct file, a built-in
     model name or the name of a cached catalog trace.
 
@@ -197,7 +199,8 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     file is looked up among the built-in models (``lublin``, …; see
     ``docs/reference/models.md``), generated with ``seed``, ``jobs`` and ``processors``,
     then among the traces of ``schedlab traces list``, read from the cache
-    (``docs/how-to/traces.md``).  SWF options are described in ``docs/reference/workloads.md``.
+    (``docs/how-to/traces.md``).  SWF options are described in ``docs/reference/workloads.md``;
+    ``cancellations`` (what becomes of SWF status 5) in ``docs/reference/events.md``.
     """
     if isinstance(source, Workload):
         return source
@@ -208,12 +211,13 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
         from schedlab.interop import is_sacct_file, read_sacct
         if is_sacct_file(path):
             return read_sacct(path, missing_estimate=missing_estimate, processors=processors)
-        from schedlab.workload.swf import MissingEstimate, WidthField, read_swf
+        from schedlab.workload.swf import Cancellations, MissingEstimate, WidthField, read_swf
 
-        # read_swf checks both choices and names a bad one
+        # read_swf checks the choices and names a bad one
         return read_swf(path, width_field=cast(WidthField, width_field),
                         missing_estimate=cast(MissingEstimate, missing_estimate),
-                        strict=strict, processors=processors)
+                        strict=strict, processors=processors,
+                        cancellations=cast(Cancellations, cancellations))
     from schedlab.workload.models import BUILTIN_MODELS, generate_builtin
     if str(source) in BUILTIN_MODELS:
         return generate_builtin(str(source), n_jobs=jobs, processors=processors, seed=seed)
@@ -221,7 +225,7 @@ def load_workload(source: str | Path | Workload, *, width_field: str = "requeste
     cached = cached_trace(str(source))
     if cached is not None:
         return load_workload(cached, width_field=width_field, missing_estimate=missing_estimate,
-                             strict=strict, processors=processors)
+                             strict=strict, processors=processors, cancellations=cancellations)
     raise InputError(f"no such file, not a built-in model "
                      f"(models: {', '.join(sorted(BUILTIN_MODELS))}) and not a trace of "
                      f"`schedlab traces list`{did_you_mean(str(source), BUILTIN_MODELS)}",

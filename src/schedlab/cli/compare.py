@@ -14,6 +14,7 @@ from schedlab.cli.consoles import console
 from schedlab.cli.conventions import OUTPUT_PANEL, POLICY_PANEL
 from schedlab.cli.loading import jobs_of, prepare, report_skips, run_spec
 from schedlab.cli.options import (
+    CancellationsOpt,
     CapOpt,
     CapWindowOpt,
     DeadlineFractionOpt,
@@ -67,6 +68,7 @@ def compare(
     procs: ProcsOpt = None,
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
+    cancellations: CancellationsOpt = "ignore",
     strict: StrictOpt = False,
     jobs: JobsOpt = None,
     seed: SeedOpt = 0,
@@ -117,7 +119,8 @@ def compare(
         min_notice=min_reservation_notice)
     chosen = chosen_policies(policies, reservation)
     spec = run_spec(workload, procs=procs, width_field=width_field,
-                    missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                    missing_estimate=missing_estimate, strict=strict,
+                     cancellations=cancellations, jobs=jobs, seed=seed,
                     shrink=shrink, perfect_estimates=perfect_estimates,
                     load_factor=load_factor, load_method=load_method, deadlines=deadlines,
                     stringency=stringency, deadline_fraction=deadline_fraction,

@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | None,
              width_field: str = "requested", missing_estimate: str = "use-runtime",
-             strict: bool = False, jobs: int | None = None, seed: int = 0,
+             strict: bool = False, cancellations: str = "ignore", jobs: int | None = None,
+             seed: int = 0,
              shrink: float | None = None, perfect_estimates: bool = False,
              split: int | None = None, window: tuple[int, int] | None = None,
              load_factor: float | None = None, load_method: str = "duplicate",
@@ -41,8 +42,9 @@ def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | No
                        load_method=load_method, deadlines=deadlines, stringency=stringency,
                        deadline_fraction=deadline_fraction, relaxation=relaxation)
     return RunSpec(workload, policy, processors=procs, width_field=width_field,
-                   missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
-                   transforms=steps, overrun=overrun, reservations=reservations, tick=tick,
+                   missing_estimate=missing_estimate, strict=strict,
+                   cancellations=cancellations, jobs=jobs, seed=seed, transforms=steps,
+                   overrun=overrun, reservations=reservations, tick=tick,
                    max_queued_per_user=max_queued, platform=platform, dispatch=dispatch,
                    allocation=allocation, preemption_overhead=preemption_overhead)
 
@@ -161,9 +163,13 @@ def report_unreachable_deadlines(workload: Workload, *, from_stringency: bool) -
 
 
 def report_skips(workload: Workload) -> None:
-    """Always say how many records were skipped and why (SPEC §1.1)."""
+    """Always say how many records were skipped and why (SPEC §1.1), and how many
+    cancellations are replayed (docs/reference/events.md)."""
     total = sum(workload.skipped.values())
     if not workload.skipped:
         return
     parts = ", ".join(f"{reason}: {count}" for reason, count in workload.skipped.items())
-    console.print(f"[dim]{workload.name}: {len(workload)} jobs; skipped {total} ({parts})[/dim]")
+    replayed = sum(job.cancel_after is not None for job in workload.jobs)
+    cancelled = f"; {replayed} cancellations replayed" if replayed else ""
+    console.print(f"[dim]{workload.name}: {len(workload)} jobs; skipped {total} ({parts})"
+                  f"{cancelled}[/dim]")

@@ -14,7 +14,7 @@ from schedlab.cli.conventions import (
     WORKLOAD_PANEL,
 )
 from schedlab.errors import InputError
-from schedlab.workload.swf import MissingEstimate, WidthField
+from schedlab.workload.swf import Cancellations, MissingEstimate, WidthField
 
 WorkloadArg = Annotated[str, typer.Argument(
     help="An SWF trace (plain or .gz) or a built-in model name (e.g. 'lublin').")]
@@ -30,6 +30,10 @@ WidthFieldOpt = Annotated[WidthField, typer.Option(
 MissingEstimateOpt = Annotated[MissingEstimate, typer.Option(
     "--missing-estimate", help="Jobs without a requested time: their runtime is their "
     "estimate, or they are dropped.", rich_help_panel=WORKLOAD_PANEL)]
+CancellationsOpt = Annotated[Cancellations, typer.Option(
+    "--cancellations", help="Records of cancelled jobs (SWF status 5): simulated as ordinary "
+    "jobs (ignore), cancelled at the trace's cancellation time (replay), or skipped (drop); "
+    "docs/reference/events.md.", rich_help_panel=WORKLOAD_PANEL)]
 StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop at the first record that cannot be simulated instead of skipping "
     "it.", rich_help_panel=WORKLOAD_PANEL)]

@@ -19,6 +19,7 @@ from schedlab.cli.gridsim import (
 )
 from schedlab.cli.loading import jobs_of, prepare, report_skips, run_spec
 from schedlab.cli.options import (
+    CancellationsOpt,
     CapOpt,
     CapWindowOpt,
     DeadlineFractionOpt,
@@ -69,6 +70,7 @@ def simulate(
     procs: ProcsOpt = None,
     width_field: WidthFieldOpt = "requested",
     missing_estimate: MissingEstimateOpt = "use-runtime",
+    cancellations: CancellationsOpt = "ignore",
     strict: StrictOpt = False,
     jobs: JobsOpt = None,
     seed: SeedOpt = 0,
@@ -120,7 +122,8 @@ def simulate(
     policy = str(inline.pop("name"))
     dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
     asked = run_spec(workload, policy, procs=procs, width_field=width_field,
-                     missing_estimate=missing_estimate, strict=strict, jobs=jobs, seed=seed,
+                     missing_estimate=missing_estimate, strict=strict,
+                     cancellations=cancellations, jobs=jobs, seed=seed,
                      shrink=shrink, perfect_estimates=perfect_estimates,
                      load_factor=load_factor, load_method=load_method, deadlines=deadlines,
                      stringency=stringency, deadline_fraction=deadline_fraction,

@@ -41,6 +41,9 @@ SUMMARY_FORMATS.update({name: ".3f" for name in GRID_SUMMARY_METRICS})
 #: refused (QoPS §5.1), so that an admission policy's wait and slowdown over the jobs it
 #: kept are read with what it turned away (docs/reference/metrics.md).
 REJECTION_SUMMARY_METRICS = ["rejected_pct", "rejected_area_pct"]
+#: Added when users cancelled jobs (docs/reference/events.md).
+CANCELLATION_SUMMARY_METRICS = ["cancelled", "withdrawn"]
+SUMMARY_FORMATS.update({"cancelled": "d", "withdrawn": "d"})
 #: Added when a run planned with a runtime predictor (docs/reference/predictions.md): how
 #: well it predicted, and the corrections and broken reservations its errors caused.
 PREDICTION_SUMMARY_METRICS = ["prediction_accuracy", "underpredicted_pct",
@@ -56,6 +59,9 @@ def summary_metrics(rows: Mapping[str, Mapping[str, float | None]]) -> list[str]
     if any(metrics.get("rejected") for metrics in rows.values()):
         at = names.index("rejected") + 1
         names[at:at] = REJECTION_SUMMARY_METRICS
+    if any("cancelled" in metrics for metrics in rows.values()):
+        at = names.index("killed") + 1
+        names[at:at] = CANCELLATION_SUMMARY_METRICS
     if any("deadline_missed" in metrics for metrics in rows.values()):
         names += DEADLINE_SUMMARY_METRICS
     if any("reservations" in metrics for metrics in rows.values()):

@@ -21,6 +21,7 @@ from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.kernel import (
+    CANCEL,
     CORRECT,
     FINISH,
     RELEASE,
@@ -31,7 +32,7 @@ from schedlab.engine.kernel import (
     job_positions,
 )
 from schedlab.engine.profile import Profile
-from schedlab.engine.result import FINISHED, KILLED, REJECTED
+from schedlab.engine.result import CANCELLED, FINISHED, KILLED, REJECTED, WITHDRAWN
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
@@ -128,6 +129,8 @@ class Context:
         self._first_plan: array[int] | None = None
         self._last_plan: array[int] | None = None
         self._corrections: array[int] | None = None
+        #: Whether some job is cancelled by its user (``Job.cancel_after``).
+        self.cancellations = any(job.cancel_after is not None for job in jobs)
 
     def plan_runtimes_with(self, planner: RuntimePlanner) -> None:
         """Let ``planner`` give the runtimes the policy sees and expected ends follow
@@ -375,6 +378,50 @@ class Context:
         if expected_end < end and self._planner is not None:    # it outlives its plan
             heappush(self._events, (expected_end, CORRECT, job_id, version))
 
+    def _enter(self, job: Job) -> Job | None:
+        """A submitted job enters the queue: as the policy sees it
+        (:meth:`_planned_view`), its cancellation put on the heap; None for a job its
+        user has cancelled already (at its submission, or while a queue limit held it
+        back): withdrawn before any policy sees it."""
+        after = job.cancel_after
+        if after is not None:
+            cancel_at = job.submit + after
+            if cancel_at <= self.now:
+                self._withdraw(job)
+                return None
+            heappush(self._events, (cancel_at, CANCEL, job.id, 0))
+        return self._planned_view(job)
+
+    def _withdraw(self, job: Job) -> None:
+        """Record a job cancelled while it waited: it never runs."""
+        self._status[self._index[job.id]] = WITHDRAWN
+        self._done += 1
+
+    def _cancel(self, job_id: int) -> tuple[bool, Job] | None:
+        """A user cancels a job now (docs/reference/events.md): one waiting leaves the
+        queue (withdrawn), one running leaves the machine (cancelled, its end now).
+        Returns ``(was running, job)``, None when the job has already ended."""
+        job = self.waiting.get(job_id)
+        if job is not None:
+            del self.waiting[job_id]
+            self._left_waiting += 1
+            if self._left_waiting >= self._compact_after:
+                self._compact_waiting()
+            self._withdraw(job)
+            return False, job
+        job = self.running.get(job_id)
+        if job is None:
+            return None
+        self._version[job_id] += 1     # its finish and correction events become stale
+        self._stop_running(job)
+        i = self._index[job_id]
+        self._end[i] = self.now
+        self._status[i] = CANCELLED
+        self._done += 1
+        if self._planner is not None:
+            self._planner.ended(self._jobs[i], self._start[i], self.now, CANCELLED)
+        return True, job
+
     def _correct(self, job_id: int, version: int) -> tuple[Job, int] | None:
         """A running job reached its planned end and still runs: plan it again
         (:meth:`RuntimePlanner.corrected`), move its expected end, and return it as the
@@ -524,6 +571,10 @@ class QueueLimitContext(Context):
             return False
         self._user_queued[user] = queued + 1
         return True
+
+    def _withdraw(self, job: Job) -> None:
+        super()._withdraw(job)
+        self._left_queue(job)
 
     def _left_queue(self, job: Job) -> None:
         """A job left the queue (started or rejected): release its user's next held job."""

@@ -39,11 +39,11 @@ if TYPE_CHECKING:
 
 # Kinds of heap events, in the order they are processed at one instant
 # (docs/reference/engine.md): job finishes, reservation ends, reservation starts,
-# corrections of runtime predictions a running job outlived, then (not on the heap) the
-# submissions of the instant, then jobs released from a per-user queue limit,
-# reservation requests and wake-ups (ticks included).  The grid engine uses FINISH and
-# WAKE; the time-sharing engine has no heap.
-FINISH, RESERVATION_END, RESERVATION_START, CORRECT, RELEASE, REQUEST, WAKE = range(7)
+# corrections of runtime predictions a running job outlived, cancellations by users, then
+# (not on the heap) the submissions of the instant, then jobs released from a per-user
+# queue limit, reservation requests and wake-ups (ticks included).  The grid engine uses
+# FINISH and WAKE; the time-sharing engine has no heap.
+FINISH, RESERVATION_END, RESERVATION_START, CORRECT, CANCEL, RELEASE, REQUEST, WAKE = range(8)
 
 #: A time after every event (every time is an int; SWF times stay below 2**53): the
 #: sentinel after the last submit time an event loop reads.

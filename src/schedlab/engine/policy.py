@@ -163,6 +163,11 @@ class Policy(PolicyBase):
     #: What the policy plans runtimes with; ``None``: the users' estimates.
     runtime_planner: RuntimePlanner | None = None
 
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job was cancelled by its user (it has left ``ctx.waiting``; it never
+        runs, docs/reference/events.md): a policy that keeps plans drops it.  A running
+        job cancelled is an early end: ``on_finish``."""
+
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: ``job`` carries the corrected one
         (its expected end moved from ``previous_end`` to ``ctx.expected_end(job)``); a

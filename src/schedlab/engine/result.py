@@ -11,15 +11,30 @@ from typing import Any
 
 import numpy as np
 
-from schedlab.outcomes import FINISHED, KILLED, REJECTED, STATUS_NAMES
+from schedlab.outcomes import (
+    CANCELLED,
+    FINISHED,
+    KILLED,
+    NEVER_RAN,
+    REJECTED,
+    STATUS_NAMES,
+    WITHDRAWN,
+)
 
 GRANTED = 0
 RESERVATION_STATUS_NAMES = ("granted", "rejected")
 
 #: The job outcomes are re-exported from :mod:`schedlab.outcomes` with the result.
-__all__ = ["FINISHED", "GRANTED", "KILLED", "MATRIX_CHANGE_KINDS", "REJECTED",
-           "RESERVATION_STATUS_NAMES", "STATUS_NAMES", "GridRecord", "ReservationTable",
-           "Result", "TimeSharingTrace"]
+__all__ = ["CANCELLED", "FINISHED", "GRANTED", "KILLED", "MATRIX_CHANGE_KINDS", "REJECTED",
+           "RESERVATION_STATUS_NAMES", "STATUS_NAMES", "WITHDRAWN", "GridRecord",
+           "ReservationTable", "Result", "TimeSharingTrace", "ran_mask"]
+
+
+def ran_mask(status: np.ndarray) -> np.ndarray:
+    """Which jobs ran (held processors): all but those rejected or withdrawn
+    (:data:`~schedlab.outcomes.NEVER_RAN`)."""
+    ran: np.ndarray = ~np.isin(np.asarray(status), NEVER_RAN)
+    return ran
 
 
 @dataclass
@@ -124,6 +139,11 @@ class Result:
     entered the scheduler's queue — later than its submit when a per-user
     limit of queued jobs held it back; ``None`` when no such limit was set.
 
+    ``cancel_after`` is when each job's user cancels it, in seconds after its
+    submission (-1: never; ``None`` when no job is cancelled): a job still
+    waiting then is ``withdrawn``, one running then ends ``cancelled``
+    (docs/reference/events.md).
+
     ``predicted``, ``final_prediction`` and ``corrections``: when the policy
     planned with runtime predictions instead of the estimates
     (:class:`~schedlab.engine.policy.RuntimePlanner`), each job's planned
@@ -164,6 +184,7 @@ class Result:
     artificial_deadline: np.ndarray | None = None
     reservations: ReservationTable | None = None
     queued: np.ndarray | None = None
+    cancel_after: np.ndarray | None = None
     predicted: np.ndarray | None = None
     final_prediction: np.ndarray | None = None
     corrections: np.ndarray | None = None
@@ -175,12 +196,11 @@ class Result:
 
     @property
     def accepted(self) -> np.ndarray:
-        """Boolean mask of jobs that ran (finished or killed)."""
-        ran: np.ndarray = self.status != REJECTED
-        return ran
+        """Boolean mask of jobs that ran (finished, killed, or cancelled while running)."""
+        return ran_mask(self.status)
 
     def status_names(self) -> list[str]:
-        """Status of every job as a word: finished, killed or rejected."""
+        """Status of every job as a word (:data:`~schedlab.outcomes.STATUS_NAMES`)."""
         return [STATUS_NAMES[s] for s in self.status.tolist()]
 
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from schedlab.engine.context import Context, QueueLimitContext
 from schedlab.engine.kernel import (
+    CANCEL,
     CORRECT,
     FINISH,
     NEVER,
@@ -54,7 +55,7 @@ from schedlab.engine.policy import Policy
 from schedlab.engine.reservation_rules import ReservationRules
 from schedlab.engine.result import ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
-from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload
+from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload, cancel_column
 
 if TYPE_CHECKING:
     from schedlab.workload.reservations import Reservation
@@ -168,7 +169,8 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
 def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int
           ) -> StepSeries:
     """Run events until no job is left; returns the busy and queue-length series."""
-    if tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext):
+    if (tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext)
+            or ctx.cancellations):
         series = _full_loop(ctx, policy, jobs, progress, tick)
     else:
         series = _plain_loop(ctx, policy, jobs, progress)
@@ -181,7 +183,7 @@ def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
 
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress
                 ) -> StepSeries:
-    """The event loop of a run without reservations, ticks or queue limit.
+    """The event loop of a run without reservations, ticks, queue limit or cancellations.
 
     The hot path of nearly every run, kept free of the checks those need: it
     is :func:`_full_loop` without reservation events, held jobs and requests
@@ -243,9 +245,10 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
 
 def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                tick: int) -> StepSeries:
-    """The event loop with reservation events, held jobs, scheduling ticks and planned
-    runtimes (jobs enter the queue as the policy sees them, ``Context._planned_view``;
-    corrections come after the reservation events of their instant)."""
+    """The event loop with reservation events, held jobs, scheduling ticks, planned
+    runtimes and cancellations (jobs enter the queue through ``Context._enter``:
+    as the policy sees them, their cancellation on the heap; corrections and
+    cancellations come after the reservation events of their instant)."""
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
@@ -253,9 +256,11 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
     on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
     on_request = policy.on_reservation_request
     on_correction = getattr(policy, "on_correction", None)
+    on_cancel = getattr(policy, "on_cancel", None)
     inbox = _Inbox(policy) if tick else None
     if inbox is not None:
         on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
+        on_cancel = inbox.cancel
     queue_limit = ctx if isinstance(ctx, QueueLimitContext) else None
     next_tick = -1
     n = len(jobs)
@@ -271,15 +276,22 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         if events and events[0][0] <= now:
             now = events[0][0]
         ctx.now = now
-        # 1. finishes, then 2. reservation ends and starts, and corrections of planned
-        # runtimes (the heap keeps this order)
-        while events and events[0][0] == now and events[0][1] <= CORRECT:
+        # 1. finishes, then 2. reservation ends and starts, corrections of planned
+        # runtimes and cancellations (the heap keeps this order)
+        while events and events[0][0] == now and events[0][1] <= CANCEL:
             _, kind, key, ver = heappop(events)
             if kind != FINISH:
                 if kind == RESERVATION_END:
                     ctx._end_reservation(key)
                 elif kind == RESERVATION_START:
                     ctx._start_reservation(key)
+                elif kind == CANCEL:
+                    if (cancelled := ctx._cancel(key)) is not None:
+                        running, job = cancelled
+                        if running:
+                            on_finish(ctx, job)
+                        elif on_cancel:
+                            on_cancel(ctx, job)
                 elif (corrected := ctx._correct(key, ver)) is not None and on_correction:
                     on_correction(ctx, *corrected)
                 continue
@@ -292,9 +304,11 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
             nxt += 1
             if queue_limit is not None and not queue_limit._enter_queue(job):
                 continue                      # held back by the per-user queue limit
-            job = ctx._planned_view(job)
-            waiting[job.id] = job
-            on_submit(ctx, job)
+            entered = ctx._enter(job)
+            if entered is None:
+                continue                      # cancelled at its submission
+            waiting[entered.id] = entered
+            on_submit(ctx, entered)
         # 4. held jobs released, reservation requests, wake-ups (several are one)
         while events and events[0][0] == now and events[0][1] >= RELEASE:
             _, kind, key, _ = heappop(events)
@@ -302,10 +316,9 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                 on_request(ctx, ctx._deliver_request(key))
             elif kind == RELEASE and queue_limit is not None:
                 released = queue_limit._release_held(key)
-                if released is not None:
-                    released = ctx._planned_view(released)
-                    waiting[released.id] = released
-                    on_submit(ctx, released)
+                if released is not None and (entered := ctx._enter(released)) is not None:
+                    waiting[entered.id] = entered
+                    on_submit(ctx, entered)
         if inbox is None:
             schedule(ctx)
             if pending:
@@ -339,16 +352,26 @@ class _Inbox:
     tick, in the same-time order: finishes, submissions, requests.
     """
 
-    __slots__ = ("finished", "policy", "requested", "submitted")
+    __slots__ = ("cancelled", "finished", "policy", "requested", "submitted")
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
         self.finished: list[Job] = []
+        self.cancelled: list[Job] = []
         self.submitted: list[Job] = []
         self.requested: list[Reservation] = []
 
     def finish(self, ctx: Context, job: Job) -> None:
         self.finished.append(job)
+
+    def cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job was withdrawn: the policy never hears of it if its submission is
+        still held back here, else at the tick."""
+        held = [k for k, waiting in enumerate(self.submitted) if waiting.id == job.id]
+        if held:
+            del self.submitted[held[0]]
+        else:
+            self.cancelled.append(job)
 
     def submit(self, ctx: Context, job: Job) -> None:
         self.submitted.append(job)
@@ -357,18 +380,20 @@ class _Inbox:
         self.requested.append(request)
 
     def __bool__(self) -> bool:
-        return bool(self.finished or self.submitted or self.requested)
+        return bool(self.finished or self.cancelled or self.submitted or self.requested)
 
     def deliver(self, ctx: Context) -> None:
         """Make every held-back call now."""
         policy = self.policy
         for job in self.finished:
             policy.on_finish(ctx, job)
+        for job in self.cancelled:
+            policy.on_cancel(ctx, job)          # only a Policy's cancellations are held
         for job in self.submitted:
             policy.on_submit(ctx, job)
         for request in self.requested:
             policy.on_reservation_request(ctx, request)
-        self.finished, self.submitted, self.requested = [], [], []
+        self.finished, self.cancelled, self.submitted, self.requested = [], [], [], []
 
 
 def _undecided(policy: Policy, pending: dict[int, Reservation], now: int) -> None:
@@ -393,6 +418,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
         suspended=np.array(ctx._suspended_for, dtype=np.int64),
         deadline=deadline, artificial_deadline=artificial,
         reservations=_reservation_table(ctx), **_planned_runtimes(ctx),
+        cancel_after=cancel_column(workload.jobs),
         queued=np.array(ctx._queued, dtype=np.int64) if isinstance(ctx, QueueLimitContext)
         else None)
 

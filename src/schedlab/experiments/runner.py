@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from schedlab import run as runs
-from schedlab.engine.result import REJECTED, STATUS_NAMES, Result
+from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.experiments.spec import (
     PlatformSource,
     RequestSource,
@@ -282,7 +282,9 @@ def _description(source: WorkloadSource, seed: int | None, processors: int | Non
     return runs.RunSpec(source.source, processors=processors,
                         width_field=source.option("width_field", "requested"),
                         missing_estimate=source.option("missing_estimate", "use-runtime"),
-                        strict=source.option("strict", False), jobs=source.option("jobs"),
+                        strict=source.option("strict", False),
+                        cancellations=source.option("cancellations", "ignore"),
+                        jobs=source.option("jobs"),
                         seed=0 if seed is None else seed,
                         transforms=Transforms(window=source.option("window"),
                                               **dict(transforms)))
@@ -300,7 +302,7 @@ def jobs_table(result: Result):
     """
     import pyarrow as pa
 
-    rejected = result.status == REJECTED
+    rejected = ~result.accepted                 # rejected or withdrawn: never ran
     names = np.array(STATUS_NAMES, dtype=object)
     table = pa.table({
         "job_id": pa.array(result.job_id),

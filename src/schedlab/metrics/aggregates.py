@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
+from schedlab.engine.result import CANCELLED, FINISHED, KILLED, REJECTED, WITHDRAWN, Result
 from schedlab.errors import InputError
 from schedlab.metrics import series
 from schedlab.metrics.classes import flat_breakdowns
@@ -174,15 +174,28 @@ def max_queue(result: Result) -> int:
     return int(queue.max()) if len(queue) else 0
 
 
+#: Counted for a run where users cancelled jobs (docs/reference/events.md).
+CANCELLATION_METRIC_DOCS = {
+    "cancelled": "jobs cancelled by their users while running (they ended then)",
+    "withdrawn": "jobs cancelled by their users while waiting (they never ran)",
+}
+
+
 def status_counts(result: Result) -> dict[str, int]:
-    """Number of jobs in total and per status."""
+    """Number of jobs in total and per status; the cancellations only in a run that had
+    some (:data:`CANCELLATION_METRIC_DOCS`)."""
     status = np.asarray(result.status)
-    return {
+    counts = {
         "jobs": len(status),
         "finished": int(np.count_nonzero(status == FINISHED)),
         "killed": int(np.count_nonzero(status == KILLED)),
         "rejected": int(np.count_nonzero(status == REJECTED)),
     }
+    cancelled = int(np.count_nonzero(status == CANCELLED))
+    withdrawn = int(np.count_nonzero(status == WITHDRAWN))
+    if cancelled or withdrawn:
+        counts |= {"cancelled": cancelled, "withdrawn": withdrawn}
+    return counts
 
 
 def rejection_shares(result: Result) -> dict[str, float | None]:
@@ -256,7 +269,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> Metrics:
     metrics.update(status_counts(result))
     if result.grid is None:       # a grid's is rating-weighted, on its platform (metrics.grid)
         metrics["offered_load"] = offered_load(result.submit, result.width, result.runtime,
-                                               result.processors)
+                                               result.processors, result.cancel_after)
     metrics.update(rejection_shares(result))
     metrics.update(time_metrics(jobs))
     metrics.update(margo_weighted(jobs))

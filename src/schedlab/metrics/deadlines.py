@@ -109,7 +109,7 @@ def deadline_misses(result: Result) -> dict[str, float | int | None]:
     and those killed at their estimate in time, which end by it without being done."""
     deadline = np.asarray(result.deadline)
     status = np.asarray(result.status)
-    ran = (status != REJECTED) & (deadline >= 0)
+    ran = result.accepted & (deadline >= 0)
     lateness = np.asarray(result.end)[ran] - deadline[ran]
     late = lateness > 0
     missed = int(np.count_nonzero(late))

@@ -372,6 +372,17 @@ class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered)
         if plan.upcoming != self._wake:
             self._wake_for_booking(ctx, plan)
 
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job was cancelled: its booking is given back, and the jobs behind it
+        move up at the next pass, never later (the compression of an early end)."""
+        plan = self._plan_from(ctx)
+        arrival = self._arrival.pop(job.id)
+        start = int(plan.starts[arrival])
+        if start >= 0:
+            plan.give_back(ctx.now, start, job.estimate, job.width)
+        plan.started(arrival)              # no longer waiting: the walks drop it
+        self._compress_pending = True
+
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: plan every waiting job again from
         the machine as it is, and count the reservations that moved later (statistic

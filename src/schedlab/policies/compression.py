@@ -151,6 +151,12 @@ class ArrayPlan(ArrayProfile):
         self.make_room(2)
         self.size = _release(self.times, self.free, self.size, now, duration, width)
 
+    def give_back(self, now: int, start: int, duration: int, width: int) -> None:
+        """Give back ``width`` on ``[start, start + duration)`` (the part from ``now`` on):
+        the booking of a job that will not run.  The past before ``now`` is forgotten."""
+        self.make_room(2)
+        self.size = _give_back(self.times, self.free, self.size, now, start, duration, width)
+
     def compress(self, now: int, order: np.ndarray | None = None) -> None:
         """Re-place every waiting job at its earliest fit from ``now`` when that is earlier.
 
@@ -183,6 +189,17 @@ def _release(times, free, size, now, duration, width):  # pragma: no cover
     """Forget the steps before ``now``, then give back ``width`` on ``[now, now + duration)``."""
     size = discard_before(times, free, size, now)
     return change(times, free, size, now, duration, width)
+
+
+@njit(cache=True)
+def _give_back(times, free, size, now, start, duration, width):  # pragma: no cover
+    """Forget the steps before ``now``, then give back ``width`` on what is left of
+    ``[start, start + duration)``."""
+    size = discard_before(times, free, size, now)
+    first = max(start, now)
+    if start + duration > first:
+        size = change(times, free, size, first, start + duration - first, width)
+    return size
 
 
 @njit(cache=True)

@@ -221,6 +221,15 @@ class TuningState:
                                     running.size)
         self.waiting -= left
 
+    def withdraw(self, job: Job, now: int) -> None:
+        """Take a job cancelled while it waited out of the queues: it never runs."""
+        arrivals = np.array([self.arrival_of.pop(job.id)], np.int64)
+        running = self.running
+        running.size, left = _leave(self.columns, self.queues, self.kinds, self.waiting,
+                                    arrivals, now, False, running.times, running.free,
+                                    running.size)
+        self.waiting -= left
+
     def ended(self, job: Job, now: int) -> None:
         """A running job ended at ``now``: its processors are free from now on."""
         arrival = self.arrival_of.pop(job.id)

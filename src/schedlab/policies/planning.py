@@ -166,6 +166,14 @@ class PlanningScheduler(PredictedRuntimes, CatalinaReservations, Policy):
         follows, from the machine as it is."""
         self._replan = True
 
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job was cancelled: it leaves the queues, and the plan is rebuilt at the
+        pass that follows."""
+        self._replan = True
+        self._arrivals = [arrived for arrived in self._arrivals if arrived.id != job.id]
+        if self._state is not None:
+            self._state.withdraw(job, ctx.now)
+
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._replan = True
         if self._state is not None:

@@ -251,7 +251,7 @@ def _fraction(param: str, value: float, *, low: float, high: float,
 
 def _with_deadline(job: Job, deadline: int, artificial: bool) -> Job:
     return Job(job.id, job.submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, deadline, artificial)
+               job.queue, deadline, artificial, job.cancel_after)
 
 
 def _suffixed(name: str, suffix: str) -> str:

@@ -49,6 +49,9 @@ class Job(NamedTuple):
     queue: int = -1
     deadline: int | None = None
     artificial_deadline: bool = False
+    #: Seconds after its submission at which the job's user cancels it (SWF status 5
+    #: replayed, docs/reference/events.md); None: never.
+    cancel_after: int | None = None
 
     @property
     def area(self) -> int:
@@ -57,15 +60,28 @@ class Job(NamedTuple):
 
 
 def offered_load(submit: np.ndarray, width: np.ndarray, runtime: np.ndarray,
-                 processors: int) -> float | None:
+                 processors: int, cancel_after: np.ndarray | None = None) -> float | None:
     """sum(width x runtime) / (processors x (last submit - first submit)): the work jobs
     bring per unit of machine capacity while they arrive (docs/reference/models.md,
     "Offered load"); above 1 the queue grows without bound whatever the policy does.
-    None when there is no submit span (no jobs, or all submitted at one instant)."""
+    A job its user cancels (``cancel_after`` >= 0, :func:`cancel_column`) brings at most
+    the time until its cancellation.  None when there is no submit span (no jobs, or all
+    submitted at one instant)."""
     if len(submit) == 0 or int(submit.max() - submit.min()) == 0:
         return None
+    if cancel_after is not None:
+        runtime = np.where(cancel_after >= 0, np.minimum(runtime, cancel_after), runtime)
     area = float(np.dot(width.astype(np.float64), runtime.astype(np.float64)))
     return area / (processors * int(submit.max() - submit.min()))
+
+
+def cancel_column(jobs: Sequence[Job]) -> np.ndarray | None:
+    """Each job's ``cancel_after`` (-1 where its user never cancels it); None when no job
+    is cancelled."""
+    if all(job.cancel_after is None for job in jobs):
+        return None
+    return np.array([-1 if job.cancel_after is None else job.cancel_after for job in jobs],
+                    dtype=np.int64)
 
 
 @dataclass(frozen=True, repr=False)
@@ -118,7 +134,7 @@ class Workload:
         """
         columns = self.to_arrays()
         return offered_load(columns["submit"], columns["width"], columns["runtime"],
-                            processors or self.processors)
+                            processors or self.processors, cancel_column(self.jobs))
 
     def with_jobs(self, jobs: Sequence[Job], **changes) -> Workload:
         """A copy with other jobs (re-sorted by submit, id) and other metadata."""

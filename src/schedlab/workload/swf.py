@@ -30,7 +30,7 @@ from schedlab import __version__
 from schedlab.atomic import atomic_write_bytes
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, MAX_TIME, check_processors
-from schedlab.outcomes import FINISHED, KILLED, REJECTED
+from schedlab.outcomes import CANCELLED, FINISHED, KILLED, NEVER_RAN, REJECTED, WITHDRAWN
 from schedlab.textio import normalize_bytes, parse_int
 from schedlab.workload.job import (
     ESTIMATES_PARTLY_RUNTIME,
@@ -59,8 +59,15 @@ SKIP_REASONS = ("submit < 0", "runtime < 0", "width <= 0", "no estimate", "width
 
 WidthField = Literal["requested", "allocated"]
 MissingEstimate = Literal["use-runtime", "drop"]
+Cancellations = Literal["ignore", "replay", "drop"]
 WIDTH_FIELDS = ("requested", "allocated")
 MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
+#: What becomes of a cancelled record (SWF status 5; docs/reference/events.md):
+#: ``ignore`` simulates it as an ordinary job of its recorded runtime; ``replay``
+#: cancels it at the trace's cancellation time; ``drop`` skips it (reason "cancelled").
+CANCELLATION_RULES = ("ignore", "replay", "drop")
+#: SWF field 11's code of a cancelled job.
+SWF_CANCELLED = 5
 
 # 0-based column indices of the fields the reader uses.
 _JOB, _SUBMIT, _WAIT, _RUN, _ALLOC, _REQ_PROCS, _REQ_TIME = 0, 1, 2, 3, 4, 7, 8
@@ -82,7 +89,7 @@ FRACTIONAL_TIMES = "fractional_times_truncated"
 
 #: SWF status codes written for the Result statuses (SWF field 11: 1 completed,
 #: 0 failed, 5 cancelled).  A job killed at its estimate did not complete.
-SWF_STATUS = {FINISHED: 1, KILLED: 0, REJECTED: 5}
+SWF_STATUS = {FINISHED: 1, KILLED: 0, REJECTED: 5, CANCELLED: 5, WITHDRAWN: 5}
 
 
 def field_label(column: int) -> str:
@@ -102,7 +109,8 @@ class _Header(NamedTuple):
 
 def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
              missing_estimate: MissingEstimate = "use-runtime", strict: bool = False,
-             processors: int | None = None) -> Workload:
+             processors: int | None = None, cancellations: Cancellations = "ignore"
+             ) -> Workload:
     """Read an SWF trace (plain or gzip, detected by its magic bytes) into a Workload.
 
     Rules (SPEC §1.1; details in docs/reference/workloads.md):
@@ -120,13 +128,18 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
       ``Workload.skipped`` (every reason of :data:`SKIP_REASONS` is present);
       with ``strict=True`` the first such record raises instead;
     * ``Workload.provenance`` says where the machine size and the estimates
-      came from, so that a guess can be reported (:func:`provenance`).
+      came from, so that a guess can be reported (:func:`provenance`);
+    * cancelled records (status 5): ``cancellations="ignore"`` simulates them
+      as ordinary jobs (the default, as before), ``"drop"`` skips them
+      (reason ``cancelled``), ``"replay"`` cancels each at the time the trace
+      recorded (:func:`_cancellation_columns`).
 
     Malformed input raises :class:`InputError` naming file, line and field.
     """
     source = str(path)
     _check_choice("width_field", width_field, WIDTH_FIELDS)
     _check_choice("missing_estimate", missing_estimate, MISSING_ESTIMATE_RULES)
+    _check_choice("cancellations", cancellations, CANCELLATION_RULES)
     data = _read_bytes(source)
     header = _parse_header(_comment_lines(data, source))
     table = _parse_records(data, source)
@@ -134,7 +147,7 @@ def read_swf(path: str | os.PathLike, *, width_field: WidthField = "requested",
     _check_submit_order(table[:, _SUBMIT], data, source)
     return _build_workload(table, data, source, header, width_field=width_field,
                            missing_estimate=missing_estimate, strict=strict,
-                           processors=processors)
+                           processors=processors, cancellations=cancellations)
 
 
 def read_swf_schedule(path: str | os.PathLike, ids: np.ndarray) -> dict[str, np.ndarray]:
@@ -377,42 +390,54 @@ def _widths(table: np.ndarray, width_field: WidthField) -> tuple[np.ndarray, np.
     return width, source_column
 
 
-def _skip_masks(table: np.ndarray, width: np.ndarray,
-                missing_estimate: MissingEstimate) -> dict[str, np.ndarray]:
+def _skip_masks(table: np.ndarray, width: np.ndarray, missing_estimate: MissingEstimate,
+                cancellations: Cancellations) -> dict[str, np.ndarray]:
     """Boolean masks of the records skipped for each reason except 'width > machine'.
 
-    A record counts under the first reason of :data:`SKIP_REASONS` that applies.
+    A record counts under the first reason of :data:`SKIP_REASONS` that applies;
+    dropped cancellations come before all of them (reason ``cancelled``).  A
+    replayed cancellation's runtime is not needed (it runs until cancelled or
+    its estimate), so a negative one does not skip it.
     """
-    bad_submit = table[:, _SUBMIT] < 0
-    bad_runtime = ~bad_submit & (table[:, _RUN] < 0)
+    cancelled = table[:, _STATUS] == SWF_CANCELLED
+    dropped = cancelled if cancellations == "drop" else np.zeros(len(table), dtype=bool)
+    bad_submit = ~dropped & (table[:, _SUBMIT] < 0)
+    unknown_runtime = table[:, _RUN] < 0
+    if cancellations == "replay":
+        unknown_runtime &= ~cancelled | (table[:, _REQ_TIME] <= 0)
+    bad_runtime = ~dropped & ~bad_submit & unknown_runtime
     bad_width = ~bad_submit & ~bad_runtime & (width <= 0)
     no_estimate = np.zeros(len(table), dtype=bool)
     if missing_estimate == "drop":
         no_estimate = ~bad_submit & ~bad_runtime & ~bad_width & (table[:, _REQ_TIME] <= 0)
-    return {"submit < 0": bad_submit, "runtime < 0": bad_runtime, "width <= 0": bad_width,
-            "no estimate": no_estimate}
+    masks = {"submit < 0": bad_submit, "runtime < 0": bad_runtime, "width <= 0": bad_width,
+             "no estimate": no_estimate}
+    return {"cancelled": dropped, **masks} if cancellations == "drop" else masks
 
 
 def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header, *,
                     width_field: WidthField, missing_estimate: MissingEstimate,
-                    strict: bool, processors: int | None) -> Workload:
+                    strict: bool, processors: int | None,
+                    cancellations: Cancellations = "ignore") -> Workload:
     """Apply the width/estimate/skip rules to the parsed records and build the Workload."""
     width, width_column = _widths(table, width_field)
-    masks = _skip_masks(table, width, missing_estimate)
+    masks = _skip_masks(table, width, missing_estimate, cancellations)
     simulable = ~(masks["submit < 0"] | masks["runtime < 0"] | masks["width <= 0"]
-                  | masks["no estimate"])
+                  | masks["no estimate"] | masks.get("cancelled", False))
     machine, machine_source = _machine_size(processors, header, width[simulable], source)
     masks["width > machine"] = simulable & (width > machine)
     keep = simulable & ~masks["width > machine"]
     if strict:
         _raise_first_skip(masks, table, width, width_column, machine, data, source)
-    skipped = {reason: int(masks[reason].sum()) for reason in SKIP_REASONS}
+    skipped = {reason: int(masks[reason].sum()) for reason in
+               (("cancelled",) if cancellations == "drop" else ()) + SKIP_REASONS}
     if not keep.any():
         counts = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
         raise InputError(f"no job can be simulated: all {len(table)} records were skipped "
                          f"({counts})", file=source)
     _check_unique_ids(table[:, _JOB], keep, data, source)
-    jobs = _make_jobs(table[keep], width[keep])
+    replayed = (table[keep, _STATUS] == SWF_CANCELLED) if cancellations == "replay" else None
+    jobs = _make_jobs(table[keep], width[keep], replayed)
     facts = provenance(machine_source, table[keep, _REQ_TIME])
     fractional = _fractional_times(table[keep])
     if fractional:
@@ -527,11 +552,13 @@ def _raise_first_skip(masks: dict[str, np.ndarray], table: np.ndarray, width: np
                      field=field_label(column))
 
 
-def _make_jobs(table: np.ndarray, width: np.ndarray) -> tuple[Job, ...]:
+def _make_jobs(table: np.ndarray, width: np.ndarray,
+               cancelled: np.ndarray | None = None) -> tuple[Job, ...]:
     """Job objects (built once, column-wise) ordered by (submit, id).
 
     Times are truncated to whole seconds; estimate = requested time (>= 1 s)
-    when given, else the runtime (>= 1 s).
+    when given, else the runtime (>= 1 s).  The records marked ``cancelled``
+    are replayed as cancellations (:func:`_cancellation_columns`).
     """
     submit = np.trunc(table[:, _SUBMIT]).astype(np.int64)
     runtime = np.trunc(table[:, _RUN]).astype(np.int64)
@@ -542,7 +569,33 @@ def _make_jobs(table: np.ndarray, width: np.ndarray) -> tuple[Job, ...]:
     order = np.lexsort((ids, submit))
     columns = (ids, submit, runtime, estimate, width, table[:, _USER].astype(np.int64),
                table[:, _GROUP].astype(np.int64), table[:, _QUEUE].astype(np.int64))
-    return tuple(map(Job, *(column[order].tolist() for column in columns)))
+    if cancelled is None or not cancelled.any():
+        return tuple(map(Job, *(column[order].tolist() for column in columns)))
+    runtime, cancel_after = _cancellation_columns(table, runtime, estimate, cancelled)
+    columns = (ids, submit, runtime, *columns[3:])
+    deadline = [None] * len(ids)
+    return tuple(map(Job, *(column[order].tolist() for column in columns), deadline,
+                     [False] * len(ids), cancel_after[order].tolist()))
+
+
+def _cancellation_columns(table: np.ndarray, runtime: np.ndarray, estimate: np.ndarray,
+                          cancelled: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Runtimes and cancellation delays of the records, with the ``cancelled`` ones replayed.
+
+    Our reading of the SWF fields of a cancelled record (status 5): the user
+    cancelled it ``wait + run time`` seconds after its submission (each taken
+    as 0 when -1) — while it waited if its run time is 0 or -1, while it ran
+    otherwise.  What it would have run is unknown, so in the simulation it
+    holds its processors until it is cancelled or reaches its estimate: its
+    runtime is its estimate.  Other records keep their runtime and are never
+    cancelled.
+    """
+    wait = np.maximum(np.trunc(table[:, _WAIT]), 0).astype(np.int64)
+    delay = wait + np.maximum(runtime, 0)
+    runtime = np.where(cancelled, estimate, runtime)
+    cancel_after = np.array([int(d) if c else None for d, c in zip(delay.tolist(), cancelled)],
+                            dtype=object)
+    return runtime, cancel_after
 
 
 def _trace_name(source: str) -> str:
@@ -652,7 +705,7 @@ def _result_rows(result: Schedule) -> np.ndarray:
     """(n, 18) int64 SWF records of a simulated schedule, ordered by (submit, job id)."""
     order = np.lexsort((result.job_id, result.submit))
     status = np.asarray(result.status)[order]
-    ran = status != REJECTED
+    ran = ~np.isin(status, NEVER_RAN)
     start, end = result.start[order], result.end[order]
     width = result.width[order]
     rows = np.full((len(result), N_FIELDS), -1, dtype=np.int64)
@@ -663,9 +716,8 @@ def _result_rows(result: Schedule) -> np.ndarray:
     rows[:, _ALLOC] = np.where(ran, width, -1)
     rows[:, _REQ_PROCS] = width
     rows[:, _REQ_TIME] = result.estimate[order]
-    rows[:, _STATUS] = np.select([status == FINISHED, status == KILLED, status == REJECTED],
-                            [SWF_STATUS[FINISHED], SWF_STATUS[KILLED], SWF_STATUS[REJECTED]],
-                            default=-1)
+    codes = np.array([SWF_STATUS[code] for code in range(len(SWF_STATUS))], dtype=np.int64)
+    rows[:, _STATUS] = codes[status]
     return rows
 
 

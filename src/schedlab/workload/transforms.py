@@ -58,7 +58,7 @@ def _with_submit(job: Job, submit: int) -> Job:
     """The job submitted at another time; a deadline keeps its distance to the submit."""
     deadline = None if job.deadline is None else job.deadline + submit - job.submit
     return Job(job.id, submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, deadline, job.artificial_deadline)
+               job.queue, deadline, job.artificial_deadline, job.cancel_after)
 
 
 def perfect_estimates(workload: Workload) -> Workload:
@@ -68,7 +68,7 @@ def perfect_estimates(workload: Workload) -> Workload:
     warning about estimates missing from the trace is given for a choice.
     """
     jobs = [Job(j.id, j.submit, j.runtime, max(j.runtime, 1), j.width, j.user, j.group,
-                j.queue, j.deadline, j.artificial_deadline) for j in workload.jobs]
+                j.queue, j.deadline, j.artificial_deadline, j.cancel_after) for j in workload.jobs]
     facts = {**workload.provenance, "estimates_source": ESTIMATES_PERFECT,
              "estimates_from_runtime": len(jobs)}
     return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"), provenance=facts)
@@ -115,7 +115,7 @@ def _part_widths(width: int, max_width: int) -> list[int]:
 def _with_width(job: Job, job_id: int, width: int) -> Job:
     """A copy of the job with another id and width."""
     return Job(job_id, job.submit, job.runtime, job.estimate, width, job.user, job.group,
-               job.queue, job.deadline, job.artificial_deadline)
+               job.queue, job.deadline, job.artificial_deadline, job.cancel_after)
 
 
 def first_jobs(workload: Workload, n: int) -> Workload:
@@ -208,7 +208,7 @@ def expand_load(workload: Workload, load: float) -> Workload:
                 max(1, _scale_half_up(j.estimate, ratio)), j.width, j.user, j.group, j.queue,
                 None if j.deadline is None
                 else j.submit + _scale_half_up(j.deadline - j.submit, ratio),
-                j.artificial_deadline)
+                j.artificial_deadline, j.cancel_after)
             for j in workload.jobs]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, f"expand{load:g}"))
 
@@ -253,4 +253,4 @@ def _scale_half_up(value: int, ratio: Fraction) -> int:
 def _with_id(job: Job, job_id: int) -> Job:
     """A copy of the job under another id."""
     return Job(job_id, job.submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, job.deadline, job.artificial_deadline)
+               job.queue, job.deadline, job.artificial_deadline, job.cancel_after)

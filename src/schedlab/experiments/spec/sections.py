@@ -17,21 +17,20 @@ from schedlab.experiments.spec.checks import Checker, describe_value
 from schedlab.experiments.spec.runs import WorkloadSource, file_digest
 from schedlab.limits import check_jobs, check_seed
 from schedlab.pipeline import LOAD_METHODS, Transforms, check_transforms
+from schedlab.workload.swf import CANCELLATION_RULES, MISSING_ESTIMATE_RULES, WIDTH_FIELDS
 
 WORKLOAD_KEYS = ("source", "label", "jobs", "window", "seeds", "width_field",
-                 "missing_estimate", "strict")
+                 "missing_estimate", "strict", "cancellations")
 #: Reader options that only an SWF file understands.
-FILE_ONLY_KEYS = ("width_field", "missing_estimate", "strict")
+FILE_ONLY_KEYS = ("width_field", "missing_estimate", "strict", "cancellations")
 #: Transforms in the order they are applied (the order of ``schedlab simulate``).
 TRANSFORM_KEYS = ("split", "shrink", "perfect_estimates", "load", "load_method", "stringency",
                   "deadline_fraction", "relaxation")
 #: Keys of a transform table that say where its grid applies (workload labels, policy names).
 SELECTOR_KEYS = ("workloads", "policies")
 POLICY_KEYS = ("name", "params", "grid", "label")
-WIDTH_FIELDS = ("requested", "allocated")
 #: The ``source`` of generated grid jobs, a workload of grid experiments only (.grid_section).
 GRID_MODEL_SOURCE = "grid"
-MISSING_ESTIMATE_RULES = ("use-runtime", "drop")
 
 
 @dataclass(frozen=True)
@@ -134,6 +133,9 @@ def parse_workload(entry: Any, path: str, base_dir: Path, check: Checker) -> Wor
             entry["missing_estimate"], f"{path}.missing_estimate", MISSING_ESTIMATE_RULES)
     if "strict" in entry:
         options["strict"] = check.boolean(entry["strict"], f"{path}.strict")
+    if "cancellations" in entry:
+        options["cancellations"] = check.choice(entry["cancellations"], f"{path}.cancellations",
+                                                CANCELLATION_RULES)
     label = check.text(entry.get("label", trace_label(file)), f"{path}.label")
     return WorkloadEntry(WorkloadSource("file", str(file), label, file_digest(file),
                                          tuple(sorted(options.items()))), None, path)

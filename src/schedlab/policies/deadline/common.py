@@ -296,6 +296,13 @@ class AdmissionPolicy(PredictedRuntimes, Policy):
         if broken:
             ctx.count("broken_reservations", broken)
 
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job was cancelled: it leaves the plan, whose later jobs move up at the
+        next pass, never later (the compression of an early end)."""
+        self._plan = [(planned, start) for planned, start in self._plan if planned.id != job.id]
+        self._limits.pop(job.id, None)
+        self._compress_pending = True
+
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._limits.pop(job.id, None)
         if self._booked_end.pop(job.id) > ctx.now:
