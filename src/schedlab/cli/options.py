@@ -31,9 +31,9 @@ MissingEstimateOpt = Annotated[MissingEstimate, typer.Option(
     "--missing-estimate", help="Jobs without a requested time: their runtime is their "
     "estimate, or they are dropped.", rich_help_panel=WORKLOAD_PANEL)]
 CancellationsOpt = Annotated[Cancellations, typer.Option(
-    "--cancellations", help="Records of cancelled jobs (SWF status 5): simulated as ordinary "
-    "jobs (ignore), cancelled at the trace's cancellation time (replay), or skipped (drop); "
-    "docs/reference/events.md.", rich_help_panel=WORKLOAD_PANEL)]
+    "--cancellations", help="Records of cancelled jobs (SWF status 5): run as ordinary jobs "
+    "(ignore), cancelled when the trace says (replay), or skipped (drop).",
+    rich_help_panel=WORKLOAD_PANEL)]
 StrictOpt = Annotated[bool, typer.Option(
     "--strict", help="Stop at the first record that cannot be simulated instead of skipping "
     "it.", rich_help_panel=WORKLOAD_PANEL)]
