@@ -130,3 +130,14 @@ def test_cancellations_keep_the_invariants_and_rerun_identically(policy, workloa
     second = run(cancelling, schedlab.make_policy(policy))
     assert np.array_equal(first.start, second.start) and np.array_equal(first.end, second.end)
     assert np.array_equal(first.status, second.status)
+
+
+def test_the_gantt_chart_draws_a_cancelled_job_and_no_withdrawn_one():
+    from schedlab.api import jobs_frame
+    from schedlab.viz.gantt import gantt_figure
+
+    figure = gantt_figure(jobs_frame(run(cancelled_workload(),
+                                         schedlab.make_policy("fcfs+easy"))), 4)
+    legend = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert legend[:2] == ["finished (2)", "cancelled (1)"]
+    assert figure.legends[0].get_title().get_text() == "3 jobs"

@@ -29,6 +29,7 @@ from matplotlib.patches import Patch
 from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
+from schedlab.outcomes import NEVER_RAN
 from schedlab.viz.classes import width_class_label
 from schedlab.viz.style import (
     LEGEND_PLACE,
@@ -86,7 +87,8 @@ def jobs_from_result(result: Result) -> GanttJobs:
 def jobs_from_table(jobs: pd.DataFrame) -> GanttJobs:
     """The jobs that ran, from a table with the columns of jobs.csv.
 
-    Rejected jobs (status ``rejected``, empty start and end) are left out.
+    Jobs that never ran (status ``rejected`` or ``withdrawn``, empty start and
+    end) are left out.
     """
     missing = [c for c in GANTT_COLUMNS if c not in jobs.columns]
     if missing:
@@ -98,7 +100,7 @@ def jobs_from_table(jobs: pd.DataFrame) -> GanttJobs:
         row = int(np.flatnonzero(unknown.to_numpy())[0])
         raise InputError(f"job {jobs['job_id'].iloc[row]}: expected a status "
                          f"{', '.join(STATUS_NAMES)}, got {status.iloc[row]!r}", field="status")
-    ran = jobs[status != "rejected"]
+    ran = jobs[~status.isin([STATUS_NAMES[code] for code in NEVER_RAN])]
     if ran[["start", "end"]].isna().any().any():
         raise InputError("a job that ran has no start or end time", field="start")
     return GanttJobs(ran["job_id"].to_numpy(), ran["start"].to_numpy(np.int64),

@@ -46,8 +46,9 @@ PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#0
            "#7F7F7F")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
-#: Gantt colours by job status (rejected jobs hold no processors and are not drawn).
-STATUS_COLORS = {"finished": "#56B4E9", "killed": "#D55E00"}
+#: Gantt colours by job status (rejected and withdrawn jobs hold no processors and are not
+#: drawn; a job cancelled while running is grey).
+STATUS_COLORS = {"finished": "#56B4E9", "killed": "#D55E00", "cancelled": "#7F7F7F"}
 
 #: Gantt colours by width class, keyed by the class names of schedlab.metrics.classes.
 WIDTH_CLASS_COLORS = {"width_1": "#56B4E9", "width_2_64": "#009E73",
