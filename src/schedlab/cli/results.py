@@ -11,17 +11,7 @@ from rich.table import Table
 
 from schedlab.cli.consoles import console
 from schedlab.errors import InputError, did_you_mean
-from schedlab.experiments.summary import (
-    DEFAULT_METRICS,
-    GRID_DEFAULT_METRICS,
-    GRID_SETTING_COLUMNS,
-    RUNS_PREFIX,
-    default_metrics,
-    label_columns,
-    mean_text,
-    summary_frame,
-    varying_labels,
-)
+from schedlab.metrics.defaults import DEFAULT_METRICS, GRID_DEFAULT_METRICS, default_metrics
 from schedlab.output import MISSING_CELL
 
 #: Column headers shortened so that a summary fits 80 columns.
@@ -59,6 +49,8 @@ def results(
         names = [name for name in default_metrics(frame) if name in frame.columns]
     console.print(status_table(frame))
     if len(finished):
+        from schedlab.experiments.summary import summary_frame
+
         console.print(means_table(summary_frame(finished, names), names))
     else:
         console.print("no run has finished yet: no metrics to show", markup=False,
@@ -80,6 +72,8 @@ def check_metrics(frame, names: list[str]) -> None:
 
 def metric_exclusions(frame) -> set[str]:
     """Columns of :func:`load_results` that are not metrics."""
+    from schedlab.experiments.summary import GRID_SETTING_COLUMNS
+
     return {c for c in frame.columns
             if c.startswith(("param.", "transform.", "stat.", "dispatch."))} | {
         "run_id", *SPEC_COLUMNS, *GRID_SETTING_COLUMNS, "ta", "status", "wall_time", "error",
@@ -99,6 +93,13 @@ def status_table(frame) -> Table:
 def means_table(summary, names: list[str]) -> Table:
     """The per-setting means as a rich table; labels that are the same on every row are
     said once, in the caption."""
+    from schedlab.experiments.summary import (
+        RUNS_PREFIX,
+        label_columns,
+        mean_text,
+        varying_labels,
+    )
+
     table = Table(title="mean ± 95 % confidence interval over seeds (finished runs)",
                   box=box.SIMPLE_HEAD, show_edge=False, padding=(0, 0))
     labels = varying_labels(summary, names)

@@ -47,14 +47,13 @@ import pandas as pd
 from schedlab.errors import InputError
 from schedlab.experiments.summary import (
     CI_PREFIX,
-    PREDICTION_METRICS,
-    default_metrics,
     label_columns,
     mean_text,
     natural_order,
     summary_frame,
     varying_labels,
 )
+from schedlab.metrics.defaults import PREDICTION_METRICS, REJECTION_METRICS, default_metrics
 from schedlab.output import atomic_write_text
 from schedlab.viz.classes import classes_figure
 from schedlab.viz.curves import (
@@ -92,8 +91,6 @@ CURVE_METRICS = ("artww", "sldww_60", "utilization")
 #: In the runs table and against every sweep column when the experiment has grid runs
 #: (Pasquali thesis §4.3, Figs. 27-29: Out Deadline, system and licence usage).
 GRID_METRICS = ("deadline_missed_pct", "system_usage", "licence_usage")
-#: Drawn too when some run rejected jobs (admission control, QoPS §5.2).
-REJECTION_METRICS = ("rejected_pct", "rejected_area_pct")
 #: About this many jobs are drawn in the Gantt chart.
 GANTT_JOBS = 300
 #: Sweeps with up to this many points get class bars, series and schedules at every point;
