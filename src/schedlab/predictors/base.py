@@ -100,8 +100,10 @@ class Param:
     """One parameter of a predictor: default, type, allowed values, one-line meaning.
 
     Numbers lie in ``[low, high]``, or in ``(low, high)`` with ``open=True``;
-    a parameter with ``choices`` takes one of them.  The declaration is the
-    one place the check, the defaults and ``schedlab predictors`` read.
+    a parameter with ``choices`` takes one of them; one with ``at_most`` is
+    at most the value of that other parameter (``k`` of ``window``).  The
+    declaration is the one place the check, the defaults and ``schedlab
+    predictors`` read.
     """
 
     default: Any
@@ -111,6 +113,7 @@ class Param:
     high: float = float("inf")
     open: bool = False
     choices: tuple[Any, ...] = ()
+    at_most: str | None = None
 
     def check(self, owner: str, name: str, value: Any) -> None:
         """Raise :class:`InputError` (one line) unless ``value`` is allowed."""
@@ -176,16 +179,17 @@ class Predictor:
             value = params.get(key, param.default)
             param.check(owner, key, value)
             setattr(self, key, value)
-        self.check_together()
+        for key, param in declared.items():
+            if param.at_most is not None and getattr(self, key) > getattr(self, param.at_most):
+                raise InputError(f"The {key!r} parameter of {owner} must be at most its "
+                                 f"{param.at_most} ({getattr(self, param.at_most)}). Got "
+                                 f"{getattr(self, key)!r} instead.", field=key)
         self.reset()
 
     @classmethod
     def parameters(cls) -> dict[str, Param]:
         """Every parameter's declaration: the class's own, then ``correction``."""
         return {**cls.param_specs, "correction": CORRECTION}
-
-    def check_together(self) -> None:
-        """Raise :class:`InputError` for parameters that are valid alone but not together."""
 
     def reset(self) -> None:
         """Forget all history (called by ``__init__``)."""

@@ -19,7 +19,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from schedlab.errors import InputError
 from schedlab.predictors.base import (
     UNKNOWN,
     EndedJob,
@@ -106,17 +105,11 @@ class UserQuantile(Predictor):
         "q": Param(0.5, float, "the quantile", low=0, high=1, open=True),
         "window": Param(20, int, "ended jobs of the user kept", low=1, high=100_000),
         "min_jobs": Param(2, int, "fewer ended jobs of the user: the estimate", low=1,
-                          high=100_000),
+                          high=100_000, at_most="window"),
     }
     q: float
     window: int
     min_jobs: int
-
-    def check_together(self) -> None:
-        if self.min_jobs > self.window:
-            raise InputError(f"The 'min_jobs' parameter of predictor {self.name!r} must be at "
-                             f"most its window ({self.window}). Got {self.min_jobs!r} instead.",
-                             field="min_jobs")
 
     def reset(self) -> None:
         #: user -> (runtimes in end order, the same runtimes sorted)
@@ -163,7 +156,7 @@ class NearestNeighbours(Predictor):
     summary = ("mean runtime of the k ended jobs nearest on user, log width and log estimate, "
                "capped by the estimate")
     param_specs: ClassVar[Mapping[str, Param]] = {
-        "k": Param(5, int, "neighbours averaged", low=1, high=10_000),
+        "k": Param(5, int, "neighbours averaged", low=1, high=10_000, at_most="window"),
         "window": Param(128, int, "last ended jobs searched", low=1, high=1_000_000),
         "user_weight": Param(4.0, float, "squared distance between two users (a width or "
                              "estimate 4x apart is 4)", low=0),
@@ -171,11 +164,6 @@ class NearestNeighbours(Predictor):
     k: int
     window: int
     user_weight: float
-
-    def check_together(self) -> None:
-        if self.k > self.window:
-            raise InputError(f"The 'k' parameter of predictor {self.name!r} must be at most "
-                             f"its window ({self.window}). Got {self.k!r} instead.", field="k")
 
     def reset(self) -> None:
         # The last `window` ended jobs in end order, at positions [lo, hi) of arrays twice
