@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markdown import Markdown
 from rich.table import Table
 
 from schedlab.cli.consoles import console, err_console
@@ -76,6 +75,8 @@ def run_recipe(
         raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         progress.close()
+    from rich.markdown import Markdown  # markdown-it and pygments: only for the findings
+
     console.print(Markdown(findings_markdown(reproduction)))
     for label, path in {**reproduction.tables, **reproduction.figures}.items():
         console.print(f"{label}: {path}", markup=False, highlight=False, soft_wrap=True)
