@@ -42,6 +42,7 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
                                  "--param", "strategy=3")),
     ("grid 2000 jobs bf-fcfs", ("grid.swf", "--platform", "grid-platform.toml",
                                 "--policy", "bf-fcfs")),
+    ("grid 2000 jobs cs", ("grid.swf", "--platform", "grid-platform.toml", "--policy", "cs")),
 )
 
 

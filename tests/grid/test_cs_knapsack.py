@@ -169,3 +169,65 @@ def test_table5_rows_per_ratio_and_method():
     assert 0 < greedy.smallest <= greedy.average <= greedy.best <= 1.0
     table = table5_markdown(rows)
     assert table.count("\n") == 3 and "| [40% - 45%] | greedy | 2 |" in table
+
+
+def recomputing_greedy(values, demand, capacity) -> np.ndarray:
+    """The thesis' greedy read literally: after every discard the critical resources, the
+    weights and the order of the items not yet visited are all recomputed (the reference
+    for :func:`greedy_knapsack`, which recomputes only when a resource stops being critical)."""
+    n = len(values)
+    taken = np.zeros(n, dtype=bool)
+    alive = np.ones(n, dtype=bool)
+    used = np.zeros_like(capacity)
+    pending = np.arange(n)
+    while pending.size:
+        critical = demand[alive].sum(axis=0) > capacity
+        weight = eilon_weights(demand, capacity, critical)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            unit = np.where(weight > 0, values / weight, np.inf)
+        pending = pending[np.lexsort((pending, -unit[pending]))]
+        for k, i in enumerate(pending.tolist()):
+            if (used + demand[i] <= capacity).all():
+                taken[i] = True
+                used += demand[i]
+                continue
+            alive[i] = False
+            pending = pending[k + 1:]
+            break
+        else:
+            break
+    return taken
+
+
+@settings(max_examples=300, deadline=None)
+@given(knapsacks(max_items=30, max_resources=5))
+def test_greedy_takes_what_recomputing_after_every_discard_takes(problem):
+    values, demand, capacity = problem
+    assert (greedy_knapsack(values, demand, capacity).taken.tolist()
+            == recomputing_greedy(values, demand, capacity).tolist())
+
+
+def components_groups(needs: np.ndarray, critical: np.ndarray) -> list[int]:
+    """The groups as connected components of the bipartite graph jobs -- critical licences
+    (scipy's), numbered by first job: the reference for :func:`licence_groups`."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = needs.shape[0]
+    jobs, licences = np.nonzero(needs[:, critical])
+    size = n + int(critical.sum())
+    graph = coo_matrix((np.ones(len(jobs)), (jobs, n + licences)), shape=(size, size))
+    _, component = connected_components(graph, directed=False)
+    labels, renumber = [-1] * n, {}
+    for i in sorted(set(jobs.tolist())):
+        labels[i] = renumber.setdefault(int(component[i]), len(renumber))
+    return labels
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 25).flatmap(lambda n: st.integers(1, 7).flatmap(lambda r: st.tuples(
+    st.lists(st.lists(st.booleans(), min_size=r, max_size=r), min_size=n, max_size=n),
+    st.lists(st.booleans(), min_size=r, max_size=r)))))
+def test_groups_are_the_components_of_the_job_licence_graph(problem):
+    needs, critical = (np.array(part, dtype=bool) for part in problem)
+    assert licence_groups(needs, critical).tolist() == components_groups(needs, critical)

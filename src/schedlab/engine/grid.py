@@ -159,6 +159,40 @@ class GridTask:
         return f"GridTask(job {self.job.id}, cluster {self.cluster}, machine {self.machine})"
 
 
+@dataclass(frozen=True)
+class TaskColumns:
+    """What never changes about a run's jobs, as read-only arrays by workload position
+    (:attr:`GridTask.index`): a policy reads a queue's attributes with one fancy index
+    instead of a Python loop over its tasks at every pass.
+
+    ``submit``, ``estimate`` (at submission, at the job's own rating), ``deadline``
+    (NaN: none), ``rating``, ``width`` and ``needs`` (jobs x the platform's licences:
+    whether the job asks for it).
+    """
+
+    submit: np.ndarray
+    estimate: np.ndarray
+    deadline: np.ndarray
+    rating: np.ndarray
+    width: np.ndarray
+    needs: np.ndarray
+
+    @classmethod
+    def of(cls, tasks: Sequence[GridTask], licences: int) -> TaskColumns:
+        """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``)."""
+        needs = np.zeros((len(tasks), licences), dtype=bool)
+        for task in tasks:
+            needs[task.index, list(task.licences)] = True
+        return cls(
+            submit=_read_only(np.array([t.job.submit for t in tasks], dtype=np.float64)),
+            estimate=_read_only(np.array([t.estimate_left for t in tasks], dtype=np.float64)),
+            deadline=_read_only(np.array([np.nan if t.job.deadline is None else t.job.deadline
+                                          for t in tasks], dtype=np.float64)),
+            rating=_read_only(np.array([t.rating for t in tasks], dtype=np.float64)),
+            width=_read_only(np.array([t.width for t in tasks], dtype=np.int64)),
+            needs=_read_only(needs))
+
+
 class LocalPolicyLike(Protocol):
     """What the engine calls on a cluster's local policy (docs/reference/policies/grid.md)."""
 
@@ -195,7 +229,9 @@ class GridContext:
       largest idle machine): a job wider than this cannot start now;
     * ``waiting`` -- queued tasks by job id, in the order they entered the
       queue (a preempted task enters it again at the end);
-    * ``running`` -- running tasks by job id.
+    * ``running`` -- running tasks by job id;
+    * ``columns`` -- the fixed attributes of every job of the run, by workload
+      position (:class:`TaskColumns`).
     """
 
     def __init__(self, platform: Platform, cluster: int, allocation: str, overrun: str,
@@ -228,6 +264,11 @@ class GridContext:
         self._engine = engine
 
     # ------------------------------------------------------------ queries
+    @property
+    def columns(self) -> TaskColumns:
+        """The fixed attributes of the run's jobs, by workload position."""
+        return self._engine.columns
+
     def duration(self, task: GridTask, machine: int) -> int:
         """How long ``task`` is expected to hold ``machine`` if started now: the estimate
         still to run, rescaled to the machine's rating (eq. 3.9), plus the preemption
@@ -429,6 +470,7 @@ class _Engine:
                  overhead: int = 0) -> None:
         self.platform = platform
         self.tasks = tasks
+        self.columns = TaskColumns.of(tasks, len(platform.licence_names))
         self.overrun = overrun
         self.overhead = overhead
         self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)

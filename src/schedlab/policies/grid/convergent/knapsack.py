@@ -26,8 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from schedlab.policies.base import check_choice
 
@@ -56,22 +54,32 @@ def critical_licences(needs: np.ndarray, copies: np.ndarray) -> np.ndarray:
 def licence_groups(needs: np.ndarray, critical: np.ndarray) -> np.ndarray:
     """Per job, its group: jobs linked through shared critical licences; -1 for none.
 
-    The connected components (:func:`scipy.sparse.csgraph.connected_components`)
-    of the bipartite graph jobs -- critical licences.  Groups are numbered
-    0, 1, ... in the order of their first job, so the labels are deterministic.
+    The connected components of the bipartite graph jobs -- critical
+    licences, found on the licences (few): two licences are linked when a
+    job asks for both, and the links are closed transitively by squaring
+    the licence-by-licence reachability until it no longer grows; a job's
+    group is that of its licences.  Groups are numbered 0, 1, ... in the
+    order of their first job, so the labels are deterministic.
     """
     needs = np.asarray(needs, dtype=bool)
-    n = needs.shape[0]
-    jobs, licences = np.nonzero(needs[:, np.asarray(critical, dtype=bool)])
-    size = n + int(np.count_nonzero(critical))
-    graph = coo_matrix((np.ones(len(jobs)), (jobs, n + licences)), shape=(size, size))
-    _, component = connected_components(graph, directed=False)
-    labels = np.full(n, NO_GROUP, dtype=np.int64)
-    involved = np.zeros(n, dtype=bool)
-    involved[jobs] = True
-    renumber: dict[int, int] = {}
-    for i in np.flatnonzero(involved).tolist():
-        labels[i] = renumber.setdefault(int(component[i]), len(renumber))
+    held = needs[:, np.asarray(critical, dtype=bool)]
+    labels = np.full(needs.shape[0], NO_GROUP, dtype=np.int64)
+    involved = np.flatnonzero(held.any(axis=1))
+    if not involved.size:
+        return labels
+    asked = held[involved].astype(np.int64)
+    reach = (asked.T @ asked) > 0                 # linked through one job (or itself)
+    while True:
+        wider = (reach.astype(np.int64) @ reach.astype(np.int64)) > 0
+        if (wider == reach).all():
+            break
+        reach = wider
+    component = reach.argmax(axis=1)              # the lowest licence reachable
+    of_job = component[held[involved].argmax(axis=1)]
+    _, first_job, numbered = np.unique(of_job, return_index=True, return_inverse=True)
+    rank = np.empty(len(first_job), dtype=np.int64)
+    rank[np.argsort(first_job, kind="stable")] = np.arange(len(first_job))
+    labels[involved] = rank[numbered]
     return labels
 
 
@@ -119,29 +127,45 @@ def greedy_knapsack(values, demand, capacity) -> Knapsack:
     order of the items not yet visited ("the job weights are recomputed
     after each job discarding"), and the walk goes on.  An item needing no
     critical resource has unit cost infinity: it always fits.
+
+    The weights depend on the items only through the critical resources,
+    and a resource, once no longer critical, stays so (the demand of the
+    items taken or not yet visited only falls).  So the weights and the
+    order are recomputed only when a discard leaves a resource no longer
+    critical -- at most once per resource; after any other discard they
+    would come out the same and the walk goes on in the order it has.
     """
     values, demand, capacity = _check(values, demand, capacity)
     n = len(values)
     taken = np.zeros(n, dtype=bool)
-    alive = np.ones(n, dtype=bool)              # taken or not yet visited
-    used = np.zeros_like(capacity)
+    uses: list[list[int]] = [[] for _ in range(n)]             # the resources of each item
+    for item, resource in zip(*(axis.tolist() for axis in np.nonzero(demand))):
+        uses[item].append(resource)
+    limit = capacity.tolist()
+    used = [0] * len(limit)
+    alive_demand = demand.sum(axis=0).tolist()  # of the items taken or not yet visited
     pending = np.arange(n)
     while pending.size:
-        critical = demand[alive].sum(axis=0) > capacity
+        critical = np.array(alive_demand) > capacity
         weight = eilon_weights(demand, capacity, critical)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(weight > 0, values / weight, np.inf)
-        pending = pending[np.lexsort((pending, -unit[pending]))]
-        for k, i in enumerate(pending.tolist()):
-            if (used + demand[i] <= capacity).all():
+        order = pending[np.lexsort((pending, -unit[pending]))].tolist()
+        pending = np.empty(0, dtype=np.int64)
+        for k, i in enumerate(order):
+            if all(used[r] < limit[r] for r in uses[i]):
                 taken[i] = True
-                used += demand[i]
+                for r in uses[i]:
+                    used[r] += 1
                 continue
-            alive[i] = False
-            pending = pending[k + 1:]
-            break
-        else:
-            break
+            still_critical = True
+            for r in uses[i]:
+                alive_demand[r] -= 1
+                if alive_demand[r] == limit[r]:
+                    still_critical = False
+            if not still_critical:
+                pending = np.array(order[k + 1:], dtype=np.int64)
+                break
     return _solution(values, demand, taken)
 
 

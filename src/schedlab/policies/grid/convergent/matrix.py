@@ -158,7 +158,9 @@ def eligible_pairs(state: ClusterState) -> np.ndarray:
     licences"), static: whether the machine is busy now is the matching's
     business.
     """
-    blocked = state.needs.astype(np.int64) @ (~state.usable).astype(np.int64)
+    # counts of licences a job needs and a machine lacks: small integers, exact in floats,
+    # where a float product is a BLAS call
+    blocked = state.needs.astype(np.float64) @ (~state.usable).astype(np.float64)
     return (blocked == 0) & (state.cpus[None, :] >= state.width[:, None])
 
 

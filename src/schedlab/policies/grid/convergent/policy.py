@@ -269,38 +269,40 @@ def cluster_state(ctx: GridContext, tasks: list[GridTask]) -> ClusterState:
     columns = ctx.machines
     column_of = np.full(len(platform.cpus), QUEUED, dtype=np.int64)
     column_of[columns] = np.arange(len(columns))
-    machine = np.array([column_of[t.machine] if t.machine >= 0 else QUEUED for t in tasks],
-                       dtype=np.int64)
-    estimate = np.array([_estimate_left(t, now) for t in tasks], dtype=float)
-    needs = np.zeros((len(tasks), len(platform.licence_names)), dtype=bool)
-    for i, task in enumerate(tasks):
-        needs[i, list(task.licences)] = True
-    deadline = np.array([np.nan if t.deadline is None else t.deadline for t in tasks],
-                        dtype=float)
-    left = np.array([column_of[t.preempted_from] if t.machine < 0 and t.preempted_from >= 0
-                     else STORAGE for t in tasks], dtype=np.int64)
+    at = np.fromiter((t.index for t in tasks), dtype=np.intp, count=len(tasks))
+    fixed = ctx.columns
+    on = np.fromiter((t.machine for t in tasks), dtype=np.int64, count=len(tasks))
+    machine = np.where(on >= 0, column_of[on], QUEUED)
+    estimate = _estimates_left(tasks, on, now)
+    left_from = np.fromiter((t.preempted_from if t.machine < 0 else -1 for t in tasks),
+                            dtype=np.int64, count=len(tasks))
+    left = np.where(left_from >= 0, column_of[left_from], STORAGE)
     location = np.where(machine == QUEUED, left, machine)
-    return ClusterState(now=now, estimate_left=estimate,
-                        job_rating=np.array([t.rating for t in tasks], dtype=float),
-                        width=np.array([t.width for t in tasks], dtype=np.int64),
-                        submit=np.array([t.submit for t in tasks], dtype=float),
-                        deadline=deadline, needs=needs,
+    return ClusterState(now=now, estimate_left=estimate, job_rating=fixed.rating[at],
+                        width=fixed.width[at], submit=fixed.submit[at],
+                        deadline=fixed.deadline[at], needs=fixed.needs[at],
                         machine=machine, input_size=np.ones(len(tasks)),
                         input_location=location, cpus=platform.cpus[columns],
                         rating=platform.rating[columns], bandwidth=np.ones(len(columns)),
                         usable=platform.usable[:, columns], copies=platform.copies[cluster])
 
 
-def _estimate_left(task: GridTask, now: int) -> float:
-    """``estimated x (1 - progress)`` at the job's own rating (eq. 3.9)."""
-    if task.machine < 0:
-        return float(task.estimate_left)
-    began = task.start + task.overhead
-    span = task.expected_end - began
-    if span <= 0:
-        return 0.0
-    progress = min(1.0, max(0.0, now - began) / span)
-    return float(task.estimate_left) * (1.0 - progress)
+def _estimates_left(tasks: list[GridTask], machine: np.ndarray, now: int) -> np.ndarray:
+    """``estimated x (1 - progress)`` per task at the job's own rating (eq. 3.9); a queued
+    task (``machine`` -1) has made no progress, a running one none before its resumption's
+    overhead, all of it at its expected end."""
+    count = len(tasks)
+    estimate = np.fromiter((t.estimate_left for t in tasks), dtype=np.float64, count=count)
+    running = np.flatnonzero(machine >= 0)
+    if not running.size:
+        return estimate
+    ran = [tasks[k] for k in running.tolist()]
+    began = np.fromiter((t.start + t.overhead for t in ran), dtype=np.int64, count=len(ran))
+    span = np.fromiter((t.expected_end for t in ran), dtype=np.int64, count=len(ran)) - began
+    elapsed = np.maximum(now - began, 0)
+    progress = np.minimum(1.0, elapsed / np.where(span > 0, span, 1))
+    estimate[running] = np.where(span > 0, estimate[running] * (1.0 - progress), 0.0)
+    return estimate
 
 
 __all__ = ["MATCHINGS", "SHARINGS", "ConvergentScheduling", "cluster_state"]
