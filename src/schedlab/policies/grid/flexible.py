@@ -139,10 +139,6 @@ class FlexibleBackfilling(LocalPolicy):
         self._asked = np.zeros(0)
         self._offer = np.zeros(0)
         self._counting = False
-        # Fixed attributes of the cluster's jobs, by workload position (GridTask.index):
-        # submit, estimate, deadline (NaN: none) and licence needs (jobs x licences).
-        self._fixed: np.ndarray = np.zeros((0, 3))
-        self._needs: np.ndarray = np.zeros((0, 0))
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
@@ -152,29 +148,15 @@ class FlexibleBackfilling(LocalPolicy):
 
     def _asked_by(self, ctx: GridContext, task: GridTask, step: int) -> None:
         """Keep the count of the cluster's jobs (waiting or running) asking for each licence
-        (the numerator of ρ_l, eq. 3.6) and each job's fixed attributes."""
+        (the numerator of ρ_l, eq. 3.6)."""
         if not self._counting:
             platform = ctx.platform
             self._counting = True
             self._asked = np.zeros(len(platform.licence_names))
             self._offer = (platform.copies[ctx.cluster]
                            + platform.feature[:, ctx.machines].sum(axis=1)).astype(np.float64)
-        if step > 0:
-            self._remember(task)
         if task.licences:
             self._asked[list(task.licences)] += step
-
-    def _remember(self, task: GridTask) -> None:
-        """Store a new job's submit time, estimate, deadline and licences at its position."""
-        k = task.index
-        if k >= len(self._fixed):
-            size = max(2 * len(self._fixed), k + 1, 64)
-            self._fixed = np.resize(self._fixed, (size, 3))
-            self._needs = np.resize(self._needs, (size, len(self._asked)))
-        deadline = np.nan if task.deadline is None else task.deadline
-        self._fixed[k] = (task.submit, task.estimate_left, deadline)
-        self._needs[k] = 0.0
-        self._needs[k, list(task.licences)] = 1.0
 
     def licence_pressure(self) -> np.ndarray:
         """ρ_l of eq. 3.6 per platform licence: the cluster's jobs (waiting and running)
@@ -190,8 +172,9 @@ class FlexibleBackfilling(LocalPolicy):
         if not tasks:
             return tasks, np.zeros((0, 4))
         at = np.fromiter((task.index for task in tasks), dtype=np.intp, count=len(tasks))
-        submit, estimate, deadline = self._fixed[at].T
-        needs = self._needs[at]
+        fixed = ctx.columns
+        submit, estimate, deadline = fixed.submit[at], fixed.estimate[at], fixed.deadline[at]
+        needs = fixed.needs[at]
         terms = np.empty((len(tasks), 4))
         terms[:, 0] = anti_aging(ctx.now, submit, self.age_factor)
         terms[:, 1] = deadline_term(ctx.now, estimate, deadline, self.deadline_min,
