@@ -71,6 +71,17 @@ def first_fit_spot(matrix: Matrix, job: Job, slot_limit: int,
     return None
 
 
+def largest_spot(matrix: Matrix, slot_limit: int, avoid: int = 0) -> int:
+    """The widest job :func:`first_fit_spot` can place now outside ``avoid``: the most free
+    processors in a row, or all allowed ones when a new row may open.  A wider job finds
+    no spot, so a pass over a long queue skips it without a search."""
+    allowed = matrix.full & ~avoid
+    widest = allowed.bit_count() if len(matrix) < slot_limit else 0
+    for row in matrix.rows:
+        widest = max(widest, (allowed & ~row.occupied).bit_count())
+    return widest
+
+
 def add_guests(matrix: Matrix) -> int:
     """Let jobs also run in other rows where all their processors are free.
 

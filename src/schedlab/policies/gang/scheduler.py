@@ -103,6 +103,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self.classes = JobClasses(short, long, classify_by)
         self._moves = 0
         self._backfilled = 0
+        self._long_of: dict[int, bool] = {}
+        self._long_placed: set[int] = set()  # long jobs placed in the matrix (some ended since)
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
@@ -113,9 +115,12 @@ class GangScheduler(Policy, TimeSharingPolicy):
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
         blocked = False                     # an earlier job waits: this one is backfilled
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
+        room = packing.largest_spot(matrix, self.slots)
+        long_room = packing.largest_spot(matrix, self.slots, long_mask)
         for job in waiting:
             is_long = self._is_long(job)
-            spot = packing.first_fit_spot(matrix, job, self.slots, long_mask if is_long else 0)
+            spot = None if job.width > (long_room if is_long else room) else \
+                packing.first_fit_spot(matrix, job, self.slots, long_mask if is_long else 0)
             if spot is None:
                 if self.backfill == "none":
                     break
@@ -128,6 +133,9 @@ class GangScheduler(Policy, TimeSharingPolicy):
             matrix.place(job, *spot)
             if is_long:
                 long_mask |= spot[1]
+                self._long_placed.add(job.id)
+            room = packing.largest_spot(matrix, self.slots)
+            long_room = packing.largest_spot(matrix, self.slots, long_mask)
             if blocked:
                 self._backfilled += 1
         if self.switchable:
@@ -146,15 +154,23 @@ class GangScheduler(Policy, TimeSharingPolicy):
         return packing.express_guests(matrix, free, first) if self.switchable else []
 
     def _is_long(self, job: Job) -> bool:
-        """Whether Strategy 2's rule applies to ``job``: a long job under Strategy 2 or 3."""
-        return self.strategy >= 2 and self.classes.of(job) == LONG
+        """Whether Strategy 2's rule applies to ``job``: a long job under Strategy 2 or 3
+        (decided once per job: a queue is passed over at every round boundary)."""
+        known = self._long_of.get(job.id)
+        if known is None:
+            known = self._long_of[job.id] = (self.strategy >= 2
+                                             and self.classes.of(job) == LONG)
+        return known
 
     def _long_processors(self, matrix: Matrix) -> int:
-        """The processors holding a long job in any row (Strategy 2, §5)."""
+        """The processors holding a long job in any row (Strategy 2, §5): the long jobs this
+        policy placed that are still in the matrix."""
         mask = 0
-        for job_id in matrix.job_ids():
-            if self.classes.of(matrix.job(job_id)) == LONG:
+        for job_id in list(self._long_placed):
+            if job_id in matrix:
                 mask |= matrix.mask_of(job_id)
+            else:                           # ended since
+                self._long_placed.remove(job_id)
         return mask
 
     def statistics(self) -> dict[str, Any]:
