@@ -43,8 +43,9 @@ def evaluate(
     env: Annotated[str, typer.Option("--env", help="The environment: schedlab/PickJob, "
                                      "schedlab/PickPolicy or schedlab/Backfill.")]
         = "schedlab/PickJob",
-    episodes: Annotated[int, typer.Option("--episodes", help="How many test episodes, the "
-                                          "split's first ones.")] = 10,
+    episodes: Annotated[int | None, typer.Option(
+        "--episodes", help="How many test episodes, the split's first ones (default: all "
+        "of them).")] = None,
     workload: Annotated[str, typer.Option(
         "--workload", help="A built-in model, an SWF file or a cached trace.",
         rich_help_panel=WORKLOAD_PANEL)] = "lublin",
@@ -85,7 +86,8 @@ def evaluate(
     chosen = [_contestant(text) for text in contestants]
     labels = {k: text for k, text in enumerate(contestants) if not isinstance(chosen[k], str)}
     frame = score(chosen, env, episodes=episodes, env_options=options, labels=labels, out=out)
-    table = Table(title=f"{env}: {episodes} test episodes", box=box.SIMPLE_HEAD)
+    count = frame["episode"].nunique()
+    table = Table(title=f"{env}: {count} test episodes", box=box.SIMPLE_HEAD)
     for header in ("policy", *SHOWN_METRICS):
         table.add_column(header, justify="left" if header == "policy" else "right")
     means = frame.groupby("policy", sort=False)[list(SHOWN_METRICS)].mean()

@@ -46,12 +46,13 @@ EVALUATION_OPTIONS = ("split",)
 
 
 def evaluate(contestants: Agent | str | Iterable[Agent | str],
-             env_id: str = "schedlab/PickJob", *, episodes: int = 10,
+             env_id: str = "schedlab/PickJob", *, episodes: int | None = None,
              env_options: Mapping[str, Any] | None = None,
              labels: Mapping[int, str] | None = None,
              out: str | Path | None = None) -> pd.DataFrame:
     """Score each contestant (an agent, or a policy spec) on the first ``episodes`` test
-    episodes of ``env_id`` made with ``env_options``; one row per contestant and episode:
+    episodes of ``env_id`` made with ``env_options`` (``None``: every episode of the test
+    split); one row per contestant and episode:
     ``policy``, ``episode``, ``window_start``, ``window_end``, ``run_id`` and every metric
     (docs/reference/metrics.md).
 
@@ -75,6 +76,8 @@ def evaluate(contestants: Agent | str | Iterable[Agent | str],
     env = gymnasium.make(env_id, split="test", **options)
     scheduling: SchedulingEnv = env.unwrapped      # type: ignore[assignment]
     available = scheduling.episodes.count
+    if episodes is None:
+        episodes = available
     if isinstance(episodes, bool) or not isinstance(episodes, int) \
             or not 1 <= episodes <= available:
         raise InputError(f"expected a number of episodes in 1..{available} (the test split's "
