@@ -111,8 +111,10 @@ class SchedulingEnv(gymnasium.Env[np.ndarray, np.int64]):
     """
 
     metadata = {"render_modes": []}  # noqa: RUF012  (gymnasium's Env declares it so)
-    #: The action that changes nothing (wait, refuse, the first policy): the only one
-    #: allowed when an episode holds no decision at all.
+    #: The action allowed alone when an episode holds no decision at all (a Backfill
+    #: episode in which EASY never backfills): leaving the job waiting, or PickJob's
+    #: wait.  A PickJob or PickPolicy episode always has a decision: its first job
+    #: arrives on an empty machine.
     noop = 0
 
     def __init__(self, *, workload: str = "lublin", jobs: int | None = None,

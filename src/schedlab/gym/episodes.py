@@ -10,8 +10,10 @@ episodes has never seen their jobs.
 An episode is the jobs of one time window ``[a, b)`` of a split, simulated
 from an empty machine: ``a`` is the submit time of some job ``k`` and ``b``
 the submit time of job ``k + episode_jobs`` (the end of the split when
-fewer jobs are left), so an episode holds ``episode_jobs`` jobs, or a few
-more when jobs submitted at the same second as job ``k`` come before it.
+fewer jobs are left), so an episode holds ``episode_jobs`` jobs, give or
+take the jobs submitted in the same second as job ``k`` or job
+``k + episode_jobs`` (a window takes every job of its seconds, so
+consecutive windows never share a job).
 The window is the sweep's ``window`` option of the workload, and the
 episode's jobs are then transformed (``shrink``) by the run layer's
 :func:`schedlab.run.transform`, the function every sweep run goes through:
