@@ -74,6 +74,12 @@ def test_registered_with_gymnasium_make(env_id):
     assert info["action_mask"].any()
 
 
+def test_make_imports_the_package_itself():
+    env = gymnasium.make("schedlab.gym:schedlab/Backfill", **SMALL)
+    observation, _ = env.reset(seed=0)
+    assert observation.shape == (4 + 2 * 6 + 2,)
+
+
 def head_agent(env, observation, info):
     """Start the head of the queue when it fits, else wait: fcfs."""
     mask = info["action_mask"]

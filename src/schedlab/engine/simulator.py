@@ -12,7 +12,10 @@ multiples of the tick, and ticks stop once nothing is left to happen.
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
 when they change.  A run without reservations, ticks or queue limit takes a
-loop without the checks they need (:func:`_plain_loop`).  What surrounds the
+loop without the checks they need (:func:`_plain_loop`).  Both loops yield the
+instant of each scheduling pass to their caller (:class:`Simulation`):
+:func:`run` makes every pass with the policy's ``schedule``, a learning agent
+of :mod:`schedlab.gym` with its own choices.  What surrounds the
 loop (input checks, the series, progress, the result) is the kernel's
 (:mod:`schedlab.engine.kernel`), shared with the time-sharing and grid engines.
 """
