@@ -158,3 +158,34 @@ def test_the_linear_policy_gradient_is_the_score_function():
         numeric = (np.log(shifted.probabilities(observation, mask)[action])
                    - np.log(agent.probabilities(observation, mask)[action])) / step
         assert wait_part[k] == pytest.approx(numeric, abs=1e-4)
+
+
+def same_schedules(frame, out, agent, policy):
+    """Whether the agent's runs and the policy's, episode by episode, start every job at
+    the same time."""
+    agent_runs = frame[frame.policy == agent].sort_values("episode")["run_id"]
+    policy_runs = frame[frame.policy == policy].sort_values("episode")["run_id"]
+    return all(np.array_equal(load_jobs(out, a)["start"], load_jobs(out, p)["start"])
+               for a, p in zip(agent_runs, policy_runs, strict=True))
+
+
+def test_shrink_and_machine_size_reach_the_agent_and_the_sweep_alike(tmp_path):
+    options = {**SMALL, "shrink": 0.7, "processors": 64}
+    frame = evaluate([head, "fcfs"], episodes=3, env_options=options, out=tmp_path)
+    assert same_schedules(frame, tmp_path, "head", "fcfs")
+    stored = load_results(tmp_path)
+    assert set(stored["transform.shrink"]) == {0.7} and set(stored["processors"]) == {64}
+    env = gymnasium.make("schedlab/PickJob", split="test", **options).unwrapped
+    env.reset(options={"episode": 0})
+    jobs = env.episodes.workload(env.window)
+    assert jobs.processors == 64 and "shrink0.7" in jobs.name
+
+
+def test_episodes_of_a_real_trace(tmp_path):
+    from real_traces import real_trace
+
+    trace = str(real_trace("lublin_256.swf.gz"))
+    options = {"workload": trace, "episode_jobs": 128}
+    frame = evaluate([head, "fcfs"], episodes=2, env_options=options, out=tmp_path)
+    assert same_schedules(frame, tmp_path, "head", "fcfs")
+    assert set(load_results(tmp_path)["workload"]) == {"lublin_256-test"}
