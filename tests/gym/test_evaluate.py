@@ -57,6 +57,12 @@ def test_the_split_cuts_the_submit_span():
 def test_episode_options_are_checked(tmp_path):
     with pytest.raises(InputError, match="field split"):
         Episodes(EpisodeSettings(split="validation"))
+    with pytest.raises(InputError, match="field shrink: expected a finite number > 0"):
+        Episodes(EpisodeSettings(shrink=0))
+    with pytest.raises(InputError, match="field workload_seed"):
+        Episodes(EpisodeSettings(workload_seed=-1))
+    with pytest.raises(InputError, match="field test_fraction"):
+        Episodes(EpisodeSettings(test_fraction=1))
     with pytest.raises(InputError, match="fewer than one episode"):
         Episodes(EpisodeSettings(jobs=100, episode_jobs=64, split="test"))
     swf = tmp_path / "tiny.swf"
@@ -68,6 +74,8 @@ def test_episode_options_are_checked(tmp_path):
     assert episodes.count == 2 and episodes.source.kind == "file"
     with pytest.raises(InputError, match="not 2"):
         episodes.numbered(2)
+    with pytest.raises(InputError, match="not '1'"):
+        episodes.numbered("1")
 
 
 def test_agents_and_policies_land_in_one_store(tmp_path):

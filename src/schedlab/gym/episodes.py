@@ -27,6 +27,7 @@ episode after them; evaluation takes the split's consecutive episodes
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ import numpy as np
 from schedlab.errors import InputError
 from schedlab.experiments.runner import loaded_workload
 from schedlab.experiments.spec import WorkloadSource, file_digest, trace_label
+from schedlab.limits import check_seed
 from schedlab.pipeline import Transforms, apply_transforms
 from schedlab.run import RunSpec, transform
 from schedlab.workload.job import Workload
@@ -105,7 +107,8 @@ class Episodes:
 
     def numbered(self, episode: int) -> tuple[int, int]:
         """The window of the split's consecutive episode ``episode`` (0, 1, ...)."""
-        if not 0 <= episode < self.count:
+        if isinstance(episode, bool) or not isinstance(episode, (int, np.integer)) \
+                or not 0 <= episode < self.count:
             raise InputError(f"the {self.settings.split} split holds episodes 0 to "
                              f"{self.count - 1}, not {episode!r}", field="episode")
         return self.window_from(self.first + episode * self.settings.episode_jobs)
@@ -157,9 +160,16 @@ def check_settings(settings: EpisodeSettings) -> None:
     if not isinstance(settings.episode_jobs, int) or settings.episode_jobs < 1:
         raise InputError(f"expected an int >= 1, got {settings.episode_jobs!r}",
                          field="episode_jobs")
-    if not 0 < settings.test_fraction < 1:
+    if isinstance(settings.test_fraction, bool) \
+            or not isinstance(settings.test_fraction, (int, float)) \
+            or not 0 < settings.test_fraction < 1:
         raise InputError(f"expected a number strictly between 0 and 1, got "
                          f"{settings.test_fraction!r}", field="test_fraction")
+    shrink = settings.shrink
+    if shrink is not None and (isinstance(shrink, bool) or not isinstance(shrink, (int, float))
+                               or not math.isfinite(shrink) or shrink <= 0):
+        raise InputError(f"expected a finite number > 0, got {shrink!r}", field="shrink")
+    check_seed(settings.workload_seed, field="workload_seed")
 
 
 def workload_source(settings: EpisodeSettings) -> WorkloadSource:
