@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 gymnasium = pytest.importorskip("gymnasium")
 
@@ -266,3 +268,19 @@ def test_sync_and_async_vector_envs():
             observations, rewards, _, _, infos = envs.step(actions)
             assert observations.dtype == np.float32 and rewards.shape == (2,)
         envs.close()
+
+
+@settings(max_examples=12, deadline=None)
+@given(env_id=st.sampled_from(ENV_IDS), seed=st.integers(0, 10_000),
+       agent_seed=st.integers(0, 10_000))
+def test_any_agent_makes_a_schedule_that_keeps_the_engines_rules(env_id, seed, agent_seed):
+    """Whatever the allowed actions taken, the episode's Result keeps every rule of a
+    space-sharing run (conformance.check_invariants: no processor used twice, every job
+    started after its submission and held for its runtime or until its estimate), and every
+    job of the episode ran."""
+    from schedlab.conformance import check_invariants
+
+    env = make(env_id)
+    _, _, result = play(env, random_agent(agent_seed), seed=seed)
+    check_invariants(result, env.episodes.workload(env.window))
+    assert (result.start >= 0).all()
