@@ -107,6 +107,10 @@ def test_evaluate_refuses_what_it_cannot_score():
         evaluate("fcfs", env_options={**SMALL, "split": "train"})
     with pytest.raises(InputError, match="unknown policy 'fifo'"):
         evaluate("fifo", episodes=1, env_options=SMALL)
+    with pytest.raises(InputError, match="agent label 'sjf' is a policy's name"):
+        evaluate([head], episodes=1, env_options=SMALL, labels={0: "sjf"})
+    with pytest.raises(InputError, match="two contestants are labelled 'head'"):
+        evaluate([head, head], episodes=1, env_options=SMALL)
 
 
 def test_the_command_scores_and_stores(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ consecutive episodes of an environment's test split
 * a registered policy (``"fcfs+easy"``, ``"dynp[k=4]"``: any policy of one
   machine, in ``--policy`` syntax) as a sweep runs it: the episode is a
   sweep run whose workload has the episode's ``window`` option
-  (:func:`schedlab.experiments.runner.execute_run`), so it reads the same
+  (:func:`schedlab.experiments.runner.simulate_run`), so it reads the same
   jobs through the same transforms.
 
 Each episode of each contestant is one run of the sweep result store
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from schedlab.errors import InputError
-from schedlab.experiments.runner import FAILED, RunRecord, execute_run, finished_record
+from schedlab.experiments.runner import RunRecord, finished_record, simulate_run
 from schedlab.experiments.spec import SweepRun
 from schedlab.experiments.store import ResultStore
 from schedlab.specs import parse_spec, spec_text
@@ -57,7 +57,8 @@ def evaluate(contestants: Agent | str | Iterable[Agent | str],
     (docs/reference/metrics.md).
 
     An agent is labelled ``labels[k]`` (``k``: its position among the
-    contestants), else by its ``__name__``.  With ``out`` the runs are
+    contestants), else by its ``__name__``; a label is unique, and no agent's
+    is a policy's name.  With ``out`` the runs are
     stored in that experiment directory for ``schedlab results OUT`` and
     ``schedlab report OUT``.
     """
@@ -82,9 +83,10 @@ def evaluate(contestants: Agent | str | Iterable[Agent | str],
             or not 1 <= episodes <= available:
         raise InputError(f"expected a number of episodes in 1..{available} (the test split's "
                          f"episodes), got {episodes!r}", field="episodes")
-    records = [numbered for k, contestant in enumerate(chosen)
-               for numbered in _runs(contestant, _label(contestant, k, labels), env, scheduling,
-                                     episodes)]
+    named = [(contestant, _label(contestant, k, labels)) for k, contestant in enumerate(chosen)]
+    _check_labels(named)
+    records = [numbered for contestant, label in named
+               for numbered in _runs(contestant, label, env, scheduling, episodes)]
     env.close()
     if out is not None:
         with ResultStore(out) as store:
@@ -107,6 +109,22 @@ def _label(contestant: Agent | str, position: int, labels: Mapping[int, str] | N
     return str(getattr(contestant, "__name__", f"agent{position}"))
 
 
+def _check_labels(named: list[tuple[Agent | str, str]]) -> None:
+    """InputError for two contestants of one label, or an agent labelled as a policy (its
+    runs would be the policy's in the store)."""
+    from schedlab.policies.registry import available_policies, canonical_name
+
+    seen: set[str] = set()
+    for contestant, label in named:
+        if label in seen:
+            raise InputError(f"two contestants are labelled {label!r}: give each agent its own "
+                             f"label", field="labels")
+        seen.add(label)
+        if not isinstance(contestant, str) and canonical_name(label) in available_policies():
+            raise InputError(f"agent label {label!r} is a policy's name: the store would take "
+                             f"the agent's runs for the policy's", field="labels")
+
+
 def _runs(contestant: Agent | str, label: str, env: Any, scheduling: SchedulingEnv,
           episodes: int) -> list[tuple[int, RunRecord]]:
     """The records of ``contestant`` on test episodes ``0 .. episodes - 1``, numbered."""
@@ -121,16 +139,13 @@ def _runs(contestant: Agent | str, label: str, env: Any, scheduling: SchedulingE
     records = []
     for episode in range(episodes):
         window = episodes_of.numbered(episode)
-        run = SweepRun(workload=episodes_of.episode_source(window),
-                       transforms=episodes_of.transforms(), policy=name, params=params,
-                       seed=settings.workload_seed, processors=settings.processors,
-                       overrun="kill")
+        source = episodes_of.episode_source(window)
+        run = SweepRun(workload=source, transforms=episodes_of.transforms(), policy=name,
+                       params=params, seed=None if source.is_file else settings.workload_seed,
+                       processors=settings.processors, overrun="kill")
         if isinstance(contestant, str):
-            record = execute_run(run)
-            if record.status == FAILED:
-                summary = (record.error or "").splitlines()[0]
-                raise InputError(f"policy {contestant!r} on test episode {episode}: {summary}",
-                                 field="policy")
+            began = time.perf_counter()
+            record = finished_record(run, *simulate_run(run), began)
         else:
             record = _agent_run(contestant, run, env, scheduling, episode)
         records.append((episode, record))
