@@ -201,3 +201,13 @@ def test_episodes_of_a_real_trace(tmp_path):
     frame = evaluate([head, "fcfs"], episodes=2, env_options=options, out=tmp_path)
     assert same_schedules(frame, tmp_path, "head", "fcfs")
     assert set(load_results(tmp_path)["workload"]) == {"lublin_256-test"}
+
+
+def test_the_command_without_gymnasium_says_what_to_install(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "gymnasium", None)       # an import of it fails
+    monkeypatch.delitem(sys.modules, "schedlab.gym", raising=False)
+    result = CliRunner().invoke(app, ["gym", "evaluate", "fcfs", "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "pip install 'schedlab[rl]'" in result.output

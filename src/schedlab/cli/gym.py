@@ -77,8 +77,8 @@ def evaluate(
     """
     try:
         from schedlab.gym import evaluate as score
-    except ImportError as err:
-        raise InputError(f"{err}", field="--env") from None
+    except ImportError as err:           # the optional extra schedlab[rl] is not installed
+        raise InputError(str(err)) from None
     options: dict[str, Any] = {"workload": workload, "jobs": jobs, "workload_seed": seed,
                                "processors": procs, "shrink": shrink,
                                "episode_jobs": episode_jobs, "test_fraction": test_fraction,
