@@ -255,19 +255,33 @@ def test_pick_policy_refuses_a_policy_with_a_plan_of_its_own():
         make("schedlab/PickPolicy", policies=("fcfs", "fcfs+conservative"))
 
 
-def test_sync_and_async_vector_envs():
+def test_sync_and_async_vector_envs_step_alike():
+    """Two environments in one process and in two worker processes: the same seeds and
+    actions give the same observations and rewards, through an episode's end (reset by the
+    vector env)."""
     from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 
+    small = {**SMALL, "episode_jobs": 16}
+    trajectories = []
     for vector in (SyncVectorEnv, AsyncVectorEnv):
-        envs = vector([lambda: gymnasium.make("schedlab/PickJob", **SMALL)] * 2)
+        envs = vector([lambda: gymnasium.make("schedlab/PickJob", **small)] * 2)
         observations, infos = envs.reset(seed=[1, 2])
         assert observations.shape == (2, 4 + 32 * 6)
-        for _ in range(30):
+        seen, ended = [observations], 0
+        for _ in range(60):
             masks = infos["action_mask"]
-            actions = np.array([np.flatnonzero(mask)[0] for mask in masks])
-            observations, rewards, _, _, infos = envs.step(actions)
+            # after an episode's end the mask is empty and the next action is not taken:
+            # the vector env resets that environment instead (gymnasium's next-step reset)
+            actions = np.array([np.flatnonzero(mask)[0] if mask.any() else 0
+                                for mask in masks])
+            observations, rewards, terminated, _, infos = envs.step(actions)
             assert observations.dtype == np.float32 and rewards.shape == (2,)
+            seen += [observations, rewards]
+            ended += int(terminated.sum())
         envs.close()
+        assert ended >= 2
+        trajectories.append(seen)
+    assert all(np.array_equal(a, b) for a, b in zip(*trajectories, strict=True))
 
 
 @settings(max_examples=12, deadline=None)
