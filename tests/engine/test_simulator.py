@@ -256,3 +256,43 @@ def test_progress_reports_every_job_done_at_the_end():
     assert all(total == 7 for _, total in calls)
     done = [d for d, _ in calls]
     assert done == sorted(done)
+
+
+# ------------------------------------------------------------ a run advanced pass by pass
+def test_a_simulation_returns_each_pass_to_its_caller():
+    """Two jobs of width 2 on 2 processors, submitted at 0 and 5, runtimes 10 and 3: passes at
+    0 (job 1 starts), 5 (job 2 arrives, waits), 10 (job 1 ends, job 2 starts), 13 (it ends).
+    The caller makes the passes; the Result is the one ``run`` gives with fcfs."""
+    from schedlab.engine.simulator import Simulation
+
+    jobs = [Job(1, 0, 10, 20, 2, -1, -1, -1, None, False, None),
+            Job(2, 5, 3, 20, 2, -1, -1, -1, None, False, None)]
+    workload = Workload(jobs=tuple(jobs), processors=2, name="two")
+    simulation = Simulation(workload, Policy())
+    ctx = simulation.ctx
+    seen = []
+    for now in simulation.passes:
+        seen.append((now, sorted(ctx.waiting)))
+        for job in list(ctx.waiting.values()):
+            if job.width <= ctx.free:
+                ctx.start(job)
+    assert seen == [(0, [1]), (5, [2]), (10, [2]), (13, [])]
+    result = simulation.result()
+    assert list(result.start) == [0, 10] and list(result.end) == [10, 13]
+    assert np.array_equal(result.start, run(workload, make_policy("fcfs")).start)
+
+
+@given(workloads(max_jobs=12))
+def test_passes_made_by_the_caller_give_the_schedule_of_run(workload):
+    """Driving ``Simulation.passes`` with a policy's ``schedule`` is ``run``, with a tick
+    (the loop with ticks, reservations and queue limits) and without."""
+    from schedlab.engine.simulator import Simulation
+
+    for tick in (0, 7):
+        simulation = Simulation(workload, make_policy("fcfs+easy"), tick=tick)
+        for _ in simulation.passes:
+            simulation.policy.schedule(simulation.ctx)
+        driven = simulation.result()
+        ran = run(workload, make_policy("fcfs+easy"), tick=tick)
+        assert np.array_equal(driven.start, ran.start)
+        assert np.array_equal(driven.series_busy, ran.series_busy)

@@ -315,6 +315,31 @@ def test_easy_head_never_starts_after_its_reservation(order, overrun, workload):
             assert start[job_id] <= shadow, f"job {job_id} starts after its reservation"
 
 
+@pytest.mark.parametrize("overrun", OVERRUNS)
+@pytest.mark.parametrize("order", ORDERS)
+@given(workload=workloads())
+def test_easy_asked_again_after_every_start_makes_the_same_schedule(order, overrun, workload):
+    """EASY's next job chosen afresh after every start (what an agent mirroring EASY does,
+    one job per step: the head if it fits, else the first of ``backfill_choices``) makes the
+    schedule of one EASY pass: a backfilled job leaves the shadow time where it was."""
+    from schedlab.engine.simulator import Simulation
+
+    simulation = Simulation(workload, Policy(), overrun=overrun)
+    ctx = simulation.ctx
+    for _ in simulation.passes:
+        while ctx.waiting and ctx.free:
+            queue = in_order(ctx.waiting.values(), order)
+            if queue[0].width <= ctx.free:
+                ctx.start(queue[0])
+                continue
+            choice = next(backfilling.backfill_choices(ctx, queue, 0), None)
+            if choice is None:
+                break
+            ctx.start(choice)
+    easy = run(workload, EasyBackfilling(order=order), overrun=overrun)
+    assert np.array_equal(simulation.result().start, easy.start)
+
+
 # ------------------------------------------------------------- conservative
 @pytest.mark.parametrize("order", ORDERS)
 @given(workload=workloads())

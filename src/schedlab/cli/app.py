@@ -24,6 +24,7 @@ from schedlab.cli.consoles import err_console
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.export import export
 from schedlab.cli.generate import generate
+from schedlab.cli.gym import gym_app
 from schedlab.cli.options import named_as_typed
 from schedlab.cli.platform import platform_app
 from schedlab.cli.plot import plot
@@ -96,6 +97,7 @@ for name, command in (("simulate", simulate), ("compare", compare), ("analyze", 
 app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
 app.add_typer(platform_app(guarded))
+app.add_typer(gym_app(guarded))
 
 
 def main() -> None:

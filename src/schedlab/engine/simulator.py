@@ -12,7 +12,10 @@ multiples of the tick, and ticks stop once nothing is left to happen.
 The loop is the hot path: submissions are read from the sorted workload by an
 index instead of going through the heap, and the series are appended only
 when they change.  A run without reservations, ticks or queue limit takes a
-loop without the checks they need (:func:`_plain_loop`).  What surrounds the
+loop without the checks they need (:func:`_plain_loop`).  Both loops yield the
+instant of each scheduling pass to their caller (:class:`Simulation`):
+:func:`run` makes every pass with the policy's ``schedule``, a learning agent
+of :mod:`schedlab.gym` with its own choices.  What surrounds the
 loop (input checks, the series, progress, the result) is the kernel's
 (:mod:`schedlab.engine.kernel`), shared with the time-sharing and grid engines.
 """
@@ -20,7 +23,7 @@ loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
@@ -61,7 +64,7 @@ if TYPE_CHECKING:
     from schedlab.workload.reservations import Reservation
 
 #: ``ProgressCallback`` is the kernel's, named here too for the API and the run layer.
-__all__ = ["ProgressCallback", "run"]
+__all__ = ["ProgressCallback", "Simulation", "run"]
 
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
@@ -86,33 +89,75 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     §3); 0 schedules at every event.  ``max_queued_per_user`` holds
     back a user's jobs beyond that many waiting ones (DataStar allows 6, §6).
     """
-    machine = workload.processors if processors is None else processors
-    jobs = workload.jobs
-    check_machine(jobs, machine)
-    check_one_of("overrun", overrun, OVERRUN_MODES)
-    requests = None if reservations is None else _checked_requests(reservations, machine)
-    if requests is not None and overrun != "kill":
-        raise InputError("advance reservations need overrun='kill': a job running past its "
-                         "estimate could hold processors promised to a reservation",
-                         field="overrun")
-    _check_count("tick", tick, 0)
-    if max_queued_per_user is not None:
-        _check_count("max_queued_per_user", max_queued_per_user, 1)
-    began = wallclock.perf_counter()
-    ctx = _new_context(workload, machine, policy, overrun, tick, max_queued_per_user)
-    claim(policy)
-    if requests is not None:
-        ctx.enable_reservations(requests)
-    planner = getattr(policy, "runtime_planner", None)   # a policy may not subclass Policy
-    if planner is not None:
-        ctx.plan_runtimes_with(planner)
+    simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
+                            progress=progress, reservations=reservations, tick=tick,
+                            max_queued_per_user=max_queued_per_user)
+    schedule, ctx = policy.schedule, simulation.ctx
     with cyclic_gc_paused():
-        series = _loop(ctx, policy, jobs, Progress(progress, len(jobs)), tick)
-    result = _collect(workload, policy, ctx, series, machine, overrun,
-                      wallclock.perf_counter() - began)
-    _note_options(result, requests, getattr(policy, "reservation_rules", None), tick,
-                  max_queued_per_user)
-    return result
+        for _ in simulation.passes:
+            schedule(ctx)
+    return simulation.result()
+
+
+class Simulation:
+    """A space-sharing run advanced one scheduling pass at a time: the loop of :func:`run`
+    with the passes made by its caller.
+
+    Building one checks the input as :func:`run` does and sets the run up;
+    each ``next(simulation.passes)`` processes the events up to the next
+    instant at which the policy schedules (finishes, submissions ... in the
+    same-time order) and returns that instant; the caller then makes the
+    pass on :attr:`ctx` and asks for the next one.  :func:`run` makes every
+    pass with ``policy.schedule``; a learning agent outside the loop
+    (:mod:`schedlab.gym`) makes them with its own choices, on the same
+    events, the same bookkeeping and the same :class:`Result`.  When
+    ``passes`` is exhausted the run is over and :meth:`result` assembles it.
+    """
+
+    def __init__(self, workload: Workload, policy: Policy, *, processors: int | None = None,
+                 overrun: str = "kill", progress: ProgressCallback | None = None,
+                 reservations: Iterable[Reservation] | None = None, tick: int = 0,
+                 max_queued_per_user: int | None = None) -> None:
+        machine = workload.processors if processors is None else processors
+        jobs = workload.jobs
+        check_machine(jobs, machine)
+        check_one_of("overrun", overrun, OVERRUN_MODES)
+        requests = None if reservations is None else _checked_requests(reservations, machine)
+        if requests is not None and overrun != "kill":
+            raise InputError("advance reservations need overrun='kill': a job running past "
+                             "its estimate could hold processors promised to a reservation",
+                             field="overrun")
+        _check_count("tick", tick, 0)
+        if max_queued_per_user is not None:
+            _check_count("max_queued_per_user", max_queued_per_user, 1)
+        self._began = wallclock.perf_counter()
+        ctx = _new_context(workload, machine, policy, overrun, tick, max_queued_per_user)
+        claim(policy)
+        if requests is not None:
+            ctx.enable_reservations(requests)
+        planner = getattr(policy, "runtime_planner", None)   # a policy may not subclass Policy
+        if planner is not None:
+            ctx.plan_runtimes_with(planner)
+        self.workload = workload
+        self.policy = policy
+        self.ctx = ctx
+        self.machine = machine
+        self.overrun = overrun
+        self._requests = requests
+        self._tick = tick
+        self._queue_limit = max_queued_per_user
+        self._series = StepSeries(2)
+        #: The instants of the scheduling passes, each returned once its events are processed.
+        self.passes: Iterator[int] = _passes(ctx, policy, jobs, Progress(progress, len(jobs)),
+                                             tick, self._series)
+
+    def result(self) -> Result:
+        """The :class:`Result` of the run, once :attr:`passes` is exhausted."""
+        result = _collect(self.workload, self.policy, self.ctx, self._series, self.machine,
+                          self.overrun, wallclock.perf_counter() - self._began)
+        _note_options(result, self._requests, getattr(self.policy, "reservation_rules", None),
+                      self._tick, self._queue_limit)
+        return result
 
 
 def _check_count(name: str, value: object, low: int) -> None:
@@ -166,24 +211,25 @@ def _new_context(workload: Workload, machine: int, policy: Policy, overrun: str,
                              tick=tick)
 
 
-def _loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int
-          ) -> StepSeries:
-    """Run events until no job is left; returns the busy and queue-length series."""
+def _passes(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress, tick: int,
+            series: StepSeries) -> Iterator[int]:
+    """The instants of the run's scheduling passes, until no job is left (the busy and
+    queue-length series recorded into ``series``)."""
     if (tick or ctx.reservations_enabled or isinstance(ctx, QueueLimitContext)
             or ctx.cancellations):
-        series = _full_loop(ctx, policy, jobs, progress, tick)
+        yield from _full_loop(ctx, policy, jobs, progress, tick, series)
     else:
-        series = _plain_loop(ctx, policy, jobs, progress)
+        yield from _plain_loop(ctx, policy, jobs, progress, series)
     if ctx.waiting or ctx.suspended:
         stuck = next(iter(ctx.waiting.values() or ctx.suspended.values()))
         raise never_starts(policy.name, stuck.id)
     progress.close(ctx._done)
-    return series
 
 
-def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress
-                ) -> StepSeries:
-    """The event loop of a run without reservations, ticks, queue limit or cancellations.
+def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
+                series: StepSeries) -> Iterator[int]:
+    """The event loop of a run without reservations, ticks, queue limit or cancellations,
+    yielding the instant of each scheduling pass.
 
     The hot path of nearly every run, kept free of the checks those need: it
     is :func:`_full_loop` without reservation events, held jobs and requests
@@ -193,13 +239,12 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
-    on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+    on_submit, on_finish = policy.on_submit, policy.on_finish
     on_correction = getattr(policy, "on_correction", None)
     planning = ctx._planner is not None
     n = len(jobs)
     nxt = 0
     due = progress.due
-    series = StepSeries(2)
     record = series.record
     capacity = ctx.processors
     finish = ctx._finish
@@ -236,24 +281,24 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 5. wake-ups (several requests for one instant are one wake-up)
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
-        schedule(ctx)
+        yield now
         record(now, capacity - ctx.free, len(waiting))
         if ctx._done >= due:
             due = progress.report(ctx._done)
-    return series
 
 
 def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
-               tick: int) -> StepSeries:
+               tick: int, series: StepSeries) -> Iterator[int]:
     """The event loop with reservation events, held jobs, scheduling ticks, planned
     runtimes and cancellations (jobs enter the queue through ``Context._enter``:
     as the policy sees them, their cancellation on the heap; corrections and
-    cancellations come after the reservation events of their instant)."""
+    cancellations come after the reservation events of their instant), yielding the
+    instant of each scheduling pass."""
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
     pending = ctx.pending_requests
-    on_submit, on_finish, schedule = policy.on_submit, policy.on_finish, policy.schedule
+    on_submit, on_finish = policy.on_submit, policy.on_finish
     on_request = policy.on_reservation_request
     on_correction = getattr(policy, "on_correction", None)
     on_cancel = getattr(policy, "on_cancel", None)
@@ -266,7 +311,6 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
     n = len(jobs)
     nxt = 0
     due = progress.due
-    series = StepSeries(2)
     record = series.record
     capacity = ctx.processors
     submits = [job.submit for job in jobs]
@@ -320,14 +364,14 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                     waiting[entered.id] = entered
                     on_submit(ctx, entered)
         if inbox is None:
-            schedule(ctx)
+            yield now
             if pending:
                 _undecided(policy, pending, now)
         else:
             more: object
             if now % tick == 0:
                 inbox.deliver(ctx)
-                schedule(ctx)
+                yield now
                 if pending:
                     _undecided(policy, pending, now)
                 # Another tick while a job waits and an event or a submission is still
@@ -341,7 +385,6 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         record(now, capacity - ctx.free - ctx.reserved, len(waiting))
         if ctx._done >= due:
             due = progress.report(ctx._done)
-    return series
 
 
 class _Inbox:

@@ -276,8 +276,8 @@ def setting_figures(view: ExperimentView, point: pd.DataFrame, setting: str,
 
     figures = []
     for workload, group in point.groupby("workload", sort=True):
-        records = group.assign(label=line_labels(group)).sort_values(
-            "label", key=lambda labels: labels.map(natural_key)).to_dict("records")
+        records = first_run_per_line(group.assign(label=line_labels(group)).sort_values(
+            "label", key=lambda labels: labels.map(natural_key)).to_dict("records"))
         rows = {record["label"]: record for record in records}
         jobs = {record["label"]: load_jobs(view.exp_dir, record["run_id"]) for record in records}
         processors = max(machine_size(record, jobs[record["label"]]) for record in records)
@@ -304,6 +304,16 @@ def setting_figures(view: ExperimentView, point: pd.DataFrame, setting: str,
             figures.append(gantt_entry(drawable[0], jobs[drawable[0]["label"]], workload,
                                        setting, fmt))
     return figures
+
+
+def first_run_per_line(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The first run of each line label: a point's figures draw one run per line, and a
+    label has several runs when they differ only in a workload option the setting leaves
+    out (the test episodes of :func:`schedlab.gym.evaluate`, windows of one workload)."""
+    first: dict[str, dict[str, Any]] = {}
+    for record in records:
+        first.setdefault(record["label"], record)
+    return list(first.values())
 
 
 def time_sharing(policy: str) -> bool:

@@ -84,11 +84,20 @@ def execute_run(run: SweepRun) -> RunRecord:
     began = time.perf_counter()
     try:
         result, metrics = simulate_run(run)
-        jobs, series = encode_jobs(result), encode_series(result)
+        return finished_record(run, result, metrics, began)
     except Exception as err:
         return RunRecord(run, FAILED, time.perf_counter() - began, __version__,
                          error=describe_error(err))
+
+
+def finished_record(run: SweepRun, result: Result, metrics: dict[str, Any],
+                    began: float) -> RunRecord:
+    """The record of a run that ended with ``result`` and its ``metrics``: its tables
+    encoded, its wall time since ``began`` (a ``time.perf_counter()``)."""
+    from schedlab import __version__
     from schedlab.output import json_safe
+
+    jobs, series = encode_jobs(result), encode_series(result)
     return RunRecord(run, FINISHED, time.perf_counter() - began, __version__,
                      metrics=json_safe(metrics), policy_stats=json_safe(result.stats),
                      jobs_parquet=jobs, series_parquet=series)

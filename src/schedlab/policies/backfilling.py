@@ -143,30 +143,56 @@ def easy_pass(ctx: Context, queue: Sequence[Job], backfill_order: str = "queue")
     Shared by every EASY-style policy (any ordering, EDF), so the head's
     protection rule exists once; ``backfill_order`` is :data:`BACKFILL_ORDERS`'.
     """
+    blocked = start_heads(ctx, queue)
+    if blocked == len(queue) or ctx.free == 0:
+        return
+    for job in backfill_choices(ctx, queue, blocked, backfill_order):
+        ctx.start(job)
+
+
+def start_heads(ctx: Context, queue: Sequence[Job]) -> int:
+    """Start jobs from the head of ``queue`` while they fit; the position of the first one
+    that does not (``len(queue)`` when every job started)."""
     position = 0
     for job in queue:
         if job.width > ctx.free:
             break
         ctx.start(job)
         position += 1
-    if position == len(queue) or ctx.free == 0:
-        return
-    shadow, extra = shadow_and_extra(ctx, queue[position].width)
+    return position
+
+
+def backfill_choices(ctx: Context, queue: Sequence[Job], blocked: int,
+                     backfill_order: str = "queue") -> Iterator[Job]:
+    """The jobs EASY backfills behind ``queue[blocked]``, the first job that cannot start,
+    one at a time.
+
+    Each job given may start now without delaying the blocked job's
+    reservation (:func:`shadow_and_extra`): it fits in the free processors
+    and either ends by its estimate no later than the shadow time or uses no
+    more than the extra processors left.  The caller starts it or not
+    (:func:`easy_pass` starts every one; the learned ``schedlab/Backfill``
+    environment asks an agent); the next one is chosen on the machine as it
+    then is.  Starting a job the shadow rule admits leaves the shadow time
+    where it was, so asking again after each start gives the same jobs as
+    one pass.
+    """
+    shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
     now = ctx.now
-    free = ctx.free
-    for job in backfill_candidates(queue, position, backfill_order):
+    waiting = ctx.waiting
+    for job in backfill_candidates(queue, blocked, backfill_order):
         width = job.width
-        if width > free:
+        if width > ctx.free:
             continue
         if now + job.estimate <= shadow:
-            ctx.start(job)
+            yield job
         elif width <= extra:
-            ctx.start(job)
-            extra -= width
+            yield job
+            if job.id not in waiting:
+                extra -= width
         else:
             continue
-        free -= width
-        if free == 0:
+        if ctx.free == 0:
             return
 
 

@@ -12,14 +12,19 @@ Parameter mistakes raise :class:`~schedlab.errors.InputError`.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from fractions import Fraction
 from numbers import Real
+from operator import attrgetter
 
 import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.limits import JOBS_BOUND, MAX_JOBS, MAX_TIME, TIME_BOUND
 from schedlab.workload.job import ESTIMATES_PERFECT, Job, Workload
+
+#: A job's submit time, the key :class:`Workload` keeps its jobs sorted by.
+submit_time = attrgetter("submit")
 
 #: Separator between a workload's name and the transforms applied to it.
 NAME_SEPARATOR = "~"
@@ -135,7 +140,9 @@ def time_window(workload: Workload, start: int, end: int) -> Workload:
     if end <= start:
         raise InputError(f"The 'end' parameter of time_window must be greater than "
                          f"start={start}. Got {end!r} instead.")
-    jobs = [j for j in workload.jobs if start <= j.submit < end]
+    jobs = workload.jobs          # sorted by submit time: the window is one slice of them
+    first = bisect_left(jobs, start, key=submit_time)
+    jobs = jobs[first:bisect_left(jobs, end, lo=first, key=submit_time)]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, f"window{start}-{end}"))
 
 
