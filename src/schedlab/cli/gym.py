@@ -29,14 +29,14 @@ def gym_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> type
     """The ``gym`` command group, each command wrapped by the CLI's error ``guard``."""
     group = typer.Typer(name="gym", no_args_is_help=True,
                         help="Learned schedulers: score agents and policies on the test "
-                             "episodes of a Gymnasium environment (needs schedlab[rl]).")
+                             "episodes of a Gymnasium environment (needs schedlab\\[rl]).")
     group.command("evaluate", cls=SchedlabCommand)(guard(evaluate))
     return group
 
 
 def evaluate(
     contestants: Annotated[list[str], typer.Argument(
-        help="Policies ('fcfs', 'sjf+easy', 'dynp[k=4]') and agents (MODULE:NAME, a callable "
+        help="Policies ('fcfs', 'sjf+easy', 'dynp\\[k=4]') and agents (MODULE:NAME, a callable "
              "agent(observation, info) -> action importable from MODULE).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="The experiment directory the runs "
                                       "are stored in (created or added to).")],

@@ -80,7 +80,7 @@ def simulate(
     load_method: LoadMethodOpt = "duplicate",
     policy: Annotated[str | None, typer.Option(
         "--policy", "-p", help="Policy name, e.g. 'sjf+easy' (see 'schedlab policies'), or "
-        "NAME[KEY=VALUE,...] with parameters, e.g. 'dynp[metric=slowdown]'; default fcfs+easy, "
+        "NAME[KEY=VALUE,...] with parameters, e.g. 'dynp\\[metric=slowdown]'; default fcfs+easy, "
         "with --platform bf-fcfs.", rich_help_panel=POLICY_PANEL,
         autocompletion=complete_policy)] = None,
     param: Annotated[list[str] | None, typer.Option(
