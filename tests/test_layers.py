@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("run", ("schedlab.pipeline", "schedlab.run", "schedlab.execution")),
     ("api", ("schedlab.api", "schedlab.testing")),
     ("experiments", ("schedlab.experiments",)),
+    ("validation", ("schedlab.validation",)),
     ("cli", ("schedlab.cli", "schedlab.__main__")),
 )
 #: What ``from schedlab import NAME`` may take below the API: the version string,
