@@ -50,6 +50,8 @@ SHARED = "../shared/workloads/"
 PARSE_ONLY = {
     r"^schedlab reproduce run ": "a paper reproduction takes minutes to hours",
     r" --dask ": "needs a Dask cluster",
+    r"^schedlab validate slurm": "runs a real Slurm for minutes, as root (tests/validation runs "
+                                 "it)",
     r" --policy first-fit ": "needs the example plug-in of docs/how-to/writing-a-policy.md installed "
                              "(tests/test_writing_a_policy.py runs it registered)",
 }

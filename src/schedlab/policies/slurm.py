@@ -130,7 +130,7 @@ class SlurmScheduling(Policy):
         self.cpus_per_node = cpus_per_node
         self.clock_origin = clock_origin
         self.completing = completing
-        self._completing_until = 0   # no job starts before: a job that ended still completes
+        self._completing: list[tuple[int, int]] = []   # (until, CPUs) of jobs that ended
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
         self._next_full = 0          # the next periodic main-scheduler run
@@ -146,17 +146,14 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
-        self._completing_until = ctx.now + self.completing
+        if self.completing:
+            self._completing.append((ctx.now + self.completing, job.width))
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
 
     def schedule(self, ctx: Context) -> None:
         now = ctx.now
-        if now < self._completing_until:
-            if ctx.waiting:
-                ctx.wake_at(self._completing_until)
-            return
         clock = now + self.clock_origin
         full = clock >= self._next_full
         if full:
@@ -169,7 +166,7 @@ class SlurmScheduling(Policy):
                 ctx.wake_at(self._next_full - self.clock_origin)
             return
         if self._changed and ctx.waiting and clock % self.bf_interval == 0:
-            self._changed = False
+            self._changed = any(until > now for until, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
             wake = self._next_full
@@ -224,6 +221,9 @@ class SlurmScheduling(Policy):
         node_cpus = self.cpus_per_node or ctx.processors
         nodes = max(1, ctx.processors // node_cpus)
         cpus = Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
+        self._completing = [(until, width) for until, width in self._completing if until > now]
+        for until, width in self._completing:       # what the main scheduler left of them
+            cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
         reserved = Profile(nodes, now)
         window_end = now + self.bf_window * 60
         low_prio = self._priority_of(ctx) if self.bf_min_prio_reserve else {}

@@ -19,12 +19,13 @@ from schedlab.api import simulate
 from schedlab.validation.agreement import Agreement, agreement
 from schedlab.validation.slurm_cluster import SleepJob, SlurmJobRecord
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmconf import SlurmConfig
 
 #: The validation's cluster: one node of 16 CPUs.
 VALIDATION_CPUS = 16
-#: The validation's scheduling lines of slurm.conf: FIFO priority, backfill every second.
-VALIDATION_SCHEDULING = ("SchedulerType=sched/backfill", "PriorityType=priority/basic",
-                         "SchedulerParameters=bf_interval=1")
+#: The validation's scheduling configuration: Slurm's defaults (FIFO priority, backfill)
+#: but for a backfill pass every second.
+VALIDATION_CONFIG = SlurmConfig(bf_interval=1)
 #: The widths sleep jobs are drawn from (CPUs), and their weights.
 _WIDTHS = (1, 2, 4, 8, 12, 16)
 _WIDTH_WEIGHTS = (4, 3, 3, 2, 1, 1)

@@ -36,7 +36,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency", "AccountingStorageType",
     "AccountingStorageHost", "AccountingStoragePort", "AccountingStorageUser",
     "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
-    "SlurmdParameters", "SlurmctldParameters", "SelectTypeParameters", "GresTypes",
+    "SlurmdParameters", "SlurmctldParameters",
     "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
     "KillWait", "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
     "MessageTimeout", "TCPTimeout", "UnkillableStepTimeout", "Include", "PluginDir",
@@ -87,6 +87,7 @@ class SlurmConfig:
     weight_age: int = 0
     weight_job_size: int = 0
     max_age: int = 7 * 24 * 3600
+    priority_calc_period: int = 300
     favor_small: bool = False
     #: CPUs of the cluster's nodes (NodeName lines) and how many nodes there are.
     cpus_per_node: int = 0
@@ -98,6 +99,20 @@ class SlurmConfig:
     def processors(self) -> int:
         """Every CPU of every node (0 when the file has no NodeName line)."""
         return self.cpus_per_node * self.nodes
+
+    def conf_lines(self) -> list[str]:
+        """The scheduling lines of a slurm.conf that say what this configuration says:
+        what a validation cluster is given (docs/background/validation.md)."""
+        params = ",".join(name if kind is bool else f"{name}={getattr(self, name)}"
+                          for name, (kind, _) in SCHEDULER_PARAMETERS.items()
+                          if kind is not bool or getattr(self, name))
+        return [f"SchedulerType={self.scheduler}", f"PriorityType={self.priority}",
+                f"SchedulerParameters={params}",
+                f"PriorityWeightAge={self.weight_age}",
+                f"PriorityWeightJobSize={self.weight_job_size}",
+                f"PriorityMaxAge={self.max_age // 60}",
+                f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
+                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}"]
 
     def policy_params(self) -> dict[str, Any]:
         """The ``slurm`` policy's parameters from this configuration."""
@@ -178,6 +193,12 @@ class _Reader:
             setattr(self.conf, _PRIORITY_KEYS[lower], self.integer(number, key, value))
         elif lower == "prioritymaxage":
             self.conf.max_age = self.duration(number, key, value)
+        elif lower == "prioritycalcperiod":
+            self.conf.priority_calc_period = max(1, self.duration(number, key, value))
+        elif lower == "selecttypeparameters":
+            if "memory" in value.lower():
+                self.warn(number, key, "memory as a consumable resource is not modelled: "
+                                       "only CPUs are")
         elif lower == "priorityfavorsmall":
             self.conf.favor_small = self.boolean(number, key, value)
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):

@@ -1,0 +1,81 @@
+"""The slurm policy against a real Slurm started here (docs/background/validation.md).
+
+A one-node Slurm with 16 fake CPUs (``SlurmCluster``) runs sleep jobs
+submitted with ``sbatch`` at their submit times; the same jobs, as Slurm
+recorded them, are simulated with the ``slurm`` policy under the same
+configuration, and with ``fcfs+easy`` and ``fcfs+conservative`` beside it.
+The CI form replays 24 jobs (about three minutes of real time); the slow
+form replays the 60-job workload twice, which also measures Slurm's own
+noise.  The daemons are stopped by process id when the fixture ends, also
+after a failure; the tests skip, saying why, where they cannot run (not
+root, slurm-wlm or munge not installed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from schedlab.validation.slurm_cluster import SlurmCluster, SlurmJobRecord, unavailable_reason
+from schedlab.validation.slurm_validation import (
+    VALIDATION_CONFIG,
+    VALIDATION_CPUS,
+    compare_with_slurm,
+    self_agreement,
+    slurm_policy_spec,
+    validation_workload,
+)
+
+pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
+                                reason=str(unavailable_reason()))
+
+#: The slurm policy's parameters for the validation's slurm.conf.
+POLICY_PARAMS = {**VALIDATION_CONFIG.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+
+
+def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int) -> list[SlurmJobRecord]:
+    directory = tmp_path_factory.mktemp("slurm")
+    with SlurmCluster(directory, cpus=VALIDATION_CPUS,
+                      scheduling=VALIDATION_CONFIG.conf_lines()) as cluster:
+        return cluster.replay(validation_workload(jobs, max_runtime=40 if jobs < 60 else 50))
+
+
+@pytest.fixture(scope="module")
+def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[SlurmJobRecord]]:
+    yield replay(tmp_path_factory, 24)
+
+
+def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
+    return {"slurm": slurm_policy_spec(POLICY_PARAMS, records),
+            "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"}
+
+
+def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
+    jobs = validation_workload(24, max_runtime=40)
+    assert [r.id for r in ci_replay] == [job.id for job in jobs]
+    for record, job in zip(ci_replay, jobs):
+        assert record.state == "COMPLETED"
+        assert (record.cpus, record.limit_minutes) == (job.cpus, job.limit_minutes)
+        assert job.runtime <= record.end - record.start <= job.runtime + 1
+        assert record.start >= record.submit
+
+
+def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
+    found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
+    slurm = found["slurm"]
+    assert slurm.pairs_in_order >= 0.97, slurm
+    assert abs(slurm.mean_wait_difference) <= 0.05, slurm
+    assert slurm.starts_within >= 0.5, slurm
+    for textbook in ("fcfs+easy", "fcfs+conservative"):
+        assert slurm.pairs_in_order > found[textbook].pairs_in_order, found
+
+
+@pytest.mark.slow
+def test_full_validation_meets_the_targets(tmp_path_factory: pytest.TempPathFactory) -> None:
+    first = replay(tmp_path_factory, 60)
+    second = replay(tmp_path_factory, 60)
+    noise = self_agreement(first, second)
+    found = compare_with_slurm(first, VALIDATION_CPUS, policies(first))
+    assert noise.pairs_in_order >= 0.95, noise
+    assert found["slurm"].meets(0.65, 0.97, 0.03), (found, noise)
