@@ -3,8 +3,7 @@
 One node of 16 CPUs; jobs are ``(id, submit, runtime, limit in minutes, CPUs)``.
 The first case is a schedule a real Slurm 22.05 ran (bf_interval=1, its first
 submission at second 3 of a minute): Slurm started the jobs at 0, 0, 70, 31
-and 31; the policy differs only by the one second it gives every job end to
-complete (job 3).
+and 31, and so does the policy.
 """
 
 from __future__ import annotations
@@ -37,24 +36,25 @@ def slurm(**params: object) -> dict[str, object]:
 
 
 def test_a_reservation_holds_the_whole_node() -> None:
-    # At 31 (job 2 ended at 30 and completed) job 3 is reserved from 120 (job 1's limit),
+    # At 30 job 2 ends: the main scheduler stops at job 3 (12 CPUs, 8 free); the backfill
+    # pass sees job 2's CPUs still completing.  At 31 job 3 is reserved from 120 (job 1's limit),
     # slot [117, 237) on the clock that starts at second 3; jobs 4 and 5 end by 91, before
     # it: both start.  Before 30, job 4 (4 CPUs, 3 free) is reserved from 60 (job 2's
     # limit), slot [57, 117): job 5 would run [3, 63], into that slot, so it waits,
     # although one CPU was free all along -- EASY starts it at once.
-    assert starts(RESERVED_NODE, slurm(clock_origin=3)) == [0, 0, 71, 31, 31]
+    assert starts(RESERVED_NODE, slurm(clock_origin=3)) == [0, 0, 70, 31, 31]
     assert starts(RESERVED_NODE, "fcfs+easy")[4] == 3
 
 
 def test_the_main_scheduler_stops_at_the_first_job_that_cannot_start() -> None:
-    assert starts(BLOCKED_HEAD, slurm(backfill=False)) == [0, 101, 101]
+    assert starts(BLOCKED_HEAD, slurm(backfill=False)) == [0, 100, 100]
 
 
 def test_backfill_starts_a_job_that_ends_before_the_reservation() -> None:
     # Job 2 is reserved from 120 (job 1's limit); job 3 runs [2, 62]: it starts at the
     # backfill pass of its submission, or at the next bf_interval tick.
-    assert starts(BLOCKED_HEAD, slurm()) == [0, 101, 2]
-    assert starts(BLOCKED_HEAD, slurm(bf_interval=30)) == [0, 101, 30]
+    assert starts(BLOCKED_HEAD, slurm()) == [0, 100, 2]
+    assert starts(BLOCKED_HEAD, slurm(bf_interval=30)) == [0, 100, 30]
 
 
 def test_a_job_ending_exactly_at_a_slot_is_held_back() -> None:
@@ -70,7 +70,7 @@ def test_bf_window_leaves_far_jobs_unreserved() -> None:
     # With a one-minute window job 2's start at 120 is beyond it: no reservation, so
     # job 3 (two minutes) backfills at once.
     jobs = [(1, 0, 100, 2, 10), (2, 1, 10, 1, 8), (3, 2, 10, 2, 2)]
-    assert starts(jobs, slurm())[2] == 101
+    assert starts(jobs, slurm())[2] == 100
     assert starts(jobs, slurm(bf_window=1))[2] == 2
 
 
@@ -78,9 +78,21 @@ def test_multifactor_job_size_orders_the_queue() -> None:
     # Jobs 2 (2 CPUs) and 3 (16 CPUs) wait behind job 1; with the job-size weight the
     # wide job has the higher priority and goes first.
     jobs = [(1, 0, 50, 1, 16), (2, 1, 10, 1, 2), (3, 2, 10, 1, 16)]
-    assert starts(jobs, slurm()) == [0, 51, 62]
+    assert starts(jobs, slurm()) == [0, 50, 60]
     sized = starts(jobs, slurm(priority="multifactor", weight_job_size=1000))
-    assert sized == [0, 62, 51]
+    assert sized == [0, 60, 50]
+
+
+def test_backfill_sees_an_ended_job_one_second_late() -> None:
+    # Job 2 (4 CPUs) fits only in job 1's CPUs.  As the queue's head the main scheduler
+    # starts it when job 1 ends.  Behind a blocked head (job 3, 16 CPUs, reserved from
+    # 120) only the backfill pass can start job 4, one second after job 1's end (job 1
+    # still completes then), or at once with completing=0.
+    head = [(1, 0, 30, 1, 14), (2, 1, 10, 1, 4)]
+    assert starts(head, slurm()) == [0, 30]
+    behind = [(1, 0, 30, 1, 14), (2, 0, 100, 2, 2), (3, 1, 10, 1, 16), (4, 2, 10, 1, 4)]
+    assert starts(behind, slurm()) == [0, 0, 100, 31]
+    assert starts(behind, slurm(completing=0)) == [0, 0, 100, 30]
 
 
 def test_time_limits_are_whole_minutes() -> None:

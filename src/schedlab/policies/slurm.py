@@ -35,12 +35,17 @@ no code of it is here), where the documentation says nothing:
   ``ceil(CPUs / cpus_per_node)`` nodes; which nodes it gets is not modelled
   (the usable CPUs at a time are the fewer of the free CPUs and the CPUs of
   the unreserved nodes);
-* the slot of a reservation is its start rounded down and its end (start
-  plus time limit) rounded up to ``bf_resolution`` seconds of the wall
-  clock (``clock_origin`` is the Unix time of the workload's time 0);
-* a job tested against the map overlaps a reservation that begins exactly
-  at its end (the map's records are compared with ``<=``): it must end
-  strictly before the slot;
+* the slot of a reservation is its start and its end (start plus time
+  limit) both rounded down to ``bf_resolution`` seconds of the wall clock
+  (``clock_origin`` is the Unix time of the workload's time 0), at least
+  one step long;
+* a job tried at a time is checked against the map from then to the end of
+  its limit, both included (the map's records are compared with ``<=``): a
+  job that would end exactly when a slot begins is held back;
+* the main scheduler runs once an ended job has completed, a fraction of a
+  second after its end (at the end here); the backfill pass of that second
+  came before the end, so the policy's backfill pass sees an ended job's
+  CPUs as busy for ``completing`` seconds;
 * time limits are whole minutes: a job's estimate is rounded up to one.
 
 Priority is ``basic`` (first come, first served: the submission order) or
@@ -55,7 +60,7 @@ submission order.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.profile import Profile
@@ -230,8 +235,8 @@ class SlurmScheduling(Policy):
         tested = 0
         per_user: dict[int, int] = {}
         for job in self._queue(ctx):
-            if tested >= self.bf_max_job_test:
-                break
+            if tested >= self.bf_max_job_test or cpus.free_at(now) == 0:
+                break       # (no CPU free now: the rest of the pass would start nothing)
             if self.bf_max_job_user:
                 if per_user.get(job.user, 0) >= self.bf_max_job_user:
                     continue
@@ -255,22 +260,20 @@ class SlurmScheduling(Policy):
     def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
                         duration: int, now: int) -> int | None:
         """When the backfill pass plans a job of ``width`` CPUs on ``need`` nodes for
-        ``duration`` seconds (None: never, behind every reservation of the map).
+        ``duration`` seconds (None: no start found in ``_MAX_TRIES`` tries).
 
         Tried from ``now``: the nodes must be unreserved from the try to its time limit
-        included, else it is tried again from the map's next change; the CPUs come back
-        as running jobs reach their limits (the select plugin's will-run test, which
-        knows no reservation); a start past the map's next drop in unreserved nodes is
-        tried again from there; a future start whose slot overlaps a reservation is
-        tried again from that start.
+        included, else it is tried again from the first change of the map after which
+        they are; the CPUs come back as running jobs reach their limits (the select
+        plugin's will-run test, which knows no reservation); a start past the map's next
+        drop in unreserved nodes is tried again from there; a future start whose slot
+        overlaps a reservation is tried again from that start.
         """
         start_res = now
         for _ in range(_MAX_TRIES):
-            if reserved.min_free(start_res, start_res + duration + 1) < need:
-                later = _next_change(reserved, start_res)
-                if later is None:
-                    return None
-                start_res = later
+            fits_from = reserved.earliest_fit(need, duration + 1, start_res)
+            if fits_from != start_res:      # tried again at each change: the first that fits
+                start_res = fits_from
                 continue
             start = cpus.earliest_fit(width, duration, start_res)
             drop = _next_drop(reserved, start_res)
@@ -305,21 +308,12 @@ class SlurmScheduling(Policy):
         return begin, max(end, begin + res)
 
 
-def _next_change(profile: Profile, after: int) -> int | None:
-    """The first breakpoint of ``profile`` after ``after`` (None: it never changes again)."""
-    for at, _ in profile.steps():
-        if at > after:
-            return at
-    return None
-
-
 def _next_drop(profile: Profile, after: int) -> int | None:
     """The first time after ``after`` at which ``profile`` has fewer free than just before."""
-    previous = None
-    for at, free in profile.steps():
-        if at > after and previous is not None and free < previous:
-            return at
-        previous = free
+    times, free = profile.breakpoints()
+    for k in range(max(1, bisect_right(times, after)), len(times)):
+        if free[k] < free[k - 1]:
+            return times[k]
     return None
 
 
@@ -330,13 +324,15 @@ def _block(reserved: Profile, begin: int, end: int, nodes: int) -> None:
         reserved.reserve(at, until - at, min(nodes, free))
 
 
-def _steps(profile: Profile, begin: int, end: int) -> Iterable[tuple[int, int, int]]:
+def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]:
     """``(from, until, free)`` of the profile's steps clipped to ``[begin, end)``."""
-    steps = profile.steps()
-    bounds = [t for t, _ in steps[1:]] + [end]
+    times, free = profile.breakpoints()
+    k = max(0, bisect_right(times, begin) - 1)
     found = []
-    for (at, free), until in zip(steps, bounds):
-        lo, hi = max(at, begin), min(until, end)
+    while k < len(times) and times[k] < end:
+        until = times[k + 1] if k + 1 < len(times) else end
+        lo, hi = max(times[k], begin), min(until, end)
         if lo < hi:
-            found.append((lo, hi, free))
+            found.append((lo, hi, free[k]))
+        k += 1
     return found
