@@ -4,7 +4,7 @@ A one-node Slurm with 16 fake CPUs (``SlurmCluster``) runs sleep jobs
 submitted with ``sbatch`` at their submit times; the same jobs, as Slurm
 recorded them, are simulated with the ``slurm`` policy under the same
 configuration, and with ``fcfs+easy`` and ``fcfs+conservative`` beside it.
-The CI form replays 24 jobs (about three minutes of real time); the slow
+The CI form replays 24 jobs of at most 30 s (about three minutes of real time); the slow
 form replays the 60-job workload twice, which also measures Slurm's own
 noise.  The daemons are stopped by process id when the fixture ends, also
 after a failure; the tests skip, saying why, where they cannot run (not
@@ -17,7 +17,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from schedlab.validation.slurm_cluster import SlurmCluster, SlurmJobRecord, unavailable_reason
+from schedlab.validation.slurm_cluster import (
+    SleepJob,
+    SlurmCluster,
+    SlurmJobRecord,
+    unavailable_reason,
+)
 from schedlab.validation.slurm_validation import (
     VALIDATION_CONFIG,
     VALIDATION_CPUS,
@@ -38,7 +43,12 @@ def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int) -> list[SlurmJob
     directory = tmp_path_factory.mktemp("slurm")
     with SlurmCluster(directory, cpus=VALIDATION_CPUS,
                       scheduling=VALIDATION_CONFIG.conf_lines()) as cluster:
-        return cluster.replay(validation_workload(jobs, max_runtime=40 if jobs < 60 else 50))
+        return cluster.replay(workload(jobs))
+
+
+def workload(jobs: int) -> list[SleepJob]:
+    """The CI form's jobs sleep at most 30 s; the slow form's 50 s."""
+    return validation_workload(jobs, max_runtime=30 if jobs < 60 else 50)
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +62,7 @@ def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
 
 
 def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
-    jobs = validation_workload(24, max_runtime=40)
+    jobs = workload(24)
     assert [r.id for r in ci_replay] == [job.id for job in jobs]
     for record, job in zip(ci_replay, jobs):
         assert record.state == "COMPLETED"

@@ -101,9 +101,10 @@ class SlurmCluster:
     """One slurmctld and one slurmd with ``cpus`` CPUs, under ``directory``.
 
     ``scheduling`` holds the scheduling lines of the ``slurm.conf`` (for
-    example ``SchedulerParameters=bf_interval=1``); everything else — ports,
-    paths, the node, the partition, ``SelectType=select/cons_tres`` with
-    ``CR_CPU``, ``SchedulerType=sched/backfill`` — is written here.  Use it in
+    example ``SchedulerParameters=bf_interval=1``; without a ``SchedulerType``
+    line Slurm backfills); everything else — ports, paths, the node, the
+    partition, ``SelectType=select/cons_tres`` with ``CR_CPU`` — is written
+    here.  Use it in
     a ``with`` block: the daemons start on entry and are stopped by their
     process ids on exit.
     """
@@ -143,7 +144,6 @@ class SlurmCluster:
             "TaskPlugin=task/none",
             "MpiDefault=none",
             "ReturnToService=2",
-            "SchedulerType=sched/backfill",
             "SelectType=select/cons_tres",
             "SelectTypeParameters=CR_CPU",
             "SlurmdParameters=config_overrides",
