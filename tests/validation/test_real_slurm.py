@@ -13,7 +13,9 @@ root, slurm-wlm or munge not installed).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -89,3 +91,36 @@ def test_full_validation_meets_the_targets(tmp_path_factory: pytest.TempPathFact
     found = compare_with_slurm(first, VALIDATION_CPUS, policies(first))
     assert noise.pairs_in_order >= 0.95, noise
     assert found["slurm"].meets(0.65, 0.97, 0.03), (found, noise)
+
+
+def test_stopping_cancels_the_jobs_and_stops_the_daemons(tmp_path: Path) -> None:
+    with SlurmCluster(tmp_path, cpus=4) as cluster:
+        cluster.submit(SleepJob(1, 0, 2917, 60, 2))
+        pids = cluster.pids
+        assert set(pids) == {"munged", "slurmctld", "slurmd"}
+        deadline = time.monotonic() + 30
+        while not sleeping(2917) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert sleeping(2917)
+    for pid in pids.values():
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in status(pid)
+    assert not sleeping(2917)
+
+
+def sleeping(seconds: int) -> bool:
+    """Whether a ``sleep SECONDS`` process runs (read from /proc)."""
+    wanted = f"sleep\0{seconds}\0".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"

@@ -29,7 +29,7 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -38,7 +38,8 @@ from types import TracebackType
 from schedlab.errors import InputError
 
 #: The programs a cluster needs: Debian's ``slurm-wlm`` and ``munge`` packages.
-PROGRAMS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "scontrol")
+PROGRAMS = ("munged", "mungekey", "slurmctld", "slurmd", "sbatch", "scontrol", "scancel",
+            "squeue")
 #: The node's name in the configuration (``slurmd -N`` takes it; the node is 127.0.0.1).
 NODE_NAME = "schedlab1"
 #: The one partition.
@@ -47,6 +48,8 @@ PARTITION = "batch"
 #: expected end, before giving up.
 STARTUP_TIMEOUT = 30
 DRAIN_TIMEOUT = 120
+#: Seconds to wait for cancelled jobs to leave before the daemons are stopped.
+CANCEL_TIMEOUT = 10
 
 
 def unavailable_reason() -> str | None:
@@ -204,10 +207,11 @@ class SlurmCluster:
                               capture_output=True, text=True)
         return done.returncode == 0 and "State=IDLE" in done.stdout
 
-    def _wait_for(self, ready: object, what: str, timeout: float = STARTUP_TIMEOUT) -> None:
+    def _wait_for(self, ready: Callable[[], bool], what: str,
+                  timeout: float = STARTUP_TIMEOUT) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if callable(ready) and ready():
+            if ready():
                 return
             dead = [(name, p) for name, p in self._processes if p.poll() is not None]
             if dead:
@@ -218,9 +222,20 @@ class SlurmCluster:
         raise RuntimeError(f"timed out after {timeout} s waiting for {what} (logs in "
                            f"{self.directory})")
 
+    @property
+    def pids(self) -> dict[str, int]:
+        """The process id of every daemon this cluster started, by program."""
+        return {name: process.pid for name, process in self._processes}
+
     def stop(self) -> None:
-        """Stop the daemons this cluster started, newest first, by process id: SIGTERM,
-        then SIGKILL after five seconds."""
+        """Cancel the jobs still in the cluster (a replay cut short leaves some), then
+        stop the daemons this cluster started, newest first, by process id: SIGTERM, then
+        SIGKILL after five seconds."""
+        if any(name == "slurmctld" and p.poll() is None for name, p in self._processes):
+            cancel = subprocess.run([_need("scancel"), f"--partition={PARTITION}"],
+                                    env=self._env, capture_output=True, timeout=30)
+            if cancel.returncode == 0:
+                self._wait_quietly(lambda: not self._jobs_left(), CANCEL_TIMEOUT)
         for _, process in reversed(self._processes):
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
@@ -230,6 +245,17 @@ class SlurmCluster:
                     process.kill()
                     process.wait(timeout=5)
         self._processes.clear()
+
+    def _jobs_left(self) -> bool:
+        done = subprocess.run([_need("squeue"), "--noheader"], env=self._env,
+                              capture_output=True, text=True, timeout=30)
+        return done.returncode != 0 or bool(done.stdout.strip())
+
+    @staticmethod
+    def _wait_quietly(ready: Callable[[], bool], timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not ready():
+            time.sleep(0.2)
 
     # ------------------------------------------------------------------ replay
     def replay(self, jobs: Iterable[SleepJob]) -> list[SlurmJobRecord]:

@@ -289,10 +289,11 @@ class _Reader:
 
     def partition_line(self, number: int, text: str) -> None:
         pairs = self.pairs(number, text)
-        for key in pairs:
-            if key not in ("partitionname", "nodes", "default", "state", "maxtime"):
+        for key, value in pairs.items():
+            unlimited = key == "maxtime" and value.upper() in ("INFINITE", "UNLIMITED")
+            if key not in ("partitionname", "nodes", "default", "state") and not unlimited:
                 self.warn(number, f"PartitionName {key}", "not modelled: one partition of "
-                                                          "every node")
+                                                          "every node, without limits")
 
     def finish(self) -> None:
         if self.conf.priority == "priority/basic" and (self.conf.weight_age
