@@ -91,13 +91,12 @@ class SlurmScheduling(Policy):
                  sched_interval: int = 60, default_queue_depth: int = 100,
                  bf_interval: int = 30, bf_window: int = 1440, bf_resolution: int = 60,
                  bf_max_job_test: int = 500, bf_max_job_user: int = 0,
-                 bf_min_prio_reserve: int = 0, bf_continue: bool = False,
+                 bf_min_prio_reserve: int = 0,
                  weight_age: int = 0, weight_job_size: int = 0, max_age: int = 604800,
                  favor_small: bool = False, priority_calc_period: int = 300,
                  cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1) -> None:
         owner = "policy 'slurm'"
         check_bool(owner, "backfill", backfill)
-        check_bool(owner, "bf_continue", bf_continue)
         check_bool(owner, "favor_small", favor_small)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
         for param, value, low in (("sched_interval", sched_interval, 1),
@@ -126,7 +125,6 @@ class SlurmScheduling(Policy):
         self.bf_max_job_test = bf_max_job_test
         self.bf_max_job_user = bf_max_job_user
         self.bf_min_prio_reserve = bf_min_prio_reserve
-        self.bf_continue = bf_continue
         self.weight_age = weight_age
         self.weight_job_size = weight_job_size
         self.max_age = max_age
@@ -151,7 +149,8 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
-        if self.completing:
+        if self.completing and self.backfill:
+            self._completing = [c for c in self._completing if c[0] > ctx.now]
             self._completing.append((ctx.now + self.completing, job.width))
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
@@ -185,26 +184,24 @@ class SlurmScheduling(Policy):
         waiting = list(ctx.waiting.values())
         if self.priority == "basic":
             return waiting
+        priority = self._priorities(ctx)
+        return sorted(waiting, key=lambda job: -priority[job.id])
+
+    def _priorities(self, ctx: Context) -> dict[int, int]:
+        """The multifactor priority of every pending job, as last computed: at the latest
+        multiple of ``priority_calc_period`` on the clock, or at its submission."""
         calc = ((ctx.now + self.clock_origin) // self.priority_calc_period
                 * self.priority_calc_period - self.clock_origin)
-        return sorted(waiting, key=lambda job: -self.job_priority(job, max(calc, job.submit),
-                                                                   ctx.processors))
+        return {job.id: self.job_priority(job, max(calc, job.submit), ctx.processors)
+                for job in ctx.waiting.values()}
 
     def job_priority(self, job: Job, at: int, processors: int) -> int:
-        """The multifactor priority of ``job`` computed at time ``at`` (whole number, as
+        """The multifactor priority of ``job`` computed at time ``at`` (a whole number, as
         Slurm's)."""
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
         share = job.width / processors
         size = 1.0 - share if self.favor_small else share
         return math.floor(self.weight_age * age + self.weight_job_size * size)
-
-    def _priority_of(self, ctx: Context) -> dict[int, int]:
-        if self.priority == "basic":
-            return {}
-        calc = ((ctx.now + self.clock_origin) // self.priority_calc_period
-                * self.priority_calc_period - self.clock_origin)
-        return {job.id: self.job_priority(job, max(calc, job.submit), ctx.processors)
-                for job in ctx.waiting.values()}
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
@@ -231,7 +228,8 @@ class SlurmScheduling(Policy):
             cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
         reserved = Profile(nodes, now)
         window_end = now + self.bf_window * 60
-        low_prio = self._priority_of(ctx) if self.bf_min_prio_reserve else {}
+        priority = (self._priorities(ctx)
+                    if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
         tested = 0
         per_user: dict[int, int] = {}
         for job in self._queue(ctx):
@@ -251,7 +249,7 @@ class SlurmScheduling(Policy):
                 ctx.start(job)
                 cpus.reserve(now, duration, job.width)
                 continue
-            if start > window_end or low_prio.get(job.id, self.bf_min_prio_reserve) \
+            if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
                     < self.bf_min_prio_reserve:
                 continue
             begin, end = self._slot(start, duration)

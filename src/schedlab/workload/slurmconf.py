@@ -116,7 +116,7 @@ class SlurmConfig:
 
     def policy_params(self) -> dict[str, Any]:
         """The ``slurm`` policy's parameters from this configuration."""
-        skip = {"warnings", "nodes"}
+        skip = {"warnings", "nodes", "bf_continue"}   # (no effect: a pass is never cut)
         params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
         params["backfill"] = params.pop("scheduler") == "sched/backfill"
         params["priority"] = params["priority"].removeprefix("priority/")
