@@ -6,7 +6,7 @@ recorded them, are simulated with the ``slurm`` policy under the same
 configuration, and with ``fcfs+easy`` and ``fcfs+conservative`` beside it.
 The CI form replays 24 jobs of at most 30 s (about three minutes of real time); the slow
 form replays the 60-job workload twice, which also measures Slurm's own
-noise.  The daemons are stopped by process id when the fixture ends, also
+noise, and 24 jobs under priority/multifactor with age and job-size weights.  The daemons are stopped by process id when the fixture ends, also
 after a failure; the tests skip, saying why, where they cannot run (not
 root, slurm-wlm or munge not installed).
 """
@@ -33,6 +33,7 @@ from schedlab.validation.slurm_validation import (
     slurm_policy_spec,
     validation_workload,
 )
+from schedlab.workload.slurmconf import SlurmConfig
 
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
                                 reason=str(unavailable_reason()))
@@ -124,3 +125,18 @@ def status(pid: int) -> str:
         return Path(f"/proc/{pid}/status").read_text().lower()
     except OSError:
         return "zombie"
+
+
+@pytest.mark.slow
+def test_multifactor_priority_agrees(tmp_path_factory: pytest.TempPathFactory) -> None:
+    config = SlurmConfig(bf_interval=1, priority="priority/multifactor", weight_age=1000,
+                         weight_job_size=1000, max_age=600, priority_calc_period=60)
+    with SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=VALIDATION_CPUS,
+                      scheduling=config.conf_lines()) as cluster:
+        records = cluster.replay(validation_workload(24, max_runtime=40))
+    params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+    found = compare_with_slurm(records, VALIDATION_CPUS, {
+        "multifactor": slurm_policy_spec(params, records),
+        "basic": slurm_policy_spec({**params, "priority": "basic"}, records)})
+    assert found["multifactor"].meets(0.4, 0.97, 0.05), found
+    assert found["multifactor"].pairs_in_order > found["basic"].pairs_in_order, found
