@@ -51,3 +51,18 @@ def test_validate_slurm_says_why_it_cannot_run(monkeypatch: pytest.MonkeyPatch) 
     result = invoke("validate", "slurm", "--jobs", "4")
     assert result.exit_code == 2
     assert "cannot start a Slurm here: a real Slurm needs root" in result.stderr
+
+
+def test_validate_slurm_reports_a_failed_cluster_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedlab.validation import slurm_cluster
+
+    def fail(self: slurm_cluster.SlurmCluster) -> None:
+        raise RuntimeError("slurmctld exited with status 1")
+
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "start", fail)
+    result = invoke("validate", "slurm", "--jobs", "4")
+    assert result.exit_code == 2
+    assert "the test Slurm failed: slurmctld exited with status 1" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2     # the progress line, the error

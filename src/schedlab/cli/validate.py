@@ -6,6 +6,8 @@ A thin layer over :mod:`schedlab.validation` (docs/background/validation.md).
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
@@ -65,9 +67,14 @@ def validate_slurm(
     sleep_jobs = validation_workload(jobs, seed=seed, cpus=cpus)
     err_console.print(f"replaying {jobs} sleep jobs into a one-node Slurm with {cpus} CPUs "
                       f"(real time, a few minutes)...")
-    with tempfile.TemporaryDirectory(prefix="schedlab-slurm-") as directory, \
-            SlurmCluster(directory, cpus=cpus, scheduling=config.conf_lines()) as cluster:
-        records = cluster.replay(sleep_jobs)
+    directory = Path(tempfile.mkdtemp(prefix="schedlab-slurm-"))
+    try:
+        with SlurmCluster(directory, cpus=cpus, scheduling=config.conf_lines()) as cluster:
+            records = cluster.replay(sleep_jobs)
+    except (RuntimeError, subprocess.SubprocessError) as err:
+        raise InputError(f"the test Slurm failed: {err} (its files are kept in "
+                         f"{directory})", field="validate slurm") from None
+    shutil.rmtree(directory, ignore_errors=True)
     params = {**config.policy_params(), "cpus_per_node": cpus}
     found = compare_with_slurm(records, cpus, {
         "slurm": slurm_policy_spec(params, records),
