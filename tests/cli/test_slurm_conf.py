@@ -66,3 +66,18 @@ def test_validate_slurm_reports_a_failed_cluster_in_one_line(
     assert result.exit_code == 2
     assert "the test Slurm failed: slurmctld exited with status 1" in result.stderr
     assert len(result.stderr.strip().splitlines()) <= 2     # the progress line, the error
+
+
+def test_compare_runs_one_slurm_policy_per_conf(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.conf", tmp_path / "b.conf"
+    first.write_text("SchedulerParameters=bf_interval=1\n", encoding="utf-8")
+    second.write_text("SchedulerType=sched/builtin\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("compare", str(workload(tmp_path)), "--slurm-conf", str(first),
+                    "--slurm-conf", str(second), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    labels = [line.split(",")[0] for line in
+              (out / "metrics.csv").read_text(encoding="utf-8").splitlines()[1:]]
+    assert labels == ["slurm:a.conf", "slurm:b.conf"]
+    params = (out / "slurm_b.conf" / "metrics.json").read_text(encoding="utf-8")
+    assert '"backfill": false' in params
