@@ -90,8 +90,8 @@ def simulate(
         rich_help_panel=POLICY_PANEL)] = None,
     slurm_conf: Annotated[Path | None, typer.Option(
         "--slurm-conf", help="A slurm.conf whose scheduling parameters the 'slurm' policy "
-        "takes (the default policy then); keys it does not model are warned about by name "
-        "(docs/reference/policies/slurm.md).", rich_help_panel=POLICY_PANEL)] = None,
+        "takes (the default policy then); keys it does not model are warned about by "
+        "name.", rich_help_panel=POLICY_PANEL)] = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,

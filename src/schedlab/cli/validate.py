@@ -23,6 +23,11 @@ from schedlab.errors import InputError
 from schedlab.workload.slurmconf import read_slurm_conf
 
 
+#: The largest replay and test node the command starts (a replay runs in real time).
+MAX_JOBS = 500
+MAX_PROCS = 1024
+
+
 def validate_app(guard: Callable[[Callable[..., None]], Callable[..., None]]) -> typer.Typer:
     """The ``validate`` command group, each command wrapped by the CLI's error ``guard``."""
     group = typer.Typer(name="validate", no_args_is_help=True,
@@ -36,17 +41,17 @@ def validate_slurm(
         "--conf", help="A slurm.conf whose scheduling lines the test cluster runs with "
         "(default: FIFO priority, backfill every second).")] = None,
     jobs: Annotated[int, typer.Option(
-        "--jobs", min=2, max=500, help="Sleep jobs to replay (24: about four minutes).")] = 24,
+        "--jobs", "-n", help="Sleep jobs to replay, 2 to 500 (24: about four minutes).")] = 24,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sleep jobs.")] = 1,
-    cpus: Annotated[int, typer.Option(
-        "--cpus", min=1, max=1024, help="Fake CPUs of the one test node.")] = 16,
+    procs: Annotated[int, typer.Option(
+        "--procs", help="Fake CPUs of the one test node, 1 to 1024.")] = 16,
     out: Annotated[Path | None, typer.Option(
         "--out", "-o", help="Also write Slurm's records as OUT/slurm-records.json.")] = None,
 ) -> None:
     """Replay sleep jobs into a real Slurm started here (root; Debian's slurm-wlm and
     munge), simulate the same jobs, and print how closely each policy agrees with Slurm.
 
-    The cluster is one node with --cpus fake CPUs, started in a temporary directory with
+    The cluster is one node with --procs fake CPUs, started in a temporary directory with
     the scheduling lines of --conf and stopped when the replay ends; it takes the real
     time the jobs take.
     """
@@ -58,6 +63,11 @@ def validate_slurm(
         validation_workload,
     )
 
+    if not 2 <= jobs <= MAX_JOBS:
+        raise InputError(f"expected 2 to {MAX_JOBS} jobs, got {jobs}", field="--jobs")
+    if not 1 <= procs <= MAX_PROCS:
+        raise InputError(f"expected 1 to {MAX_PROCS} CPUs, got {procs}", field="--procs")
+    cpus = procs
     reason = unavailable_reason()
     if reason is not None:
         raise InputError(f"cannot start a Slurm here: {reason}", field="validate slurm")
