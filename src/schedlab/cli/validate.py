@@ -22,7 +22,6 @@ from schedlab.cli.conventions import SchedlabCommand
 from schedlab.errors import InputError
 from schedlab.workload.slurmconf import read_slurm_conf
 
-
 #: The largest replay and test node the command starts (a replay runs in real time).
 MAX_JOBS = 500
 MAX_PROCS = 1024
