@@ -76,13 +76,17 @@ def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
 
 
 def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
+    # Measured on this form: 71 % of starts within 2 s, 98 % of pairs in order, a mean
+    # wait 0.7 % off; EASY and conservative 84-87 % of pairs and a mean wait 40 % too low.
+    # The bounds leave room for Slurm's own noise (docs/background/validation.md).
     found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
     slurm = found["slurm"]
-    assert slurm.pairs_in_order >= 0.97, slurm
-    assert abs(slurm.mean_wait_difference) <= 0.05, slurm
-    assert slurm.starts_within >= 0.5, slurm
+    assert slurm.pairs_in_order >= 0.95, slurm
+    assert abs(slurm.mean_wait_difference) <= 0.08, slurm
+    assert slurm.starts_within >= 0.4, slurm
     for textbook in ("fcfs+easy", "fcfs+conservative"):
         assert slurm.pairs_in_order > found[textbook].pairs_in_order, found
+        assert abs(slurm.mean_wait_difference) < abs(found[textbook].mean_wait_difference)
 
 
 @pytest.mark.slow
