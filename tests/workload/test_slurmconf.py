@@ -18,6 +18,7 @@ SchedulerType=sched/backfill
 SchedulerParameters=bf_interval=1,bf_window=2880,bf_resolution=300,\\
   bf_max_job_test=100,bf_continue,default_queue_depth=50,sched_interval=30,bf_yield_sleep=1
 SelectType=select/cons_tres
+AccountingStorageType=accounting_storage/slurmdbd
 PriorityType=priority/multifactor
 PriorityWeightAge=1000
 PriorityWeightJobSize=500
@@ -53,6 +54,13 @@ def test_what_is_not_modelled_is_warned_about_by_name(tmp_path: Path) -> None:
     assert named == ["SchedulerParameters bf_yield_sleep", "PriorityWeightFairshare",
                      "FrobnicateLevel", "PartitionName prioritytier"]
     assert warnings[0].startswith(f"{tmp_path / 'slurm.conf'}:5: ")
+
+
+def test_the_age_weight_needs_slurmdbd_as_in_slurm(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, "PriorityType=priority/multifactor\n"
+                                           "PriorityWeightAge=1000\n"))
+    assert conf.weight_age == 0
+    assert "Slurm ignores it without AccountingStorageType" in conf.warnings[0]
 
 
 def test_defaults_are_slurms() -> None:
@@ -95,5 +103,7 @@ def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
 def test_conf_lines_read_back_the_same(tmp_path: Path) -> None:
     conf = read_slurm_conf(write(tmp_path, GOOD))
     again = read_slurm_conf(write(tmp_path, "\n".join(conf.conf_lines()) + "\n"))
-    assert again.policy_params() == {**conf.policy_params(), "cpus_per_node": 0}
-    assert again.warnings == []
+    # (the lines carry no accounting storage: the age weight is dropped, as Slurm does)
+    assert again.policy_params() == {**conf.policy_params(), "cpus_per_node": 0,
+                                     "weight_age": 0}
+    assert len(again.warnings) == 1 and "PriorityWeightAge" in again.warnings[0]

@@ -33,7 +33,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "SlurmdLogFile", "SlurmctldDebug", "SlurmdDebug", "SlurmSchedLogFile", "SlurmSchedLogLevel",
     "ProctrackType", "TaskPlugin", "TaskPluginParam", "MpiDefault", "ReturnToService",
     "SwitchType", "JobCompType", "JobCompLoc", "JobCompHost", "JobCompPort", "JobCompUser",
-    "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency", "AccountingStorageType",
+    "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency",
     "AccountingStorageHost", "AccountingStoragePort", "AccountingStorageUser",
     "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
     "SlurmdParameters", "SlurmctldParameters",
@@ -165,6 +165,7 @@ class _Reader:
         self.conf = conf
         self.source = source
         self.node_cpus: set[int] = set()
+        self.accounting = "accounting_storage/none"
 
     def error(self, line: int, key: str, message: str) -> InputError:
         return InputError(message, file=self.source, line=line, field=key)
@@ -204,6 +205,8 @@ class _Reader:
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
             if self.integer(number, key, value) != 0:
                 self.warn(number, key, "not modelled: this factor's weight is taken as 0")
+        elif lower == "accountingstoragetype":
+            self.accounting = value
         elif lower == "selecttype":
             if value not in ("select/cons_tres", "select/cons_res"):
                 self.warn(number, key, f"{value} is not modelled: CPUs are scheduled as "
@@ -296,6 +299,11 @@ class _Reader:
                                                           "every node, without limits")
 
     def finish(self) -> None:
+        if self.conf.weight_age and self.accounting != "accounting_storage/slurmdbd":
+            self.conf.warnings.append(f"{self.source}: PriorityWeightAge: Slurm ignores it "
+                                      f"without AccountingStorageType=accounting_storage/"
+                                      f"slurmdbd (slurmctld logs the same); taken as 0")
+            self.conf.weight_age = 0
         if self.conf.priority == "priority/basic" and (self.conf.weight_age
                                                       or self.conf.weight_job_size):
             self.conf.warnings.append(f"{self.source}: PriorityWeight*: ignored under "
