@@ -50,12 +50,15 @@ SHARED = "../shared/workloads/"
 PARSE_ONLY = {
     r"^schedlab reproduce run ": "a paper reproduction takes minutes to hours",
     r" --dask ": "needs a Dask cluster",
+    r"^schedlab validate slurm": "runs a real Slurm for minutes, as root (tests/validation runs "
+                                 "it)",
     r" --policy first-fit ": "needs the example plug-in of docs/how-to/writing-a-policy.md installed "
                              "(tests/test_writing_a_policy.py runs it registered)",
 }
 #: Pages run only with the slow tests: seconds they took on two cores.
 SLOW_PAGES = {"README.md": 42, "docs/how-to/experiments.md": 18, "docs/how-to/figures.md": 17,
               "docs/how-to/interop.md": 113, "docs/how-to/rl.md": 25,
+              "docs/background/validation.md": 25,
               "docs/reference/policies/deadlines.md": 38, "docs/reference/policies/dynp.md": 460}
 #: Options whose value is a file a command writes.
 OUTPUT_OPTIONS = ("-o", "--out", "--save-model", "--csv")

@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("api", ("schedlab.api", "schedlab.testing")),
     ("experiments", ("schedlab.experiments",)),
     ("gym", ("schedlab.gym",)),
+    ("validation", ("schedlab.validation",)),
     ("cli", ("schedlab.cli", "schedlab.__main__")),
 )
 #: What ``from schedlab import NAME`` may take below the API: the version string,

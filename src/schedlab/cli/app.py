@@ -38,6 +38,7 @@ from schedlab.cli.simulate import simulate
 from schedlab.cli.sweep import sweep
 from schedlab.cli.traces import traces_app
 from schedlab.cli.transform import transform
+from schedlab.cli.validate import validate_app
 from schedlab.errors import InputError
 
 EXIT_INTERNAL, EXIT_INPUT = 1, 2
@@ -98,6 +99,7 @@ app.add_typer(traces_app(guarded))
 app.add_typer(reproduce_app(guarded))
 app.add_typer(platform_app(guarded))
 app.add_typer(gym_app(guarded))
+app.add_typer(validate_app(guarded))
 
 
 def main() -> None:

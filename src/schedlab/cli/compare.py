@@ -44,6 +44,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
+from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
@@ -81,6 +82,10 @@ def compare(
         "with parameters, e.g. 'qops\\[k=3],qops\\[k=5],fcfs+easy' (quote it in a shell); "
         f"default: {DEFAULT_POLICIES.replace(',', ', ')}.", show_default=False,
         rich_help_panel=POLICY_PANEL)] = DEFAULT_POLICIES,
+    slurm_conf: Annotated[list[Path] | None, typer.Option(
+        "--slurm-conf", help="A slurm.conf (repeatable): the 'slurm' policy with its "
+        "scheduling parameters, labelled slurm:FILE-NAME; with --slurm-conf only these are "
+        "compared unless --policies is given too.", rich_help_panel=POLICY_PANEL)] = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -117,7 +122,13 @@ def compare(
         reservations, placement=reservation_placement, throttle=throttle, cap=reservation_cap,
         window=reservation_window, min_duration=min_reservation_duration,
         min_notice=min_reservation_notice)
-    chosen = chosen_policies(policies, reservation)
+    chosen = ({} if slurm_conf and policies == DEFAULT_POLICIES
+              else chosen_policies(policies, reservation))
+    confs = conf_policies(slurm_conf or [])
+    twice = sorted(set(chosen) & set(confs))
+    if twice:
+        raise InputError(f"policy {twice[0]!r} is given twice", field="--slurm-conf")
+    chosen.update(confs)
     spec = run_spec(workload, procs=procs, width_field=width_field,
                     missing_estimate=missing_estimate, strict=strict,
                      cancellations=cancellations, jobs=jobs, seed=seed,
@@ -128,6 +139,8 @@ def compare(
                     tick=tick, max_queued=max_queued_per_user)
     loaded = jobs_of(prepare(spec))
     report_skips(loaded)
+    chosen = {label: aligned_with_clock(policy, loaded) if label in confs else policy
+              for label, policy in chosen.items()}
     spec = replace(spec, workload=loaded,
                    reservations=load_reservations(reservations, loaded, processors=procs))
     rows: dict[str, dict] = {}
@@ -224,6 +237,22 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
             raise InputError(f"policies {other!r} and {label!r} would share the output "
                              f"directory {directory_name(label)!r}", field="--policies")
     return chosen
+
+
+def conf_policies(paths: list[Path]) -> dict[str, PolicyBase]:
+    """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name);
+    the keys a file sets that the policy does not model are printed as warnings."""
+    from schedlab.policies.registry import make_policy
+
+    found: dict[str, PolicyBase] = {}
+    for path in paths:
+        label = f"slurm:{path.name}"
+        if label in found:
+            raise InputError(f"two files named {path.name!r}: give each configuration "
+                             f"a file name of its own", field="--slurm-conf")
+        params, _ = slurm_conf_params(path, "slurm")
+        found[label] = make_policy({"name": "slurm", **params})
+    return found
 
 
 def directory_name(label: str) -> str:

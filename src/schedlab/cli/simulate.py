@@ -51,6 +51,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
+from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     cluster_table,
@@ -87,6 +88,10 @@ def simulate(
         "--param", help="A policy parameter as KEY=VALUE (repeatable): the long form of "
         "NAME[KEY=VALUE].",
         rich_help_panel=POLICY_PANEL)] = None,
+    slurm_conf: Annotated[Path | None, typer.Option(
+        "--slurm-conf", help="A slurm.conf whose scheduling parameters the 'slurm' policy "
+        "takes (the default policy then); keys it does not model are warned about by "
+        "name.", rich_help_panel=POLICY_PANEL)] = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -117,9 +122,15 @@ def simulate(
     from schedlab.api import execute, model_of, refuse_options, with_reservation_params
     from schedlab.output import write_run_directory
 
+    if slurm_conf is not None and policy is None:
+        policy = "slurm"
     inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
                                field="--policy")
     policy = str(inline.pop("name"))
+    conf_params: dict[str, object] = {}
+    if slurm_conf is not None:
+        conf_params, conf_procs = slurm_conf_params(slurm_conf, policy)
+        procs = procs if procs is not None else conf_procs
     dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
     asked = run_spec(workload, policy, procs=procs, width_field=width_field,
                      missing_estimate=missing_estimate, strict=strict,
@@ -146,7 +157,7 @@ def simulate(
                          f"once", field="--param")
     try:
         chosen = model.make_policy(replace(asked, policy=with_reservation_params(
-            {"name": policy, **inline, **params}, reservation)))
+            {"name": policy, **conf_params, **inline, **params}, reservation)))
     except InputError as err:
         if err.field in params:
             raise InputError(err.reason, field=f"--param {err.field}") from None
@@ -155,6 +166,9 @@ def simulate(
         raise
     spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
+    if slurm_conf is not None and "clock_origin" not in {**inline, **params}:
+        chosen = aligned_with_clock(chosen, jobs_of(loaded))
+        spec = replace(spec, policy=chosen)
     report_skips(jobs_of(loaded))
     bar = DelayedProgress(f"{chosen.name} on {jobs_of(loaded).name}")
     try:

@@ -51,6 +51,7 @@ from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
 from schedlab.policies.gang import GangScheduler
 from schedlab.policies.orderings import ORDERINGS
 from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
+from schedlab.policies.slurm import SlurmScheduling
 from schedlab.specs import spec_text
 
 ENTRY_POINT_GROUP = "schedlab.policies"
@@ -139,6 +140,9 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
                                   "self-tuning dynP: plans with the policy whose full schedule "
                                   "is best (Streit 2002, §3.2)")
     entries.update(_deadline_entries())
+    entries["slurm"] = PolicyEntry("slurm", SlurmScheduling, {},
+                                   "Slurm's main and backfill schedulers, from a slurm.conf "
+                                   "(docs/reference/policies/slurm.md)")
     entries["gang"] = PolicyEntry("gang", GangScheduler, {},
                                   "gang scheduling (time sharing) on an Ousterhout matrix: "
                                   "re-packing, slot limit, backfilling; strategy 1-3 (Zhou, "

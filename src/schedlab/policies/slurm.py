@@ -1,0 +1,336 @@
+"""Slurm's scheduling as slurmctld does it: a main scheduler and a backfill scheduler.
+
+The ``slurm`` policy schedules one partition of a cluster of
+``cpus_per_node``-CPU nodes as Slurm 22.05 with ``select/cons_tres`` does
+(docs/reference/policies/slurm.md; the parameters carry the names of
+slurm.conf, and ``schedlab simulate --slurm-conf`` reads them from a real
+file).  Its two schedulers:
+
+* **The main scheduler** runs at every instant a job is submitted or ends
+  (testing at most ``default_queue_depth`` jobs) and every
+  ``sched_interval`` seconds (testing all): pending jobs in priority order
+  start while they fit in the free CPUs; the first that does not fit stops
+  the partition (the Scheduling Configuration Guide: "once any job ... in a
+  partition is left pending, no other jobs in that partition will be
+  scheduled").
+* **The backfill scheduler** (``backfill=True``, ``sched/backfill``) runs
+  every ``bf_interval`` seconds after something changed.  It walks at most
+  ``bf_max_job_test`` pending jobs in priority order (at most
+  ``bf_max_job_user`` per user) and finds each one's earliest start on a
+  plan made of the running jobs, each holding its CPUs until its start plus
+  its time limit, and of the reservations made so far in the pass.  A job
+  that can start now starts; one that cannot gets a reservation from its
+  earliest start, unless that start is beyond ``bf_window`` minutes or its
+  priority is below ``bf_min_prio_reserve``.
+
+Our reading of ``src/plugins/sched/backfill/backfill.c`` (Slurm's source;
+no code of it is here), where the documentation says nothing:
+
+* a reservation holds **whole nodes**: the backfill map records nodes, not
+  CPUs, so a job reserved on a node keeps every lower-priority job off that
+  node for the reservation's slot, even where CPUs stay free.  On a
+  one-node cluster the first reserved job blocks the machine from its
+  expected start: this is why Slurm holds back small jobs that EASY and
+  conservative backfilling start at once.  A job needs
+  ``ceil(CPUs / cpus_per_node)`` nodes; which nodes it gets is not modelled
+  (the usable CPUs at a time are the fewer of the free CPUs and the CPUs of
+  the unreserved nodes);
+* the slot of a reservation is its start and its end (start plus time
+  limit) both rounded down to ``bf_resolution`` seconds of the wall clock
+  (``clock_origin`` is the Unix time of the workload's time 0), at least
+  one step long;
+* a job tried at a time is checked against the map from then to the end of
+  its limit, both included (the map's records are compared with ``<=``): a
+  job that would end exactly when a slot begins is held back;
+* the main scheduler runs once an ended job has completed, a fraction of a
+  second after its end (at the end here); the backfill pass of that second
+  came before the end, so the policy's backfill pass sees an ended job's
+  CPUs as busy for ``completing`` seconds;
+* time limits are whole minutes: a job's estimate is rounded up to one.
+
+Priority is ``basic`` (first come, first served: the submission order) or
+``multifactor`` with the age and job-size factors: ``weight_age`` times the
+job's wait over ``max_age`` (at most 1), plus ``weight_job_size`` times its
+share of the machine's CPUs (``favor_small``: one minus that share, so the
+smallest job gets the most), recomputed every ``priority_calc_period``
+seconds of the clock, as Slurm's PriorityCalcPeriod; equal priorities in
+submission order.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_right
+from typing import TYPE_CHECKING, Any
+
+from schedlab.engine.profile import Profile
+from schedlab.policies.base import Policy, check_bool, check_choice, check_number
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.workload.job import Job
+
+#: How many times the backfill pass tries one job at a later time before it gives up on
+#: it for this pass (each try moves past one change of the reservation map).
+_MAX_TRIES = 1000
+#: The priority plugins modelled (PriorityType=priority/...).
+PRIORITY_TYPES = ("basic", "multifactor")
+
+
+def limit_seconds(job: Job) -> int:
+    """A job's time limit as Slurm holds it: its estimate rounded up to whole minutes."""
+    return -(-job.estimate // 60) * 60
+
+
+class SlurmScheduling(Policy):
+    """Slurm's main and backfill schedulers (see the module for the model and its sources)."""
+
+    name = "slurm"
+
+    def __init__(self, *, backfill: bool = True, priority: str = "basic",
+                 sched_interval: int = 60, default_queue_depth: int = 100,
+                 bf_interval: int = 30, bf_window: int = 1440, bf_resolution: int = 60,
+                 bf_max_job_test: int = 500, bf_max_job_user: int = 0,
+                 bf_min_prio_reserve: int = 0,
+                 weight_age: int = 0, weight_job_size: int = 0, max_age: int = 604800,
+                 favor_small: bool = False, priority_calc_period: int = 300,
+                 cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1) -> None:
+        owner = "policy 'slurm'"
+        check_bool(owner, "backfill", backfill)
+        check_bool(owner, "favor_small", favor_small)
+        check_choice(owner, "priority", priority, PRIORITY_TYPES)
+        for param, value, low in (("sched_interval", sched_interval, 1),
+                                  ("default_queue_depth", default_queue_depth, 1),
+                                  ("bf_interval", bf_interval, 1),
+                                  ("bf_window", bf_window, 1),
+                                  ("bf_resolution", bf_resolution, 1),
+                                  ("bf_max_job_test", bf_max_job_test, 1),
+                                  ("bf_max_job_user", bf_max_job_user, 0),
+                                  ("bf_min_prio_reserve", bf_min_prio_reserve, 0),
+                                  ("weight_age", weight_age, 0),
+                                  ("weight_job_size", weight_job_size, 0),
+                                  ("max_age", max_age, 1),
+                                  ("priority_calc_period", priority_calc_period, 1),
+                                  ("cpus_per_node", cpus_per_node, 0),
+                                  ("clock_origin", clock_origin, 0),
+                                  ("completing", completing, 0)):
+            check_number(owner, param, value, int, low)
+        self.backfill = backfill
+        self.priority = priority
+        self.sched_interval = sched_interval
+        self.default_queue_depth = default_queue_depth
+        self.bf_interval = bf_interval
+        self.bf_window = bf_window
+        self.bf_resolution = bf_resolution
+        self.bf_max_job_test = bf_max_job_test
+        self.bf_max_job_user = bf_max_job_user
+        self.bf_min_prio_reserve = bf_min_prio_reserve
+        self.weight_age = weight_age
+        self.weight_job_size = weight_job_size
+        self.max_age = max_age
+        self.favor_small = favor_small
+        self.priority_calc_period = priority_calc_period
+        self.cpus_per_node = cpus_per_node
+        self.clock_origin = clock_origin
+        self.completing = completing
+        self._completing: list[tuple[int, int]] = []   # (until, CPUs) of jobs that ended
+        self._event = False          # a submission or an end at this instant
+        self._changed = False        # something changed since the last backfill pass
+        self._next_full = 0          # the next periodic main-scheduler run
+        self._passes = {"main": 0, "backfill": 0}
+
+    def statistics(self) -> dict[str, Any]:
+        return {"main_passes": self._passes["main"],
+                "backfill_passes": self._passes["backfill"]}
+
+    # ------------------------------------------------------------------ events
+    def on_submit(self, ctx: Context, job: Job) -> None:
+        self._event = self._changed = True
+
+    def on_finish(self, ctx: Context, job: Job) -> None:
+        self._event = self._changed = True
+        if self.completing and self.backfill:
+            self._completing = [c for c in self._completing if c[0] > ctx.now]
+            self._completing.append((ctx.now + self.completing, job.width))
+
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        self._changed = True
+
+    def schedule(self, ctx: Context) -> None:
+        now = ctx.now
+        clock = now + self.clock_origin
+        full = clock >= self._next_full
+        if full:
+            self._next_full = (clock // self.sched_interval + 1) * self.sched_interval
+        if ctx.waiting and (self._event or full):
+            self._main(ctx, None if full else self.default_queue_depth)
+        self._event = False
+        if not self.backfill:
+            if ctx.waiting:
+                ctx.wake_at(self._next_full - self.clock_origin)
+            return
+        if self._changed and ctx.waiting and clock % self.bf_interval == 0:
+            self._changed = any(until > now for until, _ in self._completing)
+            self._backfill(ctx)
+        if ctx.waiting:
+            wake = self._next_full
+            if self._changed:
+                wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+            ctx.wake_at(wake - self.clock_origin)
+
+    # ------------------------------------------------------------------ priority
+    def _queue(self, ctx: Context) -> list[Job]:
+        """The pending jobs, highest priority first (equal priorities: submission order)."""
+        waiting = list(ctx.waiting.values())
+        if self.priority == "basic":
+            return waiting
+        priority = self._priorities(ctx)
+        return sorted(waiting, key=lambda job: -priority[job.id])
+
+    def _priorities(self, ctx: Context) -> dict[int, int]:
+        """The multifactor priority of every pending job, as last computed: at the latest
+        multiple of ``priority_calc_period`` on the clock, or at its submission."""
+        calc = ((ctx.now + self.clock_origin) // self.priority_calc_period
+                * self.priority_calc_period - self.clock_origin)
+        return {job.id: self.job_priority(job, max(calc, job.submit), ctx.processors)
+                for job in ctx.waiting.values()}
+
+    def job_priority(self, job: Job, at: int, processors: int) -> int:
+        """The multifactor priority of ``job`` computed at time ``at`` (a whole number, as
+        Slurm's)."""
+        age = min(max(at - job.submit, 0), self.max_age) / self.max_age
+        share = job.width / processors
+        size = 1.0 - share if self.favor_small else share
+        return math.floor(self.weight_age * age + self.weight_job_size * size)
+
+    # ------------------------------------------------------------------ main scheduler
+    def _main(self, ctx: Context, depth: int | None) -> None:
+        """Start jobs in priority order while they fit; stop at the first that does not."""
+        self._passes["main"] += 1
+        queue = self._queue(ctx)
+        if depth is not None:
+            queue = queue[:depth]
+        for job in queue:
+            if job.width > ctx.free:
+                return
+            ctx.start(job)
+
+    # ------------------------------------------------------------------ backfill
+    def _backfill(self, ctx: Context) -> None:
+        """One backfill pass (see the module): start what can start now, reserve the rest."""
+        self._passes["backfill"] += 1
+        now = ctx.now
+        node_cpus = self.cpus_per_node or ctx.processors
+        nodes = max(1, ctx.processors // node_cpus)
+        cpus = Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
+        self._completing = [(until, width) for until, width in self._completing if until > now]
+        for until, width in self._completing:       # what the main scheduler left of them
+            cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
+        reserved = Profile(nodes, now)
+        window_end = now + self.bf_window * 60
+        priority = (self._priorities(ctx)
+                    if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
+        tested = 0
+        per_user: dict[int, int] = {}
+        for job in self._queue(ctx):
+            if tested >= self.bf_max_job_test or cpus.free_at(now) == 0:
+                break       # (no CPU free now: the rest of the pass would start nothing)
+            if self.bf_max_job_user:
+                if per_user.get(job.user, 0) >= self.bf_max_job_user:
+                    continue
+                per_user[job.user] = per_user.get(job.user, 0) + 1
+            tested += 1
+            duration = limit_seconds(job)
+            need = -(-job.width // node_cpus)
+            start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
+            if start is None:
+                continue
+            if start == now:
+                ctx.start(job)
+                cpus.reserve(now, duration, job.width)
+                continue
+            if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
+                    < self.bf_min_prio_reserve:
+                continue
+            begin, end = self._slot(start, duration)
+            _block(reserved, max(begin, now), end, need)
+
+    def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
+                        duration: int, now: int) -> int | None:
+        """When the backfill pass plans a job of ``width`` CPUs on ``need`` nodes for
+        ``duration`` seconds (None: no start found in ``_MAX_TRIES`` tries).
+
+        Tried from ``now``: the nodes must be unreserved from the try to its time limit
+        included, else it is tried again from the first change of the map after which
+        they are; the CPUs come back as running jobs reach their limits (the select
+        plugin's will-run test, which knows no reservation); a start past the map's next
+        drop in unreserved nodes is tried again from there; a future start whose slot
+        overlaps a reservation is tried again from that start.
+        """
+        start_res = now
+        for _ in range(_MAX_TRIES):
+            fits_from = reserved.earliest_fit(need, duration + 1, start_res)
+            if fits_from != start_res:      # tried again at each change: the first that fits
+                start_res = fits_from
+                continue
+            start = cpus.earliest_fit(width, duration, start_res)
+            drop = _next_drop(reserved, start_res)
+            if drop is not None and start > drop:
+                start_res = drop
+                continue
+            if start > now:
+                begin, end = self._slot(start, duration)
+                if reserved.min_free(max(begin, now), end) < need:
+                    start_res = start if start > start_res else start + self.bf_resolution
+                    continue
+            return start
+        return None
+
+    def _running_ends(self, ctx: Context) -> list[tuple[int, int]]:
+        """``(start + time limit, CPUs)`` of every running job, earliest first: the
+        backfill map's view of when CPUs come back."""
+        ends = []
+        for job in ctx.running.values():
+            start = ctx.expected_end(job) - job.estimate
+            ends.append((max(start + limit_seconds(job), ctx.now + 1), job.width))
+        ends.sort()
+        return ends
+
+    def _slot(self, start: int, duration: int) -> tuple[int, int]:
+        """The reservation's slot: its start and its end (start plus time limit) both
+        rounded down to bf_resolution seconds of the wall clock, at least one
+        bf_resolution long (Slurm 22.05's backfill.c)."""
+        res, origin = self.bf_resolution, self.clock_origin
+        begin = (start + origin) // res * res - origin
+        end = (start + duration + origin) // res * res - origin
+        return begin, max(end, begin + res)
+
+
+def _next_drop(profile: Profile, after: int) -> int | None:
+    """The first time after ``after`` at which ``profile`` has fewer free than just before."""
+    times, free = profile.breakpoints()
+    for k in range(max(1, bisect_right(times, after)), len(times)):
+        if free[k] < free[k - 1]:
+            return times[k]
+    return None
+
+
+def _block(reserved: Profile, begin: int, end: int, nodes: int) -> None:
+    """Mark ``nodes`` nodes reserved on ``[begin, end)``, as many as are still unreserved
+    where fewer are (the backfill map clears node bits whatever they held)."""
+    for at, until, free in _steps(reserved, begin, end):
+        reserved.reserve(at, until - at, min(nodes, free))
+
+
+def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]:
+    """``(from, until, free)`` of the profile's steps clipped to ``[begin, end)``."""
+    times, free = profile.breakpoints()
+    k = max(0, bisect_right(times, begin) - 1)
+    found = []
+    while k < len(times) and times[k] < end:
+        until = times[k + 1] if k + 1 < len(times) else end
+        lo, hi = max(times[k], begin), min(until, end)
+        if lo < hi:
+            found.append((lo, hi, free[k]))
+        k += 1
+    return found

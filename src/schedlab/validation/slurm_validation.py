@@ -1,0 +1,103 @@
+"""The Slurm validation: replay sleep jobs into a real Slurm, simulate the same jobs, compare.
+
+:func:`validation_workload` draws the sleep jobs of a replay (seeded);
+:func:`recorded_workload` turns what Slurm recorded into a
+:class:`~schedlab.workload.job.Workload` (the submit times and run times
+Slurm recorded, the time limits as estimates); :func:`compare_with_slurm`
+simulates policies on it and measures each one's
+:func:`~schedlab.validation.agreement.agreement` with Slurm's starts.
+docs/background/validation.md gives the numbers and how to re-run them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from schedlab.api import simulate
+from schedlab.validation.agreement import Agreement, agreement
+from schedlab.validation.slurm_cluster import SleepJob, SlurmJobRecord
+from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmconf import SlurmConfig
+
+#: The validation's cluster: one node of 16 CPUs.
+VALIDATION_CPUS = 16
+#: The validation's scheduling configuration: Slurm's defaults (FIFO priority, backfill)
+#: but for a backfill pass every second.
+VALIDATION_CONFIG = SlurmConfig(bf_interval=1)
+#: The widths sleep jobs are drawn from (CPUs), and their weights.
+_WIDTHS = (1, 2, 4, 8, 12, 16)
+_WIDTH_WEIGHTS = (4, 3, 3, 2, 1, 1)
+
+
+def validation_workload(jobs: int, *, seed: int = 1, span: int = 60, cpus: int = 16,
+                        max_runtime: int = 50) -> list[SleepJob]:
+    """``jobs`` sleep jobs submitted over ``span`` seconds, seeded.
+
+    Each sleeps 5 to ``max_runtime`` seconds on a width of 1 to ``cpus`` CPUs
+    (small widths likelier) with a time limit of one minute, or two for a
+    third of them (a limit above the run time, as users give).
+    """
+    draw = random.Random(seed)
+    submits = sorted(draw.randint(0, span) for _ in range(jobs))
+    found = []
+    widths = [w for w in _WIDTHS if w <= cpus]
+    for number, submit in enumerate(submits, start=1):
+        runtime = draw.randint(5, max_runtime)
+        limit = 2 if draw.random() < 1 / 3 else max(1, -(-runtime // 60))
+        width = draw.choices(widths, weights=_WIDTH_WEIGHTS[:len(widths)])[0]
+        found.append(SleepJob(number, submit, runtime, limit, width))
+    return found
+
+
+def recorded_workload(records: Sequence[SlurmJobRecord], processors: int) -> Workload:
+    """The jobs as Slurm recorded them: submit times from the first submission, run times
+    end - start, time limits (seconds) as estimates; ``unix_start_time`` is the first
+    submission's Unix time."""
+    origin = min(record.submit for record in records)
+    jobs = sorted((Job(id=record.id, submit=record.submit - origin,
+                       runtime=record.end - record.start,
+                       estimate=record.limit_minutes * 60, width=record.cpus, user=1)
+                   for record in records), key=lambda job: (job.submit, job.id))
+    return Workload(jobs=tuple(jobs), processors=processors, name="slurm-replay",
+                    unix_start_time=origin)
+
+
+def compare_with_slurm(records: Sequence[SlurmJobRecord], processors: int,
+                       policies: Mapping[str, Any]) -> dict[str, Agreement]:
+    """Simulate each policy (label -> policy spec) on :func:`recorded_workload` and measure
+    its agreement with Slurm's starts."""
+    workload = recorded_workload(records, processors)
+    origin = workload.unix_start_time or 0
+    by_id = {record.id: record for record in records}
+    ids = sorted(by_id)
+    submit = [by_id[i].submit - origin for i in ids]
+    reference = [by_id[i].start - origin for i in ids]
+    found = {}
+    for label, spec in policies.items():
+        result = simulate(workload, spec)
+        starts = dict(zip(result.job_id.tolist(), result.start.tolist()))
+        found[label] = agreement(submit, reference, [starts[i] for i in ids])
+    return found
+
+
+def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord]
+                      ) -> dict[str, Any]:
+    """The ``slurm`` policy with ``params``, its clock aligned with the replay's wall clock
+    (``clock_origin``: the first submission's Unix time)."""
+    return {"name": "slurm", **params,
+            "clock_origin": min(record.submit for record in records)}
+
+
+def self_agreement(first: Sequence[SlurmJobRecord], second: Sequence[SlurmJobRecord]
+                   ) -> Agreement:
+    """Slurm against itself: two replays of the same jobs (matched by id), each timed from
+    its own first submission."""
+    one = {r.id: r for r in first}
+    two = {r.id: r for r in second}
+    ids = sorted(one)
+    o1 = min(r.submit for r in first)
+    o2 = min(r.submit for r in second)
+    return agreement([one[i].submit - o1 for i in ids], [one[i].start - o1 for i in ids],
+                     [two[i].start - o2 for i in ids])

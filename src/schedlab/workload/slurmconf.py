@@ -1,0 +1,326 @@
+"""The scheduling parameters of a real ``slurm.conf``, for the ``slurm`` policy.
+
+:func:`read_slurm_conf` reads the lines of a ``slurm.conf`` that decide
+when jobs start (the slurm.conf man page, "SchedulerParameters",
+"PriorityType"; docs/reference/policies/slurm.md lists them) into a
+:class:`SlurmConfig`, whose :meth:`SlurmConfig.policy_params` are the
+parameters of the ``slurm`` policy.  A key the policy does not model is
+never dropped silently: it is listed in :attr:`SlurmConfig.warnings`
+by name (the CLI prints them).  Keys that only run the daemons (ports,
+paths, authentication, logging, plugins for processes and tasks) change
+no schedule and are skipped without a warning (:data:`DAEMON_KEYS`).
+
+A line that is not ``Key=Value`` (or a ``NodeName=``/``PartitionName=``
+line of such pairs), or a value that is not what the key takes, is an
+:class:`~schedlab.errors.InputError` naming the file, line and key.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from schedlab.errors import InputError
+
+#: Keys that configure the daemons and no scheduling decision (slurm.conf man page).
+DAEMON_KEYS = frozenset(key.lower() for key in (
+    "ClusterName", "SlurmctldHost", "ControlMachine", "ControlAddr", "BackupController",
+    "SlurmUser", "SlurmdUser", "AuthType", "AuthInfo", "AuthAltTypes", "AuthAltParameters",
+    "CredType", "CryptoType", "SlurmctldPort", "SlurmdPort", "StateSaveLocation",
+    "SlurmdSpoolDir", "SlurmctldPidFile", "SlurmdPidFile", "SlurmctldLogFile",
+    "SlurmdLogFile", "SlurmctldDebug", "SlurmdDebug", "SlurmSchedLogFile", "SlurmSchedLogLevel",
+    "ProctrackType", "TaskPlugin", "TaskPluginParam", "MpiDefault", "ReturnToService",
+    "SwitchType", "JobCompType", "JobCompLoc", "JobCompHost", "JobCompPort", "JobCompUser",
+    "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency",
+    "AccountingStorageHost", "AccountingStoragePort", "AccountingStorageUser",
+    "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
+    "SlurmdParameters", "SlurmctldParameters",
+    "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
+    "KillWait", "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
+    "MessageTimeout", "TCPTimeout", "UnkillableStepTimeout", "Include", "PluginDir",
+    "PlugStackConfig", "CommunicationParameters", "LaunchParameters", "DebugFlags",
+    "MaxJobCount", "FirstJobId", "MaxArraySize", "HealthCheckProgram", "HealthCheckInterval",
+    "HealthCheckNodeState", "SlurmdLogFile", "SlurmctldAddr", "TmpFS", "SrunPortRange",
+))
+
+#: SchedulerParameters the policy models, with their kind and Slurm's default
+#: (slurm.conf man page, "SchedulerParameters").  ``bf_window`` is in minutes.
+SCHEDULER_PARAMETERS: dict[str, tuple[type, Any]] = {
+    "sched_interval": (int, 60),
+    "default_queue_depth": (int, 100),
+    "bf_interval": (int, 30),
+    "bf_window": (int, 1440),
+    "bf_resolution": (int, 60),
+    "bf_max_job_test": (int, 500),
+    "bf_max_job_user": (int, 0),
+    "bf_min_prio_reserve": (int, 0),
+    "bf_continue": (bool, False),
+}
+
+#: Priority weights and settings read from PriorityType=priority/multifactor lines.
+_PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size"}
+#: Priority factors the policy does not model: a non-zero weight is warned about.
+_UNMODELLED_WEIGHTS = ("PriorityWeightFairshare", "PriorityWeightPartition",
+                       "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES")
+
+_LINE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
+_DURATION = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
+
+
+@dataclass
+class SlurmConfig:
+    """What a ``slurm.conf`` says about scheduling; the defaults are Slurm's."""
+
+    scheduler: str = "sched/backfill"
+    priority: str = "priority/basic"
+    sched_interval: int = 60
+    default_queue_depth: int = 100
+    bf_interval: int = 30
+    bf_window: int = 1440
+    bf_resolution: int = 60
+    bf_max_job_test: int = 500
+    bf_max_job_user: int = 0
+    bf_min_prio_reserve: int = 0
+    bf_continue: bool = False
+    weight_age: int = 0
+    weight_job_size: int = 0
+    max_age: int = 7 * 24 * 3600
+    priority_calc_period: int = 300
+    favor_small: bool = False
+    #: CPUs of the cluster's nodes (NodeName lines) and how many nodes there are.
+    cpus_per_node: int = 0
+    nodes: int = 0
+    #: What the file sets that the policy does not model: one line per key.
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def processors(self) -> int:
+        """Every CPU of every node (0 when the file has no NodeName line)."""
+        return self.cpus_per_node * self.nodes
+
+    def conf_lines(self) -> list[str]:
+        """The scheduling lines of a slurm.conf that say what this configuration says:
+        what a validation cluster is given (docs/background/validation.md)."""
+        params = ",".join(name if kind is bool else f"{name}={getattr(self, name)}"
+                          for name, (kind, _) in SCHEDULER_PARAMETERS.items()
+                          if kind is not bool or getattr(self, name))
+        return [f"SchedulerType={self.scheduler}", f"PriorityType={self.priority}",
+                f"SchedulerParameters={params}",
+                f"PriorityWeightAge={self.weight_age}",
+                f"PriorityWeightJobSize={self.weight_job_size}",
+                f"PriorityMaxAge={self.max_age // 60}",
+                f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
+                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}"]
+
+    def policy_params(self) -> dict[str, Any]:
+        """The ``slurm`` policy's parameters from this configuration."""
+        skip = {"warnings", "nodes", "bf_continue"}   # (no effect: a pass is never cut)
+        params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+        params["backfill"] = params.pop("scheduler") == "sched/backfill"
+        params["priority"] = params["priority"].removeprefix("priority/")
+        return params
+
+
+def read_slurm_conf(path: str | Path) -> SlurmConfig:
+    """The scheduling parameters of the ``slurm.conf`` at ``path`` (see the module)."""
+    source = str(path)
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
+    except UnicodeDecodeError as err:
+        raise InputError(f"not UTF-8 text ({err.reason})", file=source) from None
+    conf = SlurmConfig()
+    reader = _Reader(conf, source)
+    for number, raw in enumerate(_joined_lines(text), start=1):
+        line = raw[1].split("#", 1)[0].strip()
+        if line:
+            reader.line(raw[0] or number, line)
+    reader.finish()
+    return conf
+
+
+def _joined_lines(text: str) -> list[tuple[int, str]]:
+    """``(first line number, text)`` with backslash continuations joined."""
+    joined: list[tuple[int, str]] = []
+    pending: tuple[int, str] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        first, before = pending if pending is not None else (number, "")
+        if line.rstrip().endswith("\\"):
+            pending = (first, before + line.rstrip()[:-1] + " ")
+            continue
+        joined.append((first, before + line))
+        pending = None
+    if pending is not None:
+        joined.append(pending)
+    return joined
+
+
+class _Reader:
+    """Reads lines into a :class:`SlurmConfig`, naming file, line and key on errors."""
+
+    def __init__(self, conf: SlurmConfig, source: str) -> None:
+        self.conf = conf
+        self.source = source
+        self.node_cpus: set[int] = set()
+        self.accounting = "accounting_storage/none"
+
+    def error(self, line: int, key: str, message: str) -> InputError:
+        return InputError(message, file=self.source, line=line, field=key)
+
+    def warn(self, line: int, key: str, why: str) -> None:
+        self.conf.warnings.append(f"{self.source}:{line}: {key}: {why}")
+
+    def line(self, number: int, text: str) -> None:
+        match = _LINE.match(text)
+        if match is None:
+            raise self.error(number, text.split()[0][:40], "expected Key=Value")
+        key, value = match.groups()
+        lower = key.lower()
+        if lower == "nodename":
+            self.node_line(number, text)
+        elif lower == "partitionname":
+            self.partition_line(number, text)
+        elif lower == "schedulertype":
+            self.choice(number, key, value, ("sched/backfill", "sched/builtin"), "scheduler")
+        elif lower == "prioritytype":
+            self.choice(number, key, value, ("priority/basic", "priority/multifactor"),
+                        "priority")
+        elif lower == "schedulerparameters":
+            self.scheduler_parameters(number, value)
+        elif lower in _PRIORITY_KEYS:
+            setattr(self.conf, _PRIORITY_KEYS[lower], self.integer(number, key, value))
+        elif lower == "prioritymaxage":
+            self.conf.max_age = self.duration(number, key, value)
+        elif lower == "prioritycalcperiod":
+            self.conf.priority_calc_period = max(1, self.duration(number, key, value))
+        elif lower == "selecttypeparameters":
+            if "memory" in value.lower():
+                self.warn(number, key, "memory as a consumable resource is not modelled: "
+                                       "only CPUs are")
+        elif lower == "priorityfavorsmall":
+            self.conf.favor_small = self.boolean(number, key, value)
+        elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
+            if self.integer(number, key, value) != 0:
+                self.warn(number, key, "not modelled: this factor's weight is taken as 0")
+        elif lower == "accountingstoragetype":
+            self.accounting = value
+        elif lower == "selecttype":
+            if value not in ("select/cons_tres", "select/cons_res"):
+                self.warn(number, key, f"{value} is not modelled: CPUs are scheduled as "
+                                       f"select/cons_tres does")
+        elif lower not in DAEMON_KEYS:
+            self.warn(number, key, "not modelled by the slurm policy (ignored)")
+
+    def choice(self, number: int, key: str, value: str, choices: tuple[str, ...],
+               attribute: str) -> None:
+        if value not in choices:
+            raise self.error(number, key, f"expected one of {', '.join(choices)}, got "
+                                          f"{value!r}")
+        setattr(self.conf, attribute, value)
+
+    def integer(self, number: int, key: str, value: str) -> int:
+        if not (value.isascii() and value.isdigit()):
+            raise self.error(number, key, f"expected a whole number >= 0, got {value!r}")
+        return int(value)
+
+    def boolean(self, number: int, key: str, value: str) -> bool:
+        if value.upper() not in ("YES", "NO"):
+            raise self.error(number, key, f"expected YES or NO, got {value!r}")
+        return value.upper() == "YES"
+
+    def duration(self, number: int, key: str, value: str) -> int:
+        """A Slurm time (``days-hours``, ``days-hours:minutes``, ``minutes``...) in seconds."""
+        match = _DURATION.fullmatch(value)
+        if match is None:
+            raise self.error(number, key, f"expected a time like 7-0 or 60, got {value!r}")
+        days, first, second, third = match.groups()
+        if days is not None:
+            hours, minutes, seconds = int(first), int(second or 0), int(third or 0)
+            return ((int(days) * 24 + hours) * 60 + minutes) * 60 + seconds
+        parts = [int(p) for p in (first, second, third) if p is not None]
+        if len(parts) == 1:
+            return parts[0] * 60
+        if len(parts) == 2:
+            return parts[0] * 60 + parts[1]
+        return (parts[0] * 60 + parts[1]) * 60 + parts[2]
+
+    def scheduler_parameters(self, number: int, value: str) -> None:
+        for item in filter(None, (part.strip() for part in value.split(","))):
+            name, has_value, text = item.partition("=")
+            known = SCHEDULER_PARAMETERS.get(name)
+            if known is None:
+                self.warn(number, f"SchedulerParameters {name}",
+                          "not modelled by the slurm policy (ignored)")
+                continue
+            kind = known[0]
+            if kind is bool:
+                if has_value:
+                    raise self.error(number, f"SchedulerParameters {name}",
+                                     f"takes no value, got {text!r}")
+                setattr(self.conf, name, True)
+                continue
+            amount = self.integer(number, f"SchedulerParameters {name}", text)
+            if amount < 1 and name not in ("bf_max_job_user", "bf_min_prio_reserve"):
+                raise self.error(number, f"SchedulerParameters {name}",
+                                 f"expected a whole number >= 1, got {text!r}")
+            setattr(self.conf, name, amount)
+
+    def pairs(self, number: int, text: str) -> dict[str, str]:
+        found = {}
+        for item in text.split():
+            key, has_value, value = item.partition("=")
+            if not has_value:
+                raise self.error(number, key[:40], "expected Key=Value")
+            found[key.lower()] = value
+        return found
+
+    def node_line(self, number: int, text: str) -> None:
+        pairs = self.pairs(number, text)
+        if pairs["nodename"].upper() == "DEFAULT":
+            return
+        cpus = self.integer(number, "CPUs", pairs.get("cpus", "1"))
+        self.node_cpus.add(cpus)
+        self.conf.nodes += _count_hosts(pairs["nodename"], self.error(number, "NodeName",
+                                                                      "bad host list"))
+        self.conf.cpus_per_node = max(self.node_cpus)
+        if len(self.node_cpus) > 1:
+            self.warn(number, "NodeName", "nodes of different CPU counts are not modelled: "
+                                          f"every node taken with {max(self.node_cpus)} CPUs")
+
+    def partition_line(self, number: int, text: str) -> None:
+        pairs = self.pairs(number, text)
+        for key, value in pairs.items():
+            unlimited = key == "maxtime" and value.upper() in ("INFINITE", "UNLIMITED")
+            if key not in ("partitionname", "nodes", "default", "state") and not unlimited:
+                self.warn(number, f"PartitionName {key}", "not modelled: one partition of "
+                                                          "every node, without limits")
+
+    def finish(self) -> None:
+        if self.conf.weight_age and self.accounting != "accounting_storage/slurmdbd":
+            self.conf.warnings.append(f"{self.source}: PriorityWeightAge: Slurm ignores it "
+                                      f"without AccountingStorageType=accounting_storage/"
+                                      f"slurmdbd (slurmctld logs the same); taken as 0")
+            self.conf.weight_age = 0
+        if self.conf.priority == "priority/basic" and (self.conf.weight_age
+                                                      or self.conf.weight_job_size):
+            self.conf.warnings.append(f"{self.source}: PriorityWeight*: ignored under "
+                                      f"priority/basic")
+
+
+def _count_hosts(hosts: str, error: InputError) -> int:
+    """How many nodes a Slurm host list names: ``n[1-4,7],m1`` is 6."""
+    count = 0
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", hosts):
+        ranges = re.search(r"\[([^\]]*)\]", part)
+        if ranges is None:
+            count += 1
+            continue
+        for piece in ranges.group(1).split(","):
+            low, dash, high = piece.partition("-")
+            if not (low.isdigit() and (not dash or high.isdigit())):
+                raise error
+            count += int(high) - int(low) + 1 if dash else 1
+    return count

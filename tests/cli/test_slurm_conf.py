@@ -1,0 +1,83 @@
+"""``schedlab simulate --slurm-conf``: the slurm policy configured from a slurm.conf."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .test_cli import invoke, record
+
+
+def workload(tmp_path: Path) -> Path:
+    path = tmp_path / "small.swf"
+    path.write_text("; MaxProcs: 16\n" + "\n".join(record(j, 10 * j) for j in range(1, 9))
+                    + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_conf_configures_the_slurm_policy(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("SchedulerParameters=bf_interval=1,bf_yield_sleep=1\n"
+                    "NodeName=n1 CPUs=16\n", encoding="utf-8")
+    result = invoke("simulate", str(workload(tmp_path)), "--slurm-conf", str(conf))
+    assert result.exit_code == 0, result.output
+    assert "slurm" in result.stdout
+    assert f"{conf}:1: SchedulerParameters bf_yield_sleep: not modelled" in result.stderr
+
+
+def test_a_malformed_conf_exits_2_naming_file_line_and_key(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("SchedulerType=sched/backfill\nPriorityWeightAge=high\n", encoding="utf-8")
+    result = invoke("simulate", str(workload(tmp_path)), "--slurm-conf", str(conf))
+    assert result.exit_code == 2
+    assert f"{conf}:2: field PriorityWeightAge: expected a whole number" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_conf_is_for_the_slurm_policy_only(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text("SchedulerParameters=bf_interval=1\n", encoding="utf-8")
+    result = invoke("simulate", str(workload(tmp_path)), "--policy", "fcfs+easy",
+                    "--slurm-conf", str(conf))
+    assert result.exit_code == 2
+    assert "--slurm-conf" in result.stderr
+
+
+def test_validate_slurm_says_why_it_cannot_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedlab.validation import slurm_cluster
+
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: "a real Slurm needs root")
+    result = invoke("validate", "slurm", "--jobs", "4")
+    assert result.exit_code == 2
+    assert "cannot start a Slurm here: a real Slurm needs root" in result.stderr
+
+
+def test_validate_slurm_reports_a_failed_cluster_in_one_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from schedlab.validation import slurm_cluster
+
+    def fail(self: slurm_cluster.SlurmCluster) -> None:
+        raise RuntimeError("slurmctld exited with status 1")
+
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "start", fail)
+    result = invoke("validate", "slurm", "--jobs", "4")
+    assert result.exit_code == 2
+    assert "the test Slurm failed: slurmctld exited with status 1" in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 2     # the progress line, the error
+
+
+def test_compare_runs_one_slurm_policy_per_conf(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.conf", tmp_path / "b.conf"
+    first.write_text("SchedulerParameters=bf_interval=1\n", encoding="utf-8")
+    second.write_text("SchedulerType=sched/builtin\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("compare", str(workload(tmp_path)), "--slurm-conf", str(first),
+                    "--slurm-conf", str(second), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    labels = [line.split(",")[0] for line in
+              (out / "metrics.csv").read_text(encoding="utf-8").splitlines()[1:]]
+    assert labels == ["slurm:a.conf", "slurm:b.conf"]
+    params = (out / "slurm_b.conf" / "metrics.json").read_text(encoding="utf-8")
+    assert '"backfill": false' in params

@@ -1,0 +1,111 @@
+"""The slurm policy on small schedules checked by hand (docs/reference/policies/slurm.md).
+
+One node of 16 CPUs; jobs are ``(id, submit, runtime, limit in minutes, CPUs)``.
+The first case is a schedule a real Slurm 22.05 ran (bf_interval=1, its first
+submission at second 3 of a minute): Slurm started the jobs at 0, 0, 70, 31
+and 31, and so does the policy.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from schedlab.api import simulate
+from schedlab.errors import InputError
+from schedlab.policies.registry import make_policy
+from schedlab.policies.slurm import SlurmScheduling, limit_seconds
+from schedlab.testing import check_policy
+from schedlab.workload.job import Job, Workload
+
+#: A 12-CPU job waits for an 8-CPU one; a 1-CPU job that fits at once is kept off
+#: the node by the 4-CPU job's reservation (whole-node slots).
+RESERVED_NODE = [(1, 0, 70, 2, 8), (2, 0, 30, 1, 5), (3, 1, 10, 2, 12), (4, 2, 10, 1, 4),
+                 (5, 3, 15, 1, 1)]
+#: A wide job blocks the queue; a narrow one behind it fits in the free CPUs.
+BLOCKED_HEAD = [(1, 0, 100, 2, 10), (2, 1, 10, 1, 8), (3, 2, 10, 1, 2)]
+
+
+def starts(jobs: list[tuple[int, int, int, int, int]], policy: object) -> list[int]:
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c)
+                                   for i, s, r, m, c in jobs), processors=16)
+    return simulate(workload, policy).start.tolist()
+
+
+def slurm(**params: object) -> dict[str, object]:
+    return {"name": "slurm", "bf_interval": 1, **params}
+
+
+def test_a_reservation_holds_the_whole_node() -> None:
+    # At 30 job 2 ends: the main scheduler stops at job 3 (12 CPUs, 8 free); the backfill
+    # pass sees job 2's CPUs still completing.  At 31 job 3 is reserved from 120 (job 1's limit),
+    # slot [117, 237) on the clock that starts at second 3; jobs 4 and 5 end by 91, before
+    # it: both start.  Before 30, job 4 (4 CPUs, 3 free) is reserved from 60 (job 2's
+    # limit), slot [57, 117): job 5 would run [3, 63], into that slot, so it waits,
+    # although one CPU was free all along -- EASY starts it at once.
+    assert starts(RESERVED_NODE, slurm(clock_origin=3)) == [0, 0, 70, 31, 31]
+    assert starts(RESERVED_NODE, "fcfs+easy")[4] == 3
+
+
+def test_the_main_scheduler_stops_at_the_first_job_that_cannot_start() -> None:
+    assert starts(BLOCKED_HEAD, slurm(backfill=False)) == [0, 100, 100]
+
+
+def test_backfill_starts_a_job_that_ends_before_the_reservation() -> None:
+    # Job 2 is reserved from 120 (job 1's limit); job 3 runs [2, 62]: it starts at the
+    # backfill pass of its submission, or at the next bf_interval tick.
+    assert starts(BLOCKED_HEAD, slurm()) == [0, 100, 2]
+    assert starts(BLOCKED_HEAD, slurm(bf_interval=30)) == [0, 100, 30]
+
+
+def test_a_job_ending_exactly_at_a_slot_is_held_back() -> None:
+    # Job 1 holds 10 CPUs until its limit at 60, so job 2 (8 CPUs) is reserved from 60:
+    # slot [60, 120).  Job 3's limit (one minute) would end it exactly at 60 if it
+    # started at 0; submitted at 0 it runs [0, 60] and touches the slot: held back
+    # until job 2 has started.
+    jobs = [(1, 0, 60, 1, 10), (2, 0, 30, 1, 8), (3, 0, 10, 1, 2)]
+    assert starts(jobs, slurm(completing=0)) == [0, 60, 60]
+
+
+def test_bf_window_leaves_far_jobs_unreserved() -> None:
+    # With a one-minute window job 2's start at 120 is beyond it: no reservation, so
+    # job 3 (two minutes) backfills at once.
+    jobs = [(1, 0, 100, 2, 10), (2, 1, 10, 1, 8), (3, 2, 10, 2, 2)]
+    assert starts(jobs, slurm())[2] == 100
+    assert starts(jobs, slurm(bf_window=1))[2] == 2
+
+
+def test_multifactor_job_size_orders_the_queue() -> None:
+    # Jobs 2 (2 CPUs) and 3 (16 CPUs) wait behind job 1; with the job-size weight the
+    # wide job has the higher priority and goes first.
+    jobs = [(1, 0, 50, 1, 16), (2, 1, 10, 1, 2), (3, 2, 10, 1, 16)]
+    assert starts(jobs, slurm()) == [0, 50, 60]
+    sized = starts(jobs, slurm(priority="multifactor", weight_job_size=1000))
+    assert sized == [0, 60, 50]
+
+
+def test_backfill_sees_an_ended_job_one_second_late() -> None:
+    # Job 2 (4 CPUs) fits only in job 1's CPUs.  As the queue's head the main scheduler
+    # starts it when job 1 ends.  Behind a blocked head (job 3, 16 CPUs, reserved from
+    # 120) only the backfill pass can start job 4, one second after job 1's end (job 1
+    # still completes then), or at once with completing=0.
+    head = [(1, 0, 30, 1, 14), (2, 1, 10, 1, 4)]
+    assert starts(head, slurm()) == [0, 30]
+    behind = [(1, 0, 30, 1, 14), (2, 0, 100, 2, 2), (3, 1, 10, 1, 16), (4, 2, 10, 1, 4)]
+    assert starts(behind, slurm()) == [0, 0, 100, 31]
+    assert starts(behind, slurm(completing=0)) == [0, 0, 100, 30]
+
+
+def test_time_limits_are_whole_minutes() -> None:
+    assert limit_seconds(Job(id=1, submit=0, runtime=5, estimate=61, width=1)) == 120
+    assert limit_seconds(Job(id=1, submit=0, runtime=5, estimate=60, width=1)) == 60
+
+
+def test_bad_parameters_are_input_errors() -> None:
+    with pytest.raises(InputError, match="bf_interval"):
+        make_policy({"name": "slurm", "bf_interval": 0})
+    with pytest.raises(InputError, match="priority"):
+        make_policy({"name": "slurm", "priority": "fairshare"})
+
+
+def test_conformance() -> None:
+    check_policy(SlurmScheduling(bf_interval=1))

@@ -1,0 +1,161 @@
+"""The slurm policy against a real Slurm started here (docs/background/validation.md).
+
+A one-node Slurm with 16 fake CPUs (``SlurmCluster``) runs sleep jobs
+submitted with ``sbatch`` at their submit times; the same jobs, as Slurm
+recorded them, are simulated with the ``slurm`` policy under the same
+configuration, and with ``fcfs+easy`` and ``fcfs+conservative`` beside it.
+The CI form replays 24 jobs of at most 30 s (about three minutes of real time); the slow
+form replays the 60-job workload twice, which also measures Slurm's own
+noise, and 24 jobs under priority/multifactor with age and job-size weights.
+The daemons are stopped by process id when the fixture ends, also
+after a failure; the tests skip, saying why, where they cannot run (not
+root, slurm-wlm or munge not installed).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from schedlab.validation.slurm_cluster import (
+    SleepJob,
+    SlurmCluster,
+    SlurmJobRecord,
+    unavailable_reason,
+)
+from schedlab.validation.slurm_validation import (
+    VALIDATION_CONFIG,
+    VALIDATION_CPUS,
+    compare_with_slurm,
+    self_agreement,
+    slurm_policy_spec,
+    validation_workload,
+)
+from schedlab.workload.slurmconf import SlurmConfig
+
+pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
+                                reason=str(unavailable_reason()))
+
+#: The slurm policy's parameters for the validation's slurm.conf.
+POLICY_PARAMS = {**VALIDATION_CONFIG.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+
+
+def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int) -> list[SlurmJobRecord]:
+    directory = tmp_path_factory.mktemp("slurm")
+    with SlurmCluster(directory, cpus=VALIDATION_CPUS,
+                      scheduling=VALIDATION_CONFIG.conf_lines()) as cluster:
+        return cluster.replay(workload(jobs))
+
+
+def workload(jobs: int) -> list[SleepJob]:
+    """The CI form's jobs sleep at most 30 s; the slow form's 50 s."""
+    return validation_workload(jobs, max_runtime=30 if jobs < 60 else 50)
+
+
+@pytest.fixture(scope="module")
+def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[SlurmJobRecord]]:
+    yield replay(tmp_path_factory, 24)
+
+
+def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
+    return {"slurm": slurm_policy_spec(POLICY_PARAMS, records),
+            "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"}
+
+
+def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
+    jobs = workload(24)
+    assert [r.id for r in ci_replay] == [job.id for job in jobs]
+    for record, job in zip(ci_replay, jobs):
+        assert record.state == "COMPLETED"
+        assert (record.cpus, record.limit_minutes) == (job.cpus, job.limit_minutes)
+        assert job.runtime <= record.end - record.start <= job.runtime + 1
+        assert record.start >= record.submit
+
+
+def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
+    # Measured on this form: 71 % of starts within 2 s, 98 % of pairs in order, a mean
+    # wait 0.7 % off; EASY and conservative 84-87 % of pairs and a mean wait 40 % too low.
+    # The bounds leave room for Slurm's own noise (docs/background/validation.md).
+    found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
+    slurm = found["slurm"]
+    assert slurm.pairs_in_order >= 0.95, slurm
+    assert abs(slurm.mean_wait_difference) <= 0.08, slurm
+    assert slurm.starts_within >= 0.4, slurm
+    for textbook in ("fcfs+easy", "fcfs+conservative"):
+        assert slurm.pairs_in_order > found[textbook].pairs_in_order, found
+        assert abs(slurm.mean_wait_difference) < abs(found[textbook].mean_wait_difference)
+
+
+@pytest.mark.slow
+def test_full_validation_is_within_slurms_own_noise(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    # What holds on every replay so far (docs/background/validation.md): the policy
+    # orders the jobs and waits as a second replay of Slurm does, and closer than textbook
+    # backfilling.  Starts within 2 s vary from 23 % to 73 % between replays (as Slurm's
+    # own, 10 % and 33 %): they are reported, not asserted.
+    first = replay(tmp_path_factory, 60)
+    second = replay(tmp_path_factory, 60)
+    noise = self_agreement(first, second)
+    found = compare_with_slurm(first, VALIDATION_CPUS, policies(first))
+    slurm = found["slurm"]
+    assert slurm.pairs_in_order >= min(0.95, noise.pairs_in_order), (found, noise)
+    assert abs(slurm.mean_wait_difference) <= max(0.06, 2 * abs(noise.mean_wait_difference))
+    for textbook in ("fcfs+easy", "fcfs+conservative"):
+        assert slurm.pairs_in_order > found[textbook].pairs_in_order, found
+        assert abs(slurm.mean_wait_difference) < abs(found[textbook].mean_wait_difference)
+
+
+def test_stopping_cancels_the_jobs_and_stops_the_daemons(tmp_path: Path) -> None:
+    with SlurmCluster(tmp_path, cpus=4) as cluster:
+        cluster.submit(SleepJob(1, 0, 2917, 60, 2))
+        pids = cluster.pids
+        assert set(pids) == {"munged", "slurmctld", "slurmd"}
+        deadline = time.monotonic() + 30
+        while not sleeping(2917) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert sleeping(2917)
+    for pid in pids.values():
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in status(pid)
+    assert not sleeping(2917)
+
+
+def sleeping(seconds: int) -> bool:
+    """Whether a ``sleep SECONDS`` process runs (read from /proc)."""
+    wanted = f"sleep\0{seconds}\0".encode()
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "cmdline").read_bytes() == wanted:
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def status(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/status").read_text().lower()
+    except OSError:
+        return "zombie"
+
+
+@pytest.mark.slow
+def test_multifactor_priority_agrees(tmp_path_factory: pytest.TempPathFactory) -> None:
+    # Without slurmdbd Slurm drops the age weight; the job-size weight orders the queue.
+    # Two replays so far: 100 % and 93 % of pairs in order, mean wait -2.5 % and -9.5 %;
+    # FIFO priority on the same jobs 72 % and 78 % of pairs.
+    config = SlurmConfig(bf_interval=1, priority="priority/multifactor",
+                         weight_job_size=1000, max_age=600, priority_calc_period=60)
+    with SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=VALIDATION_CPUS,
+                      scheduling=config.conf_lines()) as cluster:
+        records = cluster.replay(validation_workload(24, max_runtime=40))
+    params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+    found = compare_with_slurm(records, VALIDATION_CPUS, {
+        "multifactor": slurm_policy_spec(params, records),
+        "basic": slurm_policy_spec({**params, "priority": "basic"}, records)})
+    multifactor = found["multifactor"]
+    assert multifactor.pairs_in_order >= 0.9, found
+    assert multifactor.pairs_in_order >= found["basic"].pairs_in_order + 0.1, found
+    assert abs(multifactor.mean_wait_difference) <= 0.12, found

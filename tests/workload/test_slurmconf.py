@@ -1,0 +1,109 @@
+"""Reading the scheduling parameters of a slurm.conf (schedlab.workload.slurmconf)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from schedlab.errors import InputError
+from schedlab.policies.registry import make_policy
+from schedlab.workload.slurmconf import SlurmConfig, read_slurm_conf
+
+GOOD = """\
+# a centre's file
+ClusterName=centre
+SlurmctldPort=6817
+SchedulerType=sched/backfill
+SchedulerParameters=bf_interval=1,bf_window=2880,bf_resolution=300,\\
+  bf_max_job_test=100,bf_continue,default_queue_depth=50,sched_interval=30,bf_yield_sleep=1
+SelectType=select/cons_tres
+AccountingStorageType=accounting_storage/slurmdbd
+PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityWeightJobSize=500
+PriorityWeightFairshare=10000
+PriorityMaxAge=14-0
+PriorityFavorSmall=YES
+FrobnicateLevel=3
+NodeName=n[1-4,7] CPUs=32 State=UNKNOWN
+PartitionName=batch Nodes=n[1-4,7] Default=YES MaxTime=INFINITE PriorityTier=2 State=UP
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "slurm.conf"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_scheduling_parameters_are_read(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, GOOD))
+    assert (conf.bf_interval, conf.bf_window, conf.bf_resolution, conf.bf_max_job_test) \
+        == (1, 2880, 300, 100)
+    assert conf.bf_continue and (conf.default_queue_depth, conf.sched_interval) == (50, 30)
+    assert (conf.priority, conf.weight_age, conf.weight_job_size) \
+        == ("priority/multifactor", 1000, 500)
+    assert conf.max_age == 14 * 86400 and conf.favor_small
+    assert (conf.nodes, conf.cpus_per_node, conf.processors) == (5, 32, 160)
+
+
+def test_what_is_not_modelled_is_warned_about_by_name(tmp_path: Path) -> None:
+    warnings = read_slurm_conf(write(tmp_path, GOOD)).warnings
+    named = [w.split(": ")[1] for w in warnings]
+    assert named == ["SchedulerParameters bf_yield_sleep", "PriorityWeightFairshare",
+                     "FrobnicateLevel", "PartitionName prioritytier"]
+    assert warnings[0].startswith(f"{tmp_path / 'slurm.conf'}:5: ")
+
+
+def test_the_age_weight_needs_slurmdbd_as_in_slurm(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, "PriorityType=priority/multifactor\n"
+                                           "PriorityWeightAge=1000\n"))
+    assert conf.weight_age == 0
+    assert "Slurm ignores it without AccountingStorageType" in conf.warnings[0]
+
+
+def test_defaults_are_slurms() -> None:
+    params = SlurmConfig().policy_params()
+    assert params["backfill"] and params["priority"] == "basic"
+    assert (params["bf_interval"], params["bf_window"], params["bf_max_job_test"]) \
+        == (30, 1440, 500)
+
+
+def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
+    policy = make_policy({"name": "slurm", **read_slurm_conf(write(tmp_path, GOOD))
+                          .policy_params()})
+    assert policy.get_params()["bf_resolution"] == 300
+
+
+@pytest.mark.parametrize(("text", "line", "key"), [
+    ("SchedulerType=sched/backfill\nthis is not a key\n", 2, "this"),
+    ("PriorityWeightAge=lots\n", 1, "PriorityWeightAge"),
+    ("SchedulerParameters=bf_interval=0\n", 1, "SchedulerParameters bf_interval"),
+    ("SchedulerParameters=bf_window=x\n", 1, "SchedulerParameters bf_window"),
+    ("PriorityType=priority/fancy\n", 1, "PriorityType"),
+    ("PriorityFavorSmall=maybe\n", 1, "PriorityFavorSmall"),
+    ("NodeName=n[1-x] CPUs=4\n", 1, "NodeName"),
+    ("NodeName=n1 CPUs=four\n", 1, "CPUs"),
+])
+def test_a_bad_line_names_file_line_and_key(tmp_path: Path, text: str, line: int,
+                                            key: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as caught:
+        read_slurm_conf(path)
+    assert (caught.value.file, caught.value.line, caught.value.field) == (str(path), line, key)
+    assert str(caught.value).startswith(f"{path}:{line}: field {key}: ")
+
+
+def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        read_slurm_conf(tmp_path / "nothing.conf")
+
+
+def test_conf_lines_read_back_the_same(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, GOOD))
+    again = read_slurm_conf(write(tmp_path, "\n".join(conf.conf_lines()) + "\n"))
+    # (the lines carry no accounting storage: the age weight is dropped, as Slurm does)
+    assert again.policy_params() == {**conf.policy_params(), "cpus_per_node": 0,
+                                     "weight_age": 0}
+    assert len(again.warnings) == 1 and "PriorityWeightAge" in again.warnings[0]
