@@ -1,0 +1,62 @@
+"""What the ``slurm`` policy costs per job, against fcfs+conservative, on SDSC-BLUE.
+
+    python bench/slurm_bench.py [--repeat 3] [--trace PATH] [--jobs N] [--cpus-per-node 8]
+
+Whole simulations of the loaded trace (``schedlab.api.run``; SDSC-BLUE, 1,152
+processors, by default): ``fcfs+conservative`` and the ``slurm`` policy with
+Slurm's default scheduling parameters, backfill on, on nodes of
+``--cpus-per-node`` CPUs (8, the SDSC Blue Horizon's; a Slurm reservation
+holds whole nodes).  CPU seconds (``time.process_time``), rounds interleaved;
+medians of ``--repeat`` rounds in µs per job and the ratio to
+fcfs+conservative's (the target: at most 3).  A markdown table on stdout
+(copied into docs/reference/policies/slurm.md, "Speed").
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+REPO_DIR = Path(__file__).resolve().parents[1]
+DEFAULT_TRACE = REPO_DIR.parent / "shared" / "workloads" / "SDSC-BLUE-2000-4.2-cln.swf.gz"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--trace", type=Path, default=DEFAULT_TRACE)
+    parser.add_argument("--jobs", type=int, default=None, help="the first N jobs only")
+    parser.add_argument("--cpus-per-node", type=int, default=8)
+    args = parser.parse_args()
+    sys.path.insert(0, str(REPO_DIR / "src"))
+    from schedlab.api import load_workload, run
+    from schedlab.policies.registry import make_policy
+    from schedlab.workload.transforms import first_jobs
+
+    workload = load_workload(args.trace)
+    if args.jobs is not None:
+        workload = first_jobs(workload, args.jobs)
+    configurations = {"fcfs+conservative": {"name": "fcfs+conservative"},
+                      "slurm": {"name": "slurm", "cpus_per_node": args.cpus_per_node}}
+    run(workload, make_policy(configurations["fcfs+conservative"]))   # compiled loops loaded
+    times: dict[str, list[float]] = {name: [] for name in configurations}
+    for _ in range(args.repeat):
+        for name, spec in configurations.items():
+            policy = make_policy(spec)
+            began = time.process_time()
+            run(workload, policy)
+            times[name].append(time.process_time() - began)
+    n = len(workload)
+    base = statistics.median(times["fcfs+conservative"])
+    print(f"{workload.name}: {n:,} jobs, {args.repeat} rounds\n")
+    print("| policy | µs/job (median) | ratio to fcfs+conservative |\n| --- | ---: | ---: |")
+    for name, seconds in times.items():
+        median = statistics.median(seconds)
+        print(f"| {name} | {median / n * 1e6:.1f} | {median / base:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
