@@ -78,11 +78,13 @@ def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
 def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
     # Measured on this form: 71 % of starts within 2 s, 98 % of pairs in order, a mean
     # wait 0.7 % off; EASY and conservative 84-87 % of pairs and a mean wait 40 % too low.
-    # The bounds leave room for Slurm's own noise (docs/background/validation.md).
+    # The bounds leave room for Slurm's own noise (docs/background/validation.md): on a
+    # loaded machine the same form once gave 58 % of starts, 98 % of pairs and a mean
+    # wait 12 % off, the mean of 24 waits moving with Slurm's second-by-second timing.
     found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
     slurm = found["slurm"]
     assert slurm.pairs_in_order >= 0.95, slurm
-    assert abs(slurm.mean_wait_difference) <= 0.08, slurm
+    assert abs(slurm.mean_wait_difference) <= 0.2, slurm
     assert slurm.starts_within >= 0.4, slurm
     for textbook in ("fcfs+easy", "fcfs+conservative"):
         assert slurm.pairs_in_order > found[textbook].pairs_in_order, found
