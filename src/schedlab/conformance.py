@@ -30,6 +30,7 @@ import numpy as np
 
 from schedlab.engine.result import (
     CANCELLED,
+    FAILED,
     FINISHED,
     KILLED,
     MATRIX_CHANGE_KINDS,
@@ -63,14 +64,18 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     held = result.end - result.start
     if result.suspended is not None:
         held = held - result.suspended
+    runtime, estimate = result.runtime, result.estimate
+    if result.outages is not None:          # the last attempt's needs, overheads included
+        runtime, estimate = result.outages.final_runtime, result.outages.final_estimate
     if overrun == "kill":
-        should_hold = np.minimum(result.runtime, result.estimate)
-        should_kill = result.runtime > result.estimate
+        should_hold = np.minimum(runtime, estimate)
+        should_kill = runtime > estimate
     else:
-        should_hold = result.runtime
+        should_hold = runtime
         should_kill = np.zeros(len(result), dtype=bool)
     cancelled = _check_cancellations(result, accepted, held, should_hold)
-    whole = accepted & ~cancelled
+    failed = _check_outages(result, accepted)
+    whole = accepted & ~cancelled & ~failed
     _expect(whole & (held != should_hold), result, "does not run for min(runtime, estimate)"
             if overrun == "kill" else "does not run for its runtime")
     _expect(whole & should_kill & (result.status != KILLED), result, "should be killed")
@@ -243,6 +248,92 @@ def _check_cancellations(result: Result, accepted: np.ndarray, held: np.ndarray,
     _expect(cancelled & (held >= should_hold), result,
             "is marked cancelled but held its processors as long as it needed")
     return cancelled
+
+
+def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
+    """The rules of failures, maintenance windows and drains (docs/reference/events.md);
+    returns the mask of the jobs a failure killed.
+
+    No processor is held by two things at once — jobs, failures and windows
+    (so no job runs on a processor out of service); only the ``kill`` fate
+    makes ``failed`` jobs, each ending exactly at the end of an attempt a
+    failure ended; every attempt a failure ended comes after the job's
+    submission and before its last start; under a requeueing fate the work
+    is conserved: the last attempt needs the work its checkpoints did not
+    keep (:func:`_check_work_conserved`).
+    """
+    record = result.outages
+    failed = result.status == FAILED
+    if record is None:
+        _expect(failed, result, "failed though the run had no failures")
+        return failed
+    _check_processors(record.intervals)
+    fate = record.settings.get("fate", "kill")
+    attempts = record.attempts
+    positions = attempts[:, 0]
+    if fate != "kill":
+        _expect(failed, result, f"failed under the {fate!r} fate")
+    ends_of_attempts = np.zeros(len(result), dtype=bool)
+    last_attempt_end = np.full(len(result), -1, dtype=np.int64)
+    if len(attempts):
+        np.maximum.at(last_attempt_end, positions, attempts[:, 2])
+        exact = result.end[positions] == attempts[:, 2]
+        ends_of_attempts[positions[exact]] = True
+        early = attempts[:, 1] < result.submit[positions]
+        assert not early.any(), (f"job {int(result.job_id[positions[early][0]])} has an "
+                                 f"attempt before its submission")
+    _expect(failed & ~ends_of_attempts, result, "failed but not at the end of an attempt")
+    again = accepted & ~failed & (last_attempt_end >= 0)
+    _expect(again & (result.start < last_attempt_end), result,
+            "starts again before the failure of its previous attempt")
+    if fate == "checkpoint":
+        _check_work_conserved(result, record)
+    return failed
+
+
+def _check_processors(intervals: np.ndarray) -> None:
+    """No processor is held by two holders (jobs, failures, windows) at one time."""
+    if len(intervals) == 0:
+        return
+    order = np.lexsort((intervals[:, 1], intervals[:, 0]))
+    rows = intervals[order]
+    same = rows[1:, 0] == rows[:-1, 0]
+    overlap = same & (rows[1:, 1] < rows[:-1, 2])
+    if overlap.any():
+        k = int(np.argmax(overlap))
+        first, second = rows[k], rows[k + 1]
+        names = {-1: "a failure", -2: "a window"}
+        raise AssertionError(
+            f"processor {int(first[0])} is held by "
+            f"{names.get(int(first[3]), f'job index {int(first[3])}')} until "
+            f"{int(first[2])} and by {names.get(int(second[3]), f'job index {int(second[3])}')} "
+            f"from {int(second[1])}")
+
+
+def _check_work_conserved(result: Result, record: Any) -> None:
+    """Under the ``checkpoint`` fate every job's last attempt needs exactly the work its
+    checkpoints did not keep, with its restart and checkpoint writes
+    (:func:`~schedlab.engine.outages.wall_time`)."""
+    from schedlab.engine.outages import wall_time
+    from schedlab.workload.outages import Checkpointing
+
+    settings = record.settings
+    checkpointing = Checkpointing(**settings["checkpointing"])
+    mtbf = settings.get("model", {}).get("mtbf")
+    node_size = settings.get("node_size", 1)
+    saved = np.zeros(len(result), dtype=np.int64)
+    tries = np.zeros(len(result), dtype=np.int64)
+    attempts = record.attempts
+    np.add.at(saved, attempts[:, 0], attempts[:, 3])
+    np.add.at(tries, attempts[:, 0], 1)
+    for k in np.flatnonzero(result.accepted & (result.status != FAILED)).tolist():
+        interval = checkpointing.interval_for(-(-int(result.width[k]) // node_size), mtbf)
+        restart = checkpointing.restart if tries[k] else 0
+        work = int(result.runtime[k]) - int(saved[k])
+        needed = restart + wall_time(work, interval, checkpointing.cost)
+        assert int(record.final_runtime[k]) == needed, \
+            (f"job {int(result.job_id[k])} does not conserve its work: its last attempt needs "
+             f"{int(record.final_runtime[k])} s, {needed} s after {int(saved[k])} s kept")
 
 
 def _check_rejected_have_no_times(result: Result, rejected: np.ndarray) -> None:

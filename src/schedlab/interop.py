@@ -38,7 +38,7 @@ from schedlab.engine.result import (
 )
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, check_time
-from schedlab.outcomes import NEVER_RAN
+from schedlab.outcomes import FAILED, NEVER_RAN
 from schedlab.output import atomic_write_text
 from schedlab.textio import parse_int
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
@@ -54,10 +54,11 @@ BATSIM_JOB_COLUMNS = (
     "consumed_energy", "metadata",
 )
 #: Batsim's final_state for each schedlab status: a job killed at its estimate
-#: reached its walltime; a finished job completed with exit code 0.
+#: reached its walltime; a finished job completed with exit code 0; one ended by a node
+#: failure failed.
 BATSIM_FINAL_STATES = {FINISHED: "COMPLETED_SUCCESSFULLY", KILLED: "COMPLETED_WALLTIME_REACHED",
                        REJECTED: "REJECTED", CANCELLED: "COMPLETED_KILLED",
-                       WITHDRAWN: "COMPLETED_KILLED"}
+                       WITHDRAWN: "COMPLETED_KILLED", FAILED: "COMPLETED_FAILED"}
 #: Every schedlab job runs for a fixed time: Batsim calls that a delay profile.
 DELAY_PROFILE = "delay"
 #: What Batsim writes as consumed_energy when energy is not simulated.

@@ -82,9 +82,10 @@ def test_the_choice_check_names_the_field_and_the_choices():
 
 
 def test_the_heap_event_kinds_keep_the_same_time_order():
-    order = [kernel.FINISH, kernel.RESERVATION_END, kernel.RESERVATION_START, kernel.CORRECT,
-             kernel.CANCEL, kernel.RELEASE, kernel.REQUEST, kernel.WAKE]
-    assert order == sorted(order) == list(range(8))
+    order = [kernel.FINISH, kernel.RESERVATION_END, kernel.RESTORE, kernel.RESERVATION_START,
+             kernel.NOTICE, kernel.OUTAGE, kernel.CORRECT, kernel.CANCEL, kernel.RELEASE,
+             kernel.REQUEST, kernel.WAKE]
+    assert order == sorted(order) == list(range(11))
     assert max(10 * i for i in range(1, 7)) < kernel.NEVER
 
 

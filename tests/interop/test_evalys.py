@@ -175,7 +175,7 @@ def test_cli_export_needs_the_machine_size_without_metrics_json(tmp_path):
 @pytest.mark.parametrize("text, line, field, message", [
     ("job_id,submit,start,end,width,estimate,status\n", 1, "runtime", "missing column"),
     ("job_id,submit,start,end,width,estimate,runtime,status\n1,0,0,5,1,5,5,done\n", 2,
-     "status", "expected one of finished, killed, rejected, cancelled, withdrawn, got 'done'"),
+     "status", "expected one of finished, killed, rejected, cancelled, withdrawn, failed, got 'done'"),
     ("job_id,submit,start,end,width,estimate,runtime,status\n1,0,x,5,1,5,5,finished\n", 2,
      "start", "expected an integer, got 'x'"),
     ("job_id,submit,start,end,width,estimate,runtime,status\n1,0,0,5\n", 2, None,

@@ -127,7 +127,7 @@ def test_bad_tables_and_windows_are_user_mistakes() -> None:
                                          "START, got 50.0:50.0"):
         gantt_figure(small_result(), window=(50.0, 50.0))
     with pytest.raises(InputError, match="field status: job 1: expected a status finished, "
-                                         "killed, rejected, cancelled, withdrawn, got "
+                                         "killed, rejected, cancelled, withdrawn, failed, got "
                                          "'running'"):
         gantt_figure(jobs_frame([(1, 0, 0, 5, 1, "running")]))
     with pytest.raises(InputError, match="no job held processors"):

@@ -24,18 +24,21 @@ from schedlab.engine.kernel import (
     CANCEL,
     CORRECT,
     FINISH,
+    NOTICE,
     RELEASE,
     REQUEST,
     RESERVATION_END,
     RESERVATION_START,
+    RESTORE,
     WAKE,
     job_positions,
 )
 from schedlab.engine.profile import Profile
-from schedlab.engine.result import CANCELLED, FINISHED, KILLED, REJECTED, WITHDRAWN
+from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, REJECTED, WITHDRAWN
 from schedlab.errors import PolicyError
 
 if TYPE_CHECKING:
+    from schedlab.engine.outages import OutageEvent, Outages
     from schedlab.engine.policy import RuntimePlanner
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
@@ -131,6 +134,20 @@ class Context:
         self._corrections: array[int] | None = None
         #: Whether some job is cancelled by its user (``Job.cancel_after``).
         self.cancellations = any(job.cancel_after is not None for job in jobs)
+        # Failures, maintenance windows and drains (docs/reference/events.md): None without.
+        self._outages: Outages | None = None
+        self._submitted_jobs: Sequence[Job] = jobs
+        self._attempt_jobs: list[Job] = []
+
+    def enable_outages(self, outages: Outages) -> None:
+        """Take the failures and windows of ``outages``: the engine keeps which processor
+        holds what, puts their events on the heap, and policies take the careful path of
+        runs whose processors are held at planned times (``reservations_enabled``)."""
+        self._outages = outages
+        self.reservations_enabled = True
+        self._attempt_jobs = list(self._jobs)     # each job's current attempt, by position
+        self._jobs = self._attempt_jobs
+        outages.begin(self)
 
     def plan_runtimes_with(self, planner: RuntimePlanner) -> None:
         """Let ``planner`` give the runtimes the policy sees and expected ends follow
@@ -178,7 +195,7 @@ class Context:
         killed at their estimates and planned with them (no runtime planner).  Otherwise a
         job can outlive its expected end (``overrun="extend"``, or a planned runtime it
         outlives) and a plan made from expected ends may need repair."""
-        return self.overrun == "kill" and self._planner is None
+        return self.overrun == "kill" and self._planner is None and self._outages is None
 
     def expected_end(self, job: Job) -> int:
         """When a running job is expected to free its processors (by its estimate).
@@ -207,19 +224,28 @@ class Context:
         end, those still to come on their whole interval.
         """
         if not self._future:
-            return Profile.from_releases(self.processors, self.now, self.releases())
-        changes = list(self.releases())
-        for start, duration, width in self._future.values():
-            changes += ((start, -width), (start + duration, width))
-        try:
-            return Profile.from_changes(self.processors, self.now, self.free, changes)
-        except ValueError as err:
-            raise PolicyError(f"policy {self.policy_name!r} has jobs running into a granted "
-                              f"reservation at time {self.now}: {err}") from None
+            profile = Profile.from_releases(self.processors, self.now, self.releases())
+        else:
+            changes = list(self.releases())
+            for start, duration, width in self._future.values():
+                changes += ((start, -width), (start + duration, width))
+            try:
+                profile = Profile.from_changes(self.processors, self.now, self.free, changes)
+            except ValueError as err:
+                raise PolicyError(f"policy {self.policy_name!r} has jobs running into a "
+                                  f"granted reservation at time {self.now}: {err}") from None
+        if self._outages is not None:
+            self._outages.clip(profile)
+        return profile
 
     def next_reservation_start(self) -> int | None:
-        """The earliest start of a granted reservation still to come (None: there is none)."""
-        return min((start for start, _, _ in self._future.values()), default=None)
+        """The earliest start of a granted reservation still to come, or of a maintenance
+        window or drain announced or still taking processors (now); None: there is none."""
+        first = min((start for start, _, _ in self._future.values()), default=None)
+        if self._outages is None:
+            return first
+        claim = self._outages.next_claim(self.now)
+        return claim if first is None or (claim is not None and claim < first) else first
 
     def granted_reservations(self) -> list[tuple[int, int, int]]:
         """``(start, duration, width)`` of every reservation granted so far, past ones too."""
@@ -248,6 +274,8 @@ class Context:
         runtime, planned = job.runtime, job.estimate
         estimate = planned if self._planner is None else self._jobs[i].estimate
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
+        if self._outages is not None:
+            self._outages.allocate(i, width)
         self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:
@@ -390,6 +418,9 @@ class Context:
                 self._withdraw(job)
                 return None
             heappush(self._events, (cancel_at, CANCEL, job.id, 0))
+        if self._outages is not None:
+            i = self._index[job.id]
+            job = self._attempt_jobs[i] = self._outages.entered(job, i)
         return self._planned_view(job)
 
     def _withdraw(self, job: Job) -> None:
@@ -465,6 +496,8 @@ class Context:
         self._end[i] = now
         if now - self._start[i] - self._suspended_for[i] < job.runtime:
             self._status[i] = KILLED
+        if self._outages is not None:
+            self._outages.finished(i, now - self._start[i])
         self._done += 1
         if self._planner is not None:
             self._planner.ended(self._jobs[i], self._start[i], now, self._status[i])
@@ -476,7 +509,76 @@ class Context:
         del self.running[job_id]
         self.free += width
         self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
+        if self._outages is not None:
+            i = self._index[job_id]
+            self._outages.released(self, i, self._start[i])
         return self._finish_at.pop(job_id)
+
+    # ------------------------------------------------------------ failures and windows
+    def _outage_event(self, kind: int, key: int
+                      ) -> tuple[OutageEvent, list[Job], list[Job]] | None:
+        """A failure, repair or window event has come (docs/reference/events.md): returns
+        what the policy hears, the running jobs whose attempt a failure ended, and those
+        of them queued again (as the policy now sees them); None when nothing happened (a
+        failure of nodes already out of service)."""
+        outages = self._outages
+        assert outages is not None                # these events come only with outages
+        if kind == NOTICE:
+            return outages.notice(self, key), [], []
+        if kind == RESTORE:
+            return outages.restore(self, key), [], []
+        happened = outages.outage(self, key)
+        if happened is None:
+            return None
+        event, hit = happened
+        requeued = [view for job in hit if (view := self._end_attempt(job)) is not None]
+        return event, hit, requeued
+
+    def _jobs_at(self, positions: Sequence[int]) -> list[Job]:
+        """The running jobs at these workload positions, as the policy sees them."""
+        return [self.running[self._jobs[i].id] for i in positions]
+
+    def _end_attempt(self, job: Job) -> Job | None:
+        """A failure ended the running ``job``'s attempt now: killed (status ``failed``;
+        None), or queued again by the run's fate (the job as the policy now sees it)."""
+        outages = self._outages
+        assert outages is not None
+        job_id = job.id
+        i = self._index[job_id]
+        self._version[job_id] += 1     # its finish and correction events become stale
+        self._stop_running(job)
+        again = outages.hit(self, job, self._submitted_jobs[i])
+        if again is None:
+            self._end[i] = self.now
+            self._status[i] = FAILED
+            self._done += 1
+            if self._planner is not None:
+                self._planner.ended(self._jobs[i], self._start[i], self.now, FAILED)
+            return None
+        self._start[i] = -1
+        self._attempt_jobs[i] = again
+        first_plan = self._first_plan[i] if self._first_plan is not None else -1
+        view = self._planned_view(again)
+        if self._first_plan is not None:
+            self._first_plan[i] = first_plan
+        self._requeue(view, i, outages.spec.requeue_order == "arrival")
+        return view
+
+    def _requeue(self, job: Job, position: int, by_arrival: bool) -> None:
+        """Put a job back in ``waiting``: at its place by arrival (workload position) or at
+        the back."""
+        waiting = self.waiting
+        if not by_arrival or not waiting:
+            waiting[job.id] = job
+            return
+        index = self._index
+        items = list(waiting.items())
+        at = next((k for k, (job_id, _) in enumerate(items) if index[job_id] > position),
+                  len(items))
+        items.insert(at, (job.id, job))
+        waiting.clear()
+        waiting.update(items)
+        self._left_waiting = 0
 
     def _deliver_request(self, position: int) -> Reservation:
         """Make the request at ``position`` pending; the policy must decide it this pass."""
@@ -575,6 +677,13 @@ class QueueLimitContext(Context):
     def _withdraw(self, job: Job) -> None:
         super()._withdraw(job)
         self._left_queue(job)
+
+    def _requeue(self, job: Job, position: int, by_arrival: bool) -> None:
+        """A job a failure ended is queued again at once, counted against its user's limit
+        but never held back (our reading: it was admitted to the queue already)."""
+        super()._requeue(job, position, by_arrival)
+        if job.user >= 0:
+            self._user_queued[job.user] = self._user_queued.get(job.user, 0) + 1
 
     def _left_queue(self, job: Job) -> None:
         """A job left the queue (started or rejected): release its user's next held job."""

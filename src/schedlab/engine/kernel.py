@@ -38,12 +38,14 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Job, Workload
 
 # Kinds of heap events, in the order they are processed at one instant
-# (docs/reference/engine.md): job finishes, reservation ends, reservation starts,
+# (docs/reference/engine.md): job finishes, reservation ends, repairs and window ends
+# (RESTORE), reservation starts, window notices, failures and window starts (OUTAGE),
 # corrections of runtime predictions a running job outlived, cancellations by users, then
 # (not on the heap) the submissions of the instant, then jobs released from a per-user
 # queue limit, reservation requests and wake-ups (ticks included).  The grid engine uses
 # FINISH and WAKE; the time-sharing engine has no heap.
-FINISH, RESERVATION_END, RESERVATION_START, CORRECT, CANCEL, RELEASE, REQUEST, WAKE = range(8)
+(FINISH, RESERVATION_END, RESTORE, RESERVATION_START, NOTICE, OUTAGE, CORRECT, CANCEL,
+ RELEASE, REQUEST, WAKE) = range(11)
 
 #: A time after every event (every time is an int; SWF times stay below 2**53): the
 #: sentinel after the last submit time an event loop reads.

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from schedlab.engine.context import Context
     from schedlab.engine.grid import GridContext, GridTask, MetaView
+    from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
     from schedlab.workload.reservations import Reservation
 
@@ -167,6 +168,13 @@ class Policy(PolicyBase):
         """A waiting job was cancelled by its user (it has left ``ctx.waiting``; it never
         runs, docs/reference/events.md): a policy that keeps plans drops it.  A running
         job cancelled is an early end: ``on_finish``."""
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
+        """A node failure, a repair, or a maintenance window or drain announced, started or
+        ended (:class:`~schedlab.engine.outages.OutageEvent`; docs/reference/events.md).
+        The jobs a failure hit have been heard of already: ``on_finish`` for each, then
+        ``on_submit`` for those queued again.  A scheduling pass follows; a policy that
+        keeps a plan made on the capacity it had plans again."""
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: ``job`` carries the corrected one

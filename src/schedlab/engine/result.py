@@ -13,6 +13,7 @@ import numpy as np
 
 from schedlab.outcomes import (
     CANCELLED,
+    FAILED,
     FINISHED,
     KILLED,
     NEVER_RAN,
@@ -25,9 +26,9 @@ GRANTED = 0
 RESERVATION_STATUS_NAMES = ("granted", "rejected")
 
 #: The job outcomes are re-exported from :mod:`schedlab.outcomes` with the result.
-__all__ = ["CANCELLED", "FINISHED", "GRANTED", "KILLED", "MATRIX_CHANGE_KINDS", "REJECTED",
-           "RESERVATION_STATUS_NAMES", "STATUS_NAMES", "WITHDRAWN", "GridRecord",
-           "ReservationTable", "Result", "TimeSharingTrace", "ran_mask"]
+__all__ = ["CANCELLED", "FAILED", "FINISHED", "GRANTED", "KILLED", "MATRIX_CHANGE_KINDS",
+           "REJECTED", "RESERVATION_STATUS_NAMES", "STATUS_NAMES", "WITHDRAWN", "GridRecord",
+           "OutageRecord", "ReservationTable", "Result", "TimeSharingTrace", "ran_mask"]
 
 
 def ran_mask(status: np.ndarray) -> np.ndarray:
@@ -190,6 +191,7 @@ class Result:
     corrections: np.ndarray | None = None
     timesharing: TimeSharingTrace | None = None
     grid: GridRecord | None = None
+    outages: OutageRecord | None = None
 
     def __len__(self) -> int:
         return len(self.job_id)
@@ -202,6 +204,38 @@ class Result:
     def status_names(self) -> list[str]:
         """Status of every job as a word (:data:`~schedlab.outcomes.STATUS_NAMES`)."""
         return [STATUS_NAMES[s] for s in self.status.tolist()]
+
+
+@dataclass
+class OutageRecord:
+    """What node failures, maintenance windows and drains add to a :class:`Result`
+    (docs/reference/events.md).
+
+    ``outages`` has one row ``(kind, start, end, processors)`` per outage
+    (kind 0 a failure, 1 a maintenance window, 2 a drain; ``processors`` the
+    most it held).  ``attempts`` has one row ``(job index, start, end,
+    saved)`` per attempt a failure ended (``saved``: the seconds of work its
+    checkpoints kept); a job's last attempt is its ``start``/``end`` in the
+    result.  Per job, ``final_runtime`` and ``final_estimate`` are the
+    seconds its last attempt needed and was allowed, overheads included
+    (the runtime and estimate for a job no failure hit and never
+    checkpointed), ``overhead`` the seconds of checkpoint writes and
+    restarts in all its attempts.  ``intervals`` lists every processor's
+    use as rows ``(processor, start, end, holder)``: holder >= 0 a job's
+    index, -1 a failure, -2 a window.  ``series_time``/``series_down`` is
+    the step function of processors out of service (failed or held by a
+    window).  ``settings`` are the run's failure settings.
+    """
+
+    outages: np.ndarray
+    attempts: np.ndarray
+    final_runtime: np.ndarray
+    final_estimate: np.ndarray
+    overhead: np.ndarray
+    intervals: np.ndarray
+    series_time: np.ndarray
+    series_down: np.ndarray
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass

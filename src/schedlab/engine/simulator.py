@@ -36,11 +36,14 @@ from schedlab.engine.kernel import (
     CORRECT,
     FINISH,
     NEVER,
+    NOTICE,
+    OUTAGE,
     OVERRUN_MODES,
     RELEASE,
     REQUEST,
     RESERVATION_END,
     RESERVATION_START,
+    RESTORE,
     WAKE,
     Progress,
     ProgressCallback,
@@ -61,6 +64,8 @@ from schedlab.errors import InputError, PolicyError
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload, cancel_column
 
 if TYPE_CHECKING:
+    from schedlab.engine.outages import OutageEvent
+    from schedlab.workload.outages import FailureSpec, Window
     from schedlab.workload.reservations import Reservation
 
 #: ``ProgressCallback`` is the kernel's, named here too for the API and the run layer.
@@ -70,7 +75,8 @@ __all__ = ["ProgressCallback", "Simulation", "run"]
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         overrun: str = "kill", progress: ProgressCallback | None = None,
         reservations: Iterable[Reservation] | None = None, tick: int = 0,
-        max_queued_per_user: int | None = None) -> Result:
+        max_queued_per_user: int | None = None, failures: FailureSpec | None = None,
+        windows: Sequence[Window] = ()) -> Result:
     """Simulate ``workload`` under ``policy`` and return the :class:`Result`.
 
     ``processors`` overrides the workload's machine size.  ``overrun`` says what
@@ -88,10 +94,16 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     schedule only every ``tick`` seconds (Catalina iterates every 900 s,
     §3); 0 schedules at every event.  ``max_queued_per_user`` holds
     back a user's jobs beyond that many waiting ones (DataStar allows 6, §6).
+
+    Outages (docs/reference/events.md): ``failures`` says which nodes fail
+    and what becomes of the jobs on them; ``windows`` are maintenance
+    windows and drains.  Either makes the engine keep which processor
+    holds what (the ``allocation`` of ``failures``).
     """
     simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
                             progress=progress, reservations=reservations, tick=tick,
-                            max_queued_per_user=max_queued_per_user)
+                            max_queued_per_user=max_queued_per_user, failures=failures,
+                            windows=windows)
     schedule, ctx = policy.schedule, simulation.ctx
     with cyclic_gc_paused():
         for _ in simulation.passes:
@@ -117,7 +129,8 @@ class Simulation:
     def __init__(self, workload: Workload, policy: Policy, *, processors: int | None = None,
                  overrun: str = "kill", progress: ProgressCallback | None = None,
                  reservations: Iterable[Reservation] | None = None, tick: int = 0,
-                 max_queued_per_user: int | None = None) -> None:
+                 max_queued_per_user: int | None = None, failures: FailureSpec | None = None,
+                 windows: Sequence[Window] = ()) -> None:
         machine = workload.processors if processors is None else processors
         jobs = workload.jobs
         check_machine(jobs, machine)
@@ -135,6 +148,9 @@ class Simulation:
         claim(policy)
         if requests is not None:
             ctx.enable_reservations(requests)
+        if failures is not None or windows:
+            from schedlab.engine.outages import Outages
+            ctx.enable_outages(Outages(machine, jobs, failures, windows))
         planner = getattr(policy, "runtime_planner", None)   # a policy may not subclass Policy
         if planner is not None:
             ctx.plan_runtimes_with(planner)
@@ -302,10 +318,12 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
     on_request = policy.on_reservation_request
     on_correction = getattr(policy, "on_correction", None)
     on_cancel = getattr(policy, "on_cancel", None)
+    on_outage = getattr(policy, "on_outage", None)
     inbox = _Inbox(policy) if tick else None
     if inbox is not None:
         on_submit, on_finish, on_request = inbox.submit, inbox.finish, inbox.request
-        on_cancel = inbox.cancel
+        on_cancel, on_outage = inbox.cancel, inbox.outage
+    outages = ctx._outages
     queue_limit = ctx if isinstance(ctx, QueueLimitContext) else None
     next_tick = -1
     n = len(jobs)
@@ -316,11 +334,14 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
+        if outages is not None and nxt == n and ctx._done == n:
+            break                             # every job has ended: outages go on forever
         now = submits[nxt]
         if events and events[0][0] <= now:
             now = events[0][0]
         ctx.now = now
-        # 1. finishes, then 2. reservation ends and starts, corrections of planned
+        # 1. finishes, then 2. reservation ends, repairs and window ends, reservation
+        # starts, window notices, failures and window starts, corrections of planned
         # runtimes and cancellations (the heap keeps this order)
         while events and events[0][0] == now and events[0][1] <= CANCEL:
             _, kind, key, ver = heappop(events)
@@ -329,6 +350,15 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                     ctx._end_reservation(key)
                 elif kind == RESERVATION_START:
                     ctx._start_reservation(key)
+                elif kind in (RESTORE, NOTICE, OUTAGE):
+                    if (happened := ctx._outage_event(kind, key)) is not None:
+                        event, hit, requeued = happened
+                        for job in hit:
+                            on_finish(ctx, job)
+                        for job in requeued:
+                            on_submit(ctx, job)
+                        if on_outage is not None:
+                            on_outage(ctx, event)
                 elif kind == CANCEL:
                     if (cancelled := ctx._cancel(key)) is not None:
                         running, job = cancelled
@@ -382,7 +412,8 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
             if more and next_tick <= now:
                 next_tick = (now // tick + 1) * tick
                 heappush(events, (next_tick, WAKE, -1, 0))
-        record(now, capacity - ctx.free - ctx.reserved, len(waiting))
+        down = 0 if outages is None else outages.down
+        record(now, capacity - ctx.free - ctx.reserved - down, len(waiting))
         if ctx._done >= due:
             due = progress.report(ctx._done)
 
@@ -395,7 +426,7 @@ class _Inbox:
     tick, in the same-time order: finishes, submissions, requests.
     """
 
-    __slots__ = ("cancelled", "finished", "policy", "requested", "submitted")
+    __slots__ = ("cancelled", "finished", "outages", "policy", "requested", "submitted")
 
     def __init__(self, policy: Policy) -> None:
         self.policy = policy
@@ -403,6 +434,7 @@ class _Inbox:
         self.cancelled: list[Job] = []
         self.submitted: list[Job] = []
         self.requested: list[Reservation] = []
+        self.outages: list[OutageEvent] = []
 
     def finish(self, ctx: Context, job: Job) -> None:
         self.finished.append(job)
@@ -422,8 +454,12 @@ class _Inbox:
     def request(self, ctx: Context, request: Reservation) -> None:
         self.requested.append(request)
 
+    def outage(self, ctx: Context, event: OutageEvent) -> None:
+        self.outages.append(event)
+
     def __bool__(self) -> bool:
-        return bool(self.finished or self.cancelled or self.submitted or self.requested)
+        return bool(self.finished or self.cancelled or self.submitted or self.requested
+                    or self.outages)
 
     def deliver(self, ctx: Context) -> None:
         """Make every held-back call now."""
@@ -436,7 +472,10 @@ class _Inbox:
             policy.on_submit(ctx, job)
         for request in self.requested:
             policy.on_reservation_request(ctx, request)
+        for event in self.outages:
+            policy.on_outage(ctx, event)        # only a Policy's outages are held
         self.finished, self.cancelled, self.submitted, self.requested = [], [], [], []
+        self.outages = []
 
 
 def _undecided(policy: Policy, pending: dict[int, Reservation], now: int) -> None:
@@ -462,6 +501,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
         deadline=deadline, artificial_deadline=artificial,
         reservations=_reservation_table(ctx), **_planned_runtimes(ctx),
         cancel_after=cancel_column(workload.jobs),
+        outages=None if ctx._outages is None else ctx._outages.record(ctx),
         queued=np.array(ctx._queued, dtype=np.int64) if isinstance(ctx, QueueLimitContext)
         else None)
 

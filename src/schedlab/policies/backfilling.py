@@ -18,6 +18,7 @@ from schedlab.policies.reservations import CatalinaReservations, decide_requests
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.outages import OutageEvent
     from schedlab.policies.compression import ArrayPlan
     from schedlab.workload.job import Job
 
@@ -408,6 +409,11 @@ class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered)
             plan.give_back(ctx.now, start, job.estimate, job.width)
         plan.started(arrival)              # no longer waiting: the walks drop it
         self._compress_pending = True
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
+        """Capacity changed (a failure, a repair, a window announced, started or ended):
+        plan every waiting job again from the machine as it is, in queue order."""
+        self._rebuild(ctx, self._current_plan(ctx))
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: plan every waiting job again from

@@ -39,6 +39,7 @@ from schedlab.policies.reservations import CatalinaReservations, decide_requests
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.outages import OutageEvent
     from schedlab.policies.dynp_step import Tuned, TuningState
     from schedlab.workload.job import Job
 
@@ -164,6 +165,11 @@ class PlanningScheduler(PredictedRuntimes, CatalinaReservations, Policy):
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: rebuild the plan at the pass that
         follows, from the machine as it is."""
+        self._replan = True
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
+        """Capacity changed (a failure, a repair, a window): rebuild the plan at the pass
+        that follows, from the machine as it is."""
         self._replan = True
 
     def on_cancel(self, ctx: Context, job: Job) -> None:

@@ -68,6 +68,7 @@ from schedlab.policies.base import Policy, check_bool, check_choice, check_numbe
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
 
 #: How many times the backfill pass tries one job at a later time before it gives up on
@@ -154,6 +155,9 @@ class SlurmScheduling(Policy):
             self._completing.append((ctx.now + self.completing, job.width))
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
+        self._changed = True
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
         self._changed = True
 
     def schedule(self, ctx: Context) -> None:

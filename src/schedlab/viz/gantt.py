@@ -26,6 +26,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from schedlab.engine.outages import free_runs
 from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
@@ -106,14 +107,6 @@ def jobs_from_table(jobs: pd.DataFrame) -> GanttJobs:
     return GanttJobs(ran["job_id"].to_numpy(), ran["start"].to_numpy(np.int64),
                      ran["end"].to_numpy(np.int64), ran["width"].to_numpy(np.int64),
                      ran["status"].astype(str).to_numpy(dtype=object))
-
-
-def free_runs(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First processor and length of every maximal block of free processors, lowest first."""
-    edges = np.diff(np.concatenate(([0], free.view(np.int8), [0])))
-    starts = np.flatnonzero(edges == 1)
-    ends = np.flatnonzero(edges == -1)
-    return starts, ends - starts
 
 
 def fit(free: np.ndarray, width: int) -> list[tuple[int, int]]:

@@ -30,7 +30,15 @@ from schedlab import __version__
 from schedlab.atomic import atomic_write_bytes
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, MAX_TIME, check_processors
-from schedlab.outcomes import CANCELLED, FINISHED, KILLED, NEVER_RAN, REJECTED, WITHDRAWN
+from schedlab.outcomes import (
+    CANCELLED,
+    FAILED,
+    FINISHED,
+    KILLED,
+    NEVER_RAN,
+    REJECTED,
+    WITHDRAWN,
+)
 from schedlab.textio import normalize_bytes, parse_int
 from schedlab.workload.job import (
     ESTIMATES_PARTLY_RUNTIME,
@@ -88,8 +96,9 @@ _HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
 FRACTIONAL_TIMES = "fractional_times_truncated"
 
 #: SWF status codes written for the Result statuses (SWF field 11: 1 completed,
-#: 0 failed, 5 cancelled).  A job killed at its estimate did not complete.
-SWF_STATUS = {FINISHED: 1, KILLED: 0, REJECTED: 5, CANCELLED: 5, WITHDRAWN: 5}
+#: 0 failed, 5 cancelled).  A job killed at its estimate or by a node failure did not
+#: complete.
+SWF_STATUS = {FINISHED: 1, KILLED: 0, REJECTED: 5, CANCELLED: 5, WITHDRAWN: 5, FAILED: 0}
 
 
 def field_label(column: int) -> str:

@@ -42,6 +42,7 @@ from schedlab.policies.predicting import PredictedRuntimes
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
 
 Plan = list[tuple["Job", int]]
@@ -285,14 +286,26 @@ class AdmissionPolicy(PredictedRuntimes, Policy):
         """A running job outlived its planned runtime: repair the plan if it no longer fits
         the machine, and count the admitted jobs it moved later (statistic
         ``broken_reservations``; their deadlines may be missed now)."""
+        self._booked_end[job.id] = ctx.expected_end(job)     # an earlier end compresses
+        self._repair_if_broken(ctx)
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
+        """Capacity changed (a failure, a repair, a window): repair the plan if it no longer
+        fits the machine; the admitted jobs it moved later are counted as broken
+        reservations (their guarantees cannot be kept; the misses are reported)."""
+        self._repair_if_broken(ctx)
+
+    def _repair_if_broken(self, ctx: Context) -> None:
+        """Repair the plan when it no longer fits the machine, counting the admitted jobs
+        it moved later (statistic ``broken_reservations``)."""
         from schedlab.policies.deadline.plan_arrays import plan_fits
 
-        self._booked_end[job.id] = ctx.expected_end(job)     # an earlier end compresses
         if plan_fits(running_profile(ctx), self._plan, ctx.now):
             return
         booked = {planned.id: start for planned, start in self._plan}
         self._repair(ctx)
-        broken = sum(start > booked[planned.id] for planned, start in self._plan)
+        broken = sum(start > booked[planned.id] for planned, start in self._plan
+                     if planned.id in booked)
         if broken:
             ctx.count("broken_reservations", broken)
 

@@ -1,0 +1,512 @@
+"""Node failures, maintenance windows and drains in a space-sharing run (docs/reference/events.md).
+
+The engine keeps, only in a run that has outages, which processor holds
+what (:class:`ProcessorMap`): a failure hits particular processors and so
+particular jobs.  :class:`Outages` makes the outages of a
+:class:`~schedlab.workload.outages.FailureSpec` and of the windows happen on
+the event heap of the run's :class:`~schedlab.engine.context.Context`:
+
+* a **failure** takes its processors out of service until its repair; a
+  job on one of them ends its attempt there and meets the run's fate
+  (``kill``, ``requeue`` or ``checkpoint``); the processors are listed
+  with the running jobs among the context's releases, back at the repair
+  (our reading: the scheduler learns the repair time when the node fails);
+* a **window** (maintenance or drain) is announced at its notice; from its
+  start it takes free processors, and each one a job frees, until it holds
+  its count; it never stops a job, and gives everything back at its end.
+  Between notice and end, :meth:`Outages.clip` takes its outstanding
+  processors out of every availability profile the context builds, so
+  that planning policies keep jobs out of it.
+
+What the policy hears is an :class:`OutageEvent` (``Policy.on_outage``).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from heapq import heappush
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
+from schedlab.engine.result import OutageRecord
+from schedlab.errors import InputError
+
+if TYPE_CHECKING:
+    from schedlab.engine.context import Context
+    from schedlab.engine.profile import Profile
+    from schedlab.workload.job import Job
+    from schedlab.workload.outages import FailureSpec, Window
+
+#: A processor's holder in the map when no job holds it.
+FREE, FAILED, WINDOW = -1, -2, -3
+#: The kinds of outage in :attr:`OutageRecord.outages` (column 0).
+KIND_CODES = {"failure": 0, "maintenance": 1, "drain": 2}
+#: The ``holder`` column of :attr:`OutageRecord.intervals` for a failure and a window.
+HELD_BY_FAILURE, HELD_BY_WINDOW = -1, -2
+#: Offsets that keep the keys of failures and windows among the releases
+#: (``Context._by_end``) apart from job ids and reservation keys.
+_FAILURE_KEY, _WINDOW_KEY = -(2**40), -(2**41)
+
+
+@dataclass(frozen=True)
+class OutageEvent:
+    """What :meth:`Policy.on_outage <schedlab.engine.policy.Policy.on_outage>` hears.
+
+    ``kind`` is ``failure``, ``repair``, ``notice`` (a window announced),
+    ``window start`` or ``window end``; ``processors`` how many it
+    concerns; ``start`` and ``end`` the outage's interval; ``hit`` the ids
+    of the jobs whose attempt a failure ended.
+    """
+
+    kind: str
+    processors: int
+    start: int
+    end: int
+    hit: tuple[int, ...] = ()
+
+
+def wall_time(work: int, interval: int, cost: int) -> int:
+    """Seconds to do ``work`` seconds of work writing a checkpoint (``cost`` seconds)
+    after every ``interval`` seconds of it, none at the very end."""
+    if work <= 0:
+        return 0
+    return work + cost * ((work - 1) // interval)
+
+
+def saved_work(elapsed: int, interval: int, cost: int, restart: int, work: int) -> int:
+    """The seconds of work the last checkpoint written within ``elapsed`` seconds of an
+    attempt keeps: the attempt first spends ``restart`` seconds reading a checkpoint, then
+    alternates ``interval`` seconds of work and ``cost`` seconds of writing."""
+    useful = elapsed - restart
+    if useful <= 0:
+        return 0
+    return min(work, (useful // (interval + cost)) * interval)
+
+
+class ProcessorMap:
+    """Which job (by position), failure or window holds each processor.
+
+    ``allocation`` is how a starting job takes free processors (our
+    readings; docs/reference/events.md): ``first-fit`` the lowest-numbered
+    free ones; ``contiguous`` the first run of consecutive free ones long
+    enough, else first-fit (a job is never delayed for contiguity: the
+    policies schedule on counts); ``any`` free ones drawn at random (a
+    machine without locality; seeded).
+    """
+
+    def __init__(self, processors: int, allocation: str, seed: int) -> None:
+        self.owner = np.full(processors, FREE, dtype=np.int64)
+        self.allocation = allocation
+        self._rng = np.random.default_rng([seed, processors])
+        self.held: dict[int, np.ndarray] = {}
+
+    def take(self, position: int, width: int) -> np.ndarray:
+        """Give ``width`` free processors to the job at ``position``."""
+        free = np.flatnonzero(self.owner == FREE)
+        if self.allocation == "any":
+            ids = np.sort(self._rng.choice(free, size=width, replace=False))
+        elif self.allocation == "contiguous":
+            run = _first_run(self.owner == FREE, width)
+            ids = free[:width] if run is None else run
+        else:
+            ids = free[:width]
+        self.owner[ids] = position
+        self.held[position] = ids
+        return ids
+
+    def give_back(self, position: int) -> tuple[np.ndarray, int]:
+        """The processors of the job at ``position`` free again (those a failure took stay
+        failed); returns them and how many of them the failure took."""
+        ids = self.held.pop(position)
+        mine = self.owner[ids] == position
+        self.owner[ids[mine]] = FREE
+        return ids, int(ids.size - np.count_nonzero(mine))
+
+
+def free_runs(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """First processor and length of every maximal block of free processors (a boolean
+    mask), lowest first."""
+    edges = np.diff(np.concatenate(([0], free.view(np.int8), [0])))
+    starts = np.flatnonzero(edges == 1)
+    return starts, np.flatnonzero(edges == -1) - starts
+
+
+def _first_run(free: np.ndarray, width: int) -> np.ndarray | None:
+    """The first ``width`` processors of the first run of free ones at least that long."""
+    starts, lengths = free_runs(free)
+    long_enough = np.flatnonzero(lengths >= width)
+    if long_enough.size == 0:
+        return None
+    first = int(starts[long_enough[0]])
+    return np.arange(first, first + width)
+
+
+class _Failure:
+    """One failure: its node (-1: from a file), interval and the processors it took."""
+
+    __slots__ = ("end", "ids", "node", "nodes", "start")
+
+    def __init__(self, start: int, end: int, node: int, nodes: Sequence[int]) -> None:
+        self.start, self.end, self.node, self.nodes = start, end, node, tuple(nodes)
+        self.ids = np.empty(0, dtype=np.int64)
+
+
+class _WindowState:
+    """A window's processors: how many it wants and the ones it took, with when."""
+
+    __slots__ = ("held", "taken", "wanted", "window")
+
+    def __init__(self, window: Window, wanted: int) -> None:
+        self.window, self.wanted = window, wanted
+        self.held = 0
+        self.taken: list[tuple[np.ndarray, int]] = []
+
+    @property
+    def outstanding(self) -> int:
+        return self.wanted - self.held
+
+
+class Outages:
+    """The outages of one run and their bookkeeping (docs/reference/events.md)."""
+
+    def __init__(self, machine: int, jobs: Sequence[Job], spec: FailureSpec | None,
+                 windows: Sequence[Window]) -> None:
+        from schedlab.workload.outages import FailureSpec
+
+        self.spec = spec if spec is not None else FailureSpec()
+        self.machine = machine
+        self.node_size = self.spec.node_size
+        self.nodes = -(-machine // self.node_size)
+        self.map = ProcessorMap(machine, self.spec.allocation,
+                                self.spec.model.seed if self.spec.model is not None else 0)
+        self.windows = tuple(windows)
+        self._states: dict[int, _WindowState] = {}
+        self._announced: dict[int, _WindowState] = {}
+        self._failures: list[_Failure] = []
+        self._rngs: dict[int, np.random.Generator] = {}
+        self.down = 0
+        n = len(jobs)
+        self.final_runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
+        self.final_estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
+        self.overhead = np.zeros(n, dtype=np.int64)
+        #: Per job under a requeueing fate: (work left, limit left, restart seconds).
+        self._left: dict[int, tuple[int, int, int]] = {}
+        self._submitted: dict[int, tuple[int, int]] = {}
+        self._attempts: list[tuple[int, int, int, int]] = []
+        self._intervals: list[np.ndarray] = []
+        self._outage_rows: list[tuple[int, int, int, int]] = []
+        self._series_time: list[int] = [0]
+        self._series_down: list[int] = [0]
+        self.counts = {"failures": 0, "jobs_hit": 0}
+        self._check_replayed_nodes()
+
+    # ------------------------------------------------------------------ set-up
+    def _check_replayed_nodes(self) -> None:
+        for failure in self.spec.replayed:
+            too_high = [node for node in failure.nodes if node >= self.nodes]
+            if too_high:
+                raise InputError(f"node {too_high[0]} does not exist: the machine has "
+                                 f"{self.nodes} nodes of {self.node_size} processor(s)",
+                                 file=self.spec.source, line=failure.line, field="nodes")
+
+    def begin(self, ctx: Context) -> None:
+        """Put the first failures and every window's notice on the context's heap."""
+        events = ctx._events
+        model = self.spec.model
+        if model is not None:
+            for node in range(self.nodes):
+                rng = self._rngs[node] = model.generator(node)
+                self._draw(events, node, 0, rng)
+        for failure in self.spec.replayed:
+            self._add_failure(events, failure.time, failure.end, -1, failure.nodes)
+        for k, window in enumerate(self.windows):
+            heappush(events, (window.notice, NOTICE, k, 0))
+
+    def _draw(self, events: list, node: int, after: int, rng: np.random.Generator) -> None:
+        model = self.spec.model
+        assert model is not None
+        start = after + model.time_to_failure(rng)
+        self._add_failure(events, start, start + model.repair_time(rng), node, (node,))
+
+    def _add_failure(self, events: list, start: int, end: int, node: int,
+                     nodes: Sequence[int]) -> None:
+        key = len(self._failures)
+        self._failures.append(_Failure(start, end, node, nodes))
+        heappush(events, (start, OUTAGE, key, 0))
+
+    # ------------------------------------------------------------------ jobs
+    def entered(self, job: Job, position: int) -> Job:
+        """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
+        with the checkpoint writes they need (the limit covers the work; the writes are
+        the system's)."""
+        spec = self.spec
+        if spec.fate != "checkpoint":
+            return job
+        interval = self._interval(job)
+        self._submitted[position] = (job.runtime, job.estimate)
+        runtime = wall_time(job.runtime, interval, spec.checkpointing.cost)
+        estimate = wall_time(job.estimate, interval, spec.checkpointing.cost)
+        self.final_runtime[position] = runtime
+        self.final_estimate[position] = estimate
+        return _with_times(job, runtime, estimate)
+
+    def _interval(self, job: Job) -> int:
+        nodes = -(-job.width // self.node_size)
+        return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
+
+    def allocate(self, position: int, width: int) -> None:
+        self.map.take(position, width)
+
+    def released(self, ctx: Context, position: int, start: int) -> None:
+        """A job's attempt left its processors: those a failure took stay out of service,
+        the others are free (and claimed by windows waiting for processors)."""
+        ids, failed = self.map.give_back(position)
+        self._log(ids, start, ctx.now, position)
+        ctx.free -= failed
+        if self._states:
+            self.fill(ctx)
+
+    def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
+        """Decide the fate of ``job`` (as it ran; ``original`` as submitted), whose attempt a
+        failure ended now: None when it is killed, else the job to queue again."""
+        spec = self.spec
+        i = ctx._index[job.id]
+        start = int(ctx._start[i])
+        elapsed = ctx.now - start
+        self.counts["jobs_hit"] += 1
+        if spec.fate == "kill":
+            self._attempts.append((i, start, ctx.now, 0))
+            return None
+        work, limit, restart = self._left.get(i, (original.runtime, original.estimate, 0))
+        cost = spec.checkpointing.cost
+        if spec.fate == "checkpoint":
+            interval = self._interval(original)
+            saved = saved_work(elapsed, interval, cost, restart, min(work, limit))
+            self.overhead[i] += min(elapsed, restart) + (saved // interval) * cost
+            restart = spec.checkpointing.restart
+        else:
+            interval, saved, restart = 0, 0, 0
+        self._attempts.append((i, start, ctx.now, saved))
+        work, limit = work - saved, limit - saved
+        self._left[i] = (work, limit, restart)
+        if spec.fate == "checkpoint":
+            runtime = restart + wall_time(work, interval, cost)
+            estimate = restart + wall_time(limit, interval, cost)
+        else:
+            runtime, estimate = work, limit
+        self.final_runtime[i] = runtime
+        self.final_estimate[i] = estimate
+        ctx.count("requeued" if spec.fate == "requeue" else "restarted")
+        return _with_times(job, runtime, estimate)
+
+    def finished(self, position: int, held: int) -> None:
+        """A job's last attempt ended after ``held`` seconds: under ``checkpoint``, count
+        what of it was not work (its restart and checkpoint writes)."""
+        if self.spec.fate != "checkpoint":
+            return
+        work, limit, _ = self._left.get(position, (-1, -1, 0))
+        if work < 0:
+            work, limit = self._submitted[position]
+        self.overhead[position] += max(0, held - min(work, limit))
+
+    # ------------------------------------------------------------------ events
+    def outage(self, ctx: Context, key: int) -> tuple[OutageEvent, list[Job]] | None:
+        """A failure (key >= 0) or a window (key < 0) starts now; returns what the policy
+        hears and the running jobs the failure hit (None: nothing happened)."""
+        if key < 0:
+            return self._start_window(ctx, -1 - key), []
+        failure = self._failures[key]
+        owner = self.map.owner
+        ids = np.concatenate([np.arange(node * self.node_size,
+                                        min((node + 1) * self.node_size, self.machine))
+                              for node in failure.nodes])
+        holders = owner[ids]
+        ids = ids[(holders == FREE) | (holders >= 0)]
+        if ids.size == 0:
+            if failure.node >= 0:
+                self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
+            return None
+        holders = owner[ids]
+        victims = np.unique(holders[holders >= 0])
+        ctx.free -= int(np.count_nonzero(holders == FREE))
+        owner[ids] = FAILED
+        failure.ids = ids
+        self.down += int(ids.size)
+        self.counts["failures"] += 1
+        self._outage_rows.append((KIND_CODES["failure"], failure.start, failure.end,
+                                  int(ids.size)))
+        self._log(ids, failure.start, failure.end, HELD_BY_FAILURE)
+        insort(ctx._by_end, (failure.end, _FAILURE_KEY - key, int(ids.size)))
+        heappush(ctx._events, (failure.end, RESTORE, key, 0))
+        jobs = ctx._jobs_at(victims.tolist())
+        self._record(ctx.now)
+        return OutageEvent("failure", int(ids.size), failure.start, failure.end,
+                           tuple(job.id for job in jobs)), jobs
+
+    def restore(self, ctx: Context, key: int) -> OutageEvent:
+        """A failure's repair (key >= 0) or a window's end (key < 0) has come."""
+        if key < 0:
+            return self._end_window(ctx, -1 - key)
+        failure = self._failures[key]
+        ids = failure.ids
+        self.map.owner[ids] = FREE
+        ctx.free += int(ids.size)
+        ctx._by_end.remove((failure.end, _FAILURE_KEY - key, int(ids.size)))
+        self.down -= int(ids.size)
+        if failure.node >= 0:
+            self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
+        if self._states:
+            self.fill(ctx)
+        self._record(ctx.now)
+        return OutageEvent("repair", int(ids.size), failure.start, failure.end)
+
+    def notice(self, ctx: Context, k: int) -> OutageEvent:
+        """Window ``k`` is announced: profiles keep its processors from its start on."""
+        window = self.windows[k]
+        state = _WindowState(window, window.width(self.machine))
+        self._announced[k] = state
+        heappush(ctx._events, (window.start, OUTAGE, -1 - k, 0))
+        return OutageEvent("notice", state.wanted, window.start, window.end)
+
+    def _start_window(self, ctx: Context, k: int) -> OutageEvent:
+        state = self._announced.pop(k)
+        self._states[k] = state
+        window = state.window
+        insort(ctx._by_end, (window.end, _WINDOW_KEY - k, 0))
+        heappush(ctx._events, (window.end, RESTORE, -1 - k, 0))
+        self.fill(ctx)
+        self._record(ctx.now)
+        return OutageEvent("window start", state.wanted, window.start, window.end)
+
+    def _end_window(self, ctx: Context, k: int) -> OutageEvent:
+        state = self._states.pop(k)
+        window = state.window
+        owner = self.map.owner
+        for ids, taken_at in state.taken:
+            owner[ids] = FREE
+            self._log(ids, taken_at, window.end, HELD_BY_WINDOW)
+        ctx._by_end.remove((window.end, _WINDOW_KEY - k, state.held))
+        ctx.free += state.held
+        self.down -= state.held
+        self._outage_rows.append((KIND_CODES[window.kind], window.start, window.end,
+                                  state.held))
+        if self._states:
+            self.fill(ctx)
+        self._record(ctx.now)
+        return OutageEvent("window end", state.held, window.start, window.end)
+
+    def fill(self, ctx: Context) -> None:
+        """Give free processors to the started windows still short of their count, in the
+        order they started."""
+        owner = self.map.owner
+        for k, state in self._states.items():
+            if state.outstanding <= 0 or ctx.free <= 0:
+                continue
+            ids = np.flatnonzero(owner == FREE)[:state.outstanding]
+            owner[ids] = WINDOW
+            state.taken.append((ids, ctx.now))
+            end, key = state.window.end, _WINDOW_KEY - k
+            ctx._by_end.remove((end, key, state.held))
+            state.held += int(ids.size)
+            insort(ctx._by_end, (end, key, state.held))
+            ctx.free -= int(ids.size)
+            self.down += int(ids.size)
+            self._record(ctx.now)
+
+    # ------------------------------------------------------------------ the plan
+    def claims(self, now: int) -> list[tuple[int, int, int]]:
+        """``(from, end, processors)`` still to be taken by windows announced or started."""
+        claims = [(max(now, state.window.start), state.window.end, state.wanted)
+                  for state in self._announced.values()]
+        claims += [(now, state.window.end, state.outstanding)
+                   for state in self._states.values() if state.outstanding > 0]
+        return claims
+
+    def next_claim(self, now: int) -> int | None:
+        """When the earliest window claim begins (None: no window is announced or short)."""
+        return min((start for start, _, _ in self.claims(now)), default=None)
+
+    def clip(self, profile: Profile) -> None:
+        """Take the windows' outstanding processors out of ``profile``: from a window's
+        start to its end, the free processors less its claim, never below 0 (it takes them
+        as they come free, before any job)."""
+        claims = self.claims(profile.origin)
+        if not claims:
+            return
+        times, free = profile.breakpoints()
+        edges = sorted({*times, *(start for start, _, _ in claims),
+                        *(end for _, end, _ in claims)})
+        new_times: list[int] = []
+        new_free: list[int] = []
+        for t in edges:
+            if t < times[0]:
+                continue
+            base = free[_index_at(times, t)]
+            claimed = sum(width for start, end, width in claims if start <= t < end)
+            level = max(0, base - claimed)
+            if not new_free or new_free[-1] != level:
+                new_times.append(t)
+                new_free.append(level)
+        profile.replace_breakpoints(new_times, new_free)
+
+    # ------------------------------------------------------------------ the record
+    def _log(self, ids: np.ndarray, start: int, end: int, holder: int) -> None:
+        if ids.size and end > start:
+            rows = np.empty((ids.size, 4), dtype=np.int64)
+            rows[:, 0] = ids
+            rows[:, 1], rows[:, 2], rows[:, 3] = start, end, holder
+            self._intervals.append(rows)
+
+    def _record(self, now: int) -> None:
+        if self._series_time[-1] == now:
+            self._series_down[-1] = self.down
+        else:
+            self._series_time.append(now)
+            self._series_down.append(self.down)
+
+    def record(self, ctx: Context) -> OutageRecord:
+        """The run's :class:`OutageRecord` (windows still open at the end of the run are
+        closed there: the run ends when its last job does)."""
+        for k in list(self._states):
+            state = self._states[k]
+            for ids, taken_at in state.taken:
+                self._log(ids, taken_at, max(taken_at, ctx.now), HELD_BY_WINDOW)
+            self._outage_rows.append((KIND_CODES[state.window.kind], state.window.start,
+                                      state.window.end, state.held))
+        for position, ids in self.map.held.items():
+            self._log(ids, int(ctx._start[position]), ctx.now, position)
+        spec = self.spec
+        settings = {"fate": spec.fate, "allocation": spec.allocation,
+                    "node_size": spec.node_size, "requeue": spec.requeue_order,
+                    "windows": len(self.windows)}
+        if spec.model is not None:
+            settings["model"] = asdict(spec.model)
+        if spec.source:
+            settings["failure_file"] = spec.source
+        if spec.fate == "checkpoint":
+            settings["checkpointing"] = asdict(spec.checkpointing)
+        intervals = (np.concatenate(self._intervals) if self._intervals
+                     else np.empty((0, 4), dtype=np.int64))
+        return OutageRecord(
+            outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
+            attempts=np.array(self._attempts, dtype=np.int64).reshape(-1, 4),
+            final_runtime=self.final_runtime, final_estimate=self.final_estimate,
+            overhead=self.overhead, intervals=intervals,
+            series_time=np.array(self._series_time, dtype=np.int64),
+            series_down=np.array(self._series_down, dtype=np.int64), settings=settings)
+
+
+def _index_at(times: list[int], t: int) -> int:
+    """The index of the step of ``times`` that holds at ``t`` (>= times[0])."""
+    return bisect_right(times, t) - 1
+
+
+def _with_times(job: Job, runtime: int, estimate: int) -> Job:
+    """``job`` with another runtime and estimate (fields 2 and 3 of the tuple)."""
+    return tuple.__new__(type(job), job[:2] + (runtime, estimate) + job[4:])
+
+
