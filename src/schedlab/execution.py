@@ -46,6 +46,7 @@ from schedlab.policies.registry import (
 )
 from schedlab.run import (
     RunSpec,
+    load_outages,
     load_platform,
     load_reservations,
     prepare_one_machine,
@@ -111,6 +112,9 @@ def _one_machine_policy(spec: RunSpec) -> Policy:
 
 def _prepare_one_machine(spec: RunSpec, label: Label,
                          progress: ProgressCallback | None) -> Workload:
+    """The workload, after checking the run's failures and maintenance windows (so that a
+    mistake in them is reported before any run, under the option's name)."""
+    load_outages(spec, label=label)
     return prepare_one_machine(spec, label=label, progress=progress)
 
 
@@ -125,11 +129,13 @@ def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
     from schedlab.engine.simulator import run
 
     requests = load_reservations(spec.reservations, workload, processors=spec.processors)
+    failures, windows = load_outages(spec)
     check_capacity(spec.processors or workload.processors,
                    schedule_horizon(workload, requests, spec.tick), field="processors")
     return run(workload, policy, processors=spec.processors, overrun=spec.overrun,
                progress=progress, reservations=requests, tick=spec.tick,
-               max_queued_per_user=spec.max_queued_per_user)
+               max_queued_per_user=spec.max_queued_per_user, failures=failures,
+               windows=windows)
 
 
 def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
@@ -201,14 +207,15 @@ def _grid_policy(spec: RunSpec) -> Policy:
 MODELS: dict[str, ExecutionModel] = {model.name: model for model in (
     ExecutionModel(
         SPACE_SHARING, "a space-sharing run", None,
-        ONE_MACHINE_INPUT | {"reservations", "tick", "max_queued_per_user", "cancellations"},
+        ONE_MACHINE_INPUT | {"reservations", "tick", "max_queued_per_user", "cancellations",
+                             "failures", "maintenance"},
         "a run on one machine has no dispatcher, machines or preemption",
         _one_machine_policy, _prepare_one_machine, _space_sharing, _one_machine_metrics,
         space_sharing_cases, check_one_machine_run),
     ExecutionModel(
         TIME_SHARING, "a time-sharing run", None, ONE_MACHINE_INPUT,
-        "ticks, queue limits, advance reservations and replayed cancellations belong to "
-        "space sharing",
+        "ticks, queue limits, advance reservations, replayed cancellations, failures and "
+        "maintenance windows belong to space sharing",
         _one_machine_policy, _prepare_one_machine, _time_sharing, _one_machine_metrics,
         time_sharing_cases, check_one_machine_run),
     ExecutionModel(

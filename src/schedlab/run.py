@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from schedlab.platform.model import Platform
     from schedlab.policies.grid import DispatcherSpec
     from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.outages import FailureSpec, Window
     from schedlab.workload.reservations import Reservation
 
 #: Reservation requests as a CSV file (docs/reference/reservations.md) or as records.
@@ -57,7 +58,11 @@ class RunSpec:
     (requests: a CSV file read with the workload's machine size and
     UnixStartTime, or records), ``tick`` (schedule only every ``tick``
     seconds; 0 = at every event), ``max_queued_per_user`` (hold back a
-    user's jobs beyond that many waiting ones).
+    user's jobs beyond that many waiting ones), ``failures`` (a
+    ``--failures`` text such as ``mtbf=7d,fate=requeue``, or a
+    :class:`~schedlab.workload.outages.FailureSpec`; drawn failures take
+    ``seed`` unless the text names one) and ``maintenance`` (a maintenance
+    file or windows; docs/reference/events.md).
 
     Platform: ``None`` for one homogeneous machine of ``processors``; else
     a TOML platform file, a preset name (drawn with ``seed``) or a
@@ -86,6 +91,8 @@ class RunSpec:
     reservations: ReservationSource | None = None
     tick: int = 0
     max_queued_per_user: int | None = None
+    failures: str | FailureSpec | None = None
+    maintenance: str | Path | tuple[Window, ...] | None = None
     platform: str | Path | Platform | None = None
     dispatch: DispatcherSpec = "round-robin"
     allocation: str = "shared"
@@ -264,6 +271,22 @@ def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) ->
                          "ratings): give a GridWorkload or an SWF file with its .grid.csv "
                          "side file (docs/reference/platform.md)", field="workload")
     return read_grid_workload(source, platform=platform)
+
+
+def load_outages(spec: RunSpec, *, label: Label = str
+                 ) -> tuple[FailureSpec | None, tuple[Window, ...]]:
+    """The failures and the maintenance windows and drains of a run (docs/reference/events.md):
+    a ``--failures`` text parsed (its drawn failures seeded by the run's seed unless it
+    names one), a maintenance file read."""
+    from schedlab.workload.outages import parse_failure_spec, read_windows
+
+    failures = spec.failures
+    if isinstance(failures, str):
+        failures = parse_failure_spec(failures, field=label("failures"), seed=spec.seed)
+    windows = spec.maintenance
+    if isinstance(windows, (str, Path)):
+        windows = read_windows(str(windows))
+    return failures, tuple(windows or ())
 
 
 def load_reservations(source: ReservationSource | None, workload: Workload, *,

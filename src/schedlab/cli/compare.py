@@ -19,9 +19,11 @@ from schedlab.cli.options import (
     CapWindowOpt,
     DeadlineFractionOpt,
     DeadlinesOpt,
+    FailuresOpt,
     JobsOpt,
     LoadMethodOpt,
     LoadOpt,
+    MaintenanceOpt,
     MaxQueuedOpt,
     MinDurationOpt,
     MinNoticeOpt,
@@ -48,6 +50,7 @@ from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
+    report_outages,
     report_reservations,
     summary_metrics,
     warn_if_saturated,
@@ -89,6 +92,8 @@ def compare(
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
+    failures: FailuresOpt = None,
+    maintenance: MaintenanceOpt = None,
     deadlines: DeadlinesOpt = None,
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
@@ -136,7 +141,8 @@ def compare(
                     load_factor=load_factor, load_method=load_method, deadlines=deadlines,
                     stringency=stringency, deadline_fraction=deadline_fraction,
                     relaxation=relaxation, overrun=overrun, reservations=reservations,
-                    tick=tick, max_queued=max_queued_per_user)
+                    tick=tick, max_queued=max_queued_per_user, failures=failures,
+                    maintenance=maintenance)
     loaded = jobs_of(prepare(spec))
     report_skips(loaded)
     chosen = {label: aligned_with_clock(policy, loaded) if label in confs else policy
@@ -161,6 +167,7 @@ def compare(
     warn_if_saturated(rows)
     for label, result in results.items():
         report_reservations(result, label)
+        report_outages(rows[label], label)
     console.print(f"wrote {out / 'comparison.png'}, {out / 'metrics.csv'} and per-policy "
                   f"results in {out}/")
 

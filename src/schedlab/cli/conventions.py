@@ -36,6 +36,7 @@ DEADLINES_PANEL = "Deadlines"
 RESERVATIONS_PANEL = "Reservations"
 RESERVATION_LIMITS_PANEL = "Reservation limits (Margo et al.)"
 GRID_PANEL = "Grid platform"
+EVENTS_PANEL = "Failures and maintenance"
 OUTPUT_PANEL = "Output"
 
 #: Old spellings kept for one release: command path -> {old option: new option}.

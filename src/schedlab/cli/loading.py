@@ -26,7 +26,8 @@ def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | No
              deadlines: str | None = None, stringency: float | None = None,
              deadline_fraction: float = 1.0, relaxation: float | None = None,
              overrun: str = "kill", reservations: str | None = None, tick: int = 0,
-             max_queued: int | None = None, platform: str | None = None,
+             max_queued: int | None = None, failures: str | None = None,
+             maintenance: str | None = None, platform: str | None = None,
              dispatch: DispatcherSpec = "round-robin", allocation: str = "shared",
              preemption_overhead: int = 0) -> RunSpec:
     """The run the command-line options describe (:class:`~schedlab.run.RunSpec`).
@@ -45,7 +46,8 @@ def run_spec(workload: str, policy: PolicySpec = "fcfs+easy", *, procs: int | No
                    missing_estimate=missing_estimate, strict=strict,
                    cancellations=cancellations, jobs=jobs, seed=seed, transforms=steps,
                    overrun=overrun, reservations=reservations, tick=tick,
-                   max_queued_per_user=max_queued, platform=platform, dispatch=dispatch,
+                   max_queued_per_user=max_queued, failures=failures,
+                   maintenance=maintenance, platform=platform, dispatch=dispatch,
                    allocation=allocation, preemption_overhead=preemption_overhead)
 
 

@@ -8,6 +8,7 @@ import typer
 
 from schedlab.cli.conventions import (
     DEADLINES_PANEL,
+    EVENTS_PANEL,
     POLICY_PANEL,
     RESERVATION_LIMITS_PANEL,
     RESERVATIONS_PANEL,
@@ -96,6 +97,15 @@ TickOpt = Annotated[int, typer.Option(
 MaxQueuedOpt = Annotated[int | None, typer.Option(
     "--max-queued-per-user", help="Hold back a user's jobs beyond this many waiting ones "
     "(DataStar: 6).", rich_help_panel=POLICY_PANEL)]
+FailuresOpt = Annotated[str | None, typer.Option(
+    "--failures", help="Node failures: drawn per node, e.g. 'mtbf=7d,repair=4h,fate=requeue', "
+    "or replayed from a failure file (CSV time,nodes,duration), e.g. 'outages.csv,fate=kill'. "
+    "Fates: kill, requeue, checkpoint; keys in docs/reference/events.md.",
+    rich_help_panel=EVENTS_PANEL)]
+MaintenanceOpt = Annotated[str | None, typer.Option(
+    "--maintenance", help="Maintenance windows and drains: a CSV file with the columns "
+    "notice, start, end, nodes (a count or all) and kind (maintenance or drain).",
+    rich_help_panel=EVENTS_PANEL)]
 #: The thesis settings of the grid platform and job generators (Pasquali thesis, ch. 4-5):
 #: the keys of schedlab.platform.generator.PRESETS and schedlab.workload.models.grid.PRESETS,
 #: spelled out so that ``--help`` lists them without importing the generators.

@@ -24,9 +24,11 @@ from schedlab.cli.options import (
     CapWindowOpt,
     DeadlineFractionOpt,
     DeadlinesOpt,
+    FailuresOpt,
     JobsOpt,
     LoadMethodOpt,
     LoadOpt,
+    MaintenanceOpt,
     MaxQueuedOpt,
     MinDurationOpt,
     MinNoticeOpt,
@@ -56,6 +58,7 @@ from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     cluster_table,
     metrics_table,
+    report_outages,
     report_reservations,
     report_scheduling_cost,
     run_title,
@@ -95,6 +98,8 @@ def simulate(
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
+    failures: FailuresOpt = None,
+    maintenance: MaintenanceOpt = None,
     deadlines: DeadlinesOpt = None,
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
@@ -139,7 +144,8 @@ def simulate(
                      load_factor=load_factor, load_method=load_method, deadlines=deadlines,
                      stringency=stringency, deadline_fraction=deadline_fraction,
                      relaxation=relaxation, overrun=overrun, reservations=reservations,
-                     tick=tick, max_queued=max_queued_per_user, platform=platform,
+                     tick=tick, max_queued=max_queued_per_user, failures=failures,
+                     maintenance=maintenance, platform=platform,
                      dispatch={"name": dispatch, **dispatch_params} if dispatch_params
                      else dispatch, allocation=allocation,
                      preemption_overhead=preemption_overhead)
@@ -184,6 +190,7 @@ def simulate(
         console.print(clusters)
     warn_if_saturated(rows)
     report_reservations(result)
+    report_outages(metrics, result.policy)
     if result.stats:
         console.print("policy statistics: " + ", ".join(f"{k}={v}" for k, v in result.stats.items()))
     report_scheduling_cost(result)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -164,6 +164,22 @@ def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], na
                          else format(value, formats.get(name, ".2f")))
         table.add_row(name, *cells)
     return table
+
+
+def report_outages(metrics: Mapping[str, Any], label: str) -> None:
+    """One line on the failures and windows of a run and what they cost
+    (docs/reference/events.md); nothing for a run without them."""
+    if "failures" not in metrics:
+        return
+    fates = ", ".join(f"{metrics[name]:,} {name}" for name in ("failed", "requeued", "restarted")
+                      if metrics[name])
+    availability = metrics["availability"]
+    shown = "-" if availability is None else f"{availability:.1%}"
+    console.print(f"{label}: {metrics['failures']:,} failures, {metrics['maintenance_windows']:,} "
+                  f"maintenance windows or drains; {metrics['jobs_hit']:,} attempts hit"
+                  + (f" ({fates})" if fates else "")
+                  + f"; lost work {metrics['lost_work']:,} processor-s, availability {shown}",
+                  markup=False)
 
 
 def report_reservations(result: Result, label: str | None = None) -> None:

@@ -47,6 +47,7 @@ from schedlab.metrics.jobs import (
     wait_time,
     weighted_mean,
 )
+from schedlab.metrics.outages import outage_metrics
 from schedlab.metrics.predictions import prediction_metrics
 from schedlab.metrics.reservations import queue_limit_metrics, reservation_metrics
 from schedlab.workload.job import offered_load
@@ -280,6 +281,7 @@ def compute_metrics(result: Result, *, classes: bool = True) -> Metrics:
     metrics.update(gang_metrics(result))
     metrics.update(grid_metrics(result, observation_window(jobs)))
     metrics.update(prediction_metrics(result))
+    metrics.update(outage_metrics(result))
     if classes:
         metrics.update(flat_breakdowns(result))
     return metrics

@@ -26,7 +26,7 @@ import io
 import math
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -210,11 +210,11 @@ FAILURE_KEYS = ("mtbf", "repair", "distribution", "shape", "repair_distribution"
                 "restart_cost", "allocation", "node_size")
 
 
-def parse_failure_spec(text: str, *, field: str = "--failures") -> FailureSpec:
+def parse_failure_spec(text: str, *, field: str = "--failures", seed: int = 0) -> FailureSpec:
     """A :class:`FailureSpec` from ``KEY=VALUE,...`` (``mtbf=7d,repair=4h,fate=requeue``)
     or a failure file's path (with ``,KEY=VALUE`` after it, e.g.
-    ``outages.csv,fate=checkpoint``); one InputError naming ``field`` and the key on any
-    mistake."""
+    ``outages.csv,fate=checkpoint``); drawn failures take ``seed`` unless the text gives
+    one.  One InputError naming ``field`` and the key on any mistake."""
     items = [item.strip() for item in text.split(",") if item.strip()]
     if not items:
         raise InputError("expected mtbf=SECONDS or a failure file", field=field)
@@ -232,10 +232,10 @@ def parse_failure_spec(text: str, *, field: str = "--failures") -> FailureSpec:
         if key in values:
             raise InputError(f"key {key!r} is given twice", field=field)
         values[key] = value.strip()
-    return _failure_spec(values, field)
+    return _failure_spec(values, field, seed)
 
 
-def _failure_spec(values: dict[str, str], field: str) -> FailureSpec:
+def _failure_spec(values: dict[str, str], field: str, seed: int) -> FailureSpec:
     def where(key: str) -> str:
         return f"{field} {key}"
 
@@ -272,7 +272,7 @@ def _failure_spec(values: dict[str, str], field: str) -> FailureSpec:
             shape=shape_value,
             repair_distribution=choice("repair_distribution", REPAIR_DISTRIBUTIONS,
                                        "exponential"),
-            seed=count("seed", 0, 0))
+            seed=count("seed", seed, 0))
     else:
         for key in ("repair", "distribution", "shape", "repair_distribution", "seed"):
             if key in values:
@@ -300,14 +300,6 @@ def _failure_spec(values: dict[str, str], field: str) -> FailureSpec:
                        checkpointing=checkpointing,
                        allocation=choice("allocation", ALLOCATIONS, "first-fit"),
                        node_size=count("node_size", 1, 1), source=values.get("file", ""))
-
-
-def with_seed(spec: FailureSpec, seed: int) -> FailureSpec:
-    """``spec`` with its drawn failures seeded by ``seed`` (a run's seed when the spec names
-    none); a replayed spec as it is."""
-    if spec.model is None:
-        return spec
-    return replace(spec, model=replace(spec.model, seed=seed))
 
 
 # --------------------------------------------------------------------------- files
