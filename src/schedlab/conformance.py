@@ -256,7 +256,8 @@ def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
 
     No processor is held by two things at once — jobs, failures and windows
     (so no job runs on a processor out of service); only the ``kill`` fate
-    makes ``failed`` jobs, each ending exactly at the end of an attempt a
+    makes ``failed`` jobs (and a requeueing one, those hit once more than
+    ``max_requeues`` times), each ending exactly at the end of an attempt a
     failure ended; every attempt a failure ended comes after the job's
     submission and before its last start; under a requeueing fate the work
     is conserved: the last attempt needs the work its checkpoints did not
@@ -271,9 +272,12 @@ def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
     fate = record.settings.get("fate", "kill")
     attempts = record.attempts
     positions = attempts[:, 0]
-    if fate != "kill":
-        _expect(failed, result, f"failed under the {fate!r} fate")
     ends_of_attempts = np.zeros(len(result), dtype=bool)
+    if fate != "kill":
+        hits = np.bincount(positions, minlength=len(result))
+        limit = record.settings["max_requeues"]
+        _expect(failed & (hits != limit + 1), result,
+                f"failed under the {fate!r} fate without being hit {limit + 1} times")
     last_attempt_end = np.full(len(result), -1, dtype=np.int64)
     if len(attempts):
         np.maximum.at(last_attempt_end, positions, attempts[:, 2])

@@ -177,7 +177,8 @@ def test_simulate_help_is_grouped_in_panels_within_80_columns() -> None:
     assert "…" not in shown                       # no option name or default cut short
     panels = re.findall(r"╭─ (.+?) ─", shown)
     assert panels == ["Arguments", "Options", "Workload", "Policy", "Deadlines", "Reservations",
-                      "Reservation limits (Margo et al.)", "Grid platform", "Output"]
+                      "Reservation limits (Margo et al.)", "Failures and maintenance",
+                      "Grid platform", "Output"]
 
 
 @pytest.mark.parametrize("path", [path for path, _ in ALL], ids=" ".join)

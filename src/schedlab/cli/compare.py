@@ -92,8 +92,6 @@ def compare(
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
-    failures: FailuresOpt = None,
-    maintenance: MaintenanceOpt = None,
     deadlines: DeadlinesOpt = None,
     stringency: StringencyOpt = None,
     deadline_fraction: DeadlineFractionOpt = 1.0,
@@ -105,6 +103,8 @@ def compare(
     reservation_window: CapWindowOpt = 604800,
     min_reservation_duration: MinDurationOpt = 0,
     min_reservation_notice: MinNoticeOpt = 0,
+    failures: FailuresOpt = None,
+    maintenance: MaintenanceOpt = None,
     out: Annotated[Path, typer.Option(
         "--out", "-o", help="Directory for the figure, the table (CSV) and one sub-directory "
         "per policy ('qops\\[k=3]' -> qops_k=3).", rich_help_panel=OUTPUT_PANEL)]

@@ -196,6 +196,7 @@ class Outages:
         #: Per job under a requeueing fate: (work left, limit left, restart seconds).
         self._left: dict[int, tuple[int, int, int]] = {}
         self._submitted: dict[int, tuple[int, int]] = {}
+        self._hits: dict[int, int] = {}
         self._attempts: list[tuple[int, int, int, int]] = []
         self._intervals: list[np.ndarray] = []
         self._outage_rows: list[tuple[int, int, int, int]] = []
@@ -272,13 +273,15 @@ class Outages:
 
     def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
         """Decide the fate of ``job`` (as it ran; ``original`` as submitted), whose attempt a
-        failure ended now: None when it is killed, else the job to queue again."""
+        failure ended now: None when it is killed (the ``kill`` fate, or a job hit more than
+        ``max_requeues`` times), else the job to queue again."""
         spec = self.spec
         i = ctx._index[job.id]
         start = int(ctx._start[i])
         elapsed = ctx.now - start
         self.counts["jobs_hit"] += 1
-        if spec.fate == "kill":
+        self._hits[i] = hits = self._hits.get(i, 0) + 1
+        if spec.fate == "kill" or hits > spec.max_requeues:
             self._attempts.append((i, start, ctx.now, 0))
             return None
         work, limit, restart = self._left.get(i, (original.runtime, original.estimate, 0))
@@ -462,6 +465,8 @@ class Outages:
             self._intervals.append(rows)
 
     def _record(self, now: int) -> None:
+        if self._series_down[-1] == self.down:
+            return
         if self._series_time[-1] == now:
             self._series_down[-1] = self.down
         else:
@@ -482,7 +487,7 @@ class Outages:
         spec = self.spec
         settings = {"fate": spec.fate, "allocation": spec.allocation,
                     "node_size": spec.node_size, "requeue": spec.requeue_order,
-                    "windows": len(self.windows)}
+                    "max_requeues": spec.max_requeues, "windows": len(self.windows)}
         if spec.model is not None:
             settings["model"] = asdict(spec.model)
         if spec.source:

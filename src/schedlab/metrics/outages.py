@@ -20,7 +20,8 @@ OUTAGE_METRIC_DOCS: dict[str, str] = {
     "failures": "node failures that took processors out of service",
     "maintenance_windows": "maintenance windows and drains",
     "jobs_hit": "attempts a failure ended",
-    "failed": "jobs a failure ended for good (fate kill)",
+    "failed": "jobs a failure ended for good (fate kill; under requeue and checkpoint, "
+              "a job hit once more than max_requeues times)",
     "requeued": "attempts queued again from the start (fate requeue)",
     "restarted": "attempts queued again from their last checkpoint (fate checkpoint)",
     "lost_work": "processor-seconds of attempts a failure ended, less the work their "
@@ -46,6 +47,7 @@ def outage_metrics(result: Result) -> dict[str, float | int | None]:
     width = result.width.astype(np.int64)
     fate = record.settings.get("fate", "kill")
     hit = len(attempts)
+    failed = int(np.count_nonzero(result.status == FAILED))
     lost = int(np.sum(width[positions] * (attempts[:, 2] - attempts[:, 1] - attempts[:, 3])))
     ran = result.accepted
     t0 = int(result.submit[ran].min()) if ran.any() else 0
@@ -58,9 +60,9 @@ def outage_metrics(result: Result) -> dict[str, float | int | None]:
         "failures": int(np.count_nonzero(kinds == 0)),
         "maintenance_windows": int(np.count_nonzero(kinds != 0)),
         "jobs_hit": hit,
-        "failed": int(np.count_nonzero(result.status == FAILED)),
-        "requeued": hit if fate == "requeue" else 0,
-        "restarted": hit if fate == "checkpoint" else 0,
+        "failed": failed,
+        "requeued": hit - failed if fate == "requeue" else 0,
+        "restarted": hit - failed if fate == "checkpoint" else 0,
         "lost_work": lost,
         "checkpoint_overhead": int(np.sum(width * record.overhead)),
         "availability": None if down is None else 1.0 - down / result.processors,
@@ -71,7 +73,8 @@ def outage_metrics(result: Result) -> dict[str, float | int | None]:
 
 def attempt_wait(result: Result) -> float | None:
     """Mean wait over every attempt: a job's first from its submission, each later one from
-    the failure that ended the one before it (None when no attempt started)."""
+    the failure that ended the one before it (None when no attempt started).  A job a
+    failure killed has its last attempt among the attempts already."""
     record = result.outages
     assert record is not None
     attempts = record.attempts
@@ -82,7 +85,7 @@ def attempt_wait(result: Result) -> float | None:
     queued = np.where(first, result.submit[rows[:, 0]], np.roll(rows[:, 2], 1))
     waits = list((rows[:, 1] - queued).tolist())
     last_of = {int(p): int(end) for p, end in zip(rows[:, 0], rows[:, 2])}
-    started = np.flatnonzero(result.start >= 0)
+    started = np.flatnonzero((result.start >= 0) & (result.status != FAILED))
     for k in started.tolist():
         waits.append(int(result.start[k]) - last_of.get(k, int(result.submit[k])))
     return float(np.mean(waits)) if waits else None

@@ -226,7 +226,7 @@ class SlurmScheduling(Policy):
         now = ctx.now
         node_cpus = self.cpus_per_node or ctx.processors
         nodes = max(1, ctx.processors // node_cpus)
-        cpus = Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
+        cpus = self._cpu_map(ctx)
         self._completing = [(until, width) for until, width in self._completing if until > now]
         for until, width in self._completing:       # what the main scheduler left of them
             cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
@@ -289,6 +289,24 @@ class SlurmScheduling(Policy):
                     continue
             return start
         return None
+
+    def _cpu_map(self, ctx: Context) -> Profile:
+        """The CPUs free from now as the backfill pass sees them: running jobs hold theirs
+        to their time limits (:meth:`_running_ends`).  In a run where processors are also
+        held by advance reservations, failures or maintenance windows, the engine's
+        profile (which has them all) with each running job held on from its expected end
+        to its time limit, where a window has not claimed its CPUs by then."""
+        now = ctx.now
+        if not ctx.reservations_enabled:
+            return Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
+        cpus = ctx.profile()
+        for job in ctx.running.values():
+            expected = ctx.expected_end(job)
+            limit_end = max(expected - job.estimate + limit_seconds(job), now + 1)
+            if limit_end > expected:      # as far as a window has not claimed them
+                cpus.reserve(expected, limit_end - expected,
+                             min(job.width, cpus.min_free(expected, limit_end)))
+        return cpus
 
     def _running_ends(self, ctx: Context) -> list[tuple[int, int]]:
         """``(start + time limit, CPUs)`` of every running job, earliest first: the

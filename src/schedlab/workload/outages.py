@@ -186,7 +186,10 @@ class FailureSpec:
     failures.  ``fate`` is one of :data:`FATES`; ``requeue_order`` one of
     :data:`REQUEUE_ORDERS`; ``checkpointing`` applies under the
     ``checkpoint`` fate; ``allocation`` is how jobs take processors
-    (:data:`ALLOCATIONS`); ``node_size`` processors make a node.
+    (:data:`ALLOCATIONS`); ``node_size`` processors make a node.  A job
+    queued again ``max_requeues`` times is killed at its next failure (a
+    job longer than the machine's MTBF would otherwise be queued again
+    forever).
     """
 
     model: FailureModel | None = None
@@ -196,6 +199,7 @@ class FailureSpec:
     checkpointing: Checkpointing = Checkpointing()
     allocation: str = "first-fit"
     node_size: int = 1
+    max_requeues: int = 10
     source: str = ""
 
     @property
@@ -207,7 +211,7 @@ class FailureSpec:
 #: The keys of a ``--failures`` text and what each sets.
 FAILURE_KEYS = ("mtbf", "repair", "distribution", "shape", "repair_distribution", "seed",
                 "file", "fate", "requeue", "checkpoint_interval", "checkpoint_cost",
-                "restart_cost", "allocation", "node_size")
+                "restart_cost", "allocation", "node_size", "max_requeues")
 
 
 def parse_failure_spec(text: str, *, field: str = "--failures", seed: int = 0) -> FailureSpec:
@@ -293,13 +297,15 @@ def _failure_spec(values: dict[str, str], field: str, seed: int) -> FailureSpec:
     for key in ("checkpoint_interval", "checkpoint_cost", "restart_cost"):
         if key in values and fate != "checkpoint":
             raise InputError(f"{key} applies to fate=checkpoint only", field=where(key))
-    if "requeue" in values and fate == "kill":
-        raise InputError("requeue applies to fate=requeue or checkpoint", field=where("requeue"))
+    for key in ("requeue", "max_requeues"):
+        if key in values and fate == "kill":
+            raise InputError(f"{key} applies to fate=requeue or checkpoint", field=where(key))
     return FailureSpec(model=model, replayed=replayed, fate=fate,
                        requeue_order=choice("requeue", REQUEUE_ORDERS, "arrival"),
                        checkpointing=checkpointing,
                        allocation=choice("allocation", ALLOCATIONS, "first-fit"),
-                       node_size=count("node_size", 1, 1), source=values.get("file", ""))
+                       node_size=count("node_size", 1, 1),
+                       max_requeues=count("max_requeues", 10, 0), source=values.get("file", ""))
 
 
 # --------------------------------------------------------------------------- files

@@ -1,0 +1,410 @@
+"""Node failures, maintenance windows and drains (docs/reference/events.md): hand-checked
+schedules for each fate, window and allocation, the invariants and determinism on random
+workloads for every space-sharing policy, the metrics, and bad input."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import schedlab
+from schedlab import Job, Workload
+from schedlab.cli.app import app
+from schedlab.engine.simulator import run
+from schedlab.errors import InputError
+from schedlab.testing import check_invariants
+from schedlab.workload.outages import (
+    Checkpointing,
+    Failure,
+    FailureModel,
+    FailureSpec,
+    Window,
+    parse_failure_spec,
+    read_failures,
+    read_windows,
+)
+from strategies import workloads
+
+SPACE_SHARING = sorted(name for name, entry in schedlab.available_policies().items()
+                       if not entry.time_sharing)
+
+#: 4 processors.  Jobs 1 and 2 (2 wide, 100 s, estimates 200) start at 0 on processors
+#: 0-1 and 2-3; job 3 (4 wide, 50 s) arrives at 10 and waits.  Node 0 fails at 30 for
+#: 20 s: job 1's attempt ends there.
+THREE = ((1, 0, 100, 200, 2), (2, 0, 100, 200, 2), (3, 10, 50, 60, 4))
+NODE_0_AT_30 = (Failure(30, (0,), 20),)
+
+
+def three_jobs() -> Workload:
+    return Workload(jobs=tuple(Job(*row) for row in THREE), processors=4)
+
+
+def failing(fate: str, **more) -> FailureSpec:
+    return FailureSpec(replayed=NODE_0_AT_30, fate=fate, **more)
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan",
+                                    "dynp", "slurm"])
+def test_killed_job_ends_at_the_failure(policy):
+    """Job 1 fails at 30; job 3 needs all four processors: it starts when job 2 ends."""
+    result = run(three_jobs(), schedlab.make_policy(policy), failures=failing("kill"))
+    check_invariants(result, three_jobs())
+    assert result.start.tolist() == [0, 0, 100] and result.end.tolist() == [30, 100, 150]
+    assert result.status_names() == ["failed", "finished", "finished"]
+    assert result.outages.attempts.tolist() == [[0, 0, 30, 0]]
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan"])
+def test_requeued_job_keeps_its_place_by_arrival(policy):
+    """Job 1 is queued again at 30, ahead of job 3; node 0 is back at 50, so job 1 runs
+    50-150 from the start and job 3 follows."""
+    result = run(three_jobs(), schedlab.make_policy(policy), failures=failing("requeue"))
+    check_invariants(result, three_jobs())
+    assert result.start.tolist() == [50, 0, 150] and result.end.tolist() == [150, 100, 200]
+    assert result.status_names() == ["finished"] * 3
+    assert result.stats["requeued"] == 1
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy"])
+def test_requeued_job_at_the_back_waits_behind_later_arrivals(policy):
+    """Behind job 3, job 1 cannot pass it: EASY's shadow time for job 3 is job 2's estimated
+    end, 200, and job 1 would run by its estimate to 250.  Job 3 starts when job 2 really
+    ends, at 100; job 1 after it."""
+    result = run(three_jobs(), schedlab.make_policy(policy),
+                 failures=failing("requeue", requeue_order="back"))
+    check_invariants(result, three_jobs())
+    assert result.start.tolist() == [150, 0, 100] and result.end.tolist() == [250, 100, 150]
+
+
+def test_checkpointed_job_restarts_from_its_last_checkpoint():
+    """A checkpoint every 10 s of work costs 5 s, a restart 3 s.  Jobs 1 and 2 need
+    100 + 9 x 5 = 145 s.  Job 1 fails at 30 after two checkpoints (20 s of work kept):
+    80 s of work are left, 3 + 80 + 7 x 5 = 118 s from 50.  Job 3 needs 50 + 4 x 5 = 70 s."""
+    spec = failing("checkpoint", checkpointing=Checkpointing(cost=5, restart=3, interval=10))
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=spec)
+    check_invariants(result, three_jobs())
+    assert result.start.tolist() == [50, 0, 168] and result.end.tolist() == [168, 145, 238]
+    assert result.outages.attempts.tolist() == [[0, 0, 30, 20]]
+    # job 1: 2 writes before the failure, 38 s of restart and writes after; job 2: 9 writes
+    assert result.outages.overhead.tolist() == [48, 45, 20]
+    metrics = schedlab.compute_metrics(result)
+    assert metrics["restarted"] == 1 and metrics["checkpoint_overhead"] == 2 * 48 + 2 * 45 + 4 * 20
+    assert metrics["lost_work"] == 2 * (30 - 20)
+
+
+def test_the_outage_metrics_of_a_killed_job():
+    """Lost: job 1's 30 s on 2 processors.  Down: 1 processor for 20 s of the 4 x 150
+    processor-seconds from the first submission to the last end.  Useful: jobs 2 and 3."""
+    metrics = schedlab.compute_metrics(run(three_jobs(), schedlab.make_policy("fcfs+easy"),
+                                           failures=failing("kill")))
+    assert (metrics["failures"], metrics["jobs_hit"], metrics["failed"]) == (1, 1, 1)
+    assert metrics["lost_work"] == 60
+    assert metrics["availability"] == pytest.approx(1 - 20 / 600)
+    assert metrics["goodput"] == pytest.approx((2 * 100 + 4 * 50) / 600)
+    # attempts: job 1 at 0 (0 s) and again never; job 2 at 0; job 3 at 100 (90 s)
+    assert metrics["avg_wait_attempts"] == pytest.approx(90 / 3)
+
+
+def test_a_failure_on_free_processors_hits_no_job():
+    spec = FailureSpec(replayed=(Failure(120, (0, 1), 100),))
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=spec)
+    check_invariants(result, three_jobs())
+    # job 3 started at 100 on all four processors: it is hit at 120
+    assert result.status_names() == ["finished", "finished", "failed"]
+    spec = FailureSpec(replayed=(Failure(160, (0, 1), 100),))
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=spec)
+    assert result.status_names() == ["finished"] * 3 and len(result.outages.attempts) == 0
+
+
+# ------------------------------------------------------------------ windows
+WINDOW = (Window(notice=0, start=150, end=300, processors=2),)
+
+
+@pytest.mark.parametrize("policy", ["fcfs+easy", "fcfs+conservative", "fcfs+plan", "dynp"])
+def test_planning_policies_keep_jobs_out_of_an_announced_window(policy):
+    """From 150 to 300 two processors are maintained.  Job 2 (estimate 200) would run into
+    the window beside job 1: it waits until job 1 ends at 100, then fits beside the window.
+    Job 3 needs all four processors: after the window."""
+    result = run(three_jobs(), schedlab.make_policy(policy), windows=WINDOW)
+    check_invariants(result, three_jobs())
+    assert result.start.tolist() == [0, 100, 300] and result.end.tolist() == [100, 200, 350]
+    assert result.outages.outages.tolist() == [[1, 150, 300, 2]]
+
+
+def test_fcfs_ignores_the_notice_and_the_window_takes_what_is_free():
+    """fcfs starts job 3 (55 s here) at 100 across the window's start; the window waits for
+    its processors until job 3 ends at 155.  The run ends with its last job, there."""
+    jobs = (Job(1, 0, 100, 200, 2), Job(2, 0, 100, 200, 2), Job(3, 10, 55, 60, 4))
+    workload = Workload(jobs=jobs, processors=4)
+    result = run(workload, schedlab.make_policy("fcfs"), windows=WINDOW)
+    check_invariants(result, workload)
+    assert result.start.tolist() == [0, 0, 100] and result.end.tolist() == [100, 100, 155]
+    down = dict(zip(result.outages.series_time.tolist(), result.outages.series_down.tolist()))
+    assert down == {0: 0, 155: 2}
+
+
+def test_a_drain_lets_running_jobs_end_and_takes_their_processors():
+    """A drain of all 4 processors from 50 to 400: job 1 (to 200) and job 2 (to 100) run
+    on; job 3 arrives at 60 and starts only when the drain ends."""
+    jobs = (Job(1, 0, 200, 300, 2), Job(2, 0, 100, 100, 2), Job(3, 60, 10, 10, 2))
+    workload = Workload(jobs=jobs, processors=4)
+    drain = (Window(notice=50, start=50, end=400, processors=None, kind="drain"),)
+    result = run(workload, schedlab.make_policy("fcfs+easy"), windows=drain)
+    check_invariants(result, workload)
+    assert result.start.tolist() == [0, 0, 400] and result.end.tolist() == [200, 100, 410]
+    assert result.status_names() == ["finished"] * 3
+    down = dict(zip(result.outages.series_time.tolist(), result.outages.series_down.tolist()))
+    assert down == {0: 0, 100: 2, 200: 4, 400: 0}
+
+
+# ------------------------------------------------------------------ allocation
+def test_allocation_decides_which_job_a_failure_hits():
+    """5 processors: jobs 1-3 one wide on processors 0, 1, 2; job 2 ends at 10, leaving
+    processors 1, 3, 4 free.  Job 4 (2 wide) takes 1 and 3 first-fit, 3 and 4 contiguous.
+    Processor 1 fails at 30: it hits job 4 under first-fit only."""
+    jobs = (Job(1, 0, 100, 100, 1), Job(2, 0, 10, 10, 1), Job(3, 0, 100, 100, 1),
+            Job(4, 20, 50, 50, 2))
+    workload = Workload(jobs=jobs, processors=5)
+    statuses = {}
+    for allocation in ("first-fit", "contiguous"):
+        spec = FailureSpec(replayed=(Failure(30, (1,), 10),), allocation=allocation)
+        result = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+        check_invariants(result, workload)
+        statuses[allocation] = result.status_names()[3]
+    assert statuses == {"first-fit": "failed", "contiguous": "finished"}
+
+
+@pytest.mark.parametrize("policy", SPACE_SHARING)
+@settings(max_examples=15, deadline=None)
+@given(workload=workloads(max_jobs=20), allocation=st.sampled_from(["first-fit", "contiguous",
+                                                                     "any"]))
+def test_outages_that_never_come_change_no_schedule(policy, workload, allocation):
+    """A failure after the last job and a window announced after it: the schedule is the
+    one of the run without them, whatever the allocation."""
+    plain = run(workload, schedlab.make_policy(policy))
+    late = max(int(plain.end.max()), 0) + 10
+    spec = FailureSpec(replayed=(Failure(late, (0,), 5),), allocation=allocation)
+    windows = (Window(late, late, late + 5, 1),)
+    with_outages = run(workload, schedlab.make_policy(policy), failures=spec, windows=windows)
+    assert np.array_equal(plain.start, with_outages.start)
+    assert np.array_equal(plain.end, with_outages.end)
+
+
+# ------------------------------------------------------------------ random workloads
+@st.composite
+def outages(draw, processors: int):
+    """Failures of random nodes (never two of one node at once) and a few windows."""
+    failures = []
+    back: dict[int, int] = {}
+    time = 0
+    for _ in range(draw(st.integers(0, 4))):
+        time += draw(st.integers(0, 60))
+        node = draw(st.integers(0, processors - 1))
+        if back.get(node, -1) > time:
+            continue
+        duration = draw(st.integers(1, 80))
+        failures.append(Failure(time, (node,), duration))
+        back[node] = time + duration
+    windows = []
+    for _ in range(draw(st.integers(0, 2))):
+        notice = draw(st.integers(0, 200))
+        start = notice + draw(st.integers(0, 100))
+        kind = draw(st.sampled_from(["maintenance", "drain"]))
+        if kind == "drain":
+            notice = start
+        windows.append(Window(notice, start, start + draw(st.integers(1, 100)),
+                              draw(st.one_of(st.none(), st.integers(1, processors))), kind))
+    return tuple(failures), tuple(windows)
+
+
+@pytest.mark.parametrize("policy", SPACE_SHARING)
+@settings(max_examples=20, deadline=None)
+@given(data=st.data(), workload=workloads(max_jobs=20),
+       fate=st.sampled_from(["kill", "requeue", "checkpoint"]))
+def test_outages_keep_the_invariants_and_rerun_identically(policy, data, workload, fate):
+    failures, windows = data.draw(outages(workload.processors))
+    spec = FailureSpec(replayed=failures, fate=fate,
+                       checkpointing=Checkpointing(cost=2, restart=1, interval=7),
+                       requeue_order=data.draw(st.sampled_from(["arrival", "back"])),
+                       allocation=data.draw(st.sampled_from(["first-fit", "contiguous", "any"])))
+    first = run(workload, schedlab.make_policy(policy), failures=spec, windows=windows)
+    check_invariants(first, workload)
+    second = run(workload, schedlab.make_policy(policy), failures=spec, windows=windows)
+    assert np.array_equal(first.start, second.start) and np.array_equal(first.end, second.end)
+    assert np.array_equal(first.status, second.status)
+
+
+def test_drawn_failures_are_seeded():
+    workload = schedlab.load_workload("lublin", jobs=300, seed=3)
+    model = FailureModel(mtbf=30 * 86400, repair=3600, seed=1)
+    spec = FailureSpec(model=model, fate="requeue")
+    one = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+    check_invariants(one, workload)
+    again = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+    other = run(workload, schedlab.make_policy("fcfs+easy"),
+                failures=replace(spec, model=replace(model, seed=2)))
+    assert np.array_equal(one.outages.outages, again.outages.outages)
+    assert np.array_equal(one.start, again.start)
+    assert not np.array_equal(one.outages.outages, other.outages.outages)
+    assert len(one.outages.outages) > 10
+
+
+def test_a_job_longer_than_the_machine_mtbf_is_killed_after_max_requeues():
+    """One processor failing every 100 s for 1 s; a job of 500 s never completes a run: it
+    is queued again twice, then killed at its third failure (the run ends)."""
+    workload = Workload(jobs=(Job(1, 0, 500, 500, 1),), processors=1)
+    spec = FailureSpec(replayed=tuple(Failure(100 * k, (0,), 1) for k in range(1, 30)),
+                       fate="requeue", max_requeues=2)
+    result = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+    check_invariants(result, workload)
+    assert result.outages.attempts[:, 1:3].tolist() == [[0, 100], [101, 200], [201, 300]]
+    assert result.status_names() == ["failed"] and result.end.tolist() == [300]
+    metrics = schedlab.compute_metrics(result)
+    assert (metrics["jobs_hit"], metrics["requeued"], metrics["failed"]) == (3, 2, 1)
+
+
+def test_weibull_failures_have_the_mtbf_as_mean():
+    model = FailureModel(mtbf=1000, distribution="weibull", shape=0.7)
+    rng = model.generator(0)
+    draws = [model.time_to_failure(rng) for _ in range(20000)]
+    assert np.mean(draws) == pytest.approx(1000, rel=0.05)
+
+
+def test_young_and_daly_intervals():
+    """Young: sqrt(2 C M); Daly's first order: sqrt(2 C M) - C; M the job's MTBF."""
+    young = Checkpointing(cost=50)
+    assert young.interval_for(4, 400_000) == 3162           # sqrt(2 * 50 * 100,000)
+    assert Checkpointing(cost=50, rule="daly").interval_for(4, 400_000) == 3112
+    assert Checkpointing(cost=50, interval=600).interval_for(4, 400_000) == 600
+
+
+# ------------------------------------------------------------------ invariants that fail
+def test_check_invariants_sees_a_job_on_a_failed_processor():
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=failing("kill"))
+    intervals = result.outages.intervals
+    failure = np.flatnonzero(intervals[:, 3] == -1)[0]
+    intervals[failure, 1] = 20              # the failure now starts while job 1 still runs
+    with pytest.raises(AssertionError, match="processor 0 is held by"):
+        check_invariants(result, three_jobs())
+
+
+def test_check_invariants_sees_lost_work():
+    spec = failing("checkpoint", checkpointing=Checkpointing(cost=5, restart=3, interval=10))
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=spec)
+    result.outages.attempts[0, 3] = 30       # claims a checkpoint it never wrote
+    with pytest.raises(AssertionError, match="does not conserve its work"):
+        check_invariants(result, three_jobs())
+
+
+# ------------------------------------------------------------------ input
+def test_failure_file_and_window_file(tmp_path: Path):
+    path = tmp_path / "failures.csv"
+    path.write_text("# node failures\ntime,nodes,duration\n3600,0-2;7,600\n100,5,50\n")
+    assert read_failures(str(path)) == (Failure(100, (5,), 50, 4),
+                                        Failure(3600, (0, 1, 2, 7), 600, 3))
+    windows = tmp_path / "maintenance.csv"
+    windows.write_text("notice,start,end,nodes,kind\n0,500,900,all,maintenance\n"
+                       "700,700,800,16,drain\n")
+    assert read_windows(str(windows)) == (Window(0, 500, 900, None, "maintenance", 2),
+                                          Window(700, 700, 800, 16, "drain", 3))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("time,nodes,duration\n10,3,100\n50,3,10\n",
+     r"failures.csv:3: field nodes: node 3 fails at 50 while it is down from line 2 until 110"),
+    ("time,nodes,duration\n10,3,0\n", r"failures.csv:2: field duration: expected a duration > 0"),
+    ("time,nodes,duration\n-1,3,5\n", r"failures.csv:2: field time: expected a time >= 0"),
+    ("time,nodes\n10,3\n", r"failures.csv:1: field duration: missing column 'duration'"),
+    ("time,nodes,duration\n10,x,5\n", r"failures.csv:2: field nodes: expected an integer"),
+    ("time,nodes,duration\n10,3\n", r"failures.csv:2: expected 3 fields, got 2"),
+    ("time,nodes,duration\n10,5-3,5\n", r"failures.csv:2: field nodes: expected node ids"),
+    ("time,nodes,duration\n1e99,3,5\n", r"failures.csv:2: field time: expected an integer"),
+])
+def test_bad_failure_files_name_file_line_and_field(tmp_path: Path, text, message):
+    path = tmp_path / "failures.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_failures(str(path))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("start,end,nodes\n500,400,all\n", r"m.csv:2: field end: the window ends \(400\) before"),
+    ("notice,start,end,nodes\n600,500,900,all\n", r"m.csv:2: field notice: the window is "
+                                                  r"announced \(600\) after it starts"),
+    ("notice,start,end,nodes,kind\n0,500,900,4,drain\n", r"m.csv:2: field notice: a drain"),
+    ("start,end,nodes\n0,10,0\n", r"m.csv:2: field nodes: expected a number of processors"),
+    ("start,end,nodes,kind\n0,10,1,repair\n", r"m.csv:2: field kind: expected one of"),
+    ("start,nodes\n0,1\n", r"m.csv:1: field end: missing column 'end'"),
+])
+def test_bad_window_files_name_file_line_and_field(tmp_path: Path, text, message):
+    path = tmp_path / "m.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=message):
+        read_windows(str(path))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("mtbf=0", "field --failures mtbf: expected a duration > 0"),
+    ("mtbf=-3d", "field --failures mtbf: expected a duration such as"),
+    ("mtbf=nan", "field --failures mtbf: expected a duration such as"),
+    ("mtbf=1d,shape=0", "field shape: expected a Weibull shape"),
+    ("mtbf=1d,fate=explode", "field --failures fate: expected one of kill, requeue"),
+    ("mtbf=1d,mtfb=2", "unknown key 'mtfb'"),
+    ("mtbf=1d,restart_cost=5", "restart_cost applies to fate=checkpoint only"),
+    ("mtbf=1d,requeue=back", "requeue applies to fate=requeue or checkpoint"),
+    ("mtbf=1d,file=x.csv", "give either mtbf=SECONDS"),
+    ("fate=kill", "give either mtbf=SECONDS"),
+    ("mtbf=1d,node_size=0", "field --failures node_size: expected an integer >= 1"),
+])
+def test_bad_failure_specs_are_one_line(text, message):
+    with pytest.raises(InputError, match=message):
+        parse_failure_spec(text)
+
+
+def test_a_spec_reads_its_keys():
+    spec = parse_failure_spec("mtbf=7d,repair=30m,distribution=weibull,shape=0.8,fate=checkpoint,"
+                              "checkpoint_interval=daly,checkpoint_cost=120,requeue=back,"
+                              "allocation=contiguous,node_size=8", seed=5)
+    assert spec.model == FailureModel(mtbf=7 * 86400, repair=1800, distribution="weibull",
+                                      shape=0.8, seed=5)
+    assert spec.checkpointing == Checkpointing(cost=120, restart=60, interval=None, rule="daly")
+    assert (spec.fate, spec.requeue_order, spec.allocation, spec.node_size) == \
+        ("checkpoint", "back", "contiguous", 8)
+
+
+# ------------------------------------------------------------------ the command line
+def test_the_command_line_runs_failures_and_maintenance(tmp_path: Path):
+    failures = tmp_path / "failures.csv"
+    failures.write_text("time,nodes,duration\n30,0,20\n")
+    maintenance = tmp_path / "maintenance.csv"
+    maintenance.write_text("notice,start,end,nodes\n0,140,145,1\n")
+    swf = tmp_path / "three.swf"
+    swf.write_text("; MaxProcs: 4\n" + "".join(
+        f"{i} {s} -1 {r} {w} -1 -1 {w} {e} -1 1 -1 -1 -1 -1 -1 -1 -1\n"
+        for i, s, r, e, w in THREE))
+    out = tmp_path / "out"
+    done = CliRunner().invoke(app, ["simulate", str(swf), "--failures", f"{failures},fate=kill",
+                                    "--maintenance", str(maintenance), "--out", str(out)])
+    assert done.exit_code == 0, done.output
+    text = " ".join(done.output.split())
+    assert "1 failures, 1 maintenance windows or drains; 1 attempts hit (1 failed)" in text
+    assert "lost work 60 processor-s" in text
+    assert "1,0,0,30,2,200,100,failed" in (out / "jobs.csv").read_text().replace(" ", "")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--failures", "mtbf=0"], "field --failures mtbf: expected a duration > 0"),
+    (["--failures", "missing.csv"], "missing.csv: no such failure file"),
+    (["--failures", "mtbf=1d", "--policy", "gang"], "a time-sharing run takes no --failures"),
+])
+def test_bad_options_exit_2_with_one_line(args, message):
+    done = CliRunner().invoke(app, ["simulate", "lublin", "-n", "50", *args])
+    assert done.exit_code == 2
+    lines = [line for line in done.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in " ".join(done.output.split())
