@@ -296,11 +296,17 @@ def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
 
 
 def _check_processors(intervals: np.ndarray) -> None:
-    """No processor is held by two holders (jobs, failures, windows) at one time."""
+    """No processor is held by two holders (jobs, failures, windows) at one time
+    (``intervals``: rows ``(lo, hi, start, end, holder)``)."""
     if len(intervals) == 0:
         return
-    order = np.lexsort((intervals[:, 1], intervals[:, 0]))
-    rows = intervals[order]
+    sizes = intervals[:, 1] - intervals[:, 0]
+    first = np.repeat(intervals[:, 0], sizes)
+    offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    per_processor = np.column_stack([first + offsets, np.repeat(intervals[:, 2:], sizes,
+                                                                 axis=0)])
+    order = np.lexsort((per_processor[:, 1], per_processor[:, 0]))
+    rows = per_processor[order]
     same = rows[1:, 0] == rows[:-1, 0]
     overlap = same & (rows[1:, 1] < rows[:-1, 2])
     if overlap.any():

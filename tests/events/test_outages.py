@@ -288,8 +288,8 @@ def test_young_and_daly_intervals():
 def test_check_invariants_sees_a_job_on_a_failed_processor():
     result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=failing("kill"))
     intervals = result.outages.intervals
-    failure = np.flatnonzero(intervals[:, 3] == -1)[0]
-    intervals[failure, 1] = 20              # the failure now starts while job 1 still runs
+    failure = np.flatnonzero(intervals[:, 4] == -1)[0]
+    intervals[failure, 2] = 20              # the failure now starts while job 1 still runs
     with pytest.raises(AssertionError, match="processor 0 is held by"):
         check_invariants(result, three_jobs())
 

@@ -141,10 +141,12 @@ class Context:
 
     def enable_outages(self, outages: Outages) -> None:
         """Take the failures and windows of ``outages``: the engine keeps which processor
-        holds what, puts their events on the heap, and policies take the careful path of
-        runs whose processors are held at planned times (``reservations_enabled``)."""
+        holds what and puts their events on the heap.  With windows, policies take the
+        careful path of runs whose processors are held at planned times
+        (``reservations_enabled``); a failure's processors are among the releases, back
+        at its repair, as a running job's."""
         self._outages = outages
-        self.reservations_enabled = True
+        self.reservations_enabled = self.reservations_enabled or bool(outages.windows)
         self._attempt_jobs = list(self._jobs)     # each job's current attempt, by position
         self._jobs = self._attempt_jobs
         outages.begin(self)
@@ -242,7 +244,7 @@ class Context:
         """The earliest start of a granted reservation still to come, or of a maintenance
         window or drain announced or still taking processors (now); None: there is none."""
         first = min((start for start, _, _ in self._future.values()), default=None)
-        if self._outages is None:
+        if self._outages is None or not self._outages.claiming:
             return first
         claim = self._outages.next_claim(self.now)
         return claim if first is None or (claim is not None and claim < first) else first
@@ -527,12 +529,7 @@ class Context:
             return outages.notice(self, key), [], []
         if kind == RESTORE:
             return outages.restore(self, key), [], []
-        happened = outages.outage(self, key)
-        if happened is None:
-            return None
-        event, hit = happened
-        requeued = [view for job in hit if (view := self._end_attempt(job)) is not None]
-        return event, hit, requeued
+        return outages.outage(self, key)
 
     def _jobs_at(self, positions: Sequence[int]) -> list[Job]:
         """The running jobs at these workload positions, as the policy sees them."""

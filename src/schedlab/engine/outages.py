@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
+from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
 from schedlab.engine.result import OutageRecord
 from schedlab.errors import InputError
 
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Job
     from schedlab.workload.outages import FailureSpec, Window
 
-#: A processor's holder in the map when no job holds it.
-FREE, FAILED, WINDOW = -1, -2, -3
 #: The kinds of outage in :attr:`OutageRecord.outages` (column 0).
 KIND_CODES = {"failure": 0, "maintenance": 1, "drain": 2}
 #: The ``holder`` column of :attr:`OutageRecord.intervals` for a failure and a window.
@@ -87,72 +86,15 @@ def saved_work(elapsed: int, interval: int, cost: int, restart: int, work: int) 
     return min(work, (useful // (interval + cost)) * interval)
 
 
-class ProcessorMap:
-    """Which job (by position), failure or window holds each processor.
-
-    ``allocation`` is how a starting job takes free processors (our
-    readings; docs/reference/events.md): ``first-fit`` the lowest-numbered
-    free ones; ``contiguous`` the first run of consecutive free ones long
-    enough, else first-fit (a job is never delayed for contiguity: the
-    policies schedule on counts); ``any`` free ones drawn at random (a
-    machine without locality; seeded).
-    """
-
-    def __init__(self, processors: int, allocation: str, seed: int) -> None:
-        self.owner = np.full(processors, FREE, dtype=np.int64)
-        self.allocation = allocation
-        self._rng = np.random.default_rng([seed, processors])
-        self.held: dict[int, np.ndarray] = {}
-
-    def take(self, position: int, width: int) -> np.ndarray:
-        """Give ``width`` free processors to the job at ``position``."""
-        free = np.flatnonzero(self.owner == FREE)
-        if self.allocation == "any":
-            ids = np.sort(self._rng.choice(free, size=width, replace=False))
-        elif self.allocation == "contiguous":
-            run = _first_run(self.owner == FREE, width)
-            ids = free[:width] if run is None else run
-        else:
-            ids = free[:width]
-        self.owner[ids] = position
-        self.held[position] = ids
-        return ids
-
-    def give_back(self, position: int) -> tuple[np.ndarray, int]:
-        """The processors of the job at ``position`` free again (those a failure took stay
-        failed); returns them and how many of them the failure took."""
-        ids = self.held.pop(position)
-        mine = self.owner[ids] == position
-        self.owner[ids[mine]] = FREE
-        return ids, int(ids.size - np.count_nonzero(mine))
-
-
-def free_runs(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """First processor and length of every maximal block of free processors (a boolean
-    mask), lowest first."""
-    edges = np.diff(np.concatenate(([0], free.view(np.int8), [0])))
-    starts = np.flatnonzero(edges == 1)
-    return starts, np.flatnonzero(edges == -1) - starts
-
-
-def _first_run(free: np.ndarray, width: int) -> np.ndarray | None:
-    """The first ``width`` processors of the first run of free ones at least that long."""
-    starts, lengths = free_runs(free)
-    long_enough = np.flatnonzero(lengths >= width)
-    if long_enough.size == 0:
-        return None
-    first = int(starts[long_enough[0]])
-    return np.arange(first, first + width)
-
-
 class _Failure:
     """One failure: its node (-1: from a file), interval and the processors it took."""
 
-    __slots__ = ("end", "ids", "node", "nodes", "start")
+    __slots__ = ("end", "node", "nodes", "ranges", "start", "taken")
 
     def __init__(self, start: int, end: int, node: int, nodes: Sequence[int]) -> None:
         self.start, self.end, self.node, self.nodes = start, end, node, tuple(nodes)
-        self.ids = np.empty(0, dtype=np.int64)
+        self.ranges: Ranges = []
+        self.taken = 0
 
 
 class _WindowState:
@@ -163,7 +105,7 @@ class _WindowState:
     def __init__(self, window: Window, wanted: int) -> None:
         self.window, self.wanted = window, wanted
         self.held = 0
-        self.taken: list[tuple[np.ndarray, int]] = []
+        self.taken: list[tuple[Ranges, int]] = []
 
     @property
     def outstanding(self) -> int:
@@ -198,7 +140,10 @@ class Outages:
         self._submitted: dict[int, tuple[int, int]] = {}
         self._hits: dict[int, int] = {}
         self._attempts: list[tuple[int, int, int, int]] = []
-        self._intervals: list[np.ndarray] = []
+        #: Every use of processors: (their ranges, from, until, holder).
+        self._used: list[tuple[Ranges, int, int, int]] = []
+        #: Whether windows wait to claim processors (while a failure ends attempts).
+        self._deferring = False
         self._outage_rows: list[tuple[int, int, int, int]] = []
         self._series_time: list[int] = [0]
         self._series_down: list[int] = [0]
@@ -240,6 +185,11 @@ class Outages:
         heappush(events, (start, OUTAGE, key, 0))
 
     # ------------------------------------------------------------------ jobs
+    @property
+    def changes_jobs(self) -> bool:
+        """Whether a job runs other than as submitted (checkpoint writes lengthen it)."""
+        return self.spec.fate == "checkpoint"
+
     def entered(self, job: Job, position: int) -> Job:
         """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
         with the checkpoint writes they need (the limit covers the work; the writes are
@@ -263,12 +213,14 @@ class Outages:
         self.map.take(position, width)
 
     def released(self, ctx: Context, position: int, start: int) -> None:
-        """A job's attempt left its processors: those a failure took stay out of service,
-        the others are free (and claimed by windows waiting for processors)."""
-        ids, failed = self.map.give_back(position)
-        self._log(ids, start, ctx.now, position)
-        ctx.free -= failed
-        if self._states:
+        """A job's attempt left its processors: they are free again (and claimed by the
+        windows waiting for processors).  A failure ends the attempts on its processors
+        before it takes them (:meth:`outage`)."""
+        ranges = self.map.held.pop(position)
+        self.map.release(ranges)
+        if ctx.now > start:
+            self._used.append((ranges, start, ctx.now, position))
+        if self._states and not self._deferring:
             self.fill(ctx)
 
     def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
@@ -317,55 +269,61 @@ class Outages:
         self.overhead[position] += max(0, held - min(work, limit))
 
     # ------------------------------------------------------------------ events
-    def outage(self, ctx: Context, key: int) -> tuple[OutageEvent, list[Job]] | None:
+    def outage(self, ctx: Context, key: int
+               ) -> tuple[OutageEvent, list[Job], list[Job]] | None:
         """A failure (key >= 0) or a window (key < 0) starts now; returns what the policy
-        hears and the running jobs the failure hit (None: nothing happened)."""
+        hears, the running jobs the failure hit (their attempts ended by the context's
+        ``_end_attempt``), and those of them queued again; None: nothing happened (the
+        failure's processors were all out of service already)."""
         if key < 0:
-            return self._start_window(ctx, -1 - key), []
+            return self._start_window(ctx, -1 - key), [], []
         failure = self._failures[key]
-        owner = self.map.owner
-        ids = np.concatenate([np.arange(node * self.node_size,
-                                        min((node + 1) * self.node_size, self.machine))
-                              for node in failure.nodes])
-        holders = owner[ids]
-        ids = ids[(holders == FREE) | (holders >= 0)]
-        if ids.size == 0:
+        nodes = self._node_ranges(failure.nodes)
+        holders = np.concatenate([self.map.owner[lo:hi] for lo, hi in nodes])
+        if not np.any((holders == FREE) | (holders >= 0)):
             if failure.node >= 0:
                 self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
             return None
-        holders = owner[ids]
-        victims = np.unique(holders[holders >= 0])
-        ctx.free -= int(np.count_nonzero(holders == FREE))
-        owner[ids] = FAILED
-        failure.ids = ids
-        self.down += int(ids.size)
+        jobs = ctx._jobs_at(np.unique(holders[holders >= 0]).tolist())
+        self._deferring = True             # no window claims the node as its jobs leave
+        requeued = [view for job in jobs if (view := ctx._end_attempt(job)) is not None]
+        self._deferring = False
+        failure.ranges = [part for lo, hi in nodes
+                          for part in self.map.take_free_in(lo, hi, FAILED)]
+        taken = failure.taken = sum(hi - lo for lo, hi in failure.ranges)
+        self._log(failure.ranges, failure.start, failure.end, HELD_BY_FAILURE)
         self.counts["failures"] += 1
-        self._outage_rows.append((KIND_CODES["failure"], failure.start, failure.end,
-                                  int(ids.size)))
-        self._log(ids, failure.start, failure.end, HELD_BY_FAILURE)
-        insort(ctx._by_end, (failure.end, _FAILURE_KEY - key, int(ids.size)))
+        self._outage_rows.append((KIND_CODES["failure"], failure.start, failure.end, taken))
+        ctx.free -= taken
+        self.down += taken
+        insort(ctx._by_end, (failure.end, _FAILURE_KEY - key, taken))
         heappush(ctx._events, (failure.end, RESTORE, key, 0))
-        jobs = ctx._jobs_at(victims.tolist())
+        if self._states:
+            self.fill(ctx)
         self._record(ctx.now)
-        return OutageEvent("failure", int(ids.size), failure.start, failure.end,
-                           tuple(job.id for job in jobs)), jobs
+        return OutageEvent("failure", taken, failure.start, failure.end,
+                           tuple(job.id for job in jobs)), jobs, requeued
+
+    def _node_ranges(self, nodes: Sequence[int]) -> Ranges:
+        """The processors of ``nodes`` as ranges."""
+        size = self.node_size
+        return [(node * size, min((node + 1) * size, self.machine)) for node in nodes]
 
     def restore(self, ctx: Context, key: int) -> OutageEvent:
         """A failure's repair (key >= 0) or a window's end (key < 0) has come."""
         if key < 0:
             return self._end_window(ctx, -1 - key)
         failure = self._failures[key]
-        ids = failure.ids
-        self.map.owner[ids] = FREE
-        ctx.free += int(ids.size)
-        ctx._by_end.remove((failure.end, _FAILURE_KEY - key, int(ids.size)))
-        self.down -= int(ids.size)
+        self.map.release(failure.ranges)
+        ctx.free += failure.taken
+        ctx._by_end.remove((failure.end, _FAILURE_KEY - key, failure.taken))
+        self.down -= failure.taken
         if failure.node >= 0:
             self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
         if self._states:
             self.fill(ctx)
         self._record(ctx.now)
-        return OutageEvent("repair", int(ids.size), failure.start, failure.end)
+        return OutageEvent("repair", failure.taken, failure.start, failure.end)
 
     def notice(self, ctx: Context, k: int) -> OutageEvent:
         """Window ``k`` is announced: profiles keep its processors from its start on."""
@@ -388,10 +346,9 @@ class Outages:
     def _end_window(self, ctx: Context, k: int) -> OutageEvent:
         state = self._states.pop(k)
         window = state.window
-        owner = self.map.owner
-        for ids, taken_at in state.taken:
-            owner[ids] = FREE
-            self._log(ids, taken_at, window.end, HELD_BY_WINDOW)
+        for ranges, taken_at in state.taken:
+            self.map.release(ranges)
+            self._log(ranges, taken_at, window.end, HELD_BY_WINDOW)
         ctx._by_end.remove((window.end, _WINDOW_KEY - k, state.held))
         ctx.free += state.held
         self.down -= state.held
@@ -405,22 +362,26 @@ class Outages:
     def fill(self, ctx: Context) -> None:
         """Give free processors to the started windows still short of their count, in the
         order they started."""
-        owner = self.map.owner
         for k, state in self._states.items():
             if state.outstanding <= 0 or ctx.free <= 0:
                 continue
-            ids = np.flatnonzero(owner == FREE)[:state.outstanding]
-            owner[ids] = WINDOW
-            state.taken.append((ids, ctx.now))
+            ranges = self.map.take_lowest(state.outstanding, WINDOW)
+            taken = sum(hi - lo for lo, hi in ranges)
+            state.taken.append((ranges, ctx.now))
             end, key = state.window.end, _WINDOW_KEY - k
             ctx._by_end.remove((end, key, state.held))
-            state.held += int(ids.size)
+            state.held += taken
             insort(ctx._by_end, (end, key, state.held))
-            ctx.free -= int(ids.size)
-            self.down += int(ids.size)
+            ctx.free -= taken
+            self.down += taken
             self._record(ctx.now)
 
     # ------------------------------------------------------------------ the plan
+    @property
+    def claiming(self) -> bool:
+        """Whether a window is announced or started (its processors count in plans)."""
+        return bool(self._announced or self._states)
+
     def claims(self, now: int) -> list[tuple[int, int, int]]:
         """``(from, end, processors)`` still to be taken by windows announced or started."""
         claims = [(max(now, state.window.start), state.window.end, state.wanted)
@@ -437,6 +398,8 @@ class Outages:
         """Take the windows' outstanding processors out of ``profile``: from a window's
         start to its end, the free processors less its claim, never below 0 (it takes them
         as they come free, before any job)."""
+        if not self.claiming:
+            return
         claims = self.claims(profile.origin)
         if not claims:
             return
@@ -457,12 +420,10 @@ class Outages:
         profile.replace_breakpoints(new_times, new_free)
 
     # ------------------------------------------------------------------ the record
-    def _log(self, ids: np.ndarray, start: int, end: int, holder: int) -> None:
-        if ids.size and end > start:
-            rows = np.empty((ids.size, 4), dtype=np.int64)
-            rows[:, 0] = ids
-            rows[:, 1], rows[:, 2], rows[:, 3] = start, end, holder
-            self._intervals.append(rows)
+    def _log(self, ranges: Ranges, start: int, end: int, holder: int) -> None:
+        """``holder`` held ``ranges`` from ``start`` to ``end``."""
+        if end > start:
+            self._used.append((ranges, start, end, holder))
 
     def _record(self, now: int) -> None:
         if self._series_down[-1] == self.down:
@@ -478,12 +439,12 @@ class Outages:
         closed there: the run ends when its last job does)."""
         for k in list(self._states):
             state = self._states[k]
-            for ids, taken_at in state.taken:
-                self._log(ids, taken_at, max(taken_at, ctx.now), HELD_BY_WINDOW)
+            for ranges, taken_at in state.taken:
+                self._log(ranges, taken_at, ctx.now, HELD_BY_WINDOW)
             self._outage_rows.append((KIND_CODES[state.window.kind], state.window.start,
                                       state.window.end, state.held))
-        for position, ids in self.map.held.items():
-            self._log(ids, int(ctx._start[position]), ctx.now, position)
+        for position, ranges in self.map.held.items():
+            self._log(ranges, int(ctx._start[position]), ctx.now, position)
         spec = self.spec
         settings = {"fate": spec.fate, "allocation": spec.allocation,
                     "node_size": spec.node_size, "requeue": spec.requeue_order,
@@ -494,8 +455,9 @@ class Outages:
             settings["failure_file"] = spec.source
         if spec.fate == "checkpoint":
             settings["checkpointing"] = asdict(spec.checkpointing)
-        intervals = (np.concatenate(self._intervals) if self._intervals
-                     else np.empty((0, 4), dtype=np.int64))
+        intervals = np.array([(lo, hi, start, end, holder)
+                              for ranges, start, end, holder in self._used
+                              for lo, hi in ranges], dtype=np.int64).reshape(-1, 5)
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
             attempts=np.array(self._attempts, dtype=np.int64).reshape(-1, 4),

@@ -220,9 +220,10 @@ class OutageRecord:
     seconds its last attempt needed and was allowed, overheads included
     (the runtime and estimate for a job no failure hit and never
     checkpointed), ``overhead`` the seconds of checkpoint writes and
-    restarts in all its attempts.  ``intervals`` lists every processor's
-    use as rows ``(processor, start, end, holder)``: holder >= 0 a job's
-    index, -1 a failure, -2 a window.  ``series_time``/``series_down`` is
+    restarts in all its attempts.  ``intervals`` lists every use of the
+    processors as rows ``(lo, hi, start, end, holder)``: processors ``lo``
+    to ``hi - 1`` from ``start`` to ``end``, held by a job (``holder``, its
+    index, >= 0), a failure (-1) or a window (-2).  ``series_time``/``series_down`` is
     the step function of processors out of service (failed or held by a
     window).  ``settings`` are the run's failure settings.
     """

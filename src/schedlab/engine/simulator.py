@@ -244,20 +244,23 @@ def _passes(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progres
 
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                 series: StepSeries) -> Iterator[int]:
-    """The event loop of a run without reservations, ticks, queue limit or cancellations,
-    yielding the instant of each scheduling pass.
+    """The event loop of a run without reservations, ticks, queue limit, cancellations or
+    maintenance windows, yielding the instant of each scheduling pass.
 
     The hot path of nearly every run, kept free of the checks those need: it
     is :func:`_full_loop` without reservation events, held jobs and requests
     and with a pass at every instant (the test suite checks that both give
-    the same results).
+    the same results).  Node failures and repairs come after the finishes of
+    their instant, as in :func:`_full_loop`.
     """
     events = ctx._events
     version = ctx._version
     waiting = ctx.waiting
     on_submit, on_finish = policy.on_submit, policy.on_finish
     on_correction = getattr(policy, "on_correction", None)
-    planning = ctx._planner is not None
+    on_outage = getattr(policy, "on_outage", None)
+    outages = ctx._outages
+    entering = ctx._planner is not None or (outages is not None and outages.changes_jobs)
     n = len(jobs)
     nxt = 0
     due = progress.due
@@ -267,6 +270,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
+        if outages is not None and nxt == n and ctx._done == n:
+            break                             # every job has ended: failures go on forever
         now = submits[nxt]
         if events and events[0][0] <= now:
             now = events[0][0]
@@ -281,24 +286,29 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             if version[job_id] != event[3]:
                 continue                      # stale: the job was suspended meanwhile
             on_finish(ctx, finish(job_id))
-        # 2. corrections of planned runtimes (only with a runtime planner)
+        # 2. repairs and failures (only with outages)
+        while events and events[0][0] == now and RESTORE <= events[0][1] <= OUTAGE:
+            _, kind, key, _ = heappop(events)
+            _outage(ctx, kind, key, on_finish, on_submit, on_outage)
+        # 3. corrections of planned runtimes (only with a runtime planner)
         while events and events[0][0] == now and events[0][1] == CORRECT:
             _, _, job_id, ver = heappop(events)
             if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
                 on_correction(ctx, *corrected)
-        # 3. submissions
+        # 4. submissions
         while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
-            if planning:
-                job = ctx._planned_view(job)
+            if entering:
+                job = ctx._enter(job)         # type: ignore[assignment]  # never None here
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
         yield now
-        record(now, capacity - ctx.free, len(waiting))
+        down = 0 if outages is None else outages.down
+        record(now, capacity - ctx.free - down, len(waiting))
         if ctx._done >= due:
             due = progress.report(ctx._done)
 
@@ -351,14 +361,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                 elif kind == RESERVATION_START:
                     ctx._start_reservation(key)
                 elif kind in (RESTORE, NOTICE, OUTAGE):
-                    if (happened := ctx._outage_event(kind, key)) is not None:
-                        event, hit, requeued = happened
-                        for job in hit:
-                            on_finish(ctx, job)
-                        for job in requeued:
-                            on_submit(ctx, job)
-                        if on_outage is not None:
-                            on_outage(ctx, event)
+                    _outage(ctx, kind, key, on_finish, on_submit, on_outage)
                 elif kind == CANCEL:
                     if (cancelled := ctx._cancel(key)) is not None:
                         running, job = cancelled
@@ -416,6 +419,23 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         record(now, capacity - ctx.free - ctx.reserved - down, len(waiting))
         if ctx._done >= due:
             due = progress.report(ctx._done)
+
+
+def _outage(ctx: Context, kind: int, key: int, on_finish: Any, on_submit: Any,
+            on_outage: Any) -> None:
+    """A failure, repair or window event (docs/reference/events.md): the policy hears of
+    the jobs whose attempt a failure ended (``on_finish``), of those queued again
+    (``on_submit``), then of the outage (``on_outage``)."""
+    happened = ctx._outage_event(kind, key)
+    if happened is None:
+        return
+    event, hit, requeued = happened
+    for job in hit:
+        on_finish(ctx, job)
+    for job in requeued:
+        on_submit(ctx, job)
+    if on_outage is not None:
+        on_outage(ctx, event)
 
 
 class _Inbox:

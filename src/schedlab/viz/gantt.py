@@ -26,7 +26,7 @@ from matplotlib.collections import PolyCollection
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from schedlab.engine.outages import free_runs
+from schedlab.engine.processors import free_runs
 from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
