@@ -199,6 +199,14 @@ class Context:
         outlives) and a plan made from expected ends may need repair."""
         return self.overrun == "kill" and self._planner is None and self._outages is None
 
+    @property
+    def has_holds(self) -> bool:
+        """Whether processors are held now or later by something other than jobs: advance
+        reservations, failed processors, maintenance windows (:meth:`profile` has them)."""
+        outages = self._outages
+        return bool(self._future or self.reserved or (
+            outages is not None and (outages.down or outages.claiming)))
+
     def expected_end(self, job: Job) -> int:
         """When a running job is expected to free its processors (by its estimate).
 

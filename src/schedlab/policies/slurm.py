@@ -297,7 +297,7 @@ class SlurmScheduling(Policy):
         profile (which has them all) with each running job held on from its expected end
         to its time limit, where a window has not claimed its CPUs by then."""
         now = ctx.now
-        if not ctx.reservations_enabled:
+        if not ctx.has_holds:
             return Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
         cpus = ctx.profile()
         for job in ctx.running.values():
