@@ -58,7 +58,7 @@ PARSE_ONLY = {
 #: Pages run only with the slow tests: seconds they took on two cores.
 SLOW_PAGES = {"README.md": 42, "docs/how-to/experiments.md": 18, "docs/how-to/figures.md": 17,
               "docs/how-to/interop.md": 113, "docs/how-to/rl.md": 25,
-              "docs/background/validation.md": 25,
+              "docs/background/validation.md": 25, "docs/reference/events.md": 35,
               "docs/reference/policies/deadlines.md": 38, "docs/reference/policies/dynp.md": 460}
 #: Options whose value is a file a command writes.
 OUTPUT_OPTIONS = ("-o", "--out", "--save-model", "--csv")

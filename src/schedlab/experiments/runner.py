@@ -191,6 +191,10 @@ def run_description(run: SweepRun, workload: Workload) -> runs.RunSpec:
         if setting.requests is not None:
             engine["reservations"] = run_requests(setting.requests, workload, machine)
             policy = runs.with_reservation_params(policy, reservation_params(setting, machine))
+    outages = run.outages
+    if outages is not None:
+        engine["failures"] = outages.failures_text
+        engine["maintenance"] = None if outages.maintenance is None else outages.maintenance[0]
     return replace(_description(run.workload, run.seed, run.processors, run.transforms),
                    policy=policy, overrun=run.overrun, **engine)
 

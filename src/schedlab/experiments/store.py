@@ -52,6 +52,7 @@ from typing import Any
 from schedlab.errors import InputError
 from schedlab.experiments.runner import FAILED, FINISHED, RunRecord
 from schedlab.experiments.spec import Experiment, canonical_json
+from schedlab.experiments.spec.runs import OUTAGE_COLUMNS
 from schedlab.output import atomic_write_bytes, atomic_write_text
 
 DATABASE = "results.sqlite"
@@ -657,7 +658,8 @@ def load_results(exp_dir: str | Path):
     found = list(dict.fromkeys(k for r in records for k in r))
     base = ["run_id", "workload", "policy", "seed", "processors", "overrun"]
     grid = [k for k in GRID_COLUMNS if k in found] + [
-        k for k in found if k.startswith(DISPATCH_PARAM_PREFIX)]
+        k for k in found if k.startswith(DISPATCH_PARAM_PREFIX)] + [
+        k for k in OUTAGE_COLUMNS if k in found]
     middle = ["status", "wall_time", "error", "schedlab_version", "finished_at"]
     params = [k for k in found if k.startswith("param.")]
     transforms = [k for k in found if k.startswith("transform.")]
@@ -699,6 +701,7 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
         "seed": row["seed"], "processors": spec.get("processors"),
         "overrun": spec.get("overrun")}
     flat.update(grid_columns(spec))
+    flat.update(outage_columns(spec))
     flat.update({f"param.{k}": _cell(v) for k, v in json.loads(row["params_json"]).items()})
     flat.update({f"transform.{k}": v for k, v in json.loads(row["transforms_json"]).items()})
     flat.update({"status": row["status"], "wall_time": row["wall_time"], "error": row["error"],
@@ -726,6 +729,18 @@ def grid_columns(spec: dict[str, Any]) -> dict[str, Any]:
     if ta is not None:
         columns["ta"] = ta
     return columns
+
+
+def outage_columns(spec: dict[str, Any]) -> dict[str, Any]:
+    """The outage setting of a stored run spec as columns (none for a run of an experiment
+    without ``failures`` or ``maintenance``): the ``--failures`` text and the maintenance
+    file's name, ``none`` where the run had none."""
+    outages = spec.get("outages")
+    if outages is None:
+        return {}
+    maintenance = outages.get("maintenance")
+    return {"outages.failures": outages["failures"] or "none",
+            "outages.maintenance": "none" if maintenance is None else maintenance["file"]}
 
 
 def _cell(value: Any) -> Any:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
+from schedlab.experiments.spec.runs import OUTAGE_COLUMNS
 from schedlab.metrics.confidence import ci_half_width
 
 if TYPE_CHECKING:   # pandas loads when a summary is made, not when the CLI starts
@@ -34,13 +35,14 @@ GRID_SETTING_COLUMNS = ("platform", "dispatch", "allocation", "preemption_overhe
 def setting_columns(frame: pd.DataFrame) -> list[str]:
     """What makes a setting: workload (and the interarrival time of generated grid jobs),
     transforms, policy label; the grid setting (platform, dispatcher and its parameters,
-    allocation, preemption overhead), machine size and overrun mode when they vary."""
+    allocation, preemption overhead), machine size, overrun mode, failures and maintenance
+    windows when they vary."""
     columns = ["workload"] + [c for c in frame.columns
                               if c == "ta" or c.startswith("transform.")]
     columns.append("setting")
     grid = [c for c in frame.columns
             if c in GRID_SETTING_COLUMNS or c.startswith("dispatch.")]
-    columns += [c for c in (*grid, "processors", "overrun")
+    columns += [c for c in (*grid, "processors", "overrun", *OUTAGE_COLUMNS)
                 if c in frame.columns and frame[c].nunique(dropna=False) > 1]
     return columns
 

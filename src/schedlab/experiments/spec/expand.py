@@ -6,7 +6,13 @@ import itertools
 from collections.abc import Sequence
 
 from schedlab.experiments.spec.checks import Checker
-from schedlab.experiments.spec.runs import GridSetting, ReservationSetting, SweepRun, WorkloadSource
+from schedlab.experiments.spec.runs import (
+    GridSetting,
+    OutageSetting,
+    ReservationSetting,
+    SweepRun,
+    WorkloadSource,
+)
 from schedlab.experiments.spec.sections import (
     PolicyCombo,
     PolicyEntry,
@@ -20,7 +26,8 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
            processors: Sequence[int | None], overrun: Sequence[str],
            check: Checker,
            settings: Sequence[ReservationSetting | None] = (None,),
-           grids: Sequence[GridSetting | None] = (None,)) -> list[SweepRun]:
+           grids: Sequence[GridSetting | None] = (None,),
+           outages: Sequence[OutageSetting | None] = (None,)) -> list[SweepRun]:
     """The union over the transform tables of their cartesian products, workload-major so
     that runs of one workload are adjacent.
 
@@ -38,8 +45,10 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
 
     ``grids`` is the grid axis (platform x dispatcher x allocation x
     preemption overhead; ``[None]`` in an experiment without platforms),
-    after the reservation axis.  A workload entry with several sources (the
-    ``ta`` values of generated grid jobs) gives the runs of each in turn.
+    after the reservation axis; ``outages`` the failure and maintenance axis
+    (``[None]`` in an experiment without them), after the overrun modes.  A
+    workload entry with several sources (the ``ta`` values of generated grid
+    jobs) gives the runs of each in turn.
     """
     runs: list[SweepRun] = []
     seen: set[str] = set()
@@ -51,18 +60,20 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
                       if table.selects_policy(index) for combo in policy.combos]
             for source in entry.sources():
                 for run in table_runs(entry, source, table, combos, list(entry.seeds or seeds),
-                                      processors, overrun, settings, grids, check):
+                                      processors, overrun, settings, grids, check, outages):
                     if run.run_id not in seen:
                         seen.add(run.run_id)
                         runs.append(run)
     return runs
 
 
-def run_seeds(source: WorkloadSource, grid: GridSetting | None,
-              seeds: Sequence[int]) -> list[int | None]:
+def run_seeds(source: WorkloadSource, grid: GridSetting | None, seeds: Sequence[int],
+              outage: OutageSetting | None = None) -> list[int | None]:
     """The seeds of a source's runs: ``[None]`` when nothing in them is random (a trace on
-    one machine; a grid file on a platform file with a dispatcher that draws nothing)."""
-    drawn = not source.is_file or (grid is not None and grid.draws)
+    one machine without drawn failures; a grid file on a platform file with a dispatcher
+    that draws nothing)."""
+    drawn = (not source.is_file or (grid is not None and grid.draws)
+             or (outage is not None and outage.draws))
     return list(seeds) if drawn else [None]
 
 
@@ -70,7 +81,8 @@ def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTab
                combos: Sequence[PolicyCombo], seeds: Sequence[int],
                processors: Sequence[int | None], overrun: Sequence[str],
                settings: Sequence[ReservationSetting | None],
-               grids: Sequence[GridSetting | None], check: Checker) -> list[SweepRun]:
+               grids: Sequence[GridSetting | None], check: Checker,
+               outages: Sequence[OutageSetting | None] = (None,)) -> list[SweepRun]:
     """The runs of one workload source under one transform table: the cartesian product.
 
     A run given twice here (``shrink = [1, 1.0]``, or two policy entries
@@ -78,14 +90,14 @@ def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTab
     """
     runs: list[SweepRun] = []
     seen: dict[str, str] = {}
-    points = [(combo, policy, setting, grid, seed, machine, mode)
+    points = [(combo, policy, setting, grid, seed, machine, mode, outage)
               for combo, policy, setting, grid in itertools.product(
                   table.grid, combos, settings, grids)
-              for seed, machine, mode in itertools.product(
-                  run_seeds(source, grid, seeds), processors, overrun)]
-    for combo, policy, setting, grid, seed, machine, mode in points:
+              for machine, mode, outage in itertools.product(processors, overrun, outages)
+              for seed in run_seeds(source, grid, seeds, outage)]
+    for combo, policy, setting, grid, seed, machine, mode, outage in points:
         run = SweepRun(source, combo, policy.name, policy.params, seed, machine, mode,
-                      setting and setting.for_workload(entry.source.label), grid)
+                      setting and setting.for_workload(entry.source.label), grid, outage)
         where = f"{entry.path} with {policy.path}"
         if run.run_id in seen:
             raise check.error(policy.path, f"describes a run twice ({seen[run.run_id]} and "

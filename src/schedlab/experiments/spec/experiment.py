@@ -23,6 +23,7 @@ from schedlab.experiments.spec.grid_section import (
     parse_grid_axes,
     parse_grid_workload,
 )
+from schedlab.experiments.spec.outage_section import parse_outages
 from schedlab.experiments.spec.reservation_section import parse_reservations
 from schedlab.experiments.spec.runs import SweepRun
 from schedlab.experiments.spec.sections import (
@@ -36,7 +37,7 @@ from schedlab.textio import read_text
 from schedlab.tomlio import parse_toml, to_toml
 
 TOP_KEYS = ("name", "description", "workloads", "transforms", "policies", "seeds",
-            "processors", "overrun", "reservations", *GRID_KEYS)
+            "processors", "overrun", "reservations", "failures", "maintenance", *GRID_KEYS)
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,13 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
                  enumerate(check.nonempty_list(data["policies"], "policies"))])
     tables = parse_transform_tables(data.get("transforms", {}), workloads, policies, check)
     check_every_entry_runs(tables, workloads, policies, check)
+    outages = parse_outages(data, Path(base_dir), check)
+    if is_grid and outages != [None]:
+        key = "failures" if "failures" in data else "maintenance"
+        raise check.error(key, "failures and maintenance windows belong to space sharing; a "
+                          "grid experiment takes none")
     runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings,
-                  grids)
+                  grids, outages)
     if text is None:
         text = to_toml(data)
     return Experiment(path=None if file == "<experiment>" else Path(file), text=text,

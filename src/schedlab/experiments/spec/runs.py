@@ -89,6 +89,7 @@ class SweepRun:
     overrun: str
     reservations: ReservationSetting | None = None
     grid: GridSetting | None = None
+    outages: OutageSetting | None = None
     run_id: str = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -97,8 +98,9 @@ class SweepRun:
     def identity(self) -> dict[str, Any]:
         """The fields that define the run (hashed into ``run_id``).
 
-        ``reservations`` and ``grid`` are part of it only when set, so that
-        the runs of an experiment without them keep the ids they always had.
+        ``reservations``, ``grid`` and ``outages`` are part of it only when
+        set, so that the runs of an experiment without them keep the ids they
+        always had.
         """
         ident = {"workload": self.workload.identity(),
                  "transforms": _plain(dict(self.transforms)),
@@ -108,6 +110,8 @@ class SweepRun:
             ident["reservations"] = self.reservations.identity()
         if self.grid is not None:
             ident["grid"] = self.grid.identity()
+        if self.outages is not None:
+            ident["outages"] = self.outages.identity()
         return ident
 
     def to_dict(self) -> dict[str, Any]:
@@ -117,6 +121,65 @@ class SweepRun:
             spec["reservations"] = self.reservations.to_dict()
         if self.grid is not None:
             spec["grid"] = self.grid.to_dict()
+        if self.outages is not None:
+            spec["outages"] = self.outages.to_dict()
+        return spec
+
+
+#: The result columns of a run's failures and maintenance windows (docs/reference/events.md).
+OUTAGE_COLUMNS = ("outages.failures", "outages.maintenance")
+
+
+@dataclass(frozen=True)
+class OutageSetting:
+    """One point of the outage axis of a sweep (docs/reference/events.md): a ``--failures``
+    text (None: no failures) and a maintenance file (None: none).
+
+    A failure file named in the text and the maintenance file are kept as
+    absolute paths (``failures``, ``maintenance``) with the SHA-256 of their
+    content; the run's identity has the text with the file's name and its
+    digest, so moving the files does not change it.
+    """
+
+    failures: str | None = None
+    failure_file: tuple[str, str] | None = None          # (absolute path, sha256)
+    maintenance: tuple[str, str] | None = None           # (absolute path, sha256)
+
+    @property
+    def draws(self) -> bool:
+        """Whether the failures are drawn (so the run's seed matters)."""
+        return self.failures is not None and self.failure_file is None
+
+    @property
+    def failures_text(self) -> str | None:
+        """The ``--failures`` text as it runs (its file by absolute path)."""
+        if self.failures is None or self.failure_file is None:
+            return self.failures
+        return ",".join([self.failure_file[0], *self.failures.split(",")[1:]])
+
+    @property
+    def label(self) -> str:
+        """How tables name the setting: the failures text and the maintenance file's name."""
+        parts = [self.failures or "no failures"]
+        if self.maintenance is not None:
+            parts.append(f"maintenance {Path(self.maintenance[0]).name}")
+        return "; ".join(parts)
+
+    def identity(self) -> dict[str, Any]:
+        ident: dict[str, Any] = {"failures": self.failures}
+        if self.failure_file is not None:
+            ident["failure_sha256"] = self.failure_file[1]
+        if self.maintenance is not None:
+            ident["maintenance"] = {"file": Path(self.maintenance[0]).name,
+                                    "sha256": self.maintenance[1]}
+        return ident
+
+    def to_dict(self) -> dict[str, Any]:
+        spec = self.identity()
+        if self.failure_file is not None:
+            spec["failure_path"] = self.failure_file[0]
+        if self.maintenance is not None:
+            spec["maintenance"] = {**spec["maintenance"], "path": self.maintenance[0]}
         return spec
 
 
