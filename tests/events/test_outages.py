@@ -408,3 +408,16 @@ def test_bad_options_exit_2_with_one_line(args, message):
     assert done.exit_code == 2
     lines = [line for line in done.output.splitlines() if line.strip()]
     assert len(lines) == 1 and message in " ".join(done.output.split())
+
+
+def test_every_outage_metric_is_documented():
+    import re
+
+    from schedlab.metrics.outages import OUTAGE_METRIC_DOCS
+
+    metrics = schedlab.compute_metrics(run(three_jobs(), schedlab.make_policy("fcfs+easy"),
+                                           failures=failing("requeue")))
+    assert set(OUTAGE_METRIC_DOCS) <= set(metrics)
+    page = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
+    documented = set(re.findall(r"^\| `([^`]+)`", page.read_text(), re.MULTILINE))
+    assert set(OUTAGE_METRIC_DOCS) <= documented
