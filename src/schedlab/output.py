@@ -169,6 +169,46 @@ def write_timesharing_tables(result: Result, directory: str | Path) -> list[Path
     return paths
 
 
+#: What holds processors in ``processors.csv`` besides the jobs' last attempts.
+OUTAGE_KINDS = ("failure", "window", "ended attempt")
+
+
+def processors_table(result: Result) -> Any:
+    """Every use of the processors of a run with failures or windows, as a DataFrame with
+    the columns ``kind`` (``job``: a job's last attempt; ``ended attempt``: one a failure
+    ended; ``failure``; ``window``), ``job_id`` (empty but for jobs), ``first`` and
+    ``count`` (the processors ``first`` to ``first + count - 1``), ``start`` and ``end``;
+    None for a run without them (docs/reference/events.md)."""
+    record = result.outages
+    if record is None:
+        return None
+    import pandas as pd
+
+    ids = result.job_id.tolist()
+    last = set(zip(range(len(ids)), result.start.tolist()))
+    rows = []
+    for lo, hi, start, end, holder in record.intervals.tolist():
+        if holder < 0:
+            rows.append(("failure" if holder == -1 else "window", None, lo, hi - lo, start, end))
+        else:
+            kind = "job" if (holder, start) in last else "ended attempt"
+            rows.append((kind, ids[holder], lo, hi - lo, start, end))
+    table = pd.DataFrame(rows, columns=["kind", "job_id", "first", "count", "start", "end"])
+    table["job_id"] = table["job_id"].astype("Int64")
+    return table.sort_values(["start", "first"], kind="stable").reset_index(drop=True)
+
+
+def write_processors_table(result: Result, directory: str | Path) -> list[Path]:
+    """``processors.csv`` (:func:`processors_table`) for a run with failures or windows, the
+    Gantt chart's exact placement; nothing for other runs."""
+    table = processors_table(result)
+    if table is None:
+        return []
+    path = Path(directory) / "processors.csv"
+    atomic_write_text(path, table.to_csv(index=False, lineterminator="\n"))
+    return [path]
+
+
 def json_safe(value: Any) -> Any:
     """Numbers JSON can hold: numpy scalars to Python, NaN/inf to None."""
     if isinstance(value, dict):
@@ -229,13 +269,15 @@ def write_run_directory(result: Result, metrics: dict[str, Any], directory: str 
                         swf: bool = False) -> list[Path]:
     """Everything a run writes in its directory, as ``simulate --out`` and each policy of
     ``compare`` do: jobs.csv and metrics.json, a gang run's matrix, slots and series
-    (:func:`write_timesharing_tables`), the reservations' outcomes, and with ``swf`` the
+    (:func:`write_timesharing_tables`), a run with outages' processors.csv
+    (:func:`write_processors_table`), the reservations' outcomes, and with ``swf`` the
     schedule as SWF.  Returns the files written, in that order."""
     directory = Path(directory)
     written = [directory / "jobs.csv", directory / "metrics.json"]
     write_jobs_csv(result, written[0])
     write_metrics_json(result, metrics, written[1])
     written += write_timesharing_tables(result, directory)
+    written += write_processors_table(result, directory)
     if result.reservations is not None:
         written.append(directory / "reservations.csv")
         write_outcomes(result.reservations, written[-1])

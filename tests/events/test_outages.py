@@ -421,3 +421,24 @@ def test_every_outage_metric_is_documented():
     page = Path(__file__).resolve().parents[2] / "docs" / "reference" / "metrics.md"
     documented = set(re.findall(r"^\| `([^`]+)`", page.read_text(), re.MULTILINE))
     assert set(OUTAGE_METRIC_DOCS) <= documented
+
+
+def test_the_gantt_chart_draws_the_failure_and_the_ended_attempt(tmp_path: Path):
+    """The run directory keeps every use of the processors (processors.csv); the chart
+    places each job on the processors it held and draws the failed processor and job 1's
+    first attempt, from the Result and from the directory alike."""
+    from schedlab.output import processors_table, write_run_directory
+    from schedlab.viz.gantt import gantt_figure
+
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=failing("requeue"))
+    table = processors_table(result)
+    assert table.to_csv(index=False).splitlines() == [
+        "kind,job_id,first,count,start,end", "ended attempt,1,0,2,0,30", "job,2,2,2,0,100",
+        "failure,,0,1,30,50", "job,1,0,2,50,150", "job,3,0,4,150,200"]
+    legend = [t.get_text() for t in gantt_figure(result).legends[0].get_texts()]
+    assert legend == ["finished (3)", "failure (1)", "ended attempt (1)"]
+    write_run_directory(result, schedlab.compute_metrics(result), tmp_path / "run")
+    done = CliRunner().invoke(app, ["plot", str(tmp_path / "run"), "--kind", "gantt",
+                                    "-o", str(tmp_path / "gantt.png")])
+    assert done.exit_code == 0, done.output
+    assert (tmp_path / "gantt.png").stat().st_size > 0

@@ -270,7 +270,8 @@ def run_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
     if kind == "gantt":
         return gantt_figure(jobs, processors, window=options.window,
                             color_by=options.by or "status",
-                            title=options.title or f"{label} on {document.get('workload', '')}")
+                            title=options.title or f"{label} on {document.get('workload', '')}",
+                            uses=read_processors_table(source))
     if kind == "timeseries":
         series = (gang_series(source, processors) if (source / "matrix.csv").is_file()
                   else series_from_jobs(jobs, processors))
@@ -279,6 +280,27 @@ def run_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
     return classes_figure({label: document["metrics"]}, options.by or "width",
                           options.metric or "avg_wait", title=options.title,
                           processors=processors)
+
+
+def read_processors_table(source: Path) -> pd.DataFrame | None:
+    """The processors.csv of a run with failures or windows (None without one): every
+    use of the processors, for the Gantt chart (docs/reference/events.md)."""
+    import pandas as pd
+
+    path = source / "processors.csv"
+    if not path.is_file():
+        return None
+    columns = ["kind", "job_id", "first", "count", "start", "end"]
+    try:
+        table = pd.read_csv(path, dtype={"job_id": "Int64"})
+    except (ValueError, pd.errors.ParserError) as err:
+        raise InputError(f"expected the processors.csv a run writes: {err}",
+                         file=str(path)) from None
+    missing = [column for column in columns if column not in table.columns]
+    if missing:
+        raise InputError(f"expected the columns {', '.join(columns)}; missing {missing[0]}",
+                         file=str(path), field=missing[0])
+    return table
 
 
 def gang_series(source: Path, processors: int) -> Series:

@@ -31,9 +31,11 @@ from schedlab.engine.result import STATUS_NAMES, Result
 from schedlab.errors import InputError
 from schedlab.metrics.classes import WIDTH_CLASSES
 from schedlab.outcomes import NEVER_RAN
+from schedlab.output import OUTAGE_KINDS, processors_table
 from schedlab.viz.classes import width_class_label
 from schedlab.viz.style import (
     LEGEND_PLACE,
+    OUTAGE_COLORS,
     STATUS_COLORS,
     WIDTH_CLASS_COLORS,
     new_figure,
@@ -215,7 +217,7 @@ def job_colors(jobs: GanttJobs, color_by: str,
 
 def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *,
                  window: tuple[float, float] | None = None, color_by: str = "status",
-                 title: str | None = None) -> Figure:
+                 title: str | None = None, uses: pd.DataFrame | None = None) -> Figure:
     """Draw the jobs of a schedule window as boxes on processors against time.
 
     ``source`` is a :class:`Result` or a jobs table (columns of jobs.csv).
@@ -225,6 +227,10 @@ def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *
     cut at its edges.  ``color_by`` is ``status`` (finished / killed) or
     ``width`` (Margo et al. §6 classes 1 / 2–64 / 65–256 / >256, cut at the
     machine's size when it is known: 1 / 2–64 / 65–100 on 100 processors).
+    A run with failures or windows (a Result with outages, or ``uses``, its
+    processors.csv) is drawn on the processors each job held, with the
+    failed processors, the windows and the attempts a failure ended
+    (docs/reference/events.md); any other run on processors laid out here.
     """
     jobs = jobs_from_result(source) if isinstance(source, Result) else jobs_from_table(source)
     if processors is None and isinstance(source, Result):
@@ -232,13 +238,18 @@ def gantt_figure(source: Result | pd.DataFrame, processors: int | None = None, *
     shown, (t0, t1) = in_window(jobs, window)
     machine = processors if processors is not None else peak_width(jobs.start, jobs.end,
                                                                    jobs.width)
-    placed = place_jobs(shown.start, shown.end, shown.width, max(machine, 1))
+    if uses is None and isinstance(source, Result):
+        uses = processors_table(source)
+    placed = (place_jobs(shown.start, shown.end, shown.width, max(machine, 1))
+              if uses is None else held_processors(uses, shown))
     colors, legend = job_colors(shown, color_by, processors)
     unit, scale = time_unit(t1 - t0)
     with paper_style():
         figure = new_figure(10, 5.5)
         ax = figure.add_subplot()
         draw_boxes(ax, shown, placed, colors, (t0, t1), scale)
+        if uses is not None:
+            legend += draw_outages(ax, uses, (t0, t1), scale)
         label_ids(ax, shown, placed, (t0, t1), scale, machine)
         ax.set_xlim(t0 / scale, t1 / scale)
         ax.set_ylim(0, machine * 1.02)
@@ -277,6 +288,39 @@ def draw_boxes(ax: Axes, jobs: GanttJobs, placed: list[list[tuple[int, int]]], c
                        for _ in blocks]
         ax.add_collection(PolyCollection(hatched, facecolors=split_faces, edgecolors=EDGE,
                                          linewidths=0.3, hatch="//", hatchcolor=SPLIT_HATCH))
+
+
+def held_processors(uses: pd.DataFrame, jobs: GanttJobs) -> list[list[tuple[int, int]]]:
+    """The processors each job's last attempt held, as blocks ``(first, count)``, from a
+    run's processor uses (:func:`schedlab.output.processors_table`)."""
+    blocks: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    held = uses[uses["kind"] == "job"]
+    for job_id, start, first, count in zip(held["job_id"].tolist(), held["start"].tolist(),
+                                           held["first"].tolist(), held["count"].tolist()):
+        blocks.setdefault((int(job_id), int(start)), []).append((int(first), int(count)))
+    return [blocks.get((int(job_id), int(start)), [])
+            for job_id, start in zip(jobs.job_id.tolist(), jobs.start.tolist())]
+
+
+def draw_outages(ax: Axes, uses: pd.DataFrame, window: tuple[float, float],
+                 scale: float) -> list[Patch]:
+    """Failed processors, processors held by windows and the attempts a failure ended,
+    as boxes inside the window; their legend entries (with counts)."""
+    t0, t1 = window
+    legend = []
+    for kind in OUTAGE_KINDS:
+        rows = uses[(uses["kind"] == kind) & (uses["end"] > t0) & (uses["start"] < t1)]
+        if rows.empty:
+            continue
+        boxes = [[(max(s, t0) / scale, f), (min(e, t1) / scale, f),
+                  (min(e, t1) / scale, f + c), (max(s, t0) / scale, f + c)]
+                 for f, c, s, e in zip(rows["first"].tolist(), rows["count"].tolist(),
+                                       rows["start"].tolist(), rows["end"].tolist())]
+        ax.add_collection(PolyCollection(boxes, facecolors=OUTAGE_COLORS[kind],
+                                         edgecolors=EDGE, linewidths=0.3))
+        legend.append(Patch(facecolor=OUTAGE_COLORS[kind], edgecolor=EDGE,
+                            label=f"{kind} ({len(boxes)})"))
+    return legend
 
 
 def label_ids(ax: Axes, jobs: GanttJobs, placed: list[list[tuple[int, int]]],

@@ -48,7 +48,11 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
 #: Gantt colours by job status (rejected and withdrawn jobs hold no processors and are not
 #: drawn; a job cancelled while running is grey).
-STATUS_COLORS = {"finished": "#56B4E9", "killed": "#D55E00", "cancelled": "#7F7F7F"}
+STATUS_COLORS = {"finished": "#56B4E9", "killed": "#D55E00", "cancelled": "#7F7F7F",
+                 "failed": "#CC79A7"}
+#: Gantt colours of what holds processors besides jobs (docs/reference/events.md): failed
+#: processors, maintenance windows and drains, and a job's attempts a failure ended.
+OUTAGE_COLORS = {"failure": "#000000", "window": "#BBBBBB", "ended attempt": "#F0E442"}
 
 #: Gantt colours by width class, keyed by the class names of schedlab.metrics.classes.
 WIDTH_CLASS_COLORS = {"width_1": "#56B4E9", "width_2_64": "#009E73",
