@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from schedlab.platform.model import Platform
     from schedlab.policies.grid import DispatcherSpec
     from schedlab.workload.grid import GridWorkload
+    from schedlab.workload.outages import FailureSpec, Window
 
 __all__ = [
     "COMPILED_POLICIES",
@@ -78,7 +79,8 @@ __all__ = [
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         overrun: str = "kill", progress: ProgressCallback | None = None,
         reservations: ReservationSource | None = None, tick: int = 0,
-        max_queued_per_user: int | None = None) -> Result:
+        max_queued_per_user: int | None = None, failures: str | FailureSpec | None = None,
+        maintenance: str | Path | tuple[Window, ...] | None = None) -> Result:
     """Simulate a loaded workload under a built policy on the engine the policy needs.
 
     :func:`~schedlab.execution.execute` of the run these arguments describe; the
@@ -87,7 +89,8 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     """
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
-                           max_queued_per_user=max_queued_per_user), progress,
+                           max_queued_per_user=max_queued_per_user, failures=failures,
+                           maintenance=maintenance), progress,
                    workload=workload)
 
 
@@ -96,6 +99,8 @@ def simulate(workload: str | Path | Workload | GridWorkload, policy: PolicySpec 
              progress: ProgressCallback | None = None,
              reservations: ReservationSource | None = None, tick: int = 0,
              max_queued_per_user: int | None = None,
+             failures: str | FailureSpec | None = None,
+             maintenance: str | Path | tuple[Window, ...] | None = None,
              platform: str | Path | Platform | None = None,
              dispatch: DispatcherSpec = "round-robin", allocation: str = "shared",
              seed: int = 0, preemption_overhead: int = 0) -> Result:
@@ -115,13 +120,19 @@ def simulate(workload: str | Path | Workload | GridWorkload, policy: PolicySpec 
     ``tick`` > 0 makes the policy schedule every ``tick`` seconds only
     (Catalina: 900); ``max_queued_per_user`` is DataStar's per-user queue limit.
 
+    Failures and maintenance (docs/reference/events.md): ``failures`` is a
+    ``--failures`` text (``"mtbf=7d,repair=4h,fate=checkpoint"``, or a failure
+    file with keys after it) or a :class:`~schedlab.workload.outages.FailureSpec`;
+    ``maintenance`` a maintenance file or windows.
+
     With a ``platform`` the run is a grid run (:func:`simulate_grid`:
     ``dispatch``, ``allocation``, ``seed``, ``preemption_overhead``); without, one
     homogeneous machine.
     """
     return execute(RunSpec(workload, policy, processors=processors, overrun=overrun,
                            reservations=reservations, tick=tick,
-                           max_queued_per_user=max_queued_per_user, platform=platform,
+                           max_queued_per_user=max_queued_per_user, failures=failures,
+                           maintenance=maintenance, platform=platform,
                            dispatch=dispatch, allocation=allocation, seed=seed,
                            preemption_overhead=preemption_overhead), progress)
 
@@ -129,7 +140,9 @@ def simulate(workload: str | Path | Workload | GridWorkload, policy: PolicySpec 
 def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
             processors: int | None = None, overrun: str = "kill",
             reservations: ReservationSource | None = None, tick: int = 0,
-            max_queued_per_user: int | None = None) -> dict[str, Result]:
+            max_queued_per_user: int | None = None, failures: str | FailureSpec | None = None,
+            maintenance: str | Path | tuple[Window, ...] | None = None
+            ) -> dict[str, Result]:
     """Simulate several policies on the same workload; results keyed by policy label.
 
     The label is the policy name, followed by the parameters a spec sets
@@ -141,7 +154,8 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
     """
     chosen = labelled_policies(policies)
     base = RunSpec(workload, processors=processors, overrun=overrun, reservations=reservations,
-                   tick=tick, max_queued_per_user=max_queued_per_user)
+                   tick=tick, max_queued_per_user=max_queued_per_user, failures=failures,
+                   maintenance=maintenance)
     loaded = prepare_workload(base)
     base = replace(base, workload=loaded,
                    reservations=load_reservations(reservations, loaded, processors=processors))

@@ -442,3 +442,14 @@ def test_the_gantt_chart_draws_the_failure_and_the_ended_attempt(tmp_path: Path)
                                     "-o", str(tmp_path / "gantt.png")])
     assert done.exit_code == 0, done.output
     assert (tmp_path / "gantt.png").stat().st_size > 0
+
+
+def test_the_api_takes_a_failures_text_and_a_maintenance_file(tmp_path: Path):
+    maintenance = tmp_path / "m.csv"
+    maintenance.write_text("notice,start,end,nodes\n0,140,145,1\n")
+    result = schedlab.simulate(three_jobs(), "fcfs+easy", failures="mtbf=1d,fate=requeue,seed=4",
+                               maintenance=str(maintenance))
+    assert result.outages.settings["model"]["seed"] == 4
+    assert schedlab.compute_metrics(result)["maintenance_windows"] == 1
+    results = schedlab.compare(three_jobs(), ["fcfs", "fcfs+easy"], failures="mtbf=1d")
+    assert all(r.outages is not None for r in results.values())
