@@ -23,6 +23,7 @@ What the policy hears is an :class:`OutageEvent` (``Policy.on_outage``).
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_right, insort
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -140,8 +141,8 @@ class Outages:
         self._submitted: dict[int, tuple[int, int]] = {}
         self._hits: dict[int, int] = {}
         self._attempts: list[tuple[int, int, int, int]] = []
-        #: Every use of processors: (their ranges, from, until, holder).
-        self._used: list[tuple[Ranges, int, int, int]] = []
+        #: Every use of a range of processors, flat: lo, hi, from, until, holder, ...
+        self._used = array("q")
         #: Whether windows wait to claim processors (while a failure ends attempts).
         self._deferring = False
         self._outage_rows: list[tuple[int, int, int, int]] = []
@@ -218,8 +219,7 @@ class Outages:
         before it takes them (:meth:`outage`)."""
         ranges = self.map.held.pop(position)
         self.map.release(ranges)
-        if ctx.now > start:
-            self._used.append((ranges, start, ctx.now, position))
+        self._log(ranges, start, ctx.now, position)
         if self._states and not self._deferring:
             self.fill(ctx)
 
@@ -423,7 +423,9 @@ class Outages:
     def _log(self, ranges: Ranges, start: int, end: int, holder: int) -> None:
         """``holder`` held ``ranges`` from ``start`` to ``end``."""
         if end > start:
-            self._used.append((ranges, start, end, holder))
+            used = self._used
+            for lo, hi in ranges:
+                used.extend((lo, hi, start, end, holder))
 
     def _record(self, now: int) -> None:
         if self._series_down[-1] == self.down:
@@ -455,9 +457,7 @@ class Outages:
             settings["failure_file"] = spec.source
         if spec.fate == "checkpoint":
             settings["checkpointing"] = asdict(spec.checkpointing)
-        intervals = np.array([(lo, hi, start, end, holder)
-                              for ranges, start, end, holder in self._used
-                              for lo, hi in ranges], dtype=np.int64).reshape(-1, 5)
+        intervals = np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5).copy()
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
             attempts=np.array(self._attempts, dtype=np.int64).reshape(-1, 4),
