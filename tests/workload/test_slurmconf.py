@@ -96,8 +96,25 @@ def test_a_bad_line_names_file_line_and_key(tmp_path: Path, text: str, line: int
 
 
 def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot read"):
-        read_slurm_conf(tmp_path / "nothing.conf")
+    missing = tmp_path / "nothing.conf"
+    with pytest.raises(InputError) as caught:
+        read_slurm_conf(missing)
+    assert str(caught.value) == f"{missing}: no such slurm.conf"
+
+
+def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_bytes(b"ClusterName=c\r\nPartitionName=b\xe9 Nodes=ALL\r\n")
+    with pytest.raises(InputError) as caught:
+        read_slurm_conf(path)
+    assert str(caught.value) == f"{path}:2: the slurm.conf is not UTF-8 text (byte 0xe9)"
+
+
+def test_crlf_line_ends_and_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_bytes(b"\xef\xbb\xbfSchedulerParameters=bf_interval=7\r\nFrob=1\r\n")
+    conf = read_slurm_conf(path)
+    assert conf.bf_interval == 7 and conf.warnings[0].startswith(f"{path}:2: Frob: ")
 
 
 def test_conf_lines_read_back_the_same(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from schedlab.errors import InputError
+from schedlab.textio import read_text
 
 #: Keys that configure the daemons and no scheduling decision (slurm.conf man page).
 DAEMON_KEYS = frozenset(key.lower() for key in (
@@ -126,12 +127,7 @@ class SlurmConfig:
 def read_slurm_conf(path: str | Path) -> SlurmConfig:
     """The scheduling parameters of the ``slurm.conf`` at ``path`` (see the module)."""
     source = str(path)
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text ({err.reason})", file=source) from None
+    text = read_text(path, "slurm.conf")
     conf = SlurmConfig()
     reader = _Reader(conf, source)
     for number, raw in enumerate(_joined_lines(text), start=1):
