@@ -64,8 +64,9 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     if result.suspended is not None:
         held = held - result.suspended
     if overrun == "kill":
-        should_hold = np.minimum(result.runtime, result.estimate)
-        should_kill = result.runtime > result.estimate
+        limit = result.estimate + int(result.meta.get("kill_grace", 0))
+        should_hold = np.minimum(result.runtime, limit)
+        should_kill = result.runtime > limit
     else:
         should_hold = result.runtime
         should_kill = np.zeros(len(result), dtype=bool)

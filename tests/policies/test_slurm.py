@@ -109,3 +109,55 @@ def test_bad_parameters_are_input_errors() -> None:
 
 def test_conformance() -> None:
     check_policy(SlurmScheduling(bf_interval=1))
+
+
+def ends(jobs: list[tuple[int, int, int, int, int]], policy: object) -> list[int]:
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c)
+                                   for i, s, r, m, c in jobs), processors=16)
+    return simulate(workload, policy).end.tolist()
+
+
+#: A job of 200 s with a two-minute limit, and one waiting for the whole machine.
+OVERRUNNING = [(1, 0, 200, 2, 16), (2, 1, 10, 1, 16)]
+
+
+@pytest.mark.parametrize("over_time_limit, first_end", [(0, 120), (1, 180), (5, 200),
+                                                         (-1, 200)])
+def test_over_time_limit_kills_that_many_minutes_past_the_limit(over_time_limit: int,
+                                                                  first_end: int) -> None:
+    # Killed at its limit (120) plus the over-time, or finished at 200 within it (-1:
+    # UNLIMITED); the job behind it starts when it ends.
+    policy = slurm(over_time_limit=over_time_limit)
+    assert ends(OVERRUNNING, policy) == [first_end, first_end + 10]
+    result = simulate(Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60,
+                                              width=c) for i, s, r, m, c in OVERRUNNING),
+                               processors=16), policy)
+    assert result.status_names()[0] == ("killed" if first_end < 200 else "finished")
+
+
+#: Job 1 (10 CPUs) overruns its two-minute limit; job 2 (8 CPUs) waits for it; job 3
+#: (2 CPUs) arrives at 150, when job 1 is past its limit.
+PAST_THE_LIMIT = [(1, 0, 200, 2, 10), (2, 1, 10, 1, 8), (3, 150, 10, 1, 2)]
+
+
+def test_planning_uses_the_limit_and_guesses_the_end_of_a_job_past_it() -> None:
+    # Killed at 120 without over-time: job 2 starts then, job 3 at its arrival.
+    assert starts(PAST_THE_LIMIT, slurm()) == [0, 120, 150]
+    # OverTimeLimit=2: job 1 runs to 200.  At 150 the backfill map expects it to end at
+    # 120 + KillWait 30 + 120 = 270: job 2 is reserved from 270, slot [240, 300), and
+    # job 3 ([150, 210]) backfills before it.  Job 2 starts when job 1 ends.
+    assert starts(PAST_THE_LIMIT, slurm(over_time_limit=2)) == [0, 200, 150]
+
+
+def test_kill_wait_moves_the_guessed_end() -> None:
+    # One-second slots; job 3 now has a two-minute limit and would run [150, 270].  With
+    # KillWait 30 job 2 is reserved from 270: job 3 would end exactly when the slot
+    # begins, and is held back until job 1 ends at 200; with KillWait 31 it starts.
+    jobs = [(1, 0, 200, 2, 10), (2, 1, 10, 1, 8), (3, 150, 10, 2, 2)]
+    assert starts(jobs, slurm(over_time_limit=2, bf_resolution=1)) == [0, 200, 200]
+    assert starts(jobs, slurm(over_time_limit=2, bf_resolution=1, kill_wait=31)) \
+        == [0, 200, 150]
+
+
+def test_conformance_with_over_time() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, over_time_limit=1))

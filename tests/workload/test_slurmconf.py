@@ -70,6 +70,17 @@ def test_defaults_are_slurms() -> None:
         == (30, 1440, 500)
 
 
+@pytest.mark.parametrize(("text", "minutes", "grace"), [
+    ("OverTimeLimit=5\nKillWait=10\n", 5, 300), ("OverTimeLimit=unlimited\n", -1, 2**53)])
+def test_over_time_limit_and_kill_wait_reach_the_policy(tmp_path: Path, text: str,
+                                                        minutes: int, grace: int) -> None:
+    conf = read_slurm_conf(write(tmp_path, text))
+    assert conf.over_time_limit == minutes and not conf.warnings
+    policy = make_policy({"name": "slurm", **conf.policy_params()})
+    assert policy.kill_grace == grace
+    assert policy.get_params()["kill_wait"] == (10 if minutes == 5 else 30)
+
+
 def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
     policy = make_policy({"name": "slurm", **read_slurm_conf(write(tmp_path, GOOD))
                           .policy_params()})
@@ -85,6 +96,8 @@ def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
     ("PriorityFavorSmall=maybe\n", 1, "PriorityFavorSmall"),
     ("NodeName=n[1-x] CPUs=4\n", 1, "NodeName"),
     ("NodeName=n1 CPUs=four\n", 1, "CPUs"),
+    ("OverTimeLimit=5m\n", 1, "OverTimeLimit"),
+    ("KillWait=-3\n", 1, "KillWait"),
 ])
 def test_a_bad_line_names_file_line_and_key(tmp_path: Path, text: str, line: int,
                                             key: str) -> None:

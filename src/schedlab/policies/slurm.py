@@ -48,6 +48,15 @@ no code of it is here), where the documentation says nothing:
   CPUs as busy for ``completing`` seconds;
 * time limits are whole minutes: a job's estimate is rounded up to one.
 
+``over_time_limit`` (slurm.conf's OverTimeLimit, minutes; -1: UNLIMITED) lets a
+job run that long past its time limit before it is killed (the slurm.conf man
+page); the schedulers still plan with the time limit.  A running job past its
+limit is planned, as the select plugin's will-run test guesses
+(``_guess_job_end`` in ``src/plugins/select/cons_common/job_test.c``), to end
+``kill_wait`` seconds after its limit plus the over-time (with UNLIMITED: one
+time limit from now).  Our reading: the kill comes exactly at the limit plus
+the over-time (slurmctld checks time limits on a timer of its own).
+
 Priority is ``basic`` (first come, first served: the submission order) or
 ``multifactor`` with the age and job-size factors: ``weight_age`` times the
 job's wait over ``max_age`` (at most 1), plus ``weight_job_size`` times its
@@ -64,6 +73,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.profile import Profile
+from schedlab.limits import MAX_TIME
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
 
 if TYPE_CHECKING:
@@ -73,6 +83,8 @@ if TYPE_CHECKING:
 #: How many times the backfill pass tries one job at a later time before it gives up on
 #: it for this pass (each try moves past one change of the reservation map).
 _MAX_TRIES = 1000
+#: ``over_time_limit`` for OverTimeLimit=UNLIMITED: a job is never killed.
+UNLIMITED = -1
 #: The priority plugins modelled (PriorityType=priority/...).
 PRIORITY_TYPES = ("basic", "multifactor")
 
@@ -94,7 +106,8 @@ class SlurmScheduling(Policy):
                  bf_min_prio_reserve: int = 0,
                  weight_age: int = 0, weight_job_size: int = 0, max_age: int = 604800,
                  favor_small: bool = False, priority_calc_period: int = 300,
-                 cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1) -> None:
+                 cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1,
+                 over_time_limit: int = 0, kill_wait: int = 30) -> None:
         owner = "policy 'slurm'"
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
@@ -113,7 +126,9 @@ class SlurmScheduling(Policy):
                                   ("priority_calc_period", priority_calc_period, 1),
                                   ("cpus_per_node", cpus_per_node, 0),
                                   ("clock_origin", clock_origin, 0),
-                                  ("completing", completing, 0)):
+                                  ("completing", completing, 0),
+                                  ("over_time_limit", over_time_limit, -1),
+                                  ("kill_wait", kill_wait, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
@@ -133,6 +148,11 @@ class SlurmScheduling(Policy):
         self.cpus_per_node = cpus_per_node
         self.clock_origin = clock_origin
         self.completing = completing
+        self.over_time_limit = over_time_limit
+        self.kill_wait = kill_wait
+        #: The engine kills a job this long after its estimate (Policy.kill_grace).
+        self.kill_grace = MAX_TIME if over_time_limit == UNLIMITED else over_time_limit * 60
+        self._started: dict[int, int] = {}     # start time of every running job, by id
         self._completing: list[tuple[int, int]] = []   # (until, CPUs) of jobs that ended
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
@@ -149,6 +169,7 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._started.pop(job.id, None)
         if self.completing and self.backfill:
             self._completing = [c for c in self._completing if c[0] > ctx.now]
             self._completing.append((ctx.now + self.completing, job.width))
@@ -213,7 +234,11 @@ class SlurmScheduling(Policy):
         for job in queue:
             if job.width > ctx.free:
                 return
-            ctx.start(job)
+            self._start(ctx, job)
+
+    def _start(self, ctx: Context, job: Job) -> None:
+        ctx.start(job)
+        self._started[job.id] = ctx.now
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, ctx: Context) -> None:
@@ -246,7 +271,7 @@ class SlurmScheduling(Policy):
             if start is None:
                 continue
             if start == now:
-                ctx.start(job)
+                self._start(ctx, job)
                 cpus.reserve(now, duration, job.width)
                 continue
             if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
@@ -289,12 +314,25 @@ class SlurmScheduling(Policy):
     def _running_ends(self, ctx: Context) -> list[tuple[int, int]]:
         """``(start + time limit, CPUs)`` of every running job, earliest first: the
         backfill map's view of when CPUs come back."""
+        now = ctx.now
         ends = []
         for job in ctx.running.values():
-            start = ctx.expected_end(job) - job.estimate
-            ends.append((max(start + limit_seconds(job), ctx.now + 1), job.width))
+            end = self._started[job.id] + limit_seconds(job)
+            if end <= now:
+                end = self._guessed_end(job, end, now)
+            ends.append((end, job.width))
         ends.sort()
         return ends
+
+    def _guessed_end(self, job: Job, limit_end: int, now: int) -> int:
+        """When the backfill map expects a job past its time limit (``limit_end``) to end:
+        ``kill_wait`` after its limit plus the over-time, or with an UNLIMITED over-time
+        one time limit from now; at least ``now + 1`` (see the module)."""
+        if self.over_time_limit == UNLIMITED:
+            end = now + limit_seconds(job)
+        else:
+            end = limit_end + self.kill_wait + self.over_time_limit * 60
+        return max(end, now + 1)
 
     def _slot(self, start: int, duration: int) -> tuple[int, int]:
         """The reservation's slot: its start and its end (start plus time limit) both

@@ -39,7 +39,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
     "SlurmdParameters", "SlurmctldParameters",
     "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
-    "KillWait", "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
+    "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
     "MessageTimeout", "TCPTimeout", "UnkillableStepTimeout", "Include", "PluginDir",
     "PlugStackConfig", "CommunicationParameters", "LaunchParameters", "DebugFlags",
     "MaxJobCount", "FirstJobId", "MaxArraySize", "HealthCheckProgram", "HealthCheckInterval",
@@ -90,6 +90,9 @@ class SlurmConfig:
     max_age: int = 7 * 24 * 3600
     priority_calc_period: int = 300
     favor_small: bool = False
+    #: OverTimeLimit in minutes (-1: UNLIMITED) and KillWait in seconds.
+    over_time_limit: int = 0
+    kill_wait: int = 30
     #: CPUs of the cluster's nodes (NodeName lines) and how many nodes there are.
     cpus_per_node: int = 0
     nodes: int = 0
@@ -113,7 +116,10 @@ class SlurmConfig:
                 f"PriorityWeightJobSize={self.weight_job_size}",
                 f"PriorityMaxAge={self.max_age // 60}",
                 f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
-                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}"]
+                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}",
+                "OverTimeLimit=" + ("UNLIMITED" if self.over_time_limit < 0
+                                    else str(self.over_time_limit)),
+                f"KillWait={self.kill_wait}"]
 
     def policy_params(self) -> dict[str, Any]:
         """The ``slurm`` policy's parameters from this configuration."""
@@ -196,6 +202,10 @@ class _Reader:
             if "memory" in value.lower():
                 self.warn(number, key, "memory as a consumable resource is not modelled: "
                                        "only CPUs are")
+        elif lower == "overtimelimit":
+            self.conf.over_time_limit = self.minutes_or_unlimited(number, key, value)
+        elif lower == "killwait":
+            self.conf.kill_wait = self.integer(number, key, value)
         elif lower == "priorityfavorsmall":
             self.conf.favor_small = self.boolean(number, key, value)
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
@@ -220,6 +230,14 @@ class _Reader:
     def integer(self, number: int, key: str, value: str) -> int:
         if not (value.isascii() and value.isdigit()):
             raise self.error(number, key, f"expected a whole number >= 0, got {value!r}")
+        return int(value)
+
+    def minutes_or_unlimited(self, number: int, key: str, value: str) -> int:
+        """Whole minutes, or ``UNLIMITED`` (-1)."""
+        if value.upper() == "UNLIMITED":
+            return -1
+        if not (value.isascii() and value.isdigit()):
+            raise self.error(number, key, f"expected whole minutes or UNLIMITED, got {value!r}")
         return int(value)
 
     def boolean(self, number: int, key: str, value: str) -> bool:
