@@ -328,6 +328,8 @@ SACCT_SKIP_REASONS = ("job step", "cancelled before start", "not started", "stil
                       "width <= 0", "no estimate", "width > machine")
 #: Timelimit values that mean "no limit of its own": the job has no estimate.
 NO_TIME_LIMIT = ("UNLIMITED", "Partition_Limit")
+#: The ``Source`` header of a workload read from sacct.
+SACCT_SOURCE = "Slurm sacct --parsable2"
 
 _NO_TIME = ("", "None", "Unknown")
 
@@ -354,6 +356,11 @@ def is_sacct_file(path: str | Path) -> bool:
     except OSError:
         return False
     return first.removeprefix(b"\xef\xbb\xbf").startswith(b"JobID|")
+
+
+def is_sacct_workload(workload: Workload) -> bool:
+    """True for a workload :func:`read_sacct` read."""
+    return workload.header.get("Source") == SACCT_SOURCE
 
 
 def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
@@ -580,7 +587,7 @@ def _sacct_workload(records: list[_SacctJob], names: list[tuple[str | None, ...]
     jobs.sort(key=lambda job: (job.submit, job.id))
     limits = np.array([records[k].limit or 0 for k in kept], dtype=np.int64)
     return Workload(jobs=tuple(jobs), processors=machine, name=Path(source).stem,
-                    header={"Source": "Slurm sacct --parsable2", "MaxProcs": str(machine)},
+                    header={"Source": SACCT_SOURCE, "MaxProcs": str(machine)},
                     skipped=skipped, unix_start_time=origin,
                     provenance=provenance(MACHINE_FROM_ARGUMENT if processors is not None
                                           else MACHINE_FROM_PEAK_USE, limits),

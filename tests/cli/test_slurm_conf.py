@@ -81,3 +81,44 @@ def test_compare_runs_one_slurm_policy_per_conf(tmp_path: Path) -> None:
     assert labels == ["slurm:a.conf", "slurm:b.conf"]
     params = (out / "slurm_b.conf" / "metrics.json").read_text(encoding="utf-8")
     assert '"backfill": false' in params
+
+
+PARTITIONED = """\
+NodeName=n[1-4] CPUs=4
+PartitionName=a Nodes=n[1-2] Default=YES
+PartitionName=b Nodes=n[3-4] PriorityTier=2 MaxTime=10
+"""
+#: Job 2 (a, 4 CPUs) cannot start beside job 1 (a, 6 CPUs); job 3 (b) starts at once.
+HISTORY = """\
+JobID|Submit|Start|End|Timelimit|NCPUS|State|Partition
+1|1000|1000|1100|00:02:00|6|COMPLETED|a
+2|1001|1100|1110|00:01:00|4|COMPLETED|a
+3|1002|1002|1012|00:01:00|8|COMPLETED|b
+"""
+
+
+def test_a_history_replays_in_its_partitions(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(PARTITIONED, encoding="utf-8")
+    history = tmp_path / "history.sacct"
+    history.write_text(HISTORY, encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("simulate", str(history), "--slurm-conf", str(conf), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    rows = (out / "jobs.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
+
+
+def test_a_history_without_partitions_under_partitions_exits_2(tmp_path: Path) -> None:
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(PARTITIONED, encoding="utf-8")
+    history = tmp_path / "history.sacct"
+    history.write_text("\n".join(line.rsplit("|", 1)[0] for line in HISTORY.splitlines())
+                       + "\n", encoding="utf-8")
+    result = invoke("simulate", str(history), "--slurm-conf", str(conf))
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"schedlab: error: {history}:1: field Partition: "
+                                    f"missing column: the "
+                                    f"slurm.conf's partitions need each job's partition")
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -14,8 +14,10 @@ from schedlab.api import simulate
 from schedlab.errors import InputError
 from schedlab.policies.registry import make_policy
 from schedlab.policies.slurm import SlurmScheduling, limit_seconds
+from schedlab.policies.slurm_partitions import Nodes
 from schedlab.testing import check_policy
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmconf import Partition
 
 #: A 12-CPU job waits for an 8-CPU one; a 1-CPU job that fits at once is kept off
 #: the node by the 4-CPU job's reservation (whole-node slots).
@@ -161,3 +163,100 @@ def test_kill_wait_moves_the_guessed_end() -> None:
 
 def test_conformance_with_over_time() -> None:
     check_policy(SlurmScheduling(bf_interval=1, over_time_limit=1))
+
+
+# ---------------------------------------------------------------------- partitions
+#: Four nodes of 4 CPUs, n1..n4 (positions 0..3).
+A = Partition("a", nodes=(0, 1), default=True)
+B = Partition("b", nodes=(2, 3))
+EVERY = Partition("all", nodes=())
+
+
+def placed(jobs: list[tuple[int, int, int, int, int, int]], names: tuple[str, ...],
+           **params: object):
+    """Jobs ``(id, submit, runtime, limit in minutes, CPUs, queue number)`` of a
+    workload naming its queues ``names``, on four nodes of 4 CPUs."""
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c,
+                                       queue=q) for i, s, r, m, c, q in jobs),
+                        processors=16, names={"queue": names})
+    return simulate(workload, make_policy({"name": "slurm", "bf_interval": 1,
+                                           "cpus_per_node": 4, "queue_names": names,
+                                           **params}))
+
+
+def test_a_partition_that_cannot_start_its_job_stops_only_itself() -> None:
+    # Job 2 (a, 4 CPUs) finds 2 free in a: a stops.  Job 3 (b, 8 CPUs) starts at once in
+    # b.  On one partition of 16 CPUs job 2 starts at 1 and job 3 waits for its end.
+    jobs = [(1, 0, 100, 2, 6, 1), (2, 1, 10, 1, 4, 1), (3, 2, 10, 1, 8, 2)]
+    assert placed(jobs, ("a", "b"), backfill=False, partitions=(A, B)).start.tolist() \
+        == [0, 100, 2]
+    assert placed(jobs, ("a", "b"), backfill=False).start.tolist() == [0, 1, 11]
+
+
+def test_no_later_job_may_use_the_nodes_of_a_stopped_partition() -> None:
+    # a (n1, n2) stops at job 2; job 3 of "all" needs 10 CPUs: 10 are free, but only 8
+    # on nodes outside a, so it waits for job 1's end, where both start.
+    jobs = [(1, 0, 100, 2, 6, 1), (2, 1, 10, 1, 4, 1), (3, 2, 10, 1, 10, 2)]
+    result = placed(jobs, ("a", "all"), backfill=False, partitions=(A, EVERY))
+    assert result.start.tolist() == [0, 100, 100]
+
+
+def test_the_higher_priority_tier_goes_first() -> None:
+    # Jobs 2 (low) and 3 (high) wait for the whole machine; at 100 job 3's partition
+    # has the higher PriorityTier and starts first, although job 2 came earlier.
+    low, high = Partition("low", default=True), Partition("high", priority_tier=2)
+    jobs = [(1, 0, 100, 2, 16, 1), (2, 1, 100, 2, 16, 1), (3, 2, 100, 2, 16, 2)]
+    assert placed(jobs, ("low", "high"), partitions=(low, high)).start.tolist() \
+        == [0, 200, 100]
+    assert placed(jobs, ("low", "high"), partitions=(low, Partition("high"))) \
+        .start.tolist() == [0, 100, 200]
+
+
+def test_jobs_the_partitions_refuse_are_rejected() -> None:
+    # Job 1: two minutes above a's MaxTime of one; job 2: a partition the configuration
+    # lacks; job 3: more CPUs than b has; job 4 runs in b.
+    short = A._replace(max_time=60)
+    jobs = [(1, 0, 10, 2, 2, 1), (2, 0, 10, 1, 2, 3), (3, 0, 10, 1, 12, 2),
+            (4, 0, 10, 1, 2, 2)]
+    result = placed(jobs, ("a", "b", "gpu"), partitions=(short, B))
+    assert result.status_names() == ["rejected", "rejected", "rejected", "finished"]
+    assert sorted(result.reject_reasons.values()) == [
+        "more CPUs than partition 'b' has", "no partition 'gpu' in the configuration",
+        "time limit above the MaxTime of partition 'a'"]
+
+
+def test_jobs_of_no_partition_go_to_the_default_one() -> None:
+    # Queue -1 (not known) and, without queue names, an SWF queue number that names no
+    # partition: both run in the default partition b, one after the other.
+    workload = Workload(jobs=(Job(1, 0, 10, 60, 8, queue=-1), Job(2, 0, 10, 60, 8, queue=7)),
+                        processors=16)
+    policy = make_policy({"name": "slurm", "cpus_per_node": 4,
+                          "partitions": (A._replace(default=False), B._replace(default=True))})
+    assert simulate(workload, policy).start.tolist() == [0, 10]
+
+
+def test_nodes_give_cpus_first_fit_and_take_them_back() -> None:
+    nodes = Nodes((A, EVERY), 4, 4)
+    assert nodes.tracked and nodes.shared == [{1: 2}, {0: 2}]
+    nodes.take(1, 1, 6)                       # n1 (4) and n2 (2)
+    assert nodes.node_free == [0, 2, 4, 4] and nodes.part_free == [2, 10]
+    assert nodes.free(1, blocked={0, 1}) == 8
+    nodes.take(2, 1, 5, blocked={0, 1})       # n3 (4) and n4 (1)
+    assert nodes.held[2] == [(2, 4), (3, 1)] and nodes.cpus_in(nodes.held[2], 0) == 0
+    assert nodes.give_back(1) == [(0, 4), (1, 2)] and nodes.part_free == [8, 11]
+    assert not Nodes((EVERY,), 4, 4).tracked
+
+
+def test_bad_partitions_are_input_errors() -> None:
+    with pytest.raises(InputError, match="tuple of Partition"):
+        make_policy({"name": "slurm", "partitions": ("a",)})
+    with pytest.raises(InputError, match="names a partition twice"):
+        make_policy({"name": "slurm", "partitions": (A, A)})
+    with pytest.raises(InputError, match="names node 4, but the machine has 2 nodes"):
+        simulate(Workload(jobs=(Job(1, 0, 10, 60, 1),), processors=8),
+                 make_policy({"name": "slurm", "cpus_per_node": 4, "partitions": (B,)}))
+
+
+def test_conformance_with_partitions() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, cpus_per_node=2,
+                                 partitions=(EVERY, Partition("p", nodes=(0,)))))

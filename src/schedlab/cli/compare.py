@@ -44,7 +44,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
@@ -139,7 +139,8 @@ def compare(
                     tick=tick, max_queued=max_queued_per_user)
     loaded = jobs_of(prepare(spec))
     report_skips(loaded)
-    chosen = {label: aligned_with_clock(policy, loaded) if label in confs else policy
+    chosen = {label: fitted_to_workload(policy, loaded, str(workload)) if label in confs
+              else policy
               for label, policy in chosen.items()}
     spec = replace(spec, workload=loaded,
                    reservations=load_reservations(reservations, loaded, processors=procs))

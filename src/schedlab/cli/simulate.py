@@ -51,7 +51,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     cluster_table,
@@ -166,8 +166,9 @@ def simulate(
         raise
     spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
-    if slurm_conf is not None and "clock_origin" not in {**inline, **params}:
-        chosen = aligned_with_clock(chosen, jobs_of(loaded))
+    if slurm_conf is not None:
+        chosen = fitted_to_workload(chosen, jobs_of(loaded), str(workload),
+                                    given={**inline, **params})
         spec = replace(spec, policy=chosen)
     report_skips(jobs_of(loaded))
     bar = DelayedProgress(f"{chosen.name} on {jobs_of(loaded).name}")

@@ -73,8 +73,11 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.profile import Profile
+from schedlab.errors import InputError
 from schedlab.limits import MAX_TIME
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
+from schedlab.policies.slurm_partitions import Nodes
+from schedlab.workload.slurmconf import Partition
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -107,8 +110,15 @@ class SlurmScheduling(Policy):
                  weight_age: int = 0, weight_job_size: int = 0, max_age: int = 604800,
                  favor_small: bool = False, priority_calc_period: int = 300,
                  cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1,
-                 over_time_limit: int = 0, kill_wait: int = 30) -> None:
+                 over_time_limit: int = 0, kill_wait: int = 30,
+                 partitions: tuple[Partition, ...] = (),
+                 queue_names: tuple[str, ...] = ()) -> None:
         owner = "policy 'slurm'"
+        partitions = _checked_partitions(owner, partitions)
+        if not (isinstance(queue_names, tuple)
+                and all(isinstance(name, str) for name in queue_names)):
+            raise InputError(f"The 'queue_names' parameter of {owner} must be a tuple of "
+                             f"names. Got {queue_names!r} instead.", field="queue_names")
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
@@ -152,8 +162,19 @@ class SlurmScheduling(Policy):
         self.kill_wait = kill_wait
         #: The engine kills a job this long after its estimate (Policy.kill_grace).
         self.kill_grace = MAX_TIME if over_time_limit == UNLIMITED else over_time_limit * 60
+        self.partitions = partitions
+        self.queue_names = queue_names
+        #: Partitions by name; the default one (the one marked so, else the first: our
+        #: reading); jobs of no partition go there.
+        self._parts = partitions or (Partition("all"),)
+        self._by_name = {part.name: k for k, part in enumerate(self._parts)}
+        self._default = next((k for k, part in enumerate(self._parts) if part.default), 0)
+        self._tier = [part.priority_tier for part in self._parts]
+        self._nodes: Nodes | None = None       # built at the first submission
+        self._part: dict[int, int] = {}         # partition of every job, by id
         self._started: dict[int, int] = {}     # start time of every running job, by id
-        self._completing: list[tuple[int, int]] = []   # (until, CPUs) of jobs that ended
+        #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
+        self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
         self._next_full = 0          # the next periodic main-scheduler run
@@ -166,16 +187,68 @@ class SlurmScheduling(Policy):
     # ------------------------------------------------------------------ events
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        nodes = self._nodes or self._build_nodes(ctx)
+        part = self._partition_of(job)
+        if part is None:
+            ctx.reject(job, f"no partition {self._queue_name(job)!r} in the configuration")
+            return
+        max_time = self._parts[part].max_time
+        if max_time and limit_seconds(job) > max_time:
+            ctx.reject(job, f"time limit above the MaxTime of partition "
+                            f"{self._parts[part].name!r}")
+            return
+        if nodes.tracked and job.width > nodes.capacity(part):
+            ctx.reject(job, f"more CPUs than partition {self._parts[part].name!r} has")
+            return
+        self._part[job.id] = part
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
         self._started.pop(job.id, None)
+        self._part.pop(job.id, None)
+        nodes = self._nodes
+        where = nodes.give_back(job.id) if nodes is not None and nodes.tracked else []
         if self.completing and self.backfill:
             self._completing = [c for c in self._completing if c[0] > ctx.now]
-            self._completing.append((ctx.now + self.completing, job.width))
+            self._completing.append((ctx.now + self.completing, job.width, where))
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
+        self._part.pop(job.id, None)
+
+    # ------------------------------------------------------------------ partitions
+    def _build_nodes(self, ctx: Context) -> Nodes:
+        """The cluster's nodes, once the machine's size is known."""
+        node_cpus = self.cpus_per_node or ctx.processors
+        count = max(1, ctx.processors // node_cpus)
+        for part in self._parts:
+            if part.nodes and part.nodes[-1] >= count:
+                raise InputError(f"partition {part.name!r} names node {part.nodes[-1] + 1}, "
+                                 f"but the machine has {count} nodes of {node_cpus} CPUs",
+                                 field="partitions")
+        self._nodes = Nodes(self._parts, count, node_cpus)
+        return self._nodes
+
+    def _queue_name(self, job: Job) -> str | None:
+        """The name of a job's partition as its workload gives it (None: not given)."""
+        if job.queue < 0:
+            return None
+        if self.queue_names:
+            return self.queue_names[job.queue - 1] if job.queue <= len(self.queue_names) \
+                else None
+        return str(job.queue)
+
+    def _partition_of(self, job: Job) -> int | None:
+        """A job's partition: the one its workload names, else the default; None for a
+        name no partition has (Slurm refuses such a submission).  An SWF queue number
+        that names no partition means the default one."""
+        name = self._queue_name(job)
+        if name is None or not self.partitions:
+            return self._default
+        found = self._by_name.get(name)
+        if found is None and not self.queue_names:
+            return self._default
+        return found
 
     def schedule(self, ctx: Context) -> None:
         now = ctx.now
@@ -191,7 +264,7 @@ class SlurmScheduling(Policy):
                 ctx.wake_at(self._next_full - self.clock_origin)
             return
         if self._changed and ctx.waiting and clock % self.bf_interval == 0:
-            self._changed = any(until > now for until, _ in self._completing)
+            self._changed = any(until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
             wake = self._next_full
@@ -201,12 +274,20 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ priority
     def _queue(self, ctx: Context) -> list[Job]:
-        """The pending jobs, highest priority first (equal priorities: submission order)."""
+        """The pending jobs in Slurm's order (``sort_job_queue2`` in
+        ``src/slurmctld/job_scheduler.c``): the higher partition PriorityTier first, then
+        the higher priority, then submission order."""
         waiting = list(ctx.waiting.values())
+        tiers = len(set(self._tier)) > 1
         if self.priority == "basic":
-            return waiting
+            if not tiers:
+                return waiting
+            return sorted(waiting, key=lambda job: -self._tier[self._part[job.id]])
         priority = self._priorities(ctx)
-        return sorted(waiting, key=lambda job: -priority[job.id])
+        if not tiers:
+            return sorted(waiting, key=lambda job: -priority[job.id])
+        return sorted(waiting, key=lambda job: (-self._tier[self._part[job.id]],
+                                                -priority[job.id]))
 
     def _priorities(self, ctx: Context) -> dict[int, int]:
         """The multifactor priority of every pending job, as last computed: at the latest
@@ -226,59 +307,122 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
-        """Start jobs in priority order while they fit; stop at the first that does not."""
+        """Start jobs in queue order while they fit; the first that does not stops its
+        partition, and no later job may use that partition's nodes
+        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``)."""
         self._passes["main"] += 1
         queue = self._queue(ctx)
         if depth is not None:
             queue = queue[:depth]
+        nodes = self._nodes
+        if nodes is None or not nodes.tracked:
+            for job in queue:
+                if job.width > ctx.free:
+                    return
+                self._start(ctx, job)
+            return
+        failed: set[int] = set()
+        blocked: set[int] = set()
         for job in queue:
-            if job.width > ctx.free:
-                return
-            self._start(ctx, job)
+            part = self._part[job.id]
+            if part in failed:
+                continue
+            if job.width > nodes.free(part, blocked):
+                failed.add(part)
+                blocked.update(nodes.members[part])
+                if len(failed) == len(self._parts):
+                    return
+                continue
+            self._start(ctx, job, blocked)
 
-    def _start(self, ctx: Context, job: Job) -> None:
+    def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
         self._started[job.id] = ctx.now
+        nodes = self._nodes
+        if nodes is not None and nodes.tracked:
+            nodes.take(job.id, self._part[job.id], job.width, blocked or frozenset())
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, ctx: Context) -> None:
-        """One backfill pass (see the module): start what can start now, reserve the rest."""
+        """One backfill pass (see the module): start what can start now, reserve the rest.
+
+        Each partition is planned on its own map (its nodes' CPUs, its unreserved
+        nodes), built when a job of it is first tried; a reservation on one partition
+        also holds, in every partition sharing nodes with it, as many of the shared
+        nodes as it needs (our reading: the shared nodes are reserved first)."""
         self._passes["backfill"] += 1
         now = ctx.now
-        node_cpus = self.cpus_per_node or ctx.processors
-        nodes = max(1, ctx.processors // node_cpus)
-        cpus = Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
-        self._completing = [(until, width) for until, width in self._completing if until > now]
-        for until, width in self._completing:       # what the main scheduler left of them
-            cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
-        reserved = Profile(nodes, now)
+        nodes = self._nodes or self._build_nodes(ctx)
+        self._completing = [c for c in self._completing if c[0] > now]
+        maps: dict[int, tuple[Profile, Profile]] = {}
+        made: list[tuple[int, int, int, int]] = []     # (partition, begin, end, nodes)
         window_end = now + self.bf_window * 60
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
         tested = 0
         per_user: dict[int, int] = {}
         for job in self._queue(ctx):
-            if tested >= self.bf_max_job_test or cpus.free_at(now) == 0:
+            if tested >= self.bf_max_job_test or self._nothing_free(ctx, nodes, maps, now):
                 break       # (no CPU free now: the rest of the pass would start nothing)
             if self.bf_max_job_user:
                 if per_user.get(job.user, 0) >= self.bf_max_job_user:
                     continue
                 per_user[job.user] = per_user.get(job.user, 0) + 1
             tested += 1
+            part = self._part[job.id]
+            if part not in maps:
+                maps[part] = self._pass_map(ctx, nodes, part, made)
+            cpus, reserved = maps[part]
             duration = limit_seconds(job)
-            need = -(-job.width // node_cpus)
+            need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes),
+                       len(nodes.members[part]))
             start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
             if start is None:
                 continue
             if start == now:
                 self._start(ctx, job)
-                cpus.reserve(now, duration, job.width)
+                for other, (other_cpus, _) in maps.items():
+                    held = (job.width if not nodes.tracked
+                            else nodes.cpus_in(nodes.held[job.id], other))
+                    if held:
+                        other_cpus.reserve(now, duration, held)
                 continue
             if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
                     < self.bf_min_prio_reserve:
                 continue
             begin, end = self._slot(start, duration)
-            _block(reserved, max(begin, now), end, need)
+            made.append((part, max(begin, now), end, need))
+            for other, (_, other_reserved) in maps.items():
+                held = need if other == part else min(need, nodes.shared[part].get(other, 0))
+                if held:
+                    _block(other_reserved, max(begin, now), end, held)
+
+    def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
+                  made: list[tuple[int, int, int, int]]) -> tuple[Profile, Profile]:
+        """A partition's backfill map at ``now``: its nodes' CPUs as running and
+        completing jobs hold them, and its unreserved nodes after the reservations
+        ``made`` so far in the pass."""
+        now = ctx.now
+        capacity = nodes.capacity(part) if nodes.tracked else ctx.processors
+        cpus = Profile.from_releases(capacity, now, self._running_ends(ctx, nodes, part))
+        for until, width, where in self._completing:    # what the main scheduler left of them
+            held = nodes.cpus_in(where, part) if nodes.tracked else width
+            if held:
+                cpus.reserve(now, until - now, min(held, cpus.min_free(now, until)))
+        reserved = Profile(len(nodes.members[part]), now)
+        for other, begin, end, need in made:
+            held = need if other == part else min(need, nodes.shared[other].get(part, 0))
+            if held:
+                _block(reserved, begin, end, held)
+        return cpus, reserved
+
+    @staticmethod
+    def _nothing_free(ctx: Context, nodes: Nodes, maps: dict[int, tuple[Profile, Profile]],
+                      now: int) -> bool:
+        """Whether no CPU is free now (completing ones count as busy where known)."""
+        if not nodes.tracked and maps:
+            return maps[0][0].free_at(now) == 0
+        return ctx.free == 0
 
     def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
                         duration: int, now: int) -> int | None:
@@ -311,16 +455,20 @@ class SlurmScheduling(Policy):
             return start
         return None
 
-    def _running_ends(self, ctx: Context) -> list[tuple[int, int]]:
-        """``(start + time limit, CPUs)`` of every running job, earliest first: the
-        backfill map's view of when CPUs come back."""
+    def _running_ends(self, ctx: Context, nodes: Nodes, part: int) -> list[tuple[int, int]]:
+        """``(start + time limit, CPUs)`` of every running job with CPUs on the
+        partition's nodes, earliest first: the backfill map's view of when CPUs come
+        back."""
         now = ctx.now
         ends = []
         for job in ctx.running.values():
+            held = nodes.cpus_in(nodes.held[job.id], part) if nodes.tracked else job.width
+            if not held:
+                continue
             end = self._started[job.id] + limit_seconds(job)
             if end <= now:
                 end = self._guessed_end(job, end, now)
-            ends.append((end, job.width))
+            ends.append((end, held))
         ends.sort()
         return ends
 
@@ -372,3 +520,18 @@ def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]
             found.append((lo, hi, free[k]))
         k += 1
     return found
+
+
+def _checked_partitions(owner: str, partitions: object) -> tuple[Partition, ...]:
+    """``partitions`` as a tuple of :class:`Partition` with distinct names (an
+    InputError naming the parameter otherwise)."""
+    if not (isinstance(partitions, tuple)
+            and all(isinstance(part, Partition) for part in partitions)):
+        raise InputError(f"The 'partitions' parameter of {owner} must be a tuple of "
+                         f"Partition (slurm.conf's PartitionName lines). Got {partitions!r} "
+                         f"instead.", field="partitions")
+    names = [part.name for part in partitions]
+    if len(set(names)) != len(names):
+        raise InputError(f"The 'partitions' parameter of {owner} names a partition twice: "
+                         f"{names}", field="partitions")
+    return partitions
