@@ -120,5 +120,42 @@ def test_a_history_without_partitions_under_partitions_exits_2(tmp_path: Path) -
     assert result.exit_code == 2
     assert result.stderr.startswith(f"schedlab: error: {history}:1: field Partition: "
                                     f"missing column: the "
-                                    f"slurm.conf's partitions need each job's partition")
+                                    f"slurm.conf's partitions need each job's Partition")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+QOS_TABLE = "Name|Priority|MaxJobsPU\nnormal|10|\nsolo|20|1\n"
+#: Jobs 1 and 2 of alice in QOS solo: one at a time; job 3 (bob, normal) at once.
+QOS_HISTORY = """\
+JobID|Submit|Start|End|Timelimit|NCPUS|State|User|QOS
+1|1000|1000|1100|00:02:00|2|COMPLETED|alice|solo
+2|1001|1100|1110|00:01:00|2|COMPLETED|alice|solo
+3|1002|1002|1012|00:01:00|2|COMPLETED|bob|normal
+"""
+
+
+def test_a_history_replays_under_its_qos(tmp_path: Path) -> None:
+    qos = tmp_path / "qos.txt"
+    qos.write_text(QOS_TABLE, encoding="utf-8")
+    history = tmp_path / "history.sacct"
+    history.write_text(QOS_HISTORY, encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("simulate", str(history), "--slurm-qos", str(qos), "--procs", "16",
+                    "--out", str(out))
+    assert result.exit_code == 0, result.output
+    rows = (out / "jobs.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
+
+
+def test_qos_needs_the_qos_column_and_the_slurm_policy(tmp_path: Path) -> None:
+    qos = tmp_path / "qos.txt"
+    qos.write_text(QOS_TABLE, encoding="utf-8")
+    history = tmp_path / "history.sacct"
+    history.write_text("\n".join(line.rsplit("|", 1)[0] for line in QOS_HISTORY.splitlines())
+                       + "\n", encoding="utf-8")
+    result = invoke("simulate", str(history), "--slurm-qos", str(qos), "--procs", "16")
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"schedlab: error: {history}:1: field QOS: missing "
+                                    f"column: the QOS table needs each job's QOS")
+    other = invoke("simulate", str(history), "--slurm-qos", str(qos), "--policy", "fcfs")
+    assert other.exit_code == 2 and "--slurm-qos configures the 'slurm' policy" in other.stderr

@@ -18,6 +18,7 @@ from schedlab.policies.slurm_partitions import Nodes
 from schedlab.testing import check_policy
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.slurmconf import Partition
+from schedlab.workload.slurmqos import Qos
 
 #: A 12-CPU job waits for an 8-CPU one; a 1-CPU job that fits at once is kept off
 #: the node by the 4-CPU job's reservation (whole-node slots).
@@ -250,7 +251,7 @@ def test_nodes_give_cpus_first_fit_and_take_them_back() -> None:
 def test_bad_partitions_are_input_errors() -> None:
     with pytest.raises(InputError, match="tuple of Partition"):
         make_policy({"name": "slurm", "partitions": ("a",)})
-    with pytest.raises(InputError, match="names a partition twice"):
+    with pytest.raises(InputError, match="names one twice"):
         make_policy({"name": "slurm", "partitions": (A, A)})
     with pytest.raises(InputError, match="names node 4, but the machine has 2 nodes"):
         simulate(Workload(jobs=(Job(1, 0, 10, 60, 1),), processors=8),
@@ -260,3 +261,75 @@ def test_bad_partitions_are_input_errors() -> None:
 def test_conformance_with_partitions() -> None:
     check_policy(SlurmScheduling(bf_interval=1, cpus_per_node=2,
                                  partitions=(EVERY, Partition("p", nodes=(0,)))))
+
+
+# ---------------------------------------------------------------------- QOS
+def with_qos(jobs: list[tuple[int, int, int, int, int, int, int]], table: tuple[Qos, ...],
+             names: tuple[str, ...] = (), **params: object):
+    """Jobs ``(id, submit, runtime, limit in minutes, CPUs, user, QOS number)`` on one
+    node of 16 CPUs under the QOS ``table`` (the workload names its QOS ``names``)."""
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c,
+                                       user=u, qos=q) for i, s, r, m, c, u, q in jobs),
+                        processors=16)
+    return simulate(workload, make_policy({"name": "slurm", "bf_interval": 1, "qos": table,
+                                           "qos_names": names, **params}))
+
+
+def test_max_jobs_per_user_passes_over_a_job_without_stopping_the_queue() -> None:
+    # User 1 may run one job at a time: job 2 waits for job 1's end at 10, and job 3
+    # (user 2) behind it starts at once -- in both schedulers, without backfill too.
+    jobs = [(1, 0, 10, 1, 2, 1, -1), (2, 0, 10, 1, 2, 1, -1), (3, 0, 10, 1, 2, 2, -1)]
+    for backfill in (True, False):
+        result = with_qos(jobs, (Qos("normal", max_jobs_per_user=1),), backfill=backfill)
+        assert result.start.tolist() == [0, 10, 0]
+
+
+def test_max_submit_jobs_per_user_refuses_submissions_beyond_it() -> None:
+    # Two jobs of user 1 pending or running at most: job 3 is refused at 2; job 4 comes
+    # at 150, after job 1 ended (100), and is taken.
+    jobs = [(1, 0, 100, 2, 16, 1, -1), (2, 1, 100, 2, 16, 1, -1), (3, 2, 10, 1, 1, 1, -1),
+            (4, 150, 10, 1, 1, 1, -1)]
+    result = with_qos(jobs, (Qos("normal", max_submit_per_user=2),))
+    assert result.status_names() == ["finished", "finished", "rejected", "finished"]
+    assert result.reject_reasons == {3: "MaxSubmitJobsPerUser of QOS 'normal' reached"}
+
+
+def test_cpu_limits_per_user_and_per_qos() -> None:
+    # MaxTRESPerUser cpu=8: user 1's 4-CPU job waits for its 6-CPU one (10 would be over);
+    # a 10-CPU job of user 1 could never start and is refused.  GrpTRES cpu=8 on "grp":
+    # users 3 and 4 together hold at most 8.
+    per_user = with_qos([(1, 0, 10, 1, 6, 1, 1), (2, 0, 10, 1, 4, 1, 1),
+                         (3, 0, 10, 1, 10, 1, 1), (4, 0, 10, 1, 4, 2, 1)],
+                        (Qos("capped", max_cpus_per_user=8),), ("capped",))
+    assert per_user.start.tolist()[:2] == [0, 10] and per_user.start.tolist()[3] == 0
+    assert per_user.reject_reasons == {3: "more CPUs than the MaxTRESPerUser cpu=8 of QOS "
+                                          "'capped'"}
+    group = with_qos([(1, 0, 10, 1, 6, 3, 1), (2, 0, 10, 1, 4, 4, 1), (3, 0, 10, 1, 2, 4, 1)],
+                     (Qos("grp", grp_cpus=8),), ("grp",))
+    assert group.start.tolist() == [0, 10, 0]
+
+
+def test_qos_priority_weighs_in_multifactor() -> None:
+    # Jobs 2 (QOS low, priority 10) and 3 (high, 100) wait for the machine; with
+    # PriorityWeightQOS 1000 job 3 has priority 1000 against 100 and goes first.
+    table = (Qos("low", priority=10), Qos("high", priority=100))
+    jobs = [(1, 0, 50, 1, 16, 1, 1), (2, 1, 10, 1, 16, 1, 1), (3, 2, 10, 1, 16, 1, 2)]
+    assert with_qos(jobs, table, ("low", "high"), priority="multifactor").start.tolist() \
+        == [0, 50, 60]
+    assert with_qos(jobs, table, ("low", "high"), priority="multifactor",
+                    weight_qos=1000).start.tolist() == [0, 60, 50]
+
+
+def test_a_qos_the_table_lacks_is_refused_and_no_qos_takes_normal() -> None:
+    # Job 1 names QOS "gpu": refused.  Job 2 names none: "normal", whose MaxJobsPU 1
+    # holds job 3 (also none) until job 2 ends.
+    jobs = [(1, 0, 10, 1, 1, 1, 2), (2, 0, 10, 1, 1, 1, -1), (3, 0, 10, 1, 1, 1, -1)]
+    result = with_qos(jobs, (Qos("normal", max_jobs_per_user=1),), ("normal", "gpu"))
+    assert result.status_names()[0] == "rejected"
+    assert result.reject_reasons == {1: "no QOS 'gpu' in the QOS table"}
+    assert result.start.tolist()[1:] == [0, 10]
+
+
+def test_conformance_with_qos() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, qos=(Qos("normal", max_jobs_per_user=2,
+                                                         max_cpus_per_user=6),)))

@@ -43,6 +43,6 @@ def test_offered_load_is_undefined_without_a_submit_span():
 def test_name_of_a_numbered_field() -> None:
     from schedlab.workload.job import name_of
 
-    names = {"queue": ("batch", "debug")}
-    assert [name_of(names, "queue", k) for k in (1, 2, 3, -1)] == ["batch", "debug", None, None]
-    assert name_of(names, "qos", 2) == "2"      # a source without names: the number as text
+    names = ("batch", "debug")
+    assert [name_of(k, names) for k in (1, 2, 3, -1)] == ["batch", "debug", None, None]
+    assert name_of(2, None) == "2"      # a source without names: the number as text

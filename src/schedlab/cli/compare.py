@@ -34,6 +34,7 @@ from schedlab.cli.options import (
     ReservationsOpt,
     SeedOpt,
     ShrinkOpt,
+    SlurmQosOpt,
     StrictOpt,
     StringencyOpt,
     ThrottleOpt,
@@ -44,7 +45,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_qos_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
@@ -86,6 +87,7 @@ def compare(
         "--slurm-conf", help="A slurm.conf (repeatable): the 'slurm' policy with its "
         "scheduling parameters, labelled slurm:FILE-NAME; with --slurm-conf only these are "
         "compared unless --policies is given too.", rich_help_panel=POLICY_PANEL)] = None,
+    slurm_qos: SlurmQosOpt = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -124,7 +126,10 @@ def compare(
         min_notice=min_reservation_notice)
     chosen = ({} if slurm_conf and policies == DEFAULT_POLICIES
               else chosen_policies(policies, reservation))
-    confs = conf_policies(slurm_conf or [])
+    if slurm_qos is not None and not slurm_conf:
+        raise InputError("--slurm-qos gives the QOS of the --slurm-conf configurations: "
+                         "give at least one", field="--slurm-qos")
+    confs = conf_policies(slurm_conf or [], slurm_qos_params(slurm_qos))
     twice = sorted(set(chosen) & set(confs))
     if twice:
         raise InputError(f"policy {twice[0]!r} is given twice", field="--slurm-conf")
@@ -240,9 +245,10 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
     return chosen
 
 
-def conf_policies(paths: list[Path]) -> dict[str, PolicyBase]:
-    """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name);
-    the keys a file sets that the policy does not model are printed as warnings."""
+def conf_policies(paths: list[Path], qos: dict[str, object]) -> dict[str, PolicyBase]:
+    """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name),
+    with the QOS parameter ``qos`` (``--slurm-qos``, the same for every file); the keys a
+    file sets that the policy does not model are printed as warnings."""
     from schedlab.policies.registry import make_policy
 
     found: dict[str, PolicyBase] = {}
@@ -252,7 +258,7 @@ def conf_policies(paths: list[Path]) -> dict[str, PolicyBase]:
             raise InputError(f"two files named {path.name!r}: give each configuration "
                              f"a file name of its own", field="--slurm-conf")
         params, _ = slurm_conf_params(path, "slurm")
-        found[label] = make_policy({"name": "slurm", **params})
+        found[label] = make_policy({"name": "slurm", **params, **qos})
     return found
 
 

@@ -77,7 +77,10 @@ from schedlab.errors import InputError
 from schedlab.limits import MAX_TIME
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
 from schedlab.policies.slurm_partitions import Nodes
+from schedlab.policies.slurm_qos import QosLimits
+from schedlab.workload.job import name_of
 from schedlab.workload.slurmconf import Partition
+from schedlab.workload.slurmqos import Qos
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -112,13 +115,16 @@ class SlurmScheduling(Policy):
                  cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1,
                  over_time_limit: int = 0, kill_wait: int = 30,
                  partitions: tuple[Partition, ...] = (),
-                 queue_names: tuple[str, ...] = ()) -> None:
+                 queue_names: tuple[str, ...] = (), qos: tuple[Qos, ...] = (),
+                 qos_names: tuple[str, ...] = (), weight_qos: int = 0) -> None:
         owner = "policy 'slurm'"
-        partitions = _checked_partitions(owner, partitions)
-        if not (isinstance(queue_names, tuple)
-                and all(isinstance(name, str) for name in queue_names)):
-            raise InputError(f"The 'queue_names' parameter of {owner} must be a tuple of "
-                             f"names. Got {queue_names!r} instead.", field="queue_names")
+        partitions = _checked_table(owner, "partitions", partitions, Partition,
+                                    "slurm.conf's PartitionName lines")
+        qos = _checked_table(owner, "qos", qos, Qos, "a QOS file's lines")
+        for param, names in (("queue_names", queue_names), ("qos_names", qos_names)):
+            if not (isinstance(names, tuple) and all(isinstance(name, str) for name in names)):
+                raise InputError(f"The {param!r} parameter of {owner} must be a tuple of "
+                                 f"names. Got {names!r} instead.", field=param)
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
@@ -138,7 +144,8 @@ class SlurmScheduling(Policy):
                                   ("clock_origin", clock_origin, 0),
                                   ("completing", completing, 0),
                                   ("over_time_limit", over_time_limit, -1),
-                                  ("kill_wait", kill_wait, 0)):
+                                  ("kill_wait", kill_wait, 0),
+                                  ("weight_qos", weight_qos, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
@@ -170,6 +177,15 @@ class SlurmScheduling(Policy):
         self._by_name = {part.name: k for k, part in enumerate(self._parts)}
         self._default = next((k for k, part in enumerate(self._parts) if part.default), 0)
         self._tier = [part.priority_tier for part in self._parts]
+        self.qos = qos
+        self.qos_names = qos_names
+        self.weight_qos = weight_qos
+        #: QOS by name; jobs of no QOS take "normal" where the table has it (Slurm's
+        #: default QOS), else no QOS.
+        self._qos_by_name = {entry.name: k for k, entry in enumerate(qos)}
+        self._limits = QosLimits(qos) if qos else None
+        self._top_qos_priority = max((entry.priority for entry in qos), default=0)
+        self._qos: dict[int, int] = {}          # QOS of every job that has one, by id
         self._nodes: Nodes | None = None       # built at the first submission
         self._part: dict[int, int] = {}         # partition of every job, by id
         self._started: dict[int, int] = {}     # start time of every running job, by id
@@ -200,12 +216,42 @@ class SlurmScheduling(Policy):
         if nodes.tracked and job.width > nodes.capacity(part):
             ctx.reject(job, f"more CPUs than partition {self._parts[part].name!r} has")
             return
+        if self._limits is not None and not self._admit_qos(ctx, job):
+            return
         self._part[job.id] = part
+
+    def _admit_qos(self, ctx: Context, job: Job) -> bool:
+        """Find the job's QOS and count it, or reject the job (a QOS the table lacks, or a
+        limit of its QOS refuses it)."""
+        assert self._limits is not None
+        name = _name(job.qos, self.qos_names)
+        qos = self._qos_by_name.get(name if name is not None else "normal")
+        if qos is None:
+            if name is None:
+                return True
+            ctx.reject(job, f"no QOS {name!r} in the QOS table")
+            return False
+        refusal = self._limits.refusal(qos, job.user, job.width)
+        if refusal is not None:
+            ctx.reject(job, refusal)
+            return False
+        self._limits.submitted(qos, job.user)
+        self._qos[job.id] = qos
+        return True
+
+    def _qos_allows(self, job: Job) -> bool:
+        """Whether the job's QOS limits let it start now (no QOS: always)."""
+        qos = self._qos.get(job.id)
+        return qos is None or self._limits is None \
+            or self._limits.runnable(qos, job.user, job.width)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
         self._started.pop(job.id, None)
         self._part.pop(job.id, None)
+        qos = self._qos.pop(job.id, None)
+        if qos is not None and self._limits is not None:
+            self._limits.ended(qos, job.user, job.width)
         nodes = self._nodes
         where = nodes.give_back(job.id) if nodes is not None and nodes.tracked else []
         if self.completing and self.backfill:
@@ -215,6 +261,9 @@ class SlurmScheduling(Policy):
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
         self._part.pop(job.id, None)
+        qos = self._qos.pop(job.id, None)
+        if qos is not None and self._limits is not None:
+            self._limits.withdrawn(qos, job.user)
 
     # ------------------------------------------------------------------ partitions
     def _build_nodes(self, ctx: Context) -> Nodes:
@@ -231,12 +280,7 @@ class SlurmScheduling(Policy):
 
     def _queue_name(self, job: Job) -> str | None:
         """The name of a job's partition as its workload gives it (None: not given)."""
-        if job.queue < 0:
-            return None
-        if self.queue_names:
-            return self.queue_names[job.queue - 1] if job.queue <= len(self.queue_names) \
-                else None
-        return str(job.queue)
+        return _name(job.queue, self.queue_names)
 
     def _partition_of(self, job: Job) -> int | None:
         """A job's partition: the one its workload names, else the default; None for a
@@ -303,7 +347,11 @@ class SlurmScheduling(Policy):
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
         share = job.width / processors
         size = 1.0 - share if self.favor_small else share
-        return math.floor(self.weight_age * age + self.weight_job_size * size)
+        qos = self._qos.get(job.id)
+        service = (self.qos[qos].priority / self._top_qos_priority
+                   if qos is not None and self._top_qos_priority else 0.0)
+        return math.floor(self.weight_age * age + self.weight_job_size * size
+                          + self.weight_qos * service)
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
@@ -317,6 +365,8 @@ class SlurmScheduling(Policy):
         nodes = self._nodes
         if nodes is None or not nodes.tracked:
             for job in queue:
+                if self._limits is not None and not self._qos_allows(job):
+                    continue
                 if job.width > ctx.free:
                     return
                 self._start(ctx, job)
@@ -325,7 +375,7 @@ class SlurmScheduling(Policy):
         blocked: set[int] = set()
         for job in queue:
             part = self._part[job.id]
-            if part in failed:
+            if part in failed or not self._qos_allows(job):
                 continue
             if job.width > nodes.free(part, blocked):
                 failed.add(part)
@@ -338,6 +388,9 @@ class SlurmScheduling(Policy):
     def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
         self._started[job.id] = ctx.now
+        qos = self._qos.get(job.id)
+        if qos is not None and self._limits is not None:
+            self._limits.started(qos, job.user, job.width)
         nodes = self._nodes
         if nodes is not None and nodes.tracked:
             nodes.take(job.id, self._part[job.id], job.width, blocked or frozenset())
@@ -364,6 +417,8 @@ class SlurmScheduling(Policy):
         for job in self._queue(ctx):
             if tested >= self.bf_max_job_test or self._nothing_free(ctx, nodes, maps, now):
                 break       # (no CPU free now: the rest of the pass would start nothing)
+            if self._limits is not None and not self._qos_allows(job):
+                continue
             if self.bf_max_job_user:
                 if per_user.get(job.user, 0) >= self.bf_max_job_user:
                     continue
@@ -522,16 +577,20 @@ def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]
     return found
 
 
-def _checked_partitions(owner: str, partitions: object) -> tuple[Partition, ...]:
-    """``partitions`` as a tuple of :class:`Partition` with distinct names (an
-    InputError naming the parameter otherwise)."""
-    if not (isinstance(partitions, tuple)
-            and all(isinstance(part, Partition) for part in partitions)):
-        raise InputError(f"The 'partitions' parameter of {owner} must be a tuple of "
-                         f"Partition (slurm.conf's PartitionName lines). Got {partitions!r} "
-                         f"instead.", field="partitions")
-    names = [part.name for part in partitions]
+def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:
+    """``rows`` as a tuple of ``kind`` (Partition, Qos) with distinct names (an InputError
+    naming the parameter otherwise)."""
+    if not (isinstance(rows, tuple) and all(isinstance(row, kind) for row in rows)):
+        raise InputError(f"The {param!r} parameter of {owner} must be a tuple of "
+                         f"{kind.__name__} ({what}). Got {rows!r} instead.", field=param)
+    names = [row.name for row in rows]
     if len(set(names)) != len(names):
-        raise InputError(f"The 'partitions' parameter of {owner} names a partition twice: "
-                         f"{names}", field="partitions")
-    return partitions
+        raise InputError(f"The {param!r} parameter of {owner} names one twice: {names}",
+                         field=param)
+    return rows
+
+
+def _name(number: int, names: tuple[str, ...]) -> str | None:
+    """The name of a job's partition or QOS number (``names`` empty: the workload named
+    none, the number as text)."""
+    return name_of(number, names or None)

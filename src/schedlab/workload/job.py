@@ -167,17 +167,16 @@ class Workload:
                 for name in _INT_COLUMNS}
 
 
-def name_of(workload_names: Mapping[str, tuple[str, ...]], field_name: str,
-            number: int) -> str | None:
-    """The name of value ``number`` of the job field ``field_name`` (``"queue"``, ...):
-    from ``Workload.names`` where the source named it, else the number as text (an SWF
-    trace's queue 2 is ``"2"``); None for -1, not known."""
+def name_of(number: int, names: Sequence[str] | None) -> str | None:
+    """The name of value ``number`` of a numbered job field (``queue``, ``qos``, ...):
+    from ``names``, that field's entry of ``Workload.names``, where the source named
+    its values, else (``names`` None) the number as text: an SWF trace's queue 2 is
+    ``"2"``.  None for -1, not known, and for a number past the names."""
     if number < 0:
         return None
-    known = workload_names.get(field_name)
-    if known is None:
+    if names is None:
         return str(number)
-    return known[number - 1] if number <= len(known) else None
+    return names[number - 1] if number <= len(names) else None
 
 
 _INT_COLUMNS = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")

@@ -61,10 +61,11 @@ SCHEDULER_PARAMETERS: dict[str, tuple[type, Any]] = {
 }
 
 #: Priority weights and settings read from PriorityType=priority/multifactor lines.
-_PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size"}
+_PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size",
+                  "priorityweightqos": "weight_qos"}
 #: Priority factors the policy does not model: a non-zero weight is warned about.
 _UNMODELLED_WEIGHTS = ("PriorityWeightFairshare", "PriorityWeightPartition",
-                       "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES")
+                       "PriorityWeightAssoc", "PriorityWeightTRES")
 
 _LINE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _DURATION = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
@@ -106,6 +107,7 @@ class SlurmConfig:
     bf_continue: bool = False
     weight_age: int = 0
     weight_job_size: int = 0
+    weight_qos: int = 0
     max_age: int = 7 * 24 * 3600
     priority_calc_period: int = 300
     favor_small: bool = False
@@ -135,6 +137,7 @@ class SlurmConfig:
                 f"SchedulerParameters={params}",
                 f"PriorityWeightAge={self.weight_age}",
                 f"PriorityWeightJobSize={self.weight_job_size}",
+                f"PriorityWeightQOS={self.weight_qos}",
                 f"PriorityMaxAge={self.max_age // 60}",
                 f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
                 f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}",
@@ -377,7 +380,8 @@ class _Reader:
                                       f"slurmdbd (slurmctld logs the same); taken as 0")
             self.conf.weight_age = 0
         if self.conf.priority == "priority/basic" and (self.conf.weight_age
-                                                      or self.conf.weight_job_size):
+                                                      or self.conf.weight_job_size
+                                                      or self.conf.weight_qos):
             self.conf.warnings.append(f"{self.source}: PriorityWeight*: ignored under "
                                       f"priority/basic")
 
