@@ -159,3 +159,24 @@ def test_qos_needs_the_qos_column_and_the_slurm_policy(tmp_path: Path) -> None:
                                     f"column: the QOS table needs each job's QOS")
     other = invoke("simulate", str(history), "--slurm-qos", str(qos), "--policy", "fcfs")
     assert other.exit_code == 2 and "--slurm-qos configures the 'slurm' policy" in other.stderr
+
+
+def test_validate_slurm_replays_a_partitioned_conf_on_its_one_node(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test cluster is one node: a conf's partitions are named in a warning and the
+    simulation runs without them (Slurm's records here stand in for a real replay)."""
+    from schedlab.validation import slurm_cluster
+
+    records = [slurm_cluster.SlurmJobRecord(1, 1000, 1000, 1060, 2, 2, "COMPLETED"),
+               slurm_cluster.SlurmJobRecord(2, 1001, 1001, 1031, 2, 1, "COMPLETED")]
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "start", lambda self: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "stop", lambda self: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "replay", lambda self, jobs: records)
+    conf = tmp_path / "slurm.conf"
+    conf.write_text(PARTITIONED, encoding="utf-8")
+    result = invoke("validate", "slurm", "--jobs", "2", "--conf", str(conf))
+    assert result.exit_code == 0, result.output
+    assert (f"warning: {conf}: PartitionName: the test cluster is one node in one "
+            f"partition: the file's partitions are not replayed") in result.stderr
+    assert "agreement with Slurm" in result.stdout

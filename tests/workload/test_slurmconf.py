@@ -105,6 +105,16 @@ def test_partitions_are_read_with_their_nodes_limits_and_tiers(tmp_path: Path) -
     assert policy.get_params()["partitions"] == tuple(conf.partitions)
 
 
+def test_the_qos_weight_is_modelled(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, "PriorityType=priority/multifactor\n"
+                                           "PriorityWeightQOS=2000\n"))
+    assert conf.weight_qos == 2000 and not conf.warnings
+    assert "PriorityWeightQOS=2000" in conf.conf_lines()
+    basic = read_slurm_conf(write(tmp_path, "PriorityWeightQOS=5\n"))
+    assert basic.warnings == [f"{tmp_path / 'slurm.conf'}: PriorityWeight*: ignored under "
+                              f"priority/basic"]
+
+
 def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
     policy = make_policy({"name": "slurm", **read_slurm_conf(write(tmp_path, GOOD))
                           .policy_params()})

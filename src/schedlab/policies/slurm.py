@@ -1,6 +1,6 @@
 """Slurm's scheduling as slurmctld does it: a main scheduler and a backfill scheduler.
 
-The ``slurm`` policy schedules one partition of a cluster of
+The ``slurm`` policy schedules the partitions of a cluster of
 ``cpus_per_node``-CPU nodes as Slurm 22.05 with ``select/cons_tres`` does
 (docs/reference/policies/slurm.md; the parameters carry the names of
 slurm.conf, and ``schedlab simulate --slurm-conf`` reads them from a real
@@ -58,12 +58,19 @@ time limit from now).  Our reading: the kill comes exactly at the limit plus
 the over-time (slurmctld checks time limits on a timer of its own).
 
 Priority is ``basic`` (first come, first served: the submission order) or
-``multifactor`` with the age and job-size factors: ``weight_age`` times the
+``multifactor`` with the age, job-size and QOS factors: ``weight_age`` times the
 job's wait over ``max_age`` (at most 1), plus ``weight_job_size`` times its
 share of the machine's CPUs (``favor_small``: one minus that share, so the
-smallest job gets the most), recomputed every ``priority_calc_period``
+smallest job gets the most), plus ``weight_qos`` times its QOS's priority over
+the highest of the table, recomputed every ``priority_calc_period``
 seconds of the clock, as Slurm's PriorityCalcPeriod; equal priorities in
 submission order.
+
+``partitions`` (slurm.conf's PartitionName lines) split the nodes: a job runs
+on its partition's nodes (:mod:`schedlab.policies.slurm_partitions`), the
+queue is ordered by partition PriorityTier first, and the main scheduler stops
+a partition, and its nodes, at its first job that cannot start.  ``qos`` (a
+QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 """
 
 from __future__ import annotations
