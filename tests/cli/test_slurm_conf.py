@@ -180,3 +180,24 @@ def test_validate_slurm_replays_a_partitioned_conf_on_its_one_node(
     assert (f"warning: {conf}: PartitionName: the test cluster is one node in one "
             f"partition: the file's partitions are not replayed") in result.stderr
     assert "agreement with Slurm" in result.stdout
+
+
+def test_compare_gives_every_conf_the_qos_table(tmp_path: Path) -> None:
+    # Under QOS solo (one running job per user) alice's second job waits for her first;
+    # both configurations get the table, so both show it.
+    qos = tmp_path / "qos.txt"
+    qos.write_text(QOS_TABLE, encoding="utf-8")
+    history = tmp_path / "history.sacct"
+    history.write_text(QOS_HISTORY, encoding="utf-8")
+    first, second = tmp_path / "a.conf", tmp_path / "b.conf"
+    first.write_text("NodeName=n1 CPUs=16\n", encoding="utf-8")
+    second.write_text("NodeName=n1 CPUs=16\nSchedulerType=sched/builtin\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = invoke("compare", str(history), "--slurm-conf", str(first), "--slurm-conf",
+                    str(second), "--slurm-qos", str(qos), "--procs", "16", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    for label in ("slurm_a.conf", "slurm_b.conf"):
+        rows = (out / label / "jobs.csv").read_text().splitlines()[1:]
+        assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
+    alone = invoke("compare", str(history), "--slurm-qos", str(qos))
+    assert alone.exit_code == 2 and "give at least one" in alone.stderr
