@@ -7,9 +7,8 @@ default): ``fcfs+easy`` on the users' estimates, then ``fcfs+easy`` with each
 built-in predictor (``predictor=NAME``: every job predicted at its
 submission, observed at its end, corrected when it outlives its prediction,
 with the scheduling pass each correction brings) and EASY++ (``easy++`` with
-shortest-job-backfilled-first).  CPU seconds (``time.process_time``), rounds
-interleaved (every configuration once, then again) so that load from
-elsewhere spreads over all of them; medians and minima of ``--repeat``
+shortest-job-backfilled-first).  CPU seconds, rounds interleaved (every
+configuration once, then again: bench/rounds.py); medians and minima of ``--repeat``
 rounds, in µs per job, and each one's ratio to fcfs+easy of the same round
 set.  Results: a markdown table on stdout (copied into bench/PREDICTORS.md).
 """
@@ -20,7 +19,6 @@ import argparse
 import platform
 import statistics
 import sys
-import time
 from pathlib import Path
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -42,18 +40,12 @@ def main() -> None:
     parser.add_argument("--trace", type=Path, default=DEFAULT_TRACE)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO_DIR / "src"))
-    from schedlab.api import load_workload, run
-    from schedlab.policies.registry import make_policy
+    from rounds import interleaved_rounds
+    from schedlab.api import load_workload
 
     workload = load_workload(args.trace)
     n = len(workload)
-    times: dict[str, list[float]] = {name: [] for name in CONFIGURATIONS}
-    for _ in range(args.repeat):
-        for name, spec in CONFIGURATIONS.items():
-            policy = make_policy(spec)
-            began = time.process_time()
-            run(workload, policy)
-            times[name].append(time.process_time() - began)
+    times = interleaved_rounds(workload, CONFIGURATIONS, args.repeat)
     print(f"{workload.name}: {n:,} jobs, {args.repeat} rounds, Python "
           f"{platform.python_version()}, {platform.processor() or platform.machine()}\n")
     easy_median = statistics.median(times["fcfs+easy"])

@@ -6,7 +6,7 @@ Whole simulations of the loaded trace (``schedlab.api.run``; SDSC-BLUE, 1,152
 processors, by default): ``fcfs+conservative`` and the ``slurm`` policy with
 Slurm's default scheduling parameters, backfill on, on nodes of
 ``--cpus-per-node`` CPUs (8, the SDSC Blue Horizon's; a Slurm reservation
-holds whole nodes).  CPU seconds (``time.process_time``), rounds interleaved;
+holds whole nodes).  CPU seconds, rounds interleaved (bench/rounds.py);
 medians of ``--repeat`` rounds in µs per job and the ratio to
 fcfs+conservative's (the target: at most 3).  A markdown table on stdout
 (copied into docs/reference/policies/slurm.md, "Speed").
@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 REPO_DIR = Path(__file__).resolve().parents[1]
@@ -32,6 +31,7 @@ def main() -> None:
     parser.add_argument("--cpus-per-node", type=int, default=8)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO_DIR / "src"))
+    from rounds import interleaved_rounds
     from schedlab.api import load_workload, run
     from schedlab.policies.registry import make_policy
     from schedlab.workload.transforms import first_jobs
@@ -42,13 +42,7 @@ def main() -> None:
     configurations = {"fcfs+conservative": {"name": "fcfs+conservative"},
                       "slurm": {"name": "slurm", "cpus_per_node": args.cpus_per_node}}
     run(workload, make_policy(configurations["fcfs+conservative"]))   # compiled loops loaded
-    times: dict[str, list[float]] = {name: [] for name in configurations}
-    for _ in range(args.repeat):
-        for name, spec in configurations.items():
-            policy = make_policy(spec)
-            began = time.process_time()
-            run(workload, policy)
-            times[name].append(time.process_time() - began)
+    times = interleaved_rounds(workload, configurations, args.repeat)
     n = len(workload)
     base = statistics.median(times["fcfs+conservative"])
     print(f"{workload.name}: {n:,} jobs, {args.repeat} rounds\n")

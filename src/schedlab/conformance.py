@@ -68,8 +68,9 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     if result.outages is not None:          # the last attempt's needs, overheads included
         runtime, estimate = result.outages.final_runtime, result.outages.final_estimate
     if overrun == "kill":
-        should_hold = np.minimum(runtime, estimate)
-        should_kill = runtime > estimate
+        limit = estimate + int(result.meta.get("kill_grace", 0))
+        should_hold = np.minimum(runtime, limit)
+        should_kill = runtime > limit
     else:
         should_hold = runtime
         should_kill = np.zeros(len(result), dtype=bool)

@@ -40,7 +40,7 @@ from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, check_time
 from schedlab.outcomes import FAILED, NEVER_RAN
 from schedlab.output import atomic_write_text
-from schedlab.textio import parse_int
+from schedlab.textio import parse_int, read_text
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, MACHINE_FROM_PEAK_USE, Job, Workload
 from schedlab.workload.swf import provenance
 
@@ -313,9 +313,15 @@ def _run_status(text: str, path: Path, line: int) -> int:
 
 #: The sacct command whose output read_sacct expects (documented in docs/how-to/interop.md).
 SACCT_COMMAND = ("sacct -a -X --parsable2 --format=JobID,Submit,Start,End,Elapsed,Timelimit,"
-                 "NCPUS,NNodes,AllocCPUS,ReqCPUS,State,User,Group,Partition")
+                 "TimelimitRaw,NCPUS,NNodes,AllocCPUS,ReqCPUS,State,User,Group,Account,"
+                 "Partition,QOS,Priority")
 #: Columns that must be present.
-SACCT_REQUIRED = ("JobID", "Submit", "Start", "End", "Timelimit", "State")
+SACCT_REQUIRED = ("JobID", "Submit", "Start", "End", "State")
+#: Time-limit columns: at least one must be present (TimelimitRaw, whole minutes, first).
+SACCT_LIMIT_COLUMNS = ("TimelimitRaw", "Timelimit")
+#: Columns named by their values, the job field each number goes to (``Workload.names``).
+SACCT_NAMED_COLUMNS = {"User": "user", "Group": "group", "Partition": "queue",
+                       "Account": "account", "QOS": "qos"}
 #: Width columns, in order of preference (the first one > 0 gives the width).
 SACCT_WIDTH_COLUMNS = ("AllocCPUS", "NCPUS", "ReqCPUS")
 #: Reasons a record is skipped, in the order they are tested.
@@ -323,6 +329,8 @@ SACCT_SKIP_REASONS = ("job step", "cancelled before start", "not started", "stil
                       "width <= 0", "no estimate", "width > machine")
 #: Timelimit values that mean "no limit of its own": the job has no estimate.
 NO_TIME_LIMIT = ("UNLIMITED", "Partition_Limit")
+#: The ``Source`` header of a workload read from sacct.
+SACCT_SOURCE = "Slurm sacct --parsable2"
 
 _NO_TIME = ("", "None", "Unknown")
 
@@ -335,6 +343,8 @@ class _SacctJob(NamedTuple):
     runtime: int
     limit: int | None
     width: int
+    nodes: int
+    priority: int | None
 
 _DURATION = re.compile(r"(?:([0-9]+)-)?(?:([0-9]+):)?([0-9]+):([0-9]+)")
 
@@ -349,6 +359,11 @@ def is_sacct_file(path: str | Path) -> bool:
     return first.removeprefix(b"\xef\xbb\xbf").startswith(b"JobID|")
 
 
+def is_sacct_workload(workload: Workload) -> bool:
+    """True for a workload :func:`read_sacct` read."""
+    return workload.header.get("Source") == SACCT_SOURCE
+
+
 def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
                processors: int | None = None) -> Workload:
     """A Workload from Slurm accounting written by :data:`SACCT_COMMAND`.
@@ -359,10 +374,11 @@ def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
     tasks (``123_4``) are jobs like any other.  submit = Submit (seconds since
     the earliest kept submission); runtime = Elapsed (else End - Start);
     estimate = Timelimit (``UNLIMITED``/``Partition_Limit``: the runtime with
-    ``missing_estimate="use-runtime"``, skipped with ``"drop"``); width = the
-    first of AllocCPUS, NCPUS, ReqCPUS that is > 0.  Users, groups and
-    partitions are numbered 1, 2, … in order of first appearance (-1 when the
-    column is absent); jobs are
+    ``missing_estimate="use-runtime"``, skipped with ``"drop"``; TimelimitRaw, in
+    minutes, where present); width = the first of AllocCPUS, NCPUS, ReqCPUS that
+    is > 0; nodes = NNodes; priority = Priority.  Users, groups, partitions,
+    accounts and QOS are numbered 1, 2, … in order of first appearance (-1 when
+    the column is absent), their names kept in ``Workload.names``; jobs are
     numbered 1..n in file order.  Machine size: ``processors``, else the most
     CPUs the kept jobs held at once in the log (a lower bound of the real size).
     """
@@ -374,7 +390,7 @@ def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
     columns = _sacct_header(lines[0], source)
     skipped = dict.fromkeys(SACCT_SKIP_REASONS, 0)
     records: list[_SacctJob] = []
-    names: list[tuple[str | None, str | None, str | None]] = []
+    names: list[tuple[str | None, ...]] = []
     for line_no, text in enumerate(lines[1:], start=2):
         if not text.strip():
             continue
@@ -387,18 +403,15 @@ def read_sacct(path: str | Path, *, missing_estimate: str = "use-runtime",
             skipped[reason] += 1
             continue
         records.append(record)
-        names.append((row.get("User"), row.get("Group"), row.get("Partition")))
-    return _sacct_workload(records, names, skipped, processors, source)
+        names.append(tuple(row.get(column) for column in SACCT_NAMED_COLUMNS))
+    named = tuple(field for column, field in SACCT_NAMED_COLUMNS.items() if column in columns)
+    return _sacct_workload(records, names, named, skipped, processors, source)
 
 
 def _sacct_lines(source: str) -> list[str]:
-    try:
-        text = Path(source).read_text(encoding="utf-8-sig")
-    except OSError as err:
-        raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text ({err.reason})", file=source) from None
-    lines = text.splitlines()
+    lines = read_text(source, "sacct file").split("\n")
+    while lines and not lines[-1]:
+        lines.pop()
     if not lines or not lines[0].strip():
         raise InputError(f"empty file: expected the header line of `{SACCT_COMMAND}`",
                          file=source, line=1)
@@ -412,6 +425,9 @@ def _sacct_header(line: str, source: str) -> list[str]:
         if name not in columns:
             raise InputError(f"missing column; export with `{SACCT_COMMAND}`", file=source,
                              line=1, field=name)
+    if not any(name in columns for name in SACCT_LIMIT_COLUMNS):
+        raise InputError(f"missing column (one of {', '.join(SACCT_LIMIT_COLUMNS)}); export "
+                         f"with `{SACCT_COMMAND}`", file=source, line=1, field="Timelimit")
     if not any(name in columns for name in SACCT_WIDTH_COLUMNS):
         raise InputError(f"missing column (one of {', '.join(SACCT_WIDTH_COLUMNS)}); export "
                          f"with `{SACCT_COMMAND}`", file=source, line=1, field="AllocCPUS")
@@ -457,9 +473,34 @@ def _sacct_record(row: dict[str, str], source: str, line_no: int) -> _SacctJob:
                          line=line_no, field="End")
     runtime = (_sacct_duration(row, "Elapsed", source, line_no) if "Elapsed" in row
                else end - start)
-    limit = (None if row["Timelimit"] in NO_TIME_LIMIT
-             else _sacct_duration(row, "Timelimit", source, line_no))
-    return _SacctJob(submit, start, runtime, limit, _sacct_width(row, source, line_no))
+    return _SacctJob(submit, start, runtime, _sacct_limit(row, source, line_no),
+                     _sacct_width(row, source, line_no),
+                     _sacct_count(row, "NNodes", source, line_no) or 0,
+                     _sacct_count(row, "Priority", source, line_no))
+
+
+def _sacct_limit(row: dict[str, str], source: str, line_no: int) -> int | None:
+    """The time limit in seconds: TimelimitRaw (whole minutes) where present, else
+    Timelimit; None for no limit of the job's own."""
+    name = next(column for column in SACCT_LIMIT_COLUMNS if column in row)
+    if row[name] in NO_TIME_LIMIT:
+        return None
+    if name == "Timelimit":
+        return _sacct_duration(row, name, source, line_no)
+    minutes = _sacct_count(row, name, source, line_no)
+    return check_time((minutes or 0) * 60, field=name, file=source, line=line_no)
+
+
+def _sacct_count(row: dict[str, str], name: str, source: str, line_no: int) -> int | None:
+    """A whole number >= 0 of column ``name`` (None where the column is absent or
+    empty)."""
+    text = row.get(name, "")
+    if text == "":
+        return None
+    if not (text.isascii() and text.isdigit()):
+        raise InputError(f"expected a whole number >= 0, got {text!r}", file=source,
+                         line=line_no, field=name)
+    return parse_int(text, field=name, file=source, line=line_no)
 
 
 def _sacct_time(row: dict[str, str], name: str, source: str, line_no: int) -> int:
@@ -517,9 +558,8 @@ def _data_skip_reason(record: _SacctJob, missing_estimate: str) -> str | None:
     return None
 
 
-def _sacct_workload(records: list[_SacctJob],
-                    names: list[tuple[str | None, str | None, str | None]],
-                    skipped: dict[str, int],
+def _sacct_workload(records: list[_SacctJob], names: list[tuple[str | None, ...]],
+                    named: tuple[str, ...], skipped: dict[str, int],
                     processors: int | None, source: str) -> Workload:
     """Number users/groups/partitions, rebase submit times, size the machine, build jobs."""
     if processors is not None and (isinstance(processors, bool)
@@ -533,23 +573,27 @@ def _sacct_workload(records: list[_SacctJob],
         counts = ", ".join(f"{reason}: {n}" for reason, n in skipped.items())
         raise InputError(f"no job can be simulated ({counts})", file=source)
     origin = min(records[k].submit for k in kept)
-    numbering: tuple[dict[str, int], ...] = ({}, {}, {})
+    numbering: tuple[dict[str, int], ...] = tuple({} for _ in SACCT_NAMED_COLUMNS)
     jobs = []
     for number, k in enumerate(kept, start=1):
-        submit, _, runtime, limit, width = records[k]
-        user, group, queue = (-1 if name is None else table.setdefault(name, len(table) + 1)
-                              for table, name in zip(numbering, names[k]))
+        submit, _, runtime, limit, width, nodes, priority = records[k]
+        user, group, queue, account, qos = (
+            -1 if name is None else table.setdefault(name, len(table) + 1)
+            for table, name in zip(numbering, names[k]))
         estimate = limit if limit is not None and limit > 0 else runtime
         jobs.append(Job(id=number, submit=submit - origin, runtime=runtime,
                         estimate=max(estimate, 1), width=width, user=user, group=group,
-                        queue=queue))
+                        queue=queue, account=account, qos=qos, nodes=nodes,
+                        priority=priority))
     jobs.sort(key=lambda job: (job.submit, job.id))
     limits = np.array([records[k].limit or 0 for k in kept], dtype=np.int64)
     return Workload(jobs=tuple(jobs), processors=machine, name=Path(source).stem,
-                    header={"Source": "Slurm sacct --parsable2", "MaxProcs": str(machine)},
+                    header={"Source": SACCT_SOURCE, "MaxProcs": str(machine)},
                     skipped=skipped, unix_start_time=origin,
                     provenance=provenance(MACHINE_FROM_ARGUMENT if processors is not None
-                                          else MACHINE_FROM_PEAK_USE, limits))
+                                          else MACHINE_FROM_PEAK_USE, limits),
+                    names={field: tuple(table) for field, table
+                           in zip(SACCT_NAMED_COLUMNS.values(), numbering) if field in named})
 
 
 def _peak_cpus(records: list[_SacctJob]) -> int:

@@ -46,8 +46,9 @@ def read_text(path: str | os.PathLike[str], what: str) -> str:
         raise InputError(f"no such {what}", file=source) from None
     except OSError as err:
         raise InputError(f"cannot read the {what}: {err.strerror or err}", file=source) from None
+    data = normalize_bytes(data)
     try:
-        return normalize_bytes(data).decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         line = data[:err.start].count(b"\n") + 1
         raise InputError(f"the {what} is not UTF-8 text (byte {data[err.start]:#04x})",

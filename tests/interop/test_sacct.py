@@ -37,11 +37,16 @@ LINE = "7|2024-01-01T00:00:00|2024-01-01T00:01:00|2024-01-01T00:02:00|00:01:00|0
        "COMPLETED"
 
 EXPECTED_JOBS = [
-    Job(id=1, submit=0, runtime=600, estimate=3600, width=4, user=1, group=1, queue=1),
-    Job(id=2, submit=60, runtime=7200, estimate=86400, width=8, user=2, group=2, queue=2),
-    Job(id=3, submit=180, runtime=30, estimate=30, width=2, user=3, group=1, queue=3),
-    Job(id=4, submit=180, runtime=120, estimate=120, width=2, user=3, group=1, queue=3),
-    Job(id=5, submit=240, runtime=1800, estimate=2700, width=16, user=2, group=2, queue=1),
+    Job(id=1, submit=0, runtime=600, estimate=3600, width=4, user=1, group=1, queue=1,
+        nodes=1),
+    Job(id=2, submit=60, runtime=7200, estimate=86400, width=8, user=2, group=2, queue=2,
+        nodes=2),
+    Job(id=3, submit=180, runtime=30, estimate=30, width=2, user=3, group=1, queue=3,
+        nodes=1),
+    Job(id=4, submit=180, runtime=120, estimate=120, width=2, user=3, group=1, queue=3,
+        nodes=1),
+    Job(id=5, submit=240, runtime=1800, estimate=2700, width=16, user=2, group=2, queue=1,
+        nodes=4),
 ]
 
 
@@ -55,6 +60,40 @@ def test_read_sacct_gives_the_hand_worked_jobs_and_skip_counts():
     assert tuple(workload.skipped) == SACCT_SKIP_REASONS
     assert workload.unix_start_time == 1709287200    # 2024-03-01T10:00:00 read as UTC
     assert workload.name == "sacct"
+
+
+def test_names_of_users_groups_and_partitions_are_kept_in_number_order():
+    assert read_sacct(SACCT).names == {"user": ("alice", "bob", "carol"),
+                                       "group": ("physics", "chem"),
+                                       "queue": ("batch", "long", "debug")}
+
+
+def test_account_qos_raw_limit_and_priority_are_kept(tmp_path):
+    """Two jobs: TimelimitRaw (minutes) wins over Timelimit; accounts and QOS numbered
+    in order of first appearance; Priority kept as Slurm printed it."""
+    path = tmp_path / "full.txt"
+    path.write_text("JobID|Submit|Start|End|Timelimit|TimelimitRaw|NCPUS|NNodes|State|"
+                    "Account|QOS|Priority|Partition\n"
+                    "1|1000|1000|1060|00:05:00|5|4|1|COMPLETED|physics|high|4294901759|a\n"
+                    "2|1010|1060|1100|UNLIMITED|UNLIMITED|2|2|COMPLETED|chem|normal|0|b\n"
+                    "3|1020|1100|1130|00:02:00|2|2|1|COMPLETED|physics|normal||a\n")
+    workload = read_sacct(path)
+    assert list(workload) == [
+        Job(id=1, submit=0, runtime=60, estimate=300, width=4, queue=1, account=1, qos=1,
+            nodes=1, priority=4294901759),
+        Job(id=2, submit=10, runtime=40, estimate=40, width=2, queue=2, account=2, qos=2,
+            nodes=2, priority=0),
+        Job(id=3, submit=20, runtime=30, estimate=120, width=2, queue=1, account=1, qos=2,
+            nodes=1, priority=None)]
+    assert workload.names == {"queue": ("a", "b"), "account": ("physics", "chem"),
+                              "qos": ("high", "normal")}
+
+
+def test_the_raw_limit_alone_is_enough(tmp_path):
+    path = tmp_path / "raw.txt"
+    path.write_text("JobID|Submit|Start|End|TimelimitRaw|NCPUS|State\n"
+                    "1|1000|1000|1060|3|4|COMPLETED\n")
+    assert read_sacct(path)[0].estimate == 180
 
 
 def test_drop_rule_and_machine_size_override():
@@ -85,7 +124,15 @@ def test_unix_seconds_parsable_trailing_bar_and_missing_optional_columns(tmp_pat
 
 @pytest.mark.parametrize("lines, line, field, message", [
     (["JobID|Submit|Start|End|AllocCPUS|State"], 1, "Timelimit",
-     "missing column; export with `sacct -a -X --parsable2 --format=JobID,Submit,"),
+     "missing column \\(one of TimelimitRaw, Timelimit\\); export with `sacct -a -X "
+     "--parsable2 --format=JobID,Submit,"),
+    (["JobID|Start|End|Timelimit|AllocCPUS|State"], 1, "Submit", "missing column; export"),
+    ([HEADER + "|Priority", LINE + "|high"], 2, "Priority",
+     "expected a whole number >= 0, got 'high'"),
+    ([HEADER + "|NNodes", LINE + "|-1"], 2, "NNodes",
+     "expected a whole number >= 0, got '-1'"),
+    ([HEADER.replace("Timelimit", "TimelimitRaw"), LINE.replace("00:05:00", "5m")], 2,
+     "TimelimitRaw", "expected a whole number >= 0, got '5m'"),
     (["JobID|Submit|Start|End|Timelimit|State"], 1, "AllocCPUS",
      "one of AllocCPUS, NCPUS, ReqCPUS"),
     ([HEADER, LINE.replace("2024-01-01T00:00:00", "yesterday")], 2, "Submit",

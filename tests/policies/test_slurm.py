@@ -14,8 +14,11 @@ from schedlab.api import simulate
 from schedlab.errors import InputError
 from schedlab.policies.registry import make_policy
 from schedlab.policies.slurm import SlurmScheduling, limit_seconds
+from schedlab.policies.slurm_partitions import Nodes
 from schedlab.testing import check_policy
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmconf import Partition
+from schedlab.workload.slurmqos import Qos
 
 #: A 12-CPU job waits for an 8-CPU one; a 1-CPU job that fits at once is kept off
 #: the node by the 4-CPU job's reservation (whole-node slots).
@@ -109,3 +112,224 @@ def test_bad_parameters_are_input_errors() -> None:
 
 def test_conformance() -> None:
     check_policy(SlurmScheduling(bf_interval=1))
+
+
+def ends(jobs: list[tuple[int, int, int, int, int]], policy: object) -> list[int]:
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c)
+                                   for i, s, r, m, c in jobs), processors=16)
+    return simulate(workload, policy).end.tolist()
+
+
+#: A job of 200 s with a two-minute limit, and one waiting for the whole machine.
+OVERRUNNING = [(1, 0, 200, 2, 16), (2, 1, 10, 1, 16)]
+
+
+@pytest.mark.parametrize("over_time_limit, first_end", [(0, 120), (1, 180), (5, 200),
+                                                         (-1, 200)])
+def test_over_time_limit_kills_that_many_minutes_past_the_limit(over_time_limit: int,
+                                                                  first_end: int) -> None:
+    # Killed at its limit (120) plus the over-time, or finished at 200 within it (-1:
+    # UNLIMITED); the job behind it starts when it ends.
+    policy = slurm(over_time_limit=over_time_limit)
+    assert ends(OVERRUNNING, policy) == [first_end, first_end + 10]
+    result = simulate(Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60,
+                                              width=c) for i, s, r, m, c in OVERRUNNING),
+                               processors=16), policy)
+    assert result.status_names()[0] == ("killed" if first_end < 200 else "finished")
+
+
+#: Job 1 (10 CPUs) overruns its two-minute limit; job 2 (8 CPUs) waits for it; job 3
+#: (2 CPUs) arrives at 150, when job 1 is past its limit.
+PAST_THE_LIMIT = [(1, 0, 200, 2, 10), (2, 1, 10, 1, 8), (3, 150, 10, 1, 2)]
+
+
+def test_planning_uses_the_limit_and_guesses_the_end_of_a_job_past_it() -> None:
+    # Killed at 120 without over-time: job 2 starts then, job 3 at its arrival.
+    assert starts(PAST_THE_LIMIT, slurm()) == [0, 120, 150]
+    # OverTimeLimit=2: job 1 runs to 200.  At 150 the backfill map expects it to end at
+    # 120 + KillWait 30 + 120 = 270: job 2 is reserved from 270, slot [240, 300), and
+    # job 3 ([150, 210]) backfills before it.  Job 2 starts when job 1 ends.
+    assert starts(PAST_THE_LIMIT, slurm(over_time_limit=2)) == [0, 200, 150]
+
+
+def test_kill_wait_moves_the_guessed_end() -> None:
+    # One-second slots; job 3 now has a two-minute limit and would run [150, 270].  With
+    # KillWait 30 job 2 is reserved from 270: job 3 would end exactly when the slot
+    # begins, and is held back until job 1 ends at 200; with KillWait 31 it starts.
+    jobs = [(1, 0, 200, 2, 10), (2, 1, 10, 1, 8), (3, 150, 10, 2, 2)]
+    assert starts(jobs, slurm(over_time_limit=2, bf_resolution=1)) == [0, 200, 200]
+    assert starts(jobs, slurm(over_time_limit=2, bf_resolution=1, kill_wait=31)) \
+        == [0, 200, 150]
+
+
+def test_conformance_with_over_time() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, over_time_limit=1))
+
+
+# ---------------------------------------------------------------------- partitions
+#: Four nodes of 4 CPUs, n1..n4 (positions 0..3).
+A = Partition("a", nodes=(0, 1), default=True)
+B = Partition("b", nodes=(2, 3))
+EVERY = Partition("all", nodes=())
+
+
+def placed(jobs: list[tuple[int, int, int, int, int, int]], names: tuple[str, ...],
+           **params: object):
+    """Jobs ``(id, submit, runtime, limit in minutes, CPUs, queue number)`` of a
+    workload naming its queues ``names``, on four nodes of 4 CPUs."""
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c,
+                                       queue=q) for i, s, r, m, c, q in jobs),
+                        processors=16, names={"queue": names})
+    return simulate(workload, make_policy({"name": "slurm", "bf_interval": 1,
+                                           "cpus_per_node": 4, "queue_names": names,
+                                           **params}))
+
+
+def test_a_partition_that_cannot_start_its_job_stops_only_itself() -> None:
+    # Job 2 (a, 4 CPUs) finds 2 free in a: a stops.  Job 3 (b, 8 CPUs) starts at once in
+    # b.  On one partition of 16 CPUs job 2 starts at 1 and job 3 waits for its end.
+    jobs = [(1, 0, 100, 2, 6, 1), (2, 1, 10, 1, 4, 1), (3, 2, 10, 1, 8, 2)]
+    assert placed(jobs, ("a", "b"), backfill=False, partitions=(A, B)).start.tolist() \
+        == [0, 100, 2]
+    assert placed(jobs, ("a", "b"), backfill=False).start.tolist() == [0, 1, 11]
+
+
+def test_no_later_job_may_use_the_nodes_of_a_stopped_partition() -> None:
+    # a (n1, n2) stops at job 2; job 3 of "all" needs 10 CPUs: 10 are free, but only 8
+    # on nodes outside a, so it waits for job 1's end, where both start.
+    jobs = [(1, 0, 100, 2, 6, 1), (2, 1, 10, 1, 4, 1), (3, 2, 10, 1, 10, 2)]
+    result = placed(jobs, ("a", "all"), backfill=False, partitions=(A, EVERY))
+    assert result.start.tolist() == [0, 100, 100]
+
+
+def test_the_higher_priority_tier_goes_first() -> None:
+    # Jobs 2 (low) and 3 (high) wait for the whole machine; at 100 job 3's partition
+    # has the higher PriorityTier and starts first, although job 2 came earlier.
+    low, high = Partition("low", default=True), Partition("high", priority_tier=2)
+    jobs = [(1, 0, 100, 2, 16, 1), (2, 1, 100, 2, 16, 1), (3, 2, 100, 2, 16, 2)]
+    assert placed(jobs, ("low", "high"), partitions=(low, high)).start.tolist() \
+        == [0, 200, 100]
+    assert placed(jobs, ("low", "high"), partitions=(low, Partition("high"))) \
+        .start.tolist() == [0, 100, 200]
+
+
+def test_jobs_the_partitions_refuse_are_rejected() -> None:
+    # Job 1: two minutes above a's MaxTime of one; job 2: a partition the configuration
+    # lacks; job 3: more CPUs than b has; job 4 runs in b.
+    short = A._replace(max_time=60)
+    jobs = [(1, 0, 10, 2, 2, 1), (2, 0, 10, 1, 2, 3), (3, 0, 10, 1, 12, 2),
+            (4, 0, 10, 1, 2, 2)]
+    result = placed(jobs, ("a", "b", "gpu"), partitions=(short, B))
+    assert result.status_names() == ["rejected", "rejected", "rejected", "finished"]
+    assert sorted(result.reject_reasons.values()) == [
+        "more CPUs than partition 'b' has", "no partition 'gpu' in the configuration",
+        "time limit above the MaxTime of partition 'a'"]
+
+
+def test_jobs_of_no_partition_go_to_the_default_one() -> None:
+    # Queue -1 (not known) and, without queue names, an SWF queue number that names no
+    # partition: both run in the default partition b, one after the other.
+    workload = Workload(jobs=(Job(1, 0, 10, 60, 8, queue=-1), Job(2, 0, 10, 60, 8, queue=7)),
+                        processors=16)
+    policy = make_policy({"name": "slurm", "cpus_per_node": 4,
+                          "partitions": (A._replace(default=False), B._replace(default=True))})
+    assert simulate(workload, policy).start.tolist() == [0, 10]
+
+
+def test_nodes_give_cpus_first_fit_and_take_them_back() -> None:
+    nodes = Nodes((A, EVERY), 4, 4)
+    assert nodes.tracked and nodes.shared == [{1: 2}, {0: 2}]
+    nodes.take(1, 1, 6)                       # n1 (4) and n2 (2)
+    assert nodes.node_free == [0, 2, 4, 4] and nodes.part_free == [2, 10]
+    assert nodes.free(1, blocked={0, 1}) == 8
+    nodes.take(2, 1, 5, blocked={0, 1})       # n3 (4) and n4 (1)
+    assert nodes.held[2] == [(2, 4), (3, 1)] and nodes.cpus_in(nodes.held[2], 0) == 0
+    assert nodes.give_back(1) == [(0, 4), (1, 2)] and nodes.part_free == [8, 11]
+    assert not Nodes((EVERY,), 4, 4).tracked
+
+
+def test_bad_partitions_are_input_errors() -> None:
+    with pytest.raises(InputError, match="tuple of Partition"):
+        make_policy({"name": "slurm", "partitions": ("a",)})
+    with pytest.raises(InputError, match="names one twice"):
+        make_policy({"name": "slurm", "partitions": (A, A)})
+    with pytest.raises(InputError, match="names node 4, but the machine has 2 nodes"):
+        simulate(Workload(jobs=(Job(1, 0, 10, 60, 1),), processors=8),
+                 make_policy({"name": "slurm", "cpus_per_node": 4, "partitions": (B,)}))
+
+
+def test_conformance_with_partitions() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, cpus_per_node=2,
+                                 partitions=(EVERY, Partition("p", nodes=(0,)))))
+
+
+# ---------------------------------------------------------------------- QOS
+def with_qos(jobs: list[tuple[int, int, int, int, int, int, int]], table: tuple[Qos, ...],
+             names: tuple[str, ...] = (), **params: object):
+    """Jobs ``(id, submit, runtime, limit in minutes, CPUs, user, QOS number)`` on one
+    node of 16 CPUs under the QOS ``table`` (the workload names its QOS ``names``)."""
+    workload = Workload(jobs=tuple(Job(id=i, submit=s, runtime=r, estimate=m * 60, width=c,
+                                       user=u, qos=q) for i, s, r, m, c, u, q in jobs),
+                        processors=16)
+    return simulate(workload, make_policy({"name": "slurm", "bf_interval": 1, "qos": table,
+                                           "qos_names": names, **params}))
+
+
+def test_max_jobs_per_user_passes_over_a_job_without_stopping_the_queue() -> None:
+    # User 1 may run one job at a time: job 2 waits for job 1's end at 10, and job 3
+    # (user 2) behind it starts at once -- in both schedulers, without backfill too.
+    jobs = [(1, 0, 10, 1, 2, 1, -1), (2, 0, 10, 1, 2, 1, -1), (3, 0, 10, 1, 2, 2, -1)]
+    for backfill in (True, False):
+        result = with_qos(jobs, (Qos("normal", max_jobs_per_user=1),), backfill=backfill)
+        assert result.start.tolist() == [0, 10, 0]
+
+
+def test_max_submit_jobs_per_user_refuses_submissions_beyond_it() -> None:
+    # Two jobs of user 1 pending or running at most: job 3 is refused at 2; job 4 comes
+    # at 150, after job 1 ended (100), and is taken.
+    jobs = [(1, 0, 100, 2, 16, 1, -1), (2, 1, 100, 2, 16, 1, -1), (3, 2, 10, 1, 1, 1, -1),
+            (4, 150, 10, 1, 1, 1, -1)]
+    result = with_qos(jobs, (Qos("normal", max_submit_per_user=2),))
+    assert result.status_names() == ["finished", "finished", "rejected", "finished"]
+    assert result.reject_reasons == {3: "MaxSubmitJobsPerUser of QOS 'normal' reached"}
+
+
+def test_cpu_limits_per_user_and_per_qos() -> None:
+    # MaxTRESPerUser cpu=8: user 1's 4-CPU job waits for its 6-CPU one (10 would be over);
+    # a 10-CPU job of user 1 could never start and is refused.  GrpTRES cpu=8 on "grp":
+    # users 3 and 4 together hold at most 8.
+    per_user = with_qos([(1, 0, 10, 1, 6, 1, 1), (2, 0, 10, 1, 4, 1, 1),
+                         (3, 0, 10, 1, 10, 1, 1), (4, 0, 10, 1, 4, 2, 1)],
+                        (Qos("capped", max_cpus_per_user=8),), ("capped",))
+    assert per_user.start.tolist()[:2] == [0, 10] and per_user.start.tolist()[3] == 0
+    assert per_user.reject_reasons == {3: "more CPUs than the MaxTRESPerUser cpu=8 of QOS "
+                                          "'capped'"}
+    group = with_qos([(1, 0, 10, 1, 6, 3, 1), (2, 0, 10, 1, 4, 4, 1), (3, 0, 10, 1, 2, 4, 1)],
+                     (Qos("grp", grp_cpus=8),), ("grp",))
+    assert group.start.tolist() == [0, 10, 0]
+
+
+def test_qos_priority_weighs_in_multifactor() -> None:
+    # Jobs 2 (QOS low, priority 10) and 3 (high, 100) wait for the machine; with
+    # PriorityWeightQOS 1000 job 3 has priority 1000 against 100 and goes first.
+    table = (Qos("low", priority=10), Qos("high", priority=100))
+    jobs = [(1, 0, 50, 1, 16, 1, 1), (2, 1, 10, 1, 16, 1, 1), (3, 2, 10, 1, 16, 1, 2)]
+    assert with_qos(jobs, table, ("low", "high"), priority="multifactor").start.tolist() \
+        == [0, 50, 60]
+    assert with_qos(jobs, table, ("low", "high"), priority="multifactor",
+                    weight_qos=1000).start.tolist() == [0, 60, 50]
+
+
+def test_a_qos_the_table_lacks_is_refused_and_no_qos_takes_normal() -> None:
+    # Job 1 names QOS "gpu": refused.  Job 2 names none: "normal", whose MaxJobsPU 1
+    # holds job 3 (also none) until job 2 ends.
+    jobs = [(1, 0, 10, 1, 1, 1, 2), (2, 0, 10, 1, 1, 1, -1), (3, 0, 10, 1, 1, 1, -1)]
+    result = with_qos(jobs, (Qos("normal", max_jobs_per_user=1),), ("normal", "gpu"))
+    assert result.status_names()[0] == "rejected"
+    assert result.reject_reasons == {1: "no QOS 'gpu' in the QOS table"}
+    assert result.start.tolist()[1:] == [0, 10]
+
+
+def test_conformance_with_qos() -> None:
+    check_policy(SlurmScheduling(bf_interval=1, qos=(Qos("normal", max_jobs_per_user=2,
+                                                         max_cpus_per_user=6),)))

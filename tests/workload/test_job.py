@@ -38,3 +38,11 @@ def test_offered_load_of_the_default_model_is_the_documented_one():
 def test_offered_load_is_undefined_without_a_submit_span():
     assert Workload((Job(1, 5, 10, 10, 1), Job(2, 5, 10, 10, 1)), 4).offered_load() is None
     assert Workload((), 4).offered_load() is None
+
+
+def test_name_of_a_numbered_field() -> None:
+    from schedlab.workload.job import name_of
+
+    names = ("batch", "debug")
+    assert [name_of(k, names) for k in (1, 2, 3, -1)] == ["batch", "debug", None, None]
+    assert name_of(2, None) == "2"      # a source without names: the number as text

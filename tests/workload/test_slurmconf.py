@@ -8,7 +8,7 @@ import pytest
 
 from schedlab.errors import InputError
 from schedlab.policies.registry import make_policy
-from schedlab.workload.slurmconf import SlurmConfig, read_slurm_conf
+from schedlab.workload.slurmconf import Partition, SlurmConfig, read_slurm_conf
 
 GOOD = """\
 # a centre's file
@@ -52,7 +52,7 @@ def test_what_is_not_modelled_is_warned_about_by_name(tmp_path: Path) -> None:
     warnings = read_slurm_conf(write(tmp_path, GOOD)).warnings
     named = [w.split(": ")[1] for w in warnings]
     assert named == ["SchedulerParameters bf_yield_sleep", "PriorityWeightFairshare",
-                     "FrobnicateLevel", "PartitionName prioritytier"]
+                     "FrobnicateLevel"]
     assert warnings[0].startswith(f"{tmp_path / 'slurm.conf'}:5: ")
 
 
@@ -70,6 +70,51 @@ def test_defaults_are_slurms() -> None:
         == (30, 1440, 500)
 
 
+@pytest.mark.parametrize(("text", "minutes", "grace"), [
+    ("OverTimeLimit=5\nKillWait=10\n", 5, 300), ("OverTimeLimit=unlimited\n", -1, 2**53)])
+def test_over_time_limit_and_kill_wait_reach_the_policy(tmp_path: Path, text: str,
+                                                        minutes: int, grace: int) -> None:
+    conf = read_slurm_conf(write(tmp_path, text))
+    assert conf.over_time_limit == minutes and not conf.warnings
+    policy = make_policy({"name": "slurm", **conf.policy_params()})
+    assert policy.kill_grace == grace
+    assert policy.get_params()["kill_wait"] == (10 if minutes == 5 else 30)
+
+
+PARTITIONS = """\
+NodeName=n[01-04] CPUs=8
+NodeName=gpu1 CPUs=8
+PartitionName=DEFAULT MaxTime=2:00:00 State=UP
+PartitionName=batch Nodes=n[01-04] Default=YES
+PartitionName=debug Nodes=n01,gpu1 PriorityTier=5 MaxTime=30 DefaultTime=10
+PartitionName=all Nodes=ALL MaxTime=UNLIMITED State=DRAIN
+"""
+
+
+def test_partitions_are_read_with_their_nodes_limits_and_tiers(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, PARTITIONS))
+    assert conf.partitions == [
+        Partition("batch", nodes=(0, 1, 2, 3), max_time=7200, default=True),
+        Partition("debug", nodes=(0, 4), max_time=1800, priority_tier=5),
+        Partition("all", nodes=(), max_time=0)]
+    assert [w.split(": ", 1)[1] for w in conf.warnings] == [
+        "PartitionName defaulttime: not modelled (ignored)",
+        "PartitionName State: State=DRAIN is not modelled: the partition is taken as UP"]
+    assert conf.warnings[0].startswith(f"{tmp_path / 'slurm.conf'}:5: ")
+    policy = make_policy({"name": "slurm", **conf.policy_params()})
+    assert policy.get_params()["partitions"] == tuple(conf.partitions)
+
+
+def test_the_qos_weight_is_modelled(tmp_path: Path) -> None:
+    conf = read_slurm_conf(write(tmp_path, "PriorityType=priority/multifactor\n"
+                                           "PriorityWeightQOS=2000\n"))
+    assert conf.weight_qos == 2000 and not conf.warnings
+    assert "PriorityWeightQOS=2000" in conf.conf_lines()
+    basic = read_slurm_conf(write(tmp_path, "PriorityWeightQOS=5\n"))
+    assert basic.warnings == [f"{tmp_path / 'slurm.conf'}: PriorityWeight*: ignored under "
+                              f"priority/basic"]
+
+
 def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
     policy = make_policy({"name": "slurm", **read_slurm_conf(write(tmp_path, GOOD))
                           .policy_params()})
@@ -85,6 +130,15 @@ def test_the_parameters_build_the_policy(tmp_path: Path) -> None:
     ("PriorityFavorSmall=maybe\n", 1, "PriorityFavorSmall"),
     ("NodeName=n[1-x] CPUs=4\n", 1, "NodeName"),
     ("NodeName=n1 CPUs=four\n", 1, "CPUs"),
+    ("OverTimeLimit=5m\n", 1, "OverTimeLimit"),
+    ("KillWait=-3\n", 1, "KillWait"),
+    ("NodeName=n1 CPUs=4\nPartitionName=p Nodes=n2\n", 2, "Nodes"),
+    ("NodeName=n1 CPUs=4\nPartitionName=p\n", 2, "Nodes"),
+    ("NodeName=n1\nPartitionName=p Nodes=n1\nPartitionName=p Nodes=n1\n", 3,
+     "PartitionName"),
+    ("NodeName=n1\nPartitionName=p Nodes=n1 PriorityTier=high\n", 2, "PriorityTier"),
+    ("NodeName=n1\nPartitionName=p Nodes=n1 MaxTime=soon\n", 2, "MaxTime"),
+    ("NodeName=n1\nPartitionName=p Nodes=n1 Default=sure\n", 2, "Default"),
 ])
 def test_a_bad_line_names_file_line_and_key(tmp_path: Path, text: str, line: int,
                                             key: str) -> None:
@@ -96,14 +150,32 @@ def test_a_bad_line_names_file_line_and_key(tmp_path: Path, text: str, line: int
 
 
 def test_a_missing_file_is_an_input_error(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="cannot read"):
-        read_slurm_conf(tmp_path / "nothing.conf")
+    missing = tmp_path / "nothing.conf"
+    with pytest.raises(InputError) as caught:
+        read_slurm_conf(missing)
+    assert str(caught.value) == f"{missing}: no such slurm.conf"
+
+
+def test_a_file_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_bytes(b"ClusterName=c\r\nPartitionName=b\xe9 Nodes=ALL\r\n")
+    with pytest.raises(InputError) as caught:
+        read_slurm_conf(path)
+    assert str(caught.value) == f"{path}:2: the slurm.conf is not UTF-8 text (byte 0xe9)"
+
+
+def test_crlf_line_ends_and_a_byte_order_mark_are_read(tmp_path: Path) -> None:
+    path = tmp_path / "slurm.conf"
+    path.write_bytes(b"\xef\xbb\xbfSchedulerParameters=bf_interval=7\r\nFrob=1\r\n")
+    conf = read_slurm_conf(path)
+    assert conf.bf_interval == 7 and conf.warnings[0].startswith(f"{path}:2: Frob: ")
 
 
 def test_conf_lines_read_back_the_same(tmp_path: Path) -> None:
     conf = read_slurm_conf(write(tmp_path, GOOD))
     again = read_slurm_conf(write(tmp_path, "\n".join(conf.conf_lines()) + "\n"))
-    # (the lines carry no accounting storage: the age weight is dropped, as Slurm does)
+    # (the lines carry no accounting storage: the age weight is dropped, as Slurm does;
+    # nodes and partitions are the validation cluster's own)
     assert again.policy_params() == {**conf.policy_params(), "cpus_per_node": 0,
-                                     "weight_age": 0}
+                                     "weight_age": 0, "partitions": ()}
     assert len(again.warnings) == 1 and "PriorityWeightAge" in again.warnings[0]

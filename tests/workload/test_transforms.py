@@ -9,6 +9,8 @@ import pytest
 from schedlab.errors import InputError
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.transforms import (
+    duplicate_load,
+    expand_load,
     first_jobs,
     perfect_estimates,
     shrink,
@@ -143,3 +145,22 @@ def test_transforms_compose_and_record_their_history():
     assert result.name == "w~first3~shrink0.5~perfect"
     assert submits(result) == [100, 101, 102]
     assert [j.estimate for j in result] == [50, 1, 700]
+
+
+@pytest.mark.parametrize("transform", [
+    lambda w: shrink(w, 0.5), perfect_estimates, lambda w: split_wide_jobs(w, 16),
+    lambda w: first_jobs(w, 2), lambda w: time_window(w, 0, 10**6),
+    lambda w: expand_load(w, 1.5), lambda w: duplicate_load(w, 2.0, seed=1)])
+def test_transforms_keep_the_slurm_attributes_of_a_sacct_job(transform) -> None:
+    """Account, QOS, node count and Slurm's priority ride along with every job copied."""
+    jobs = [Job(k, 100 + k, 50, 60, 4, user=1, queue=2, account=3, qos=4, nodes=2,
+                priority=1000 + k) for k in range(1, 5)]
+    for job in transform(workload_of(*jobs)):
+        assert (job.account, job.qos, job.nodes, job.priority in range(1001, 1005)) \
+            == (3, 4, 2, True)
+
+
+def test_a_split_part_no_longer_states_the_whole_jobs_nodes() -> None:
+    wide = workload_of(Job(1, 0, 10, 10, 24, account=2, nodes=3))
+    assert [(job.width, job.nodes, job.account) for job in split_wide_jobs(wide, 16)] \
+        == [(16, 0, 2), (8, 0, 2)]

@@ -36,6 +36,7 @@ from schedlab.cli.options import (
     ReservationsOpt,
     SeedOpt,
     ShrinkOpt,
+    SlurmQosOpt,
     StrictOpt,
     StringencyOpt,
     ThrottleOpt,
@@ -46,7 +47,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import aligned_with_clock, slurm_conf_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_qos_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
@@ -89,6 +90,7 @@ def compare(
         "--slurm-conf", help="A slurm.conf (repeatable): the 'slurm' policy with its "
         "scheduling parameters, labelled slurm:FILE-NAME; with --slurm-conf only these are "
         "compared unless --policies is given too.", rich_help_panel=POLICY_PANEL)] = None,
+    slurm_qos: SlurmQosOpt = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -129,7 +131,10 @@ def compare(
         min_notice=min_reservation_notice)
     chosen = ({} if slurm_conf and policies == DEFAULT_POLICIES
               else chosen_policies(policies, reservation))
-    confs = conf_policies(slurm_conf or [])
+    if slurm_qos is not None and not slurm_conf:
+        raise InputError("--slurm-qos gives the QOS of the --slurm-conf configurations: "
+                         "give at least one", field="--slurm-qos")
+    confs = conf_policies(slurm_conf or [], slurm_qos_params(slurm_qos))
     twice = sorted(set(chosen) & set(confs))
     if twice:
         raise InputError(f"policy {twice[0]!r} is given twice", field="--slurm-conf")
@@ -145,7 +150,8 @@ def compare(
                     maintenance=maintenance)
     loaded = jobs_of(prepare(spec))
     report_skips(loaded)
-    chosen = {label: aligned_with_clock(policy, loaded) if label in confs else policy
+    chosen = {label: fitted_to_workload(policy, loaded, str(workload)) if label in confs
+              else policy
               for label, policy in chosen.items()}
     spec = replace(spec, workload=loaded,
                    reservations=load_reservations(reservations, loaded, processors=procs))
@@ -246,9 +252,10 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
     return chosen
 
 
-def conf_policies(paths: list[Path]) -> dict[str, PolicyBase]:
-    """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name);
-    the keys a file sets that the policy does not model are printed as warnings."""
+def conf_policies(paths: list[Path], qos: dict[str, object]) -> dict[str, PolicyBase]:
+    """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name),
+    with the QOS parameter ``qos`` (``--slurm-qos``, the same for every file); the keys a
+    file sets that the policy does not model are printed as warnings."""
     from schedlab.policies.registry import make_policy
 
     found: dict[str, PolicyBase] = {}
@@ -258,7 +265,7 @@ def conf_policies(paths: list[Path]) -> dict[str, PolicyBase]:
             raise InputError(f"two files named {path.name!r}: give each configuration "
                              f"a file name of its own", field="--slurm-conf")
         params, _ = slurm_conf_params(path, "slurm")
-        found[label] = make_policy({"name": "slurm", **params})
+        found[label] = make_policy({"name": "slurm", **params, **qos})
     return found
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
@@ -22,6 +23,10 @@ WorkloadArg = Annotated[str, typer.Argument(
 ProcsOpt = Annotated[int | None, typer.Option(
     "--procs", help="Machine size in processors (default: the trace header / the model's).",
     rich_help_panel=WORKLOAD_PANEL)]
+SlurmQosOpt = Annotated[Path | None, typer.Option(
+    "--slurm-qos", help="A QOS table for the 'slurm' policy, as `sacctmgr show qos "
+    "--parsable2` prints it: priorities and per-user and group CPU and job limits.",
+    rich_help_panel=POLICY_PANEL)]
 OverrunOpt = Annotated[Literal["kill", "extend"], typer.Option(
     "--overrun", help="A job still running at its estimate is killed or runs on.",
     rich_help_panel=POLICY_PANEL)]

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TypeVar
 
 from schedlab.cli.consoles import err_console
 from schedlab.engine.policy import PolicyBase
 from schedlab.errors import InputError
+from schedlab.interop import SACCT_COMMAND, is_sacct_workload
 from schedlab.workload.job import Workload
 from schedlab.workload.slurmconf import read_slurm_conf
+from schedlab.workload.slurmqos import read_qos
 
 P = TypeVar("P", bound=PolicyBase)
 
@@ -26,9 +29,41 @@ def slurm_conf_params(path: Path, policy: str) -> tuple[dict[str, object], int |
     return conf.policy_params(), conf.processors or None
 
 
-def aligned_with_clock(policy: P, workload: Workload) -> P:
-    """The slurm policy with ``clock_origin`` at the workload's Unix start time (a sacct
-    history keeps it), so that bf_resolution slots fall on the wall clock as Slurm's did."""
-    if policy.name != "slurm" or not workload.unix_start_time:
+def slurm_qos_params(path: Path | None) -> dict[str, object]:
+    """The ``qos`` parameter of the slurm policy from a ``sacctmgr show qos
+    --parsable2`` file (none without a file); each value it does not model is printed as
+    a warning."""
+    if path is None:
+        return {}
+    table = read_qos(path)
+    for warning in table.warnings:
+        err_console.print(f"warning: {warning}", markup=False, highlight=False)
+    return {"qos": tuple(table.qos)}
+
+
+def fitted_to_workload(policy: P, workload: Workload, source: str,
+                       given: Iterable[str] = ()) -> P:
+    """The slurm policy fitted to the workload it runs: ``clock_origin`` at the
+    workload's Unix start time (a sacct history keeps it), so that bf_resolution slots
+    fall on the wall clock as Slurm's did, and ``queue_names`` and ``qos_names`` from the
+    workload's partition and QOS names, so that jobs go to their partitions and QOS.
+    Parameters named in ``given`` stay as the user set them.  A sacct history without
+    its Partition (QOS) column cannot say where jobs go under a configuration with
+    partitions (a QOS table): an InputError naming the file (``source``) and the
+    column."""
+    if policy.name != "slurm":
         return policy
-    return policy.clone(clock_origin=int(workload.unix_start_time))
+    changes: dict[str, object] = {}
+    if workload.unix_start_time and "clock_origin" not in given:
+        changes["clock_origin"] = int(workload.unix_start_time)
+    params = policy.get_params()
+    for table, names, field, column, what in (
+            ("partitions", "queue_names", "queue", "Partition",
+             "the slurm.conf's partitions need"),
+            ("qos", "qos_names", "qos", "QOS", "the QOS table needs")):
+        if params[table] and names not in given:
+            if is_sacct_workload(workload) and field not in workload.names:
+                raise InputError(f"missing column: {what} each job's {column}; export "
+                                 f"with `{SACCT_COMMAND}`", file=source, line=1, field=column)
+            changes[names] = workload.names.get(field, ())
+    return policy.clone(**changes) if changes else policy

@@ -73,6 +73,10 @@ def validate_slurm(
     config = read_slurm_conf(conf) if conf is not None else VALIDATION_CONFIG
     for warning in config.warnings:
         err_console.print(f"warning: {warning}", markup=False, highlight=False)
+    if config.partitions:
+        err_console.print(f"warning: {conf}: PartitionName: the test cluster is one node in "
+                          f"one partition: the file's partitions are not replayed",
+                          markup=False, highlight=False)
     sleep_jobs = validation_workload(jobs, seed=seed, cpus=cpus)
     err_console.print(f"replaying {jobs} sleep jobs into a one-node Slurm with {cpus} CPUs "
                       f"(real time, a few minutes)...")
@@ -84,7 +88,7 @@ def validate_slurm(
         raise InputError(f"the test Slurm failed: {err} (its files are kept in "
                          f"{directory})", field="validate slurm") from None
     shutil.rmtree(directory, ignore_errors=True)
-    params = {**config.policy_params(), "cpus_per_node": cpus}
+    params = {**config.policy_params(), "cpus_per_node": cpus, "partitions": ()}
     found = compare_with_slurm(records, cpus, {
         "slurm": slurm_policy_spec(params, records),
         "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"})

@@ -86,6 +86,8 @@ class Context:
         self.tick = tick
         self.policy_name = policy_name
         self.overrun = overrun
+        #: Seconds a job may run past its estimate before it is killed (``Policy.kill_grace``).
+        self.kill_grace = 0
         self.waiting: dict[int, Job] = {}
         self._left_waiting = 0          # jobs taken out of ``waiting`` since it was compacted
         self._compact_after = MIN_COMPACT_AFTER
@@ -195,9 +197,11 @@ class Context:
     def ends_as_expected(self) -> bool:
         """Whether every running job frees its processors by its expected end: jobs are
         killed at their estimates and planned with them (no runtime planner).  Otherwise a
-        job can outlive its expected end (``overrun="extend"``, or a planned runtime it
-        outlives) and a plan made from expected ends may need repair."""
-        return self.overrun == "kill" and self._planner is None and self._outages is None
+        job can outlive its expected end (``overrun="extend"``, a kill grace, or a planned
+        runtime it outlives) and a plan made from expected ends may need repair; so can a
+        run with failures or windows."""
+        return (self.overrun == "kill" and self._planner is None and not self.kill_grace
+                and self._outages is None)
 
     @property
     def has_holds(self) -> bool:
@@ -210,8 +214,8 @@ class Context:
     def expected_end(self, job: Job) -> int:
         """When a running job is expected to free its processors (by its estimate).
 
-        A job already past its estimate (only under ``overrun="extend"``) is
-        expected to end at ``now + 1``: nothing is known beyond "soon".
+        A job already past its estimate (under ``overrun="extend"`` or within a kill
+        grace) is expected to end at ``now + 1``: nothing is known beyond "soon".
         """
         end = self._expected_end[job.id]
         return end if end > self.now else self.now + 1
@@ -282,7 +286,8 @@ class Context:
         i = self._index[job_id]
         self._start[i] = now
         runtime, planned = job.runtime, job.estimate
-        estimate = planned if self._planner is None else self._jobs[i].estimate
+        estimate = (planned if self._planner is None else self._jobs[i].estimate) \
+            + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
         if self._outages is not None:
             self._outages.allocate(i, width)
@@ -492,7 +497,8 @@ class Context:
         # Another correction when it outlives this plan too, before its end and its
         # estimate; past its estimate (overrun="extend") it is expected "soon", now + 1,
         # at every look, as without a planner (expected_end).
-        if expected_end < min(self._finish_at[job_id], start + self._jobs[i].estimate):
+        if expected_end < min(self._finish_at[job_id],
+                              start + self._jobs[i].estimate + self.kill_grace):
             heappush(self._events, (expected_end, CORRECT, job_id, version))
         return view, previous_end
 

@@ -163,6 +163,10 @@ class Policy(PolicyBase):
     execution_model = SPACE_SHARING
     #: What the policy plans runtimes with; ``None``: the users' estimates.
     runtime_planner: RuntimePlanner | None = None
+    #: Seconds a running job may outlive its estimate before the engine kills it, under
+    #: ``overrun="kill"`` (Slurm's OverTimeLimit: the estimate is a soft limit); the policy
+    #: still sees and plans with the estimate.  0: killed at the estimate.
+    kill_grace: int = 0
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         """A waiting job was cancelled by its user (it has left ``ctx.waiting``; it never

@@ -154,6 +154,7 @@ class Simulation:
         planner = getattr(policy, "runtime_planner", None)   # a policy may not subclass Policy
         if planner is not None:
             ctx.plan_runtimes_with(planner)
+        ctx.kill_grace = _kill_grace(policy)
         self.workload = workload
         self.policy = policy
         self.ctx = ctx
@@ -505,6 +506,15 @@ def _undecided(policy: Policy, pending: dict[int, Reservation], now: int) -> Non
                       f"refused in the pass that follows its arrival")
 
 
+def _kill_grace(policy: Policy) -> int:
+    """The policy's ``kill_grace``, checked: a whole number of seconds >= 0."""
+    grace = getattr(policy, "kill_grace", 0)
+    if isinstance(grace, bool) or not isinstance(grace, int) or grace < 0:
+        raise PolicyError(f"policy {policy.name!r} has kill_grace {grace!r}; expected a whole "
+                          f"number of seconds >= 0")
+    return grace
+
+
 def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSeries,
              machine: int, overrun: str, wall: float) -> Result:
     deadline, artificial = deadline_columns(workload.jobs)
@@ -515,6 +525,7 @@ def _collect(workload: Workload, policy: Policy, ctx: Context, series: StepSerie
         start=ctx._start, end=ctx._end, status=ctx._status, planned_start=ctx._planned,
         series=(times, values[:, 0].copy(), values[:, 1].copy()),
         meta=run_meta(workload, overrun, wall,
+                      {"kill_grace": ctx.kill_grace} if ctx.kill_grace else None,
                       extra={"workload": _provenance(workload, machine)}),
         reject_reasons=dict(ctx._reject_reasons),
         suspended=np.array(ctx._suspended_for, dtype=np.int64),

@@ -1,6 +1,6 @@
 """Slurm's scheduling as slurmctld does it: a main scheduler and a backfill scheduler.
 
-The ``slurm`` policy schedules one partition of a cluster of
+The ``slurm`` policy schedules the partitions of a cluster of
 ``cpus_per_node``-CPU nodes as Slurm 22.05 with ``select/cons_tres`` does
 (docs/reference/policies/slurm.md; the parameters carry the names of
 slurm.conf, and ``schedlab simulate --slurm-conf`` reads them from a real
@@ -48,13 +48,29 @@ no code of it is here), where the documentation says nothing:
   CPUs as busy for ``completing`` seconds;
 * time limits are whole minutes: a job's estimate is rounded up to one.
 
+``over_time_limit`` (slurm.conf's OverTimeLimit, minutes; -1: UNLIMITED) lets a
+job run that long past its time limit before it is killed (the slurm.conf man
+page); the schedulers still plan with the time limit.  A running job past its
+limit is planned, as the select plugin's will-run test guesses
+(``_guess_job_end`` in ``src/plugins/select/cons_common/job_test.c``), to end
+``kill_wait`` seconds after its limit plus the over-time (with UNLIMITED: one
+time limit from now).  Our reading: the kill comes exactly at the limit plus
+the over-time (slurmctld checks time limits on a timer of its own).
+
 Priority is ``basic`` (first come, first served: the submission order) or
-``multifactor`` with the age and job-size factors: ``weight_age`` times the
+``multifactor`` with the age, job-size and QOS factors: ``weight_age`` times the
 job's wait over ``max_age`` (at most 1), plus ``weight_job_size`` times its
 share of the machine's CPUs (``favor_small``: one minus that share, so the
-smallest job gets the most), recomputed every ``priority_calc_period``
+smallest job gets the most), plus ``weight_qos`` times its QOS's priority over
+the highest of the table, recomputed every ``priority_calc_period``
 seconds of the clock, as Slurm's PriorityCalcPeriod; equal priorities in
 submission order.
+
+``partitions`` (slurm.conf's PartitionName lines) split the nodes: a job runs
+on its partition's nodes (:mod:`schedlab.policies.slurm_partitions`), the
+queue is ordered by partition PriorityTier first, and the main scheduler stops
+a partition, and its nodes, at its first job that cannot start.  ``qos`` (a
+QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 """
 
 from __future__ import annotations
@@ -64,7 +80,14 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 
 from schedlab.engine.profile import Profile
+from schedlab.errors import InputError
+from schedlab.limits import MAX_TIME
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
+from schedlab.policies.slurm_partitions import Nodes
+from schedlab.policies.slurm_qos import QosLimits
+from schedlab.workload.job import name_of
+from schedlab.workload.slurmconf import Partition
+from schedlab.workload.slurmqos import Qos
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -74,6 +97,8 @@ if TYPE_CHECKING:
 #: How many times the backfill pass tries one job at a later time before it gives up on
 #: it for this pass (each try moves past one change of the reservation map).
 _MAX_TRIES = 1000
+#: ``over_time_limit`` for OverTimeLimit=UNLIMITED: a job is never killed.
+UNLIMITED = -1
 #: The priority plugins modelled (PriorityType=priority/...).
 PRIORITY_TYPES = ("basic", "multifactor")
 
@@ -95,8 +120,19 @@ class SlurmScheduling(Policy):
                  bf_min_prio_reserve: int = 0,
                  weight_age: int = 0, weight_job_size: int = 0, max_age: int = 604800,
                  favor_small: bool = False, priority_calc_period: int = 300,
-                 cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1) -> None:
+                 cpus_per_node: int = 0, clock_origin: int = 0, completing: int = 1,
+                 over_time_limit: int = 0, kill_wait: int = 30,
+                 partitions: tuple[Partition, ...] = (),
+                 queue_names: tuple[str, ...] = (), qos: tuple[Qos, ...] = (),
+                 qos_names: tuple[str, ...] = (), weight_qos: int = 0) -> None:
         owner = "policy 'slurm'"
+        partitions = _checked_table(owner, "partitions", partitions, Partition,
+                                    "slurm.conf's PartitionName lines")
+        qos = _checked_table(owner, "qos", qos, Qos, "a QOS file's lines")
+        for param, names in (("queue_names", queue_names), ("qos_names", qos_names)):
+            if not (isinstance(names, tuple) and all(isinstance(name, str) for name in names)):
+                raise InputError(f"The {param!r} parameter of {owner} must be a tuple of "
+                                 f"names. Got {names!r} instead.", field=param)
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
@@ -114,7 +150,10 @@ class SlurmScheduling(Policy):
                                   ("priority_calc_period", priority_calc_period, 1),
                                   ("cpus_per_node", cpus_per_node, 0),
                                   ("clock_origin", clock_origin, 0),
-                                  ("completing", completing, 0)):
+                                  ("completing", completing, 0),
+                                  ("over_time_limit", over_time_limit, -1),
+                                  ("kill_wait", kill_wait, 0),
+                                  ("weight_qos", weight_qos, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
@@ -134,7 +173,32 @@ class SlurmScheduling(Policy):
         self.cpus_per_node = cpus_per_node
         self.clock_origin = clock_origin
         self.completing = completing
-        self._completing: list[tuple[int, int]] = []   # (until, CPUs) of jobs that ended
+        self.over_time_limit = over_time_limit
+        self.kill_wait = kill_wait
+        #: The engine kills a job this long after its estimate (Policy.kill_grace).
+        self.kill_grace = MAX_TIME if over_time_limit == UNLIMITED else over_time_limit * 60
+        self.partitions = partitions
+        self.queue_names = queue_names
+        #: Partitions by name; the default one (the one marked so, else the first: our
+        #: reading); jobs of no partition go there.
+        self._parts = partitions or (Partition("all"),)
+        self._by_name = {part.name: k for k, part in enumerate(self._parts)}
+        self._default = next((k for k, part in enumerate(self._parts) if part.default), 0)
+        self._tier = [part.priority_tier for part in self._parts]
+        self.qos = qos
+        self.qos_names = qos_names
+        self.weight_qos = weight_qos
+        #: QOS by name; jobs of no QOS take "normal" where the table has it (Slurm's
+        #: default QOS), else no QOS.
+        self._qos_by_name = {entry.name: k for k, entry in enumerate(qos)}
+        self._limits = QosLimits(qos) if qos else None
+        self._top_qos_priority = max((entry.priority for entry in qos), default=0)
+        self._qos: dict[int, int] = {}          # QOS of every job that has one, by id
+        self._nodes: Nodes | None = None       # built at the first submission
+        self._part: dict[int, int] = {}         # partition of every job, by id
+        self._started: dict[int, int] = {}     # start time of every running job, by id
+        #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
+        self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
         self._next_full = 0          # the next periodic main-scheduler run
@@ -147,15 +211,96 @@ class SlurmScheduling(Policy):
     # ------------------------------------------------------------------ events
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        nodes = self._nodes or self._build_nodes(ctx)
+        part = self._partition_of(job)
+        if part is None:
+            ctx.reject(job, f"no partition {self._queue_name(job)!r} in the configuration")
+            return
+        max_time = self._parts[part].max_time
+        if max_time and limit_seconds(job) > max_time:
+            ctx.reject(job, f"time limit above the MaxTime of partition "
+                            f"{self._parts[part].name!r}")
+            return
+        if nodes.tracked and job.width > nodes.capacity(part):
+            ctx.reject(job, f"more CPUs than partition {self._parts[part].name!r} has")
+            return
+        if self._limits is not None and not self._admit_qos(ctx, job):
+            return
+        self._part[job.id] = part
+
+    def _admit_qos(self, ctx: Context, job: Job) -> bool:
+        """Find the job's QOS and count it, or reject the job (a QOS the table lacks, or a
+        limit of its QOS refuses it)."""
+        assert self._limits is not None
+        name = _name(job.qos, self.qos_names)
+        qos = self._qos_by_name.get(name if name is not None else "normal")
+        if qos is None:
+            if name is None:
+                return True
+            ctx.reject(job, f"no QOS {name!r} in the QOS table")
+            return False
+        refusal = self._limits.refusal(qos, job.user, job.width)
+        if refusal is not None:
+            ctx.reject(job, refusal)
+            return False
+        self._limits.submitted(qos, job.user)
+        self._qos[job.id] = qos
+        return True
+
+    def _qos_allows(self, job: Job) -> bool:
+        """Whether the job's QOS limits let it start now (no QOS: always)."""
+        qos = self._qos.get(job.id)
+        return qos is None or self._limits is None \
+            or self._limits.runnable(qos, job.user, job.width)
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._started.pop(job.id, None)
+        self._part.pop(job.id, None)
+        qos = self._qos.pop(job.id, None)
+        if qos is not None and self._limits is not None:
+            self._limits.ended(qos, job.user, job.width)
+        nodes = self._nodes
+        where = nodes.give_back(job.id) if nodes is not None and nodes.tracked else []
         if self.completing and self.backfill:
             self._completing = [c for c in self._completing if c[0] > ctx.now]
-            self._completing.append((ctx.now + self.completing, job.width))
+            self._completing.append((ctx.now + self.completing, job.width, where))
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
+        self._part.pop(job.id, None)
+        qos = self._qos.pop(job.id, None)
+        if qos is not None and self._limits is not None:
+            self._limits.withdrawn(qos, job.user)
+
+    # ------------------------------------------------------------------ partitions
+    def _build_nodes(self, ctx: Context) -> Nodes:
+        """The cluster's nodes, once the machine's size is known."""
+        node_cpus = self.cpus_per_node or ctx.processors
+        count = max(1, ctx.processors // node_cpus)
+        for part in self._parts:
+            if part.nodes and part.nodes[-1] >= count:
+                raise InputError(f"partition {part.name!r} names node {part.nodes[-1] + 1}, "
+                                 f"but the machine has {count} nodes of {node_cpus} CPUs",
+                                 field="partitions")
+        self._nodes = Nodes(self._parts, count, node_cpus)
+        return self._nodes
+
+    def _queue_name(self, job: Job) -> str | None:
+        """The name of a job's partition as its workload gives it (None: not given)."""
+        return _name(job.queue, self.queue_names)
+
+    def _partition_of(self, job: Job) -> int | None:
+        """A job's partition: the one its workload names, else the default; None for a
+        name no partition has (Slurm refuses such a submission).  An SWF queue number
+        that names no partition means the default one."""
+        name = self._queue_name(job)
+        if name is None or not self.partitions:
+            return self._default
+        found = self._by_name.get(name)
+        if found is None and not self.queue_names:
+            return self._default
+        return found
 
     def on_outage(self, ctx: Context, event: OutageEvent) -> None:
         self._changed = True
@@ -174,7 +319,7 @@ class SlurmScheduling(Policy):
                 ctx.wake_at(self._next_full - self.clock_origin)
             return
         if self._changed and ctx.waiting and clock % self.bf_interval == 0:
-            self._changed = any(until > now for until, _ in self._completing)
+            self._changed = any(until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
             wake = self._next_full
@@ -184,12 +329,20 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ priority
     def _queue(self, ctx: Context) -> list[Job]:
-        """The pending jobs, highest priority first (equal priorities: submission order)."""
+        """The pending jobs in Slurm's order (``sort_job_queue2`` in
+        ``src/slurmctld/job_scheduler.c``): the higher partition PriorityTier first, then
+        the higher priority, then submission order."""
         waiting = list(ctx.waiting.values())
+        tiers = len(set(self._tier)) > 1
         if self.priority == "basic":
-            return waiting
+            if not tiers:
+                return waiting
+            return sorted(waiting, key=lambda job: -self._tier[self._part[job.id]])
         priority = self._priorities(ctx)
-        return sorted(waiting, key=lambda job: -priority[job.id])
+        if not tiers:
+            return sorted(waiting, key=lambda job: -priority[job.id])
+        return sorted(waiting, key=lambda job: (-self._tier[self._part[job.id]],
+                                                -priority[job.id]))
 
     def _priorities(self, ctx: Context) -> dict[int, int]:
         """The multifactor priority of every pending job, as last computed: at the latest
@@ -205,59 +358,162 @@ class SlurmScheduling(Policy):
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
         share = job.width / processors
         size = 1.0 - share if self.favor_small else share
-        return math.floor(self.weight_age * age + self.weight_job_size * size)
+        qos = self._qos.get(job.id)
+        service = (self.qos[qos].priority / self._top_qos_priority
+                   if qos is not None and self._top_qos_priority else 0.0)
+        return math.floor(self.weight_age * age + self.weight_job_size * size
+                          + self.weight_qos * service)
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
-        """Start jobs in priority order while they fit; stop at the first that does not."""
+        """Start jobs in queue order while they fit; the first that does not stops its
+        partition, and no later job may use that partition's nodes
+        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``)."""
         self._passes["main"] += 1
         queue = self._queue(ctx)
         if depth is not None:
             queue = queue[:depth]
+        nodes = self._nodes
+        if nodes is None or not nodes.tracked:
+            for job in queue:
+                if self._limits is not None and not self._qos_allows(job):
+                    continue
+                if job.width > ctx.free:
+                    return
+                self._start(ctx, job)
+            return
+        failed: set[int] = set()
+        blocked: set[int] = set()
         for job in queue:
-            if job.width > ctx.free:
-                return
-            ctx.start(job)
+            part = self._part[job.id]
+            if part in failed or not self._qos_allows(job):
+                continue
+            if job.width > nodes.free(part, blocked):
+                failed.add(part)
+                blocked.update(nodes.members[part])
+                if len(failed) == len(self._parts):
+                    return
+                continue
+            self._start(ctx, job, blocked)
+
+    def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
+        ctx.start(job)
+        self._started[job.id] = ctx.now
+        qos = self._qos.get(job.id)
+        if qos is not None and self._limits is not None:
+            self._limits.started(qos, job.user, job.width)
+        nodes = self._nodes
+        if nodes is not None and nodes.tracked:
+            nodes.take(job.id, self._part[job.id], job.width, blocked or frozenset())
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, ctx: Context) -> None:
-        """One backfill pass (see the module): start what can start now, reserve the rest."""
+        """One backfill pass (see the module): start what can start now, reserve the rest.
+
+        Each partition is planned on its own map (its nodes' CPUs, its unreserved
+        nodes), built when a job of it is first tried; a reservation on one partition
+        also holds, in every partition sharing nodes with it, as many of the shared
+        nodes as it needs (our reading: the shared nodes are reserved first)."""
         self._passes["backfill"] += 1
         now = ctx.now
-        node_cpus = self.cpus_per_node or ctx.processors
-        nodes = max(1, ctx.processors // node_cpus)
-        cpus = self._cpu_map(ctx)
-        self._completing = [(until, width) for until, width in self._completing if until > now]
-        for until, width in self._completing:       # what the main scheduler left of them
-            cpus.reserve(now, until - now, min(width, cpus.min_free(now, until)))
-        reserved = Profile(nodes, now)
+        nodes = self._nodes or self._build_nodes(ctx)
+        self._completing = [c for c in self._completing if c[0] > now]
+        maps: dict[int, tuple[Profile, Profile]] = {}
+        made: list[tuple[int, int, int, int]] = []     # (partition, begin, end, nodes)
         window_end = now + self.bf_window * 60
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
         tested = 0
         per_user: dict[int, int] = {}
         for job in self._queue(ctx):
-            if tested >= self.bf_max_job_test or cpus.free_at(now) == 0:
+            if tested >= self.bf_max_job_test or self._nothing_free(ctx, nodes, maps, now):
                 break       # (no CPU free now: the rest of the pass would start nothing)
+            if self._limits is not None and not self._qos_allows(job):
+                continue
             if self.bf_max_job_user:
                 if per_user.get(job.user, 0) >= self.bf_max_job_user:
                     continue
                 per_user[job.user] = per_user.get(job.user, 0) + 1
             tested += 1
+            part = self._part[job.id]
+            if part not in maps:
+                maps[part] = self._pass_map(ctx, nodes, part, made)
+            cpus, reserved = maps[part]
             duration = limit_seconds(job)
-            need = -(-job.width // node_cpus)
+            need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes),
+                       len(nodes.members[part]))
             start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
             if start is None:
                 continue
             if start == now:
-                ctx.start(job)
-                cpus.reserve(now, duration, job.width)
+                self._start(ctx, job)
+                for other, (other_cpus, _) in maps.items():
+                    held = (job.width if not nodes.tracked
+                            else nodes.cpus_in(nodes.held[job.id], other))
+                    if held:
+                        other_cpus.reserve(now, duration, held)
                 continue
             if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
                     < self.bf_min_prio_reserve:
                 continue
             begin, end = self._slot(start, duration)
-            _block(reserved, max(begin, now), end, need)
+            made.append((part, max(begin, now), end, need))
+            for other, (_, other_reserved) in maps.items():
+                held = need if other == part else min(need, nodes.shared[part].get(other, 0))
+                if held:
+                    _block(other_reserved, max(begin, now), end, held)
+
+    def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
+                  made: list[tuple[int, int, int, int]]) -> tuple[Profile, Profile]:
+        """A partition's backfill map at ``now``: its nodes' CPUs as running and
+        completing jobs hold them, and its unreserved nodes after the reservations
+        ``made`` so far in the pass."""
+        now = ctx.now
+        if ctx.has_holds:
+            cpus = self._map_with_holds(ctx, nodes)
+        else:
+            capacity = nodes.capacity(part) if nodes.tracked else ctx.processors
+            cpus = Profile.from_releases(capacity, now, self._running_ends(ctx, nodes, part))
+        for until, width, where in self._completing:    # what the main scheduler left of them
+            held = nodes.cpus_in(where, part) if nodes.tracked else width
+            if held:
+                cpus.reserve(now, until - now, min(held, cpus.min_free(now, until)))
+        reserved = Profile(len(nodes.members[part]), now)
+        for other, begin, end, need in made:
+            held = need if other == part else min(need, nodes.shared[other].get(part, 0))
+            if held:
+                _block(reserved, begin, end, held)
+        return cpus, reserved
+
+    def _map_with_holds(self, ctx: Context, nodes: Nodes) -> Profile:
+        """The CPU map of a run whose processors are also held by advance reservations,
+        failures or maintenance windows: the engine's profile (which has them all), each
+        running job held on from its expected end to its time limit where a window has
+        not claimed its CPUs by then.  Partitions name nodes the holds do not: a run with
+        both is refused."""
+        if nodes.tracked:
+            raise InputError("the slurm policy's partitions do not take failures, "
+                             "maintenance windows or advance reservations yet: give a "
+                             "slurm.conf with one partition", field="--slurm-conf")
+        now = ctx.now
+        cpus = ctx.profile()
+        for job in ctx.running.values():
+            expected = ctx.expected_end(job)
+            end = self._started[job.id] + limit_seconds(job)
+            if end <= now:
+                end = self._guessed_end(job, end, now)
+            if end > expected:
+                cpus.reserve(expected, end - expected,
+                             min(job.width, cpus.min_free(expected, end)))
+        return cpus
+
+    @staticmethod
+    def _nothing_free(ctx: Context, nodes: Nodes, maps: dict[int, tuple[Profile, Profile]],
+                      now: int) -> bool:
+        """Whether no CPU is free now (completing ones count as busy where known)."""
+        if not nodes.tracked and maps:
+            return maps[0][0].free_at(now) == 0
+        return ctx.free == 0
 
     def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
                         duration: int, now: int) -> int | None:
@@ -290,33 +546,32 @@ class SlurmScheduling(Policy):
             return start
         return None
 
-    def _cpu_map(self, ctx: Context) -> Profile:
-        """The CPUs free from now as the backfill pass sees them: running jobs hold theirs
-        to their time limits (:meth:`_running_ends`).  In a run where processors are also
-        held by advance reservations, failures or maintenance windows, the engine's
-        profile (which has them all) with each running job held on from its expected end
-        to its time limit, where a window has not claimed its CPUs by then."""
+    def _running_ends(self, ctx: Context, nodes: Nodes, part: int) -> list[tuple[int, int]]:
+        """``(start + time limit, CPUs)`` of every running job with CPUs on the
+        partition's nodes, earliest first: the backfill map's view of when CPUs come
+        back."""
         now = ctx.now
-        if not ctx.has_holds:
-            return Profile.from_releases(ctx.processors, now, self._running_ends(ctx))
-        cpus = ctx.profile()
-        for job in ctx.running.values():
-            expected = ctx.expected_end(job)
-            limit_end = max(expected - job.estimate + limit_seconds(job), now + 1)
-            if limit_end > expected:      # as far as a window has not claimed them
-                cpus.reserve(expected, limit_end - expected,
-                             min(job.width, cpus.min_free(expected, limit_end)))
-        return cpus
-
-    def _running_ends(self, ctx: Context) -> list[tuple[int, int]]:
-        """``(start + time limit, CPUs)`` of every running job, earliest first: the
-        backfill map's view of when CPUs come back."""
         ends = []
         for job in ctx.running.values():
-            start = ctx.expected_end(job) - job.estimate
-            ends.append((max(start + limit_seconds(job), ctx.now + 1), job.width))
+            held = nodes.cpus_in(nodes.held[job.id], part) if nodes.tracked else job.width
+            if not held:
+                continue
+            end = self._started[job.id] + limit_seconds(job)
+            if end <= now:
+                end = self._guessed_end(job, end, now)
+            ends.append((end, held))
         ends.sort()
         return ends
+
+    def _guessed_end(self, job: Job, limit_end: int, now: int) -> int:
+        """When the backfill map expects a job past its time limit (``limit_end``) to end:
+        ``kill_wait`` after its limit plus the over-time, or with an UNLIMITED over-time
+        one time limit from now; at least ``now + 1`` (see the module)."""
+        if self.over_time_limit == UNLIMITED:
+            end = now + limit_seconds(job)
+        else:
+            end = limit_end + self.kill_wait + self.over_time_limit * 60
+        return max(end, now + 1)
 
     def _slot(self, start: int, duration: int) -> tuple[int, int]:
         """The reservation's slot: its start and its end (start plus time limit) both
@@ -356,3 +611,22 @@ def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]
             found.append((lo, hi, free[k]))
         k += 1
     return found
+
+
+def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:
+    """``rows`` as a tuple of ``kind`` (Partition, Qos) with distinct names (an InputError
+    naming the parameter otherwise)."""
+    if not (isinstance(rows, tuple) and all(isinstance(row, kind) for row in rows)):
+        raise InputError(f"The {param!r} parameter of {owner} must be a tuple of "
+                         f"{kind.__name__} ({what}). Got {rows!r} instead.", field=param)
+    names = [row.name for row in rows]
+    if len(set(names)) != len(names):
+        raise InputError(f"The {param!r} parameter of {owner} names one twice: {names}",
+                         field=param)
+    return rows
+
+
+def _name(number: int, names: tuple[str, ...]) -> str | None:
+    """The name of a job's partition or QOS number (``names`` empty: the workload named
+    none, the number as text)."""
+    return name_of(number, names or None)

@@ -251,7 +251,8 @@ def _fraction(param: str, value: float, *, low: float, high: float,
 
 def _with_deadline(job: Job, deadline: int, artificial: bool) -> Job:
     return Job(job.id, job.submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, deadline, artificial, job.cancel_after)
+               job.queue, deadline, artificial, job.cancel_after, job.account, job.qos,
+               job.nodes, job.priority)
 
 
 def _suffixed(name: str, suffix: str) -> str:

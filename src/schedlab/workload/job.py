@@ -52,6 +52,15 @@ class Job(NamedTuple):
     #: Seconds after its submission at which the job's user cancels it (SWF status 5
     #: replayed, docs/reference/events.md); None: never.
     cancel_after: int | None = None
+    #: The job's Slurm account and QOS, numbered like ``user``, ``group`` and ``queue``
+    #: (``Workload.names`` gives their names); -1: not known.
+    account: int = -1
+    qos: int = -1
+    #: The nodes the job asked for (Slurm's NNodes); 0: not stated, its CPUs decide.
+    nodes: int = 0
+    #: The priority Slurm gave the job (sacct's Priority), kept beside the priority a
+    #: policy computes; None: not known.
+    priority: int | None = None
 
     @property
     def area(self) -> int:
@@ -96,6 +105,11 @@ class Workload:
     (e.g. ``"header MaxProcs"`` or ``"widest job (guessed)"``),
     ``estimates_source`` and ``estimates_from_runtime`` (jobs without a
     requested time, given their runtime as estimate); see docs/reference/workloads.md.
+    ``names`` holds, for each numbered job field whose source named its values
+    (``"user"``, ``"group"``, ``"queue"``, ``"account"``, ``"qos"``: a sacct file's
+    User, Group, Partition, Account and QOS), the names in number order: number
+    ``k`` is ``names[field][k - 1]``; a field the source did not name is absent
+    (:func:`name_of` then gives the number as text, as an SWF queue is named).
     Its repr is one short line (name, jobs, processors, submit span): a trace
     of 28,000 jobs would otherwise print megabytes.
     """
@@ -107,6 +121,7 @@ class Workload:
     skipped: Mapping[str, int] = field(default_factory=dict)
     unix_start_time: int | None = None
     provenance: Mapping[str, object] = field(default_factory=dict)
+    names: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.jobs)
@@ -150,6 +165,18 @@ class Workload:
         n = len(self.jobs)
         return {name: np.fromiter(map(attrgetter(name), self.jobs), np.int64, n)
                 for name in _INT_COLUMNS}
+
+
+def name_of(number: int, names: Sequence[str] | None) -> str | None:
+    """The name of value ``number`` of a numbered job field (``queue``, ``qos``, ...):
+    from ``names``, that field's entry of ``Workload.names``, where the source named
+    its values, else (``names`` None) the number as text: an SWF trace's queue 2 is
+    ``"2"``.  None for -1, not known, and for a number past the names."""
+    if number < 0:
+        return None
+    if names is None:
+        return str(number)
+    return names[number - 1] if number <= len(names) else None
 
 
 _INT_COLUMNS = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")

@@ -20,9 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from schedlab.errors import InputError
+from schedlab.textio import read_text
 
 #: Keys that configure the daemons and no scheduling decision (slurm.conf man page).
 DAEMON_KEYS = frozenset(key.lower() for key in (
@@ -38,7 +39,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
     "SlurmdParameters", "SlurmctldParameters",
     "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
-    "KillWait", "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
+    "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
     "MessageTimeout", "TCPTimeout", "UnkillableStepTimeout", "Include", "PluginDir",
     "PlugStackConfig", "CommunicationParameters", "LaunchParameters", "DebugFlags",
     "MaxJobCount", "FirstJobId", "MaxArraySize", "HealthCheckProgram", "HealthCheckInterval",
@@ -60,13 +61,33 @@ SCHEDULER_PARAMETERS: dict[str, tuple[type, Any]] = {
 }
 
 #: Priority weights and settings read from PriorityType=priority/multifactor lines.
-_PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size"}
+_PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size",
+                  "priorityweightqos": "weight_qos"}
 #: Priority factors the policy does not model: a non-zero weight is warned about.
 _UNMODELLED_WEIGHTS = ("PriorityWeightFairshare", "PriorityWeightPartition",
-                       "PriorityWeightQOS", "PriorityWeightAssoc", "PriorityWeightTRES")
+                       "PriorityWeightAssoc", "PriorityWeightTRES")
 
 _LINE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _DURATION = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
+
+
+class Partition(NamedTuple):
+    """One ``PartitionName`` line as the ``slurm`` policy models it.
+
+    ``nodes`` are node positions in the order of the NodeName lines (empty: every
+    node); ``max_time`` is MaxTime in seconds (0: none); ``priority_tier`` is
+    PriorityTier (Slurm's default 1); ``default`` is ``Default=YES``.
+    """
+
+    name: str
+    nodes: tuple[int, ...] = ()
+    max_time: int = 0
+    priority_tier: int = 1
+    default: bool = False
+
+
+#: PartitionName options the policy models (the others are warned about).
+PARTITION_KEYS = ("partitionname", "nodes", "maxtime", "prioritytier", "default", "state")
 
 
 @dataclass
@@ -86,12 +107,18 @@ class SlurmConfig:
     bf_continue: bool = False
     weight_age: int = 0
     weight_job_size: int = 0
+    weight_qos: int = 0
     max_age: int = 7 * 24 * 3600
     priority_calc_period: int = 300
     favor_small: bool = False
+    #: OverTimeLimit in minutes (-1: UNLIMITED) and KillWait in seconds.
+    over_time_limit: int = 0
+    kill_wait: int = 30
     #: CPUs of the cluster's nodes (NodeName lines) and how many nodes there are.
     cpus_per_node: int = 0
     nodes: int = 0
+    #: The PartitionName lines, in file order (none: one partition of every node).
+    partitions: list[Partition] = field(default_factory=list)
     #: What the file sets that the policy does not model: one line per key.
     warnings: list[str] = field(default_factory=list)
 
@@ -110,14 +137,19 @@ class SlurmConfig:
                 f"SchedulerParameters={params}",
                 f"PriorityWeightAge={self.weight_age}",
                 f"PriorityWeightJobSize={self.weight_job_size}",
+                f"PriorityWeightQOS={self.weight_qos}",
                 f"PriorityMaxAge={self.max_age // 60}",
                 f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
-                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}"]
+                f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}",
+                "OverTimeLimit=" + ("UNLIMITED" if self.over_time_limit < 0
+                                    else str(self.over_time_limit)),
+                f"KillWait={self.kill_wait}"]
 
     def policy_params(self) -> dict[str, Any]:
         """The ``slurm`` policy's parameters from this configuration."""
         skip = {"warnings", "nodes", "bf_continue"}   # (no effect: a pass is never cut)
         params = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in skip}
+        params["partitions"] = tuple(self.partitions)
         params["backfill"] = params.pop("scheduler") == "sched/backfill"
         params["priority"] = params["priority"].removeprefix("priority/")
         return params
@@ -126,12 +158,7 @@ class SlurmConfig:
 def read_slurm_conf(path: str | Path) -> SlurmConfig:
     """The scheduling parameters of the ``slurm.conf`` at ``path`` (see the module)."""
     source = str(path)
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"cannot read the file: {err.strerror or err}", file=source) from None
-    except UnicodeDecodeError as err:
-        raise InputError(f"not UTF-8 text ({err.reason})", file=source) from None
+    text = read_text(path, "slurm.conf")
     conf = SlurmConfig()
     reader = _Reader(conf, source)
     for number, raw in enumerate(_joined_lines(text), start=1):
@@ -165,6 +192,8 @@ class _Reader:
         self.conf = conf
         self.source = source
         self.node_cpus: set[int] = set()
+        self.node_names: dict[str, int] = {}        # node name -> position
+        self.partition_defaults: dict[str, str] = {}
         self.accounting = "accounting_storage/none"
 
     def error(self, line: int, key: str, message: str) -> InputError:
@@ -200,6 +229,10 @@ class _Reader:
             if "memory" in value.lower():
                 self.warn(number, key, "memory as a consumable resource is not modelled: "
                                        "only CPUs are")
+        elif lower == "overtimelimit":
+            self.conf.over_time_limit = self.minutes_or_unlimited(number, key, value)
+        elif lower == "killwait":
+            self.conf.kill_wait = self.integer(number, key, value)
         elif lower == "priorityfavorsmall":
             self.conf.favor_small = self.boolean(number, key, value)
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
@@ -224,6 +257,14 @@ class _Reader:
     def integer(self, number: int, key: str, value: str) -> int:
         if not (value.isascii() and value.isdigit()):
             raise self.error(number, key, f"expected a whole number >= 0, got {value!r}")
+        return int(value)
+
+    def minutes_or_unlimited(self, number: int, key: str, value: str) -> int:
+        """Whole minutes, or ``UNLIMITED`` (-1)."""
+        if value.upper() == "UNLIMITED":
+            return -1
+        if not (value.isascii() and value.isdigit()):
+            raise self.error(number, key, f"expected whole minutes or UNLIMITED, got {value!r}")
         return int(value)
 
     def boolean(self, number: int, key: str, value: str) -> bool:
@@ -283,20 +324,54 @@ class _Reader:
             return
         cpus = self.integer(number, "CPUs", pairs.get("cpus", "1"))
         self.node_cpus.add(cpus)
-        self.conf.nodes += _count_hosts(pairs["nodename"], self.error(number, "NodeName",
-                                                                      "bad host list"))
+        for name in _expand_hosts(pairs["nodename"],
+                                  self.error(number, "NodeName", "bad host list")):
+            self.node_names.setdefault(name, len(self.node_names))
+        self.conf.nodes = len(self.node_names)
         self.conf.cpus_per_node = max(self.node_cpus)
         if len(self.node_cpus) > 1:
             self.warn(number, "NodeName", "nodes of different CPU counts are not modelled: "
                                           f"every node taken with {max(self.node_cpus)} CPUs")
 
     def partition_line(self, number: int, text: str) -> None:
+        """A PartitionName line (``PartitionName=DEFAULT`` sets the defaults of the lines
+        after it, as in Slurm)."""
         pairs = self.pairs(number, text)
-        for key, value in pairs.items():
-            unlimited = key == "maxtime" and value.upper() in ("INFINITE", "UNLIMITED")
-            if key not in ("partitionname", "nodes", "default", "state") and not unlimited:
-                self.warn(number, f"PartitionName {key}", "not modelled: one partition of "
-                                                          "every node, without limits")
+        for key in pairs:
+            if key not in PARTITION_KEYS:
+                self.warn(number, f"PartitionName {key}", "not modelled (ignored)")
+        if pairs["partitionname"].upper() == "DEFAULT":
+            self.partition_defaults.update(pairs)
+            return
+        pairs = {**self.partition_defaults, **pairs}
+        name = pairs["partitionname"]
+        if any(p.name == name for p in self.conf.partitions):
+            raise self.error(number, "PartitionName", f"partition {name!r} is defined twice")
+        state = pairs.get("state", "UP").upper()
+        if state != "UP":
+            self.warn(number, "PartitionName State", f"State={state} is not modelled: the "
+                                                     f"partition is taken as UP")
+        max_time = pairs.get("maxtime", "UNLIMITED")
+        self.conf.partitions.append(Partition(
+            name=name, nodes=self.partition_nodes(number, pairs.get("nodes", "")),
+            max_time=(0 if max_time.upper() in ("INFINITE", "UNLIMITED")
+                      else self.duration(number, "MaxTime", max_time)),
+            priority_tier=self.integer(number, "PriorityTier", pairs.get("prioritytier", "1")),
+            default=self.boolean(number, "Default", pairs.get("default", "NO"))))
+
+    def partition_nodes(self, number: int, hosts: str) -> tuple[int, ...]:
+        """The positions of a partition's nodes (``ALL``: every node, the empty tuple)."""
+        if hosts.upper() == "ALL":
+            return ()
+        if not hosts:
+            raise self.error(number, "Nodes", "a partition needs Nodes=")
+        positions = []
+        for name in _expand_hosts(hosts, self.error(number, "Nodes", "bad host list")):
+            if name not in self.node_names:
+                raise self.error(number, "Nodes", f"node {name!r} is on no NodeName line "
+                                                  f"before this one")
+            positions.append(self.node_names[name])
+        return tuple(sorted(set(positions)))
 
     def finish(self) -> None:
         if self.conf.weight_age and self.accounting != "accounting_storage/slurmdbd":
@@ -305,22 +380,27 @@ class _Reader:
                                       f"slurmdbd (slurmctld logs the same); taken as 0")
             self.conf.weight_age = 0
         if self.conf.priority == "priority/basic" and (self.conf.weight_age
-                                                      or self.conf.weight_job_size):
+                                                      or self.conf.weight_job_size
+                                                      or self.conf.weight_qos):
             self.conf.warnings.append(f"{self.source}: PriorityWeight*: ignored under "
                                       f"priority/basic")
 
 
-def _count_hosts(hosts: str, error: InputError) -> int:
-    """How many nodes a Slurm host list names: ``n[1-4,7],m1`` is 6."""
-    count = 0
-    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", hosts):
+def _expand_hosts(hosts: str, error: InputError) -> list[str]:
+    """The node names a Slurm host list names: ``n[1-3,7],m1`` is n1, n2, n3, n7, m1
+    (``n[01-02]`` keeps the zeros: n01, n02)."""
+    names = []
+    for part in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", hosts):
         ranges = re.search(r"\[([^\]]*)\]", part)
         if ranges is None:
-            count += 1
+            names.append(part)
             continue
+        prefix, suffix = part[:ranges.start()], part[ranges.end():]
         for piece in ranges.group(1).split(","):
             low, dash, high = piece.partition("-")
             if not (low.isdigit() and (not dash or high.isdigit())):
                 raise error
-            count += int(high) - int(low) + 1 if dash else 1
-    return count
+            width = len(low)
+            names += [f"{prefix}{number:0{width}d}{suffix}"
+                      for number in range(int(low), int(high if dash else low) + 1)]
+    return names

@@ -63,7 +63,8 @@ def _with_submit(job: Job, submit: int) -> Job:
     """The job submitted at another time; a deadline keeps its distance to the submit."""
     deadline = None if job.deadline is None else job.deadline + submit - job.submit
     return Job(job.id, submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, deadline, job.artificial_deadline, job.cancel_after)
+               job.queue, deadline, job.artificial_deadline, job.cancel_after, job.account,
+               job.qos, job.nodes, job.priority)
 
 
 def perfect_estimates(workload: Workload) -> Workload:
@@ -73,7 +74,8 @@ def perfect_estimates(workload: Workload) -> Workload:
     warning about estimates missing from the trace is given for a choice.
     """
     jobs = [Job(j.id, j.submit, j.runtime, max(j.runtime, 1), j.width, j.user, j.group,
-                j.queue, j.deadline, j.artificial_deadline, j.cancel_after) for j in workload.jobs]
+                j.queue, j.deadline, j.artificial_deadline, j.cancel_after, j.account, j.qos,
+                j.nodes, j.priority) for j in workload.jobs]
     facts = {**workload.provenance, "estimates_source": ESTIMATES_PERFECT,
              "estimates_from_runtime": len(jobs)}
     return workload.with_jobs(jobs, name=_suffixed(workload.name, "perfect"), provenance=facts)
@@ -104,7 +106,7 @@ def split_wide_jobs(workload: Workload, max_width: int) -> Workload:
     jobs: list[Job] = []
     for job in workload.jobs:
         widths = _part_widths(job.width, int(max_width))
-        jobs.append(_with_width(job, job.id, widths[0]))
+        jobs.append(job if len(widths) == 1 else _with_width(job, job.id, widths[0]))
         for width in widths[1:]:
             jobs.append(_with_width(job, next_id, width))
             next_id += 1
@@ -118,9 +120,11 @@ def _part_widths(width: int, max_width: int) -> list[int]:
 
 
 def _with_width(job: Job, job_id: int, width: int) -> Job:
-    """A copy of the job with another id and width."""
+    """A copy of the job with another id and width (its node count, which was the whole
+    job's, no longer stated)."""
     return Job(job_id, job.submit, job.runtime, job.estimate, width, job.user, job.group,
-               job.queue, job.deadline, job.artificial_deadline, job.cancel_after)
+               job.queue, job.deadline, job.artificial_deadline, job.cancel_after,
+               job.account, job.qos, 0, job.priority)
 
 
 def first_jobs(workload: Workload, n: int) -> Workload:
@@ -215,7 +219,7 @@ def expand_load(workload: Workload, load: float) -> Workload:
                 max(1, _scale_half_up(j.estimate, ratio)), j.width, j.user, j.group, j.queue,
                 None if j.deadline is None
                 else j.submit + _scale_half_up(j.deadline - j.submit, ratio),
-                j.artificial_deadline, j.cancel_after)
+                j.artificial_deadline, j.cancel_after, j.account, j.qos, j.nodes, j.priority)
             for j in workload.jobs]
     return workload.with_jobs(jobs, name=_suffixed(workload.name, f"expand{load:g}"))
 
@@ -260,4 +264,5 @@ def _scale_half_up(value: int, ratio: Fraction) -> int:
 def _with_id(job: Job, job_id: int) -> Job:
     """A copy of the job under another id."""
     return Job(job_id, job.submit, job.runtime, job.estimate, job.width, job.user, job.group,
-               job.queue, job.deadline, job.artificial_deadline, job.cancel_after)
+               job.queue, job.deadline, job.artificial_deadline, job.cancel_after,
+               job.account, job.qos, job.nodes, job.priority)
