@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 REPO_DIR = Path(__file__).resolve().parents[1]
@@ -43,6 +42,7 @@ def main() -> None:
     parser.add_argument("--policy", action="append", default=None)
     args = parser.parse_args()
     sys.path.insert(0, str(REPO_DIR / "src"))
+    from rounds import interleaved_rounds
     from schedlab.api import load_workload, run
     from schedlab.policies.registry import make_policy
 
@@ -50,26 +50,25 @@ def main() -> None:
     policies = args.policy or ["fcfs+easy", "fcfs+conservative"]
     cases = settings()
     run(workload, make_policy("fcfs+conservative"))         # compiled loops loaded
-    times: dict[tuple[str, str], list[float]] = {}
-    failures: dict[tuple[str, str], int] = {}
-    for _ in range(args.repeat):
-        for policy in policies:
-            for label, spec in cases.items():
-                began = time.process_time()
-                result = run(workload, make_policy(policy), failures=spec)
-                times.setdefault((policy, label), []).append(time.process_time() - began)
-                failures[policy, label] = (0 if result.outages is None
-                                           else int((result.outages.outages[:, 0] == 0).sum()))
+    configurations = {f"{policy} | {label}": {"name": policy}
+                      for policy in policies for label in cases}
+    options = {f"{policy} | {label}": {"failures": spec}
+               for policy in policies for label, spec in cases.items()}
+    results: dict[str, object] = {}
+    times = interleaved_rounds(workload, configurations, args.repeat, options, results)
     n = len(workload)
     print(f"{workload.name}: {n:,} jobs, {args.repeat} rounds\n")
     print("| policy | failures | failures drawn | µs/job (median) | ratio to no failures |\n"
           "| --- | --- | ---: | ---: | ---: |")
     for policy in policies:
-        base = statistics.median(times[policy, "no failures"])
+        base = statistics.median(times[f"{policy} | no failures"])
         for label in cases:
-            median = statistics.median(times[policy, label])
-            print(f"| {policy} | {label} | {failures[policy, label]:,} | "
-                  f"{median / n * 1e6:.1f} | {median / base:.2f} |")
+            key = f"{policy} | {label}"
+            outages = results[key].outages            # type: ignore[attr-defined]
+            drawn = 0 if outages is None else int((outages.outages[:, 0] == 0).sum())
+            median = statistics.median(times[key])
+            print(f"| {policy} | {label} | {drawn:,} | {median / n * 1e6:.1f} | "
+                  f"{median / base:.2f} |")
 
 
 if __name__ == "__main__":

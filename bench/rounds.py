@@ -4,7 +4,7 @@ Every configuration runs once per round, the rounds one after another, so that
 load from elsewhere on a shared machine spreads over all configurations instead
 of falling on one.  CPU seconds (``time.process_time``) of ``schedlab.api.run``
 only: building the policy is outside the timed span.  Used by
-bench/predictor_bench.py and bench/slurm_bench.py.
+bench/predictor_bench.py, bench/slurm_bench.py and bench/outage_bench.py.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ from typing import Any
 
 
 def interleaved_rounds(workload: Any, configurations: Mapping[str, Mapping[str, Any]],
-                       repeat: int) -> dict[str, list[float]]:
+                       repeat: int, options: Mapping[str, Mapping[str, Any]] | None = None,
+                       results: dict[str, Any] | None = None) -> dict[str, list[float]]:
     """label -> the CPU seconds of each of ``repeat`` whole runs of ``workload`` under the
-    policy spec of that label (``make_policy`` specs), rounds interleaved."""
+    policy spec of that label (``make_policy`` specs), rounds interleaved.  ``options``
+    are the keyword arguments of ``run`` by label (failures, reservations ...); each
+    label's last result is kept in ``results`` when given."""
     from schedlab.api import run
     from schedlab.policies.registry import make_policy
 
@@ -26,6 +29,8 @@ def interleaved_rounds(workload: Any, configurations: Mapping[str, Mapping[str, 
         for label, spec in configurations.items():
             policy = make_policy(dict(spec))
             began = time.process_time()
-            run(workload, policy)
+            result = run(workload, policy, **(options or {}).get(label, {}))
             times[label].append(time.process_time() - began)
+            if results is not None:
+                results[label] = result
     return times

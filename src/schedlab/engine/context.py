@@ -290,7 +290,7 @@ class Context:
             + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
         if self._outages is not None:
-            self._outages.allocate(i, width)
+            self._outages.map.take(i, width)
         self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:

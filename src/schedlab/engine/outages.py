@@ -210,9 +210,6 @@ class Outages:
         nodes = -(-job.width // self.node_size)
         return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
 
-    def allocate(self, position: int, width: int) -> None:
-        self.map.take(position, width)
-
     def released(self, ctx: Context, position: int, start: int) -> None:
         """A job's attempt left its processors: they are free again (and claimed by the
         windows waiting for processors).  A failure ends the attempts on its processors

@@ -43,22 +43,39 @@ class ProcessorMap:
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int) -> Ranges:
         """Give ``width`` free processors to the job at ``position``, by the allocation."""
+        if self.allocation == "first-fit":
+            ranges = self.held[position] = self._take_lowest(width, position)
+            return ranges
         if self.allocation == "contiguous":
             ranges = self._first_run(width) or self._lowest(width)
-        elif self.allocation == "any":
-            ranges = self._drawn(width)
         else:
-            ranges = self._lowest(width)
+            ranges = self._drawn(width)
         self._hold(ranges, position)
         self.held[position] = ranges
+        return ranges
+
+    def _take_lowest(self, width: int, holder: int) -> Ranges:
+        """The ``width`` lowest free processors, to ``holder``: whole runs from the front,
+        then the low end of the next (first-fit, the hot path of a run with outages)."""
+        owner, lo, hi = self.owner, self._lo, self._hi
+        ranges = []
+        while width:
+            a, b = lo[0], hi[0]
+            if b - a > width:
+                ranges.append((a, a + width))
+                owner[a:a + width] = holder
+                lo[0] = a + width
+                return ranges
+            ranges.append((a, b))
+            owner[a:b] = holder
+            del lo[0], hi[0]
+            width -= b - a
         return ranges
 
     # ------------------------------------------------------------------ outages
     def take_lowest(self, width: int, holder: int) -> Ranges:
         """The ``width`` lowest free processors (fewer if fewer are free), to ``holder``."""
-        ranges = self._lowest(min(width, self.free_count()))
-        self._hold(ranges, holder)
-        return ranges
+        return self._take_lowest(min(width, self.free_count()), holder)
 
     def take_free_in(self, lo: int, hi: int, holder: int) -> Ranges:
         """Every free processor of ``[lo, hi)``, to ``holder``."""
