@@ -199,14 +199,19 @@ def processors_table(result: Result) -> Any:
 
 
 def write_processors_table(result: Result, directory: str | Path) -> list[Path]:
-    """``processors.csv`` (:func:`processors_table`) for a run with failures or windows, the
-    Gantt chart's exact placement; nothing for other runs."""
+    """``processors.csv`` (:func:`processors_table`: the Gantt chart's exact placement) and
+    ``capacity.csv`` (``time,down``: the processors out of service from each time on) for
+    a run with failures or windows; nothing for other runs."""
     table = processors_table(result)
-    if table is None:
+    if table is None or result.outages is None:
         return []
-    path = Path(directory) / "processors.csv"
-    atomic_write_text(path, table.to_csv(index=False, lineterminator="\n"))
-    return [path]
+    paths = [Path(directory) / "processors.csv", Path(directory) / "capacity.csv"]
+    atomic_write_text(paths[0], table.to_csv(index=False, lineterminator="\n"))
+    record = result.outages
+    atomic_write_text(paths[1], "time,down\n" + "".join(
+        f"{t},{d}\n" for t, d in zip(record.series_time.tolist(),
+                                      record.series_down.tolist())))
+    return paths
 
 
 def json_safe(value: Any) -> Any:

@@ -453,3 +453,19 @@ def test_the_api_takes_a_failures_text_and_a_maintenance_file(tmp_path: Path):
     assert schedlab.compute_metrics(result)["maintenance_windows"] == 1
     results = schedlab.compare(three_jobs(), ["fcfs", "fcfs+easy"], failures="mtbf=1d")
     assert all(r.outages is not None for r in results.values())
+
+
+def test_capacity_over_time_is_written_and_drawn(tmp_path: Path):
+    """capacity.csv has the processors out of service from each time on (processor 0 from
+    30 to 50); the time-series figure draws the share in service beside utilization."""
+    from schedlab.output import write_run_directory
+    from schedlab.viz.timeseries import series_from_result, timeseries_figure
+
+    result = run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=failing("kill"))
+    write_run_directory(result, schedlab.compute_metrics(result), tmp_path / "run")
+    assert (tmp_path / "run" / "capacity.csv").read_text() == "time,down\n0,0\n30,1\n50,0\n"
+    figure = timeseries_figure({"easy": series_from_result(result)})
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == ["easy", "easy: in service"]
+    done = CliRunner().invoke(app, ["plot", str(tmp_path / "run"), "--kind", "timeseries",
+                                    "-o", str(tmp_path / "series.png")])
+    assert done.exit_code == 0, done.output

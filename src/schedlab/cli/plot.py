@@ -274,12 +274,32 @@ def run_figure(source: Path, kind: str, options: PlotOptions) -> Figure:
                             uses=read_processors_table(source))
     if kind == "timeseries":
         series = (gang_series(source, processors) if (source / "matrix.csv").is_file()
-                  else series_from_jobs(jobs, processors))
+                  else with_capacity(series_from_jobs(jobs, processors), source))
         return timeseries_figure({label: series}, step=options.step, window=options.window,
                                  title=options.title)
     return classes_figure({label: document["metrics"]}, options.by or "width",
                           options.metric or "avg_wait", title=options.title,
                           processors=processors)
+
+
+def with_capacity(series: Series, source: Path) -> Series:
+    """``series`` with the processors out of service of a run with failures or windows
+    (its capacity.csv; as it is without one)."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    path = source / "capacity.csv"
+    if not path.is_file():
+        return series
+    try:
+        table = pd.read_csv(path)
+        times = table["time"].to_numpy("int64")
+        down = table["down"].to_numpy("int64")
+    except (ValueError, KeyError, pd.errors.ParserError) as err:
+        raise InputError(f"expected the capacity.csv a run writes (columns time, down): "
+                         f"{err}", file=str(path)) from None
+    return replace(series, down_time=times, down=down)
 
 
 def read_processors_table(source: Path) -> pd.DataFrame | None:

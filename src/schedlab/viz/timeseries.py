@@ -49,18 +49,25 @@ TARGET_BINS = 250
 
 @dataclass(frozen=True)
 class Series:
-    """Busy processors and waiting jobs as step functions, on a machine of ``processors``."""
+    """Busy processors and waiting jobs as step functions, on a machine of ``processors``;
+    in a run with failures or windows also the processors out of service (``down`` at
+    ``down_time``; docs/reference/events.md)."""
 
     time: np.ndarray
     busy: np.ndarray
     queue: np.ndarray
     processors: int
+    down_time: np.ndarray | None = None
+    down: np.ndarray | None = None
 
 
 def series_from_result(result: Result) -> Series:
     """The series the engine recorded for a simulation."""
+    record = result.outages
     return Series(np.asarray(result.series_time), np.asarray(result.series_busy),
-                  np.asarray(result.series_queue), result.processors)
+                  np.asarray(result.series_queue), result.processors,
+                  None if record is None else record.series_time,
+                  None if record is None else record.series_down)
 
 
 def series_from_frame(frame: pd.DataFrame, processors: int) -> Series:
@@ -176,9 +183,15 @@ def steps_in_window(times: np.ndarray, values: np.ndarray,
 def resampled(series: Series, values: np.ndarray, window: tuple[float, float],
               step: float | None) -> tuple[np.ndarray, np.ndarray]:
     """Points of a ``steps-post`` line: exact steps, or bin means when ``step`` is given."""
+    return resampled_at(series.time, values, window, step)
+
+
+def resampled_at(times: np.ndarray, values: np.ndarray, window: tuple[float, float],
+                 step: float | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`resampled` of a step function on its own ``times``."""
     if step is None:
-        return steps_in_window(series.time, values, window)
-    starts, means = bin_means(series.time, values, step, *window)
+        return steps_in_window(times, values, window)
+    starts, means = bin_means(times, values, step, *window)
     return np.append(starts, window[1]), np.append(means, means[-1] if len(means) else 0.0)
 
 
@@ -208,7 +221,8 @@ def timeseries_figure(series: Mapping[str, Series], *, step: float | None = None
                       window: tuple[float, float] | None = None,
                       styles: dict[str, LineStyle] | None = None,
                       title: str | None = None) -> Figure:
-    """Utilization (busy / N) above and queue length below, one line per labelled series.
+    """Utilization (busy / N) above and queue length below, one line per labelled series;
+    the share of processors in service dotted above, for a run with failures or windows.
 
     ``window`` is (start, end) in seconds (default: the span of the series).
     ``step`` resamples to bin means of that many seconds; by default short
@@ -231,6 +245,11 @@ def timeseries_figure(series: Mapping[str, Series], *, step: float | None = None
             x, y = resampled(one, one.busy / max(one.processors, 1), window, step)
             top.plot(x / scale, y, drawstyle="steps-post", color=style.color,
                      linestyle=style.linestyle, linewidth=1.2, label=label)
+            if one.down is not None and one.down_time is not None:
+                x, y = resampled_at(one.down_time, 1 - one.down / max(one.processors, 1),
+                                    window, step)
+                top.plot(x / scale, y, drawstyle="steps-post", color=style.color,
+                         linestyle=":", linewidth=1.0, label=f"{label}: in service")
             x, y = resampled(one, one.queue, window, step)
             bottom.plot(x / scale, y, drawstyle="steps-post", color=style.color,
                         linestyle=style.linestyle, linewidth=1.2)
