@@ -325,6 +325,10 @@ def test_failure_file_and_window_file(tmp_path: Path):
     ("time,nodes,duration\n10,3\n", r"failures.csv:2: expected 3 fields, got 2"),
     ("time,nodes,duration\n10,5-3,5\n", r"failures.csv:2: field nodes: expected node ids"),
     ("time,nodes,duration\n1e99,3,5\n", r"failures.csv:2: field time: expected an integer"),
+    ("time,nodes,duration\n10,0,9007199254740992\n",
+     r"failures.csv:2: field duration: the nodes would be back after 2\*\*53 s"),
+    ("time,nodes,duration\n10,٣,5\n", r"failures.csv:2: field nodes: expected an integer"),
+    ("", r"failures.csv: expected a header line"),
 ])
 def test_bad_failure_files_name_file_line_and_field(tmp_path: Path, text, message):
     path = tmp_path / "failures.csv"

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedlab.errors import InputError, did_you_mean
+from schedlab.limits import MAX_TIME
 from schedlab.textio import parse_int, read_text
 
 #: What becomes of a job whose node fails: ended there (``kill``), queued again from the
@@ -385,6 +386,10 @@ def read_failures(path: str) -> tuple[Failure, ...]:
         if duration <= 0:
             raise InputError(f"expected a duration > 0, got {duration}", file=source,
                              line=line, field="duration")
+        if time + duration > MAX_TIME:
+            raise InputError(f"the nodes would be back after 2**53 s ({time} + {duration}), "
+                             f"beyond every time schedlab simulates", file=source, line=line,
+                             field="duration")
         failures.append(Failure(time, _node_ids(row["nodes"], source, line), duration, line))
     failures.sort(key=lambda failure: (failure.time, failure.line))
     _check_no_overlap(failures, source)
