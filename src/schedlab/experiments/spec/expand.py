@@ -46,7 +46,8 @@ def expand(workloads: Sequence[WorkloadEntry], tables: Sequence[TransformTable],
     ``grids`` is the grid axis (platform x dispatcher x allocation x
     preemption overhead; ``[None]`` in an experiment without platforms),
     after the reservation axis; ``outages`` the failure and maintenance axis
-    (``[None]`` in an experiment without them), after the overrun modes.  A
+    (``[None]`` in an experiment without them), after the grid axis and
+    before the seeds (drawn failures make a trace take the seeds).  A
     workload entry with several sources (the ``ta`` values of generated grid
     jobs) gives the runs of each in turn.
     """
@@ -93,8 +94,9 @@ def table_runs(entry: WorkloadEntry, source: WorkloadSource, table: TransformTab
     points = [(combo, policy, setting, grid, seed, machine, mode, outage)
               for combo, policy, setting, grid in itertools.product(
                   table.grid, combos, settings, grids)
-              for machine, mode, outage in itertools.product(processors, overrun, outages)
-              for seed in run_seeds(source, grid, seeds, outage)]
+              for outage in outages
+              for seed, machine, mode in itertools.product(
+                  run_seeds(source, grid, seeds, outage), processors, overrun)]
     for combo, policy, setting, grid, seed, machine, mode, outage in points:
         run = SweepRun(source, combo, policy.name, policy.params, seed, machine, mode,
                       setting and setting.for_workload(entry.source.label), grid, outage)
