@@ -473,3 +473,29 @@ def test_capacity_over_time_is_written_and_drawn(tmp_path: Path):
     done = CliRunner().invoke(app, ["plot", str(tmp_path / "run"), "--kind", "timeseries",
                                     "-o", str(tmp_path / "series.png")])
     assert done.exit_code == 0, done.output
+
+
+@pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan",
+                                    "dynp", "qops", "slurm"])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data(), workload=workloads(max_jobs=16),
+       fate=st.sampled_from(["kill", "requeue", "checkpoint"]))
+def test_outages_with_every_other_event_keep_the_invariants(policy, data, workload, fate):
+    """Failures and windows together with users' cancellations, a scheduling tick and a
+    per-user queue limit: the invariants hold and a second run is identical."""
+    failures, windows = data.draw(outages(workload.processors))
+    delays = data.draw(st.lists(st.one_of(st.none(), st.integers(0, 60)), min_size=1,
+                                max_size=6))
+    users = data.draw(st.lists(st.integers(-1, 2), min_size=1, max_size=6))
+    jobs = tuple(job._replace(cancel_after=delays[k % len(delays)], user=users[k % len(users)])
+                 for k, job in enumerate(workload.jobs))
+    events = Workload(jobs=jobs, processors=workload.processors)
+    spec = FailureSpec(replayed=failures, fate=fate,
+                       checkpointing=Checkpointing(cost=2, restart=1, interval=7))
+    tick = data.draw(st.sampled_from([0, 5]))
+    limit = data.draw(st.sampled_from([None, 1, 2]))
+    runs = [run(events, schedlab.make_policy(policy), failures=spec, windows=windows,
+                tick=tick, max_queued_per_user=limit) for _ in range(2)]
+    check_invariants(runs[0], events)
+    assert np.array_equal(runs[0].start, runs[1].start)
+    assert np.array_equal(runs[0].status, runs[1].status)
