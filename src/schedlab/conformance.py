@@ -615,13 +615,41 @@ def _described(label: str, options: Mapping[str, Any]) -> str:
     return f"{label!r} ({', '.join(f'{k}={v}' for k, v in options.items())})"
 
 
+def outage_options(workload: Workload) -> dict[str, Mapping[str, Any]]:
+    """The failures and windows every space-sharing policy also meets on ``workload``
+    (docs/reference/events.md), by name: processor 0 failing a third of the way through
+    the submissions and again at two thirds, its jobs queued again, with a maintenance
+    window of one processor announced at the first submission from the middle one on;
+    and one failure of processors 0 and 1 whose jobs restart from checkpoints every 5 s."""
+    from schedlab.workload.outages import Checkpointing, Failure, FailureSpec, Window
+
+    submits = [job.submit for job in workload.jobs]
+    third, middle, two_thirds = (submits[len(submits) * k // 6] + 1 for k in (2, 3, 4))
+    nodes = (0, 1) if workload.processors > 1 else (0,)
+    return {
+        "requeue and a window": {
+            "failures": FailureSpec(replayed=(Failure(third, (0,), 20),
+                                              Failure(two_thirds + 30, (0,), 10)),
+                                    fate="requeue"),
+            "maintenance": (Window(submits[0], middle, middle + 60, 1),)},
+        "checkpoint": {
+            "failures": FailureSpec(replayed=(Failure(middle, nodes, 15),), fate="checkpoint",
+                                    checkpointing=Checkpointing(cost=1, restart=1,
+                                                                interval=5))},
+    }
+
+
 def space_sharing_cases() -> list[Case]:
-    """The small workloads under both overrun modes, a tick and a queue limit, then the
-    advance-reservation requests (a policy that refuses them all passes those)."""
+    """The small workloads under both overrun modes, a tick and a queue limit, with
+    failures and windows (:func:`outage_options`), then the advance-reservation requests
+    (a policy that refuses them all passes those)."""
     cases = [Case(_described(label, options),
                   {"workload": with_users(workload) if "max_queued_per_user" in options
                    else workload, **options})
              for label, workload in conformance_workloads() for options in SPACE_SHARING_OPTIONS]
+    cases += [Case(_described(label, {"outages": name}), {"workload": workload, **options})
+              for label, workload in conformance_workloads()
+              for name, options in outage_options(workload).items()]
     cases += [Case(_described(label, {"reservations": len(requests)}),
                    {"workload": workload, "reservations": requests},
                    {"reservation_placement": placement})

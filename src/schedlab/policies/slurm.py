@@ -388,7 +388,7 @@ class SlurmScheduling(Policy):
             part = self._part[job.id]
             if part in failed or not self._qos_allows(job):
                 continue
-            if job.width > nodes.free(part, blocked):
+            if job.width > nodes.free(part, blocked) or job.width > ctx.free:
                 failed.add(part)
                 blocked.update(nodes.members[part])
                 if len(failed) == len(self._parts):
@@ -445,6 +445,8 @@ class SlurmScheduling(Policy):
             start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
             if start is None:
                 continue
+            if start == now and job.width > ctx.free:
+                continue            # partitions: failed or held processors the map misses
             if start == now:
                 self._start(ctx, job)
                 for other, (other_cpus, _) in maps.items():
@@ -469,8 +471,8 @@ class SlurmScheduling(Policy):
         completing jobs hold them, and its unreserved nodes after the reservations
         ``made`` so far in the pass."""
         now = ctx.now
-        if ctx.has_holds:
-            cpus = self._map_with_holds(ctx, nodes)
+        if ctx.has_holds and not nodes.tracked:
+            cpus = self._map_with_holds(ctx)
         else:
             capacity = nodes.capacity(part) if nodes.tracked else ctx.processors
             cpus = Profile.from_releases(capacity, now, self._running_ends(ctx, nodes, part))
@@ -485,16 +487,13 @@ class SlurmScheduling(Policy):
                 _block(reserved, begin, end, held)
         return cpus, reserved
 
-    def _map_with_holds(self, ctx: Context, nodes: Nodes) -> Profile:
+    def _map_with_holds(self, ctx: Context) -> Profile:
         """The CPU map of a run whose processors are also held by advance reservations,
         failures or maintenance windows: the engine's profile (which has them all), each
         running job held on from its expected end to its time limit where a window has
-        not claimed its CPUs by then.  Partitions name nodes the holds do not: a run with
-        both is refused."""
-        if nodes.tracked:
-            raise InputError("the slurm policy's partitions do not take failures, "
-                             "maintenance windows or advance reservations yet: give a "
-                             "slurm.conf with one partition", field="--slurm-conf")
+        not claimed its CPUs by then.  With partitions (whose nodes the holds do not
+        name) the holds are seen only in the machine's free count, our reading: a job
+        starts where both its partition's nodes and the machine have room."""
         now = ctx.now
         cpus = ctx.profile()
         for job in ctx.running.values():
