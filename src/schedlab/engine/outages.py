@@ -148,7 +148,6 @@ class Outages:
         self._outage_rows: list[tuple[int, int, int, int]] = []
         self._series_time: list[int] = [0]
         self._series_down: list[int] = [0]
-        self.counts = {"failures": 0, "jobs_hit": 0}
         self._check_replayed_nodes()
 
     # ------------------------------------------------------------------ set-up
@@ -228,7 +227,6 @@ class Outages:
         i = ctx._index[job.id]
         start = int(ctx._start[i])
         elapsed = ctx.now - start
-        self.counts["jobs_hit"] += 1
         self._hits[i] = hits = self._hits.get(i, 0) + 1
         if spec.fate == "kill" or hits > spec.max_requeues:
             self._attempts.append((i, start, ctx.now, 0))
@@ -289,7 +287,6 @@ class Outages:
                           for part in self.map.take_free_in(lo, hi, FAILED)]
         taken = failure.taken = sum(hi - lo for lo, hi in failure.ranges)
         self._log(failure.ranges, failure.start, failure.end, HELD_BY_FAILURE)
-        self.counts["failures"] += 1
         self._outage_rows.append((KIND_CODES["failure"], failure.start, failure.end, taken))
         ctx.free -= taken
         self.down += taken
