@@ -12,8 +12,11 @@ also reads ``1_000``, ``' 12 '`` and the digits of other scripts
 
 from __future__ import annotations
 
+import csv
+import io
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from schedlab.errors import InputError
@@ -85,3 +88,15 @@ def parse_int(text: str, *, field: str, file: str | None = None, line: int | Non
 def _power(limit: int) -> str:
     """``2**53`` for a power of two, else the number."""
     return f"2**{limit.bit_length() - 1}" if limit & (limit - 1) == 0 else str(limit)
+
+
+def csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
+    """The data rows of a CSV text, cells stripped, each with the physical line it starts
+    on; comment rows (first cell starting with ``#``) and blank rows left out."""
+    reader = csv.reader(io.StringIO(text))
+    line = 1
+    for row in reader:
+        cells = [cell.strip() for cell in row]
+        if cells and not cells[0].startswith("#") and any(cells):
+            yield line, cells
+        line = reader.line_num + 1

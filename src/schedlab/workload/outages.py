@@ -21,18 +21,15 @@ A node is ``node_size`` consecutive processors: node ``k`` is processors
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
 from schedlab.errors import InputError, did_you_mean
 from schedlab.limits import MAX_TIME
-from schedlab.textio import parse_int, read_text
+from schedlab.textio import csv_rows, parse_int, read_text
 
 #: What becomes of a job whose node fails: ended there (``kill``), queued again from the
 #: start (``requeue``), or queued again from its last checkpoint (``checkpoint``).
@@ -311,37 +308,27 @@ def _failure_spec(values: dict[str, str], field: str, seed: int) -> FailureSpec:
 
 # --------------------------------------------------------------------------- files
 
-def _rows(path: str, what: str) -> tuple[str, list[tuple[int, dict[str, str]]]]:
-    """The data rows of a CSV file with a header, as dicts by lowercase column name, each
-    with its line; comments (``#``) and blank lines skipped."""
+def _rows(path: str, what: str, needed: tuple[str, ...]
+          ) -> tuple[str, list[tuple[int, dict[str, str]]]]:
+    """The data rows of a CSV file whose header names at least the ``needed`` columns, as
+    dicts by lowercase column name, each with its line (:func:`schedlab.textio.csv_rows`)."""
     source = str(path)
-    text = read_text(path, what)
-    reader = csv.reader(io.StringIO(text))
-    rows: list[tuple[int, list[str]]] = []
-    line = 1
-    for row in reader:
-        cells = [cell.strip() for cell in row]
-        if cells and not cells[0].startswith("#") and any(cells):
-            rows.append((line, cells))
-        line = reader.line_num + 1
+    rows = list(csv_rows(read_text(path, what)))
     if not rows:
         raise InputError("expected a header line naming the columns", file=source)
     header_line, header = rows[0]
     names = [name.lower() for name in header]
+    for name in needed:
+        if name not in names:
+            raise InputError(f"missing column {name!r} (columns: {', '.join(needed)})",
+                             file=source, line=header_line, field=name)
     records = []
     for number, cells in rows[1:]:
         if len(cells) != len(names):
             raise InputError(f"expected {len(names)} fields, got {len(cells)} (the header names "
                              f"{len(names)} columns)", file=source, line=number)
         records.append((number, dict(zip(names, cells))))
-    return source, [(header_line, dict.fromkeys(names, ""))] + records
-
-
-def _require(columns: Iterable[str], needed: tuple[str, ...], source: str, line: int) -> None:
-    for name in needed:
-        if name not in columns:
-            raise InputError(f"missing column {name!r} (columns: {', '.join(needed)})",
-                             file=source, line=line, field=name)
+    return source, records
 
 
 def _node_ids(text: str, source: str, line: int) -> tuple[int, ...]:
@@ -373,11 +360,9 @@ def read_failures(path: str) -> tuple[Failure, ...]:
     a negative time, a duration <= 0 or a malformed field is an InputError
     naming the file, the line and the field.
     """
-    source, rows = _rows(path, "failure file")
-    header_line, header = rows[0]
-    _require(header, ("time", "nodes", "duration"), source, header_line)
+    source, rows = _rows(path, "failure file", ("time", "nodes", "duration"))
     failures = []
-    for line, row in rows[1:]:
+    for line, row in rows:
         time = parse_int(row["time"], field="time", file=source, line=line)
         duration = parse_int(row["duration"], field="duration", file=source, line=line)
         if time < 0:
@@ -421,11 +406,9 @@ def read_windows(path: str) -> tuple[Window, ...]:
     notice or a malformed field is an InputError naming the file, the line
     and the field.
     """
-    source, rows = _rows(path, "maintenance file")
-    header_line, header = rows[0]
-    _require(header, ("start", "end", "nodes"), source, header_line)
+    source, rows = _rows(path, "maintenance file", ("start", "end", "nodes"))
     windows = []
-    for line, row in rows[1:]:
+    for line, row in rows:
         start = parse_int(row["start"], field="start", file=source, line=line)
         end = parse_int(row["end"], field="end", file=source, line=line)
         notice_text = row.get("notice", "")

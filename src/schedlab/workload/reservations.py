@@ -14,8 +14,6 @@ trace's ``UnixStartTime``.
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -25,7 +23,7 @@ import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.limits import JOBS_BOUND, MAX_JOBS
-from schedlab.textio import parse_int, read_text
+from schedlab.textio import csv_rows, parse_int, read_text
 
 HOUR = 3600
 WEEK = 7 * 24 * HOUR
@@ -95,7 +93,7 @@ def read_reservations(path: str | os.PathLike, *, processors: int | None = None,
     """
     source = str(path)
     text = read_text(path, "reservation file")
-    rows = [(number, row) for number, row in _csv_rows(text) if row and not _comment(row)]
+    rows = list(csv_rows(text))
     if not rows:
         raise InputError("expected a header line naming the columns", file=source)
     header_line, header = rows[0]
@@ -111,19 +109,6 @@ def read_reservations(path: str | os.PathLike, *, processors: int | None = None,
                 for line, row in rows[1:]]
     _check_unique_ids(requests, [line for line, _ in rows[1:]], source)
     return tuple(sorted(requests, key=lambda r: (r.created, r.id)))
-
-
-def _csv_rows(text: str) -> Iterable[tuple[int, list[str]]]:
-    """Rows of a CSV text with the physical line number each starts on."""
-    reader = csv.reader(io.StringIO(text))
-    line = 1
-    for row in reader:
-        yield line, [cell.strip() for cell in row]
-        line = reader.line_num + 1
-
-
-def _comment(row: list[str]) -> bool:
-    return row[0].startswith("#") or all(cell == "" for cell in row)
 
 
 def _columns(header: list[str], source: str, line: int) -> tuple[dict[str, int], bool]:
