@@ -4,6 +4,7 @@ workloads for every space-sharing policy, the metrics, and bad input."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -400,6 +401,8 @@ def test_the_command_line_runs_failures_and_maintenance(tmp_path: Path):
     assert "1 failures, 1 maintenance windows or drains; 1 attempts hit (1 failed)" in text
     assert "lost work 60 processor-s" in text
     assert "1,0,0,30,2,200,100,failed" in (out / "jobs.csv").read_text().replace(" ", "")
+    meta = json.loads((out / "metrics.json").read_text())["meta"]["outages"]
+    assert (meta["fate"], meta["allocation"], meta["windows"]) == ("kill", "first-fit", 1)
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -174,6 +174,8 @@ class Simulation:
                           self.overrun, wallclock.perf_counter() - self._began)
         _note_options(result, self._requests, getattr(self.policy, "reservation_rules", None),
                       self._tick, self._queue_limit)
+        if result.outages is not None:     # the failure settings and readings, in metrics.json
+            result.meta["outages"] = result.outages.settings
         return result
 
 
