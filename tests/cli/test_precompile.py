@@ -38,6 +38,10 @@ def test_after_precompile_a_run_only_loads_the_compiled_loops(tmp_path):
                      "--overrun", "extend")
     assert "data saved" not in later
     assert "data loaded" in later
+    with_failures = schedlab(cache, "simulate", "lublin", "-n", "2000", "--policy", "fcfs",
+                             "--failures", "mtbf=2d,fate=requeue,allocation=any")
+    assert "data saved" not in with_failures
+    assert "processors" in with_failures and "data loaded" in with_failures
 
 
 @pytest.mark.slow

@@ -61,6 +61,26 @@ def test_killed_job_ends_at_the_failure(policy):
     assert result.outages.attempts.tolist() == [[0, 0, 30, 0]]
 
 
+#: 4 processors.  Job 1 (2 wide, 100 s) runs on processors 0-1 from 0; job 2 (4 wide,
+#: 50 s) arrives at 5 and is booked at 100; processors 2-3 are idle meanwhile.
+BOOKED_AT_100 = ((1, 0, 100, 100, 2), (2, 5, 50, 50, 4))
+
+
+@pytest.mark.parametrize(("repair", "start", "rebuilds"), [(50, 100, 0), (120, 120, 1)])
+def test_conservative_keeps_its_bookings_when_a_failure_leaves_them_possible(
+        repair, start, rebuilds):
+    """Processor 3 fails at 20.  Repaired at 50, before job 2's booking: the plan has it
+    free until then, so the failure is booked and nothing moves (no rebuild, none at the
+    repair either).  Repaired at 120, it runs into the booking at 100: the plan is made
+    again and job 2 starts at the repair."""
+    workload = Workload(jobs=tuple(Job(*row) for row in BOOKED_AT_100), processors=4)
+    spec = FailureSpec(replayed=(Failure(20, (3,), repair - 20),))
+    result = run(workload, schedlab.make_policy("fcfs+conservative"), failures=spec)
+    check_invariants(result, workload)
+    assert result.start.tolist() == [0, start]
+    assert result.stats.get("plan_rebuilds", 0) == rebuilds
+
+
 @pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan"])
 def test_requeued_job_keeps_its_place_by_arrival(policy):
     """Job 1 is queued again at 30, ahead of job 3; node 0 is back at 50, so job 1 runs

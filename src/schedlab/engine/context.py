@@ -211,6 +211,13 @@ class Context:
         return bool(self._future or self.reserved or (
             outages is not None and (outages.down or outages.claiming)))
 
+    @property
+    def windows_claiming(self) -> bool:
+        """Whether a maintenance window or drain is announced or still taking processors:
+        :meth:`profile` clips its claim out of the free processors, so a plan that held
+        other processors meanwhile is not simply the old plan less them."""
+        return self._outages is not None and self._outages.claiming
+
     def expected_end(self, job: Job) -> int:
         """When a running job is expected to free its processors (by its estimate).
 
@@ -290,7 +297,7 @@ class Context:
             + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
         if self._outages is not None:
-            self._outages.map.take(i, width)
+            self._outages.map.take(i, width, now)
         self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:
@@ -527,7 +534,7 @@ class Context:
         self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
         if self._outages is not None:
             i = self._index[job_id]
-            self._outages.released(self, i, self._start[i])
+            self._outages.released(self, i)
         return self._finish_at.pop(job_id)
 
     # ------------------------------------------------------------ failures and windows

@@ -125,7 +125,8 @@ class Outages:
         self.node_size = self.spec.node_size
         self.nodes = -(-machine // self.node_size)
         self.map = ProcessorMap(machine, self.spec.allocation,
-                                self.spec.model.seed if self.spec.model is not None else 0)
+                                self.spec.model.seed if self.spec.model is not None else 0,
+                                len(jobs))
         self.windows = tuple(windows)
         self._states: dict[int, _WindowState] = {}
         self._announced: dict[int, _WindowState] = {}
@@ -141,7 +142,8 @@ class Outages:
         self._submitted: dict[int, tuple[int, int]] = {}
         self._hits: dict[int, int] = {}
         self._attempts: list[tuple[int, int, int, int]] = []
-        #: Every use of a range of processors, flat: lo, hi, from, until, holder, ...
+        #: Every use of a range of processors by a failure or a window (those of jobs are the
+        #: map's), flat: lo, hi, from, until, holder, ...
         self._used = array("q")
         #: Whether windows wait to claim processors (while a failure ends attempts).
         self._deferring = False
@@ -209,13 +211,11 @@ class Outages:
         nodes = -(-job.width // self.node_size)
         return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
 
-    def released(self, ctx: Context, position: int, start: int) -> None:
+    def released(self, ctx: Context, position: int) -> None:
         """A job's attempt left its processors: they are free again (and claimed by the
         windows waiting for processors).  A failure ends the attempts on its processors
         before it takes them (:meth:`outage`)."""
-        ranges = self.map.held.pop(position)
-        self.map.release(ranges)
-        self._log(ranges, start, ctx.now, position)
+        self.map.release_job(position, ctx.now)
         if self._states and not self._deferring:
             self.fill(ctx)
 
@@ -274,12 +274,12 @@ class Outages:
             return self._start_window(ctx, -1 - key), [], []
         failure = self._failures[key]
         nodes = self._node_ranges(failure.nodes)
-        holders = np.concatenate([self.map.owner[lo:hi] for lo, hi in nodes])
-        if not np.any((holders == FREE) | (holders >= 0)):
+        holders = {holder for lo, hi in nodes for holder in self.map.holders(lo, hi).tolist()}
+        if not any(holder == FREE or holder >= 0 for holder in holders):
             if failure.node >= 0:
                 self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
             return None
-        jobs = ctx._jobs_at(np.unique(holders[holders >= 0]).tolist())
+        jobs = ctx._jobs_at(sorted(holder for holder in holders if holder >= 0))
         self._deferring = True             # no window claims the node as its jobs leave
         requeued = [view for job in jobs if (view := ctx._end_attempt(job)) is not None]
         self._deferring = False
@@ -439,8 +439,8 @@ class Outages:
                 self._log(ranges, taken_at, ctx.now, HELD_BY_WINDOW)
             self._outage_rows.append((KIND_CODES[state.window.kind], state.window.start,
                                       state.window.end, state.held))
-        for position, ranges in self.map.held.items():
-            self._log(ranges, int(ctx._start[position]), ctx.now, position)
+        for position, ranges, since in self.map.held():
+            self._log(ranges, since, ctx.now, position)
         spec = self.spec
         settings = {"fate": spec.fate, "allocation": spec.allocation,
                     "node_size": spec.node_size, "requeue": spec.requeue_order,
@@ -451,7 +451,9 @@ class Outages:
             settings["failure_file"] = spec.source
         if spec.fate == "checkpoint":
             settings["checkpointing"] = asdict(spec.checkpointing)
-        intervals = np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5).copy()
+        intervals = np.concatenate([self.map.used,
+                                    np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
+        intervals = intervals[np.lexsort((intervals[:, 0], intervals[:, 2]))]
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
             attempts=np.array(self._attempts, dtype=np.int64).reshape(-1, 4),

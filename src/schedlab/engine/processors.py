@@ -3,21 +3,34 @@
 Only a run with failures or maintenance windows keeps one (docs/reference/events.md):
 a failure hits particular processors, so particular jobs.  The free
 processors are kept as sorted runs ``[lo, hi)`` and a job's processors as
-ranges, so that a start and an end cost a few list operations and one slice
-assignment per range, not a scan of the machine (bench/OUTAGES.md).
+ranges.
+
+A job's start and end only append four integers to a journal
+(:meth:`ProcessorMap.take`, :meth:`ProcessorMap.release_job`); compiled code
+(:func:`_apply`, numba) applies the journal when the map is read: at a
+failure, a window's claim, the end of the run.  Between outages a run pays
+no map work per job, so its cost follows its outages, not its jobs
+(bench/OUTAGES.md).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from array import array
 
 import numpy as np
+from numba import njit
 
 #: A processor's holder in :attr:`ProcessorMap.owner` when no job holds it (jobs are
 #: held by their position in the workload, >= 0).
 FREE, FAILED, WINDOW = -1, -2, -3
+#: How a starting job takes free processors (docs/reference/events.md).
+ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
+
+_TAKE, _RELEASE = 0, 1                          # journal operations, four integers each
+_RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
+_PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
 
 class ProcessorMap:
@@ -28,144 +41,291 @@ class ProcessorMap:
     free ones; ``contiguous`` the first run of consecutive free ones long
     enough, else first-fit (a job is never delayed for contiguity: the
     policies schedule on counts); ``any`` free ones drawn at random (a
-    machine without locality; seeded by ``seed``).
+    machine without locality; seeded by ``seed``, the Park-Miller minimal
+    standard generator).  ``jobs`` is the number of workload positions.
+
+    Every use of processors by a job ends in :attr:`used` (rows ``lo, hi,
+    from, until, position``), written when the job releases them.
     """
 
-    def __init__(self, processors: int, allocation: str, seed: int) -> None:
+    def __init__(self, processors: int, allocation: str, seed: int, jobs: int) -> None:
         self.owner = np.full(processors, FREE, dtype=np.int64)
-        self.allocation = allocation
-        self._rng = np.random.default_rng([seed, processors])
-        self._lo: list[int] = [0]           # the free runs [lo, hi), sorted
-        self._hi: list[int] = [processors]
-        #: The ranges each running job (by position) holds.
-        self.held: dict[int, Ranges] = {}
+        self._mode = ALLOCATIONS.index(allocation)
+        self._lo = np.zeros(processors // 2 + 2, dtype=np.int64)    # the free runs, sorted
+        self._hi = np.zeros(processors // 2 + 2, dtype=np.int64)
+        self._lo[0], self._hi[0] = 0, processors
+        self._state = np.zeros(4, dtype=np.int64)
+        self._state[_RUNS] = 1
+        self._state[_RNG] = (seed * 1_000_003 + processors) % (_PARK_MILLER - 1) + 1
+        #: The ranges each job holds: rows of ``_pool`` from ``_first[i]``, ``_count[i]`` of
+        #: them (0: none), held since ``_since[i]``.
+        self._pool = np.zeros((max(64, 2 * jobs), 2), dtype=np.int64)
+        self._first = np.zeros(jobs, dtype=np.int64)
+        self._count = np.zeros(jobs, dtype=np.int64)
+        self._since = np.zeros(jobs, dtype=np.int64)
+        self._used = np.zeros((max(64, 2 * jobs), 5), dtype=np.int64)
+        self._journal = array("q")
 
     # ------------------------------------------------------------------ jobs
-    def take(self, position: int, width: int) -> Ranges:
-        """Give ``width`` free processors to the job at ``position``, by the allocation."""
-        if self.allocation == "first-fit":
-            ranges = self.held[position] = self._take_lowest(width, position)
-            return ranges
-        if self.allocation == "contiguous":
-            ranges = self._first_run(width) or self._lowest(width)
-        else:
-            ranges = self._drawn(width)
-        self._hold(ranges, position)
-        self.held[position] = ranges
-        return ranges
+    def take(self, position: int, width: int, now: int) -> None:
+        """The job at ``position`` takes ``width`` free processors now, by the allocation."""
+        self._journal.extend((_TAKE, position, width, now))
 
-    def _take_lowest(self, width: int, holder: int) -> Ranges:
-        """The ``width`` lowest free processors, to ``holder``: whole runs from the front,
-        then the low end of the next (first-fit, the hot path of a run with outages)."""
-        owner, lo, hi = self.owner, self._lo, self._hi
-        ranges = []
-        while width:
-            a, b = lo[0], hi[0]
-            if b - a > width:
-                ranges.append((a, a + width))
-                owner[a:a + width] = holder
-                lo[0] = a + width
-                return ranges
-            ranges.append((a, b))
-            owner[a:b] = holder
-            del lo[0], hi[0]
-            width -= b - a
-        return ranges
+    def release_job(self, position: int, now: int) -> None:
+        """The job at ``position`` gives its processors back now."""
+        self._journal.extend((_RELEASE, position, now, 0))
+
+    def flush(self) -> None:
+        """Apply the journal (compiled), growing the pool and the record as they fill."""
+        journal = self._journal
+        if not journal:
+            return
+        ops = np.array(journal, dtype=np.int64).reshape(-1, 4)
+        del journal[:]
+        done = 0
+        while done < len(ops):
+            done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
+                          self._first, self._count, self._since, self._used, self._mode)
+            if done < len(ops):
+                self._grow()
+
+    def _grow(self) -> None:
+        """Double the pool of held ranges and the record of uses."""
+        self._pool = np.concatenate([self._pool, np.zeros_like(self._pool)])
+        self._used = np.concatenate([self._used, np.zeros_like(self._used)])
+
+    def holders(self, lo: int, hi: int) -> np.ndarray:
+        """The holders of the processors ``[lo, hi)`` now."""
+        self.flush()
+        return self.owner[lo:hi]
+
+    def held(self) -> list[tuple[int, Ranges, int]]:
+        """Every job still holding processors: ``(position, ranges, since)``."""
+        self.flush()
+        return [(int(i), self._ranges_of(int(i)), int(self._since[i]))
+                for i in np.flatnonzero(self._count)]
+
+    def _ranges_of(self, position: int) -> Ranges:
+        first = self._first[position]
+        return [(int(a), int(b)) for a, b in
+                self._pool[first:first + self._count[position]].tolist()]
+
+    @property
+    def used(self) -> np.ndarray:
+        """Rows ``lo, hi, from, until, position`` of every use a job has ended."""
+        self.flush()
+        return self._used[:self._state[_USED_TOP]]
 
     # ------------------------------------------------------------------ outages
     def take_lowest(self, width: int, holder: int) -> Ranges:
         """The ``width`` lowest free processors (fewer if fewer are free), to ``holder``."""
-        return self._take_lowest(min(width, self.free_count()), holder)
+        self.flush()
+        return _as_list(_hold(self.owner, self._lo, self._hi, self._state,
+                              _lowest(self._lo, self._hi, self._state, width), holder))
 
     def take_free_in(self, lo: int, hi: int, holder: int) -> Ranges:
         """Every free processor of ``[lo, hi)``, to ``holder``."""
-        ranges = self.free_in(lo, hi)
-        self._hold(ranges, holder)
-        return ranges
-
-    def free_in(self, lo: int, hi: int) -> Ranges:
-        """The free parts of ``[lo, hi)``."""
-        k = max(0, bisect_right(self._lo, lo) - 1)
-        parts = []
-        while k < len(self._lo) and self._lo[k] < hi:
-            a, b = max(self._lo[k], lo), min(self._hi[k], hi)
-            if a < b:
-                parts.append((a, b))
-            k += 1
-        return parts
+        self.flush()
+        return _as_list(_hold(self.owner, self._lo, self._hi, self._state,
+                              _free_in(self._lo, self._hi, self._state, lo, hi), holder))
 
     def release(self, ranges: Ranges) -> None:
-        """``ranges`` free again (merged with the free runs around them)."""
-        owner, lo, hi = self.owner, self._lo, self._hi
-        for a, b in ranges:
-            owner[a:b] = FREE
-            k = bisect_left(lo, a)
-            if k > 0 and hi[k - 1] == a:
-                if k < len(lo) and lo[k] == b:
-                    hi[k - 1] = hi[k]
-                    del lo[k], hi[k]
-                else:
-                    hi[k - 1] = b
-            elif k < len(lo) and lo[k] == b:
-                lo[k] = a
-            else:
-                lo.insert(k, a)
-                hi.insert(k, b)
+        """``ranges`` (held by a failure or a window) free again."""
+        self.flush()
+        _free(self.owner, self._lo, self._hi, self._state,
+              np.array(ranges, dtype=np.int64).reshape(-1, 2))
 
     def free_count(self) -> int:
-        return sum(b - a for a, b in zip(self._lo, self._hi))
-
-    # ------------------------------------------------------------------ choosing
-    def _lowest(self, width: int) -> Ranges:
-        ranges = []
-        lo, hi = self._lo, self._hi
-        k = 0
-        while width > 0:
-            a, b = lo[k], hi[k]
-            taken = min(width, b - a)
-            ranges.append((a, a + taken))
-            width -= taken
-            k += 1
-        return ranges
-
-    def _first_run(self, width: int) -> Ranges:
-        for a, b in zip(self._lo, self._hi):
-            if b - a >= width:
-                return [(a, a + width)]
-        return []
-
-    def _drawn(self, width: int) -> Ranges:
-        free = np.concatenate([np.arange(a, b) for a, b in zip(self._lo, self._hi)])
-        chosen = np.sort(self._rng.choice(free, size=width, replace=False))
-        return as_ranges(chosen)
-
-    def _hold(self, ranges: Ranges, holder: int) -> None:
-        """Take ``ranges`` (each inside one free run) out of the free runs, to ``holder``."""
-        owner, lo, hi = self.owner, self._lo, self._hi
-        for a, b in ranges:
-            owner[a:b] = holder
-            k = bisect_right(lo, a) - 1
-            run_lo, run_hi = lo[k], hi[k]
-            if run_lo == a and run_hi == b:
-                del lo[k], hi[k]
-            elif run_lo == a:
-                lo[k] = b
-            elif run_hi == b:
-                hi[k] = a
-            else:
-                hi[k] = a
-                lo.insert(k + 1, b)
-                hi.insert(k + 1, run_hi)
+        self.flush()
+        runs = self._state[_RUNS]
+        return int((self._hi[:runs] - self._lo[:runs]).sum())
 
 
-def as_ranges(ids: np.ndarray) -> Ranges:
-    """Sorted processor ids as maximal ranges ``[lo, hi)``."""
-    if ids.size == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(ids) != 1) + 1
-    starts = np.concatenate(([0], breaks))
-    ends = np.concatenate((breaks, [ids.size]))
-    return [(int(ids[s]), int(ids[e - 1]) + 1) for s, e in zip(starts, ends)]
+def _as_list(ranges: np.ndarray) -> Ranges:
+    return [(int(a), int(b)) for a, b in ranges.tolist()]
+
+
+# ------------------------------------------------------------------ compiled parts
+@njit(cache=True)
+def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
+           mode):  # pragma: no cover
+    """Apply the journal ``ops`` from row ``done``; returns the rows applied, fewer than
+    all when the pool of held ranges or the record of uses needs room first."""
+    for k in range(done, len(ops)):
+        op, position = ops[k, 0], ops[k, 1]
+        if op == _TAKE:
+            width = ops[k, 2]
+            top = state[_POOL_TOP]
+            if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
+                return k
+            ranges = _hold(owner, lo, hi, state, _choose(lo, hi, state, width, mode), position)
+            first[position] = top
+            count[position] = len(ranges)
+            since[position] = ops[k, 3]
+            pool[top:top + len(ranges)] = ranges
+            state[_POOL_TOP] = top + len(ranges)
+        else:
+            n = count[position]
+            top = state[_USED_TOP]
+            if top + n > len(used):
+                return k
+            now = ops[k, 2]
+            held = pool[first[position]:first[position] + n]
+            _free(owner, lo, hi, state, held)
+            if now > since[position]:
+                used[top:top + n, :2] = held
+                used[top:top + n, 2] = since[position]
+                used[top:top + n, 3] = now
+                used[top:top + n, 4] = position
+                state[_USED_TOP] = top + n
+            count[position] = 0
+    return len(ops)
+
+
+@njit(cache=True)
+def _choose(lo, hi, state, width, mode):  # pragma: no cover
+    """``width`` free processors chosen by the allocation ``mode`` (an index of
+    :data:`ALLOCATIONS`), as rows ``[lo, hi)``, lowest first."""
+    if mode == 1:
+        for k in range(state[_RUNS]):
+            if hi[k] - lo[k] >= width:
+                ranges = np.empty((1, 2), np.int64)
+                ranges[0, 0] = lo[k]
+                ranges[0, 1] = lo[k] + width
+                return ranges
+    if mode == 2:
+        return _drawn(lo, hi, state, width)
+    return _lowest(lo, hi, state, width)
+
+
+@njit(cache=True)
+def _lowest(lo, hi, state, width):  # pragma: no cover
+    """The ``width`` lowest free processors (fewer if fewer are free) as rows ``[lo, hi)``."""
+    out = np.empty((state[_RUNS], 2), np.int64)
+    m = 0
+    for k in range(state[_RUNS]):
+        if width <= 0:
+            break
+        taken = min(width, hi[k] - lo[k])
+        out[m, 0] = lo[k]
+        out[m, 1] = lo[k] + taken
+        width -= taken
+        m += 1
+    return out[:m]
+
+
+@njit(cache=True)
+def _drawn(lo, hi, state, width):  # pragma: no cover
+    """``width`` free processors drawn at random (a partial Fisher-Yates shuffle on the
+    Park-Miller generator of ``state``), as rows ``[lo, hi)``."""
+    total = 0
+    for k in range(state[_RUNS]):
+        total += hi[k] - lo[k]
+    ids = np.empty(total, np.int64)
+    m = 0
+    for k in range(state[_RUNS]):
+        for p in range(lo[k], hi[k]):
+            ids[m] = p
+            m += 1
+    seed = state[_RNG]
+    for j in range(width):
+        seed = seed * 48271 % _PARK_MILLER
+        r = j + seed % (total - j)
+        ids[j], ids[r] = ids[r], ids[j]
+    state[_RNG] = seed
+    chosen = np.sort(ids[:width])
+    out = np.empty((width, 2), np.int64)
+    m = 0
+    for p in chosen:
+        if m > 0 and out[m - 1, 1] == p:
+            out[m - 1, 1] = p + 1
+        else:
+            out[m, 0] = p
+            out[m, 1] = p + 1
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True)
+def _free_in(lo, hi, state, first, stop):  # pragma: no cover
+    """The free parts of ``[first, stop)`` as rows ``[lo, hi)``."""
+    out = np.empty((state[_RUNS], 2), np.int64)
+    m = 0
+    for k in range(state[_RUNS]):
+        a, b = max(lo[k], first), min(hi[k], stop)
+        if a < b:
+            out[m, 0] = a
+            out[m, 1] = b
+            m += 1
+    return out[:m]
+
+
+@njit(cache=True)
+def _hold(owner, lo, hi, state, ranges, holder):  # pragma: no cover
+    """``ranges`` (each inside one free run) to ``holder``; returns them."""
+    for r in range(len(ranges)):
+        owner[ranges[r, 0]:ranges[r, 1]] = holder
+        _cut(lo, hi, state, ranges[r, 0], ranges[r, 1])
+    return ranges
+
+
+@njit(cache=True)
+def _free(owner, lo, hi, state, ranges):  # pragma: no cover
+    """``ranges`` free again."""
+    for r in range(len(ranges)):
+        owner[ranges[r, 0]:ranges[r, 1]] = FREE
+        _merge(lo, hi, state, ranges[r, 0], ranges[r, 1])
+
+
+@njit(cache=True)
+def _cut(lo, hi, state, a, b):  # pragma: no cover
+    """Take ``[a, b)``, inside one free run, out of the free runs."""
+    n = state[_RUNS]
+    k = np.searchsorted(lo[:n], a, side="right") - 1
+    run_lo, run_hi = lo[k], hi[k]
+    if run_lo == a and run_hi == b:
+        for j in range(k, n - 1):
+            lo[j] = lo[j + 1]
+            hi[j] = hi[j + 1]
+        state[_RUNS] = n - 1
+    elif run_lo == a:
+        lo[k] = b
+    elif run_hi == b:
+        hi[k] = a
+    else:
+        for j in range(n, k + 1, -1):
+            lo[j] = lo[j - 1]
+            hi[j] = hi[j - 1]
+        hi[k] = a
+        lo[k + 1] = b
+        hi[k + 1] = run_hi
+        state[_RUNS] = n + 1
+
+
+@njit(cache=True)
+def _merge(lo, hi, state, a, b):  # pragma: no cover
+    """``[a, b)`` free again, merged with the free runs around it."""
+    n = state[_RUNS]
+    k = np.searchsorted(lo[:n], a)
+    joins_below = k > 0 and hi[k - 1] == a
+    joins_above = k < n and lo[k] == b
+    if joins_below and joins_above:
+        hi[k - 1] = hi[k]
+        for j in range(k, n - 1):
+            lo[j] = lo[j + 1]
+            hi[j] = hi[j + 1]
+        state[_RUNS] = n - 1
+    elif joins_below:
+        hi[k - 1] = b
+    elif joins_above:
+        lo[k] = a
+    else:
+        for j in range(n, k, -1):
+            lo[j] = lo[j - 1]
+            hi[j] = hi[j - 1]
+        lo[k] = a
+        hi[k] = b
+        state[_RUNS] = n + 1
 
 
 def free_runs(free: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

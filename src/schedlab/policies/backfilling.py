@@ -411,8 +411,27 @@ class ConservativeBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered)
         self._compress_pending = True
 
     def on_outage(self, ctx: Context, event: OutageEvent) -> None:
-        """Capacity changed (a failure, a repair, a window announced, started or ended):
-        plan every waiting job again from the machine as it is, in queue order."""
+        """Capacity changed: keep every booking the change leaves possible (our reading of
+        conservative backfilling's promise under outages, docs/reference/events.md).
+
+        A repair, a window's start and its end come when the plan expected them: it
+        already gives the processors back (or holds them) then.  A failure takes its
+        processors until its repair: when the plan has them free until then (the jobs
+        it hit have given their bookings back), the failure is booked and nothing else
+        moves; otherwise, when it queued a job it hit again (the job takes its place in
+        the queue, not at its end), and at a window's notice, every waiting job is planned
+        again from the machine as it is, in queue order.
+        """
+        if event.kind in ("repair", "window start", "window end"):
+            return
+        plan = self._plan_from(ctx)
+        if event.kind == "failure" and not ctx.windows_claiming and \
+                not any(job_id in ctx.waiting for job_id in event.hit):
+            now, duration, width = ctx.now, event.end - ctx.now, event.processors
+            start = plan.place(width, duration, now)
+            if start == now:
+                return
+            plan.give_back(now, start, duration, width)
         self._rebuild(ctx, self._current_plan(ctx))
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:

@@ -1,0 +1,135 @@
+"""The processor map of runs with outages (schedlab.engine.processors): its journal,
+applied by compiled code, against a plain model of who holds which processor."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap
+
+
+def model_take(owner: list[int], holder: int, width: int, allocation: str) -> None:
+    """The allocation rules of docs/reference/events.md on a plain list."""
+    free = [p for p, h in enumerate(owner) if h == FREE]
+    chosen = free[:width]
+    if allocation == "contiguous":
+        run: list[int] = []
+        for p in free:
+            run = run + [p] if run and run[-1] == p - 1 else [p]
+            if len(run) == width:
+                chosen = run
+                break
+    for p in chosen:
+        owner[p] = holder
+
+
+@st.composite
+def histories(draw):
+    """A machine, and starts and ends of jobs that fit it, in time order."""
+    processors = draw(st.integers(1, 40))
+    steps = []
+    running: dict[int, int] = {}
+    free = processors
+    for t in range(draw(st.integers(1, 60))):
+        if running and (free == 0 or draw(st.booleans())):
+            position = draw(st.sampled_from(sorted(running)))
+            free += running.pop(position)
+            steps.append(("end", position, t))
+        else:
+            width = draw(st.integers(1, free))
+            position = len(steps)
+            running[position] = width
+            free -= width
+            steps.append(("start", position, width, t))
+    return processors, steps
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories(), st.sampled_from(["first-fit", "contiguous"]),
+       st.integers(0, 3))
+def test_the_journal_gives_the_holders_of_the_plain_model(history, allocation, read_every):
+    """Read now and then (a failure reads the map) or only at the end, the map agrees
+    with the model processor by processor, and records every use a job ended."""
+    processors, steps = history
+    owner = [FREE] * processors
+    held: dict[int, tuple[list[int], int]] = {}
+    uses = []
+    machine = ProcessorMap(processors, allocation, seed=0, jobs=len(steps))
+    for k, step in enumerate(steps):
+        if step[0] == "start":
+            _, position, width, t = step
+            model_take(owner, position, width, allocation)
+            held[position] = ([p for p, h in enumerate(owner) if h == position], t)
+            machine.take(position, width, t)
+        else:
+            _, position, t = step
+            mine, since = held.pop(position)
+            for p in mine:
+                owner[p] = FREE
+            if t > since:
+                uses += [(p, since, t, position) for p in mine]
+            machine.release_job(position, t)
+        if read_every and k % read_every == 0:
+            assert machine.holders(0, processors).tolist() == owner
+    assert machine.holders(0, processors).tolist() == owner
+    recorded = sorted((p, since, until, position)
+                      for lo, hi, since, until, position in machine.used.tolist()
+                      for p in range(lo, hi))
+    assert recorded == sorted(uses)
+    assert machine.free_count() == owner.count(FREE)
+
+
+@settings(max_examples=60, deadline=None)
+@given(histories(), st.integers(0, 10))
+def test_drawn_processors_are_free_distinct_and_seeded(history, seed):
+    """``any``: each job gets exactly its width in processors nobody holds; the same seed
+    draws the same processors."""
+    processors, steps = history
+
+    def replay() -> list[list[int]]:
+        machine = ProcessorMap(processors, "any", seed=seed, jobs=len(steps))
+        seen = []
+        for step in steps:
+            if step[0] == "start":
+                _, position, width, t = step
+                before = machine.holders(0, processors).copy()
+                machine.take(position, width, t)
+                after = machine.holders(0, processors)
+                mine = np.flatnonzero(after == position)
+                assert len(mine) == width and (before[mine] == FREE).all()
+                seen.append(mine.tolist())
+            else:
+                machine.release_job(step[1], step[2])
+        return seen
+
+    assert replay() == replay()
+
+
+def test_failures_and_windows_take_and_give_back_free_processors():
+    """A window takes the lowest free processors, a failure the free ones of its node;
+    both give them back merged with the free runs around them."""
+    machine = ProcessorMap(10, "first-fit", seed=0, jobs=2)
+    machine.take(0, 3, 0)                         # job 0 on 0-2
+    assert machine.take_lowest(2, WINDOW) == [(3, 5)]
+    assert machine.take_free_in(4, 8, FAILED) == [(5, 8)]
+    machine.take(1, 2, 1)                         # job 1 on 8-9, the last free ones
+    assert machine.holders(0, 10).tolist() == [0, 0, 0, WINDOW, WINDOW, FAILED, FAILED,
+                                               FAILED, 1, 1]
+    assert machine.free_count() == 0
+    machine.release([(5, 8)])
+    machine.release([(3, 5)])
+    machine.release_job(0, 5)
+    assert machine.free_count() == 8
+    assert machine.take_lowest(20, WINDOW) == [(0, 8)]
+
+
+def test_the_journal_grows_its_pool_for_jobs_on_many_ranges():
+    """Jobs scattered over many ranges outgrow the first pool (two ranges a job)."""
+    machine = ProcessorMap(64, "any", seed=3, jobs=1)
+    for round_ in range(50):
+        machine.take(0, 40, round_)
+        machine.release_job(0, round_ + 1)
+    assert machine.free_count() == 64
+    assert sum(hi - lo for lo, hi, *_ in machine.used.tolist()) == 50 * 40
