@@ -358,6 +358,46 @@ def test_bad_failure_files_name_file_line_and_field(tmp_path: Path, text, messag
         read_failures(str(path))
 
 
+#: 4 processors.  Job 1 (2 wide, 100 s) runs on processors 0-1, job 2 (1 wide, 50 s) on
+#: processor 2; job 3 (2 wide, 30 s) arrives at 20; job 4 (1 wide) runs from 200 to 300.
+#: A window from 10 to 300, announced at 0.
+BESIDE_A_WINDOW = ((1, 0, 100, 100, 2), (2, 0, 50, 50, 1), (3, 20, 30, 30, 2),
+                   (4, 200, 100, 100, 1))
+
+
+@pytest.mark.parametrize(("policy", "window", "start", "taken"), [
+    (policy, Window(0, 10, 300, 1), 100, [(3, 4, 10, 300)])
+    for policy in ("fcfs+easy", "fcfs+conservative", "fcfs+plan")] + [
+    ("fcfs+easy", Window(0, 10, 300, None, node_ids=(0,)), 50, [(0, 1, 100, 300)]),
+    ("fcfs+plan", Window(0, 10, 300, None, node_ids=(0,)), 50, [(0, 1, 100, 300)]),
+    ("fcfs+conservative", Window(0, 10, 300, None, node_ids=(0,)), 100, [(0, 1, 100, 300)]),
+])
+def test_a_window_on_named_nodes_claims_them_as_their_jobs_end(policy, window, start, taken):
+    """A window of one processor takes the free processor 3 at 10, so job 3 waits for job
+    1's end.  A window on node 0 (held by job 1) claims it only from job 1's expected end
+    at 100: under EASY and +plan, which look at the machine at every pass, job 3 runs on
+    processors 2-3 from 50 to 80, before it.  Conservative backfilling keeps the plan it
+    made at the notice, when node 0 was still free and claimed from the window's start."""
+    workload = Workload(jobs=tuple(Job(*row) for row in BESIDE_A_WINDOW), processors=4)
+    result = run(workload, schedlab.make_policy(policy), windows=(window,))
+    check_invariants(result, workload)
+    assert result.start.tolist() == [0, 0, start, 200]
+    intervals = result.outages.intervals
+    assert [tuple(row[:4]) for row in intervals[intervals[:, 4] == -2].tolist()] == taken
+
+
+def test_window_files_name_nodes_and_unknown_nodes_are_refused(tmp_path: Path):
+    path = tmp_path / "m.csv"
+    path.write_text("start,end,nodes,node_ids\n10,300,,0;2-3\n")
+    windows = read_windows(str(path))
+    assert windows == (Window(10, 10, 300, None, "maintenance", 2, (0, 2, 3)),)
+    assert windows[0].width(10, node_size=4) == 6       # node 2 holds 2, node 3 none
+    workload = Workload(jobs=tuple(Job(*row) for row in BESIDE_A_WINDOW), processors=4)
+    with pytest.raises(InputError, match=r"m.csv:2: field node_ids: node 2 does not exist"):
+        run(workload, schedlab.make_policy("fcfs"), windows=windows,
+            failures=FailureSpec(node_size=2))
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("start,end,nodes\n500,400,all\n", r"m.csv:2: field end: the window ends \(400\) before"),
     ("notice,start,end,nodes\n600,500,900,all\n", r"m.csv:2: field notice: the window is "
@@ -366,6 +406,10 @@ def test_bad_failure_files_name_file_line_and_field(tmp_path: Path, text, messag
     ("start,end,nodes\n0,10,0\n", r"m.csv:2: field nodes: expected a number of processors"),
     ("start,end,nodes,kind\n0,10,1,repair\n", r"m.csv:2: field kind: expected one of"),
     ("start,nodes\n0,1\n", r"m.csv:1: field end: missing column 'end'"),
+    ("start,end,nodes,node_ids\n0,10,4,3\n", r"m.csv:2: field node_ids: give the nodes "
+                                               r"either as a count"),
+    ("start,end,nodes,node_ids\n0,10,,3-x\n", r"m.csv:2: field node_ids: expected an "
+                                                r"integer"),
 ])
 def test_bad_window_files_name_file_line_and_field(tmp_path: Path, text, message):
     path = tmp_path / "m.csv"

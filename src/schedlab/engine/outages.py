@@ -36,6 +36,7 @@ from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
 from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
 from schedlab.engine.result import OutageRecord
 from schedlab.errors import InputError
+from schedlab.workload.outages import node_processors
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -99,12 +100,13 @@ class _Failure:
 
 
 class _WindowState:
-    """A window's processors: how many it wants and the ones it took, with when."""
+    """A window's processors: how many it wants (on ``nodes``, its nodes' processors, when
+    it names nodes) and the ones it took, with when."""
 
-    __slots__ = ("held", "taken", "wanted", "window")
+    __slots__ = ("held", "nodes", "taken", "wanted", "window")
 
-    def __init__(self, window: Window, wanted: int) -> None:
-        self.window, self.wanted = window, wanted
+    def __init__(self, window: Window, wanted: int, nodes: Ranges) -> None:
+        self.window, self.wanted, self.nodes = window, wanted, nodes
         self.held = 0
         self.taken: list[tuple[Ranges, int]] = []
 
@@ -131,6 +133,8 @@ class Outages:
         self._states: dict[int, _WindowState] = {}
         self._announced: dict[int, _WindowState] = {}
         self._failures: list[_Failure] = []
+        #: The failures holding processors now, by key.
+        self._active: dict[int, _Failure] = {}
         self._rngs: dict[int, np.random.Generator] = {}
         self.down = 0
         n = len(jobs)
@@ -154,15 +158,22 @@ class Outages:
 
     # ------------------------------------------------------------------ set-up
     def _check_replayed_nodes(self) -> None:
-        for failure in self.spec.replayed:
-            too_high = [node for node in failure.nodes if node >= self.nodes]
+        """InputError for a node a failure file or a window file names that the machine
+        does not have."""
+        named = [(failure.nodes, self.spec.source, failure.line, "nodes")
+                 for failure in self.spec.replayed]
+        named += [(window.node_ids, window.source, window.line, "node_ids")
+                  for window in self.windows]
+        for nodes, source, line, column in named:
+            too_high = [node for node in nodes if node >= self.nodes]
             if too_high:
                 raise InputError(f"node {too_high[0]} does not exist: the machine has "
                                  f"{self.nodes} nodes of {self.node_size} processor(s)",
-                                 file=self.spec.source, line=failure.line, field="nodes")
+                                 file=source, line=line, field=column)
 
     def begin(self, ctx: Context) -> None:
         """Put the first failures and every window's notice on the context's heap."""
+        self._ctx = ctx
         events = ctx._events
         model = self.spec.model
         if model is not None:
@@ -286,6 +297,7 @@ class Outages:
         failure.ranges = [part for lo, hi in nodes
                           for part in self.map.take_free_in(lo, hi, FAILED)]
         taken = failure.taken = sum(hi - lo for lo, hi in failure.ranges)
+        self._active[key] = failure
         self._log(failure.ranges, failure.start, failure.end, HELD_BY_FAILURE)
         self._outage_rows.append((KIND_CODES["failure"], failure.start, failure.end, taken))
         ctx.free -= taken
@@ -300,14 +312,13 @@ class Outages:
 
     def _node_ranges(self, nodes: Sequence[int]) -> Ranges:
         """The processors of ``nodes`` as ranges."""
-        size = self.node_size
-        return [(node * size, min((node + 1) * size, self.machine)) for node in nodes]
+        return node_processors(nodes, self.node_size, self.machine)
 
     def restore(self, ctx: Context, key: int) -> OutageEvent:
         """A failure's repair (key >= 0) or a window's end (key < 0) has come."""
         if key < 0:
             return self._end_window(ctx, -1 - key)
-        failure = self._failures[key]
+        failure = self._active.pop(key)
         self.map.release(failure.ranges)
         ctx.free += failure.taken
         ctx._by_end.remove((failure.end, _FAILURE_KEY - key, failure.taken))
@@ -322,7 +333,8 @@ class Outages:
     def notice(self, ctx: Context, k: int) -> OutageEvent:
         """Window ``k`` is announced: profiles keep its processors from its start on."""
         window = self.windows[k]
-        state = _WindowState(window, window.width(self.machine))
+        state = _WindowState(window, window.width(self.machine, self.node_size),
+                             self._node_ranges(window.node_ids))
         self._announced[k] = state
         heappush(ctx._events, (window.start, OUTAGE, -1 - k, 0))
         return OutageEvent("notice", state.wanted, window.start, window.end)
@@ -359,8 +371,14 @@ class Outages:
         for k, state in self._states.items():
             if state.outstanding <= 0 or ctx.free <= 0:
                 continue
-            ranges = self.map.take_lowest(state.outstanding, WINDOW)
+            if state.nodes:
+                ranges = [part for lo, hi in state.nodes
+                          for part in self.map.take_free_in(lo, hi, WINDOW)]
+            else:
+                ranges = self.map.take_lowest(state.outstanding, WINDOW)
             taken = sum(hi - lo for lo, hi in ranges)
+            if not taken:
+                continue
             state.taken.append((ranges, ctx.now))
             end, key = state.window.end, _WINDOW_KEY - k
             ctx._by_end.remove((end, key, state.held))
@@ -377,12 +395,51 @@ class Outages:
         return bool(self._announced or self._states)
 
     def claims(self, now: int) -> list[tuple[int, int, int]]:
-        """``(from, end, processors)`` still to be taken by windows announced or started."""
-        claims = [(max(now, state.window.start), state.window.end, state.wanted)
-                  for state in self._announced.values()]
-        claims += [(now, state.window.end, state.outstanding)
-                   for state in self._states.values() if state.outstanding > 0]
+        """``(from, end, processors)`` still to be taken by windows announced or started.
+
+        A window of a count claims it from its start (or now): it takes any
+        processor that comes free.  A window on named nodes claims each of its
+        processors when that one comes free: at the window's start (or now) if it
+        is free, at the expected end of the job holding it, at the repair of the
+        failure holding it.
+        """
+        claims = []
+        for state in self._announced.values():
+            earliest = max(now, state.window.start)
+            if state.nodes:
+                claims += self._named_claims(state, earliest)
+            else:
+                claims.append((earliest, state.window.end, state.wanted))
+        for state in self._states.values():
+            if state.outstanding <= 0:
+                continue
+            if state.nodes:
+                claims += self._named_claims(state, now)
+            else:
+                claims.append((now, state.window.end, state.outstanding))
         return claims
+
+    def _named_claims(self, state: _WindowState, earliest: int) -> list[tuple[int, int, int]]:
+        """The claims of a window on named nodes, grouped by when its processors come free
+        (processors another window holds are not claimed)."""
+        ctx = self._ctx
+        repairs = {p: failure.end for failure in self._active.values()
+                   for lo, hi in failure.ranges for p in range(lo, hi)}
+        counts: dict[int, int] = {}
+        for lo, hi in state.nodes:
+            for p, holder in enumerate(self.map.holders(lo, hi).tolist(), start=lo):
+                if holder == FREE:
+                    when = earliest
+                elif holder >= 0:
+                    when = ctx.expected_end(ctx.running[ctx._jobs[holder].id])
+                elif holder == FAILED:
+                    when = repairs[p]
+                else:
+                    continue
+                when = max(when, earliest)
+                counts[when] = counts.get(when, 0) + 1
+        end = state.window.end
+        return [(when, end, count) for when, count in sorted(counts.items()) if when < end]
 
     def next_claim(self, now: int) -> int | None:
         """When the earliest window claim begins (None: no window is announced or short)."""

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -161,8 +162,10 @@ class Failure:
 
 @dataclass(frozen=True)
 class Window:
-    """A maintenance window or a drain: ``processors`` (None: all of them) taken from
-    ``start`` to ``end``, known from ``notice`` (<= start)."""
+    """A maintenance window or a drain from ``start`` to ``end``, known from ``notice``
+    (<= start), on ``processors`` processors (None: all of them), or, when ``node_ids``
+    names nodes, on the processors of those nodes (a window file's line ``line`` of
+    ``source``)."""
 
     notice: int
     start: int
@@ -170,10 +173,22 @@ class Window:
     processors: int | None
     kind: str = "maintenance"
     line: int = 0
+    node_ids: tuple[int, ...] = ()
+    source: str = field(default="", compare=False)
 
-    def width(self, machine: int) -> int:
-        """The processors it takes on a machine of ``machine`` processors."""
+    def width(self, machine: int, node_size: int = 1) -> int:
+        """The processors it takes on a machine of ``machine`` processors in nodes of
+        ``node_size``."""
+        if self.node_ids:
+            return sum(hi - lo for lo, hi in node_processors(self.node_ids, node_size, machine))
         return machine if self.processors is None else min(self.processors, machine)
+
+
+def node_processors(nodes: Sequence[int], node_size: int, machine: int) -> list[tuple[int, int]]:
+    """The processors of ``nodes`` (nodes of ``node_size`` processors, the last one cut at
+    the machine's ``machine``; none of a node beyond it) as ranges ``[lo, hi)``."""
+    return [(node * node_size, min((node + 1) * node_size, machine)) for node in nodes
+            if node * node_size < machine]
 
 
 @dataclass(frozen=True)
@@ -331,23 +346,23 @@ def _rows(path: str, what: str, needed: tuple[str, ...]
     return source, records
 
 
-def _node_ids(text: str, source: str, line: int) -> tuple[int, ...]:
-    """Node ids written as ``3``, ``3;7`` or ``3-5;9`` (ranges inclusive)."""
+def _node_ids(text: str, source: str, line: int, column: str = "nodes") -> tuple[int, ...]:
+    """Node ids written as ``3``, ``3;7`` or ``3-5;9`` (ranges inclusive), in ``column``."""
     nodes: list[int] = []
     for part in text.split(";"):
         low, dash, high = part.strip().partition("-")
-        first = parse_int(low.strip(), field="nodes", file=source, line=line)
-        last = parse_int(high.strip(), field="nodes", file=source, line=line) if dash else first
+        first = parse_int(low.strip(), field=column, file=source, line=line)
+        last = parse_int(high.strip(), field=column, file=source, line=line) if dash else first
         if first < 0 or last < first:
             raise InputError(f"expected node ids >= 0 such as 3, 3;7 or 3-5, got {text!r}",
-                             file=source, line=line, field="nodes")
+                             file=source, line=line, field=column)
         if last - first > 10**6:
             raise InputError(f"a range of more than 10**6 nodes: {part!r}", file=source,
-                             line=line, field="nodes")
+                             line=line, field=column)
         nodes.extend(range(first, last + 1))
     if len(set(nodes)) != len(nodes):
         raise InputError(f"a node is named twice in {text!r}", file=source, line=line,
-                         field="nodes")
+                         field=column)
     return tuple(sorted(nodes))
 
 
@@ -400,15 +415,21 @@ def read_windows(path: str) -> tuple[Window, ...]:
     A CSV file with the columns ``start`` and ``end`` (seconds since the
     trace start) and ``nodes`` (a number of processors, or ``all``), and
     optionally ``notice`` (when the window is announced; default: its
-    start) and ``kind`` (``maintenance``, the default, or ``drain``: a drain
-    is announced at its start, so it gives no notice).  A window that ends
-    before it starts, a notice after the start, a drain with an earlier
-    notice or a malformed field is an InputError naming the file, the line
-    and the field.
+    start), ``kind`` (``maintenance``, the default, or ``drain``: a drain
+    is announced at its start, so it gives no notice) and ``node_ids``
+    (the nodes it takes, as in a failure file: ``3``, ``3;7``, ``3-5``;
+    ``nodes`` is then left empty).  A window that ends before it starts, a
+    notice after the start, a drain with an earlier notice, a line giving
+    both ``nodes`` and ``node_ids`` or a malformed field is an InputError
+    naming the file, the line and the field.
     """
     source, rows = _rows(path, "maintenance file", ("start", "end", "nodes"))
     windows = []
     for line, row in rows:
+        ids_text = row.get("node_ids", "").strip()
+        if ids_text and row["nodes"].strip():
+            raise InputError("give the nodes either as a count or all (nodes) or by id "
+                             "(node_ids), not both", file=source, line=line, field="node_ids")
         start = parse_int(row["start"], field="start", file=source, line=line)
         end = parse_int(row["end"], field="end", file=source, line=line)
         notice_text = row.get("notice", "")
@@ -419,12 +440,13 @@ def read_windows(path: str) -> tuple[Window, ...]:
             raise InputError(f"expected one of {', '.join(WINDOW_KINDS)}, got {kind!r}",
                              file=source, line=line, field="kind")
         nodes_text = row["nodes"].lower()
-        processors = None if nodes_text == "all" else parse_int(row["nodes"], field="nodes",
-                                                                 file=source, line=line)
+        node_ids = _node_ids(ids_text, source, line, "node_ids") if ids_text else ()
+        processors = None if nodes_text == "all" or node_ids else parse_int(
+            row["nodes"], field="nodes", file=source, line=line)
         problem = _window_problem(start, end, notice, kind, processors)
         if problem is not None:
             raise InputError(problem[1], file=source, line=line, field=problem[0])
-        windows.append(Window(notice, start, end, processors, kind, line))
+        windows.append(Window(notice, start, end, processors, kind, line, node_ids, source))
     windows.sort(key=lambda window: (window.notice, window.start, window.line))
     return tuple(windows)
 
