@@ -30,6 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WORKLOADS = ROOT.parent / "shared" / "workloads"
 KTH = str(WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz")
+SDSC = str(WORKLOADS / "SDSC-BLUE-2000-4.2-cln.swf.gz")
+#: One node failure per node-week on SDSC-BLUE's 144 nodes of 8 (bench/OUTAGES.md).
+NODE_WEEK = "mtbf=7d,repair=4h,node_size=8"
 #: (label, arguments after ``schedlab simulate``): every execution model, the policy families.
 CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("KTH fcfs", (KTH, "--policy", "fcfs")),
@@ -38,6 +41,11 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("KTH fcfs+plan", (KTH, "--policy", "fcfs+plan")),
     ("KTH dynp", (KTH, "--policy", "dynp")),
     ("KTH qops", (KTH, "--policy", "qops", "--stringency", "0.5")),
+    ("SDSC fcfs+easy", (SDSC, "--policy", "fcfs+easy")),
+    ("SDSC fcfs+easy, a failure that never comes", (SDSC, "--policy", "fcfs+easy",
+                                                    "--failures", "never.csv,node_size=8")),
+    ("SDSC fcfs+easy, 1 failure per node-week", (SDSC, "--policy", "fcfs+easy", "--failures",
+                                                 f"{NODE_WEEK},fate=kill")),
     ("w0 5000 gang strategy 3", ("w0", "-n", "5000", "--policy", "gang",
                                  "--param", "strategy=3")),
     ("grid 2000 jobs bf-fcfs", ("grid.swf", "--platform", "grid-platform.toml",
@@ -86,6 +94,7 @@ def main() -> None:
                        cwd=ROOT, check=True, capture_output=True)
         try:
             make_grid_inputs(options.python, folder)
+            (folder / "never.csv").write_text("time,nodes,duration\n1000000000000,0,1\n")
             print("| case | base CPU s | new CPU s | new / base | same schedule |\n"
                   "|---|---:|---:|---:|---|")
             for label, args in CASES:

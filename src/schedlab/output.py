@@ -184,17 +184,16 @@ def processors_table(result: Result) -> Any:
         return None
     import pandas as pd
 
-    ids = result.job_id.tolist()
-    last = set(zip(range(len(ids)), result.start.tolist()))
-    rows = []
-    for lo, hi, start, end, holder in record.intervals.tolist():
-        if holder < 0:
-            rows.append(("failure" if holder == -1 else "window", None, lo, hi - lo, start, end))
-        else:
-            kind = "job" if (holder, start) in last else "ended attempt"
-            rows.append((kind, ids[holder], lo, hi - lo, start, end))
-    table = pd.DataFrame(rows, columns=["kind", "job_id", "first", "count", "start", "end"])
-    table["job_id"] = table["job_id"].astype("Int64")
+    lo, hi, start, end, holder = record.intervals.T
+    of_job = holder >= 0
+    position = np.where(of_job, holder, 0)
+    last = of_job & (result.start[position] == start)
+    kind = np.select([holder == -1, holder < 0, last], ["failure", "window", "job"],
+                     "ended attempt")
+    table = pd.DataFrame({
+        "kind": kind, "job_id": pd.array(result.job_id[position], dtype="Int64"),
+        "first": lo, "count": hi - lo, "start": start, "end": end})
+    table.loc[~of_job, "job_id"] = pd.NA
     return table.sort_values(["start", "first"], kind="stable").reset_index(drop=True)
 
 
