@@ -204,7 +204,7 @@ class ConvergentScheduling(LocalPolicy):
         """Queued jobs placed into the machines' room now (space sharing, our reading).
 
         A machine's room is its CPUs free now (exclusive allocation: room for
-        one job of width 1 if idle, none if busy); running jobs keep their
+        one job of width 1 if idle, none if busy or out of service); running jobs keep their
         machines.  With a one-job-per-machine ``plan`` (``sharing="rounds"``),
         its queued jobs take their machine's room first, by decreasing entry
         while they fit, and the others are placed by matching rounds
@@ -215,7 +215,7 @@ class ConvergentScheduling(LocalPolicy):
         columns = ctx.machines
         if ctx.exclusive:
             width = np.ones(len(tasks), dtype=np.int64)
-            room = (ctx.jobs_on[columns] == 0).astype(np.int64)
+            room = ((ctx.jobs_on[columns] == 0) & (ctx.free_cpus[columns] > 0)).astype(np.int64)
         else:
             width = np.array([task.width for task in tasks], dtype=np.int64)
             room = ctx.free_cpus[columns].astype(np.int64)
