@@ -594,7 +594,7 @@ def _check_grid_outages(result: Result, grid: GridWorkload, platform: Platform,
         ended = sorted(ends_of.get(i, []))
         first = int(result.start[i]) if i in ran else NEVER_STARTED
         earlier, last = job_runs[job_runs[:, 2] < first], job_runs[job_runs[:, 2] >= first]
-        assert i in ran or status[i] == WITHDRAWN and not len(last), \
+        assert i in ran or (status[i] == WITHDRAWN and not len(last)), \
             f"job index {i} has runs but neither ran nor was withdrawn after a failure"
         assert set(earlier[:, 3].tolist()) >= set(ended[:len(ended) - (status[i] == FAILED)]), \
             f"job index {i}: an attempt's end is no run's end"

@@ -198,8 +198,8 @@ def _grid_file(entry: Mapping[str, Any], source: str, path: str, base_dir: Path,
     """An SWF file and its side file; both digests are part of the runs' identity, with
     what becomes of its cancelled records (``cancellations``, docs/reference/events.md)."""
     from schedlab.experiments.spec.sections import trace_label
-    from schedlab.workload.swf import CANCELLATION_RULES
     from schedlab.workload.grid import side_path
+    from schedlab.workload.swf import CANCELLATION_RULES
 
     for key in entry:
         if key not in GRID_FILE_KEYS:
