@@ -275,6 +275,8 @@ class GridContext:
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
         self._engine = engine
+        #: Machine failures and maintenance windows (docs/reference/events.md); None without.
+        self._outages: GridOutages | None = None
 
     # ------------------------------------------------------------ queries
     @property
@@ -300,14 +302,14 @@ class GridContext:
     def lengthens_runs(self) -> bool:
         """Whether runs last longer than eq. 3.9's time (checkpoint writes and restarts,
         docs/reference/events.md): :meth:`duration` counts them."""
-        outages = self._engine.outages
+        outages = self._outages
         return outages is not None and outages.interval > 0
 
     def back_at(self, machine: int) -> int:
         """When ``machine`` is known to be in service (``now`` when it is): a failed one at
         its repair, one a maintenance window holds or drains at the window's end
         (docs/reference/events.md, "Grid runs")."""
-        outages = self._engine.outages
+        outages = self._outages
         return self.now if outages is None else outages.back_at(int(machine), self.now)
 
     def running_on(self, machine: int) -> list[GridTask]:
@@ -412,7 +414,7 @@ class GridContext:
             return f"the machine is not in cluster {self.cluster}"
         if task.preempted_at == self.now and task.preempted_from == machine:
             return "it was preempted from this machine at this instant"
-        outages = self._engine.outages
+        outages = self._outages
         if outages is not None and outages.out[machine]:
             return (f"the machine is out of service (failed, or held or drained by a "
                     f"maintenance window) until {outages.back_at(int(machine), self.now)}")
@@ -440,8 +442,8 @@ class GridContext:
             if not self.platform.feature[l, machine]:
                 self._free_copies[l] += 1
         del self.running[task.id]
-        if self._engine.outages is not None:
-            self._engine.outages.released(self, machine)
+        if self._outages is not None:
+            self._outages.released(self, machine)
         self._update_room()
 
     def _update_room(self) -> None:
@@ -734,6 +736,8 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
 
         engine.outages = GridOutages(platform, engine, failures, windows)
         engine.outages.begin(contexts)
+        for ctx in contexts:
+            ctx._outages = engine.outages
     for task in tasks:
         if task.job.cancel_after is not None:
             heappush(engine.events, (task.submit + task.job.cancel_after, CANCEL, task.index, 0))
