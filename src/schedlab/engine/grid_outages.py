@@ -128,6 +128,8 @@ class GridOutages:
         self.final_runtime = np.array([t.runtime_left for t in tasks], dtype=np.int64)
         self.final_estimate = np.array([t.estimate_left for t in tasks], dtype=np.int64)
         self.overhead = np.zeros(len(tasks), dtype=np.int64)
+        #: Seconds of work each job's current attempt did on machines.
+        self.work_done = np.zeros(len(tasks), dtype=np.int64)
         #: Per job: (work, estimate work) left at its last checkpoint, in rating-seconds.
         self._kept: dict[int, tuple[int, int]] = {}
         #: Seconds of work the checkpoints of the job's current attempt kept.
@@ -230,6 +232,7 @@ class GridOutages:
         elapsed = now - task.start
         after = max(0, elapsed - task.overhead)
         if not self.interval:
+            self.work_done[i] += after
             return after
         rating = int(self.platform.rating[machine])
         work, estimate = self.engine.work[i], self.engine.estimate_work[i]
@@ -242,12 +245,14 @@ class GridOutages:
         restart = min(elapsed, task.overhead) if i in self._restart_run else 0
         self._restart_run.discard(i)
         self.overhead[i] += restart + (after - done)
+        self.work_done[i] += done
         return done
 
     def finished(self, task: GridTask, compute: int) -> None:
         """A run of ``compute`` seconds of work ended of itself: count its writes and its
         restart read."""
         i = task.index
+        self.work_done[i] += compute
         if not self.interval:
             return
         restart = task.overhead if i in self._restart_run else 0
@@ -324,6 +329,7 @@ class GridOutages:
         task.estimate_left = self.final_estimate[i] = -(-estimate // task.rating)
         task.first_start = task.preempted_from = task.preempted_at = -1
         task.held = task.overhead = 0
+        self.work_done[i] = 0
         if spec.fate == "checkpoint":
             self._restart_next.add(i)
         _requeue(ctx, task, spec.requeue_order == "arrival")
@@ -473,7 +479,8 @@ class GridOutages:
             overhead=self.overhead,
             intervals=np.array(self._used, dtype=np.int64).reshape(-1, 5),
             series_time=np.array(self._series_time, dtype=np.int64),
-            series_down=np.array(self._series_down, dtype=np.int64), settings=settings)
+            series_down=np.array(self._series_down, dtype=np.int64), settings=settings,
+            work_done=self.work_done)
 
 
 def _requeue(ctx: GridContext, task: GridTask, by_arrival: bool) -> None:
