@@ -364,6 +364,14 @@ def test_a_failure_file_naming_a_machine_the_platform_lacks_names_file_line_and_
         caught.value)
 
 
+@pytest.mark.parametrize("text", ["mtbf=1d,node_size=4", "mtbf=1d,allocation=any"])
+def test_the_keys_of_one_machines_processors_are_refused(text):
+    with pytest.raises(InputError, match="belongs to the processors of one machine; a grid "
+                                         "run fails whole machines"):
+        run_grid(grid_workload(ROWS), three_machines(), [GridFCFS()],
+                 failures=parse_failure_spec(text))
+
+
 # ------------------------------------------------------------------ command line and sweeps
 SWF_LINE = "{} {} -1 {} {} -1 -1 {} {} -1 {} 1 -1 -1 -1 -1 -1 -1\n"
 
@@ -424,3 +432,25 @@ def test_a_grid_sweep_takes_failures_maintenance_and_cancellations(grid_files: P
     results = load_results(grid_files / "out")
     assert set(results["maintenance_windows"]) == {1}
     assert (results["cancelled"] + results["withdrawn"] == 1).all()
+
+
+def test_the_grid_commands_of_the_events_page_run_as_written(tmp_path: Path, monkeypatch):
+    """docs/reference/events.md, "Grid runs": its commands, from a project-like root, give
+    the numbers of its table."""
+    page = (ROOT / "docs" / "reference" / "events.md").read_text()
+    section = page.split("## Grid runs", 1)[1].split("\n## ", 1)[0]
+    commands = [line for line in section.split("```", 2)[1].splitlines()
+                if line.startswith("schedlab ")]
+    assert len(commands) == 3
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    outputs = []
+    for command in commands:
+        done = CliRunner().invoke(app, command.split()[1:])
+        assert done.exit_code == 0, done.output
+        outputs.append(" ".join(done.output.split()))
+    assert "19 failures, 0 maintenance windows or drains; 8 attempts hit (8 restarted); lost " \
+           "work 66,340 processor-s, availability 96.2%" in outputs[1]
+    assert "3 failures, 2 maintenance windows or drains; 5 attempts hit (5 requeued); lost " \
+           "work 64,365 processor-s, availability 99.1%" in outputs[2]
+    assert "| MTBF 2 d, checkpoint | 8 | 94,784 | 66,340 | 0.962 | 0.323 |" in section

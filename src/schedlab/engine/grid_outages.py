@@ -147,6 +147,13 @@ class GridOutages:
 
     # ------------------------------------------------------------------ set-up
     def _check_replayed_machines(self) -> None:
+        spec = self.spec
+        for key, value, default in (("allocation", spec.allocation, "first-fit"),
+                                    ("node_size", spec.node_size, 1)):
+            if value != default:
+                raise InputError(f"{key} belongs to the processors of one machine; a grid run "
+                                 f"fails whole machines (docs/reference/events.md, \"Grid "
+                                 f"runs\")", field=f"failures {key}")
         machines = len(self.cpus)
         for failure in self.spec.replayed:
             unknown = [k for k in failure.nodes if k >= machines]
