@@ -27,9 +27,12 @@ keep its progress and resume it on any machine of its cluster for
 (eq. 3.9 on what is still to run; docs/reference/policies/grid.md, "Preemption").
 
 Same-time order (as the space-sharing engine, docs/reference/engine.md): at an instant,
-every job end (the local policy hears it, then the dispatcher), then every
-submission (dispatched, then heard by the chosen cluster's policy), then
-wake-ups, then one scheduling pass for each cluster that had an event.  The
+every job end (the local policy hears it, then the dispatcher), then the
+repairs and window ends, failures and window starts and users' cancellations
+of a run that has them (docs/reference/events.md, "Grid runs";
+:mod:`schedlab.engine.grid_outages`), then every submission (dispatched,
+then heard by the chosen cluster's policy), then wake-ups, then one
+scheduling pass for each cluster that had an event.  The
 engine imports nothing from the policies: local policies and dispatchers are
 any objects with the methods of :class:`LocalPolicyLike` and
 :class:`DispatcherLike` (docs/reference/policies/grid.md).
