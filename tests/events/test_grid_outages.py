@@ -25,6 +25,7 @@ from schedlab.conformance import check_grid_invariants
 from schedlab.engine.grid import run_grid
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, WITHDRAWN
 from schedlab.errors import InputError, PolicyError
+from schedlab.execution import MODELS
 from schedlab.experiments import load_results, run_sweep
 from schedlab.metrics import compute_metrics
 from schedlab.metrics.outages import outage_metrics
@@ -32,6 +33,7 @@ from schedlab.platform.generator import PlatformSettings, generate_platform
 from schedlab.policies.grid import LOCAL_POLICIES, BackfillingFCFS, GridFCFS, LeastWork
 from schedlab.policies.grid.local import reserve
 from schedlab.policies.registry import make_local_policy
+from schedlab.testing import run_case
 from schedlab.workload.models.grid import JobSettings, generate_grid
 from schedlab.workload.outages import (
     Checkpointing,
@@ -162,6 +164,29 @@ def test_the_head_reserves_a_failed_machine_from_its_repair():
                       failures=FailureSpec(replayed=(Failure(0, (FAST,), 40),), fate="kill"))
     assert seen == [(FAST, 40)]
     assert result.start.tolist() == [0, 40] and result.grid.machine.tolist() == [MID, FAST]
+
+
+def test_convergent_scheduling_matches_no_queued_job_to_a_failed_machine():
+    """One job per machine (exclusive): the matching would put the job on fast, the best
+    machine, which is down until 100; it starts on mid at once instead."""
+    spec = FailureSpec(replayed=(Failure(0, (FAST,), 100),), fate="kill")
+    result = simulate([(0, 40, 40, 1, (), 100)], make_local_policy("cs"), failures=spec,
+                      allocation="exclusive")
+    assert (result.start.tolist(), result.grid.machine.tolist()) == ([0], [MID])
+    plain = simulate([(0, 40, 40, 1, (), 100)], make_local_policy("cs"),
+                     allocation="exclusive")
+    assert plain.grid.machine.tolist() == [FAST]
+
+
+@pytest.mark.parametrize("name", sorted(LOCAL_POLICIES))
+def test_every_local_policy_passes_the_grid_outage_cases(name):
+    """The conformance cases with failures, a window and cancellations
+    (conformance.grid_outage_options), for every built-in grid local policy."""
+    model = MODELS["grid"]
+    cases = [case for case in model.cases() if "outages=" in case.label]
+    assert len(cases) == 8
+    for case in cases:
+        run_case(lambda: make_local_policy(name), model, case)
 
 
 # ------------------------------------------------------------------ windows and drains

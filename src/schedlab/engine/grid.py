@@ -315,6 +315,16 @@ class GridContext:
         outages = self._outages
         return self.now if outages is None else outages.back_at(int(machine), self.now)
 
+    @property
+    def out_of_service(self) -> np.ndarray:
+        """This cluster's machines out of service now (failed, or held or drained by a
+        maintenance window), in index order; empty in a run without outages."""
+        outages = self._outages
+        if outages is None:
+            return _NONE
+        out: np.ndarray = self.machines[outages.out[self.machines]]
+        return out
+
     def running_on(self, machine: int) -> list[GridTask]:
         """Tasks running on ``machine``, in start order."""
         return [t for t in self.running.values() if t.machine == machine]

@@ -119,7 +119,7 @@ class Plan:
         self.overdue_until: dict[int, int] = {}
         # A machine out of service (docs/reference/events.md, "Grid runs") is planned full
         # until it is back; its running jobs (a drained machine's) hold it after that.
-        back = {k: t for k in self.on_machine if (t := ctx.back_at(k)) > now}
+        back = {k: ctx.back_at(k) for k in ctx.out_of_service.tolist()}
         for k, t in back.items():
             self.machine_free[k].reserve(now, t - now, self.machine_free[k].capacity)
             self.running_end[k] = t

@@ -146,6 +146,10 @@ class ConvergentScheduling(LocalPolicy):
         tasks = list(ctx.running.values()) + list(ctx.waiting.values())
         state = cluster_state(ctx, tasks)
         matrix = job_machine_matrix(state, self.weights)
+        away = ctx.out_of_service
+        if away.size:               # no queued job is matched to a machine out of service
+            queued = np.flatnonzero([task.id in ctx.waiting for task in tasks])
+            matrix[np.ix_(queued, np.flatnonzero(np.isin(ctx.machines, away)))] = 0.0
         pre = prematch(matrix, state.needs, state.copies, self.knapsack,
                        fixed=state.running if not self.preemption else None)
         sharing = self.plan_sharing(ctx.exclusive)
