@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from grid.helpers import grid_workload, three_machines, two_clusters
+from schedlab.api import simulate_grid
 from schedlab.cli.app import app
 from schedlab.conformance import check_grid_invariants
 from schedlab.engine.grid import run_grid
@@ -479,3 +480,14 @@ def test_the_grid_commands_of_the_events_page_run_as_written(tmp_path: Path, mon
     assert "3 failures, 2 maintenance windows or drains; 5 attempts hit (5 requeued); lost " \
            "work 64,365 processor-s, availability 99.1%" in outputs[2]
     assert "| MTBF 2 d, checkpoint | 8 | 94,784 | 66,340 | 0.962 | 0.323 |" in section
+
+
+def test_simulate_grid_takes_the_events(grid_files: Path):
+    result = simulate_grid(str(grid_files / "jobs.swf"), "bf-fcfs",
+                           platform=str(grid_files / "two-sites.toml"),
+                           failures="mtbf=2h,repair=10m,fate=requeue,seed=3",
+                           maintenance=str(grid_files / "maintenance.csv"),
+                           cancellations="replay")
+    assert result.meta["outages"]["fate"] == "requeue"
+    assert result.status.tolist().count(CANCELLED) + result.status.tolist().count(WITHDRAWN) == 1
+    assert outage_metrics(result)["maintenance_windows"] == 1
