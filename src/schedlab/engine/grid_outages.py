@@ -69,12 +69,10 @@ class _Failure:
     """One failure: its machines, interval, the drawing machine (-1: from a file) and the
     machines it took."""
 
-    __slots__ = ("end", "line", "machines", "node", "start", "taken")
+    __slots__ = ("end", "machines", "node", "start", "taken")
 
-    def __init__(self, start: int, end: int, node: int, machines: Sequence[int],
-                 line: int = 0) -> None:
+    def __init__(self, start: int, end: int, node: int, machines: Sequence[int]) -> None:
         self.start, self.end, self.node, self.machines = start, end, node, tuple(machines)
-        self.line = line
         self.taken: list[int] = []
 
 
@@ -143,10 +141,12 @@ class GridOutages:
         self._outage_rows: list[tuple[int, int, int, int]] = []
         self._series_time = [0]
         self._series_down = [0]
-        self._check_replayed_machines()
+        self._check_spec()
 
     # ------------------------------------------------------------------ set-up
-    def _check_replayed_machines(self) -> None:
+    def _check_spec(self) -> None:
+        """InputError for the keys of one machine's processors and for a replayed failure of
+        a machine the platform lacks (naming the failure file, its line and ``nodes``)."""
         spec = self.spec
         for key, value, default in (("allocation", spec.allocation, "first-fit"),
                                     ("node_size", spec.node_size, 1)):
@@ -173,7 +173,7 @@ class GridOutages:
                 rng = self._rngs[machine] = model.generator(machine)
                 self._draw(machine, 0, rng)
         for failure in self.spec.replayed:
-            self._add_failure(failure.time, failure.end, -1, failure.nodes, failure.line)
+            self._add_failure(failure.time, failure.end, -1, failure.nodes)
         for k, window in enumerate(self.windows):
             heappush(events, (window.start, OUTAGE, -1 - k, 0))
 
@@ -183,10 +183,9 @@ class GridOutages:
         start = after + model.time_to_failure(rng)
         self._add_failure(start, start + model.repair_time(rng), machine, (machine,))
 
-    def _add_failure(self, start: int, end: int, node: int, machines: Sequence[int],
-                     line: int = 0) -> None:
+    def _add_failure(self, start: int, end: int, node: int, machines: Sequence[int]) -> None:
         key = len(self._failures)
-        self._failures.append(_Failure(start, end, node, machines, line))
+        self._failures.append(_Failure(start, end, node, machines))
         heappush(self.engine.events, (start, OUTAGE, key, 0))
 
     # ------------------------------------------------------------------ what policies see
