@@ -167,7 +167,9 @@ def compare(workload: str | Path | Workload, policies: Iterable[PolicySpec], *,
 def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-fcfs", *,
                   platform: str | Path | Platform, dispatch: DispatcherSpec = "round-robin",
                   allocation: str = "shared", overrun: str = "kill", seed: int = 0,
-                  preemption_overhead: int = 0) -> Result:
+                  preemption_overhead: int = 0, failures: str | FailureSpec | None = None,
+                  maintenance: str | Path | tuple[Window, ...] | None = None,
+                  cancellations: str = "ignore") -> Result:
     """Simulate a grid workload on a platform (docs/reference/policies/grid.md): :func:`execute` of
     a :class:`RunSpec` with a ``platform``, which runs on the grid engine.
 
@@ -180,11 +182,15 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
     platform and seeds the ``random`` dispatcher.  ``preemption_overhead``
     (seconds >= 0) is added to every resumption of a job the local policy
     preempted (``{"name": "cs", "preemption": True}``; docs/reference/policies/grid.md,
-    "Preemption").
+    "Preemption").  ``failures`` (a ``--failures`` text or a FailureSpec, node ids being
+    machine indices), ``maintenance`` (a file or windows of whole machines) and
+    ``cancellations`` (what becomes of an SWF file's cancelled records) are the events
+    of docs/reference/events.md, "Grid runs".
     """
     return execute(RunSpec(workload, policy, platform=platform, dispatch=dispatch,
                            allocation=allocation, overrun=overrun, seed=seed,
-                           preemption_overhead=preemption_overhead))
+                           preemption_overhead=preemption_overhead, failures=failures,
+                           maintenance=maintenance, cancellations=cancellations))
 
 
 # ------------------------------------------------------------------ compiled loops

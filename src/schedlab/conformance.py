@@ -34,6 +34,7 @@ from schedlab.engine.result import (
     FINISHED,
     KILLED,
     MATRIX_CHANGE_KINDS,
+    REJECTED,
     WITHDRAWN,
     Result,
 )
@@ -437,6 +438,10 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
     (eq. 3.9, rounded up) after its overhead.  The counts of preemptions and
     migrations and the time off machines (``suspended``) must agree with the runs,
     and no job is restarted on the machine it was preempted from at the same instant.
+
+    With failures, windows or cancellations (docs/reference/events.md, "Grid
+    runs") the rules of :func:`_check_grid_outages` hold too, and the rules
+    above apply to each job's last attempt (its runs from ``start`` on).
     """
     record = result.grid
     assert record is not None, "not a grid run"
@@ -444,18 +449,22 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
     machine, cluster = record.machine, record.cluster
     columns = grid.licence_columns(platform)
     exclusive = record.allocation == "exclusive"
-    if record.preemptive:
+    outages = result.outages
+    if record.preemptive or outages is not None:
         assert record.runs is not None, "a preemptive run without its runs"
         runs = record.runs
-        assert not np.isin(runs[:, 0], np.flatnonzero(~result.accepted)).any(), \
+        assert not np.isin(runs[:, 0], np.flatnonzero(result.status == REJECTED)).any(), \
             "a rejected job ran"
     else:                             # one run per job: the job columns say it all
         runs = np.stack([ran, machine[ran], result.start[ran], result.end[ran],
                          np.zeros(len(ran), dtype=np.int64)], axis=1).reshape(-1, 5)
     by_job = np.split(runs, np.flatnonzero(np.diff(runs[:, 0])) + 1) if len(runs) else []
-    assert [int(r[0, 0]) for r in by_job] == ran.tolist(), "jobs that ran and runs differ"
-    for i, job_runs in zip(ran.tolist(), by_job):
-        _check_job_runs(result, grid, platform, columns, i, job_runs)
+    if outages is None:
+        assert [int(r[0, 0]) for r in by_job] == ran.tolist(), "jobs that ran and runs differ"
+        for i, job_runs in zip(ran.tolist(), by_job):
+            _check_job_runs(result, grid, platform, columns, i, job_runs)
+    else:
+        _check_grid_outages(result, grid, platform, columns, by_job)
     busy = runs[runs[:, 3] > runs[:, 2]]
     on_machine = busy[:, 1]
     for k in range(len(platform.machines)):
@@ -476,8 +485,12 @@ def check_grid_invariants(result: Result, grid: GridWorkload, platform: Platform
 
 
 def _check_job_runs(result: Result, grid: GridWorkload, platform: Platform, columns: np.ndarray,
-                    i: int, runs: np.ndarray) -> None:
-    """The rules of one job's runs (:func:`check_grid_invariants`)."""
+                    i: int, runs: np.ndarray, work: tuple[int, int] | None = None,
+                    checkpoints: tuple[int, int, int] = (0, 0, 0)) -> None:
+    """The rules of one job's runs (:func:`check_grid_invariants`): those of its last
+    attempt, which begins with ``work`` (rating-seconds of runtime and estimate; None:
+    the job's own) after ``checkpoints[2]`` seconds of restart, and writes a checkpoint
+    of ``checkpoints[1]`` seconds every ``checkpoints[0]`` seconds of work (0: never)."""
     record = result.grid
     assert record is not None, "not a grid run"
     job = grid.workload.jobs[i]
@@ -494,27 +507,162 @@ def _check_job_runs(result: Result, grid: GridWorkload, platform: Platform, colu
     for k in set(machines.tolist()):
         assert platform.eligible(job.width, licences)[k], f"job {job.id} on unusable machine {k}"
         assert platform.cluster_of[k] == record.cluster[i], f"job {job.id} outside its cluster"
-    assert overheads[0] == 0 and bool(np.all(overheads[1:] == record.preemption_overhead)), \
+    interval, cost, restart = checkpoints
+    assert overheads[0] == restart and bool(np.all(overheads[1:] ==
+                                                   record.preemption_overhead)), \
         f"job {job.id}: a resumption without the run's overhead"
     if record.preemptive:
         assert record.preemptions is not None and record.migrations is not None \
             and record.last_start is not None, "a preemptive run without its counts"
-        assert record.preemptions[i] == len(runs) - 1, f"job {job.id}: preemptions miscounted"
-        assert record.migrations[i] == int((machines[1:] != machines[:-1]).sum()), \
-            f"job {job.id}: migrations miscounted"
+        if work is None:             # else counted over every attempt by the caller
+            assert record.preemptions[i] == len(runs) - 1, \
+                f"job {job.id}: preemptions miscounted"
+            assert record.migrations[i] == int((machines[1:] != machines[:-1]).sum()), \
+                f"job {job.id}: migrations miscounted"
         assert record.last_start[i] == starts[-1], f"job {job.id}: last start is not its last run"
         if result.suspended is not None:
             assert result.suspended[i] == ends[-1] - starts[0] - (ends - starts).sum(), \
                 f"job {job.id}: time off machines miscounted"
-    seconds = job.estimate if result.status[i] == KILLED else job.runtime
-    work = seconds * rating
+    killed = result.status[i] == KILLED
+    if work is None:
+        work = (job.runtime * rating, job.estimate * rating)
+    need = work[1] if killed else work[0]
     speed = platform.rating[machines].astype(np.int64)
-    done = np.maximum(ends - starts - overheads, 0) * speed
+    elapsed = np.maximum(ends - starts - overheads, 0)
+    if interval:
+        from schedlab.engine.grid_outages import computed_seconds
+
+        elapsed = np.array([computed_seconds(int(e), interval, cost) for e in elapsed],
+                           dtype=np.int64)
+    done = elapsed * speed
     cut = int(done[:-1].sum())
-    assert cut < work or (work == 0 and cut == 0), f"job {job.id}: preempted after its end"
-    last = int(overheads[-1]) - (-(work - cut) // int(speed[-1]))
+    assert cut < need or (need == 0 and cut == 0), f"job {job.id}: preempted after its end"
+    compute = -(-(need - cut) // int(speed[-1]))
+    if interval:
+        from schedlab.engine.outages import wall_time
+
+        compute = wall_time(compute, interval, cost)
+    last = int(overheads[-1]) + compute
+    if result.status[i] in (CANCELLED, FAILED):
+        assert ends[-1] - starts[-1] < last or (last == 0 and ends[-1] == starts[-1]), \
+            f"job {job.id} ran its whole time and yet was ended by a cancellation or failure"
+        return
     assert ends[-1] - starts[-1] == last, \
         f"job {job.id} ran {ends[-1] - starts[-1]} s at last, expected {last} (eq. 3.9)"
+
+
+def _check_grid_outages(result: Result, grid: GridWorkload, platform: Platform,
+                        columns: np.ndarray, by_job: list[np.ndarray]) -> None:
+    """The rules of a grid run with failures, windows or cancellations
+    (docs/reference/events.md, "Grid runs").
+
+    No job runs on a machine while a failure or a window holds it; a job's runs
+    before its last attempt end exactly at the failures that ended its attempts
+    (the ``attempts`` of the record), the last attempt's runs keep every rule
+    of :func:`_check_job_runs` with the work the fate left it: all of it
+    (``requeue``), or what its last checkpoint did not keep (``checkpoint``,
+    replayed run by run); a ``failed`` job ends at an attempt's end, one
+    ``cancelled`` at its cancellation, one ``withdrawn`` never runs after its
+    last failure; every job ends exactly once.
+    """
+    record = result.outages
+    assert record is not None, "a grid run with failures or windows has its record"
+    status = result.status
+    attempts = record.attempts
+    ends_of: dict[int, list[int]] = {}
+    for i, start, end, _ in attempts.tolist():
+        assert start >= result.submit[i], f"job index {i} has an attempt before its submission"
+        ends_of.setdefault(i, []).append(end)
+    first_cpu = (np.cumsum(platform.cpus) - platform.cpus).tolist()
+    all_runs = np.concatenate(by_job) if by_job else np.zeros((0, 5), dtype=np.int64)
+    for lo, _, start, end, _ in record.intervals.tolist():
+        k = first_cpu.index(lo)
+        on = all_runs[(all_runs[:, 1] == k) & (all_runs[:, 2] < end) & (all_runs[:, 3] > start)
+                      & (all_runs[:, 3] > all_runs[:, 2])]
+        assert not len(on), (f"job index {int(on[0, 0])} runs on machine {k} while it is out "
+                             f"of service [{start}, {end})")
+    settings = record.settings
+    fate = settings.get("fate", "kill")
+    checkpointing = settings.get("checkpointing", {})
+    interval = int(checkpointing.get("interval", 0)) if fate == "checkpoint" else 0
+    cost, restart = int(checkpointing.get("cost", 0)), int(checkpointing.get("restart", 0))
+    ran = set(np.flatnonzero(result.accepted).tolist())
+    with_runs = {int(r[0, 0]) for r in by_job}
+    assert ran <= with_runs, "a job that ran has no run"
+    for job_runs in by_job:
+        i = int(job_runs[0, 0])
+        ended = sorted(ends_of.get(i, []))
+        first = int(result.start[i]) if i in ran else NEVER_STARTED
+        earlier, last = job_runs[job_runs[:, 2] < first], job_runs[job_runs[:, 2] >= first]
+        assert i in ran or (status[i] == WITHDRAWN and not len(last)), \
+            f"job index {i} has runs but neither ran nor was withdrawn after a failure"
+        assert set(earlier[:, 3].tolist()) >= set(ended[:len(ended) - (status[i] == FAILED)]), \
+            f"job index {i}: an attempt's end is no run's end"
+        assert not len(earlier) or int(earlier[:, 3].max()) <= first, \
+            f"job index {i} runs again before the failure of its attempt"
+        if i not in ran:
+            continue
+        previous = len(ended) - int(status[i] == FAILED)
+        record_grid = result.grid
+        assert record_grid is not None and record_grid.preemptions is not None
+        assert record_grid.preemptions[i] == len(job_runs) - previous - 1, \
+            f"job index {i}: preemptions miscounted"
+        work = _attempt_work(grid, platform, i, earlier, ended, fate, interval, cost)
+        _check_job_runs(result, grid, platform, columns, i, last, work,
+                        (interval, cost, restart if previous and fate == "checkpoint" else 0))
+        if status[i] == FAILED:
+            assert result.end[i] in ended, f"job index {i} failed but not at a failure"
+        elif status[i] == CANCELLED:
+            after = result.cancel_after
+            assert after is not None and result.end[i] == result.submit[i] + after[i], \
+                f"job index {i} is cancelled but not at its cancellation"
+    if result.cancel_after is not None:
+        at = result.submit + result.cancel_after
+        cancels = result.cancel_after >= 0
+        _expect(~cancels & np.isin(status, (CANCELLED, WITHDRAWN)), result,
+                "is cancelled though its user never cancels it")
+        _expect(result.accepted & cancels & (result.end > at), result,
+                "runs past its cancellation")
+    else:
+        _expect(np.isin(status, (CANCELLED, WITHDRAWN)), result, "is cancelled though no job is")
+    _expect(~np.isin(status, (FINISHED, KILLED, REJECTED, CANCELLED, WITHDRAWN, FAILED)),
+            result, "has no end status")
+
+
+#: A start after every time: a job that never started in its last attempt.
+NEVER_STARTED = 2**62
+
+
+def _attempt_work(grid: GridWorkload, platform: Platform, i: int, earlier: np.ndarray,
+                  failures: list[int], fate: str, interval: int, cost: int
+                  ) -> tuple[int, int]:
+    """The work (rating-seconds of runtime and estimate) job ``i``'s last attempt begins
+    with: replaying its ``earlier`` runs, each cut by a preemption or, when it ends at one
+    of ``failures``, by a failure (docs/reference/events.md, "Grid runs")."""
+    from schedlab.engine.grid_outages import computed_seconds
+    from schedlab.engine.outages import saved_work
+
+    job = grid.workload.jobs[i]
+    rating = int(grid.rating[i])
+    original = (job.runtime * rating, job.estimate * rating)
+    work, kept = original, original
+    for _, machine, start, end, overhead in earlier.tolist():
+        speed = int(platform.rating[machine])
+        if interval:
+            saved = saved_work(end - start, interval, cost, overhead, -(-work[0] // speed))
+            if saved:
+                gain = min(work[0], saved * speed)
+                kept = (work[0] - gain, work[1] - gain)
+            done = computed_seconds(max(0, end - start - overhead), interval, cost) * speed
+        else:
+            done = max(0, end - start - overhead) * speed
+        if end in failures:
+            work = kept if fate == "checkpoint" else original
+            if fate != "checkpoint":
+                kept = original
+        else:
+            work = (max(0, work[0] - done), max(0, work[1] - done))
+    return work
 
 
 def _peak(starts: np.ndarray, ends: np.ndarray, amounts: np.ndarray) -> float:
@@ -685,7 +833,43 @@ def grid_cases() -> list[Case]:
                 cases.append(Case(_described("generated grid jobs", options),
                                   {"workload": grid, "platform": platform,
                                    "allocation": allocation, "overrun": overrun}))
+            for name, outages in grid_outage_options(grid).items():
+                options = {"clusters": len(clusters), "allocation": allocation,
+                           "outages": name}
+                cases.append(Case(_described("generated grid jobs", options),
+                                  {"platform": platform, "allocation": allocation,
+                                   **outages}))
     return cases
+
+
+def grid_outage_options(grid: GridWorkload) -> dict[str, Mapping[str, Any]]:
+    """The failures, windows and cancellations every grid local policy also meets on
+    ``grid`` (docs/reference/events.md, "Grid runs"), by name: machine 0 failing a third of
+    the way through the submissions and machines 0 and 1 at two thirds, their jobs queued
+    again, beside a window of one machine from the middle submission on, with every fifth
+    job cancelled by its user 30 s after its submission; and one failure of machines 0 and
+    1 whose jobs restart from checkpoints every 5 s."""
+    from dataclasses import replace
+
+    from schedlab.workload.outages import Checkpointing, Failure, FailureSpec, Window
+
+    submits = [job.submit for job in grid.workload.jobs]
+    third, middle, two_thirds = (submits[len(submits) * k // 6] + 1 for k in (2, 3, 4))
+    cancelled = grid.workload.with_jobs([job._replace(cancel_after=30) if k % 5 == 4 else job
+                                         for k, job in enumerate(grid.workload.jobs)])
+    return {
+        "requeue, a window and cancellations": {
+            "workload": replace(grid, workload=cancelled),
+            "failures": FailureSpec(replayed=(Failure(third, (0,), 20),
+                                              Failure(two_thirds, (0, 1), 40)),
+                                    fate="requeue"),
+            "maintenance": (Window(middle, middle, middle + 60, 1),)},
+        "checkpoint": {
+            "workload": grid,
+            "failures": FailureSpec(replayed=(Failure(middle, (0, 1), 15),),
+                                    fate="checkpoint",
+                                    checkpointing=Checkpointing(cost=1, restart=1, interval=5))},
+    }
 
 
 def check_one_machine_run(result: Result, workload: Workload, spec: Any) -> None:

@@ -119,6 +119,8 @@ def _prepare_one_machine(spec: RunSpec, label: Label,
 
 
 def _prepare_grid(spec: RunSpec, label: Label, progress: ProgressCallback | None) -> GridWorkload:
+    """The grid workload, after checking the run's failures and maintenance windows."""
+    load_outages(spec, label=label)
     return read_grid_run_workload(spec)
 
 
@@ -161,9 +163,11 @@ def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
     clusters = len(platform.clusters)
     locals_ = [policy, *(_grid_policy(spec) for _ in range(clusters - 1))]
     dispatcher = make_dispatcher(spec.dispatch) if clusters > 1 else None
+    failures, windows = load_outages(spec)
     result = run_grid(workload, platform, locals_, dispatcher,  # type: ignore[arg-type]
                       allocation=spec.allocation, overrun=spec.overrun, seed=spec.seed,
-                      preemption_overhead=spec.preemption_overhead)
+                      preemption_overhead=spec.preemption_overhead, failures=failures,
+                      windows=windows)
     result.meta["platform"] = made
     return result
 
@@ -220,7 +224,8 @@ MODELS: dict[str, ExecutionModel] = {model.name: model for model in (
         time_sharing_cases, check_one_machine_run),
     ExecutionModel(
         GRID, "a grid run", "platform",
-        frozenset({"platform", "dispatch", "allocation", "preemption_overhead"}),
+        frozenset({"platform", "dispatch", "allocation", "preemption_overhead",
+                   "cancellations", "failures", "maintenance"}),
         "it reads the workload and its side file as they are, and the platform gives "
         "the machines",
         _grid_policy, _prepare_grid, _grid, _grid_metrics, grid_cases, check_grid_run),

@@ -141,7 +141,8 @@ def read_grid_run_workload(spec: RunSpec) -> GridWorkload:
     checked on its platform; read as it is (the side file is per job)."""
     check_seed(spec.seed, field="seed")
     platform, _ = load_platform(spec.platform, seed=spec.seed)  # type: ignore[arg-type]
-    return load_grid_workload(spec.workload, platform)  # type: ignore[arg-type]
+    return load_grid_workload(spec.workload, platform,  # type: ignore[arg-type]
+                              cancellations=spec.cancellations)
 
 
 def read_workload(spec: RunSpec, *, label: Label = str) -> Workload:
@@ -258,9 +259,11 @@ def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Plat
     return platform, {"name": platform.name, "file": str(path)}
 
 
-def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) -> GridWorkload:
+def load_grid_workload(source: str | Path | GridWorkload, platform: Platform, *,
+                       cancellations: str = "ignore") -> GridWorkload:
     """A grid workload (an SWF file with its ``.grid.csv`` side file, docs/reference/platform.md),
-    checked to run on ``platform``."""
+    checked to run on ``platform``; ``cancellations`` is what becomes of the SWF file's
+    cancelled records (docs/reference/events.md; a GridWorkload keeps its jobs' own)."""
     from schedlab.workload.grid import GridWorkload, read_grid_workload
 
     if isinstance(source, GridWorkload):
@@ -270,7 +273,7 @@ def load_grid_workload(source: str | Path | GridWorkload, platform: Platform) ->
         raise InputError("a grid run needs the grid attributes of the jobs (licences, "
                          "ratings): give a GridWorkload or an SWF file with its .grid.csv "
                          "side file (docs/reference/platform.md)", field="workload")
-    return read_grid_workload(source, platform=platform)
+    return read_grid_workload(source, platform=platform, cancellations=cancellations)
 
 
 def load_outages(spec: RunSpec, *, label: Label = str

@@ -105,7 +105,8 @@ def check_policy(policy: PolicySource) -> None:
     scheduling tick and with a per-user queue limit, then with
     advance-reservation requests (a policy that refuses them all, as the
     base class does, passes); time sharing under both overrun modes; a grid
-    local policy on one and two clusters under both allocations.
+    local policy on one and two clusters under both allocations, and there with
+    machine failures, a maintenance window and users' cancellations.
     """
     fresh = _factory(policy)
     model = model_of_policy(fresh())    # type: ignore[arg-type]

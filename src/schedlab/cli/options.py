@@ -105,11 +105,13 @@ MaxQueuedOpt = Annotated[int | None, typer.Option(
 FailuresOpt = Annotated[str | None, typer.Option(
     "--failures", help="Node failures: drawn per node, e.g. 'mtbf=7d,repair=4h,fate=requeue', "
     "or replayed from a failure file (CSV time,nodes,duration), e.g. 'outages.csv,fate=kill'. "
-    "Fates: kill, requeue, checkpoint; keys in docs/reference/events.md.",
+    "Fates: kill, requeue, checkpoint; keys in docs/reference/events.md. With --platform a "
+    "node is a machine (its index in the platform).",
     rich_help_panel=EVENTS_PANEL)]
 MaintenanceOpt = Annotated[str | None, typer.Option(
     "--maintenance", help="Maintenance windows and drains: a CSV file with the columns "
-    "notice, start, end, nodes (a count or all) and kind (maintenance or drain).",
+    "notice, start, end, nodes (a count or all; with --platform, of machines) and kind "
+    "(maintenance or drain).",
     rich_help_panel=EVENTS_PANEL)]
 #: The thesis settings of the grid platform and job generators (Pasquali thesis, ch. 4-5):
 #: the keys of schedlab.platform.generator.PRESETS and schedlab.workload.models.grid.PRESETS,

@@ -27,9 +27,12 @@ keep its progress and resume it on any machine of its cluster for
 (eq. 3.9 on what is still to run; docs/reference/policies/grid.md, "Preemption").
 
 Same-time order (as the space-sharing engine, docs/reference/engine.md): at an instant,
-every job end (the local policy hears it, then the dispatcher), then every
-submission (dispatched, then heard by the chosen cluster's policy), then
-wake-ups, then one scheduling pass for each cluster that had an event.  The
+every job end (the local policy hears it, then the dispatcher), then the
+repairs and window ends, failures and window starts and users' cancellations
+of a run that has them (docs/reference/events.md, "Grid runs";
+:mod:`schedlab.engine.grid_outages`), then every submission (dispatched,
+then heard by the chosen cluster's policy), then wake-ups, then one
+scheduling pass for each cluster that had an event.  The
 engine imports nothing from the policies: local policies and dispatchers are
 any objects with the methods of :class:`LocalPolicyLike` and
 :class:`DispatcherLike` (docs/reference/policies/grid.md).
@@ -46,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 import numpy as np
 
 from schedlab.engine.kernel import (
+    CANCEL,
     FINISH,
     NEVER,
     OVERRUN_MODES,
@@ -61,13 +65,25 @@ from schedlab.engine.kernel import (
     never_starts,
     run_meta,
 )
-from schedlab.engine.result import FINISHED, KILLED, REJECTED, GridRecord, Result
+from schedlab.engine.result import (
+    CANCELLED,
+    FINISHED,
+    KILLED,
+    REJECTED,
+    WITHDRAWN,
+    GridRecord,
+    Result,
+)
 from schedlab.errors import InputError, PolicyError
 from schedlab.platform.model import Platform
+from schedlab.workload.job import cancel_column
 
 if TYPE_CHECKING:
+    from schedlab.engine.grid_outages import GridOutages
+    from schedlab.engine.outages import OutageEvent
     from schedlab.workload.grid import GridWorkload
     from schedlab.workload.job import Job
+    from schedlab.workload.outages import FailureSpec, Window
 
 #: The execution model of :func:`run_grid` (:data:`schedlab.execution.MODELS`): jobs dispatched
 #: to the clusters of a heterogeneous platform, each scheduled by its cluster's policy.
@@ -262,6 +278,8 @@ class GridContext:
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
         self._engine = engine
+        #: Machine failures and maintenance windows (docs/reference/events.md); None without.
+        self._outages: GridOutages | None = None
 
     # ------------------------------------------------------------ queries
     @property
@@ -282,6 +300,30 @@ class GridContext:
         """
         end = task.expected_end
         return end if end > self.now else self.now + 1
+
+    @property
+    def lengthens_runs(self) -> bool:
+        """Whether runs last longer than eq. 3.9's time (checkpoint writes and restarts,
+        docs/reference/events.md): :meth:`duration` counts them."""
+        outages = self._outages
+        return outages is not None and outages.interval > 0
+
+    def back_at(self, machine: int) -> int:
+        """When ``machine`` is known to be in service (``now`` when it is): a failed one at
+        its repair, one a maintenance window holds or drains at the window's end
+        (docs/reference/events.md, "Grid runs")."""
+        outages = self._outages
+        return self.now if outages is None else outages.back_at(int(machine), self.now)
+
+    @property
+    def out_of_service(self) -> np.ndarray:
+        """This cluster's machines out of service now (failed, or held or drained by a
+        maintenance window), in index order; empty in a run without outages."""
+        outages = self._outages
+        if outages is None:
+            return _NONE
+        out: np.ndarray = self.machines[outages.out[self.machines]]
+        return out
 
     def running_on(self, machine: int) -> list[GridTask]:
         """Tasks running on ``machine``, in start order."""
@@ -385,6 +427,10 @@ class GridContext:
             return f"the machine is not in cluster {self.cluster}"
         if task.preempted_at == self.now and task.preempted_from == machine:
             return "it was preempted from this machine at this instant"
+        outages = self._outages
+        if outages is not None and outages.out[machine]:
+            return (f"the machine is out of service (failed, or held or drained by a "
+                    f"maintenance window) until {outages.back_at(int(machine), self.now)}")
         platform = self.platform
         if task.width > platform.cpus[machine]:
             return f"it needs {task.width} CPUs, the machine has {platform.cpus[machine]}"
@@ -409,6 +455,8 @@ class GridContext:
             if not self.platform.feature[l, machine]:
                 self._free_copies[l] += 1
         del self.running[task.id]
+        if self._outages is not None:
+            self._outages.released(self, machine)
         self._update_room()
 
     def _update_room(self) -> None:
@@ -488,6 +536,8 @@ class _Engine:
         self.done = 0
         self.view: MetaView | None = None
         self.dispatcher: DispatcherLike | None = None
+        #: Machine failures and maintenance windows (docs/reference/events.md); None without.
+        self.outages: GridOutages | None = None
 
     def _floating(self, task: GridTask, machine: int) -> list[int]:
         """The licences ``task`` holds a floating copy of on ``machine``: a machine feature
@@ -499,6 +549,9 @@ class _Engine:
         """Seconds ``task`` would hold a machine of ``rating`` by its estimate if started
         now: the estimate still to run rescaled (eq. 3.9), plus the overhead of a resumption."""
         resumes = self.overhead if task.first_start >= 0 else 0
+        if self.outages is not None:
+            return self.outages.expected_time(
+                task, -(-self.estimate_work[task.index] // rating), resumes)
         return resumes - (-self.estimate_work[task.index] // rating)
 
     def started(self, ctx: GridContext, task: GridTask, machine: int) -> None:
@@ -510,10 +563,15 @@ class _Engine:
         overhead = 0
         if task.first_start < 0:
             task.first_start = ctx.now
+            if self.outages is not None:
+                overhead = self.outages.restart_overhead(i)
         else:
             overhead = self.overhead
             if machine != task.preempted_from:
                 task.migrations += 1
+        if self.outages is not None:        # with the checkpoint writes, if any
+            run_for = self.outages.lengthened(run_for)
+            expected = self.outages.lengthened(expected)
         task.overhead = overhead
         task.machine = machine
         task.start = ctx.now
@@ -532,7 +590,10 @@ class _Engine:
         did after the overhead, cancel its end event, and queue it again."""
         i, now = task.index, ctx.now
         rating = int(self.platform.rating[machine])
-        done = max(0, now - task.start - task.overhead) * rating
+        if self.outages is None:
+            done = max(0, now - task.start - task.overhead) * rating
+        else:
+            done = self.outages.cut(task, machine, now) * rating
         self.work[i] = max(0, self.work[i] - done)
         self.estimate_work[i] = max(0, self.estimate_work[i] - done)
         task.runtime_left = -(-self.work[i] // task.rating)
@@ -549,6 +610,14 @@ class _Engine:
             self.licences_used[l] -= 1
 
     def finished(self, ctx: GridContext, task: GridTask) -> None:
+        if self.outages is not None:
+            rating = int(self.platform.rating[task.machine])
+            work = self.estimate_work if self.status[task.index] == KILLED else self.work
+            self.outages.finished(task, -(-work[task.index] // rating))
+        self._ended(ctx, task)
+
+    def _ended(self, ctx: GridContext, task: GridTask) -> None:
+        """Running ``task`` has left the system: its CPUs and copies are free."""
         ctx._release(task)
         for l in self._floating(task, task.machine):
             self.licences_used[l] -= 1
@@ -556,6 +625,25 @@ class _Engine:
         self._leave(task)
         task.runtime_left = task.estimate_left = 0
         self.work[task.index] = self.estimate_work[task.index] = 0
+
+    def ended_now(self, ctx: GridContext, task: GridTask, status: int) -> None:
+        """Running ``task`` ends now before its time: cancelled by its user or killed by a
+        failure (``status``); its pending end becomes stale."""
+        self.version[task.index] += 1
+        self.status[task.index] = status
+        if self.outages is not None:
+            self.outages.cut(task, task.machine, ctx.now)
+        task.end = ctx.now
+        self._ended(ctx, task)
+
+    def withdrawn(self, ctx: GridContext | None, task: GridTask) -> None:
+        """Its user cancelled waiting ``task`` (``ctx`` None: before its submission)."""
+        self.status[task.index] = WITHDRAWN
+        if ctx is None:
+            self.done += 1
+            return
+        del ctx.waiting[task.id]
+        self._leave(task)
 
     def rejected(self, task: GridTask, reason: str) -> None:
         """A local policy refused ``task``: for the dispatcher, the job has ended."""
@@ -621,7 +709,8 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
 def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[LocalPolicyLike],
              dispatcher: DispatcherLike | None = None, *, allocation: str = "shared",
              overrun: str = "kill", seed: int = 0, preemption_overhead: int = 0,
-             progress: ProgressCallback | None = None) -> Result:
+             progress: ProgressCallback | None = None, failures: FailureSpec | None = None,
+             windows: Sequence[Window] = ()) -> Result:
     """Simulate ``grid`` on ``platform``: ``dispatcher`` sends each job to a cluster, where
     ``local_policies[c]`` (one instance per cluster) schedules it.
 
@@ -631,6 +720,11 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     ``preemption_overhead`` (seconds, >= 0) is added to every resumption of
     a preempted job (docs/reference/policies/grid.md, "Preemption").  ``progress(done, total)``
     is called now and then with the number of ended or rejected jobs.
+
+    Events of a real machine (docs/reference/events.md, "Grid runs"): ``failures``
+    take whole machines out of service (node ids are machine indices), ``windows``
+    take whole machines for maintenance, and a job whose ``cancel_after`` is set is
+    cancelled by its user then.
     """
     check_preemption_overhead(preemption_overhead)
     check_one_of("allocation", allocation, ALLOCATIONS)
@@ -650,14 +744,27 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
                 for c, p in enumerate(local_policies)]
     view = MetaView(platform, seed)
     engine.view, engine.dispatcher = view, dispatcher
+    if failures is not None or windows:
+        from schedlab.engine.grid_outages import GridOutages
+
+        engine.outages = GridOutages(platform, engine, failures, windows)
+        engine.outages.begin(contexts)
+        for ctx in contexts:
+            ctx._outages = engine.outages
+    for task in tasks:
+        if task.job.cancel_after is not None:
+            heappush(engine.events, (task.submit + task.job.cancel_after, CANCEL, task.index, 0))
     timer = _Timer()
     began = wallclock.perf_counter()
     with cyclic_gc_paused():
         series, passes = _loop(engine, contexts, local_policies, dispatcher, view, timer,
                                Progress(progress, len(tasks)))
     wall = wallclock.perf_counter() - began
-    return _collect(grid, platform, engine, series, local_policies[0], dispatcher,
-                    allocation, overrun, seed, timer.seconds, passes, wall)
+    result = _collect(grid, platform, engine, series, local_policies[0], dispatcher,
+                      allocation, overrun, seed, timer.seconds, passes, wall)
+    if result.outages is not None:     # the failure settings and readings, in metrics.json
+        result.meta["outages"] = result.outages.settings
+    return result
 
 
 def check_preemption_overhead(value: Any) -> None:
@@ -692,7 +799,13 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
     order = sorted(range(len(tasks)), key=lambda i: (tasks[i].submit, i))
     submits = [tasks[i].submit for i in order] + [NEVER]
     nxt, n, passes = 0, len(tasks), 0
+    outages = engine.outages
+    # failures, repairs, windows and cancellations (docs/reference/events.md), if any
+    happening = outages is not None or any(t.job.cancel_after is not None for t in tasks)
+    status = engine.status
     while nxt < n or events:
+        if outages is not None and nxt == n and engine.done == n:
+            break                             # every job has ended: failures go on forever
         now = submits[nxt]
         if events and events[0][0] <= now:
             now = events[0][0]
@@ -712,10 +825,19 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             if dispatcher is not None:
                 del view.outstanding[task.cluster][task.id]
                 call(dispatcher.on_finish, view, task)
-        # 2. submissions: dispatched, then queued in the chosen cluster
+        # 2. repairs and window ends, failures and window starts, cancellations
+        while happening and events and events[0][0] == now and events[0][1] < WAKE:
+            _, kind, key, _ = heappop(events)
+            if kind == CANCEL:
+                _cancel(engine, contexts, policies, tasks[key], call)
+            else:
+                _outage_event(engine, contexts, policies, kind, key, call)
+        # 3. submissions: dispatched, then queued in the chosen cluster
         while submits[nxt] == now:
             task = tasks[order[nxt]]
             nxt += 1
+            if happening and status[task.index] == WITHDRAWN:
+                continue                      # cancelled at its submission: never dispatched
             cluster = 0 if dispatcher is None else _dispatch(dispatcher, view, task, call)
             task.cluster = cluster
             ctx = contexts[cluster]
@@ -724,10 +846,10 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             engine.enter(task)
             dirty.add(cluster)
             call(policies[cluster].on_submit, ctx, task)
-        # 3. wake-ups
+        # 4. wake-ups
         while events and events[0][0] == now and events[0][1] == WAKE:
             dirty.add(heappop(events)[2])
-        # 4. one scheduling pass per cluster with an event
+        # 5. one scheduling pass per cluster with an event
         for cluster in sorted(dirty):
             call(policies[cluster].schedule, contexts[cluster])
             passes += 1
@@ -743,6 +865,62 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
                            f" in cluster {stuck[0].cluster}")
     progress.close(engine.done)
     return series, passes
+
+
+def _left_cluster(engine: _Engine, task: GridTask, call: Callable[..., Any]) -> None:
+    """The dispatcher hears that ``task`` has ended (it leaves ``view.outstanding``)."""
+    dispatcher, view = engine.dispatcher, engine.view
+    if dispatcher is not None and view is not None:
+        del view.outstanding[task.cluster][task.id]
+        call(dispatcher.on_finish, view, task)
+
+
+def _cancel(engine: _Engine, contexts: list[GridContext], policies: Sequence[LocalPolicyLike],
+            task: GridTask, call: Callable[..., Any]) -> None:
+    """Its user cancels ``task`` now (docs/reference/events.md): not yet submitted, it is
+    withdrawn before any policy sees it; waiting, it leaves its cluster's queue
+    (withdrawn); running, it leaves its machine (cancelled, its end now).  The local
+    policy hears ``on_finish`` and the dispatcher its end; an ended job is not touched."""
+    if task.cluster < 0:
+        engine.withdrawn(None, task)
+        return
+    ctx = contexts[task.cluster]
+    if task.id in ctx.waiting:
+        engine.withdrawn(ctx, task)
+    elif task.id in ctx.running:
+        engine.ended_now(ctx, task, CANCELLED)
+    else:
+        return
+    engine.dirty.add(task.cluster)
+    call(policies[task.cluster].on_finish, ctx, task)
+    _left_cluster(engine, task, call)
+
+
+def _outage_event(engine: _Engine, contexts: list[GridContext],
+                  policies: Sequence[LocalPolicyLike], kind: int, key: int,
+                  call: Callable[..., Any]) -> None:
+    """A failure, repair or window event (docs/reference/events.md, "Grid runs"): each job
+    a failure hit is heard ended by its local policy (``on_finish``; killed ones by the
+    dispatcher too) and, queued again, submitted again (``on_submit``); then every policy
+    of a cluster concerned hears the event (``on_outage``, if it has one)."""
+    assert engine.outages is not None             # these events come only with outages
+    happened = engine.outages.event(kind, key, contexts[0].now)
+    if happened is None:
+        return
+    event, hit, clusters = happened
+    for task, requeued in hit:
+        ctx = contexts[task.cluster]
+        call(policies[task.cluster].on_finish, ctx, task)
+        if requeued:
+            call(policies[task.cluster].on_submit, ctx, task)
+        else:
+            _left_cluster(engine, task, call)
+    for cluster in sorted(clusters):
+        engine.dirty.add(cluster)
+        on_outage: Callable[[GridContext, OutageEvent], None] | None = getattr(
+            policies[cluster], "on_outage", None)
+        if on_outage is not None:
+            call(on_outage, contexts[cluster], event)
 
 
 def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
@@ -777,7 +955,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: St
                      dtype=np.int64)
     end = np.array([-1 if r else t.end for t, r in zip(tasks, rejected)], dtype=np.int64)
     runs = _runs(engine, rejected)
-    preemptive = bool(engine.segments) or bool(getattr(policy, "preemptive", False))
+    preemptive = any(t.preemptions for t in tasks) or bool(getattr(policy, "preemptive", False))
     suspended = _time_off_machines(runs, start, end) if preemptive else None
     deadline, _ = deadline_columns(workload.jobs)      # a grid job has no artificial one
     events = len(tasks) * 2 - sum(rejected)   # submissions + job ends
@@ -830,21 +1008,31 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: St
                                  round(1e6 * policy_seconds / events, 3) if events else 0.0}),
         reject_reasons=dict(engine.reasons), suspended=suspended, deadline=deadline,
         artificial_deadline=None if deadline is None else np.zeros(len(tasks), dtype=bool),
-        grid=record)
+        grid=record, cancel_after=cancel_column(workload.jobs),
+        outages=None if engine.outages is None else engine.outages.record(_last_time(engine)))
+
+
+def _last_time(engine: _Engine) -> int:
+    """When the run's last job ended (0: none ran)."""
+    return max([t.end for t in engine.tasks] + [0])
 
 
 def _runs(engine: _Engine, rejected: list[bool]) -> np.ndarray:
     """Every run of every job, (k, 5) int64 rows ``(job index, machine, start, end,
     overhead)`` by job then time: the runs cut by a preemption, then each job's last."""
     last = [(t.index, t.machine, t.start, t.end, t.overhead)
-            for t, r in zip(engine.tasks, rejected) if not r]
+            for t, r in zip(engine.tasks, rejected) if not r and t.start >= 0]
     rows = np.array(engine.segments + last, dtype=np.int64).reshape(-1, 5)
     return rows[np.lexsort((rows[:, 2], rows[:, 0]))]
 
 
 def _time_off_machines(runs: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     """Per job, the time between its first start and its end spent on no machine (queued
-    again after a preemption): ``end - first start - sum of its runs``; 0 if it never ran."""
+    again after a preemption): ``end - first start - sum of its runs``; 0 if it never ran.
+    ``start`` is the first start of the job's last attempt (after any failure)."""
+    if not len(runs):
+        return np.zeros(len(start), dtype=np.int64)
+    runs = runs[runs[:, 2] >= start[runs[:, 0]]]
     held = np.bincount(runs[:, 0], weights=runs[:, 3] - runs[:, 2], minlength=len(start))
     return np.where(start >= 0, end - start - held.astype(np.int64), 0).astype(np.int64)
 

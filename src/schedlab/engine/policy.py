@@ -224,7 +224,15 @@ class LocalPolicy(PolicyBase):
         """A job reached this cluster (it is in ``ctx.waiting``); may ``ctx.reject`` it."""
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        """A job of this cluster ended (finished or killed at its scaled estimate)."""
+        """A job of this cluster ended (finished or killed at its scaled estimate), or left
+        it otherwise (docs/reference/events.md, "Grid runs"): cancelled running or withdrawn
+        waiting by its user (``start`` -1), or its run ended by a machine failure (killed;
+        or queued again, and then heard by :meth:`on_submit` too)."""
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        """A machine of this cluster failed or came back, or a maintenance window took or
+        gave back machines of it (after the ``on_finish``/``on_submit`` calls of the jobs a
+        failure hit, before the scheduling pass; docs/reference/events.md, "Grid runs")."""
 
     def schedule(self, ctx: GridContext) -> None:
         """Decide what starts now, with ``ctx.start(task, machine)`` (and what stops, with

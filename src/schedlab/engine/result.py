@@ -226,6 +226,16 @@ class OutageRecord:
     index, >= 0), a failure (-1) or a window (-2).  ``series_time``/``series_down`` is
     the step function of processors out of service (failed or held by a
     window).  ``settings`` are the run's failure settings.
+
+    A grid run (docs/reference/events.md, "Grid runs") fails whole machines:
+    ``processors`` and ``intervals`` count a machine's CPUs (machine ``k``'s
+    are those after the CPUs of machines 0 to ``k - 1``), the jobs' runs are
+    in its :class:`GridRecord`; ``final_runtime`` and ``final_estimate`` are
+    seconds at the job's own rating; an attempt's ``saved`` also counts its
+    time off machines (preempted), so that ``end - start - saved`` is the
+    machine time it lost; ``work_done`` is, per job, the seconds of work its
+    last attempt did on machines (overheads excluded), the useful time of the
+    goodput (None for one machine: ``min(runtime, estimate)``).
     """
 
     outages: np.ndarray
@@ -237,6 +247,7 @@ class OutageRecord:
     series_time: np.ndarray
     series_down: np.ndarray
     settings: dict[str, Any] = field(default_factory=dict)
+    work_done: np.ndarray | None = None
 
 
 @dataclass

@@ -134,11 +134,15 @@ def grid_run_description(run: SweepRun, workload: Any) -> runs.RunSpec:
     worker (:func:`run_platform`), its jobs ``workload`` (:func:`grid_workload`)."""
     assert run.grid is not None, "not a grid run"
     grid = run.grid
+    outages = run.outages
     return runs.RunSpec(workload, policy={"name": run.policy, **dict(run.params)},
                         seed=0 if run.seed is None else run.seed, overrun=run.overrun,
                         platform=run_platform(grid.platform, run.seed),
                         dispatch=grid.dispatch_spec(), allocation=grid.allocation,
-                        preemption_overhead=grid.preemption_overhead)
+                        preemption_overhead=grid.preemption_overhead,
+                        failures=None if outages is None else outages.failures_text,
+                        maintenance=None if outages is None or outages.maintenance is None
+                        else outages.maintenance[0])
 
 
 @lru_cache(maxsize=WORKLOAD_CACHE_SIZE)
@@ -165,7 +169,8 @@ def grid_workload(source: WorkloadSource, seed: int | None, platform: PlatformSo
 
     machines = run_platform(platform, seed)
     if source.is_file:
-        return runs.load_grid_workload(source.source, machines)
+        return runs.load_grid_workload(source.source, machines,
+                                       cancellations=source.option("cancellations", "ignore"))
     settings = preset(source.option("preset"), **dict(source.option("settings", ())))
     return generate_grid(machines, settings, n_jobs=source.option("jobs"),
                          interarrival=source.option("ta"), seed=0 if seed is None else seed)

@@ -54,7 +54,9 @@ def outage_metrics(result: Result) -> dict[str, float | int | None]:
     t1 = int(max(result.end[ran].max(), attempts[:, 2].max(initial=0))) if ran.any() else 0
     area = result.processors * (t1 - t0)
     done = ran & (result.status != FAILED)
-    useful = int(np.sum(width[done] * np.minimum(result.runtime, result.estimate)[done]))
+    seconds = (np.minimum(result.runtime, result.estimate) if record.work_done is None
+               else record.work_done)          # a grid run: the work done on its machines
+    useful = int(np.sum(width[done] * seconds[done]))
     down = series.time_weighted_mean(record.series_time, record.series_down, t0, t1)
     return {
         "failures": int(np.count_nonzero(kinds == 0)),

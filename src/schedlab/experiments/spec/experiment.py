@@ -98,10 +98,6 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
     tables = parse_transform_tables(data.get("transforms", {}), workloads, policies, check)
     check_every_entry_runs(tables, workloads, policies, check)
     outages = parse_outages(data, Path(base_dir), check)
-    if is_grid and outages != [None]:
-        key = "failures" if "failures" in data else "maintenance"
-        raise check.error(key, "failures and maintenance windows belong to space sharing; a "
-                          "grid experiment takes none")
     runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings,
                   grids, outages)
     if text is None:

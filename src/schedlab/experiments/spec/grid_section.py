@@ -42,7 +42,7 @@ PLATFORM_KEYS = ("source", "label", "settings")
 DISPATCHER_KEYS = ("name", "params", "grid")
 ALLOCATIONS = ("shared", "exclusive")
 GRID_MODEL_KEYS = ("source", "label", "preset", "jobs", "ta", "settings", "seeds")
-GRID_FILE_KEYS = ("source", "label")
+GRID_FILE_KEYS = ("source", "label", "cancellations")
 DEFAULT_DISPATCHER = "round-robin"
 
 
@@ -195,9 +195,11 @@ def _grid_model(entry: Mapping[str, Any], path: str, check: Checker) -> Workload
 
 def _grid_file(entry: Mapping[str, Any], source: str, path: str, base_dir: Path,
                check: Checker) -> WorkloadEntry:
-    """An SWF file and its side file; both digests are part of the runs' identity."""
+    """An SWF file and its side file; both digests are part of the runs' identity, with
+    what becomes of its cancelled records (``cancellations``, docs/reference/events.md)."""
     from schedlab.experiments.spec.sections import trace_label
     from schedlab.workload.grid import side_path
+    from schedlab.workload.swf import CANCELLATION_RULES
 
     for key in entry:
         if key not in GRID_FILE_KEYS:
@@ -222,8 +224,12 @@ def _grid_file(entry: Mapping[str, Any], source: str, path: str, base_dir: Path,
         raise check.error(f"{path}.source", f"a grid workload needs the grid attributes of "
                           f"its jobs: no side file {side} (docs/reference/platform.md)")
     label = check.text(entry.get("label", trace_label(file)), f"{path}.label")
+    options: dict[str, Any] = {"side_sha256": file_digest(side)}
+    if "cancellations" in entry:
+        options["cancellations"] = check.choice(entry["cancellations"], f"{path}.cancellations",
+                                                CANCELLATION_RULES)
     return WorkloadEntry(WorkloadSource(GRID_FILE, str(file), label, file_digest(file),
-                                        (("side_sha256", file_digest(side)),)), None, path)
+                                        tuple(sorted(options.items()))), None, path)
 
 
 def _is_space_sharing_model(name: str) -> bool:

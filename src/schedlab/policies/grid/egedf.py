@@ -41,6 +41,7 @@ from schedlab.policies.grid.base import LocalPolicy
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
+    from schedlab.engine.outages import OutageEvent
 
 #: The terms of the weight function (§5.2.1): both (the thesis), or one of them.
 OBJECTIVES = ("weight", "deadline", "makespan")
@@ -116,12 +117,26 @@ class Plan:
                             for l, c in enumerate(platform.copies[ctx.cluster]) if c > 0}
         self.running_end = dict.fromkeys(self.on_machine, now)
         self.overdue_until: dict[int, int] = {}
+        # A machine out of service (docs/reference/events.md, "Grid runs") is planned full
+        # until it is back; its running jobs (a drained machine's) hold it after that.
+        back = {k: ctx.back_at(k) for k in ctx.out_of_service.tolist()}
+        for k, t in back.items():
+            self.machine_free[k].reserve(now, t - now, self.machine_free[k].capacity)
+            self.running_end[k] = t
         for task in ctx.running.values():
             end = task.expected_end
             if end <= now:                  # past its estimate (overrun="extend")
                 end = self.overdue_until[task.id] = overdue_end(task, now)
-            self._take(task, task.machine, now, end - now)
-            self.running_end[task.machine] = max(self.running_end[task.machine], end)
+            machine = task.machine
+            if machine in back:
+                if end > back[machine]:
+                    self.machine_free[machine].reserve(back[machine], end - back[machine],
+                                                       self._units(task))
+                for l in self.held(task, machine):
+                    self.copies_free[l].reserve(now, end - now, 1)
+            else:
+                self._take(task, machine, now, end - now)
+            self.running_end[machine] = max(self.running_end[machine], end)
 
     def advance(self, now: int) -> None:
         """Forget the past: every profile starts at ``now``."""
@@ -135,9 +150,13 @@ class Plan:
         while the job waits (its estimate does not change then)."""
         row = self._durations.get(task.id)
         if row is None:
-            platform = self.ctx.platform
-            row = self._durations[task.id] = time_on_machine(
-                task.estimate_left, task.rating, platform.rating).tolist()
+            ctx = self.ctx
+            if ctx.lengthens_runs:          # checkpoint writes and restarts: the engine's
+                row = [ctx.duration(task, k) for k in range(len(ctx.platform.rating))]
+            else:
+                row = time_on_machine(task.estimate_left, task.rating,
+                                      ctx.platform.rating).tolist()
+            self._durations[task.id] = row
         return row[machine]
 
     def held(self, task: GridTask, machine: int) -> list[int]:
@@ -285,6 +304,17 @@ class EarliestGapEDF(LocalPolicy):
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
         if ctx.now != task.expected_end:
             self._disturbed = True          # not the end the plan assumed: compress it
+        plan = self.plan
+        if plan is not None and task.id in plan.slots:   # withdrawn while planned
+            plan.remove(plan.slots[task.id])
+            del plan._durations[task.id]
+        if task in self._arrived:                         # withdrawn before any pass
+            self._arrived.remove(task)
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        """A machine failed, came back, or a window took or gave back machines: plan again
+        from the machines as they are (docs/reference/events.md, "Grid runs")."""
+        self._disturbed = True
 
     def schedule(self, ctx: GridContext) -> None:
         plan = self.plan

@@ -120,17 +120,20 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
 def _cpus_free_at(ctx: GridContext, head: GridTask, machine: int,
                   on_machine: list[GridTask]) -> int:
     """When ``machine`` has room for ``head`` by CPUs (exclusive: is idle), its running
-    tasks ``on_machine`` (earliest expected end first) ending as expected."""
+    tasks ``on_machine`` (earliest expected end first) ending as expected, and not before
+    it is back in service (:meth:`GridContext.back_at`: a failed or drained machine)."""
+    back = ctx.back_at(machine)
     if ctx.exclusive:
-        return max((ctx.expected_end(t) for t in on_machine), default=ctx.now)
-    free = int(ctx.free_cpus[machine])
+        return max(max((ctx.expected_end(t) for t in on_machine), default=ctx.now), back)
+    free = int(ctx.free_cpus[machine]) if back == ctx.now else \
+        int(ctx.platform.cpus[machine]) - sum(t.width for t in on_machine)
     when = ctx.now
     for t in on_machine:
         if free >= head.width:
             break
         free += t.width
         when = ctx.expected_end(t)
-    return when
+    return max(when, back)
 
 
 class BackfillingFCFS(LocalPolicy):

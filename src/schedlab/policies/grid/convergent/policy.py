@@ -146,6 +146,10 @@ class ConvergentScheduling(LocalPolicy):
         tasks = list(ctx.running.values()) + list(ctx.waiting.values())
         state = cluster_state(ctx, tasks)
         matrix = job_machine_matrix(state, self.weights)
+        away = ctx.out_of_service
+        if away.size:               # no queued job is matched to a machine out of service
+            queued = np.flatnonzero([task.id in ctx.waiting for task in tasks])
+            matrix[np.ix_(queued, np.flatnonzero(np.isin(ctx.machines, away)))] = 0.0
         pre = prematch(matrix, state.needs, state.copies, self.knapsack,
                        fixed=state.running if not self.preemption else None)
         sharing = self.plan_sharing(ctx.exclusive)
@@ -204,7 +208,7 @@ class ConvergentScheduling(LocalPolicy):
         """Queued jobs placed into the machines' room now (space sharing, our reading).
 
         A machine's room is its CPUs free now (exclusive allocation: room for
-        one job of width 1 if idle, none if busy); running jobs keep their
+        one job of width 1 if idle, none if busy or out of service); running jobs keep their
         machines.  With a one-job-per-machine ``plan`` (``sharing="rounds"``),
         its queued jobs take their machine's room first, by decreasing entry
         while they fit, and the others are placed by matching rounds
@@ -215,7 +219,7 @@ class ConvergentScheduling(LocalPolicy):
         columns = ctx.machines
         if ctx.exclusive:
             width = np.ones(len(tasks), dtype=np.int64)
-            room = (ctx.jobs_on[columns] == 0).astype(np.int64)
+            room = ((ctx.jobs_on[columns] == 0) & (ctx.free_cpus[columns] > 0)).astype(np.int64)
         else:
             width = np.array([task.width for task in tasks], dtype=np.int64)
             room = ctx.free_cpus[columns].astype(np.int64)
