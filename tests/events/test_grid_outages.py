@@ -201,6 +201,24 @@ def test_a_window_takes_the_idle_machines_first_and_no_job_starts_there():
     assert result.outages.outages.tolist() == [[1, 10, 50, 6]]
 
 
+def test_a_window_on_named_machines_drains_them_and_leaves_the_others():
+    """A window on fast (held by job 1 until 100) and small, from 10 to 150: small is taken
+    at 10, fast drained and taken at 100; job 2 (2 CPUs, at 20) runs on mid at once, and
+    job 3 at 140 too."""
+    rows = [(0, 200, 200, 4, (), 100), (20, 20, 20, 2, (), 100), (140, 20, 20, 2, (), 100)]
+    result = simulate(rows, windows=(Window(0, 10, 150, None, node_ids=(FAST, SMALL)),))
+    assert result.start.tolist() == [0, 20, 140]
+    assert result.grid.machine.tolist() == [FAST, MID, MID]
+    assert sorted(result.outages.intervals.tolist()) == [[0, 4, 100, 150, -2],
+                                                         [8, 10, 10, 150, -2]]
+
+
+def test_a_window_naming_a_machine_the_platform_lacks_names_file_line_and_field():
+    window = Window(0, 10, 50, None, line=4, node_ids=(7,), source="m.csv")
+    with pytest.raises(InputError, match=r"m.csv:4: field node_ids: machine 7 does not exist"):
+        simulate(ROWS, windows=(window,))
+
+
 def test_a_drain_lets_the_running_job_end_and_takes_its_machine_then():
     """A window of every machine from 10 to 150: mid and small are taken at 10, fast is
     drained (job 1 runs on) and taken at 100; job 2 waits until 150."""

@@ -155,13 +155,17 @@ class GridOutages:
                                  f"fails whole machines (docs/reference/events.md, \"Grid "
                                  f"runs\")", field=f"failures {key}")
         machines = len(self.cpus)
-        for failure in self.spec.replayed:
-            unknown = [k for k in failure.nodes if k >= machines]
+        named = [(failure.nodes, self.spec.source, failure.line, "nodes")
+                 for failure in self.spec.replayed]
+        named += [(window.node_ids, window.source, window.line, "node_ids")
+                  for window in self.windows]
+        for nodes, source, line, column in named:
+            unknown = [k for k in nodes if k >= machines]
             if unknown:
                 raise InputError(f"machine {unknown[0]} does not exist: in a grid run a node id "
                                  f"is a machine index of the platform, which has {machines} "
-                                 f"machines (0 to {machines - 1})", file=self.spec.source,
-                                 line=failure.line, field="nodes")
+                                 f"machines (0 to {machines - 1})", file=source, line=line,
+                                 field=column)
 
     def begin(self, contexts: list[GridContext]) -> None:
         """Put the first failures and every window's start on the engine's heap."""
@@ -366,7 +370,8 @@ class GridOutages:
                       ) -> tuple[OutageEvent, list[tuple[GridTask, bool]], set[int]]:
         window = self.windows[k]
         machines = len(self.cpus)
-        wanted = machines if window.processors is None else min(window.processors, machines)
+        wanted = len(window.node_ids) if window.node_ids else \
+            machines if window.processors is None else min(window.processors, machines)
         self._states[k] = state = _WindowState(window, wanted)
         heappush(self.engine.events, (window.end, RESTORE, -1 - k, 0))
         clusters = self._fill(now)
@@ -396,13 +401,15 @@ class GridOutages:
         return OutageEvent("window end", cpus, window.start, window.end), [], clusters
 
     def _fill(self, now: int) -> set[int]:
-        """The started windows still short of machines take the idle machines in service,
-        lowest-numbered first, then drain the busy ones; returns the clusters concerned."""
+        """The started windows still short of machines take the idle machines in service
+        (of those they name, when they name machines), lowest-numbered first, then drain
+        the busy ones; returns the clusters concerned."""
         clusters: set[int] = set()
         for k, state in self._states.items():
             if state.short <= 0:
                 continue
-            free = [m for m in range(len(self.cpus)) if not self.out[m]]
+            named = state.window.node_ids or range(len(self.cpus))
+            free = [m for m in named if not self.out[m]]
             cluster_of = self.platform.cluster_of
             idle = [m for m in free
                     if self.contexts[int(cluster_of[m])].jobs_on[m] == 0][:state.short]
