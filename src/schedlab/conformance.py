@@ -324,8 +324,8 @@ def _check_processors(intervals: np.ndarray) -> None:
 def _check_work_conserved(result: Result, record: Any) -> None:
     """Under the ``checkpoint`` fate every job's last attempt needs exactly the work its
     checkpoints did not keep, with its restart and checkpoint writes
-    (:func:`~schedlab.engine.outages.wall_time`)."""
-    from schedlab.engine.outages import wall_time
+    (:func:`~schedlab.engine.attempts.wall_time`)."""
+    from schedlab.engine.attempts import wall_time
     from schedlab.workload.outages import Checkpointing
 
     settings = record.settings

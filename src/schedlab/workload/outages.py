@@ -143,6 +143,11 @@ class FailureModel:
             rng.exponential(self.repair))
         return max(1, round(drawn))
 
+    def next_failure(self, rng: np.random.Generator, after: int) -> tuple[int, int]:
+        """The node's next failure after its repair at ``after``: ``(start, end)``."""
+        start = after + self.time_to_failure(rng)
+        return start, start + self.repair_time(rng)
+
 
 @dataclass(frozen=True)
 class Failure:
