@@ -36,7 +36,6 @@ from schedlab.engine.attempts import Attempts, outage_settings
 from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
 from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
 from schedlab.engine.result import OutageRecord
-from schedlab.errors import InputError
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -124,17 +123,9 @@ class Outages:
         self._outage_rows: list[tuple[int, int, int, int]] = []
         self._series_time: list[int] = [0]
         self._series_down: list[int] = [0]
-        self._check_replayed_nodes()
+        self.spec.check_nodes(self.nodes)
 
     # ------------------------------------------------------------------ set-up
-    def _check_replayed_nodes(self) -> None:
-        for failure in self.spec.replayed:
-            too_high = [node for node in failure.nodes if node >= self.nodes]
-            if too_high:
-                raise InputError(f"node {too_high[0]} does not exist: the machine has "
-                                 f"{self.nodes} nodes of {self.node_size} processor(s)",
-                                 file=self.spec.source, line=failure.line, field="nodes")
-
     def begin(self, ctx: Context) -> None:
         """Put the first failures and every window's notice on the context's heap."""
         events = ctx._events

@@ -226,6 +226,9 @@ class OutageRecord:
     index, >= 0), a failure (-1) or a window (-2).  ``series_time``/``series_down`` is
     the step function of processors out of service (failed or held by a
     window).  ``settings`` are the run's failure settings.
+    ``attempt_progress`` (gang runs) is the service each ended attempt
+    received, row by row of ``attempts`` (a gang job progresses only in its
+    slots); None where an attempt progresses from its start to its end.
     """
 
     outages: np.ndarray
@@ -237,6 +240,7 @@ class OutageRecord:
     series_time: np.ndarray
     series_down: np.ndarray
     settings: dict[str, Any] = field(default_factory=dict)
+    attempt_progress: np.ndarray | None = None
 
 
 @dataclass

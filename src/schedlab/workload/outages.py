@@ -210,6 +210,16 @@ class FailureSpec:
         """The node MTBF when failures are drawn."""
         return None if self.model is None else self.model.mtbf
 
+    def check_nodes(self, nodes: int) -> None:
+        """InputError at the first replayed failure of a node a machine of ``nodes`` nodes
+        does not have."""
+        for failure in self.replayed:
+            too_high = [node for node in failure.nodes if node >= nodes]
+            if too_high:
+                raise InputError(f"node {too_high[0]} does not exist: the machine has "
+                                 f"{nodes} nodes of {self.node_size} processor(s)",
+                                 file=self.source, line=failure.line, field="nodes")
+
 
 #: The keys of a ``--failures`` text and what each sets.
 FAILURE_KEYS = ("mtbf", "repair", "distribution", "shape", "repair_distribution", "seed",

@@ -100,8 +100,8 @@ def experiment_from_mapping(data: Mapping[str, Any], *, base_dir: str | Path = "
     outages = parse_outages(data, Path(base_dir), check)
     if is_grid and outages != [None]:
         key = "failures" if "failures" in data else "maintenance"
-        raise check.error(key, "failures and maintenance windows belong to space sharing; a "
-                          "grid experiment takes none")
+        raise check.error(key, "failures and maintenance windows belong to runs on one "
+                          "machine (space or time sharing); a grid experiment takes none")
     runs = expand(workloads, tables, policies, seeds, processors, overrun, check, settings,
                   grids, outages)
     if text is None:
