@@ -207,7 +207,7 @@ GANGS = [{}, {"strategy": 2, "short": 10, "long": 30}, {"strategy": 3, "short": 
 
 
 @pytest.mark.parametrize("params", GANGS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_events_keep_the_invariants_and_rerun_identically(params, data):
     workload = data.draw(workloads(max_jobs=12, processors=data.draw(st.integers(1, 6))))
@@ -224,7 +224,7 @@ def test_events_keep_the_invariants_and_rerun_identically(params, data):
 
 
 @pytest.mark.parametrize("params", GANGS)
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_failures_that_never_come_change_no_schedule(params, data):
     """Failures and windows after the last job has ended: the schedule, the matrix's

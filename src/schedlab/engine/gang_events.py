@@ -150,10 +150,11 @@ class GangEvents:
 
     def usable_express(self, sim: _Simulation, t: int) -> list[Job]:
         """The waiting express jobs that may start at ``t``: those that complete before the
-        next event that ends attempts."""
+        next event that ends attempts and that their users have not cancelled by then."""
         bound = self.cut_time() - t
-        held, index = sim.held, sim.index
-        return [job for job in sim.express.values() if held[index[job.id]] < bound]
+        held, index, cancel_at = sim.held, sim.index, self._cancel_at
+        return [job for job in sim.express.values() if held[index[job.id]] < bound
+                and cancel_at.get(index[job.id], NEVER) > t]
 
     def placed(self, sim: _Simulation, job_id: int) -> None:
         """A job entered the matrix: its cancellation, if any, will end it there."""

@@ -534,7 +534,9 @@ class _Simulation:
         Before each slot, the express jobs waiting take free processors of that
         slot's row, and the slot is lengthened until they complete.  Only when
         some of them do not fit is an express slot served first, at most one
-        per round; an idle machine serves an express slot alone.
+        per round; an idle machine serves an express slot alone.  In a run with
+        events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
+        next begins with the row after the one cut.
         """
         self.quiet = True
         if not rows:
@@ -548,34 +550,30 @@ class _Simulation:
         if self.resume_after is not None:
             rows = self.after_cut(rows)
         try:
-            self.serve_rows(rows)
+            express_open = True           # this round has not served its express slot yet
+            for index, row in enumerate(rows):
+                if self.deliver():
+                    self.quiet = False
+                members = [j for j in row.members() if j in self.remaining]
+                if not members:
+                    continue              # a row emptied mid-round is skipped
+                if not self.express:
+                    self.serve(row.id, members, self.slot)
+                    continue
+                chosen = self.pack_into(row)
+                if len(chosen) < len(self.express) and express_open:
+                    express_open = False
+                    self.serve_express(rows, index, len(rows))
+                    self.deliver()
+                    members = [j for j in row.members() if j in self.remaining]
+                    if not members:
+                        continue
+                    chosen = self.pack_into(row) if self.express else []
+                row_free = self.matrix.usable & ~(row.occupied | row.guest_mask)
+                self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
         except _SlotCut as cut:
             self.resume_after = cut.row_id
         self.rounds += 1
-
-    def serve_rows(self, rows: list[Row]) -> None:
-        """The slots of one round, in order (:meth:`serve_round`)."""
-        express_open = True           # this round has not served its express slot yet
-        for index, row in enumerate(rows):
-            if self.deliver():
-                self.quiet = False
-            members = [j for j in row.members() if j in self.remaining]
-            if not members:
-                continue              # a row emptied mid-round is skipped
-            if not self.express:
-                self.serve(row.id, members, self.slot)
-                continue
-            chosen = self.pack_into(row)
-            if len(chosen) < len(self.express) and express_open:
-                express_open = False
-                self.serve_express(rows, index, len(rows))
-                self.deliver()
-                members = [j for j in row.members() if j in self.remaining]
-                if not members:
-                    continue
-                chosen = self.pack_into(row) if self.express else []
-            row_free = self.matrix.usable & ~(row.occupied | row.guest_mask)
-            self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
 
     def after_cut(self, rows: list[Row]) -> list[Row]:
         """The round after one an event cut: from the row after the one cut (rows in

@@ -58,7 +58,8 @@ def first_fit_spot(matrix: Matrix, job: Job, slot_limit: int,
                    avoid: int = 0) -> tuple[int, int] | None:
     """The first row with ``job.width`` free processors outside ``avoid`` and its
     lowest-numbered free ones, else a new row (index ``len(matrix)``) if fewer than
-    ``slot_limit`` rows exist: ``(row index, mask)``, or None."""
+    ``slot_limit`` rows exist: ``(row index, mask)``, or None.  Only the processors in
+    service count (``matrix.usable``: neither failed nor held by a window)."""
     allowed = matrix.usable & ~avoid
     if allowed.bit_count() < job.width:
         return None
