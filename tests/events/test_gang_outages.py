@@ -322,3 +322,18 @@ def test_a_sweep_runs_gang_policies_with_failures_and_windows(tmp_path: Path):
     assert list(failing_runs["failures"]) == [1, 1]
     # without the failure the jobs still run at 100, when the window starts
     assert list(frame[frame["outages.failures"] == "none"]["maintenance_windows"]) == [1, 1]
+
+
+def test_the_python_api_runs_gang_with_drawn_failures_deterministically():
+    """schedlab.simulate takes the --failures text for a gang policy: drawn failures seeded
+    by the run's seed, identical on a second run."""
+    first = schedlab.simulate(THREE, "gang", failures="mtbf=300,repair=20,fate=requeue",
+                              seed=3)
+    check_invariants(first, THREE)
+    again = schedlab.simulate(THREE, "gang", failures="mtbf=300,repair=20,fate=requeue",
+                              seed=3)
+    assert first.end.tolist() == again.end.tolist()
+    metrics = schedlab.compute_metrics(first)
+    assert metrics["failures"] >= 1
+    assert metrics["requeued"] + metrics["failed"] == metrics["jobs_hit"] >= 1
+    assert first.meta["outages"]["model"]["mtbf"] == 300

@@ -186,9 +186,10 @@ class GangEvents:
             sim.matrix.now = t
             if kind == CANCEL:
                 self._cancel(sim, key, t)
+            elif key < 0 and kind == OUTAGE:
+                self._start_window(-1 - key)
             elif key < 0:
-                self._start_window(-1 - key) if kind == OUTAGE else self._end_window(sim,
-                                                                                -1 - key, t)
+                self._end_window(-1 - key, t)
             elif kind == OUTAGE:
                 self._fail(sim, key, t)
             else:
@@ -315,7 +316,7 @@ class GangEvents:
         self._claims[k] = _Claim(window, window.width(self.machine))
         heappush(self._changes, (window.end, RESTORE, -1 - k))
 
-    def _end_window(self, sim: _Simulation, k: int, t: int) -> None:
+    def _end_window(self, k: int, t: int) -> None:
         claim = self._claims.pop(k)
         self._close(claim, t)
         for mask, _ in claim.taken:
