@@ -185,7 +185,9 @@ def processors_table(result: Result) -> Any:
     import pandas as pd
 
     ids = result.job_id.tolist()
-    last = set(zip(range(len(ids)), result.start.tolist()))
+    # a gang job holds its processors from its placement in the matrix, not its first slot
+    held_from = result.start if result.timesharing is None else result.timesharing.placed
+    last = set(zip(range(len(ids)), held_from.tolist()))
     rows = []
     for lo, hi, start, end, holder in record.intervals.tolist():
         if holder < 0:

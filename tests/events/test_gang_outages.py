@@ -290,6 +290,8 @@ def test_the_command_line_runs_gang_with_every_event(tmp_path: Path):
     assert meta["metrics"]["requeued"] >= 1
     processors = (out / "processors.csv").read_text()
     assert "failure" in processors and "window" in processors
+    # job 1 (processors 0-1) is placed at 0, hit at 15 and placed again on 1-2 at 15
+    assert "ended attempt,1,0,2,0,15" in processors and "job,1,1,2,15," in processors
     assert (out / "matrix.csv").is_file()
 
 
