@@ -86,7 +86,7 @@ def check_invariants(result: Result, workload: Workload, *, overrun: str = "kill
     if reservations is not None or result.reservations is not None:
         check_reservations(result, reservations)
     if result.timesharing is not None:
-        _expect(accepted & (result.timesharing.service != should_hold), result,
+        _expect(whole & (result.timesharing.service != should_hold), result,
                 "received a service other than it needed")
         _expect(accepted & (result.timesharing.placed > result.start), result,
                 "starts before it is placed in the matrix")
@@ -104,9 +104,7 @@ def check_matrix(result: Result) -> None:
     trace = result.timesharing
     assert trace is not None, "the result has no time-sharing trace"
     params = result.params
-    masks = {}
-    for job_id, ranges in zip(result.job_id.tolist(), trace.columns):
-        masks[job_id] = sum(((1 << stop) - (1 << first)) for first, stop in ranges)
+    masks = _AttemptMasks(result)
     long_jobs = set()
     if params.get("strategy", 1) >= 2 and "long" in params:
         length = result.estimate if params.get("classify_by") == "estimate" else result.runtime
@@ -122,6 +120,8 @@ def check_matrix(result: Result) -> None:
             _check_rows(rows, home, masks, long_jobs, params, last_time)
         last_time = time
         where = f"job {job_id} at time {time}"
+        if kind in (place, express):
+            masks.placed(job_id, time)
         if kind in (place, guest, express):
             cells = rows.setdefault(row_id, {})
             taken = sum(cells.values())
@@ -143,6 +143,33 @@ def check_matrix(result: Result) -> None:
             home.pop(job_id, None)
     if last_time is not None:
         _check_rows(rows, home, masks, long_jobs, params, last_time)
+
+
+class _AttemptMasks(dict):
+    """Each job's processors (a bit mask) in the attempt that holds them now: a gang job
+    queued again after a failure may come back on others (the record's intervals)."""
+
+    def __init__(self, result: Result) -> None:
+        trace = result.timesharing
+        assert trace is not None
+        ids = result.job_id.tolist()
+        super().__init__((job_id, _as_mask(ranges)) for job_id, ranges in zip(ids, trace.columns))
+        self._attempts: dict[int, dict[int, int]] = {}
+        if result.outages is not None:
+            for lo, hi, start, _, holder in result.outages.intervals.tolist():
+                if holder >= 0:
+                    held = self._attempts.setdefault(ids[holder], {})
+                    held[start] = held.get(start, 0) | ((1 << hi) - (1 << lo))
+
+    def placed(self, job_id: int, time: int) -> None:
+        """Job ``job_id`` entered the matrix (or an express slot) at ``time``."""
+        attempts = self._attempts.get(job_id)
+        if attempts is not None and time in attempts:
+            self[job_id] = attempts[time]
+
+
+def _as_mask(ranges: Sequence[tuple[int, int]]) -> int:
+    return sum(((1 << stop) - (1 << first)) for first, stop in ranges)
 
 
 def _check_rows(rows, home, masks, long_jobs, params, time) -> None:
@@ -270,7 +297,7 @@ def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
     if record is None:
         _expect(failed, result, "failed though the run had no failures")
         return failed
-    _check_processors(record.intervals)
+    _check_processors(record.intervals, shared=result.timesharing is not None)
     fate = record.settings.get("fate", "kill")
     attempts = record.attempts
     positions = attempts[:, 0]
@@ -297,16 +324,20 @@ def _check_outages(result: Result, accepted: np.ndarray) -> np.ndarray:
     return failed
 
 
-def _check_processors(intervals: np.ndarray) -> None:
+def _check_processors(intervals: np.ndarray, shared: bool = False) -> None:
     """No processor is held by two holders (jobs, failures, windows) at one time
-    (``intervals``: rows ``(lo, hi, start, end, holder)``)."""
+    (``intervals``: rows ``(lo, hi, start, end, holder)``).  With ``shared`` (a gang
+    run, whose jobs share processors in different rows: :func:`check_matrix`) only
+    failures and windows are exclusive: no job holds a processor while one of them
+    does."""
     if len(intervals) == 0:
         return
-    sizes = intervals[:, 1] - intervals[:, 0]
-    first = np.repeat(intervals[:, 0], sizes)
-    offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    per_processor = np.column_stack([first + offsets, np.repeat(intervals[:, 2:], sizes,
-                                                                 axis=0)])
+    if shared:
+        _check_jobs_off_outages(intervals)
+        intervals = intervals[intervals[:, 4] < 0]
+        if len(intervals) == 0:
+            return
+    per_processor = _per_processor(intervals)
     order = np.lexsort((per_processor[:, 1], per_processor[:, 0]))
     rows = per_processor[order]
     same = rows[1:, 0] == rows[:-1, 0]
@@ -322,11 +353,38 @@ def _check_processors(intervals: np.ndarray) -> None:
             f"from {int(second[1])}")
 
 
+def _per_processor(intervals: np.ndarray) -> np.ndarray:
+    """``intervals`` one row ``(processor, start, end, holder)`` per processor they hold."""
+    sizes = intervals[:, 1] - intervals[:, 0]
+    first = np.repeat(intervals[:, 0], sizes)
+    offsets = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.column_stack([first + offsets, np.repeat(intervals[:, 2:], sizes, axis=0)])
+
+
+def _check_jobs_off_outages(intervals: np.ndarray) -> None:
+    """No job interval overlaps a failure's or window's interval on one processor."""
+    rows = _per_processor(intervals)
+    outages, jobs = rows[rows[:, 3] < 0], rows[rows[:, 3] >= 0]
+    for processor in np.unique(outages[:, 0]).tolist():
+        held = outages[outages[:, 0] == processor]
+        held = held[np.argsort(held[:, 1], kind="stable")]
+        mine = jobs[jobs[:, 0] == processor]
+        # the last outage starting before a job's end is the only one that can overlap it
+        k = np.searchsorted(held[:, 1], mine[:, 2], side="left") - 1
+        bad = (k >= 0) & (held[np.maximum(k, 0), 2] > mine[:, 1])
+        if bad.any():
+            job, outage = mine[int(np.argmax(bad))], held[int(k[int(np.argmax(bad))])]
+            raise AssertionError(
+                f"processor {processor} is held by job index {int(job[3])} from "
+                f"{int(job[1])} to {int(job[2])}, while it is out of service from "
+                f"{int(outage[1])} to {int(outage[2])}")
+
+
 def _check_work_conserved(result: Result, record: Any) -> None:
     """Under the ``checkpoint`` fate every job's last attempt needs exactly the work its
     checkpoints did not keep, with its restart and checkpoint writes
-    (:func:`~schedlab.engine.outages.wall_time`)."""
-    from schedlab.engine.outages import wall_time
+    (:func:`~schedlab.engine.attempts.wall_time`)."""
+    from schedlab.engine.attempts import wall_time
     from schedlab.workload.outages import Checkpointing
 
     settings = record.settings
@@ -539,7 +597,7 @@ def _check_job_runs(result: Result, grid: GridWorkload, platform: Platform, colu
     assert cut < need or (need == 0 and cut == 0), f"job {job.id}: preempted after its end"
     compute = -(-(need - cut) // int(speed[-1]))
     if interval:
-        from schedlab.engine.outages import wall_time
+        from schedlab.engine.attempts import wall_time
 
         compute = wall_time(compute, interval, cost)
     last = int(overheads[-1]) + compute
@@ -639,8 +697,8 @@ def _attempt_work(grid: GridWorkload, platform: Platform, i: int, earlier: np.nd
     """The work (rating-seconds of runtime and estimate) job ``i``'s last attempt begins
     with: replaying its ``earlier`` runs, each cut by a preemption or, when it ends at one
     of ``failures``, by a failure (docs/reference/events.md, "Grid runs")."""
+    from schedlab.engine.attempts import saved_work
     from schedlab.engine.grid_outages import computed_seconds
-    from schedlab.engine.outages import saved_work
 
     job = grid.workload.jobs[i]
     rating = int(grid.rating[i])
@@ -764,7 +822,7 @@ def _described(label: str, options: Mapping[str, Any]) -> str:
 
 
 def outage_options(workload: Workload) -> dict[str, Mapping[str, Any]]:
-    """The failures and windows every space-sharing policy also meets on ``workload``
+    """The failures and windows every policy of one machine also meets on ``workload``
     (docs/reference/events.md), by name: processor 0 failing a third of the way through
     the submissions and again at two thirds, its jobs queued again, with a maintenance
     window of one processor announced at the first submission from the middle one on;
@@ -806,11 +864,16 @@ def space_sharing_cases() -> list[Case]:
 
 
 def time_sharing_cases() -> list[Case]:
-    """The small workloads under both overrun modes (ticks, queue limits and advance
-    reservations belong to space sharing: docs/reference/policies/gang.md)."""
-    return [Case(_described(label, {"overrun": overrun}), {"workload": workload,
-                                                           "overrun": overrun})
-            for label, workload in conformance_workloads() for overrun in OVERRUNS]
+    """The small workloads under both overrun modes, then with failures and windows
+    (:func:`outage_options`; ticks, queue limits and advance reservations belong to
+    space sharing: docs/reference/policies/gang.md)."""
+    cases = [Case(_described(label, {"overrun": overrun}), {"workload": workload,
+                                                            "overrun": overrun})
+             for label, workload in conformance_workloads() for overrun in OVERRUNS]
+    cases += [Case(_described(label, {"outages": name}), {"workload": workload, **options})
+              for label, workload in conformance_workloads()
+              for name, options in outage_options(workload).items()]
+    return cases
 
 
 def grid_cases() -> list[Case]:

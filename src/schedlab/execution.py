@@ -143,13 +143,16 @@ def _space_sharing(workload: Workload, policy: Policy, spec: RunSpec,
 def _time_sharing(workload: Workload, policy: Policy, spec: RunSpec,
                   progress: ProgressCallback | None) -> Result:
     """The gang-scheduling engine of :mod:`schedlab.engine.timesharing`
-    (docs/reference/policies/gang.md)."""
+    (docs/reference/policies/gang.md), with failures, maintenance windows and replayed
+    cancellations (docs/reference/events.md, "Gang runs")."""
     from schedlab.engine.timesharing import run_timesharing
 
+    failures, windows = load_outages(spec)
     check_capacity(spec.processors or workload.processors, schedule_horizon(workload),
                    field="processors")
     return run_timesharing(workload, policy, processors=spec.processors,  # type: ignore[arg-type]
-                           overrun=spec.overrun, progress=progress)
+                           overrun=spec.overrun, progress=progress, failures=failures,
+                           windows=windows)
 
 
 def _grid(workload: GridWorkload, policy: Policy, spec: RunSpec,
@@ -217,9 +220,9 @@ MODELS: dict[str, ExecutionModel] = {model.name: model for model in (
         _one_machine_policy, _prepare_one_machine, _space_sharing, _one_machine_metrics,
         space_sharing_cases, check_one_machine_run),
     ExecutionModel(
-        TIME_SHARING, "a time-sharing run", None, ONE_MACHINE_INPUT,
-        "ticks, queue limits, advance reservations, replayed cancellations, failures and "
-        "maintenance windows belong to space sharing",
+        TIME_SHARING, "a time-sharing run", None,
+        ONE_MACHINE_INPUT | {"cancellations", "failures", "maintenance"},
+        "ticks, queue limits and advance reservations belong to space sharing",
         _one_machine_policy, _prepare_one_machine, _time_sharing, _one_machine_metrics,
         time_sharing_cases, check_one_machine_run),
     ExecutionModel(

@@ -185,7 +185,9 @@ def processor_uses(result: Result) -> tuple[np.ndarray, ...] | None:
     lo, hi, start, end, holder = lo[order], hi[order], start[order], end[order], holder[order]
     of_job = holder >= 0
     position = np.where(of_job, holder, 0)
-    last = of_job & (result.start[position] == start)
+    # a gang job holds its processors from its placement in the matrix, not its first slot
+    held_from = result.start if result.timesharing is None else result.timesharing.placed
+    last = of_job & (held_from[position] == start)
     kind = np.select([holder == -1, holder < 0, last], ["failure", "window", "job"],
                      "ended attempt")
     job_id = np.where(of_job, result.job_id[position], -1)

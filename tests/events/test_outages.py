@@ -472,7 +472,8 @@ def test_the_command_line_runs_failures_and_maintenance(tmp_path: Path):
 @pytest.mark.parametrize(("args", "message"), [
     (["--failures", "mtbf=0"], "field --failures mtbf: expected a duration > 0"),
     (["--failures", "missing.csv"], "missing.csv: no such failure file"),
-    (["--failures", "mtbf=1d", "--policy", "gang"], "a time-sharing run takes no --failures"),
+    (["--failures", "mtbf=1d,fate=eject", "--policy", "gang"],
+     "field --failures fate: expected one of kill, requeue, checkpoint"),
 ])
 def test_bad_options_exit_2_with_one_line(args, message):
     done = CliRunner().invoke(app, ["simulate", "lublin", "-n", "50", *args])

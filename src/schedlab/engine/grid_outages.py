@@ -8,8 +8,8 @@ replayed from a failure file whose node ids are the platform's machine
 indices) and the windows happen on the grid engine's heap
 (:mod:`schedlab.engine.grid`), with the same pieces as the space-sharing
 engine (:mod:`schedlab.engine.outages`): the fates, the checkpoint
-arithmetic (:func:`~schedlab.engine.outages.wall_time`,
-:func:`~schedlab.engine.outages.saved_work`), the :class:`OutageEvent`
+arithmetic (:func:`~schedlab.engine.attempts.wall_time`,
+:func:`~schedlab.engine.attempts.saved_work`), the :class:`OutageEvent`
 policies hear and the :class:`~schedlab.engine.result.OutageRecord`.
 
 Our readings (docs/reference/events.md, "Grid runs"):
@@ -39,15 +39,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedlab.engine.attempts import saved_work, wall_time
 from schedlab.engine.kernel import OUTAGE, RESTORE
-from schedlab.engine.outages import (
-    HELD_BY_FAILURE,
-    HELD_BY_WINDOW,
-    KIND_CODES,
-    OutageEvent,
-    saved_work,
-    wall_time,
-)
+from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES, OutageEvent
 from schedlab.engine.result import FAILED, OutageRecord
 from schedlab.errors import InputError
 from schedlab.workload.outages import FailureSpec

@@ -26,17 +26,17 @@ from __future__ import annotations
 from array import array
 from bisect import bisect_right, insort
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from heapq import heappush
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedlab.engine.attempts import Attempts, outage_settings
 from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
 from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
 from schedlab.engine.result import OutageRecord
-from schedlab.errors import InputError
-from schedlab.workload.outages import node_processors
+from schedlab.workload.outages import check_node_ids, node_processors
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
@@ -68,24 +68,6 @@ class OutageEvent:
     start: int
     end: int
     hit: tuple[int, ...] = ()
-
-
-def wall_time(work: int, interval: int, cost: int) -> int:
-    """Seconds to do ``work`` seconds of work writing a checkpoint (``cost`` seconds)
-    after every ``interval`` seconds of it, none at the very end."""
-    if work <= 0:
-        return 0
-    return work + cost * ((work - 1) // interval)
-
-
-def saved_work(elapsed: int, interval: int, cost: int, restart: int, work: int) -> int:
-    """The seconds of work the last checkpoint written within ``elapsed`` seconds of an
-    attempt keeps: the attempt first spends ``restart`` seconds reading a checkpoint, then
-    alternates ``interval`` seconds of work and ``cost`` seconds of writing."""
-    useful = elapsed - restart
-    if useful <= 0:
-        return 0
-    return min(work, (useful // (interval + cost)) * interval)
 
 
 class _Failure:
@@ -137,15 +119,8 @@ class Outages:
         self._active: dict[int, _Failure] = {}
         self._rngs: dict[int, np.random.Generator] = {}
         self.down = 0
-        n = len(jobs)
-        self.final_runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
-        self.final_estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
-        self.overhead = np.zeros(n, dtype=np.int64)
-        #: Per job under a requeueing fate: (work left, limit left, restart seconds).
-        self._left: dict[int, tuple[int, int, int]] = {}
-        self._submitted: dict[int, tuple[int, int]] = {}
-        self._hits: dict[int, int] = {}
-        self._attempts: list[tuple[int, int, int, int]] = []
+        #: Each job's attempts under the fate (shared with the time-sharing engine).
+        self.attempts = Attempts(jobs, self.spec)
         #: Every use of a range of processors by a failure or a window (those of jobs are the
         #: map's), flat: lo, hi, from, until, holder, ...
         self._used = array("q")
@@ -154,22 +129,15 @@ class Outages:
         self._outage_rows: list[tuple[int, int, int, int]] = []
         self._series_time: list[int] = [0]
         self._series_down: list[int] = [0]
-        self._check_replayed_nodes()
+        self.spec.check_nodes(self.nodes)
+        self._check_window_nodes()
 
     # ------------------------------------------------------------------ set-up
-    def _check_replayed_nodes(self) -> None:
-        """InputError for a node a failure file or a window file names that the machine
-        does not have."""
-        named = [(failure.nodes, self.spec.source, failure.line, "nodes")
-                 for failure in self.spec.replayed]
-        named += [(window.node_ids, window.source, window.line, "node_ids")
-                  for window in self.windows]
-        for nodes, source, line, column in named:
-            too_high = [node for node in nodes if node >= self.nodes]
-            if too_high:
-                raise InputError(f"node {too_high[0]} does not exist: the machine has "
-                                 f"{self.nodes} nodes of {self.node_size} processor(s)",
-                                 file=source, line=line, field=column)
+    def _check_window_nodes(self) -> None:
+        """InputError for a node a window file names that the machine does not have."""
+        for window in self.windows:
+            check_node_ids(window.node_ids, self.nodes, self.node_size, file=window.source,
+                           line=window.line, column="node_ids")
 
     def begin(self, ctx: Context) -> None:
         """Put the first failures and every window's notice on the context's heap."""
@@ -188,8 +156,8 @@ class Outages:
     def _draw(self, events: list, node: int, after: int, rng: np.random.Generator) -> None:
         model = self.spec.model
         assert model is not None
-        start = after + model.time_to_failure(rng)
-        self._add_failure(events, start, start + model.repair_time(rng), node, (node,))
+        start, end = model.next_failure(rng, after)
+        self._add_failure(events, start, end, node, (node,))
 
     def _add_failure(self, events: list, start: int, end: int, node: int,
                      nodes: Sequence[int]) -> None:
@@ -204,23 +172,8 @@ class Outages:
         return self.spec.fate == "checkpoint"
 
     def entered(self, job: Job, position: int) -> Job:
-        """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
-        with the checkpoint writes they need (the limit covers the work; the writes are
-        the system's)."""
-        spec = self.spec
-        if spec.fate != "checkpoint":
-            return job
-        interval = self._interval(job)
-        self._submitted[position] = (job.runtime, job.estimate)
-        runtime = wall_time(job.runtime, interval, spec.checkpointing.cost)
-        estimate = wall_time(job.estimate, interval, spec.checkpointing.cost)
-        self.final_runtime[position] = runtime
-        self.final_estimate[position] = estimate
-        return _with_times(job, runtime, estimate)
-
-    def _interval(self, job: Job) -> int:
-        nodes = -(-job.width // self.node_size)
-        return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
+        """A job as it runs its first attempt (:meth:`Attempts.entered`)."""
+        return self.attempts.entered(job, position)
 
     def released(self, ctx: Context, position: int) -> None:
         """A job's attempt left its processors: they are free again (and claimed by the
@@ -232,47 +185,18 @@ class Outages:
 
     def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
         """Decide the fate of ``job`` (as it ran; ``original`` as submitted), whose attempt a
-        failure ended now: None when it is killed (the ``kill`` fate, or a job hit more than
-        ``max_requeues`` times), else the job to queue again."""
-        spec = self.spec
+        failure ended now: None when it is killed, else the job to queue again
+        (:meth:`Attempts.hit`)."""
         i = ctx._index[job.id]
         start = int(ctx._start[i])
-        elapsed = ctx.now - start
-        self._hits[i] = hits = self._hits.get(i, 0) + 1
-        if spec.fate == "kill" or hits > spec.max_requeues:
-            self._attempts.append((i, start, ctx.now, 0))
-            return None
-        work, limit, restart = self._left.get(i, (original.runtime, original.estimate, 0))
-        cost = spec.checkpointing.cost
-        if spec.fate == "checkpoint":
-            interval = self._interval(original)
-            saved = saved_work(elapsed, interval, cost, restart, min(work, limit))
-            self.overhead[i] += min(elapsed, restart) + (saved // interval) * cost
-            restart = spec.checkpointing.restart
-        else:
-            interval, saved, restart = 0, 0, 0
-        self._attempts.append((i, start, ctx.now, saved))
-        work, limit = work - saved, limit - saved
-        self._left[i] = (work, limit, restart)
-        if spec.fate == "checkpoint":
-            runtime = restart + wall_time(work, interval, cost)
-            estimate = restart + wall_time(limit, interval, cost)
-        else:
-            runtime, estimate = work, limit
-        self.final_runtime[i] = runtime
-        self.final_estimate[i] = estimate
-        ctx.count("requeued" if spec.fate == "requeue" else "restarted")
-        return _with_times(job, runtime, estimate)
+        again = self.attempts.hit(job, original, i, start, ctx.now, ctx.now - start)
+        if again is not None:
+            ctx.count(self.attempts.count_name)
+        return again
 
     def finished(self, position: int, held: int) -> None:
-        """A job's last attempt ended after ``held`` seconds: under ``checkpoint``, count
-        what of it was not work (its restart and checkpoint writes)."""
-        if self.spec.fate != "checkpoint":
-            return
-        work, limit, _ = self._left.get(position, (-1, -1, 0))
-        if work < 0:
-            work, limit = self._submitted[position]
-        self.overhead[position] += max(0, held - min(work, limit))
+        """A job's last attempt ended after ``held`` seconds (:meth:`Attempts.finished`)."""
+        self.attempts.finished(position, held)
 
     # ------------------------------------------------------------------ events
     def outage(self, ctx: Context, key: int
@@ -498,35 +422,20 @@ class Outages:
                                       state.window.end, state.held))
         for position, ranges, since in self.map.held():
             self._log(ranges, since, ctx.now, position)
-        spec = self.spec
-        settings = {"fate": spec.fate, "allocation": spec.allocation,
-                    "node_size": spec.node_size, "requeue": spec.requeue_order,
-                    "max_requeues": spec.max_requeues, "windows": len(self.windows)}
-        if spec.model is not None:
-            settings["model"] = asdict(spec.model)
-        if spec.source:
-            settings["failure_file"] = spec.source
-        if spec.fate == "checkpoint":
-            settings["checkpointing"] = asdict(spec.checkpointing)
         intervals = np.concatenate([self.map.used,
                                     np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
         intervals = intervals[np.lexsort((intervals[:, 0], intervals[:, 2]))]
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
-            attempts=np.array(self._attempts, dtype=np.int64).reshape(-1, 4),
-            final_runtime=self.final_runtime, final_estimate=self.final_estimate,
-            overhead=self.overhead, intervals=intervals,
+            attempts=self.attempts.ended_array(),
+            final_runtime=self.attempts.final_runtime,
+            final_estimate=self.attempts.final_estimate,
+            overhead=self.attempts.overhead, intervals=intervals,
             series_time=np.array(self._series_time, dtype=np.int64),
-            series_down=np.array(self._series_down, dtype=np.int64), settings=settings)
+            series_down=np.array(self._series_down, dtype=np.int64),
+            settings=outage_settings(self.spec, self.windows))
 
 
 def _index_at(times: list[int], t: int) -> int:
     """The index of the step of ``times`` that holds at ``t`` (>= times[0])."""
     return bisect_right(times, t) - 1
-
-
-def _with_times(job: Job, runtime: int, estimate: int) -> Job:
-    """``job`` with another runtime and estimate (fields 2 and 3 of the tuple)."""
-    return tuple.__new__(type(job), job[:2] + (runtime, estimate) + job[4:])
-
-

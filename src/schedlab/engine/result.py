@@ -236,6 +236,9 @@ class OutageRecord:
     machine time it lost; ``work_done`` is, per job, the seconds of work its
     last attempt did on machines (overheads excluded), the useful time of the
     goodput (None for one machine: ``min(runtime, estimate)``).
+    ``attempt_progress`` (gang runs) is the service each ended attempt
+    received, row by row of ``attempts`` (a gang job progresses only in its
+    slots); None where an attempt progresses from its start to its end.
     """
 
     outages: np.ndarray
@@ -248,6 +251,7 @@ class OutageRecord:
     series_down: np.ndarray
     settings: dict[str, Any] = field(default_factory=dict)
     work_done: np.ndarray | None = None
+    attempt_progress: np.ndarray | None = None
 
 
 @dataclass

@@ -38,8 +38,8 @@ the loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -61,9 +61,12 @@ from schedlab.engine.kernel import (
 from schedlab.engine.policy import PolicyBase
 from schedlab.engine.result import FINISHED, KILLED, MATRIX_CHANGE_KINDS, Result, TimeSharingTrace
 from schedlab.errors import PolicyError
+from schedlab.workload.job import cancel_column
 
 if TYPE_CHECKING:
+    from schedlab.engine.gang_events import GangEvents
     from schedlab.workload.job import Job, Workload
+    from schedlab.workload.outages import FailureSpec, Window
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
 
@@ -122,15 +125,19 @@ class Matrix:
     """The Ousterhout matrix: processors (bit positions) x rows, with validated changes.
 
     A policy reads it (``len``, :meth:`row`, :meth:`mask_of`, :meth:`row_index`,
-    :meth:`job`) and changes it only with :meth:`place`, :meth:`move` and
-    :meth:`add_guest`; each change is checked at once (a processor holds at
-    most one process per row; a job keeps its processors for its lifetime) and
-    logged.  A violation is a bug in the policy: :class:`PolicyError`.
+    :meth:`job`, ``usable``) and changes it only with :meth:`place`, :meth:`move`
+    and :meth:`add_guest`; each change is checked at once (a processor holds at
+    most one process per row; a job keeps its processors for its lifetime; no
+    process goes on a processor outside ``usable``) and logged.  A violation is
+    a bug in the policy: :class:`PolicyError`.
     """
 
     def __init__(self, processors: int, policy_name: str = "policy") -> None:
         self.processors = processors
         self.full = (1 << processors) - 1
+        #: The processors a policy may place jobs on: all but those failed or held by a
+        #: maintenance window (docs/reference/events.md, "Gang runs"); set by the engine.
+        self.usable = self.full
         self.rows: list[Row] = []
         self.now = 0
         self._policy_name = policy_name
@@ -181,7 +188,10 @@ class Matrix:
         ``index == len(self)`` opens a new row at the end of the round."""
         if job.id in self._mask:
             self._fail(job.id, "place", "it is already in the matrix")
-        if mask & ~self.full or mask.bit_count() != job.width:
+        if mask & ~self.usable or mask.bit_count() != job.width:
+            if mask & self.full & ~self.usable:
+                self._fail(job.id, "place", "some of its processors are out of service "
+                                            "(failed or held by a window)")
             self._fail(job.id, "place", f"it needs {job.width} of the {self.processors} "
                                         f"processors, got {mask.bit_count()}")
         if index == len(self.rows):
@@ -206,6 +216,8 @@ class Matrix:
         target = self.rows[index]
         if target is source:
             return
+        if mask & ~self.usable:
+            self._fail(job_id, "move", "some of its processors are out of service")
         if mask & (target.occupied | target.guest_mask):
             self._fail(job_id, "move", f"its processors are taken in row {index}")
         del source.own[job_id]
@@ -221,6 +233,8 @@ class Matrix:
         row = self.rows[index]
         if self._row_of[job_id] is row or job_id in row.guests:
             self._fail(job_id, "add as a guest", f"it already runs in row {index}")
+        if mask & ~self.usable:
+            self._fail(job_id, "add as a guest", "some of its processors are out of service")
         if mask & (row.occupied | row.guest_mask):
             self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
         row.guests[job_id] = mask
@@ -330,12 +344,18 @@ class TimeSharingPolicy(PolicyBase):
 
 def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
                     processors: int | None = None, overrun: str = "kill",
-                    progress: ProgressCallback | None = None) -> Result:
+                    progress: ProgressCallback | None = None,
+                    failures: FailureSpec | None = None,
+                    windows: Sequence[Window] = ()) -> Result:
     """Simulate ``workload`` under a time-sharing ``policy``; the :class:`Result`
     carries a :class:`~schedlab.engine.result.TimeSharingTrace`.
 
     A job ends when its service reaches its runtime, or its estimate under
     ``overrun="kill"`` (then it is ``killed``), as in space sharing.
+    ``failures``, ``windows`` and the jobs' ``cancel_after`` are the events of
+    a real machine (docs/reference/events.md, "Gang runs";
+    :mod:`schedlab.engine.gang_events`); a run without them takes the path it
+    always took.
     """
     machine = workload.processors if processors is None else processors
     check_machine(workload.jobs, machine)
@@ -343,9 +363,21 @@ def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
     claim(policy)                   # one run per policy instance, as in space sharing
     began = wallclock.perf_counter()
     simulation = _Simulation(workload, policy, machine, overrun, progress)
+    if failures is not None or windows or any(job.cancel_after is not None
+                                              for job in workload.jobs):
+        simulation.take_events(failures, tuple(windows))
     with cyclic_gc_paused():
         simulation.run()
     return simulation.result(wallclock.perf_counter() - began)
+
+
+class _SlotCut(Exception):
+    """The slot in service ended at an event that ends attempts (a failure, a job in the
+    matrix cancelled): the round ends there."""
+
+    def __init__(self, row_id: int) -> None:
+        super().__init__(row_id)
+        self.row_id = row_id
 
 
 class _Simulation:
@@ -363,7 +395,8 @@ class _Simulation:
         check_one_of("express_start", policy.express_start, EXPRESS_STARTS)
         self.join_on_arrival = policy.express_start == "arrival"
         jobs = workload.jobs
-        self.jobs = jobs
+        #: The jobs as their current attempt runs them (by workload position).
+        self.jobs: Sequence[Job] = jobs
         self.index = job_positions(jobs)
         n = len(jobs)
         kill = overrun == "kill"
@@ -401,23 +434,46 @@ class _Simulation:
         self.slots_served = 0
         self.busy = StepSeries(1)     # processors in the matrix or held by express jobs
         self.slots = StepSeries(1)    # slots in the current round
+        #: Failures, windows and cancellations (None: the run has none).
+        self.events: GangEvents | None = None
+        self.resume_after: int | None = None  # a round cut in this row resumes after it
+
+    def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
+        """Run with failures, windows and cancellations: jobs enter as the fate runs them
+        (checkpoint writes included), slots are served up to the next event that ends
+        attempts (:meth:`serve_until_cut`)."""
+        from schedlab.engine.gang_events import GangEvents
+
+        events = self.events = GangEvents(self, self.jobs, self.machine, failures, windows)
+        kill = self.overrun == "kill"
+        jobs = self.jobs = events.views = [events.attempts.entered(job, i)
+                                           for i, job in enumerate(self.jobs)]
+        self.held = [min(j.runtime, j.estimate) if kill else j.runtime for j in jobs]
+        self.status = [KILLED if kill and j.runtime > j.estimate else FINISHED for j in jobs]
+        self.matrix.served = Served(self.held, self.index, self.remaining)
+        self.serve = self.serve_until_cut  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ the loop
     def run(self) -> None:
-        n = len(self.jobs)
         matrix = self.matrix
+        events = self.events
         while True:
             arrived = self.deliver()
+            if events is not None and events.next_time() <= self.now:
+                events.process(self)
             if self.changed:
                 self.arrange()
             rows = list(matrix.rows)
             if not rows and not self.express:
                 self.record_slots(0)
-                if self.next_job >= n:
+                later = self.submits[self.next_job]
+                if events is not None and self.waiting:
+                    later = min(later, events.next_time())   # a repair may make room
+                if later == NEVER:
                     if self.waiting:
                         raise never_starts(self.matrix._policy_name, next(iter(self.waiting)))
                     break
-                self.now = max(self.now, self.submits[self.next_job])
+                self.now = max(self.now, later)
                 self.last_row = None
                 continue
             self.record_slots(len(rows))
@@ -448,6 +504,8 @@ class _Simulation:
         matrix._clear_guests()
         matrix._drop_empty_rows()
         mark = len(matrix.log)
+        if self.events is not None:
+            self.events.fill(self)          # windows take the columns jobs have left
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for job_id in [j for j in self.waiting if j in matrix]:
             self.waiting.pop(job_id)
@@ -455,6 +513,8 @@ class _Simulation:
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
             self.remaining[job_id] = self.held[i]
+            if self.events is not None:
+                self.events.placed(self, job_id)
         if len(matrix._mask) != len(self.remaining):
             stray = next(j for j in matrix._mask if j not in self.remaining)
             matrix._fail(stray, "place", "it is not waiting")
@@ -474,44 +534,80 @@ class _Simulation:
         Before each slot, the express jobs waiting take free processors of that
         slot's row, and the slot is lengthened until they complete.  Only when
         some of them do not fit is an express slot served first, at most one
-        per round; an idle machine serves an express slot alone.
+        per round; an idle machine serves an express slot alone.  In a run with
+        events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
+        next begins with the row after the one cut.
         """
         self.quiet = True
         if not rows:
             if self.deliver():
                 self.quiet = False
             if not self.serve_express(rows, 0, 0):
-                raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
-                                  f"job on an idle machine at time {self.now}")
+                self.wait_for_event()
+                return
             self.rounds += 1
             return
-        express_open = True           # this round has not served its express slot yet
-        for index, row in enumerate(rows):
-            if self.deliver():
-                self.quiet = False
-            members = [j for j in row.members() if j in self.remaining]
-            if not members:
-                continue              # a row emptied mid-round is skipped
-            if not self.express:
-                self.serve(row.id, members, self.slot)
-                continue
-            chosen = self.pack_into(row)
-            if len(chosen) < len(self.express) and express_open:
-                express_open = False
-                self.serve_express(rows, index, len(rows))
-                self.deliver()
+        if self.resume_after is not None:
+            rows = self.after_cut(rows)
+        try:
+            express_open = True           # this round has not served its express slot yet
+            for index, row in enumerate(rows):
+                if self.deliver():
+                    self.quiet = False
                 members = [j for j in row.members() if j in self.remaining]
                 if not members:
+                    continue              # a row emptied mid-round is skipped
+                if not self.express:
+                    self.serve(row.id, members, self.slot)
                     continue
-                chosen = self.pack_into(row) if self.express else []
-            row_free = self.matrix.full & ~(row.occupied | row.guest_mask)
-            self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
+                chosen = self.pack_into(row)
+                if len(chosen) < len(self.express) and express_open:
+                    express_open = False
+                    self.serve_express(rows, index, len(rows))
+                    self.deliver()
+                    members = [j for j in row.members() if j in self.remaining]
+                    if not members:
+                        continue
+                    chosen = self.pack_into(row) if self.express else []
+                row_free = self.matrix.usable & ~(row.occupied | row.guest_mask)
+                self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
+        except _SlotCut as cut:
+            self.resume_after = cut.row_id
         self.rounds += 1
+
+    def after_cut(self, rows: list[Row]) -> list[Row]:
+        """The round after one an event cut: from the row after the one cut (rows in
+        their order; from the first when that row has gone)."""
+        ids = [row.id for row in rows]
+        cut, self.resume_after = self.resume_after, None
+        if cut not in ids:
+            return rows
+        k = ids.index(cut) + 1
+        return rows[k:] + rows[:k]
+
+    def wait_for_event(self) -> None:
+        """No express job can start on the idle machine: with events, wait for the next
+        (a repair, a window's end, the failure it must not cross) or arrival."""
+        later = self.submits[self.next_job]
+        if self.events is not None:
+            later = min(later, self.events.next_time())
+        if self.events is None or later == NEVER:
+            raise PolicyError(f"policy {self.matrix._policy_name!r} runs no express "
+                              f"job on an idle machine at time {self.now}")
+        self.now = max(self.now, later)
+        self.last_row = None
+
+    def express_jobs(self, t: int) -> list[Job]:
+        """The waiting express jobs the policy may start at ``t``: all of them, or with
+        events those that complete before the next event that ends attempts."""
+        if self.events is None:
+            return list(self.express.values())
+        return self.events.usable_express(self, t)
 
     def pack_into(self, row: Row) -> list[tuple[Job, int]]:
         """The waiting express jobs the policy puts on the free processors of ``row``."""
-        free = self.matrix.full & ~(row.occupied | row.guest_mask)
-        return self.policy.pack_express(list(self.express.values()), free)
+        free = self.matrix.usable & ~(row.occupied | row.guest_mask)
+        return self.policy.pack_express(self.express_jobs(self.now + self.switch), free)
 
     def serve_express(self, rows: list[Row], first: int, count: int) -> bool:
         """An express slot served now: the express jobs the policy packs onto the whole
@@ -521,8 +617,8 @@ class _Simulation:
         While it runs it is counted as one more slot of the round (``count`` + 1).
         Returns whether it ran.
         """
-        full = self.matrix.full
-        chosen = self.policy.pack_express(list(self.express.values()), full)
+        full = self.matrix.usable
+        chosen = self.policy.pack_express(self.express_jobs(self.now + self.switch), full)
         if not chosen:
             return False
         shorts = self.take_express(chosen, full)
@@ -613,6 +709,24 @@ class _Simulation:
         if ended:
             self.quiet = False
 
+    def serve_until_cut(self, row_id: int, members: list[int], length: int,
+                        shorts: list[tuple[int, int]] | None = None) -> None:
+        """:meth:`serve` in a run with events: a slot that would still serve a member at
+        the next event that ends attempts is cut there (:class:`_SlotCut`; express jobs
+        never cross that event, :meth:`express_jobs`)."""
+        assert self.events is not None
+        service_start = self.now + (self.switch if row_id != self.last_row else 0)
+        room = self.events.cut_time() - service_start
+        remaining = self.remaining
+        if room >= length or all(remaining[job_id] <= room for job_id in members):
+            _Simulation.serve(self, row_id, members, length, shorts)
+            return
+        if room <= 0:                 # the event comes before the slot serves anyone
+            self.now = service_start + room
+        else:
+            _Simulation.serve(self, row_id, members, room, shorts)
+        raise _SlotCut(row_id)
+
     def serve_with_express(self, row_id: int, members: list[int], length: int,
                            shorts: list[tuple[int, int]], service_start: int
                            ) -> tuple[int, bool]:
@@ -628,6 +742,9 @@ class _Simulation:
         """
         remaining, index, start = self.remaining, self.index, self.start
         runs = [(service_start, job_id, mask) for job_id, mask in shorts]
+        if self.events is not None:
+            for job_id, _ in shorts:
+                self.events.started_express(self, job_id, service_start)
         base = service_start + (min(length, max(remaining[j] for j in members))
                                 if members else 0)
         slot_end = max([base] + [service_start + remaining[j] for _, j, _ in runs])
@@ -677,7 +794,7 @@ class _Simulation:
         lengthened until they complete too.  ``runs`` (begin, job id,
         processors) gains the jobs that join; returns the slot's end.
         """
-        remaining, full = self.remaining, self.matrix.full
+        remaining, full = self.remaining, self.matrix.usable
         held = 0
         for job_id in members:
             held |= self.matrix.mask_of(job_id)
@@ -689,9 +806,11 @@ class _Simulation:
                 for begin, job_id, mask in runs:
                     if begin + remaining[job_id] > t:
                         busy |= mask
-                chosen = self.policy.pack_express(list(self.express.values()), full & ~busy)
+                chosen = self.policy.pack_express(self.express_jobs(t), full & ~busy)
                 instant = False        # a job that needs no service frees its processors now
                 for job_id, mask in self.take_express(chosen, full & ~busy, t):
+                    if self.events is not None:
+                        self.events.started_express(self, job_id, t)
                     runs.append((t, job_id, mask))
                     slot_end = max(slot_end, t + remaining[job_id])
                     instant = instant or remaining[job_id] == 0
@@ -738,6 +857,8 @@ class _Simulation:
             first_end = min(first_end, -(-remaining[job_id] // (count * slot)))
         rounds = first_end - 1
         arrival = self.submits[self.next_job]
+        if self.events is not None:
+            arrival = min(arrival, self.events.next_time())
         if arrival != NEVER:
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
@@ -762,10 +883,25 @@ class _Simulation:
         self.slots.record(self.now, count)
 
     def result(self, wall: float) -> Result:
+        events = self.events
+        if events is not None:
+            events.finish_run(self)
         start = np.array(self.start, dtype=np.int64)
         end = np.array(self.end, dtype=np.int64)
         service = np.array(self.held, dtype=np.int64)
         placed = np.array(self.placed, dtype=np.int64)
+        submits = np.array(self.submits[:-1], dtype=np.int64)
+        left = placed
+        extra: dict[str, Any] = {}
+        stats: dict[str, Any] = {}
+        if events is not None:          # jobs queued again, withdrawn, never placed
+            submits = np.concatenate([submits, np.array(events.queue_in, dtype=np.int64)])
+            left = np.concatenate([placed[placed >= 0],
+                                   np.array(events.queue_out, dtype=np.int64)])
+            extra["cancel_after"] = cancel_column(self.workload.jobs)
+            stats = dict(events.stats)
+            if events.outages:
+                extra["outages"] = events.record(self)
         busy_time, busy = self.busy.arrays()
         slots_time, slots = self.slots.arrays()
         log = np.array(self.matrix.log, dtype=np.int64).reshape(-1, 4)
@@ -776,17 +912,19 @@ class _Simulation:
             change_job=log[:, 2].copy(), change_row=log[:, 3].copy(),
             rounds=self.rounds, slots_served=self.slots_served)
         policy = self.policy
-        return assemble(
+        result = assemble(
             self.workload, processors=self.machine, policy=policy.name,
             params=policy.get_params(),
             stats={**policy.statistics(), "rounds": self.rounds,
                    "slots_served": self.slots_served, "express_slots": self.express_slots,
-                   "lengthened_slots": self.lengthened},
+                   "lengthened_slots": self.lengthened, **stats},
             start=start, end=end, status=self.status,
-            series=_series(busy_time, busy[:, 0].copy(),
-                           np.array(self.submits[:-1], dtype=np.int64), placed),
+            series=_series(busy_time, busy[:, 0].copy(), submits, left),
             meta=run_meta(self.workload, self.overrun, wall, extra={"engine": TIME_SHARING}),
-            suspended=end - start - service, timesharing=trace)
+            suspended=end - start - service, timesharing=trace, **extra)
+        if result.outages is not None:     # the failure settings and readings, in metrics.json
+            result.meta["outages"] = result.outages.settings
+        return result
 
 
 def _series(busy_time: np.ndarray, busy: np.ndarray, submit: np.ndarray, placed: np.ndarray
@@ -794,7 +932,9 @@ def _series(busy_time: np.ndarray, busy: np.ndarray, submit: np.ndarray, placed:
     """Allocated processors and waiting jobs on one time axis.
 
     The queue is every job submitted and not yet placed in the matrix (or an
-    express slot): the paper's waiting queue (§4).
+    express slot): the paper's waiting queue (§4).  ``submit`` are the times
+    jobs entered it (a job queued again enters again), ``placed`` the times they
+    left it (placed, or withdrawn).
     """
     times = np.concatenate([submit, placed])
     steps = np.concatenate([np.ones(len(submit), np.int64), -np.ones(len(placed), np.int64)])

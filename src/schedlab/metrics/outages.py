@@ -24,8 +24,8 @@ OUTAGE_METRIC_DOCS: dict[str, str] = {
               "a job hit once more than max_requeues times)",
     "requeued": "attempts queued again from the start (fate requeue)",
     "restarted": "attempts queued again from their last checkpoint (fate checkpoint)",
-    "lost_work": "processor-seconds of attempts a failure ended, less the work their "
-                 "checkpoints kept",
+    "lost_work": "processor-seconds of attempts a failure ended (in a gang run, of their "
+                 "service), less the work their checkpoints kept",
     "checkpoint_overhead": "processor-seconds spent writing checkpoints and restarting",
     "availability": "share of the processor-seconds of [first submit, last end] in service "
                     "(not failed, not held by a window)",
@@ -48,7 +48,9 @@ def outage_metrics(result: Result) -> dict[str, float | int | None]:
     fate = record.settings.get("fate", "kill")
     hit = len(attempts)
     failed = int(np.count_nonzero(result.status == FAILED))
-    lost = int(np.sum(width[positions] * (attempts[:, 2] - attempts[:, 1] - attempts[:, 3])))
+    progress = (attempts[:, 2] - attempts[:, 1] if record.attempt_progress is None
+                else record.attempt_progress)      # a gang attempt progresses in its slots
+    lost = int(np.sum(width[positions] * (progress - attempts[:, 3])))
     ran = result.accepted
     t0 = int(result.submit[ran].min()) if ran.any() else 0
     t1 = int(max(result.end[ran].max(), attempts[:, 2].max(initial=0))) if ran.any() else 0

@@ -144,6 +144,11 @@ class FailureModel:
             rng.exponential(self.repair))
         return max(1, round(drawn))
 
+    def next_failure(self, rng: np.random.Generator, after: int) -> tuple[int, int]:
+        """The node's next failure after its repair at ``after``: ``(start, end)``."""
+        start = after + self.time_to_failure(rng)
+        return start, start + self.repair_time(rng)
+
 
 @dataclass(frozen=True)
 class Failure:
@@ -219,6 +224,23 @@ class FailureSpec:
     def mtbf(self) -> float | None:
         """The node MTBF when failures are drawn."""
         return None if self.model is None else self.model.mtbf
+
+    def check_nodes(self, nodes: int) -> None:
+        """InputError at the first replayed failure of a node a machine of ``nodes`` nodes
+        does not have."""
+        for failure in self.replayed:
+            check_node_ids(failure.nodes, nodes, self.node_size, file=self.source,
+                           line=failure.line, column="nodes")
+
+
+def check_node_ids(ids: Sequence[int], nodes: int, node_size: int, *, file: str, line: int,
+                   column: str) -> None:
+    """InputError naming ``file``, ``line`` and ``column`` unless every node of ``ids`` is
+    one of a machine's ``nodes`` nodes (of ``node_size`` processors)."""
+    too_high = [node for node in ids if node >= nodes]
+    if too_high:
+        raise InputError(f"node {too_high[0]} does not exist: the machine has {nodes} nodes "
+                         f"of {node_size} processor(s)", file=file, line=line, field=column)
 
 
 #: The keys of a ``--failures`` text and what each sets.

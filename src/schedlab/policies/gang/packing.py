@@ -58,8 +58,9 @@ def first_fit_spot(matrix: Matrix, job: Job, slot_limit: int,
                    avoid: int = 0) -> tuple[int, int] | None:
     """The first row with ``job.width`` free processors outside ``avoid`` and its
     lowest-numbered free ones, else a new row (index ``len(matrix)``) if fewer than
-    ``slot_limit`` rows exist: ``(row index, mask)``, or None."""
-    allowed = matrix.full & ~avoid
+    ``slot_limit`` rows exist: ``(row index, mask)``, or None.  Only the processors in
+    service count (``matrix.usable``: neither failed nor held by a window)."""
+    allowed = matrix.usable & ~avoid
     if allowed.bit_count() < job.width:
         return None
     for index, row in enumerate(matrix.rows):
@@ -75,7 +76,7 @@ def largest_spot(matrix: Matrix, slot_limit: int, avoid: int = 0) -> int:
     """The widest job :func:`first_fit_spot` can place now outside ``avoid``: the most free
     processors in a row, or all allowed ones when a new row may open.  A wider job finds
     no spot, so a pass over a long queue skips it without a search."""
-    allowed = matrix.full & ~avoid
+    allowed = matrix.usable & ~avoid
     widest = allowed.bit_count() if len(matrix) < slot_limit else 0
     for row in matrix.rows:
         widest = max(widest, (allowed & ~row.occupied).bit_count())
@@ -91,7 +92,7 @@ def add_guests(matrix: Matrix) -> int:
     candidates = [(job_id, mask) for row in matrix.rows
                   for _, job_id, mask in by_lowest_processor(row.own)]
     placed = 0
-    full = matrix.full
+    full = matrix.usable
     for index, row in enumerate(matrix.rows):
         free = full & ~(row.occupied | row.guest_mask)
         for job_id, mask in candidates:

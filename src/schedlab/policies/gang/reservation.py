@@ -53,7 +53,7 @@ class HeadReservation:
 
     def __init__(self, matrix: Matrix, head: Job, head_long: bool,
                  is_long: Callable[[Job], bool], slot_limit: int, now: int) -> None:
-        self.full = matrix.full
+        self.full = matrix.usable
         self.head = head
         self.head_long = head_long
         self.slot_limit = slot_limit

@@ -1,0 +1,154 @@
+"""The fate of a job on a failed node, as every engine with failures applies it.
+
+One rule for the whole run (docs/reference/events.md, "The fate"): the job
+is killed, queued again from the start, or queued again from its last
+checkpoint.  :class:`Attempts` keeps, per job, what that rule needs and what
+the run's :class:`~schedlab.engine.result.OutageRecord` reports: the attempts
+a failure ended, each job's work and limit left, the needs of its last
+attempt (checkpoint writes and restart included) and its checkpoint
+overhead.  The space-sharing engine (:mod:`schedlab.engine.outages`) counts
+an attempt's progress in seconds on its processors, the time-sharing engine
+(:mod:`schedlab.engine.gang_events`) in seconds of service; the arithmetic is
+the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from schedlab.workload.job import Job
+    from schedlab.workload.outages import FailureSpec, Window
+
+
+def wall_time(work: int, interval: int, cost: int) -> int:
+    """Seconds to do ``work`` seconds of work writing a checkpoint (``cost`` seconds)
+    after every ``interval`` seconds of it, none at the very end."""
+    if work <= 0:
+        return 0
+    return work + cost * ((work - 1) // interval)
+
+
+def saved_work(elapsed: int, interval: int, cost: int, restart: int, work: int) -> int:
+    """The seconds of work the last checkpoint written within ``elapsed`` seconds of an
+    attempt keeps: the attempt first spends ``restart`` seconds reading a checkpoint, then
+    alternates ``interval`` seconds of work and ``cost`` seconds of writing."""
+    useful = elapsed - restart
+    if useful <= 0:
+        return 0
+    return min(work, (useful // (interval + cost)) * interval)
+
+
+def with_times(job: Job, runtime: int, estimate: int) -> Job:
+    """``job`` with another runtime and estimate (fields 2 and 3 of the tuple)."""
+    return tuple.__new__(type(job), job[:2] + (runtime, estimate) + job[4:])
+
+
+def outage_settings(spec: FailureSpec, windows: Sequence[Window]) -> dict[str, Any]:
+    """The failure settings a run's record and metrics.json carry (``meta.outages``)."""
+    settings: dict[str, Any] = {
+        "fate": spec.fate, "allocation": spec.allocation, "node_size": spec.node_size,
+        "requeue": spec.requeue_order, "max_requeues": spec.max_requeues,
+        "windows": len(windows)}
+    if spec.model is not None:
+        settings["model"] = asdict(spec.model)
+    if spec.source:
+        settings["failure_file"] = spec.source
+    if spec.fate == "checkpoint":
+        settings["checkpointing"] = asdict(spec.checkpointing)
+    return settings
+
+
+class Attempts:
+    """Each job's attempts under the run's fate (jobs by workload position)."""
+
+    def __init__(self, jobs: Sequence[Job], spec: FailureSpec) -> None:
+        self.spec = spec
+        self.final_runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
+        self.final_estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
+        self.overhead = np.zeros(len(jobs), dtype=np.int64)
+        #: Per job under a requeueing fate: (work left, limit left, restart seconds).
+        self._left: dict[int, tuple[int, int, int]] = {}
+        self._submitted: dict[int, tuple[int, int]] = {}
+        self._hits: dict[int, int] = {}
+        #: (position, start, end, work kept) of every attempt a failure ended.
+        self.ended: list[tuple[int, int, int, int]] = []
+        #: The seconds of progress of each ended attempt (its service in a gang run).
+        self.progress: list[int] = []
+
+    @property
+    def count_name(self) -> str:
+        """The statistic an attempt queued again counts under."""
+        return "requeued" if self.spec.fate == "requeue" else "restarted"
+
+    def interval(self, job: Job) -> int:
+        """Seconds of work between ``job``'s checkpoints (its nodes' MTBF by the rule)."""
+        nodes = -(-job.width // self.spec.node_size)
+        return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
+
+    def entered(self, job: Job, position: int) -> Job:
+        """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
+        with the checkpoint writes they need (the limit covers the work; the writes are
+        the system's)."""
+        spec = self.spec
+        if spec.fate != "checkpoint":
+            return job
+        interval = self.interval(job)
+        self._submitted[position] = (job.runtime, job.estimate)
+        runtime = wall_time(job.runtime, interval, spec.checkpointing.cost)
+        estimate = wall_time(job.estimate, interval, spec.checkpointing.cost)
+        self.final_runtime[position] = runtime
+        self.final_estimate[position] = estimate
+        return with_times(job, runtime, estimate)
+
+    def hit(self, job: Job, original: Job, position: int, start: int, now: int,
+            elapsed: int) -> Job | None:
+        """A failure ended the attempt of ``job`` (as it ran; ``original`` as submitted)
+        that began at ``start``, after ``elapsed`` seconds of progress: None when it is
+        killed (the ``kill`` fate, or a job hit more than ``max_requeues`` times), else
+        the job to queue again, with the runtime and estimate of its next attempt."""
+        spec = self.spec
+        self._hits[position] = hits = self._hits.get(position, 0) + 1
+        self.progress.append(elapsed)
+        if spec.fate == "kill" or hits > spec.max_requeues:
+            self.ended.append((position, start, now, 0))
+            return None
+        work, limit, restart = self._left.get(position, (original.runtime, original.estimate, 0))
+        cost = spec.checkpointing.cost
+        if spec.fate == "checkpoint":
+            interval = self.interval(original)
+            saved = saved_work(elapsed, interval, cost, restart, min(work, limit))
+            self.overhead[position] += min(elapsed, restart) + (saved // interval) * cost
+            restart = spec.checkpointing.restart
+        else:
+            interval, saved, restart = 0, 0, 0
+        self.ended.append((position, start, now, saved))
+        work, limit = work - saved, limit - saved
+        self._left[position] = (work, limit, restart)
+        if spec.fate == "checkpoint":
+            runtime = restart + wall_time(work, interval, cost)
+            estimate = restart + wall_time(limit, interval, cost)
+        else:
+            runtime, estimate = work, limit
+        self.final_runtime[position] = runtime
+        self.final_estimate[position] = estimate
+        return with_times(job, runtime, estimate)
+
+    def finished(self, position: int, held: int) -> None:
+        """A job's last attempt ended after ``held`` seconds of progress: under
+        ``checkpoint``, count what of it was not work (its restart and checkpoint
+        writes)."""
+        if self.spec.fate != "checkpoint":
+            return
+        work, limit, _ = self._left.get(position, (-1, -1, 0))
+        if work < 0:
+            work, limit = self._submitted[position]
+        self.overhead[position] += max(0, held - min(work, limit))
+
+    def ended_array(self) -> np.ndarray:
+        """The attempts a failure ended, one row ``(position, start, end, saved)``."""
+        return np.array(self.ended, dtype=np.int64).reshape(-1, 4)
