@@ -111,6 +111,20 @@ def test_a_window_takes_the_free_columns_and_the_policy_keeps_off_them():
     assert metrics["availability"] == pytest.approx(1 - 2 * 50 / (4 * 150))
 
 
+@pytest.mark.parametrize(("nodes", "ends", "held"), [
+    ((0,), [100, 70], []),
+    ((3,), [150, 120], [[3, 4, 10, 60, -2]]),
+])
+def test_a_window_on_named_nodes_takes_only_their_columns(nodes, ends, held):
+    """On node 0, which job 1 holds until after the window, it takes nothing and job 2 runs
+    beside job 1 as without it; on node 3 it takes that column from 10 to 60, so job 2
+    cannot have processors 2-3 and opens a second row on 0-1."""
+    result = run_timesharing(TWO, gang(), windows=(Window(0, 10, 60, None, node_ids=nodes),))
+    check_invariants(result, TWO)
+    assert result.end.tolist() == ends
+    assert [row for row in result.outages.intervals.tolist() if row[4] == -2] == held
+
+
 def test_a_window_never_stops_a_job():
     """Every column holds a job in some row: the window takes none and the schedule is the
     one without it."""
