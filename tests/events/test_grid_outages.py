@@ -451,6 +451,10 @@ def test_the_command_line_runs_a_grid_with_failures_windows_and_cancellations(
     assert document["meta"]["outages"]["fate"] == "checkpoint"
     assert document["metrics"]["cancelled"] + document["metrics"]["withdrawn"] == 1
     assert (out / "processors.csv").read_text().startswith("kind,job_id,first,count,start,end")
+    drawn = CliRunner().invoke(app, ["plot", str(out), "--kind", "gantt", "--out",
+                                     str(grid_files / "gantt.png")])
+    assert drawn.exit_code == 0, drawn.output
+    assert (grid_files / "gantt.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_without_replay_the_grid_run_ignores_the_cancellation(grid_files: Path):

@@ -26,6 +26,7 @@ from schedlab.viz.grid import (
     machine_gantt_figure,
     share_figure,
 )
+from schedlab.viz.style import OUTAGE_COLORS
 
 from .helpers import SMALL_SWF
 
@@ -55,6 +56,23 @@ def test_machine_gantt_puts_each_job_on_its_machines_cpus_by_first_fit():
     assert by_span[(1.5, 2.0)] == DEADLINE_COLORS["met"].lower()
     assert by_span[(1.0, 1.5)] == DEADLINE_COLORS["none"].lower()
     assert by_span[(0.0, 1.0)] == DEADLINE_COLORS["missed"].lower()
+
+
+def test_machine_gantt_draws_failures_and_windows_over_their_machines_rows():
+    """m2's CPUs follow m1's four: a failure of CPUs 4-5 covers m2's row [0, 1), a window
+    of CPUs 0-3 m1's row [1, 2)."""
+    rows = MachineRows(["m1", "m2"], ["c1", "c2"], [4, 2])
+    outages = pd.DataFrame({"kind": ["failure", "window"], "job_id": [None, None],
+                            "first": [4, 0], "count": [2, 4], "start": [2, 6], "end": [6, 8]})
+    figure = machine_gantt_figure(jobs_table(), rows, outages=outages)
+    drawn = {to_hex(c.get_facecolors()[0]): [(round(p.vertices[:, 1].min(), 3),
+                                             round(p.vertices[:, 1].max(), 3))
+                                            for p in c.get_paths()]
+             for c in figure.axes[0].collections[1:]}
+    assert drawn == {to_hex(OUTAGE_COLORS["failure"]): [(0.0, 1.0)],
+                     to_hex(OUTAGE_COLORS["window"]): [(1.0, 2.0)]}
+    labels = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert "failure (1)" in labels and "window (1)" in labels
 
 
 def test_deadline_status_and_licence_classes():

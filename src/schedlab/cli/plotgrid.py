@@ -100,6 +100,7 @@ def machine_gantt(source: Path, jobs: pd.DataFrame, document: dict[str, Any],
                   options: PlotOptions) -> Figure:
     """The per-machine Gantt chart of a grid run, rows from its platform when it can be
     read again (file or preset and seed in metrics.json), else the machines jobs ran on."""
+    from schedlab.cli.plot import read_processors_table
     from schedlab.viz.grid import machine_gantt_figure, rows_from_platform
 
     platform = run_platform(source, document)
@@ -107,7 +108,8 @@ def machine_gantt(source: Path, jobs: pd.DataFrame, document: dict[str, Any],
     label = document.get("policy", source.name)
     return machine_gantt_figure(jobs, rows, window=options.window,
                                 color_by=options.by or "deadline",
-                                title=options.title or f"{label} on {document.get('workload', '')}")
+                                title=options.title or f"{label} on {document.get('workload', '')}",
+                                outages=read_processors_table(source) if rows else None)
 
 
 def run_platform(source: Path, document: dict[str, Any]) -> Platform | None:

@@ -31,7 +31,14 @@ from matplotlib.patches import Patch
 from schedlab.errors import InputError
 from schedlab.viz.curves import metric_label, metric_scale
 from schedlab.viz.gantt import EDGE, check_window, place_jobs
-from schedlab.viz.style import LEGEND_PLACE, new_figure, paper_style, policy_styles, time_unit
+from schedlab.viz.style import (
+    LEGEND_PLACE,
+    OUTAGE_COLORS,
+    new_figure,
+    paper_style,
+    policy_styles,
+    time_unit,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -214,7 +221,8 @@ def licence_class(jobs: pd.DataFrame) -> np.ndarray:
 
 def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
                          window: tuple[float, float] | None = None,
-                         color_by: str = "deadline", title: str | None = None) -> Figure:
+                         color_by: str = "deadline", title: str | None = None,
+                         outages: pd.DataFrame | None = None) -> Figure:
     """The schedule with one row per machine, grouped by cluster (platform order).
 
     Within its row a job covers the share of the machine's CPUs it held,
@@ -223,7 +231,10 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
     needs).  ``window`` (start, end) in seconds cuts the boxes.  In a run
     with preemption (a ``last_start`` column) a job's box is its last run,
     on its last machine: jobs.csv does not hold the earlier runs
-    (``Result.grid.runs`` does).
+    (``Result.grid.runs`` does).  ``outages`` (the run's processors.csv,
+    with ``rows`` every machine of the platform in platform order) adds the
+    failures and windows over their machines' rows (docs/reference/events.md,
+    "Grid runs").
     """
     if color_by not in MACHINE_COLOR_BY:
         raise InputError(f"expected {' or '.join(MACHINE_COLOR_BY)}, got {color_by!r}",
@@ -267,6 +278,8 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
         ax = figure.add_subplot()
         ax.add_collection(PolyCollection(boxes, facecolors=faces, edgecolors=EDGE,
                                          linewidths=0.15))
+        outage_legend = [] if outages is None else _draw_machine_outages(
+            ax, outages, rows, (t0, t1), scale)
         _cluster_axis(ax, rows)
         ax.set_xlim(t0 / scale, t1 / scale)
         ax.set_ylim(0, len(rows.names))
@@ -277,10 +290,36 @@ def machine_gantt_figure(jobs: pd.DataFrame, rows: MachineRows | None = None, *,
         names = {"met": "deadline met", "missed": "deadline missed", "none": "no deadline"} \
             if color_by == "deadline" else {k: f"{k} licences" for k in LICENCE_COLORS}
         legend = [Patch(facecolor=color, edgecolor=EDGE, label=f"{names[key]} ({counts[key]})")
-                  for key, color in palette.items() if key in counts]
+                  for key, color in palette.items() if key in counts] + outage_legend
         figure.legend(handles=legend, loc=LEGEND_PLACE, title=f"{int(shown.sum())} jobs")
         figure.suptitle(title or "Schedule per machine")
     return figure
+
+
+def _draw_machine_outages(ax: Axes, outages: pd.DataFrame, rows: MachineRows,
+                          window: tuple[float, float], scale: float) -> list[Patch]:
+    """The failures and windows of ``outages`` as boxes over their machines' whole rows (a
+    grid run lists a machine's CPUs after those of the machines before it); their legend
+    entries with counts."""
+    first_cpu = np.concatenate(([0], np.cumsum(rows.cpus)[:-1]))
+    t0, t1 = window
+    legend = []
+    n = len(rows.names)
+    for kind in ("failure", "window"):
+        held = outages[(outages["kind"] == kind) & (outages["end"] > t0)
+                       & (outages["start"] < t1)]
+        if held.empty:
+            continue
+        machines = np.searchsorted(first_cpu, held["first"].to_numpy(), side="right") - 1
+        boxes = [[(max(s, t0) / scale, n - k - 1), (min(e, t1) / scale, n - k - 1),
+                  (min(e, t1) / scale, n - k), (max(s, t0) / scale, n - k)]
+                 for k, s, e in zip(machines.tolist(), held["start"].tolist(),
+                                    held["end"].tolist())]
+        ax.add_collection(PolyCollection(boxes, facecolors=OUTAGE_COLORS[kind],
+                                         edgecolors=EDGE, linewidths=0.3))
+        legend.append(Patch(facecolor=OUTAGE_COLORS[kind], edgecolor=EDGE,
+                            label=f"{kind} ({len(boxes)})"))
+    return legend
 
 
 def _cluster_axis(ax: Axes, rows: MachineRows) -> None:
