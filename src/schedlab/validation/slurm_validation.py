@@ -26,18 +26,28 @@ VALIDATION_CPUS = 16
 #: The validation's scheduling configuration: Slurm's defaults (FIFO priority, backfill)
 #: but for a backfill pass every second.
 VALIDATION_CONFIG = SlurmConfig(bf_interval=1)
+#: The fair-share validation's accounts and their shares (root is a user of each).
+FAIR_SHARE_ACCOUNTS = {"astro": 60, "bio": 30, "chem": 10}
+#: The fair-share validation's scheduling configuration: multifactor priority with the
+#: fair-share factor alone (Fair Tree), usage halved every 5 minutes, recomputed every
+#: minute, a backfill pass every second.
+FAIR_SHARE_CONFIG = SlurmConfig(bf_interval=1, priority="priority/multifactor",
+                                weight_fairshare=10000, decay_half_life=300,
+                                priority_calc_period=60)
 #: The widths sleep jobs are drawn from (CPUs), and their weights.
 _WIDTHS = (1, 2, 4, 8, 12, 16)
 _WIDTH_WEIGHTS = (4, 3, 3, 2, 1, 1)
 
 
 def validation_workload(jobs: int, *, seed: int = 1, span: int = 60, cpus: int = 16,
-                        max_runtime: int = 50) -> list[SleepJob]:
+                        max_runtime: int = 50, accounts: Sequence[str] = ()
+                        ) -> list[SleepJob]:
     """``jobs`` sleep jobs submitted over ``span`` seconds, seeded.
 
     Each sleeps 5 to ``max_runtime`` seconds on a width of 1 to ``cpus`` CPUs
     (small widths likelier) with a time limit of one minute, or two for a
-    third of them (a limit above the run time, as users give).
+    third of them (a limit above the run time, as users give); with
+    ``accounts``, the jobs are charged to them in turn.
     """
     draw = random.Random(seed)
     submits = sorted(draw.randint(0, span) for _ in range(jobs))
@@ -47,21 +57,29 @@ def validation_workload(jobs: int, *, seed: int = 1, span: int = 60, cpus: int =
         runtime = draw.randint(5, max_runtime)
         limit = 2 if draw.random() < 1 / 3 else max(1, -(-runtime // 60))
         width = draw.choices(widths, weights=_WIDTH_WEIGHTS[:len(widths)])[0]
-        found.append(SleepJob(number, submit, runtime, limit, width))
+        account = accounts[(number - 1) % len(accounts)] if accounts else ""
+        found.append(SleepJob(number, submit, runtime, limit, width, account))
     return found
 
 
 def recorded_workload(records: Sequence[SlurmJobRecord], processors: int) -> Workload:
     """The jobs as Slurm recorded them: submit times from the first submission, run times
-    end - start, time limits (seconds) as estimates; ``unix_start_time`` is the first
-    submission's Unix time."""
+    end - start, time limits (seconds) as estimates, all of user ``root`` (who submitted
+    them), accounts numbered in order of first appearance; ``unix_start_time`` is the
+    first submission's Unix time."""
     origin = min(record.submit for record in records)
+    accounts: dict[str, int] = {}
+    for record in sorted(records, key=lambda record: record.id):
+        if record.account:
+            accounts.setdefault(record.account, len(accounts) + 1)
     jobs = sorted((Job(id=record.id, submit=record.submit - origin,
                        runtime=record.end - record.start,
-                       estimate=record.limit_minutes * 60, width=record.cpus, user=1)
+                       estimate=record.limit_minutes * 60, width=record.cpus, user=1,
+                       account=accounts.get(record.account, -1))
                    for record in records), key=lambda job: (job.submit, job.id))
+    names = {"user": ("root",), **({"account": tuple(accounts)} if accounts else {})}
     return Workload(jobs=tuple(jobs), processors=processors, name="slurm-replay",
-                    unix_start_time=origin)
+                    unix_start_time=origin, names=names)
 
 
 def compare_with_slurm(records: Sequence[SlurmJobRecord], processors: int,
@@ -76,18 +94,26 @@ def compare_with_slurm(records: Sequence[SlurmJobRecord], processors: int,
     reference = [by_id[i].start - origin for i in ids]
     found = {}
     for label, spec in policies.items():
+        if isinstance(spec, Mapping) and spec.get("name") == "slurm":
+            spec = {"account_names": workload.names.get("account", ()),
+                    "user_names": workload.names["user"], **spec}
         result = simulate(workload, spec)
         starts = dict(zip(result.job_id.tolist(), result.start.tolist()))
         found[label] = agreement(submit, reference, [starts[i] for i in ids])
     return found
 
 
-def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord]
-                      ) -> dict[str, Any]:
+def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord],
+                      decay_runs: Sequence[int] = ()) -> dict[str, Any]:
     """The ``slurm`` policy with ``params``, its clock aligned with the replay's wall clock
-    (``clock_origin``: the first submission's Unix time)."""
-    return {"name": "slurm", **params,
+    (``clock_origin``: the first submission's Unix time) and, given the Unix times Slurm's
+    decay thread ran, its priority recomputations on theirs (``priority_calc_offset``)."""
+    spec = {"name": "slurm", **params,
             "clock_origin": min(record.submit for record in records)}
+    if decay_runs:
+        spec["priority_calc_offset"] = decay_runs[0] % int(spec.get("priority_calc_period",
+                                                                     300))
+    return spec
 
 
 def self_agreement(first: Sequence[SlurmJobRecord], second: Sequence[SlurmJobRecord]
