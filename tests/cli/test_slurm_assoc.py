@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from .test_cli import invoke
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -105,3 +107,33 @@ def test_compare_gives_every_conf_the_table(tmp_path: Path) -> None:
     fair = starts(out / "slurm_slurm-fairshare.conf")
     plain = starts(out / "slurm_slurm-no-fairshare.conf")
     assert fair != plain
+
+
+def test_validate_slurm_keeps_accounting_for_a_fair_share_conf(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A conf with the fair-share weight and slurmdbd gets a cluster with the three
+    accounts, and the policy the cluster's association tree (Slurm's records, export and
+    log here stand in for a real replay)."""
+    from schedlab.validation import slurm_cluster
+
+    started: list[object] = []
+    records = [slurm_cluster.SlurmJobRecord(1, 1000, 1000, 1060, 16, 2, "COMPLETED", "astro"),
+               slurm_cluster.SlurmJobRecord(2, 1001, 1060, 1090, 16, 1, "COMPLETED", "bio")]
+    tree = ("Cluster|Account|User|Partition|Share|ParentName\n"
+            "schedlab|astro|||60|root\nschedlab|astro|root||1|\n"
+            "schedlab|bio|||30|root\nschedlab|bio|root||1|\n")
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda accounting=False: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "start",
+                        lambda self: started.append(self.accounts))
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "stop", lambda self: None)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "replay", lambda self, jobs: records)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "associations_text", lambda self: tree)
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "sacct_text", lambda self, since: "x")
+    monkeypatch.setattr(slurm_cluster.SlurmCluster, "decay_runs", lambda self: [1030])
+    _, conf, _ = files(tmp_path)
+    out = tmp_path / "out"
+    result = invoke("validate", "slurm", "--jobs", "2", "--conf", conf, "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert started == [{"astro": 60, "bio": 30, "chem": 10}]
+    assert (out / "assoc.txt").read_text() == tree
+    assert "agreement with Slurm" in result.stdout

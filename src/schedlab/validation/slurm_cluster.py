@@ -76,9 +76,11 @@ SACCT_FORMAT = ("JobID,Submit,Start,End,Elapsed,Timelimit,TimelimitRaw,NCPUS,NNo
                 "ReqCPUS,State,User,Group,Account,Partition,QOS,Priority")
 #: The columns :meth:`SlurmCluster.associations_text` asks sacctmgr for.
 ASSOC_FORMAT = "Cluster,Account,User,Partition,Share,ParentName"
-#: The line slurmctld logs (DebugFlags=Priority) at each Fair Tree run of its decay thread.
+#: The lines slurmctld logs (DebugFlags=Priority) at a run of its decay thread: each Fair
+#: Tree run, and each classic run but the first.
 _DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
-                        r"Fair Tree fairshare algorithm, starting at root")
+                        r"(?:Fair Tree fairshare algorithm, starting at root|"
+                        r"Decay factor over \S+ seconds)")
 
 
 def unavailable_reason(accounting: bool = False) -> str | None:
@@ -337,8 +339,8 @@ class SlurmCluster:
         return listing()
 
     def decay_runs(self) -> list[int]:
-        """The Unix times (whole seconds) at which slurmctld's decay thread computed Fair
-        Tree fair-share, from its log."""
+        """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
+        log (with classic fair-share its first run logs nothing)."""
         log = self.directory / "slurmctld.log"
         if not log.exists():
             return []

@@ -71,8 +71,13 @@ class AssociationTable:
 def read_associations(path: str | Path) -> AssociationTable:
     """The associations of the ``sacctmgr show assoc --parsable2`` output at ``path`` (see
     the module); bad input is an InputError naming the file, line and column."""
-    source = str(path)
-    lines = read_text(path, "association file").split("\n")
+    return parse_associations(read_text(path, "association file"), str(path))
+
+
+def parse_associations(text: str, source: str) -> AssociationTable:
+    """The associations of ``sacctmgr show assoc --parsable2`` output given as ``text``;
+    errors and warnings name ``source``."""
+    lines = text.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     if not lines:
