@@ -91,19 +91,35 @@ def test_classic_effective_usage_mixes_in_the_parents() -> None:
     assert factors[y] == pytest.approx(2 ** -((0.75 + 0.25 * 0.75) / 0.75))
 
 
-def test_usage_is_cpu_seconds_decayed_at_each_run() -> None:
+@pytest.mark.parametrize("usage_at_end", [True, False])
+def test_usage_is_cpu_seconds_decayed_at_each_run(usage_at_end: bool) -> None:
     # Half-life 600 s, a run every 60 s.  A 4-CPU job runs from 10 to 130: the run at 60
-    # adds 50 s, the run at 120 decays that by d^60 and adds 60 s; its end at 130 adds 10 s.
+    # adds 50 s, the run at 120 decays that by d^60 and adds 60 s; its end at 130 adds
+    # 10 s where AccountingStorageEnforce has limits, else nothing.
     tree, (ua, _, _) = three_accounts()
-    fair = FairShare(tree, fair_tree=True, half_life=600, calc_period=60)
+    fair = FairShare(tree, fair_tree=True, half_life=600, calc_period=60,
+                     usage_at_end=usage_at_end)
     d = 1 - 0.693 / 600
     fair.started(1, ua, 4, 10)
     fair.factors(60)
     assert fair.usage[ua] == pytest.approx(50 * d ** 50 * 4)
     fair.ended(1, 130)
-    expected = (50 * d ** 50 * 4) * d ** 60 + 60 * d ** 60 * 4 + 10 * d ** 10 * 4
+    expected = (50 * d ** 50 * 4) * d ** 60 + 60 * d ** 60 * 4 + usage_at_end * 10 * d ** 10 * 4
     assert fair.usage[ua] == pytest.approx(expected)
     assert fair.usage[0] == pytest.approx(expected)
+
+
+def test_a_job_between_two_runs_counts_only_with_enforced_limits() -> None:
+    # Slurm charges a job's usage at its end only from the limits' accounting: a job
+    # that starts and ends between two runs leaves no usage without it.
+    tree, (ua, _, _) = three_accounts()
+    for usage_at_end, expected in ((False, 0.0), (True, 20.0)):
+        fair = FairShare(tree, fair_tree=True, half_life=0, calc_period=60,
+                         usage_at_end=usage_at_end)
+        fair.started(1, ua, 2, 5)
+        fair.ended(1, 15)
+        fair.factors(60)
+        assert fair.usage[ua] == expected
 
 
 def test_factors_change_only_at_decay_runs() -> None:
@@ -122,7 +138,7 @@ def test_usage_reset_period_zeroes_usage_at_the_first_run_past_midnight() -> Non
     tree, (ua, _, _) = three_accounts()
     midnight = 1_700_006_400                     # 2023-11-15T00:00:00 UTC
     fair = FairShare(tree, fair_tree=True, half_life=0, calc_period=300,
-                     clock_origin=midnight - 900, reset_period="DAILY")
+                     clock_origin=midnight - 900, reset_period="DAILY", usage_at_end=True)
     fair.started(1, ua, 1, 0)
     fair.ended(1, 600)
     fair.factors(899)
@@ -140,8 +156,10 @@ def test_closed_form_runs_equal_one_run_at_a_time(jobs: list[tuple[int, int, int
     tree, users = three_accounts()
     events = sorted([(start, 1, k) for k, (_, _, start, _) in enumerate(jobs)]
                     + [(start + length, 0, k) for k, (_, _, start, length) in enumerate(jobs)])
-    stepwise = FairShare(tree, fair_tree=False, half_life=half_life, calc_period=60)
-    jumping = FairShare(tree, fair_tree=False, half_life=half_life, calc_period=60)
+    stepwise = FairShare(tree, fair_tree=False, half_life=half_life, calc_period=60,
+                         usage_at_end=True)
+    jumping = FairShare(tree, fair_tree=False, half_life=half_life, calc_period=60,
+                        usage_at_end=True)
     for fair, step in ((stepwise, 1), (jumping, 0)):
         now = 0
         for at, kind, k in events:

@@ -28,6 +28,7 @@ PriorityWeightAssoc=5
 PriorityDecayHalfLife=1-0
 PriorityUsageResetPeriod=monthly
 PriorityFlags=NO_FAIR_TREE,SMALL_RELATIVE_TO_TIME
+AccountingStorageEnforce=associations,safe
 PriorityMaxAge=14-0
 PriorityFavorSmall=YES
 FrobnicateLevel=3
@@ -55,6 +56,7 @@ def test_scheduling_parameters_are_read(tmp_path: Path) -> None:
     assert (conf.weight_fairshare, conf.weight_partition, conf.decay_half_life) \
         == (10000, 300, 86400)
     assert conf.usage_reset_period == "MONTHLY" and not conf.fair_tree
+    assert conf.enforce_limits
     assert conf.partitions[0].priority_job_factor == 3
 
 
@@ -75,11 +77,12 @@ def test_age_and_fairshare_weights_need_slurmdbd_as_in_slurm(tmp_path: Path, key
 
 def test_fair_share_keys_round_trip_through_conf_lines(tmp_path: Path) -> None:
     conf = SlurmConfig(priority="priority/multifactor", weight_fairshare=5000,
-                       decay_half_life=600, usage_reset_period="DAILY", fair_tree=False)
+                       decay_half_life=600, usage_reset_period="DAILY", fair_tree=False,
+                       enforce_limits=True)
     text = "AccountingStorageType=accounting_storage/slurmdbd\n" + "\n".join(conf.conf_lines())
     again = read_slurm_conf(write(tmp_path, text))
     assert (again.weight_fairshare, again.decay_half_life, again.usage_reset_period,
-            again.fair_tree) == (5000, 600, "DAILY", False)
+            again.fair_tree, again.enforce_limits) == (5000, 600, "DAILY", False, True)
     assert again.warnings == []
 
 

@@ -140,7 +140,7 @@ class SlurmScheduling(Policy):
                  priority_calc_offset: int = 0,
                  associations: tuple[Association, ...] = (),
                  account_names: tuple[str, ...] = (), user_names: tuple[str, ...] = (),
-                 weight_partition: int = 0) -> None:
+                 weight_partition: int = 0, enforce_limits: bool = False) -> None:
         owner = "policy 'slurm'"
         partitions = _checked_table(owner, "partitions", partitions, Partition,
                                     "slurm.conf's PartitionName lines")
@@ -158,6 +158,7 @@ class SlurmScheduling(Policy):
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
         check_bool(owner, "fair_tree", fair_tree)
+        check_bool(owner, "enforce_limits", enforce_limits)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
         check_choice(owner, "usage_reset_period", usage_reset_period, RESET_PERIODS)
         for param, value, low in (("sched_interval", sched_interval, 1),
@@ -228,6 +229,7 @@ class SlurmScheduling(Policy):
         self.decay_half_life = decay_half_life
         self.usage_reset_period = usage_reset_period
         self.priority_calc_offset = priority_calc_offset
+        self.enforce_limits = enforce_limits
         self.associations = associations
         self.account_names = account_names
         self.user_names = user_names
@@ -446,7 +448,8 @@ class SlurmScheduling(Policy):
                          half_life=self.decay_half_life,
                          calc_period=self.priority_calc_period,
                          calc_offset=self.priority_calc_offset,
-                         clock_origin=self.clock_origin, reset_period=self.usage_reset_period)
+                         clock_origin=self.clock_origin, reset_period=self.usage_reset_period,
+                         usage_at_end=self.enforce_limits)
 
     def _add_association(self, row: Association) -> int:
         parent = self._assoc_node[(row.account, "") if row.user else (row.parent, "")]

@@ -10,7 +10,11 @@ computed; no code of it is here):
   multiplies all usage by ``d ** elapsed`` (``d = 1 - 0.693 / half-life``, per
   second; no decay with a half-life of 0), then adds each running job's usage
   since the last run, ``t * d ** t`` CPU-seconds per CPU for ``t`` seconds run
-  in that period; a job that ends adds its usage since the last run at its end.
+  in that period.  A job that ends adds its usage since the last run at its end
+  only where ``AccountingStorageEnforce`` includes ``limits`` (``safe``,
+  ``all``): Slurm's ``priority_g_job_end`` is called from the limits'
+  accounting (``_adjust_limit_usage`` in ``src/slurmctld/acct_policy.c``);
+  otherwise the stretch since the last run is never counted.
   ``PriorityUsageResetPeriod`` zeroes all usage at the first run on or after
   the period's boundary (midnight, Sunday midnight, the first of a month,
   quarter or year; UTC here).
@@ -91,8 +95,9 @@ class FairShare:
 
     def __init__(self, tree: AssociationTree, *, fair_tree: bool, half_life: int,
                  calc_period: int, calc_offset: int = 0, clock_origin: int = 0,
-                 reset_period: str = "NONE") -> None:
+                 reset_period: str = "NONE", usage_at_end: bool = False) -> None:
         self.tree = tree
+        self.usage_at_end = usage_at_end
         self.fair_tree = fair_tree
         self.decay = 1.0 - _LN2 / half_life if half_life > 0 else 1.0
         self.calc_period = calc_period
@@ -120,10 +125,12 @@ class FairShare:
         self._running[job_id] = (leaf, cpus, now)
 
     def ended(self, job_id: int, now: int) -> None:
-        """A running job left at ``now``: its usage since the last run is added."""
+        """A running job left at ``now``: with ``usage_at_end``, its usage since the last
+        run is added."""
         self._catch_up(now)
         leaf, cpus, start = self._running.pop(job_id)
-        self._add(leaf, cpus, now - self._since(start))
+        if self.usage_at_end:
+            self._add(leaf, cpus, now - self._since(start))
 
     def factors(self, now: int) -> list[float]:
         """The fair-share factor of every node (used for users' nodes) as the latest run

@@ -36,7 +36,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "SwitchType", "JobCompType", "JobCompLoc", "JobCompHost", "JobCompPort", "JobCompUser",
     "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency",
     "AccountingStorageHost", "AccountingStoragePort", "AccountingStorageUser",
-    "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
+    "AccountingStoragePass", "AccountingStorageTRES",
     "SlurmdParameters", "SlurmctldParameters",
     "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
     "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
@@ -124,6 +124,9 @@ class SlurmConfig:
     #: PriorityDecayHalfLife in seconds (0: no decay) and PriorityUsageResetPeriod.
     decay_half_life: int = 7 * 24 * 3600
     usage_reset_period: str = "NONE"
+    #: AccountingStorageEnforce includes limits (limits, safe, all, 2): Slurm then also
+    #: charges a job's usage at its end, not only at the decay thread's runs.
+    enforce_limits: bool = False
     max_age: int = 7 * 24 * 3600
     priority_calc_period: int = 300
     favor_small: bool = False
@@ -159,6 +162,7 @@ class SlurmConfig:
                 f"PriorityDecayHalfLife={self.decay_half_life // 60}",
                 f"PriorityUsageResetPeriod={self.usage_reset_period}",
                 *([] if self.fair_tree else ["PriorityFlags=NO_FAIR_TREE"]),
+                *(["AccountingStorageEnforce=limits"] if self.enforce_limits else []),
                 f"PriorityMaxAge={self.max_age // 60}",
                 f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
                 f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}",
@@ -262,6 +266,9 @@ class _Reader:
             self.choice(number, key, value.upper(), RESET_PERIODS, "usage_reset_period")
         elif lower == "priorityflags":
             self.priority_flags(number, key, value)
+        elif lower == "accountingstorageenforce":
+            tokens = {item.strip().lower() for item in value.split(",")}
+            self.conf.enforce_limits = bool(tokens & {"limits", "2", "safe", "all"})
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
             if self.integer(number, key, value) != 0:
                 self.warn(number, key, "not modelled: this factor's weight is taken as 0")
