@@ -18,7 +18,7 @@ cannot run (not root, a package missing).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -31,6 +31,7 @@ from schedlab.validation.slurm_validation import (
     FAIR_SHARE_CONFIG,
     VALIDATION_CPUS,
     compare_with_slurm,
+    fair_share_factor_agreement,
     recorded_workload,
     self_agreement,
     slurm_policy_spec,
@@ -44,13 +45,14 @@ pytestmark = pytest.mark.skipif(unavailable_reason(accounting=True) is not None,
 
 @dataclass(frozen=True)
 class Replay:
-    """What one replay left: Slurm's records, its association and sacct exports, and the
-    Unix times its decay thread ran."""
+    """What one replay left: Slurm's records, its association and sacct exports, the
+    Unix times its decay thread ran and the fair-share factors it logged."""
 
     records: list[SlurmJobRecord]
     associations: Path
     history: Path
     decay_runs: list[int]
+    factors: list[tuple[int, int, str, float]]
 
 
 def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int, max_runtime: int) -> Replay:
@@ -65,7 +67,8 @@ def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int, max_runtime: int
         history = directory / "history.sacct"
         history.write_text(cluster.sacct_text(min(r.submit for r in records)),
                            encoding="utf-8")
-        return Replay(records, associations, history, cluster.decay_runs())
+        return Replay(records, associations, history, cluster.decay_runs(),
+                      cluster.fair_share_factors())
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +115,22 @@ def test_the_sacct_importer_reads_the_real_history(ci_replay: Replay) -> None:
     assert rows(history) == rows(recorded)
     assert history.unix_start_time == recorded.unix_start_time
     assert history.names["user"] == ("root",)
+
+
+def test_the_fair_share_factors_are_slurms(ci_replay: Replay) -> None:
+    # Given the jobs as Slurm ran them, the policy's usage and Fair Tree ranks give the
+    # factor slurmctld logged for every pending job at every decay run and submission
+    # (all 39 of them on the replays measured; a job ending in the second of a run may
+    # fall on either side of it).  Charging usage at a job's end, which Slurm does only
+    # with AccountingStorageEnforce=limits, would miss a quarter of them.
+    table = read_associations(ci_replay.associations).associations
+    assert len(ci_replay.factors) >= 20
+    same = fair_share_factor_agreement(ci_replay.records, table, ci_replay.factors,
+                                       FAIR_SHARE_CONFIG, ci_replay.decay_runs)
+    assert same >= 0.9
+    charged_at_end = replace(FAIR_SHARE_CONFIG, enforce_limits=True)
+    assert fair_share_factor_agreement(ci_replay.records, table, ci_replay.factors,
+                                       charged_at_end, ci_replay.decay_runs) < same
 
 
 def test_fair_share_policy_agrees_with_slurm(ci_replay: Replay) -> None:

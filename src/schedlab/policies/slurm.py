@@ -95,7 +95,7 @@ from schedlab.policies.slurm_fairshare import AssociationTree, FairShare
 from schedlab.policies.slurm_partitions import Nodes
 from schedlab.policies.slurm_qos import QosLimits
 from schedlab.workload.job import name_of
-from schedlab.workload.slurmassoc import ROOT, Association
+from schedlab.workload.slurmassoc import Association
 from schedlab.workload.slurmconf import RESET_PERIODS, Partition
 from schedlab.workload.slurmqos import Qos
 
@@ -235,9 +235,11 @@ class SlurmScheduling(Policy):
         self.user_names = user_names
         #: Fair-share: the association tree, its nodes by (account, user) ("" for an
         #: account's own node), the user node of every job not yet ended, and the usage.
-        self._tree = AssociationTree()
-        self._assoc_node: dict[tuple[str, str], int] = {(ROOT, ""): 0}
+        self._tree = AssociationTree.of(associations)
         self._first_assoc: dict[str, int] = {}      # user -> their first association
+        for row in associations:
+            if row.user:
+                self._first_assoc.setdefault(row.user, self._tree.nodes[row.account, row.user])
         self._leaf: dict[int, int] = {}
         self._fairshare = self._build_fairshare() if (
             priority == "multifactor" and weight_fairshare) else None
@@ -433,31 +435,13 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ fair-share
     def _build_fairshare(self) -> FairShare:
-        """The association tree of ``associations`` (parents first) and its usage."""
-        pending = list(self.associations)
-        while pending:
-            placed = [row for row in pending
-                      if (row.account if row.user else row.parent, "") in self._assoc_node]
-            if not placed:
-                raise InputError(f"association {pending[0]} hangs from an account the "
-                                 f"table lacks", field="associations")
-            for row in placed:
-                self._add_association(row)
-            pending = [row for row in pending if row not in placed]
+        """The usage of the association tree."""
         return FairShare(self._tree, fair_tree=self.fair_tree,
                          half_life=self.decay_half_life,
                          calc_period=self.priority_calc_period,
                          calc_offset=self.priority_calc_offset,
                          clock_origin=self.clock_origin, reset_period=self.usage_reset_period,
                          usage_at_end=self.enforce_limits)
-
-    def _add_association(self, row: Association) -> int:
-        parent = self._assoc_node[(row.account, "") if row.user else (row.parent, "")]
-        node = self._tree.add(parent, row.shares, bool(row.user))
-        self._assoc_node[row.account, row.user] = node
-        if row.user:
-            self._first_assoc.setdefault(row.user, node)
-        return node
 
     def _admit_association(self, ctx: Context, job: Job) -> bool:
         """Find the user association the job's usage goes to, or reject the job (a table
@@ -469,18 +453,18 @@ class SlurmScheduling(Policy):
         user = _name(job.user, self.user_names) or "?"
         if self.associations:
             node = (self._first_assoc.get(user) if account is None
-                    else self._assoc_node.get((account, user)))
+                    else self._tree.nodes.get((account, user)))
             if node is None:
                 ctx.reject(job, f"no association of user {user!r}"
                                 + (f" in account {account!r}" if account else ""))
                 return False
         else:
             account = account or "(none)"
-            node = self._assoc_node.get((account, user))
+            node = self._tree.nodes.get((account, user))
             if node is None:
-                if (account, "") not in self._assoc_node:
-                    self._add_association(Association(account))
-                node = self._add_association(Association(account, user))
+                if (account, "") not in self._tree.nodes:
+                    self._tree.add_association(Association(account))
+                node = self._tree.add_association(Association(account, user))
                 self._fairshare.grown()
         self._leaf[job.id] = node
         return True

@@ -48,19 +48,50 @@ import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from schedlab.errors import InputError
+from schedlab.workload.slurmassoc import ROOT, Association
+
 #: Slurm's decay constant: ln 2 to three places.
 _LN2 = 0.693
 
 
 class AssociationTree:
     """The association tree: node 0 is root; each node has a parent, shares and whether it
-    is a user's association (a leaf)."""
+    is a user's association (a leaf); ``nodes`` finds a node by (account, user), the
+    user empty for an account's own node."""
 
     def __init__(self) -> None:
         self.parent: list[int] = [-1]
         self.shares: list[int] = [1]
         self.is_user: list[bool] = [False]
         self.children: list[list[int]] = [[]]
+        self.nodes: dict[tuple[str, str], int] = {(ROOT, ""): 0}
+
+    @classmethod
+    def of(cls, associations: Sequence[Association]) -> AssociationTree:
+        """The tree of ``associations`` (each account before what hangs from it); an
+        InputError for one that hangs from an account the table lacks."""
+        tree = cls()
+        pending = list(associations)
+        while pending:
+            placed = [row for row in pending if tree.parent_of(row) in tree.nodes]
+            if not placed:
+                raise InputError(f"association {pending[0]} hangs from an account the "
+                                 f"table lacks", field="associations")
+            for row in placed:
+                tree.add_association(row)
+            pending = [row for row in pending if row not in placed]
+        return tree
+
+    @staticmethod
+    def parent_of(row: Association) -> tuple[str, str]:
+        return (row.account, "") if row.user else (row.parent, "")
+
+    def add_association(self, row: Association) -> int:
+        """The node of ``row``, added under its parent's."""
+        node = self.add(self.nodes[self.parent_of(row)], row.shares, bool(row.user))
+        self.nodes[row.account, row.user] = node
+        return node
 
     def add(self, parent: int, shares: int, is_user: bool) -> int:
         """A new node under ``parent``; its index."""

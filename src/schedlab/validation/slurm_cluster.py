@@ -81,6 +81,10 @@ ASSOC_FORMAT = "Cluster,Account,User,Partition,Share,ParentName"
 _DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
                         r"(?:Fair Tree fairshare algorithm, starting at root|"
                         r"Decay factor over \S+ seconds)")
+#: The line slurmctld logs (DebugFlags=Priority) when it computes a job's fair-share factor.
+_FAIR_SHARE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
+                         r"Fairshare priority of job (\d+) for user \S+ in acct (\S+) is "
+                         r"([0-9.]+)$")
 
 
 def unavailable_reason(accounting: bool = False) -> str | None:
@@ -163,6 +167,8 @@ class SlurmCluster:
         self.conf = self.directory / "slurm.conf"
         self.jobcomp = self.directory / "jobcomp.txt"
         self._processes: list[tuple[str, subprocess.Popen[bytes]]] = []
+        #: The replayed job of each Slurm job id.
+        self._replayed: dict[int, int] = {}
         self._env = {**os.environ, "SLURM_CONF": str(self.conf), "TZ": "UTC"}
 
     # ------------------------------------------------------------------ configuration
@@ -338,18 +344,25 @@ class SlurmCluster:
                        "slurmdbd to record every job")
         return listing()
 
-    def decay_runs(self) -> list[int]:
-        """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
-        log (with classic fair-share its first run logs nothing)."""
+    def fair_share_factors(self) -> list[tuple[int, int, str, float]]:
+        """``(Unix time, job id, account, factor)`` of every fair-share factor slurmctld
+        computed for a pending job of the last replay (at its submission and at each decay
+        run), from its log; the job ids are the replayed jobs'."""
+        return [(_utc(time_text), self._replayed[int(job)], account, float(factor))
+                for time_text, job, account, factor in self._log_matches(_FAIR_SHARE)
+                if int(job) in self._replayed]
+
+    def _log_matches(self, pattern: re.Pattern[str]) -> list[tuple[str, ...]]:
         log = self.directory / "slurmctld.log"
         if not log.exists():
             return []
-        found = []
-        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-            match = _DECAY_RUN.match(line)
-            if match:
-                found.append(_utc(match.group(1)))
-        return found
+        text = log.read_text(encoding="utf-8", errors="replace")
+        return [match.groups() for match in map(pattern.match, text.splitlines()) if match]
+
+    def decay_runs(self) -> list[int]:
+        """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
+        log (with classic fair-share its first run logs nothing)."""
+        return [_utc(groups[0]) for groups in self._log_matches(_DECAY_RUN)]
 
     def _spawn(self, name: str, args: list[str]) -> None:
         log = open(self.directory / f"{name}.out", "wb")  # noqa: SIM115 (kept by the child)
@@ -428,6 +441,7 @@ class SlurmCluster:
             slurm_ids[job.id] = self.submit(job)
         last_end = origin + max((job.submit + job.limit_minutes * 60 for job in ordered),
                                 default=0)
+        self._replayed = {slurm: job for job, slurm in slurm_ids.items()}
         wanted = set(slurm_ids.values())
         self._wait_for(lambda: wanted <= set(self.completed()), "every job to end",
                        timeout=max(0.0, last_end - time.time()) + DRAIN_TIMEOUT

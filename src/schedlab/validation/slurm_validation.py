@@ -16,9 +16,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from schedlab.api import simulate
+from schedlab.policies.slurm_fairshare import AssociationTree, FairShare
 from schedlab.validation.agreement import Agreement, agreement
 from schedlab.validation.slurm_cluster import SleepJob, SlurmJobRecord
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmassoc import Association
 from schedlab.workload.slurmconf import SlurmConfig
 
 #: The validation's cluster: one node of 16 CPUs.
@@ -114,6 +116,44 @@ def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecor
         spec["priority_calc_offset"] = decay_runs[0] % int(spec.get("priority_calc_period",
                                                                      300))
     return spec
+
+
+def fair_share_factor_agreement(records: Sequence[SlurmJobRecord],
+                                associations: Sequence[Association],
+                                logged: Sequence[tuple[int, int, str, float]],
+                                config: SlurmConfig, decay_runs: Sequence[int],
+                                tolerance: float = 1e-3) -> float:
+    """The share of the fair-share factors slurmctld logged (``(Unix time, job id,
+    account, factor)``) that the policy's fair-share computes within ``tolerance``.
+
+    The policy's usage is fed the jobs as Slurm ran them (their recorded starts and
+    ends, each job ``root``'s in its account), with the configuration's half-life,
+    period and flags and the decay runs' phase: this checks usage, decay and the
+    factors alone, apart from any difference in the schedule.
+    """
+    if not logged:
+        return 0.0
+    tree = AssociationTree.of(associations)
+    period = config.priority_calc_period
+    fair = FairShare(tree, fair_tree=config.fair_tree, half_life=config.decay_half_life,
+                     calc_period=period, calc_offset=decay_runs[0] % period if decay_runs else 0,
+                     reset_period=config.usage_reset_period, usage_at_end=config.enforce_limits)
+    events = sorted([(r.end, 0, r.id, r) for r in records]
+                    + [(r.start, 1, r.id, r) for r in records])
+    pending = iter(events)
+    upcoming = next(pending, None)
+    matched = 0
+    for at, _, account, factor in sorted(logged):
+        while upcoming is not None and upcoming[0] < at:
+            when, starts, _, record = upcoming
+            if starts:
+                fair.started(record.id, tree.nodes[record.account, "root"], record.cpus, when)
+            else:
+                fair.ended(record.id, when)
+            upcoming = next(pending, None)
+        computed = fair.factors(at)[tree.nodes[account, "root"]]
+        matched += abs(computed - factor) <= tolerance
+    return matched / len(logged)
 
 
 def self_agreement(first: Sequence[SlurmJobRecord], second: Sequence[SlurmJobRecord]
