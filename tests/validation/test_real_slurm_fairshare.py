@@ -134,12 +134,15 @@ def test_the_fair_share_factors_are_slurms(ci_replay: Replay) -> None:
 
 
 def test_fair_share_policy_agrees_with_slurm(ci_replay: Replay) -> None:
+    # Measured on this form: 92 % of pairs in order, a mean wait 8 % off and 45 % of
+    # starts within 2 s (without the fair-share weight: 84 % of pairs, 15 % off); the
+    # bounds leave room for Slurm's own noise on a loaded machine.
     found = compared(ci_replay)
     fair = found["fair-share"]
-    assert fair.pairs_in_order >= 0.9, found
+    assert fair.pairs_in_order >= 0.85, found
+    assert fair.pairs_in_order >= found["no fair-share"].pairs_in_order, found
     assert abs(fair.mean_wait_difference) <= 0.2, found
-    assert fair.starts_within >= 0.3, found
-    assert fair.pairs_in_order > found["fcfs+easy"].pairs_in_order, found
+    assert fair.starts_within >= 0.25, found
 
 
 @pytest.mark.slow
@@ -147,7 +150,11 @@ def test_full_fair_share_validation(tmp_path_factory: pytest.TempPathFactory) ->
     first = replay(tmp_path_factory, 36, 40)
     second = replay(tmp_path_factory, 36, 40)
     noise = self_agreement(first.records, second.records)
+    table = read_associations(first.associations).associations
+    assert fair_share_factor_agreement(first.records, table, first.factors,
+                                       FAIR_SHARE_CONFIG, first.decay_runs) >= 0.9
     found = compared(first)
     fair = found["fair-share"]
     assert fair.pairs_in_order >= min(0.93, noise.pairs_in_order), (found, noise)
+    assert fair.pairs_in_order > found["fcfs+easy"].pairs_in_order, found
     assert abs(fair.mean_wait_difference) <= max(0.1, 2 * abs(noise.mean_wait_difference))

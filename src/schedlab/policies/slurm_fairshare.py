@@ -157,8 +157,9 @@ class FairShare:
 
     def ended(self, job_id: int, now: int) -> None:
         """A running job left at ``now``: with ``usage_at_end``, its usage since the last
-        run is added."""
-        self._catch_up(now)
+        run is added.  A run in the same second comes after the end (our reading: the
+        validation cluster's decay runs fell half a second into their second)."""
+        self._catch_up(now - 1)
         leaf, cpus, start = self._running.pop(job_id)
         if self.usage_at_end:
             self._add(leaf, cpus, now - self._since(start))

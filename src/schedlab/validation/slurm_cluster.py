@@ -362,7 +362,7 @@ class SlurmCluster:
     def decay_runs(self) -> list[int]:
         """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
         log (with classic fair-share its first run logs nothing)."""
-        return [_utc(groups[0]) for groups in self._log_matches(_DECAY_RUN)]
+        return sorted({_utc(groups[0]) for groups in self._log_matches(_DECAY_RUN)})
 
     def _spawn(self, name: str, args: list[str]) -> None:
         log = open(self.directory / f"{name}.out", "wb")  # noqa: SIM115 (kept by the child)

@@ -144,7 +144,7 @@ def fair_share_factor_agreement(records: Sequence[SlurmJobRecord],
     upcoming = next(pending, None)
     matched = 0
     for at, _, account, factor in sorted(logged):
-        while upcoming is not None and upcoming[0] < at:
+        while upcoming is not None and upcoming[0] <= at:
             when, starts, _, record = upcoming
             if starts:
                 fair.started(record.id, tree.nodes[record.account, "root"], record.cpus, when)
