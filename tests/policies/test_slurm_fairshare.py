@@ -24,6 +24,7 @@ from schedlab.policies.slurm_fairshare import (
 from schedlab.testing import check_policy
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.slurmassoc import Association
+from schedlab.workload.slurmqos import Qos
 
 
 def three_accounts() -> tuple[AssociationTree, list[int]]:
@@ -250,3 +251,6 @@ def test_job_size_factor_is_slurms_mean_of_node_and_cpu_shares() -> None:
 
 def test_conformance_with_fair_share() -> None:
     check_policy(make_policy(fair_policy(associations=())))
+    check_policy(make_policy(fair_policy(associations=(), priority_calc_period=7,
+                                         decay_half_life=30, enforce_limits=True,
+                                         qos=(Qos("normal", max_jobs_per_user=2),))))

@@ -274,9 +274,10 @@ class SlurmScheduling(Policy):
         if nodes.tracked and job.width > nodes.capacity(part):
             ctx.reject(job, f"more CPUs than partition {self._parts[part].name!r} has")
             return
-        if self._limits is not None and not self._admit_qos(ctx, job):
-            return
         if self._fairshare is not None and not self._admit_association(ctx, job):
+            return
+        if self._limits is not None and not self._admit_qos(ctx, job):
+            self._leaf.pop(job.id, None)
             return
         self._part[job.id] = part
 
