@@ -10,7 +10,7 @@ recomputed every minute); the same jobs are simulated with the ``slurm``
 policy given the cluster's own association tree (``sacctmgr show assoc``)
 and its decay thread's times.  The history is exported with ``sacct`` and
 read back with the sacct importer.  The CI form replays 20 jobs of at most
-30 s (about three minutes); the slow form replays 36 jobs twice, which also
+30 s (about four minutes); the slow form replays 36 jobs twice, which also
 measures Slurm's own noise.  Every daemon is stopped by process id when the
 fixture ends, also after a failure; the tests skip, saying why, where they
 cannot run (not root, a package missing).

@@ -5,7 +5,9 @@
 :class:`~schedlab.workload.job.Workload` (the submit times and run times
 Slurm recorded, the time limits as estimates); :func:`compare_with_slurm`
 simulates policies on it and measures each one's
-:func:`~schedlab.validation.agreement.agreement` with Slurm's starts.
+:func:`~schedlab.validation.agreement.agreement` with Slurm's starts;
+:func:`fair_share_factor_agreement` checks the policy's fair-share factors
+against those slurmctld logged.
 docs/background/validation.md gives the numbers and how to re-run them.
 """
 
