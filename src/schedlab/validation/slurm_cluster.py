@@ -84,7 +84,7 @@ _DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
 #: The line slurmctld logs (DebugFlags=Priority) when it computes a job's fair-share factor.
 _FAIR_SHARE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
                          r"Fairshare priority of job (\d+) for user \S+ in acct (\S+) is "
-                         r"([0-9.]+)$")
+                         r"(?:2\*\*\(\S+\) = )?([0-9.]+)$")
 
 
 def unavailable_reason(accounting: bool = False) -> str | None:
