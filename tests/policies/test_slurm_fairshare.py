@@ -123,6 +123,18 @@ def test_a_job_between_two_runs_counts_only_with_enforced_limits() -> None:
         assert fair.usage[ua] == expected
 
 
+def test_classic_accounts_lag_one_run_behind() -> None:
+    # Classic fair-share takes the accounts' effective usage from before the run's update
+    # (slurmctld's log shows every factor 1.0 at the first run with usage): a's user
+    # drops at the second run; Fair Tree ranks it down at the first.
+    tree, (ua, _, _) = three_accounts()
+    for fair_tree, at_60 in ((False, 1.0), (True, 1 / 3)):
+        fair = FairShare(tree, fair_tree=fair_tree, half_life=0, calc_period=60)
+        fair.started(1, ua, 4, 0)
+        assert fair.factors(60)[ua] == at_60
+        assert fair.factors(120)[ua] < 1 / 2
+
+
 def test_factors_change_only_at_decay_runs() -> None:
     tree, (ua, ub, _) = three_accounts()
     fair = FairShare(tree, fair_tree=True, half_life=0, calc_period=60, calc_offset=30)

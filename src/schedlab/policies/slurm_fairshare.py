@@ -35,10 +35,13 @@ computed; no code of it is here):
   ``u + (parent's effective usage - u) * shares / level shares``; the factor
   is ``2 ** -(effective usage / normalised shares)`` (0 without shares).
 * The factors are computed at each run, after its usage update, and are what
-  every priority uses until the next run.  *Our reading* for classic: Slurm
-  computes the accounts' effective usage before the run's update and each
-  user's when its first job is met in the job list; we compute all of them
-  after the update.
+  every priority uses until the next run.  For classic, Slurm computes the
+  accounts' effective usage at the start of the run, before its decay and
+  new usage (``_set_children_usage_efctv`` in ``_decay_thread``), so a user's
+  factor lags a run behind for the account part; the policy does the same.
+  *Our reading*: a user's own normalised usage is taken after the run's
+  update (Slurm computes it when the user's first job is met in the job
+  list, part-way through the update).
 """
 
 from __future__ import annotations
@@ -142,6 +145,7 @@ class FairShare:
         self.usage: list[float] = [0.0] * len(tree)
         self._running: dict[int, tuple[int, int, int]] = {}   # id -> (leaf, CPUs, start)
         self._snapshot: list[float] = list(self.usage)
+        self._before: list[float] = list(self.usage)     # usage before the last run
         self._factors: list[float] | None = None
 
     def grown(self) -> None:
@@ -149,6 +153,7 @@ class FairShare:
         added = len(self.tree) - len(self.usage)
         self.usage += [0.0] * added
         self._snapshot += [0.0] * added
+        self._before += [0.0] * added
         self._factors = None
 
     def started(self, job_id: int, leaf: int, cpus: int, now: int) -> None:
@@ -170,7 +175,7 @@ class FairShare:
         self._catch_up(now)
         if self._factors is None:
             self._factors = (fair_tree_factors(self.tree, self._snapshot) if self.fair_tree
-                             else classic_factors(self.tree, self._snapshot))
+                             else classic_factors(self.tree, self._snapshot, self._before))
         return self._factors
 
     # ------------------------------------------------------------------ decay runs
@@ -189,16 +194,19 @@ class FairShare:
 
     def _catch_up(self, now: int) -> None:
         """Every decay run due by ``now``; runs with the same running jobs as the one
-        before are summed in closed form."""
+        before are summed in closed form, but the last, whose usage before it classic
+        fair-share needs."""
         ran = False
+        before = self.usage
         while self._next_run <= now:
-            at = self._next_run
-            self._run(at)
+            before = list(self.usage)
+            self._run(self._next_run)
             ran = True
             steady = self._steady_runs(now)
-            if steady:
-                self._run_many(steady)
+            if steady > 1:
+                self._run_many(steady - 1)
         if ran:
+            self._before = before
             self._snapshot = list(self.usage)
             self._factors = None
 
@@ -283,10 +291,16 @@ def fair_tree_factors(tree: AssociationTree, usage: Sequence[float]) -> list[flo
     return factors
 
 
-def classic_factors(tree: AssociationTree, usage: Sequence[float]) -> list[float]:
-    """Classic fair-share's factor of every node (see the module): ``2 ** -(UE / S)``."""
+def classic_factors(tree: AssociationTree, usage: Sequence[float],
+                    before: Sequence[float] | None = None) -> list[float]:
+    """Classic fair-share's factor of every node (see the module): ``2 ** -(UE / S)``.
+
+    ``usage`` is the usage after the decay run, ``before`` (default: the same) before
+    it: accounts' effective usage comes from ``before``, users' own normalised usage
+    from ``usage``.
+    """
     count = len(tree)
-    root_usage = usage[0]
+    before = usage if before is None else before
     norm_shares = [1.0] * count
     efctv = [0.0] * count
     factors = [0.0] * count
@@ -296,7 +310,8 @@ def classic_factors(tree: AssociationTree, usage: Sequence[float]) -> list[float
         level = levels[node]
         own = tree.shares[node] / level if level else 0.0
         norm_shares[node] = own * (norm_shares[parent] if parent else 1.0)
-        norm_usage = min(usage[node] / root_usage, 1.0) if root_usage else 0.0
+        seen = usage if tree.is_user[node] else before
+        norm_usage = min(seen[node] / seen[0], 1.0) if seen[0] else 0.0
         if parent == 0:
             efctv[node] = norm_usage
         elif not level:
