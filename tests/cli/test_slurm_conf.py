@@ -47,7 +47,8 @@ def test_the_conf_is_for_the_slurm_policy_only(tmp_path: Path) -> None:
 def test_validate_slurm_says_why_it_cannot_run(monkeypatch: pytest.MonkeyPatch) -> None:
     from schedlab.validation import slurm_cluster
 
-    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: "a real Slurm needs root")
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason",
+                        lambda accounting=False: "a real Slurm needs root")
     result = invoke("validate", "slurm", "--jobs", "4")
     assert result.exit_code == 2
     assert "cannot start a Slurm here: a real Slurm needs root" in result.stderr
@@ -60,7 +61,7 @@ def test_validate_slurm_reports_a_failed_cluster_in_one_line(
     def fail(self: slurm_cluster.SlurmCluster) -> None:
         raise RuntimeError("slurmctld exited with status 1")
 
-    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda accounting=False: None)
     monkeypatch.setattr(slurm_cluster.SlurmCluster, "start", fail)
     result = invoke("validate", "slurm", "--jobs", "4")
     assert result.exit_code == 2
@@ -169,7 +170,7 @@ def test_validate_slurm_replays_a_partitioned_conf_on_its_one_node(
 
     records = [slurm_cluster.SlurmJobRecord(1, 1000, 1000, 1060, 2, 2, "COMPLETED"),
                slurm_cluster.SlurmJobRecord(2, 1001, 1001, 1031, 2, 1, "COMPLETED")]
-    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda: None)
+    monkeypatch.setattr(slurm_cluster, "unavailable_reason", lambda accounting=False: None)
     monkeypatch.setattr(slurm_cluster.SlurmCluster, "start", lambda self: None)
     monkeypatch.setattr(slurm_cluster.SlurmCluster, "stop", lambda self: None)
     monkeypatch.setattr(slurm_cluster.SlurmCluster, "replay", lambda self, jobs: records)

@@ -213,6 +213,19 @@ def test_the_higher_priority_tier_goes_first() -> None:
         .start.tolist() == [0, 100, 200]
 
 
+def test_the_partition_factor_weighs_priority_job_factor() -> None:
+    # One tier; "high" has PriorityJobFactor 3 (factor 1), "low" 1 (factor 1/3): with
+    # PriorityWeightPartition=300 job 3 has priority 300, job 2 100, and goes first.
+    low, high = Partition("low", default=True), Partition("high", priority_job_factor=3)
+    jobs = [(1, 0, 100, 2, 16, 1), (2, 1, 100, 2, 16, 1), (3, 2, 100, 2, 16, 2)]
+    weighted = placed(jobs, ("low", "high"), partitions=(low, high), priority="multifactor",
+                      weight_partition=300)
+    assert weighted.start.tolist() == [0, 200, 100]
+    unweighted = placed(jobs, ("low", "high"), partitions=(low, high),
+                        priority="multifactor")
+    assert unweighted.start.tolist() == [0, 100, 200]
+
+
 def test_jobs_the_partitions_refuse_are_rejected() -> None:
     # Job 1: two minutes above a's MaxTime of one; job 2: a partition the configuration
     # lacks; job 3: more CPUs than b has; job 4 runs in b.

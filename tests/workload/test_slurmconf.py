@@ -23,11 +23,18 @@ PriorityType=priority/multifactor
 PriorityWeightAge=1000
 PriorityWeightJobSize=500
 PriorityWeightFairshare=10000
+PriorityWeightPartition=300
+PriorityWeightAssoc=5
+PriorityDecayHalfLife=1-0
+PriorityUsageResetPeriod=monthly
+PriorityFlags=NO_FAIR_TREE,SMALL_RELATIVE_TO_TIME
+AccountingStorageEnforce=associations,safe
 PriorityMaxAge=14-0
 PriorityFavorSmall=YES
 FrobnicateLevel=3
 NodeName=n[1-4,7] CPUs=32 State=UNKNOWN
-PartitionName=batch Nodes=n[1-4,7] Default=YES MaxTime=INFINITE PriorityTier=2 State=UP
+PartitionName=batch Nodes=n[1-4,7] Default=YES MaxTime=INFINITE PriorityTier=2 State=UP \
+  PriorityJobFactor=3
 """
 
 
@@ -46,21 +53,47 @@ def test_scheduling_parameters_are_read(tmp_path: Path) -> None:
         == ("priority/multifactor", 1000, 500)
     assert conf.max_age == 14 * 86400 and conf.favor_small
     assert (conf.nodes, conf.cpus_per_node, conf.processors) == (5, 32, 160)
+    assert (conf.weight_fairshare, conf.weight_partition, conf.decay_half_life) \
+        == (10000, 300, 86400)
+    assert conf.usage_reset_period == "MONTHLY" and not conf.fair_tree
+    assert conf.enforce_limits
+    assert conf.partitions[0].priority_job_factor == 3
 
 
 def test_what_is_not_modelled_is_warned_about_by_name(tmp_path: Path) -> None:
     warnings = read_slurm_conf(write(tmp_path, GOOD)).warnings
     named = [w.split(": ")[1] for w in warnings]
-    assert named == ["SchedulerParameters bf_yield_sleep", "PriorityWeightFairshare",
-                     "FrobnicateLevel"]
+    assert named == ["SchedulerParameters bf_yield_sleep", "PriorityWeightAssoc",
+                     "PriorityFlags SMALL_RELATIVE_TO_TIME", "FrobnicateLevel"]
     assert warnings[0].startswith(f"{tmp_path / 'slurm.conf'}:5: ")
 
 
-def test_the_age_weight_needs_slurmdbd_as_in_slurm(tmp_path: Path) -> None:
-    conf = read_slurm_conf(write(tmp_path, "PriorityType=priority/multifactor\n"
-                                           "PriorityWeightAge=1000\n"))
-    assert conf.weight_age == 0
-    assert "Slurm ignores it without AccountingStorageType" in conf.warnings[0]
+@pytest.mark.parametrize("key", ["PriorityWeightAge", "PriorityWeightFairshare"])
+def test_age_and_fairshare_weights_need_slurmdbd_as_in_slurm(tmp_path: Path, key: str) -> None:
+    conf = read_slurm_conf(write(tmp_path, f"PriorityType=priority/multifactor\n{key}=1000\n"))
+    assert (conf.weight_age, conf.weight_fairshare) == (0, 0)
+    assert f"{key}: Slurm ignores it without AccountingStorageType" in conf.warnings[0]
+
+
+def test_fair_share_keys_round_trip_through_conf_lines(tmp_path: Path) -> None:
+    conf = SlurmConfig(priority="priority/multifactor", weight_fairshare=5000,
+                       decay_half_life=600, usage_reset_period="DAILY", fair_tree=False,
+                       enforce_limits=True)
+    text = "AccountingStorageType=accounting_storage/slurmdbd\n" + "\n".join(conf.conf_lines())
+    again = read_slurm_conf(write(tmp_path, text))
+    assert (again.weight_fairshare, again.decay_half_life, again.usage_reset_period,
+            again.fair_tree, again.enforce_limits) == (5000, 600, "DAILY", False, True)
+    assert again.warnings == []
+
+
+@pytest.mark.parametrize(("line", "key"), [
+    ("PriorityUsageResetPeriod=FORTNIGHTLY", "PriorityUsageResetPeriod"),
+    ("PriorityDecayHalfLife=soon", "PriorityDecayHalfLife"),
+    ("PriorityWeightFairshare=lots", "PriorityWeightFairshare")])
+def test_bad_fair_share_keys_name_file_line_and_key(tmp_path: Path, line: str, key: str) -> None:
+    with pytest.raises(InputError) as raised:
+        read_slurm_conf(write(tmp_path, f"ClusterName=x\n{line}\n"))
+    assert (raised.value.line, raised.value.field) == (2, key)
 
 
 def test_defaults_are_slurms() -> None:
@@ -174,8 +207,9 @@ def test_crlf_line_ends_and_a_byte_order_mark_are_read(tmp_path: Path) -> None:
 def test_conf_lines_read_back_the_same(tmp_path: Path) -> None:
     conf = read_slurm_conf(write(tmp_path, GOOD))
     again = read_slurm_conf(write(tmp_path, "\n".join(conf.conf_lines()) + "\n"))
-    # (the lines carry no accounting storage: the age weight is dropped, as Slurm does;
-    # nodes and partitions are the validation cluster's own)
+    # (the lines carry no accounting storage: the age and fair-share weights are dropped,
+    # as Slurm does; nodes and partitions are the validation cluster's own)
     assert again.policy_params() == {**conf.policy_params(), "cpus_per_node": 0,
-                                     "weight_age": 0, "partitions": ()}
-    assert len(again.warnings) == 1 and "PriorityWeightAge" in again.warnings[0]
+                                     "weight_age": 0, "weight_fairshare": 0, "partitions": ()}
+    assert [w.split(": ")[1] for w in again.warnings] == ["PriorityWeightAge",
+                                                          "PriorityWeightFairshare"]

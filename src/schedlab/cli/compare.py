@@ -36,6 +36,7 @@ from schedlab.cli.options import (
     ReservationsOpt,
     SeedOpt,
     ShrinkOpt,
+    SlurmAssocOpt,
     SlurmQosOpt,
     StrictOpt,
     StringencyOpt,
@@ -47,7 +48,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_policy_spec, split_policy_list
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_qos_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_table_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     metrics_table,
@@ -91,6 +92,7 @@ def compare(
         "scheduling parameters, labelled slurm:FILE-NAME; with --slurm-conf only these are "
         "compared unless --policies is given too.", rich_help_panel=POLICY_PANEL)] = None,
     slurm_qos: SlurmQosOpt = None,
+    slurm_assoc: SlurmAssocOpt = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -131,10 +133,12 @@ def compare(
         min_notice=min_reservation_notice)
     chosen = ({} if slurm_conf and policies == DEFAULT_POLICIES
               else chosen_policies(policies, reservation))
-    if slurm_qos is not None and not slurm_conf:
-        raise InputError("--slurm-qos gives the QOS of the --slurm-conf configurations: "
-                         "give at least one", field="--slurm-qos")
-    confs = conf_policies(slurm_conf or [], slurm_qos_params(slurm_qos))
+    for option, path, what in (("--slurm-qos", slurm_qos, "QOS"),
+                               ("--slurm-assoc", slurm_assoc, "associations")):
+        if path is not None and not slurm_conf:
+            raise InputError(f"{option} gives the {what} of the --slurm-conf "
+                             f"configurations: give at least one", field=option)
+    confs = conf_policies(slurm_conf or [], slurm_table_params(slurm_qos, slurm_assoc))
     twice = sorted(set(chosen) & set(confs))
     if twice:
         raise InputError(f"policy {twice[0]!r} is given twice", field="--slurm-conf")
@@ -252,10 +256,11 @@ def chosen_policies(text: str, reservation: Mapping[str, object] | None = None
     return chosen
 
 
-def conf_policies(paths: list[Path], qos: dict[str, object]) -> dict[str, PolicyBase]:
+def conf_policies(paths: list[Path], tables: dict[str, object]) -> dict[str, PolicyBase]:
     """The ``slurm`` policy of each slurm.conf, labelled ``slurm:NAME`` (the file's name),
-    with the QOS parameter ``qos`` (``--slurm-qos``, the same for every file); the keys a
-    file sets that the policy does not model are printed as warnings."""
+    with the table parameters ``tables`` (``qos`` from ``--slurm-qos``, ``associations``
+    from ``--slurm-assoc``: the same for every file); the keys a file sets that the
+    policy does not model are printed as warnings."""
     from schedlab.policies.registry import make_policy
 
     found: dict[str, PolicyBase] = {}
@@ -265,7 +270,7 @@ def conf_policies(paths: list[Path], qos: dict[str, object]) -> dict[str, Policy
             raise InputError(f"two files named {path.name!r}: give each configuration "
                              f"a file name of its own", field="--slurm-conf")
         params, _ = slurm_conf_params(path, "slurm")
-        found[label] = make_policy({"name": "slurm", **params, **qos})
+        found[label] = make_policy({"name": "slurm", **params, **tables})
     return found
 
 

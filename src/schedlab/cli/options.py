@@ -27,6 +27,11 @@ SlurmQosOpt = Annotated[Path | None, typer.Option(
     "--slurm-qos", help="A QOS table for the 'slurm' policy, as `sacctmgr show qos "
     "--parsable2` prints it: priorities and per-user and group CPU and job limits.",
     rich_help_panel=POLICY_PANEL)]
+SlurmAssocOpt = Annotated[Path | None, typer.Option(
+    "--slurm-assoc", help="The association tree (accounts, users, shares) for the 'slurm' "
+    "policy's fair-share, as `sacctmgr show assoc --parsable2` prints it with the "
+    "columns Account, User, Share and ParentName (default: every account and user of "
+    "the workload, one share each).", rich_help_panel=POLICY_PANEL)]
 OverrunOpt = Annotated[Literal["kill", "extend"], typer.Option(
     "--overrun", help="A job still running at its estimate is killed or runs on.",
     rich_help_panel=POLICY_PANEL)]

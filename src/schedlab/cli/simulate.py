@@ -41,6 +41,7 @@ from schedlab.cli.options import (
     ReservationsOpt,
     SeedOpt,
     ShrinkOpt,
+    SlurmAssocOpt,
     SlurmQosOpt,
     StrictOpt,
     StringencyOpt,
@@ -54,7 +55,7 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_qos_params
+from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_table_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     cluster_table,
@@ -97,6 +98,7 @@ def simulate(
         "takes (the default policy then); keys it does not model are warned about by "
         "name.", rich_help_panel=POLICY_PANEL)] = None,
     slurm_qos: SlurmQosOpt = None,
+    slurm_assoc: SlurmAssocOpt = None,
     overrun: OverrunOpt = "kill",
     tick: TickOpt = 0,
     max_queued_per_user: MaxQueuedOpt = None,
@@ -129,7 +131,8 @@ def simulate(
     from schedlab.api import execute, model_of, refuse_options, with_reservation_params
     from schedlab.output import write_run_directory
 
-    if (slurm_conf is not None or slurm_qos is not None) and policy is None:
+    tables = {"--slurm-qos": slurm_qos, "--slurm-assoc": slurm_assoc}
+    if (slurm_conf is not None or any(tables.values())) and policy is None:
         policy = "slurm"
     inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
                                field="--policy")
@@ -138,11 +141,11 @@ def simulate(
     if slurm_conf is not None:
         conf_params, conf_procs = slurm_conf_params(slurm_conf, policy)
         procs = procs if procs is not None else conf_procs
-    if slurm_qos is not None:
-        if policy != "slurm":
-            raise InputError(f"--slurm-qos configures the 'slurm' policy, not {policy!r}",
-                             field="--slurm-qos")
-        conf_params.update(slurm_qos_params(slurm_qos))
+    for option, path in tables.items():
+        if path is not None and policy != "slurm":
+            raise InputError(f"{option} configures the 'slurm' policy, not {policy!r}",
+                             field=option)
+    conf_params.update(slurm_table_params(slurm_qos, slurm_assoc))
     dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
     asked = run_spec(workload, policy, procs=procs, width_field=width_field,
                      missing_estimate=missing_estimate, strict=strict,
@@ -179,7 +182,7 @@ def simulate(
         raise
     spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
-    if slurm_conf is not None or slurm_qos is not None:
+    if slurm_conf is not None or any(tables.values()):
         chosen = fitted_to_workload(chosen, jobs_of(loaded), str(workload),
                                     given={**inline, **params})
         spec = replace(spec, policy=chosen)

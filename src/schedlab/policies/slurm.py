@@ -58,13 +58,21 @@ time limit from now).  Our reading: the kill comes exactly at the limit plus
 the over-time (slurmctld checks time limits on a timer of its own).
 
 Priority is ``basic`` (first come, first served: the submission order) or
-``multifactor`` with the age, job-size and QOS factors: ``weight_age`` times the
-job's wait over ``max_age`` (at most 1), plus ``weight_job_size`` times its
-share of the machine's CPUs (``favor_small``: one minus that share, so the
-smallest job gets the most), plus ``weight_qos`` times its QOS's priority over
-the highest of the table, recomputed every ``priority_calc_period``
-seconds of the clock, as Slurm's PriorityCalcPeriod; equal priorities in
-submission order.
+``multifactor`` with the age, fair-share, job-size, partition and QOS factors
+(``set_priority_factors`` in ``src/plugins/priority/multifactor/priority_multifactor.c``):
+``weight_age`` times the job's wait over ``max_age`` (at most 1), plus
+``weight_fairshare`` times its association's fair-share factor
+(:mod:`schedlab.policies.slurm_fairshare`), plus ``weight_job_size`` times the
+mean of its share of the nodes (its requested nodes, at least one) and of the
+CPUs (``favor_small``: the mean of the shares left over, so the smallest job
+gets the most), plus ``weight_partition`` times its partition's
+PriorityJobFactor over the highest of the partitions, plus ``weight_qos`` times
+its QOS's priority over the highest of the table; the sum rounded down, at
+least 1.  Priorities are recomputed at every run of Slurm's decay thread,
+every ``priority_calc_period`` seconds, ``priority_calc_offset`` seconds past
+each multiple of it on the wall clock (slurmctld runs it from its own start);
+a job submitted between runs gets its priority at submission; equal
+priorities in submission order.
 
 ``partitions`` (slurm.conf's PartitionName lines) split the nodes: a job runs
 on its partition's nodes (:mod:`schedlab.policies.slurm_partitions`), the
@@ -83,10 +91,12 @@ from schedlab.engine.profile import Profile
 from schedlab.errors import InputError
 from schedlab.limits import MAX_TIME
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
+from schedlab.policies.slurm_fairshare import AssociationTree, FairShare
 from schedlab.policies.slurm_partitions import Nodes
 from schedlab.policies.slurm_qos import QosLimits
 from schedlab.workload.job import name_of
-from schedlab.workload.slurmconf import Partition
+from schedlab.workload.slurmassoc import Association
+from schedlab.workload.slurmconf import RESET_PERIODS, Partition
 from schedlab.workload.slurmqos import Qos
 
 if TYPE_CHECKING:
@@ -124,18 +134,33 @@ class SlurmScheduling(Policy):
                  over_time_limit: int = 0, kill_wait: int = 30,
                  partitions: tuple[Partition, ...] = (),
                  queue_names: tuple[str, ...] = (), qos: tuple[Qos, ...] = (),
-                 qos_names: tuple[str, ...] = (), weight_qos: int = 0) -> None:
+                 qos_names: tuple[str, ...] = (), weight_qos: int = 0,
+                 weight_fairshare: int = 0, fair_tree: bool = True,
+                 decay_half_life: int = 604800, usage_reset_period: str = "NONE",
+                 priority_calc_offset: int = 0,
+                 associations: tuple[Association, ...] = (),
+                 account_names: tuple[str, ...] = (), user_names: tuple[str, ...] = (),
+                 weight_partition: int = 0, enforce_limits: bool = False) -> None:
         owner = "policy 'slurm'"
         partitions = _checked_table(owner, "partitions", partitions, Partition,
                                     "slurm.conf's PartitionName lines")
         qos = _checked_table(owner, "qos", qos, Qos, "a QOS file's lines")
-        for param, names in (("queue_names", queue_names), ("qos_names", qos_names)):
+        if not (isinstance(associations, tuple)
+                and all(isinstance(row, Association) for row in associations)):
+            raise InputError(f"The 'associations' parameter of {owner} must be a tuple of "
+                             f"Association (an association file's lines). Got "
+                             f"{associations!r} instead.", field="associations")
+        for param, names in (("queue_names", queue_names), ("qos_names", qos_names),
+                             ("account_names", account_names), ("user_names", user_names)):
             if not (isinstance(names, tuple) and all(isinstance(name, str) for name in names)):
                 raise InputError(f"The {param!r} parameter of {owner} must be a tuple of "
                                  f"names. Got {names!r} instead.", field=param)
         check_bool(owner, "backfill", backfill)
         check_bool(owner, "favor_small", favor_small)
+        check_bool(owner, "fair_tree", fair_tree)
+        check_bool(owner, "enforce_limits", enforce_limits)
         check_choice(owner, "priority", priority, PRIORITY_TYPES)
+        check_choice(owner, "usage_reset_period", usage_reset_period, RESET_PERIODS)
         for param, value, low in (("sched_interval", sched_interval, 1),
                                   ("default_queue_depth", default_queue_depth, 1),
                                   ("bf_interval", bf_interval, 1),
@@ -153,7 +178,11 @@ class SlurmScheduling(Policy):
                                   ("completing", completing, 0),
                                   ("over_time_limit", over_time_limit, -1),
                                   ("kill_wait", kill_wait, 0),
-                                  ("weight_qos", weight_qos, 0)):
+                                  ("weight_qos", weight_qos, 0),
+                                  ("weight_fairshare", weight_fairshare, 0),
+                                  ("decay_half_life", decay_half_life, 0),
+                                  ("priority_calc_offset", priority_calc_offset, 0),
+                                  ("weight_partition", weight_partition, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
@@ -193,6 +222,27 @@ class SlurmScheduling(Policy):
         self._qos_by_name = {entry.name: k for k, entry in enumerate(qos)}
         self._limits = QosLimits(qos) if qos else None
         self._top_qos_priority = max((entry.priority for entry in qos), default=0)
+        self.weight_partition = weight_partition
+        self._top_job_factor = max(part.priority_job_factor for part in self._parts)
+        self.weight_fairshare = weight_fairshare
+        self.fair_tree = fair_tree
+        self.decay_half_life = decay_half_life
+        self.usage_reset_period = usage_reset_period
+        self.priority_calc_offset = priority_calc_offset
+        self.enforce_limits = enforce_limits
+        self.associations = associations
+        self.account_names = account_names
+        self.user_names = user_names
+        #: Fair-share: the association tree, its nodes by (account, user) ("" for an
+        #: account's own node), the user node of every job not yet ended, and the usage.
+        self._tree = AssociationTree.of(associations)
+        self._first_assoc: dict[str, int] = {}      # user -> their first association
+        for row in associations:
+            if row.user:
+                self._first_assoc.setdefault(row.user, self._tree.nodes[row.account, row.user])
+        self._leaf: dict[int, int] = {}
+        self._fairshare = self._build_fairshare() if (
+            priority == "multifactor" and weight_fairshare) else None
         self._qos: dict[int, int] = {}          # QOS of every job that has one, by id
         self._nodes: Nodes | None = None       # built at the first submission
         self._part: dict[int, int] = {}         # partition of every job, by id
@@ -224,7 +274,10 @@ class SlurmScheduling(Policy):
         if nodes.tracked and job.width > nodes.capacity(part):
             ctx.reject(job, f"more CPUs than partition {self._parts[part].name!r} has")
             return
+        if self._fairshare is not None and not self._admit_association(ctx, job):
+            return
         if self._limits is not None and not self._admit_qos(ctx, job):
+            self._leaf.pop(job.id, None)
             return
         self._part[job.id] = part
 
@@ -255,6 +308,9 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        if self._fairshare is not None and job.id in self._started:
+            self._fairshare.ended(job.id, ctx.now)
+        self._leaf.pop(job.id, None)
         self._started.pop(job.id, None)
         self._part.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
@@ -269,6 +325,7 @@ class SlurmScheduling(Policy):
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
         self._part.pop(job.id, None)
+        self._leaf.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
             self._limits.withdrawn(qos, job.user)
@@ -346,23 +403,72 @@ class SlurmScheduling(Policy):
 
     def _priorities(self, ctx: Context) -> dict[int, int]:
         """The multifactor priority of every pending job, as last computed: at the latest
-        multiple of ``priority_calc_period`` on the clock, or at its submission."""
-        calc = ((ctx.now + self.clock_origin) // self.priority_calc_period
-                * self.priority_calc_period - self.clock_origin)
-        return {job.id: self.job_priority(job, max(calc, job.submit), ctx.processors)
+        run of the decay thread (``priority_calc_offset`` past a multiple of
+        ``priority_calc_period`` on the clock), or at its submission."""
+        period, shift = self.priority_calc_period, self.clock_origin - self.priority_calc_offset
+        calc = (ctx.now + shift) // period * period - shift
+        factors = self._fairshare.factors(ctx.now) if self._fairshare is not None else None
+        return {job.id: self.job_priority(
+                    job, max(calc, job.submit), ctx.processors,
+                    factors[self._leaf[job.id]] if factors is not None else 0.0)
                 for job in ctx.waiting.values()}
 
-    def job_priority(self, job: Job, at: int, processors: int) -> int:
-        """The multifactor priority of ``job`` computed at time ``at`` (a whole number, as
-        Slurm's)."""
+    def job_priority(self, job: Job, at: int, processors: int, fairshare: float = 0.0) -> int:
+        """The multifactor priority of ``job`` computed at time ``at`` with the fair-share
+        factor ``fairshare`` of its association (a whole number >= 1, as Slurm's)."""
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
-        share = job.width / processors
-        size = 1.0 - share if self.favor_small else share
+        node_cpus = self.cpus_per_node or processors
+        nodes = max(1, processors // node_cpus)
+        node_share = min(max(1, job.nodes), nodes) / nodes
+        cpu_share = job.width / processors
+        size = ((2.0 - node_share - cpu_share) if self.favor_small
+                else (node_share + cpu_share)) / 2
         qos = self._qos.get(job.id)
         service = (self.qos[qos].priority / self._top_qos_priority
                    if qos is not None and self._top_qos_priority else 0.0)
-        return math.floor(self.weight_age * age + self.weight_job_size * size
-                          + self.weight_qos * service)
+        part = self._part.get(job.id, self._default)
+        partition = (self._parts[part].priority_job_factor / self._top_job_factor
+                     if self._top_job_factor else 0.0)
+        return max(1, math.floor(self.weight_age * age + self.weight_fairshare * fairshare
+                                 + self.weight_job_size * size
+                                 + self.weight_partition * partition
+                                 + self.weight_qos * service))
+
+    # ------------------------------------------------------------------ fair-share
+    def _build_fairshare(self) -> FairShare:
+        """The usage of the association tree."""
+        return FairShare(self._tree, fair_tree=self.fair_tree,
+                         half_life=self.decay_half_life,
+                         calc_period=self.priority_calc_period,
+                         calc_offset=self.priority_calc_offset,
+                         clock_origin=self.clock_origin, reset_period=self.usage_reset_period,
+                         usage_at_end=self.enforce_limits)
+
+    def _admit_association(self, ctx: Context, job: Job) -> bool:
+        """Find the user association the job's usage goes to, or reject the job (a table
+        was given and has none for it, as Slurm refuses a job of no association).
+        Without a table every account and user of the workload is an association of one
+        share, added at its first job (our reading)."""
+        assert self._fairshare is not None
+        account = _name(job.account, self.account_names)
+        user = _name(job.user, self.user_names) or "?"
+        if self.associations:
+            node = (self._first_assoc.get(user) if account is None
+                    else self._tree.nodes.get((account, user)))
+            if node is None:
+                ctx.reject(job, f"no association of user {user!r}"
+                                + (f" in account {account!r}" if account else ""))
+                return False
+        else:
+            account = account or "(none)"
+            node = self._tree.nodes.get((account, user))
+            if node is None:
+                if (account, "") not in self._tree.nodes:
+                    self._tree.add_association(Association(account))
+                node = self._tree.add_association(Association(account, user))
+                self._fairshare.grown()
+        self._leaf[job.id] = node
+        return True
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
@@ -399,6 +505,8 @@ class SlurmScheduling(Policy):
     def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
         self._started[job.id] = ctx.now
+        if self._fairshare is not None:
+            self._fairshare.started(job.id, self._leaf[job.id], job.width, ctx.now)
         qos = self._qos.get(job.id)
         if qos is not None and self._limits is not None:
             self._limits.started(qos, job.user, job.width)

@@ -15,6 +15,19 @@ Slurm's time limits are whole minutes and its backfill plans in
 ``bf_resolution`` slots of the wall clock.  Every time is read as Slurm
 wrote it (whole seconds, the daemons run with ``TZ=UTC``).
 
+With ``accounts`` (account name -> shares) the cluster also keeps accounting,
+as a centre's does: it initialises a MariaDB data directory of its own
+(``mariadb-install-db``), starts ``mariadbd`` on a private socket and port
+with the ``slurm`` database user its init file creates, starts ``slurmdbd``
+(``StorageType=accounting_storage/mysql``), registers the cluster and the
+accounts with ``sacctmgr`` (root a user of each, one share) and points
+``slurmctld`` at ``slurmdbd``: fair-share and ``sacct`` then work as on a
+real cluster.  :meth:`SlurmCluster.associations_text` and
+:meth:`SlurmCluster.sacct_text` export the association tree and the job
+history as ``sacctmgr`` and ``sacct`` print them, and
+:meth:`SlurmCluster.decay_runs` reads when the priority decay thread ran
+(``DebugFlags=Priority``) from ``slurmctld``'s log.
+
 Only root can run the daemons (``slurmd`` starts jobs as their users);
 :func:`unavailable_reason` says why a machine cannot, for tests to skip with.
 """
@@ -29,9 +42,9 @@ import signal
 import socket
 import subprocess
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -50,16 +63,43 @@ STARTUP_TIMEOUT = 30
 DRAIN_TIMEOUT = 120
 #: Seconds to wait for cancelled jobs to leave before the daemons are stopped.
 CANCEL_TIMEOUT = 10
+#: The programs accounting needs besides :data:`PROGRAMS`: Debian's ``mariadb-server``
+#: and ``slurmdbd`` packages.
+ACCOUNTING_PROGRAMS = ("mariadb-install-db", "mariadbd", "slurmdbd", "sacctmgr", "sacct")
+#: The cluster's name (ClusterName; sacctmgr registers it).
+CLUSTER = "schedlab"
+#: The accounting database, and the database user slurmdbd connects as.
+DATABASE = "slurm_acct_db"
+DATABASE_USER = "slurm"
+#: The columns :meth:`SlurmCluster.sacct_text` asks sacct for (the sacct importer's).
+SACCT_FORMAT = ("JobID,Submit,Start,End,Elapsed,Timelimit,TimelimitRaw,NCPUS,NNodes,AllocCPUS,"
+                "ReqCPUS,State,User,Group,Account,Partition,QOS,Priority")
+#: The columns :meth:`SlurmCluster.associations_text` asks sacctmgr for.
+ASSOC_FORMAT = "Cluster,Account,User,Partition,Share,ParentName"
+#: The lines slurmctld logs (DebugFlags=Priority) at a run of its decay thread: each Fair
+#: Tree run, and each classic run but the first.
+_DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
+                        r"(?:Fair Tree fairshare algorithm, starting at root|"
+                        r"Decay factor over \S+ seconds)")
+#: The line slurmctld logs (DebugFlags=Priority) when it computes a job's fair-share factor.
+_FAIR_SHARE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
+                         r"Fairshare priority of job (\d+) for user \S+ in acct (\S+) is "
+                         r"(?:2\*\*\(\S+\) = )?([0-9.]+)$")
 
 
-def unavailable_reason() -> str | None:
-    """Why a real Slurm cannot run here (not root, a program missing); None when it can."""
+def unavailable_reason(accounting: bool = False) -> str | None:
+    """Why a real Slurm (with ``accounting``: and its database) cannot run here (not root,
+    a program missing); None when it can."""
     if os.geteuid() != 0:
         return "a real Slurm needs root (slurmd starts jobs as their users)"
     missing = [name for name in PROGRAMS if _program(name) is None]
     if missing:
         return (f"{', '.join(missing)} not installed (Debian: apt-get install slurm-wlm "
                 f"munge)")
+    missing = [name for name in ACCOUNTING_PROGRAMS if accounting and _program(name) is None]
+    if missing:
+        return (f"{', '.join(missing)} not installed (Debian: apt-get install "
+                f"mariadb-server slurmdbd)")
     return None
 
 
@@ -79,11 +119,13 @@ class SleepJob:
     runtime: int
     limit_minutes: int
     cpus: int
+    #: The Slurm account it is charged to ("": the user's default).
+    account: str = ""
 
 
 @dataclass(frozen=True)
 class SlurmJobRecord:
-    """What Slurm recorded of one job, in Unix seconds."""
+    """What Slurm recorded of one job, in Unix seconds (``account``: the replayed job's)."""
 
     id: int
     submit: int
@@ -92,6 +134,7 @@ class SlurmJobRecord:
     cpus: int
     limit_minutes: int
     state: str
+    account: str = ""
 
 
 def _free_port() -> int:
@@ -113,13 +156,19 @@ class SlurmCluster:
     """
 
     def __init__(self, directory: str | Path, *, cpus: int = 16,
-                 scheduling: Sequence[str] = ("SchedulerParameters=bf_interval=1",)) -> None:
+                 scheduling: Sequence[str] = ("SchedulerParameters=bf_interval=1",),
+                 accounts: Mapping[str, int] | None = None) -> None:
         self.directory = Path(directory)
         self.cpus = cpus
         self.scheduling = tuple(scheduling)
+        self.accounts = dict(accounts) if accounts is not None else None
+        self._dbd_port = _free_port()
+        self._db_port = _free_port()
         self.conf = self.directory / "slurm.conf"
         self.jobcomp = self.directory / "jobcomp.txt"
         self._processes: list[tuple[str, subprocess.Popen[bytes]]] = []
+        #: The replayed job of each Slurm job id.
+        self._replayed: dict[int, int] = {}
         self._env = {**os.environ, "SLURM_CONF": str(self.conf), "TZ": "UTC"}
 
     # ------------------------------------------------------------------ configuration
@@ -152,6 +201,12 @@ class SlurmCluster:
             "SlurmdParameters=config_overrides",
             "JobCompType=jobcomp/filetxt",
             f"JobCompLoc={self.jobcomp}",
+            *(() if self.accounts is None else (
+                "AccountingStorageType=accounting_storage/slurmdbd",
+                "AccountingStorageHost=127.0.0.1",
+                f"AccountingStoragePort={self._dbd_port}",
+                f"AccountingStoragePass={d / 'munge.sock'}",   # (munge's socket for slurmdbd)
+                "DebugFlags=Priority", "SlurmctldDebug=verbose")),
             *self.scheduling,
             f"NodeName={NODE_NAME} NodeAddr=127.0.0.1 CPUs={self.cpus} State=UNKNOWN",
             f"PartitionName={PARTITION} Nodes={NODE_NAME} Default=YES MaxTime=INFINITE "
@@ -172,10 +227,35 @@ class SlurmCluster:
                  trace: TracebackType | None) -> None:
         self.stop()
 
+    def slurmdbd_conf_text(self) -> str:
+        """``slurmdbd.conf``: slurmdbd on a free port, storing into the private MariaDB."""
+        d = self.directory
+        return "\n".join([
+            "AuthType=auth/munge",
+            f"AuthInfo=socket={d / 'munge.sock'}",
+            "DbdHost=localhost",
+            "DbdAddr=127.0.0.1",
+            f"DbdPort={self._dbd_port}",
+            "SlurmUser=root",
+            f"LogFile={d / 'slurmdbd.log'}",
+            f"PidFile={d / 'slurmdbd.pid'}",
+            "StorageType=accounting_storage/mysql",
+            "StorageHost=127.0.0.1",
+            f"StoragePort={self._db_port}",
+            f"StorageUser={DATABASE_USER}",
+            f"StoragePass={self._db_password}",
+            f"StorageLoc={DATABASE}",
+        ]) + "\n"
+
+    @property
+    def _db_password(self) -> str:
+        """The database user's password: the munge key's first bytes, fresh per cluster."""
+        return (self.directory / "munge.key").read_bytes()[:12].hex()
+
     def start(self) -> None:
-        """Write the configuration and a munge key; start munged, slurmctld and slurmd;
-        return once the node takes jobs."""
-        reason = unavailable_reason()
+        """Write the configuration and a munge key; start munged (and, with accounts,
+        mariadbd and slurmdbd), slurmctld and slurmd; return once the node takes jobs."""
+        reason = unavailable_reason(self.accounts is not None)
         if reason is not None:
             raise RuntimeError(f"cannot start a Slurm cluster: {reason}")
         d = self.directory
@@ -191,9 +271,98 @@ class SlurmCluster:
                                f"--pid-file={d / 'munged.pid'}",
                                f"--seed-file={d / 'munged.seed'}"])
         self._wait_for(lambda: (d / "munge.sock").exists(), "munged's socket")
+        if self.accounts is not None:
+            self._start_accounting()
         self._spawn("slurmctld", ["-D", "-i", "-f", str(self.conf)])
         self._spawn("slurmd", ["-D", "-N", NODE_NAME, "-f", str(self.conf)])
         self._wait_for(self._node_idle, "the node to be idle")
+
+    def _start_accounting(self) -> None:
+        """A private MariaDB and slurmdbd; the cluster and its accounts registered."""
+        assert self.accounts is not None
+        d = self.directory
+        data = d / "mariadb"
+        subprocess.run([_need("mariadb-install-db"), "--no-defaults", f"--datadir={data}",
+                        "--user=root", "--skip-test-db",
+                        "--auth-root-authentication-method=socket"],
+                       check=True, capture_output=True, env=self._env)
+        init = d / "mariadb-init.sql"
+        init.write_text(f"CREATE USER '{DATABASE_USER}'@'127.0.0.1' IDENTIFIED BY "
+                        f"'{self._db_password}';\n"
+                        f"GRANT ALL ON {DATABASE}.* TO '{DATABASE_USER}'@'127.0.0.1';\n",
+                        encoding="utf-8")
+        self._spawn("mariadbd", ["--no-defaults", f"--datadir={data}",
+                                 f"--socket={d / 'mariadb.sock'}", f"--port={self._db_port}",
+                                 "--bind-address=127.0.0.1", "--skip-name-resolve",
+                                 "--user=root", f"--pid-file={d / 'mariadb.pid'}",
+                                 f"--log-error={d / 'mariadb.err'}", f"--init-file={init}",
+                                 "--innodb-buffer-pool-size=32M"])
+        self._wait_for(lambda: _listening(self._db_port), "mariadbd's port")
+        dbd_conf = d / "slurmdbd.conf"          # (slurmdbd reads it beside slurm.conf)
+        dbd_conf.write_text(self.slurmdbd_conf_text(), encoding="utf-8")
+        dbd_conf.chmod(0o600)
+        self._spawn("slurmdbd", ["-D"])
+        self._wait_for(lambda: self._sacctmgr("show", "cluster").returncode == 0,
+                       "slurmdbd to answer")
+        self._sacctmgr_ok("add", "cluster", CLUSTER)
+        for account, shares in self.accounts.items():
+            self._sacctmgr_ok("add", "account", account, f"cluster={CLUSTER}",
+                              f"fairshare={shares}")
+            self._sacctmgr_ok("add", "user", "root", f"account={account}",
+                              f"cluster={CLUSTER}", "fairshare=1")
+
+    def _sacctmgr(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([_need("sacctmgr"), "-i", *args], env=self._env,
+                              capture_output=True, text=True, timeout=60)
+
+    def _sacctmgr_ok(self, *args: str) -> str:
+        done = self._sacctmgr(*args)
+        if done.returncode != 0:
+            raise RuntimeError(f"sacctmgr {' '.join(args)} failed: "
+                               f"{(done.stderr or done.stdout).strip()}")
+        return done.stdout
+
+    def associations_text(self) -> str:
+        """The cluster's associations as ``sacctmgr show assoc --parsable2`` prints them
+        (the columns of :data:`ASSOC_FORMAT`)."""
+        return self._sacctmgr_ok("show", "assoc", "--parsable2", f"cluster={CLUSTER}",
+                                 f"format={ASSOC_FORMAT}")
+
+    def sacct_text(self, since: int) -> str:
+        """Every job since the Unix time ``since`` as ``sacct -a -X --parsable2`` prints it
+        (the columns of :data:`SACCT_FORMAT`), once slurmdbd has every ended job."""
+        start = datetime.fromtimestamp(since - 60, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+        def listing() -> str:
+            done = subprocess.run([_need("sacct"), "-a", "-X", "--parsable2",
+                                   f"--format={SACCT_FORMAT}", f"--starttime={start}"],
+                                  env=self._env, capture_output=True, text=True, timeout=60)
+            return done.stdout if done.returncode == 0 else ""
+
+        wanted = len(self.completed())
+        self._wait_for(lambda: listing().count("|COMPLETED|") >= wanted,
+                       "slurmdbd to record every job")
+        return listing()
+
+    def fair_share_factors(self) -> list[tuple[int, int, str, float]]:
+        """``(Unix time, job id, account, factor)`` of every fair-share factor slurmctld
+        computed for a pending job of the last replay (at its submission and at each decay
+        run), from its log; the job ids are the replayed jobs'."""
+        return [(_utc(time_text), self._replayed[int(job)], account, float(factor))
+                for time_text, job, account, factor in self._log_matches(_FAIR_SHARE)
+                if int(job) in self._replayed]
+
+    def _log_matches(self, pattern: re.Pattern[str]) -> list[tuple[str, ...]]:
+        log = self.directory / "slurmctld.log"
+        if not log.exists():
+            return []
+        text = log.read_text(encoding="utf-8", errors="replace")
+        return [match.groups() for match in map(pattern.match, text.splitlines()) if match]
+
+    def decay_runs(self) -> list[int]:
+        """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
+        log (with classic fair-share its first run logs nothing)."""
+        return sorted({_utc(groups[0]) for groups in self._log_matches(_DECAY_RUN)})
 
     def _spawn(self, name: str, args: list[str]) -> None:
         log = open(self.directory / f"{name}.out", "wb")  # noqa: SIM115 (kept by the child)
@@ -272,12 +441,13 @@ class SlurmCluster:
             slurm_ids[job.id] = self.submit(job)
         last_end = origin + max((job.submit + job.limit_minutes * 60 for job in ordered),
                                 default=0)
+        self._replayed = {slurm: job for job, slurm in slurm_ids.items()}
         wanted = set(slurm_ids.values())
         self._wait_for(lambda: wanted <= set(self.completed()), "every job to end",
                        timeout=max(0.0, last_end - time.time()) + DRAIN_TIMEOUT
                        + sum(job.limit_minutes * 60 for job in ordered))
         records = self.completed()
-        return [replace(records[slurm_ids[job.id]], id=job.id)
+        return [replace(records[slurm_ids[job.id]], id=job.id, account=job.account)
                 for job in sorted(ordered, key=lambda job: job.id)]
 
     def submit(self, job: SleepJob) -> int:
@@ -286,6 +456,7 @@ class SlurmCluster:
             [_need("sbatch"), "--parsable", f"--ntasks={job.cpus}",
              f"--time={job.limit_minutes}", f"--job-name=schedlab-{job.id}",
              "--output=/dev/null", f"--chdir={self.directory}",
+             *([f"--account={job.account}"] if job.account else []),
              f"--wrap=sleep {job.runtime}"],
             env=self._env, capture_output=True, text=True)
         if done.returncode != 0:
@@ -317,6 +488,13 @@ def parse_jobcomp_line(line: str) -> SlurmJobRecord:
                        state=fields["JobState"])
     except (KeyError, ValueError) as err:
         raise InputError(f"not a jobcomp/filetxt line ({err}): {line[:80]!r}") from None
+
+
+def _listening(port: int) -> bool:
+    """Whether something accepts connections on 127.0.0.1:``port``."""
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
 
 
 def _utc(text: str) -> int:

@@ -36,7 +36,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
     "SwitchType", "JobCompType", "JobCompLoc", "JobCompHost", "JobCompPort", "JobCompUser",
     "JobCompPass", "JobAcctGatherType", "JobAcctGatherFrequency",
     "AccountingStorageHost", "AccountingStoragePort", "AccountingStorageUser",
-    "AccountingStoragePass", "AccountingStorageEnforce", "AccountingStorageTRES",
+    "AccountingStoragePass", "AccountingStorageTRES",
     "SlurmdParameters", "SlurmctldParameters",
     "MailProg", "Epilog", "Prolog", "PrologFlags", "EpilogSlurmctld", "PrologSlurmctld",
     "InactiveLimit", "MinJobAge", "SlurmctldTimeout", "SlurmdTimeout", "Waittime",
@@ -62,10 +62,15 @@ SCHEDULER_PARAMETERS: dict[str, tuple[type, Any]] = {
 
 #: Priority weights and settings read from PriorityType=priority/multifactor lines.
 _PRIORITY_KEYS = {"priorityweightage": "weight_age", "priorityweightjobsize": "weight_job_size",
-                  "priorityweightqos": "weight_qos"}
+                  "priorityweightqos": "weight_qos", "priorityweightfairshare": "weight_fairshare",
+                  "priorityweightpartition": "weight_partition"}
 #: Priority factors the policy does not model: a non-zero weight is warned about.
-_UNMODELLED_WEIGHTS = ("PriorityWeightFairshare", "PriorityWeightPartition",
-                       "PriorityWeightAssoc", "PriorityWeightTRES")
+_UNMODELLED_WEIGHTS = ("PriorityWeightAssoc", "PriorityWeightTRES")
+#: PriorityFlags the policy models: NO_FAIR_TREE chooses classic fair-share (FAIR_TREE,
+#: the default since Slurm 19.05, is accepted as it is).
+_MODELLED_FLAGS = ("FAIR_TREE", "NO_FAIR_TREE")
+#: PriorityUsageResetPeriod values (the slurm.conf man page).
+RESET_PERIODS = ("NONE", "NOW", "DAILY", "WEEKLY", "MONTHLY", "QUARTERLY", "YEARLY")
 
 _LINE = re.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$")
 _DURATION = re.compile(r"(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?")
@@ -76,7 +81,9 @@ class Partition(NamedTuple):
 
     ``nodes`` are node positions in the order of the NodeName lines (empty: every
     node); ``max_time`` is MaxTime in seconds (0: none); ``priority_tier`` is
-    PriorityTier (Slurm's default 1); ``default`` is ``Default=YES``.
+    PriorityTier (Slurm's default 1); ``default`` is ``Default=YES``;
+    ``priority_job_factor`` is PriorityJobFactor (Slurm's default 1), the partition
+    priority factor's numerator.
     """
 
     name: str
@@ -84,10 +91,12 @@ class Partition(NamedTuple):
     max_time: int = 0
     priority_tier: int = 1
     default: bool = False
+    priority_job_factor: int = 1
 
 
 #: PartitionName options the policy models (the others are warned about).
-PARTITION_KEYS = ("partitionname", "nodes", "maxtime", "prioritytier", "default", "state")
+PARTITION_KEYS = ("partitionname", "nodes", "maxtime", "prioritytier", "default", "state",
+                  "priorityjobfactor")
 
 
 @dataclass
@@ -108,6 +117,16 @@ class SlurmConfig:
     weight_age: int = 0
     weight_job_size: int = 0
     weight_qos: int = 0
+    weight_fairshare: int = 0
+    weight_partition: int = 0
+    #: Fair Tree (Slurm's default) or classic fair-share (PriorityFlags=NO_FAIR_TREE).
+    fair_tree: bool = True
+    #: PriorityDecayHalfLife in seconds (0: no decay) and PriorityUsageResetPeriod.
+    decay_half_life: int = 7 * 24 * 3600
+    usage_reset_period: str = "NONE"
+    #: AccountingStorageEnforce includes limits (limits, safe, all, 2): Slurm then also
+    #: charges a job's usage at its end, not only at the decay thread's runs.
+    enforce_limits: bool = False
     max_age: int = 7 * 24 * 3600
     priority_calc_period: int = 300
     favor_small: bool = False
@@ -138,6 +157,12 @@ class SlurmConfig:
                 f"PriorityWeightAge={self.weight_age}",
                 f"PriorityWeightJobSize={self.weight_job_size}",
                 f"PriorityWeightQOS={self.weight_qos}",
+                f"PriorityWeightFairshare={self.weight_fairshare}",
+                f"PriorityWeightPartition={self.weight_partition}",
+                f"PriorityDecayHalfLife={self.decay_half_life // 60}",
+                f"PriorityUsageResetPeriod={self.usage_reset_period}",
+                *([] if self.fair_tree else ["PriorityFlags=NO_FAIR_TREE"]),
+                *(["AccountingStorageEnforce=limits"] if self.enforce_limits else []),
                 f"PriorityMaxAge={self.max_age // 60}",
                 f"PriorityFavorSmall={'YES' if self.favor_small else 'NO'}",
                 f"PriorityCalcPeriod={max(1, self.priority_calc_period // 60)}",
@@ -235,6 +260,15 @@ class _Reader:
             self.conf.kill_wait = self.integer(number, key, value)
         elif lower == "priorityfavorsmall":
             self.conf.favor_small = self.boolean(number, key, value)
+        elif lower == "prioritydecayhalflife":
+            self.conf.decay_half_life = self.duration(number, key, value)
+        elif lower == "priorityusageresetperiod":
+            self.choice(number, key, value.upper(), RESET_PERIODS, "usage_reset_period")
+        elif lower == "priorityflags":
+            self.priority_flags(number, key, value)
+        elif lower == "accountingstorageenforce":
+            tokens = {item.strip().lower() for item in value.split(",")}
+            self.conf.enforce_limits = bool(tokens & {"limits", "2", "safe", "all"})
         elif lower in (name.lower() for name in _UNMODELLED_WEIGHTS):
             if self.integer(number, key, value) != 0:
                 self.warn(number, key, "not modelled: this factor's weight is taken as 0")
@@ -253,6 +287,15 @@ class _Reader:
             raise self.error(number, key, f"expected one of {', '.join(choices)}, got "
                                           f"{value!r}")
         setattr(self.conf, attribute, value)
+
+    def priority_flags(self, number: int, key: str, value: str) -> None:
+        """PriorityFlags: NO_FAIR_TREE chooses classic fair-share; every other flag is
+        warned about by name."""
+        for flag in filter(None, (item.strip().upper() for item in value.split(","))):
+            if flag == "NO_FAIR_TREE":
+                self.conf.fair_tree = False
+            elif flag not in _MODELLED_FLAGS:
+                self.warn(number, f"PriorityFlags {flag}", "not modelled (ignored)")
 
     def integer(self, number: int, key: str, value: str) -> int:
         if not (value.isascii() and value.isdigit()):
@@ -357,6 +400,8 @@ class _Reader:
             max_time=(0 if max_time.upper() in ("INFINITE", "UNLIMITED")
                       else self.duration(number, "MaxTime", max_time)),
             priority_tier=self.integer(number, "PriorityTier", pairs.get("prioritytier", "1")),
+            priority_job_factor=self.integer(number, "PriorityJobFactor",
+                                             pairs.get("priorityjobfactor", "1")),
             default=self.boolean(number, "Default", pairs.get("default", "NO"))))
 
     def partition_nodes(self, number: int, hosts: str) -> tuple[int, ...]:
@@ -374,14 +419,17 @@ class _Reader:
         return tuple(sorted(set(positions)))
 
     def finish(self) -> None:
-        if self.conf.weight_age and self.accounting != "accounting_storage/slurmdbd":
-            self.conf.warnings.append(f"{self.source}: PriorityWeightAge: Slurm ignores it "
-                                      f"without AccountingStorageType=accounting_storage/"
-                                      f"slurmdbd (slurmctld logs the same); taken as 0")
-            self.conf.weight_age = 0
-        if self.conf.priority == "priority/basic" and (self.conf.weight_age
-                                                      or self.conf.weight_job_size
-                                                      or self.conf.weight_qos):
+        for key, attribute in (("PriorityWeightAge", "weight_age"),
+                               ("PriorityWeightFairshare", "weight_fairshare")):
+            if getattr(self.conf, attribute) \
+                    and self.accounting != "accounting_storage/slurmdbd":
+                self.conf.warnings.append(f"{self.source}: {key}: Slurm ignores it without "
+                                          f"AccountingStorageType=accounting_storage/"
+                                          f"slurmdbd (slurmctld logs the same); taken as 0")
+                setattr(self.conf, attribute, 0)
+        if self.conf.priority == "priority/basic" and (
+                self.conf.weight_age or self.conf.weight_job_size or self.conf.weight_qos
+                or self.conf.weight_fairshare or self.conf.weight_partition):
             self.conf.warnings.append(f"{self.source}: PriorityWeight*: ignored under "
                                       f"priority/basic")
 
