@@ -152,3 +152,19 @@ class Attempts:
     def ended_array(self) -> np.ndarray:
         """The attempts a failure ended, one row ``(position, start, end, saved)``."""
         return np.array(self.ended, dtype=np.int64).reshape(-1, 4)
+
+
+def requeue(queue: dict[int, Job], job: Job, position: int, index: dict[int, int],
+            by_arrival: bool) -> None:
+    """Put a job a failure ended back in ``queue`` (job id -> job, in queue order): at its
+    place by arrival (``position`` in the workload; ``index`` gives every queued job's)
+    or at the back.  The ``requeue`` key of ``--failures`` (docs/reference/events.md)."""
+    if not by_arrival:
+        queue[job.id] = job
+        return
+    items = list(queue.items())
+    at = next((k for k, (job_id, _) in enumerate(items) if index[job_id] > position),
+              len(items))
+    items.insert(at, (job.id, job))
+    queue.clear()
+    queue.update(items)

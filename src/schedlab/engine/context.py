@@ -20,6 +20,7 @@ from heapq import heappush
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
+from schedlab.engine.attempts import requeue
 from schedlab.engine.kernel import (
     CANCEL,
     CORRECT,
@@ -583,20 +584,11 @@ class Context:
         return view
 
     def _requeue(self, job: Job, position: int, by_arrival: bool) -> None:
-        """Put a job back in ``waiting``: at its place by arrival (workload position) or at
-        the back."""
-        waiting = self.waiting
-        if not by_arrival or not waiting:
-            waiting[job.id] = job
-            return
-        index = self._index
-        items = list(waiting.items())
-        at = next((k for k, (job_id, _) in enumerate(items) if index[job_id] > position),
-                  len(items))
-        items.insert(at, (job.id, job))
-        waiting.clear()
-        waiting.update(items)
-        self._left_waiting = 0
+        """Put a job back in ``waiting`` (:func:`~schedlab.engine.attempts.requeue`); a queue
+        rebuilt in arrival order has no holes left to compact."""
+        requeue(self.waiting, job, position, self._index, by_arrival)
+        if by_arrival:
+            self._left_waiting = 0
 
     def _deliver_request(self, position: int) -> Reservation:
         """Make the request at ``position`` pending; the policy must decide it this pass."""

@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedlab.engine.attempts import Attempts, outage_settings
-from schedlab.engine.kernel import CANCEL, NEVER, OUTAGE, RESTORE
+from schedlab.engine.attempts import Attempts, outage_settings, requeue
+from schedlab.engine.kernel import CANCEL, NEVER, OUTAGE, RESTORE, StepSeries
 from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, WITHDRAWN, OutageRecord
 from schedlab.engine.timesharing import column_ranges, lowest_bits
@@ -111,8 +111,9 @@ class GangEvents:
         self.queue_out: list[int] = []
         self._used: list[tuple[int, int, int, int, int]] = []
         self._outage_rows: list[tuple[int, int, int, int]] = []
-        self._series_time: list[int] = [0]
-        self._series_down: list[int] = [0]
+        #: Processors out of service (failed or held by a window) over time.
+        self._down_series = StepSeries(1)
+        self._down_series.record(0, 0)
         self._begin()
 
     def _begin(self) -> None:
@@ -303,7 +304,7 @@ class GangEvents:
         sim.columns[i] = ()
         self.views[i] = again
         queue = sim.express if sim.is_express[i] else sim.waiting
-        _requeue(queue, again, i, sim.index, self.spec.requeue_order == "arrival")
+        requeue(queue, again, i, sim.index, self.spec.requeue_order == "arrival")
 
     def _repair(self, key: int) -> None:
         failure = self._failures[key]
@@ -364,14 +365,7 @@ class GangEvents:
 
     # ------------------------------------------------------------------ the record
     def _record(self, now: int) -> None:
-        down = (self.down | self.claimed).bit_count()
-        if self._series_down[-1] == down:
-            return
-        if self._series_time[-1] == now:
-            self._series_down[-1] = down
-        else:
-            self._series_time.append(now)
-            self._series_down.append(down)
+        self._down_series.record(now, (self.down | self.claimed).bit_count())
 
     def finish_run(self, sim: _Simulation) -> None:
         """The run has ended: count the checkpoint overhead of every last attempt."""
@@ -396,22 +390,7 @@ class GangEvents:
             final_estimate=self.attempts.final_estimate,
             overhead=self.attempts.overhead,
             intervals=np.array(used, dtype=np.int64).reshape(-1, 5),
-            series_time=np.array(self._series_time, dtype=np.int64),
-            series_down=np.array(self._series_down, dtype=np.int64),
+            series_time=self._down_series.arrays()[0],
+            series_down=self._down_series.arrays()[1][:, 0].copy(),
             settings=outage_settings(self.spec, self.windows),
             attempt_progress=np.array(self.attempts.progress, dtype=np.int64))
-
-
-def _requeue(queue: dict[int, Job], job: Job, position: int, index: dict[int, int],
-             by_arrival: bool) -> None:
-    """Put ``job`` back in ``queue``: at its place by arrival (workload position) or at the
-    back."""
-    if not by_arrival:
-        queue[job.id] = job
-        return
-    items = list(queue.items())
-    at = next((k for k, (job_id, _) in enumerate(items) if index[job_id] > position),
-              len(items))
-    items.insert(at, (job.id, job))
-    queue.clear()
-    queue.update(items)

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.engine.attempts import saved_work, wall_time
-from schedlab.engine.kernel import OUTAGE, RESTORE
+from schedlab.engine.kernel import OUTAGE, RESTORE, StepSeries
 from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES, OutageEvent
 from schedlab.engine.result import FAILED, OutageRecord
 from schedlab.errors import InputError
@@ -133,8 +133,9 @@ class GridOutages:
         self._attempts: list[tuple[int, int, int, int]] = []
         self._used: list[tuple[int, int, int, int, int]] = []
         self._outage_rows: list[tuple[int, int, int, int]] = []
-        self._series_time = [0]
-        self._series_down = [0]
+        #: Processors out of service (failed or held by a window) over time.
+        self._down_series = StepSeries(1)
+        self._down_series.record(0, 0)
         self._check_spec()
 
     # ------------------------------------------------------------------ set-up
@@ -449,13 +450,7 @@ class GridOutages:
             self._used.append((lo, lo + self.cpus[machine], start, end, holder))
 
     def _record(self, now: int) -> None:
-        if self._series_down[-1] == self.down:
-            return
-        if self._series_time[-1] == now:
-            self._series_down[-1] = self.down
-        else:
-            self._series_time.append(now)
-            self._series_down.append(self.down)
+        self._down_series.record(now, self.down)
 
     def record(self, now: int) -> OutageRecord:
         """The run's :class:`OutageRecord` (windows still open at the end of the run are
@@ -485,8 +480,8 @@ class GridOutages:
             final_runtime=self.final_runtime, final_estimate=self.final_estimate,
             overhead=self.overhead,
             intervals=np.array(self._used, dtype=np.int64).reshape(-1, 5),
-            series_time=np.array(self._series_time, dtype=np.int64),
-            series_down=np.array(self._series_down, dtype=np.int64), settings=settings,
+            series_time=self._down_series.arrays()[0],
+            series_down=self._down_series.arrays()[1][:, 0].copy(), settings=settings,
             work_done=self.work_done)
 
 

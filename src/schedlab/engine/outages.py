@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.engine.attempts import Attempts, outage_settings
-from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE
+from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE, StepSeries
 from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
 from schedlab.engine.result import OutageRecord
 from schedlab.workload.outages import check_node_ids, node_processors
@@ -127,8 +127,9 @@ class Outages:
         #: Whether windows wait to claim processors (while a failure ends attempts).
         self._deferring = False
         self._outage_rows: list[tuple[int, int, int, int]] = []
-        self._series_time: list[int] = [0]
-        self._series_down: list[int] = [0]
+        #: Processors out of service (failed or held by a window) over time.
+        self._down_series = StepSeries(1)
+        self._down_series.record(0, 0)
         self.spec.check_nodes(self.nodes)
         self._check_window_nodes()
 
@@ -403,13 +404,7 @@ class Outages:
                 used.extend((lo, hi, start, end, holder))
 
     def _record(self, now: int) -> None:
-        if self._series_down[-1] == self.down:
-            return
-        if self._series_time[-1] == now:
-            self._series_down[-1] = self.down
-        else:
-            self._series_time.append(now)
-            self._series_down.append(self.down)
+        self._down_series.record(now, self.down)
 
     def record(self, ctx: Context) -> OutageRecord:
         """The run's :class:`OutageRecord` (windows still open at the end of the run are
@@ -431,8 +426,8 @@ class Outages:
             final_runtime=self.attempts.final_runtime,
             final_estimate=self.attempts.final_estimate,
             overhead=self.attempts.overhead, intervals=intervals,
-            series_time=np.array(self._series_time, dtype=np.int64),
-            series_down=np.array(self._series_down, dtype=np.int64),
+            series_time=self._down_series.arrays()[0],
+            series_down=self._down_series.arrays()[1][:, 0].copy(),
             settings=outage_settings(self.spec, self.windows))
 
 
