@@ -100,3 +100,32 @@ def csv_rows(text: str) -> Iterator[tuple[int, list[str]]]:
         if cells and not cells[0].startswith("#") and any(cells):
             yield line, cells
         line = reader.line_num + 1
+
+
+def pipe_table(text: str, source: str, command: str
+               ) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    """The header and the data rows (each with its line) of a ``|``-separated table as
+    ``sacctmgr ... --parsable2`` (``command``) prints it; a trailing ``|`` (``--parsable``)
+    is dropped, blank lines are left out.  An empty text or a row with another number of
+    fields is an InputError naming ``source`` and the line."""
+    lines = text.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if not lines:
+        raise InputError(f"empty file: expected the header line of `{command}`", file=source,
+                         line=1)
+    header = lines[0].split("|")
+    if len(header) > 1 and header[-1] == "":
+        header.pop()                   # (--parsable's trailing '|')
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        values = line.split("|")
+        if len(values) == len(header) + 1 and values[-1] == "":
+            values.pop()
+        if len(values) != len(header):
+            raise InputError(f"expected {len(header)} fields separated by '|', got "
+                             f"{len(values)}", file=source, line=number)
+        rows.append((number, values))
+    return header, rows

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from schedlab.errors import InputError
-from schedlab.textio import parse_int, read_text
+from schedlab.textio import parse_int, pipe_table, read_text
 
 #: The command whose output :func:`read_associations` reads (docs/reference/policies/slurm.md).
 SACCTMGR_ASSOC_COMMAND = ("sacctmgr show assoc --parsable2 "
@@ -77,15 +77,7 @@ def read_associations(path: str | Path) -> AssociationTable:
 def parse_associations(text: str, source: str) -> AssociationTable:
     """The associations of ``sacctmgr show assoc --parsable2`` output given as ``text``;
     errors and warnings name ``source``."""
-    lines = text.split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
-        raise InputError(f"empty file: expected the header line of `{SACCTMGR_ASSOC_COMMAND}`",
-                         file=source, line=1)
-    header = lines[0].split("|")
-    if len(header) > 1 and header[-1] == "":
-        header.pop()                   # (--parsable's trailing '|')
+    header, rows = pipe_table(text, source, SACCTMGR_ASSOC_COMMAND)
     keys = [_COLUMNS.get(column.strip().lower()) for column in header]
     for needed, column in (("account", "Account"), ("user", "User"), ("share", "Share")):
         if needed not in keys:
@@ -94,15 +86,7 @@ def parse_associations(text: str, source: str) -> AssociationTable:
     table = AssociationTable()
     seen: dict[tuple[str, str], int] = {}
     clusters: set[str] = set()
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        values = line.split("|")
-        if len(values) == len(header) + 1 and values[-1] == "":
-            values.pop()
-        if len(values) != len(header):
-            raise InputError(f"expected {len(header)} fields separated by '|', got "
-                             f"{len(values)}", file=source, line=number)
+    for number, values in rows:
         row = {key: value.strip() for key, value in zip(keys, values) if key is not None}
         _warn_unmodelled(header, keys, values, table.warnings, source, number)
         if row.get("cluster"):

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from schedlab.errors import InputError
-from schedlab.textio import parse_int, read_text
+from schedlab.textio import parse_int, pipe_table, read_text
 
 #: Column -> the Qos field it fills (sacctmgr's printed names and its long option names).
 _COLUMNS = {"name": "name", "priority": "priority",
@@ -70,28 +70,13 @@ def read_qos(path: str | Path) -> QosTable:
     """The QOS of the ``sacctmgr show qos --parsable2`` output at ``path`` (see the
     module); bad input is an InputError naming the file, line and column."""
     source = str(path)
-    lines = read_text(path, "QOS file").split("\n")
-    while lines and not lines[-1].strip():
-        lines.pop()
-    if not lines:
-        raise InputError("empty file: expected the header line of `sacctmgr show qos "
-                         "--parsable2`", file=source, line=1)
-    header = lines[0].split("|")
-    if len(header) > 1 and header[-1] == "":
-        header.pop()                   # (--parsable's trailing '|')
+    header, rows = pipe_table(read_text(path, "QOS file"), source,
+                              "sacctmgr show qos --parsable2")
     if "name" not in (column.lower() for column in header):
         raise InputError("missing column; export with `sacctmgr show qos --parsable2`",
                          file=source, line=1, field="Name")
     table = QosTable()
-    for number, line in enumerate(lines[1:], start=2):
-        if not line.strip():
-            continue
-        values = line.split("|")
-        if len(values) == len(header) + 1 and values[-1] == "":
-            values.pop()
-        if len(values) != len(header):
-            raise InputError(f"expected {len(header)} fields separated by '|', got "
-                             f"{len(values)}", file=source, line=number)
+    for number, values in rows:
         qos = _qos(dict(zip(header, values)), table.warnings, source, number)
         if any(known.name == qos.name for known in table.qos):
             raise InputError(f"QOS {qos.name!r} is listed twice", file=source, line=number,
