@@ -33,6 +33,20 @@ def wall_time(work: int, interval: int, cost: int) -> int:
     return work + cost * ((work - 1) // interval)
 
 
+def wall_times(work: np.ndarray, interval: np.ndarray, cost: int) -> np.ndarray:
+    """:func:`wall_time` of every job at once."""
+    return np.where(work > 0, work + cost * ((work - 1) // interval), 0)
+
+
+def checkpoint_intervals(widths: np.ndarray, spec: FailureSpec) -> np.ndarray:
+    """Seconds of work between checkpoints of jobs of ``widths`` processors:
+    :meth:`~schedlab.workload.outages.Checkpointing.interval_for` of their nodes (the
+    ``node_size`` of ``spec``) and its node MTBF, one job per element."""
+    sizes, job_size = np.unique(-(-widths // spec.node_size), return_inverse=True)
+    intervals = [spec.checkpointing.interval_for(n, spec.mtbf) for n in sizes.tolist()]
+    return np.array(intervals, dtype=np.int64)[job_size]
+
+
 def saved_work(elapsed: int, interval: int, cost: int, restart: int, work: int) -> int:
     """The seconds of work the last checkpoint written within ``elapsed`` seconds of an
     attempt keeps: the attempt first spends ``restart`` seconds reading a checkpoint, then
@@ -68,12 +82,26 @@ class Attempts:
 
     def __init__(self, jobs: Sequence[Job], spec: FailureSpec) -> None:
         self.spec = spec
-        self.final_runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
-        self.final_estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
+        runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
+        estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
+        #: Each job's runtime and estimate as submitted, and the seconds of work its first
+        #: attempt must do (the smaller of the two: the limit kills it at its estimate).
+        self._work = np.minimum(runtime, estimate).tolist()
+        #: The seconds each job's last attempt needed and was allowed (its first's once it
+        #: enters: :meth:`entered`).
+        self.final_runtime = runtime
+        self.final_estimate = estimate
+        if spec.fate == "checkpoint":
+            widths = np.array([job.width for job in jobs], dtype=np.int64)
+            self._intervals = checkpoint_intervals(widths, spec)
+            cost = spec.checkpointing.cost
+            runtime = wall_times(runtime, self._intervals, cost)
+            estimate = wall_times(estimate, self._intervals, cost)
+        #: The runtime and estimate of each job's first attempt, as lists (read per job).
+        self._first = (runtime.tolist(), estimate.tolist())
         self.overhead = np.zeros(len(jobs), dtype=np.int64)
         #: Per job under a requeueing fate: (work left, limit left, restart seconds).
         self._left: dict[int, tuple[int, int, int]] = {}
-        self._submitted: dict[int, tuple[int, int]] = {}
         self._hits: dict[int, int] = {}
         #: (position, start, end, work kept) of every attempt a failure ended.
         self.ended: list[tuple[int, int, int, int]] = []
@@ -85,22 +113,13 @@ class Attempts:
         """The statistic an attempt queued again counts under."""
         return "requeued" if self.spec.fate == "requeue" else "restarted"
 
-    def interval(self, job: Job) -> int:
-        """Seconds of work between ``job``'s checkpoints (its nodes' MTBF by the rule)."""
-        nodes = -(-job.width // self.spec.node_size)
-        return self.spec.checkpointing.interval_for(nodes, self.spec.mtbf)
-
     def entered(self, job: Job, position: int) -> Job:
         """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
         with the checkpoint writes they need (the limit covers the work; the writes are
         the system's)."""
-        spec = self.spec
-        if spec.fate != "checkpoint":
+        if self.spec.fate != "checkpoint":
             return job
-        interval = self.interval(job)
-        self._submitted[position] = (job.runtime, job.estimate)
-        runtime = wall_time(job.runtime, interval, spec.checkpointing.cost)
-        estimate = wall_time(job.estimate, interval, spec.checkpointing.cost)
+        runtime, estimate = self._first[0][position], self._first[1][position]
         self.final_runtime[position] = runtime
         self.final_estimate[position] = estimate
         return with_times(job, runtime, estimate)
@@ -120,7 +139,7 @@ class Attempts:
         work, limit, restart = self._left.get(position, (original.runtime, original.estimate, 0))
         cost = spec.checkpointing.cost
         if spec.fate == "checkpoint":
-            interval = self.interval(original)
+            interval = int(self._intervals[position])
             saved = saved_work(elapsed, interval, cost, restart, min(work, limit))
             self.overhead[position] += min(elapsed, restart) + (saved // interval) * cost
             restart = spec.checkpointing.restart
@@ -144,10 +163,10 @@ class Attempts:
         writes)."""
         if self.spec.fate != "checkpoint":
             return
-        work, limit, _ = self._left.get(position, (-1, -1, 0))
-        if work < 0:
-            work, limit = self._submitted[position]
-        self.overhead[position] += max(0, held - min(work, limit))
+        left = self._left.get(position)
+        work = self._work[position] if left is None else min(left[0], left[1])
+        if held > work:
+            self.overhead[position] += held - work
 
     def ended_array(self) -> np.ndarray:
         """The attempts a failure ended, one row ``(position, start, end, saved)``."""

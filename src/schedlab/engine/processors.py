@@ -5,8 +5,9 @@ a failure hits particular processors, so particular jobs.  The free
 processors are kept as sorted runs ``[lo, hi)`` and a job's processors as
 ranges.
 
-A job's start and end only append four integers to a journal
-(:meth:`ProcessorMap.take`, :meth:`ProcessorMap.release_job`); compiled code
+A job's start and end, and the end of a failure or a window, only append
+four integers to a journal (:meth:`ProcessorMap.take`,
+:meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`); compiled code
 (:func:`_apply`, numba) applies the journal when the map is read: at a
 failure, a window's claim, the end of the run.  Between outages a run pays
 no map work per job, so its cost follows its outages, not its jobs
@@ -28,7 +29,7 @@ ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
 
-_TAKE, _RELEASE = 0, 1                          # journal operations, four integers each
+_TAKE, _RELEASE, _FREE_RANGE = 0, 1, 2          # journal operations, four integers each
 _RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
 _PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
@@ -131,9 +132,9 @@ class ProcessorMap:
 
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
-        self.flush()
-        _free(self.owner, self._lo, self._hi, self._state,
-              np.array(ranges, dtype=np.int64).reshape(-1, 2))
+        journal = self._journal
+        for lo, hi in ranges:
+            journal.extend((_FREE_RANGE, lo, hi, 0))
 
     def free_count(self) -> int:
         self.flush()
@@ -164,6 +165,9 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
             since[position] = ops[k, 3]
             pool[top:top + len(ranges)] = ranges
             state[_POOL_TOP] = top + len(ranges)
+        elif op == _FREE_RANGE:
+            owner[ops[k, 1]:ops[k, 2]] = FREE
+            _merge(lo, hi, state, ops[k, 1], ops[k, 2])
         else:
             n = count[position]
             top = state[_USED_TOP]
