@@ -133,3 +133,42 @@ def test_the_journal_grows_its_pool_for_jobs_on_many_ranges():
         machine.release_job(0, round_ + 1)
     assert machine.free_count() == 64
     assert sum(hi - lo for lo, hi, *_ in machine.used.tolist()) == 50 * 40
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories(), st.data())
+def test_failures_take_the_free_processors_of_their_range_and_give_them_back(history, data):
+    """Between the jobs' starts and ends, failures take the free processors of a range
+    (``take_free_in``) and repairs give them back (``release``, through the journal): the
+    map agrees with the plain model processor by processor, and jobs still start on the
+    lowest free processors."""
+    processors, steps = history
+    owner = [FREE] * processors
+    machine = ProcessorMap(processors, "first-fit", seed=0, jobs=len(steps))
+    failed: list[list[tuple[int, int]]] = []
+    for step in steps:
+        if data.draw(st.booleans()):
+            lo = data.draw(st.integers(0, processors - 1))
+            hi = data.draw(st.integers(lo + 1, processors))
+            expected = [p for p in range(lo, hi) if owner[p] == FREE]
+            ranges = machine.take_free_in(lo, hi, FAILED)
+            assert [p for a, b in ranges for p in range(a, b)] == expected
+            for p in expected:
+                owner[p] = FAILED
+            failed.append(ranges)
+        if failed and data.draw(st.booleans()):
+            for a, b in failed.pop(data.draw(st.integers(0, len(failed) - 1))):
+                owner[a:b] = [FREE] * (b - a)
+                machine.release([(a, b)])
+        if step[0] == "start":
+            _, position, width, t = step
+            width = min(width, owner.count(FREE))
+            if width:
+                model_take(owner, position, width, "first-fit")
+                machine.take(position, width, t)
+        else:
+            _, position, t = step
+            owner = [FREE if h == position else h for h in owner]
+            machine.release_job(position, t)
+        assert machine.holders(0, processors).tolist() == owner
+    assert machine.free_count() == owner.count(FREE)

@@ -127,8 +127,8 @@ class ProcessorMap:
     def take_free_in(self, lo: int, hi: int, holder: int) -> Ranges:
         """Every free processor of ``[lo, hi)``, to ``holder``."""
         self.flush()
-        return _as_list(_hold(self.owner, self._lo, self._hi, self._state,
-                              _free_in(self._lo, self._hi, self._state, lo, hi), holder))
+        return _as_list(_take_free_in(self.owner, self._lo, self._hi, self._state, lo, hi,
+                                      holder))
 
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
@@ -251,17 +251,21 @@ def _drawn(lo, hi, state, width):  # pragma: no cover
 
 
 @njit(cache=True)
-def _free_in(lo, hi, state, first, stop):  # pragma: no cover
-    """The free parts of ``[first, stop)`` as rows ``[lo, hi)``."""
-    out = np.empty((state[_RUNS], 2), np.int64)
+def _take_free_in(owner, lo, hi, state, first, stop, holder):  # pragma: no cover
+    """The free parts of ``[first, stop)`` to ``holder``; returns them as rows ``[lo, hi)``
+    (the free runs that reach into it are found by bisection)."""
+    n = state[_RUNS]
+    k = np.searchsorted(hi[:n], first, side="right")
+    end = np.searchsorted(lo[:n], stop)
+    out = np.empty((max(0, end - k), 2), np.int64)
     m = 0
-    for k in range(state[_RUNS]):
-        a, b = max(lo[k], first), min(hi[k], stop)
+    for j in range(k, end):
+        a, b = max(lo[j], first), min(hi[j], stop)
         if a < b:
             out[m, 0] = a
             out[m, 1] = b
             m += 1
-    return out[:m]
+    return _hold(owner, lo, hi, state, out[:m], holder)
 
 
 @njit(cache=True)
