@@ -38,7 +38,7 @@ the loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -164,6 +164,11 @@ class Matrix:
         """The processors of a job in the matrix (as a bit mask)."""
         return self._mask[job_id]
 
+    @property
+    def masks(self) -> Mapping[int, int]:
+        """Every job in the matrix and its processors (read-only: :meth:`place` changes it)."""
+        return self._mask
+
     def row_index(self, job_id: int) -> int:
         return self.rows.index(self._row_of[job_id])
 
@@ -229,16 +234,24 @@ class Matrix:
 
     def add_guest(self, job_id: int, index: int) -> None:
         """Let a job also run in row ``index``, where its processors are free."""
-        mask = self._mask[job_id]
+        self.add_guests([job_id], index)
+
+    def add_guests(self, job_ids: Iterable[int], index: int) -> None:
+        """Let jobs also run in row ``index``, where their processors are free (in turn:
+        each must find its processors free of the jobs added before it)."""
         row = self.rows[index]
-        if self._row_of[job_id] is row or job_id in row.guests:
-            self._fail(job_id, "add as a guest", f"it already runs in row {index}")
-        if mask & ~self.usable:
-            self._fail(job_id, "add as a guest", "some of its processors are out of service")
-        if mask & (row.occupied | row.guest_mask):
-            self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
-        row.guests[job_id] = mask
-        row.guest_mask |= mask
+        guests = row.guests
+        out_of_service = ~self.usable
+        for job_id in job_ids:
+            mask = self._mask[job_id]
+            if self._row_of[job_id] is row or job_id in guests:
+                self._fail(job_id, "add as a guest", f"it already runs in row {index}")
+            if mask & out_of_service:
+                self._fail(job_id, "add as a guest", "some of its processors are out of service")
+            if mask & (row.occupied | row.guest_mask):
+                self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
+            guests[job_id] = mask
+            row.guest_mask |= mask
 
     # ------------------------------------------------------- engine-only parts
     def _remove(self, job_id: int) -> None:
@@ -439,6 +452,8 @@ class _Simulation:
         self.events: GangEvents | None = None
         self.resume_after: int | None = None  # a round cut in this row resumes after it
         self.fresh: list[int] = []    # jobs placed by a pass, perhaps not served yet
+        self.guest_slots: dict[int, int] = {}  # :meth:`slots_per_round`, as of the log's
+        self.guest_slots_mark = -1             # length guest_slots_mark
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -860,14 +875,12 @@ class _Simulation:
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
             return False
-        slots_of: dict[int, int] = {}
-        for row in rows:
-            for job_id in row.guests:
-                slots_of[job_id] = slots_of.get(job_id, 1) + 1
-        for job_id, count in slots_of.items():
-            rounds = min(rounds, -(-remaining[job_id] // (count * slot)) - 1)
-        if rounds <= 0:
-            return False
+        slots_of = self.slots_per_round(rows)
+        if slots_of:
+            rounds = min(rounds, min(-(-remaining[job_id] // (count * slot))
+                                     for job_id, count in slots_of.items()) - 1)
+            if rounds <= 0:
+                return False
         if self.fresh:
             self.start_fresh(rows, switch + slot if k > 1 else 0, switch if k > 1 else 0)
         served = rounds * slot
@@ -879,6 +892,19 @@ class _Simulation:
         self.slots_served += rounds * k
         self.last_row = rows[-1].id
         return True
+
+    def slots_per_round(self, rows: list[Row]) -> dict[int, int]:
+        """The slots a round gives each job that is a guest somewhere (its own row's and
+        one per guest place); kept until the matrix log grows (a pass that changed
+        guests, a job that left, an express slot)."""
+        mark = len(self.matrix.log)
+        if self.guest_slots_mark != mark:
+            slots_of: dict[int, int] = {}
+            for row in rows:
+                for job_id in row.guests:
+                    slots_of[job_id] = slots_of.get(job_id, 1) + 1
+            self.guest_slots, self.guest_slots_mark = slots_of, mark
+        return self.guest_slots
 
     def start_fresh(self, rows: list[Row], step: int, overhead: int) -> None:
         """The jobs the last pass placed and no slot has served yet start in the first slot
