@@ -87,17 +87,10 @@ def add_guests(matrix: Matrix) -> int:
     """Let jobs also run in other rows where all their processors are free.
 
     Rows in round order; candidates row by row, by lowest processor (the
-    order the jobs hold in the matrix), each taken when its processors are
-    still free in the row.  A row's free processors are usually few: the
-    candidates are then looked up by lowest processor among them
-    (:func:`_fitting`) instead of trying every job.  Returns the number of guest
-    places.
+    order the jobs hold in the matrix).  Returns the number of guest places.
     """
-    candidates = [(low, job_id, mask) for row in matrix.rows
-                  for low, job_id, mask in by_lowest_processor(row.own)]
-    by_low: dict[int, list[tuple[int, int, int]]] = {}
-    for order, (low, job_id, mask) in enumerate(candidates):
-        by_low.setdefault(low, []).append((order, job_id, mask))
+    candidates = [(job_id, mask) for row in matrix.rows
+                  for _, job_id, mask in by_lowest_processor(row.own)]
     placed = 0
     full = matrix.usable
     for index, row in enumerate(matrix.rows):
@@ -105,7 +98,7 @@ def add_guests(matrix: Matrix) -> int:
         if not ~taken:
             continue
         chosen = []
-        for _, job_id, mask in _fitting(by_low, len(candidates), taken):
+        for job_id, mask in candidates:
             if not mask & taken and job_id not in row.own:
                 chosen.append(job_id)
                 taken |= mask
@@ -115,25 +108,6 @@ def add_guests(matrix: Matrix) -> int:
             matrix.add_guests(chosen, index)
             placed += len(chosen)
     return placed
-
-
-def _fitting(by_low: dict[int, list[tuple[int, int, int]]], count: int, taken: int
-             ) -> list[tuple[int, int, int]]:
-    """The candidates ``(order, job id, mask)`` (``by_low``: by lowest processor bit, 0 for
-    a job without processors) whose processors are all outside ``taken``, in their
-    order: through the free processors when they are fewer than the ``count``
-    candidates, else through every candidate."""
-    free = ~taken
-    if free.bit_count() < count:
-        fitting = [entry for entry in by_low.get(0, ()) if not entry[2] & taken]
-        while free:
-            low = free & -free
-            free ^= low
-            fitting.extend(entry for entry in by_low.get(low, ()) if not entry[2] & taken)
-        fitting.sort()
-        return fitting
-    return sorted(entry for entries in by_low.values() for entry in entries
-                  if not entry[2] & taken)
 
 
 def pack_express(jobs: Iterable[Job], free: int) -> list[tuple[Job, int]]:
