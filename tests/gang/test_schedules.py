@@ -294,3 +294,27 @@ def test_long_runs_cost_jumps_not_rounds(runtime):
     assert times == {1: (0, 2 * runtime + 4), 2: (1, 2 * runtime + 5), 3: (2, 15)}
     assert result.stats["rounds"] > runtime // 2
     assert result.meta["wall_time_s"] < 1.0
+
+
+def test_jobs_placed_by_a_pass_start_in_their_first_slot_of_a_jumped_round():
+    # 3 processors, slot 10, 1 s per switch.  At 0 the pass puts A (procs 0-1) in row 0,
+    # B (procs 0-1) in row 1, C (proc 2) in row 0, and C is a guest in row 1: a round is
+    # 1 + 10 + 1 + 10 = 22 s and C gets 20 s of it.  The engine jumps at once over the
+    # 4 rounds before C's last (no round is served first): A and C start at 1 (row 0's
+    # service), B at 12 (row 1's).  C ends with row 1's slot of round 4, at 110.  After
+    # its pass A and B have 950 s left: a jump of 94 rounds to 2178, then A 2179-2189,
+    # B 2190-2200.  100 rounds in all.
+    jobs = [(1, 0, 1000, 1000, 2), (2, 0, 1000, 1000, 2), (3, 0, 100, 100, 1)]
+    times, result = simulate(jobs, 3, slot=10, context_switch=1)
+    assert times == {1: (1, 2189), 2: (12, 2200), 3: (1, 110)}
+    assert result.stats["rounds"] == 100
+    assert result.timesharing.service.tolist() == [1000, 1000, 100]
+
+
+def test_a_switch_into_a_single_row_is_served_before_the_jump():
+    # One row (A on procs 0-1), 3 s per switch: the first slot pays the switch (no
+    # repeated round does), so it is served slot by slot: service 3-13; the jump then
+    # takes 8 rounds of 10 s (13-93) and the last slot ends A at 103.
+    times, result = simulate([(1, 0, 100, 100, 2)], 2, slot=10, context_switch=3)
+    assert times == {1: (3, 103)}
+    assert result.stats["rounds"] == 10

@@ -204,7 +204,6 @@ class GangEvents:
         sim.matrix.now = now
         self.fill(sim)
         sim.matrix.usable = sim.matrix.full & ~(self.down | self.claimed)
-        sim.quiet = False
         self._record(now)
 
     def _next_due(self, now: int) -> tuple[int, int, int] | None:

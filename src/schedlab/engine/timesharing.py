@@ -38,7 +38,7 @@ the loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -164,6 +164,11 @@ class Matrix:
         """The processors of a job in the matrix (as a bit mask)."""
         return self._mask[job_id]
 
+    @property
+    def masks(self) -> Mapping[int, int]:
+        """Every job in the matrix and its processors (read-only: :meth:`place` changes it)."""
+        return self._mask
+
     def row_index(self, job_id: int) -> int:
         return self.rows.index(self._row_of[job_id])
 
@@ -229,16 +234,24 @@ class Matrix:
 
     def add_guest(self, job_id: int, index: int) -> None:
         """Let a job also run in row ``index``, where its processors are free."""
-        mask = self._mask[job_id]
+        self.add_guests([job_id], index)
+
+    def add_guests(self, job_ids: Iterable[int], index: int) -> None:
+        """Let jobs also run in row ``index``, where their processors are free (in turn:
+        each must find its processors free of the jobs added before it)."""
         row = self.rows[index]
-        if self._row_of[job_id] is row or job_id in row.guests:
-            self._fail(job_id, "add as a guest", f"it already runs in row {index}")
-        if mask & ~self.usable:
-            self._fail(job_id, "add as a guest", "some of its processors are out of service")
-        if mask & (row.occupied | row.guest_mask):
-            self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
-        row.guests[job_id] = mask
-        row.guest_mask |= mask
+        guests = row.guests
+        out_of_service = ~self.usable
+        for job_id in job_ids:
+            mask = self._mask[job_id]
+            if self._row_of[job_id] is row or job_id in guests:
+                self._fail(job_id, "add as a guest", f"it already runs in row {index}")
+            if mask & out_of_service:
+                self._fail(job_id, "add as a guest", "some of its processors are out of service")
+            if mask & (row.occupied | row.guest_mask):
+                self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
+            guests[job_id] = mask
+            row.guest_mask |= mask
 
     # ------------------------------------------------------- engine-only parts
     def _remove(self, job_id: int) -> None:
@@ -254,8 +267,10 @@ class Matrix:
                 other.guest_mask ^= mask
         self.log.append((self.now, LEAVE, job_id, row.id))
 
-    def _guest_places(self) -> set[tuple[int, int]]:
-        return {(job_id, row.id) for row in self.rows for job_id in row.guests}
+    def _guests_by_row(self) -> list[tuple[int, dict[int, int]]]:
+        """Each row's id and guests (the dicts themselves: :meth:`_clear_guests` gives the
+        rows new ones, so a list taken before a pass keeps that pass's guests)."""
+        return [(row.id, row.guests) for row in self.rows]
 
     def _clear_guests(self) -> None:
         for row in self.rows:
@@ -423,7 +438,6 @@ class _Simulation:
         self.next_job = 0
         self.now = jobs[0].submit if jobs else 0
         self.changed = False          # a job arrived or left since the policy's last pass
-        self.quiet = False            # the last round saw no arrival, end or express slot
         self.last_row: int | None = None
         self.next_express_id = -1
         self.short_mask = 0           # processors of the express jobs running now
@@ -437,6 +451,9 @@ class _Simulation:
         #: Failures, windows and cancellations (None: the run has none).
         self.events: GangEvents | None = None
         self.resume_after: int | None = None  # a round cut in this row resumes after it
+        self.fresh: list[int] = []    # jobs placed by a pass, perhaps not served yet
+        self.guest_slots: dict[int, int] = {}  # :meth:`slots_per_round`, as of the log's
+        self.guest_slots_mark = -1             # length guest_slots_mark
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -458,7 +475,7 @@ class _Simulation:
         matrix = self.matrix
         events = self.events
         while True:
-            arrived = self.deliver()
+            self.deliver()
             if events is not None and events.next_time() <= self.now:
                 events.process(self)
             if self.changed:
@@ -477,14 +494,14 @@ class _Simulation:
                 self.last_row = None
                 continue
             self.record_slots(len(rows))
-            if self.quiet and not arrived and not self.express and self.jump(rows):
+            if not self.express and self.resume_after is None and self.jump(rows):
                 continue                  # back to the round boundary the jump landed on
             self.serve_round(rows)
         self.progress.close(self.done)
 
-    def deliver(self, until: int | None = None) -> bool:
+    def deliver(self, until: int | None = None) -> None:
         """Every job submitted by now (or ``until``) joins the waiting (or express) queue."""
-        submits, start = self.submits, self.next_job
+        submits = self.submits
         now = self.now if until is None else until
         while submits[self.next_job] <= now:
             job = self.jobs[self.next_job]
@@ -494,36 +511,39 @@ class _Simulation:
             else:
                 self.waiting[job.id] = job
                 self.changed = True
-        return self.next_job > start
 
     def arrange(self) -> None:
         """The policy's pass at a round boundary; placed jobs leave the queue."""
         matrix = self.matrix
         matrix.now = self.now
-        before = matrix._guest_places()
+        guests_before = matrix._guests_by_row()
         matrix._clear_guests()
         matrix._drop_empty_rows()
-        mark = len(matrix.log)
+        log = matrix.log
+        mark = len(log)
         if self.events is not None:
             self.events.fill(self)          # windows take the columns jobs have left
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
-        for job_id in [j for j in self.waiting if j in matrix]:
-            self.waiting.pop(job_id)
+        for _, kind, job_id, _ in log[mark:]:
+            if kind != PLACE or self.waiting.pop(job_id, None) is None:
+                continue
             i = self.index[job_id]
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
             self.remaining[job_id] = self.held[i]
+            self.fresh.append(job_id)
             if self.events is not None:
                 self.events.placed(self, job_id)
         if len(matrix._mask) != len(self.remaining):
             stray = next(j for j in matrix._mask if j not in self.remaining)
             matrix._fail(stray, "place", "it is not waiting")
         matrix._drop_empty_rows()
-        after = matrix._guest_places()
-        log = matrix.log
-        # guests lost are logged before the pass's changes, guests won after them
-        log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in sorted(before - after)]
-        log.extend((self.now, GUEST, job, row) for job, row in sorted(after - before))
+        guests_after = matrix._guests_by_row()
+        if guests_after != guests_before:
+            before, after = _guest_places(guests_before), _guest_places(guests_after)
+            # guests lost are logged before the pass's changes, guests won after them
+            log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in sorted(before - after)]
+            log.extend((self.now, GUEST, job, row) for job, row in sorted(after - before))
         self.changed = False
         self.record_busy(self.now)
 
@@ -538,10 +558,8 @@ class _Simulation:
         events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
         next begins with the row after the one cut.
         """
-        self.quiet = True
         if not rows:
-            if self.deliver():
-                self.quiet = False
+            self.deliver()
             if not self.serve_express(rows, 0, 0):
                 self.wait_for_event()
                 return
@@ -552,8 +570,7 @@ class _Simulation:
         try:
             express_open = True           # this round has not served its express slot yet
             for index, row in enumerate(rows):
-                if self.deliver():
-                    self.quiet = False
+                self.deliver()
                 members = [j for j in row.members() if j in self.remaining]
                 if not members:
                     continue              # a row emptied mid-round is skipped
@@ -687,8 +704,8 @@ class _Simulation:
                 start[i] = service_start
         if shorts or (self.join_on_arrival
                       and self.express_submits[self.next_job] < service_start + length):
-            slot_end, ended = self.serve_with_express(row_id, members, length, shorts or [],
-                                                      service_start)
+            slot_end = self.serve_with_express(row_id, members, length, shorts or [],
+                                             service_start)
         else:
             ending = []
             for job_id in members:
@@ -698,7 +715,6 @@ class _Simulation:
                 else:
                     remaining[job_id] = left - length
             ending.sort()
-            ended = bool(ending)
             slot_end = service_start + (ending[-1][0] if len(ending) == len(members)
                                         else length)
             for left, job_id in ending:
@@ -706,8 +722,6 @@ class _Simulation:
         self.last_row = row_id
         self.slots_served += 1
         self.now = slot_end
-        if ended:
-            self.quiet = False
 
     def serve_until_cut(self, row_id: int, members: list[int], length: int,
                         shorts: list[tuple[int, int]] | None = None) -> None:
@@ -729,7 +743,7 @@ class _Simulation:
 
     def serve_with_express(self, row_id: int, members: list[int], length: int,
                            shorts: list[tuple[int, int]], service_start: int
-                           ) -> tuple[int, bool]:
+                           ) -> int:
         """A slot whose express jobs ``shorts`` start with it at ``service_start``; it is
         lengthened until the last of them completes (§5: "the length of time slot
         is adjusted … such that the short job can complete in a single time
@@ -738,7 +752,7 @@ class _Simulation:
         express jobs start on arrival, express jobs arriving or waiting join it
         as soon as processors are free for them (:meth:`extend`).
 
-        Returns the slot's end and whether any job ended or joined in it.
+        Returns the slot's end.
         """
         remaining, index, start = self.remaining, self.index, self.start
         runs = [(service_start, job_id, mask) for job_id, mask in shorts]
@@ -784,7 +798,7 @@ class _Simulation:
                 self.finish(job_id, t, in_matrix=False)
             else:
                 self.finish(job_id, t, in_matrix=True)
-        return slot_end, bool(events)
+        return slot_end
 
     def extend(self, members: list[int], runs: list[tuple[int, int, int]], t: int,
                slot_end: int) -> int:
@@ -799,8 +813,7 @@ class _Simulation:
         for job_id in members:
             held |= self.matrix.mask_of(job_id)
         while t < slot_end:
-            if self.deliver(t):
-                self.quiet = False
+            self.deliver(t)
             if self.express:
                 busy = held
                 for begin, job_id, mask in runs:
@@ -836,42 +849,77 @@ class _Simulation:
             self.progress.report(self.done)
 
     def jump(self, rows: list[Row]) -> bool:
-        """Skip every whole round before the next end or arrival (a quiet round repeats
-        exactly: same slots, same overheads, same service per job).
+        """Skip every whole round before the next end, arrival or event: between two
+        decisions the round repeats exactly (same slots, same overheads, same service per
+        job), so the rounds are counted, not served.
 
-        A job gets one slot per round in its own row plus one per guest place;
-        the first end is the least ceil(remaining / service per round).  The
-        plain jobs are read with one ``min`` over the remaining service: a guest
-        counted there with one slot can only end later than its true bound,
-        which is taken with the guests.
+        A job gets one slot per round in its own row plus one per guest place; the first
+        end is the least ceil(remaining / service per round).  The plain jobs are read with
+        one ``min`` over the remaining service: a guest counted there with one slot can
+        only end later than its true bound, which is taken with the guests.  The jump is
+        made from any round boundary without waiting express jobs: jobs the last pass
+        placed start in the first slot that serves them (:meth:`start_fresh`); only a first
+        slot whose switch overhead differs from the repeated round's (a switch into the
+        single row, or none into the first of several) is served the usual way.
         """
-        slot, k = self.slot, len(rows)
-        duration = k * (self.switch + slot) if k > 1 else slot
-        slots_of: dict[int, int] = {}
-        for row in rows:
-            for job_id in row.guests:
-                slots_of[job_id] = slots_of.get(job_id, 1) + 1
-        remaining = self.remaining
-        first_end = -(-min(remaining.values()) // slot)
-        for job_id, count in slots_of.items():
-            first_end = min(first_end, -(-remaining[job_id] // (count * slot)))
-        rounds = first_end - 1
+        slot, k, switch = self.slot, len(rows), self.switch
+        if switch and (self.last_row == rows[0].id) == (k > 1):
+            return False
+        duration = k * (switch + slot) if k > 1 else slot
         arrival = self.submits[self.next_job]
         if self.events is not None:
             arrival = min(arrival, self.events.next_time())
+        remaining = self.remaining
+        rounds = -(-min(remaining.values()) // slot) - 1
         if arrival != NEVER:
             rounds = min(rounds, (arrival - self.now) // duration)
         if rounds <= 0:
             return False
+        slots_of = self.slots_per_round(rows)
+        if slots_of:
+            rounds = min(rounds, min(-(-remaining[job_id] // (count * slot))
+                                     for job_id, count in slots_of.items()) - 1)
+            if rounds <= 0:
+                return False
+        if self.fresh:
+            self.start_fresh(rows, switch + slot if k > 1 else 0, switch if k > 1 else 0)
         served = rounds * slot
-        for job_id in remaining:
-            remaining[job_id] -= served
+        remaining.update(zip(list(remaining), [left - served for left in remaining.values()]))
         for job_id, count in slots_of.items():
             remaining[job_id] -= (count - 1) * served
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k
+        self.last_row = rows[-1].id
         return True
+
+    def slots_per_round(self, rows: list[Row]) -> dict[int, int]:
+        """The slots a round gives each job that is a guest somewhere (its own row's and
+        one per guest place); kept until the matrix log grows (a pass that changed
+        guests, a job that left, an express slot)."""
+        mark = len(self.matrix.log)
+        if self.guest_slots_mark != mark:
+            slots_of: dict[int, int] = {}
+            for row in rows:
+                for job_id in row.guests:
+                    slots_of[job_id] = slots_of.get(job_id, 1) + 1
+            self.guest_slots, self.guest_slots_mark = slots_of, mark
+        return self.guest_slots
+
+    def start_fresh(self, rows: list[Row], step: int, overhead: int) -> None:
+        """The jobs the last pass placed and no slot has served yet start in the first slot
+        of the coming round that serves them (row ``r``'s slot serves from
+        ``now + r * step + overhead``)."""
+        start, index = self.start, self.index
+        pending = {job_id for job_id in self.fresh
+                   if job_id in self.remaining and start[index[job_id]] < 0}
+        self.fresh = []
+        for r, row in enumerate(rows):
+            if not pending:
+                break
+            for job_id in [j for j in pending if j in row.own or j in row.guests]:
+                start[index[job_id]] = self.now + r * step + overhead
+                pending.discard(job_id)
 
     # ---------------------------------------------------------- recording
     def record_busy(self, t: int) -> None:
@@ -925,6 +973,11 @@ class _Simulation:
         if result.outages is not None:     # the failure settings and readings, in metrics.json
             result.meta["outages"] = result.outages.settings
         return result
+
+
+def _guest_places(guests: list[tuple[int, dict[int, int]]]) -> set[tuple[int, int]]:
+    """``(job id, row id)`` of every guest place in a :meth:`Matrix._guests_by_row` list."""
+    return {(job_id, row_id) for row_id, row_guests in guests for job_id in row_guests}
 
 
 def _series(busy_time: np.ndarray, busy: np.ndarray, submit: np.ndarray, placed: np.ndarray

@@ -94,14 +94,19 @@ def add_guests(matrix: Matrix) -> int:
     placed = 0
     full = matrix.usable
     for index, row in enumerate(matrix.rows):
-        free = full & ~(row.occupied | row.guest_mask)
+        taken = ~full | row.occupied | row.guest_mask
+        if not ~taken:
+            continue
+        chosen = []
         for job_id, mask in candidates:
-            if not free:
-                break
-            if not mask & ~free and job_id not in row.own:
-                matrix.add_guest(job_id, index)
-                free &= ~mask
-                placed += 1
+            if not mask & taken and job_id not in row.own:
+                chosen.append(job_id)
+                taken |= mask
+                if not ~taken:
+                    break
+        if chosen:
+            matrix.add_guests(chosen, index)
+            placed += len(chosen)
     return placed
 
 

@@ -117,15 +117,21 @@ class GangScheduler(Policy, TimeSharingPolicy):
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
         room = packing.largest_spot(matrix, self.slots)
         long_room = packing.largest_spot(matrix, self.slots, long_mask)
+        long_of = self._long_of
         for job in waiting:
-            is_long = self._is_long(job)
-            spot = None if job.width > (long_room if is_long else room) else \
-                packing.first_fit_spot(matrix, job, self.slots, long_mask if is_long else 0)
+            spot = None                     # room >= long_room: a job wider than room waits
+            is_long = job.width <= room and long_of.get(job.id, None)
+            if is_long is None:
+                is_long = self._is_long(job)
+            if job.width <= (long_room if is_long else room):
+                spot = packing.first_fit_spot(matrix, job, self.slots,
+                                              long_mask if is_long else 0)
             if spot is None:
                 if self.backfill == "none":
                     break
                 if self.backfill == "reservation" and head is None:
-                    head = HeadReservation(matrix, job, is_long, self._is_long, self.slots, now)
+                    head = HeadReservation(matrix, job, self._is_long(job), self._is_long,
+                                           self.slots, now)
                 blocked = True
                 continue
             if head is not None and not head.admits(*spot, job, is_long):
@@ -166,11 +172,15 @@ class GangScheduler(Policy, TimeSharingPolicy):
         """The processors holding a long job in any row (Strategy 2, §5): the long jobs this
         policy placed that are still in the matrix."""
         mask = 0
-        for job_id in list(self._long_placed):
-            if job_id in matrix:
-                mask |= matrix.mask_of(job_id)
-            else:                           # ended since
-                self._long_placed.remove(job_id)
+        ended = []
+        masks = matrix.masks
+        for job_id in self._long_placed:
+            job_mask = masks.get(job_id)
+            if job_mask is None:
+                ended.append(job_id)
+            else:
+                mask |= job_mask
+        self._long_placed.difference_update(ended)
         return mask
 
     def statistics(self) -> dict[str, Any]:
