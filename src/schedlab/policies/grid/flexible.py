@@ -26,10 +26,12 @@ ambiguous we chose; the choices are "our reading" in docs/reference/policies/gri
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
@@ -171,7 +173,7 @@ class FlexibleBackfilling(LocalPolicy):
         tasks = list(ctx.waiting.values())
         if not tasks:
             return tasks, np.zeros((0, 4))
-        at = np.fromiter((task.index for task in tasks), dtype=np.intp, count=len(tasks))
+        at = positions(tasks)
         fixed = ctx.columns
         submit, estimate, deadline = fixed.submit[at], fixed.estimate[at], fixed.deadline[at]
         needs = fixed.needs[at]
@@ -234,7 +236,9 @@ class GridEDF(LocalPolicy):
     """EDF as thesis §4.2 implements it: queued jobs by deadline, earliest first (jobs
     without deadline after, in arrival order); each starts on the fastest machine with room
     for it now (CPUs, licence copies); a job that cannot start waits for the next event
-    while later jobs may start.  No reservation, no preemption."""
+    while later jobs may start.  No reservation, no preemption.  The jobs that cannot
+    start by width or licence copies (:meth:`GridContext.may_start`) are passed over
+    without a search."""
 
     name = "grid-edf"
 
@@ -242,7 +246,8 @@ class GridEDF(LocalPolicy):
         def key(task: GridTask) -> tuple[int, int]:
             return (0, task.deadline) if task.deadline is not None else (1, 0)
 
-        for task in sorted(ctx.waiting.values(), key=key):
+        queue = sorted(ctx.waiting.values(), key=key)
+        for task in compress(queue, ctx.may_start(queue).tolist()):
             machine = ctx.fastest_fit(task)
             if machine is not None:
                 ctx.start(task, machine)
