@@ -372,15 +372,13 @@ class GridContext:
         room = self.machines_with_room(task)
         return int(room[0]) if room.size else None
 
-    def may_start(self, tasks: Sequence[GridTask]) -> np.ndarray:
-        """Per task of ``tasks``, False where :meth:`machines_with_room` would find no machine
-        by its first two checks alone: wider than :attr:`largest_room`, or needing a floating
-        licence of which no copy is free.  Starts only take CPUs and copies, so a task
-        refused here stays refused until something ends: a scheduling pass can skip it
-        without asking again.  True says only that the task may find a machine."""
-        if not tasks:
-            return np.zeros(0, dtype=bool)
-        at = positions(tasks)
+    def may_start(self, at: np.ndarray) -> np.ndarray:
+        """Per task at workload positions ``at`` (:func:`positions`), False where
+        :meth:`machines_with_room` would find no machine by its first two checks alone:
+        wider than :attr:`largest_room`, or needing a floating licence of which no copy is
+        free.  Starts only take CPUs and copies, so a task refused here stays refused
+        until something ends: a scheduling pass can skip it without asking again.  True
+        says only that the task may find a machine."""
         columns = self.columns
         ok: np.ndarray = columns.width[at] <= self.largest_room
         blocked = (self._free_copies < 1) & self._floating_here

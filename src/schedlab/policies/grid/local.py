@@ -209,7 +209,8 @@ class BackfillingFCFS(LocalPolicy):
         backfill(ctx, queue, self.reserve_by)
 
 
-def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start") -> GridTask | None:
+def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
+             at: np.ndarray | None = None) -> GridTask | None:
     """One EASY pass over ``queue`` in its order; returns the job that got the reservation
     (None when every job that could be tried started).
 
@@ -220,9 +221,10 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start") -> Grid
     Backfilling on the priority order.  The jobs that cannot start now by
     width or licence copies (:meth:`GridContext.may_start`, one array test
     over the queue) are passed over without a search: a long queue behind a
-    scarce licence costs little.
+    scarce licence costs little.  ``at``: the queue's workload positions
+    (:func:`~schedlab.engine.grid.positions`), when the caller has them.
     """
-    possible = ctx.may_start(queue).tolist()
+    possible = ctx.may_start(positions(queue) if at is None else at).tolist()
     for position, task in enumerate(queue):
         machine = ctx.fastest_fit(task) if possible[position] else None
         if machine is None:
