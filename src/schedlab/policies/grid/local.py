@@ -37,7 +37,9 @@ class GridFCFS(LocalPolicy):
     name = "grid-fcfs"
 
     def schedule(self, ctx: GridContext) -> None:
-        for task in list(ctx.waiting.values()):
+        waiting = ctx.waiting
+        while waiting:
+            task = next(iter(waiting.values()))
             machine = ctx.fastest_fit(task)
             if machine is None:
                 return
