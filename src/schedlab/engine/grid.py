@@ -282,6 +282,7 @@ class GridContext:
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
+        self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
         self._engine = engine
         #: Machine failures and maintenance windows (docs/reference/events.md); None without.
         self._outages: GridOutages | None = None
@@ -310,14 +311,13 @@ class GridContext:
         return np.array([self.duration(task, int(k)) for k in machines.tolist()],
                         dtype=np.int64)
 
-    def running_columns(self) -> tuple[list[GridTask], np.ndarray, np.ndarray, np.ndarray]:
-        """The running tasks (start order) and, as arrays in that order, their machines,
-        widths and :meth:`expected_end` times (the task at position ``j`` of the list is
-        ``positions(tasks)[j]`` in :attr:`columns`)."""
-        tasks = list(self.running.values())
-        at = positions(tasks)
+    def running_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The running tasks as arrays in workload order (not start order): their
+        positions (rows of :attr:`columns`), machines, widths and :meth:`expected_end`
+        times.  Kept as a mask of the run's jobs, so no loop over the tasks."""
+        at = np.flatnonzero(self._running_mask)
         engine = self._engine
-        return (tasks, engine.machine_of[at], engine.columns.width[at],
+        return (at, engine.machine_of[at], engine.columns.width[at],
                 np.maximum(engine.expected_end_of[at], self.now + 1))
 
     def expected_end(self, task: GridTask) -> int:
@@ -424,6 +424,7 @@ class GridContext:
                 self._free_copies[l] -= 1
         del self.waiting[task.id]
         self.running[task.id] = task
+        self._running_mask[task.index] = True
         self._update_room()
         self._engine.started(self, task, machine)
 
@@ -496,6 +497,7 @@ class GridContext:
             if not self.platform.feature[l, machine]:
                 self._free_copies[l] += 1
         del self.running[task.id]
+        self._running_mask[task.index] = False
         if self._outages is not None:
             self._outages.released(self, machine)
         self._update_room()

@@ -16,10 +16,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from schedlab.engine.grid import positions
 from schedlab.policies.base import check_choice
 from schedlab.policies.grid.base import LocalPolicy
-
-from schedlab.engine.grid import positions
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
@@ -113,7 +112,7 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     floats = np.zeros((len(ends), len(licences)), dtype=bool)
     copy_free = np.full(len(licences), now, dtype=np.int64)
     if licences and len(ends):
-        floats = ctx.columns.needs[positions(running)][:, licences] & ~feature[licences][:, machines].T
+        floats = ctx.columns.needs[running][:, licences] & ~feature[licences][:, machines].T
         for i, l in enumerate(licences):
             if ctx.free_copies[l] < 1 and floats[:, i].any():
                 copy_free[i] = ends[floats[:, i]].min()
@@ -138,12 +137,13 @@ def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines:
                  widths: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Per machine of ``candidates``, when it has ``width`` CPUs free (exclusive: is idle)
     and is in service (:meth:`GridContext.back_at`), the running jobs (on ``machines``,
-    ``widths`` CPUs each, expected at ``ends``) ending in order of expected end, ties in
-    start order.  A machine out of service counts its CPUs less its jobs' as free."""
+    ``widths`` CPUs each, expected at ``ends``) ending in order of expected end (jobs
+    ending together free their CPUs at the same time, so their order does not matter).
+    A machine out of service counts its CPUs less its jobs' as free."""
     now = ctx.now
     when = np.full(len(ctx.free_cpus), now, dtype=np.int64)
     if len(ends):
-        order = np.lexsort((ends, machines))        # by machine, then expected end, stable
+        order = np.lexsort((ends, machines))        # by machine, then expected end
         on, end = machines[order], ends[order]
         first = np.flatnonzero(np.r_[True, on[1:] != on[:-1]])
         last = np.r_[first[1:], len(on)] - 1
