@@ -50,6 +50,10 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
                                  "--param", "strategy=3")),
     ("grid 2000 jobs bf-fcfs", ("grid.swf", "--platform", "grid-platform.toml",
                                 "--policy", "bf-fcfs")),
+    ("grid 2000 jobs bf-mod", ("grid.swf", "--platform", "grid-platform.toml",
+                               "--policy", "bf-mod")),
+    ("grid 2000 jobs grid-edf", ("grid.swf", "--platform", "grid-platform.toml",
+                                 "--policy", "grid-edf")),
     ("grid 2000 jobs cs", ("grid.swf", "--platform", "grid-platform.toml", "--policy", "cs")),
 )
 

@@ -14,6 +14,12 @@ scheduling time per event (submissions and job ends) that the run records
 in ``metrics.json`` (time inside the local policies and the dispatcher).
 Medians of ``--repeat`` runs.  Prints a Markdown table; the machine may be
 shared: the 1-minute load average is printed with it.
+
+The last row is the yardstick of issue 28's grid target: ``fcfs+easy`` on
+one homogeneous machine with as many CPUs as the platform (the same SWF
+jobs, no ratings, no licences), and each row's CPU per job relative to it,
+as a whole process and as the simulation alone (``meta.wall_time_s``, the
+run's own clock around the event loop and the result, per job).
 """
 
 from __future__ import annotations
@@ -30,8 +36,12 @@ import tempfile
 import time
 from pathlib import Path
 
+from schedlab.platform.files import read_platform
+
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES = ("grid-fcfs", "bf-fcfs", "bf-unmod", "bf-mod", "grid-edf")
+#: The yardstick row: EASY on one homogeneous machine of the platform's CPUs.
+EASY = "fcfs+easy, one machine"
 
 
 def schedlab(*args: str) -> list[str]:
@@ -67,26 +77,36 @@ def main() -> None:
         print(f"{args.jobs} jobs, Ta {args.ta:g}, thesis-4.3 platform (seed {args.seed}), "
               f"round-robin, shared CPUs; {platform.processor() or platform.machine()}, "
               f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}\n")
+        cpus_in_all = str(read_platform(plat).total_cpus)
         print("| policy | wall (s) | CPU (s) | scheduling per event (µs) | passes | "
-              "missed deadlines (%) |")
-        print("| --- | ---: | ---: | ---: | ---: | ---: |")
-        for policy in POLICIES:
-            walls, cpus, per_event = [], [], []
+              "missed deadlines (%) | CPU per job (µs) | x easy | simulation per job (µs) "
+              "| x easy |")
+        print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+        runs = [(policy, ("--platform", str(plat), "--policy", policy, "--dispatch",
+                          "round-robin")) for policy in POLICIES]
+        runs.append((EASY, ("--procs", cpus_in_all, "--policy", "fcfs+easy")))
+        rows = []
+        for label, options in runs:
+            walls, cpus, per_event, simulation = [], [], [], []
             for _ in range(args.repeat):
-                out = Path(tmp) / policy
-                wall, cpu = timed(schedlab("simulate", str(jobs), "--platform", str(plat),
-                                           "--policy", policy, "--dispatch", "round-robin",
-                                           "--out", str(out)))
+                out = Path(tmp) / label
+                wall, cpu = timed(schedlab("simulate", str(jobs), *options, "--out", str(out)))
                 metrics = json.loads((out / "metrics.json").read_text())
                 walls.append(wall)
                 cpus.append(cpu)
-                per_event.append(metrics["meta"]["scheduling_time_per_event_us"])
+                per_event.append(metrics["meta"].get("scheduling_time_per_event_us", 0.0))
+                simulation.append(metrics["meta"]["wall_time_s"])
+            rows.append((label, metrics, statistics.median(walls), statistics.median(cpus),
+                         statistics.median(per_event), statistics.median(simulation)))
+        easy_cpu, easy_simulation = rows[-1][3], rows[-1][5]
+        for label, metrics, wall, cpu, event, simulation in rows:
             meta = metrics["meta"]
             missed = metrics["metrics"].get("deadline_missed_pct", float("nan")) \
                 if "metrics" in metrics else metrics.get("deadline_missed_pct", float("nan"))
-            print(f"| {policy} | {statistics.median(walls):.2f} | {statistics.median(cpus):.2f} "
-                  f"| {statistics.median(per_event):.0f} | {meta['scheduling_passes']} | "
-                  f"{missed:.1f} |", flush=True)
+            print(f"| {label} | {wall:.2f} | {cpu:.2f} | {event:.0f} | "
+                  f"{meta.get('scheduling_passes', '-')} | {missed:.1f} | "
+                  f"{1e6 * cpu / args.jobs:.0f} | {cpu / easy_cpu:.2f} | "
+                  f"{1e6 * simulation / args.jobs:.0f} | {simulation / easy_simulation:.2f} |")
         print(f"\nload after: {os.getloadavg()[0]:.2f}")
 
 

@@ -44,6 +44,7 @@ import time as wallclock
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from heapq import heappop, heappush
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import numpy as np
@@ -91,6 +92,9 @@ GRID = "grid"
 #: One job per machine at a time (thesis §4.1, §4.2) or machines' CPUs shared (§4.3).
 ALLOCATIONS = ("shared", "exclusive")
 _NONE = np.zeros(0, dtype=np.int64)
+#: Below this many rating-seconds of estimate, a job's times on machines are computed as
+#: int64 arrays (:meth:`GridContext.durations`) with no risk of overflow.
+_EXACT_WORK = 2**61
 
 
 @dataclass(eq=False)
@@ -273,10 +277,12 @@ class GridContext:
         self.free_copies = _read_only(self._free_copies)
         self.largest_room = 0
         self._update_room()
-        self._feature_here = cast("list[bool]",
-                                  platform.feature[:, in_cluster].any(axis=1).tolist())
+        feature_here = platform.feature[:, in_cluster].any(axis=1)
+        self._feature_here = cast("list[bool]", feature_here.tolist())
+        self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
         self.running: dict[int, GridTask] = {}
+        self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
         self._engine = engine
         #: Machine failures and maintenance windows (docs/reference/events.md); None without.
         self._outages: GridOutages | None = None
@@ -292,6 +298,27 @@ class GridContext:
         still to run, rescaled to the machine's rating (eq. 3.9), plus the preemption
         overhead if it is a resumption."""
         return self._engine.expected_time(task, int(self.platform.rating[machine]))
+
+    def durations(self, task: GridTask, machines: np.ndarray) -> np.ndarray:
+        """:meth:`duration` of ``task`` on each of ``machines`` (int64), the same integers."""
+        engine = self._engine
+        work = engine.estimate_work[task.index]
+        if engine.outages is None and work < _EXACT_WORK:
+            resumes = engine.overhead if task.first_start >= 0 else 0
+            ratings = self.platform.rating[machines].astype(np.int64)
+            exact: np.ndarray = resumes - (-work // ratings)
+            return exact
+        return np.array([self.duration(task, int(k)) for k in machines.tolist()],
+                        dtype=np.int64)
+
+    def running_columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The running tasks as arrays in workload order (not start order): their
+        positions (rows of :attr:`columns`), machines, widths and :meth:`expected_end`
+        times.  Kept as a mask of the run's jobs, so no loop over the tasks."""
+        at = np.flatnonzero(self._running_mask)
+        engine = self._engine
+        return (at, engine.machine_of[at], engine.columns.width[at],
+                np.maximum(engine.expected_end_of[at], self.now + 1))
 
     def expected_end(self, task: GridTask) -> int:
         """When a running task is expected to free its machine (start + scaled estimate).
@@ -345,6 +372,20 @@ class GridContext:
         room = self.machines_with_room(task)
         return int(room[0]) if room.size else None
 
+    def may_start(self, at: np.ndarray) -> np.ndarray:
+        """Per task at workload positions ``at`` (:func:`positions`), False where
+        :meth:`machines_with_room` would find no machine by its first two checks alone:
+        wider than :attr:`largest_room`, or needing a floating licence of which no copy is
+        free.  Starts only take CPUs and copies, so a task refused here stays refused
+        until something ends: a scheduling pass can skip it without asking again.  True
+        says only that the task may find a machine."""
+        columns = self.columns
+        ok: np.ndarray = columns.width[at] <= self.largest_room
+        blocked = (self._free_copies < 1) & self._floating_here
+        if blocked.any():
+            ok &= ~columns.needs[at][:, blocked].any(axis=1)
+        return ok
+
     def machines_with_room(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` can start on now, fastest first: eligible, with
         its CPUs free (exclusive: idle), and a free copy of each floating licence it needs
@@ -383,6 +424,7 @@ class GridContext:
                 self._free_copies[l] -= 1
         del self.waiting[task.id]
         self.running[task.id] = task
+        self._running_mask[task.index] = True
         self._update_room()
         self._engine.started(self, task, machine)
 
@@ -455,6 +497,7 @@ class GridContext:
             if not self.platform.feature[l, machine]:
                 self._free_copies[l] += 1
         del self.running[task.id]
+        self._running_mask[task.index] = False
         if self._outages is not None:
             self._outages.released(self, machine)
         self._update_room()
@@ -527,6 +570,9 @@ class _Engine:
         self.work = [t.runtime_left * t.rating for t in tasks]
         self.estimate_work = [t.estimate_left * t.rating for t in tasks]
         self.segments: list[tuple[int, int, int, int, int]] = []
+        # each job's machine and expected end as of its last start (read only while it runs)
+        self.machine_of = np.full(len(tasks), -1, dtype=np.int64)
+        self.expected_end_of = np.full(len(tasks), -1, dtype=np.int64)
         self.reasons: dict[int, str] = {}
         self.busy = 0
         self.in_system_cpus = 0
@@ -579,6 +625,8 @@ class _Engine:
         task.end = ctx.now + overhead + (expected if killed else run_for)
         task.machine_runtime = task.held + overhead + run_for
         task.machine_estimate = task.held + overhead + expected
+        self.machine_of[i] = machine
+        self.expected_end_of[i] = task.expected_end
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
         for l in self._floating(task, machine):
@@ -684,6 +732,15 @@ class _Timer:
             return method(*args)
         finally:
             self.seconds += wallclock.perf_counter() - began
+
+
+def positions(tasks: Sequence[GridTask]) -> np.ndarray:
+    """The workload positions (:attr:`GridTask.index`) of ``tasks``, in their order: the
+    rows of :class:`TaskColumns` to read them by."""
+    return np.fromiter(map(_INDEX, tasks), dtype=np.intp, count=len(tasks))
+
+
+_INDEX = attrgetter("index")
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -1043,4 +1100,4 @@ def _params(obj: Any) -> dict[str, Any]:
 
 
 __all__ = ["ALLOCATIONS", "GridContext", "GridTask", "MetaView", "check_preemption_overhead",
-           "make_tasks", "run_grid"]
+           "make_tasks", "positions", "run_grid"]

@@ -26,10 +26,12 @@ ambiguous we chose; the choices are "our reading" in docs/reference/policies/gri
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
@@ -169,19 +171,22 @@ class FlexibleBackfilling(LocalPolicy):
         """The queued jobs (arrival order) and their four priority terms (jobs × 4: Anti-Aging,
         Deadline, Licence, Wait Minimization), computed now (thesis §3.2.1)."""
         tasks = list(ctx.waiting.values())
-        if not tasks:
-            return tasks, np.zeros((0, 4))
-        at = np.fromiter((task.index for task in tasks), dtype=np.intp, count=len(tasks))
+        return tasks, self._terms(ctx, positions(tasks))
+
+    def _terms(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+        """The four priority terms of the queued jobs at workload positions ``at``."""
+        if not len(at):
+            return np.zeros((0, 4))
         fixed = ctx.columns
         submit, estimate, deadline = fixed.submit[at], fixed.estimate[at], fixed.deadline[at]
         needs = fixed.needs[at]
-        terms = np.empty((len(tasks), 4))
+        terms = np.empty((len(at), 4))
         terms[:, 0] = anti_aging(ctx.now, submit, self.age_factor)
         terms[:, 1] = deadline_term(ctx.now, estimate, deadline, self.deadline_min,
                                     self.deadline_max, self.deadline_k)
         terms[:, 2] = licence_term(needs, self.licence_pressure(), self.licence_weight)
         terms[:, 3] = wait_minimization(estimate, self.priority_boost_value)
-        return tasks, terms
+        return terms
 
     def priorities(self, ctx: GridContext) -> dict[int, Priority]:
         """Every queued job's priority now, by job id (for inspection and tests)."""
@@ -191,17 +196,23 @@ class FlexibleBackfilling(LocalPolicy):
     def queue(self, ctx: GridContext) -> list[GridTask]:
         """The queue in priority order (highest first; ties in arrival order), with the
         reservation's holder first under BF_UNMOD."""
-        tasks, terms = self.priority_terms(ctx)
-        order = [tasks[i] for i in np.argsort(-terms.sum(axis=1), kind="stable")]
+        return self._ordered(ctx)[0]
+
+    def _ordered(self, ctx: GridContext) -> tuple[list[GridTask], np.ndarray]:
+        """:meth:`queue` and its jobs' workload positions."""
+        tasks = list(ctx.waiting.values())
+        at = positions(tasks)
+        order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
-            order.remove(holder)
-            order.insert(0, holder)
-        return order
+            first = tasks.index(holder)
+            order = np.r_[first, order[order != first]]
+        return [tasks[i] for i in order.tolist()], at[order]
 
     def schedule(self, ctx: GridContext) -> None:
-        head = backfill(ctx, self.queue(ctx), self.reserve_by)
+        queue, at = self._ordered(ctx)
+        head = backfill(ctx, queue, self.reserve_by, at)
         holder = None if head is None else head.id
         if holder is not None and holder != self.holder:
             self.holder_changes += 1
@@ -234,15 +245,19 @@ class GridEDF(LocalPolicy):
     """EDF as thesis §4.2 implements it: queued jobs by deadline, earliest first (jobs
     without deadline after, in arrival order); each starts on the fastest machine with room
     for it now (CPUs, licence copies); a job that cannot start waits for the next event
-    while later jobs may start.  No reservation, no preemption."""
+    while later jobs may start.  No reservation, no preemption.  The jobs that cannot
+    start by width or licence copies (:meth:`GridContext.may_start`) are passed over
+    without a search."""
 
     name = "grid-edf"
 
     def schedule(self, ctx: GridContext) -> None:
-        def key(task: GridTask) -> tuple[int, int]:
-            return (0, task.deadline) if task.deadline is not None else (1, 0)
-
-        for task in sorted(ctx.waiting.values(), key=key):
+        tasks = list(ctx.waiting.values())
+        at = positions(tasks)
+        # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
+        order = np.argsort(ctx.columns.deadline[at], kind="stable")
+        possible = ctx.may_start(at[order]).tolist()
+        for task in compress([tasks[i] for i in order.tolist()], possible):
             machine = ctx.fastest_fit(task)
             if machine is not None:
                 ctx.start(task, machine)

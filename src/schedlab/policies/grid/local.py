@@ -11,8 +11,12 @@ docs/reference/policies/grid.md ("BF_FCFS").
 
 from __future__ import annotations
 
+from itertools import compress
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from schedlab.engine.grid import positions
 from schedlab.policies.base import check_choice
 from schedlab.policies.grid.base import LocalPolicy
 
@@ -32,7 +36,9 @@ class GridFCFS(LocalPolicy):
     name = "grid-fcfs"
 
     def schedule(self, ctx: GridContext) -> None:
-        for task in list(ctx.waiting.values()):
+        waiting = ctx.waiting
+        while waiting:
+            task = next(iter(waiting.values()))
             machine = ctx.fastest_fit(task)
             if machine is None:
                 return
@@ -53,87 +59,124 @@ class Reservation:
         self.spare_cpus = spare_cpus
         self.spare_copies = spare_copies
 
-    def admits(self, ctx: GridContext, task: GridTask, machine: int, end: int) -> bool:
-        """Whether ``task`` on ``machine`` until ``end`` leaves the reservation intact;
-        if so, the CPUs and copies it holds past the shadow time are taken from the spare."""
-        if end <= self.start:
-            return True
-        cpus = 0
-        if machine == self.machine:
-            if ctx.exclusive:
-                return False
-            cpus = task.width
-            if cpus > self.spare_cpus:
-                return False
+    def first_admitting(self, ctx: GridContext, task: GridTask, room: np.ndarray) -> int | None:
+        """The first machine of ``room`` (machines where ``task`` can start now, in the
+        order to try) where it leaves the reservation intact -- it ends by the shadow time,
+        or what it holds past it is spare: CPUs on the reserved machine (never under
+        exclusive allocation) and a copy of each of the head's floating licences it
+        floats there.  What the chosen start holds past the shadow time is taken from the
+        spare.  None: no machine of ``room`` admits it.  One array test over ``room``."""
+        if not room.size:
+            return None
+        ends = ctx.now + ctx.durations(task, room)
+        admitted = ends <= self.start
+        on_reserved = room == self.machine
+        cpus_spare = not ctx.exclusive and task.width <= self.spare_cpus
+        holds_past = ~on_reserved if not cpus_spare else np.ones(len(room), dtype=bool)
         feature = ctx.platform.feature
-        held = [l for l in task.licences if l in self.spare_copies and not feature[l, machine]]
-        if any(self.spare_copies[l] < 1 for l in held):
-            return False
-        self.spare_cpus -= cpus
-        for l in held:
-            self.spare_copies[l] -= 1
-        return True
+        lacking = [l for l in task.licences if self.spare_copies.get(l, 1) < 1]
+        if lacking:
+            holds_past &= feature[lacking][:, room].all(axis=0)
+        admitted |= holds_past
+        first = int(admitted.argmax())
+        if not admitted[first]:
+            return None
+        machine = int(room[first])
+        if ends[first] > self.start:
+            if machine == self.machine:
+                self.spare_cpus -= task.width
+            for l in task.licences:
+                if l in self.spare_copies and not feature[l, machine]:
+                    self.spare_copies[l] -= 1
+        return machine
 
 
 def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     """The head's reservation: over its eligible machines, fastest first, the one where it
     can start earliest (``by="start"``) or end earliest (``by="end"``), assuming running
-    jobs end at their expected ends and nothing else starts.
+    jobs end at their expected ends (:meth:`GridContext.expected_end`) and nothing else
+    starts; the first such machine on a tie.
 
-    On machine ``m`` the start is the later of (a) when enough CPUs of ``m``
-    are free (exclusive: when ``m`` is idle) and (b) for each floating
-    licence the head needs there, when a copy is free in the cluster.
+    On machine ``m`` the start is the latest of (a) when enough CPUs of ``m``
+    are free (exclusive: when ``m`` is idle; :func:`cpus_free_at`), (b) for
+    each floating licence the head needs there, when a copy is free in the
+    cluster (now, or the earliest expected end of a job holding one), and (c)
+    when ``m`` is back in service (:meth:`GridContext.back_at`: a failed or
+    drained machine).  Computed over arrays of the running jobs, one pass each.
     """
-    running = sorted(ctx.running.values(), key=ctx.expected_end)
+    now = ctx.now
+    running, machines, widths, ends = ctx.running_columns()
     feature = ctx.platform.feature
-    copy_free: dict[int, int] = {}
-    for l in head.licences:
-        if ctx.free_copies[l] >= 1:
-            copy_free[l] = ctx.now
-        else:
-            copy_free[l] = next((ctx.expected_end(t) for t in running
-                                 if l in t.licences and not feature[l, t.machine]), ctx.now)
-    by_machine: dict[int, list[GridTask]] = {}
-    for t in running:
-        by_machine.setdefault(t.machine, []).append(t)
-    best: tuple[int, int, int] | None = None
-    for k in ctx.candidates(head):
-        k = int(k)
-        start = _cpus_free_at(ctx, head, k, by_machine.get(k, []))
-        for l in head.licences:
-            if not feature[l, k]:
-                start = max(start, copy_free[l])
-        key = start if by == "start" else start + ctx.duration(head, k)
-        if best is None or key < best[0]:
-            best = (key, start, k)
-    assert best is not None, "a dispatched job has an eligible machine in its cluster"
-    _, start, machine = best
-    holding = [t for t in running if ctx.expected_end(t) > start]
+    licences = list(head.licences)
+    # floats[j, i]: running job j holds a floating copy of the head's licence licences[i]
+    floats = np.zeros((len(ends), len(licences)), dtype=bool)
+    copy_free = np.full(len(licences), now, dtype=np.int64)
+    if licences and len(ends):
+        floats = ctx.columns.needs[running][:, licences] & ~feature[licences][:, machines].T
+        for i, l in enumerate(licences):
+            if ctx.free_copies[l] < 1 and floats[:, i].any():
+                copy_free[i] = ends[floats[:, i]].min()
+    candidates = ctx.candidates(head)
+    start = cpus_free_at(ctx, head.width, candidates, machines, widths, ends)
+    if licences:
+        floating_there = ~feature[licences][:, candidates]
+        start = np.maximum(start, np.where(floating_there, copy_free[:, None], now).max(axis=0))
+    key = start if by == "start" else start + ctx.durations(head, candidates)
+    best = int(key.argmin())
+    machine, when = int(candidates[best]), int(start[best])
+    holding = ends > when
     spare_cpus = int(ctx.platform.cpus[machine]) - head.width \
-        - sum(t.width for t in holding if t.machine == machine)
-    spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1
-                    - sum(1 for t in holding if l in t.licences and not feature[l, t.machine])
-                    for l in head.licences if not feature[l, machine]}
-    return Reservation(machine, start, spare_cpus, spare_copies)
+        - int(widths[holding & (machines == machine)].sum())
+    held = floats[holding].sum(axis=0)
+    spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1 - int(held[i])
+                    for i, l in enumerate(licences) if not feature[l, machine]}
+    return Reservation(machine, when, spare_cpus, spare_copies)
 
 
-def _cpus_free_at(ctx: GridContext, head: GridTask, machine: int,
-                  on_machine: list[GridTask]) -> int:
-    """When ``machine`` has room for ``head`` by CPUs (exclusive: is idle), its running
-    tasks ``on_machine`` (earliest expected end first) ending as expected, and not before
-    it is back in service (:meth:`GridContext.back_at`: a failed or drained machine)."""
-    back = ctx.back_at(machine)
-    if ctx.exclusive:
-        return max(max((ctx.expected_end(t) for t in on_machine), default=ctx.now), back)
-    free = int(ctx.free_cpus[machine]) if back == ctx.now else \
-        int(ctx.platform.cpus[machine]) - sum(t.width for t in on_machine)
-    when = ctx.now
-    for t in on_machine:
-        if free >= head.width:
-            break
-        free += t.width
-        when = ctx.expected_end(t)
-    return max(when, back)
+def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines: np.ndarray,
+                 widths: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per machine of ``candidates``, when it has ``width`` CPUs free (exclusive: is idle)
+    and is in service (:meth:`GridContext.back_at`), the running jobs (on ``machines``,
+    ``widths`` CPUs each, expected at ``ends``) ending in order of expected end (jobs
+    ending together free their CPUs at the same time, so their order does not matter).
+    A machine out of service counts its CPUs less its jobs' as free."""
+    now = ctx.now
+    when = np.full(len(ctx.free_cpus), now, dtype=np.int64)
+    if len(ends):
+        order = np.lexsort((ends, machines))        # by machine, then expected end
+        on, end = machines[order], ends[order]
+        first = np.flatnonzero(np.r_[True, on[1:] != on[:-1]])
+        last = np.r_[first[1:], len(on)] - 1
+        if ctx.exclusive:
+            when[on[last]] = end[last]
+        else:
+            free = ctx.free_cpus.astype(np.int64)
+            back = _back_at(ctx, candidates)
+            if back is not None:
+                away = candidates[back > now]
+                used = np.bincount(machines, weights=widths, minlength=len(free))
+                free[away] = ctx.platform.cpus[away] - used[away].astype(np.int64)
+            # free CPUs after each job of the machine has ended, in order
+            freed = np.cumsum(widths[order])
+            freed -= np.repeat(freed[first] - widths[order][first], last - first + 1)
+            enough = free[on] + freed >= width
+            # the job whose end frees enough (else the machine's last), unless enough now
+            position = np.where(enough, np.arange(len(on)), len(on))
+            reached = np.minimum(np.minimum.reduceat(position, first), last)
+            short = free[on[first]] < width
+            when[on[first][short]] = end[reached[short]]
+    result: np.ndarray = when[candidates]
+    back = _back_at(ctx, candidates)
+    if back is not None:
+        result = np.maximum(result, back)
+    return result
+
+
+def _back_at(ctx: GridContext, candidates: np.ndarray) -> np.ndarray | None:
+    """When each of ``candidates`` is back in service; None in a run without outages."""
+    if not len(ctx.out_of_service):
+        return None
+    return np.array([ctx.back_at(int(k)) for k in candidates.tolist()], dtype=np.int64)
 
 
 class BackfillingFCFS(LocalPolicy):
@@ -168,7 +211,8 @@ class BackfillingFCFS(LocalPolicy):
         backfill(ctx, queue, self.reserve_by)
 
 
-def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start") -> GridTask | None:
+def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
+             at: np.ndarray | None = None) -> GridTask | None:
     """One EASY pass over ``queue`` in its order; returns the job that got the reservation
     (None when every job that could be tried started).
 
@@ -176,19 +220,23 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start") -> Grid
     it gets a reservation (:func:`reserve`, ``by`` as there), and every later
     job starts on the fastest machine with room where it leaves that
     reservation intact.  BF_FCFS runs it on the arrival order, Flexible
-    Backfilling on the priority order.
+    Backfilling on the priority order.  The jobs that cannot start now by
+    width or licence copies (:meth:`GridContext.may_start`, one array test
+    over the queue) are passed over without a search: a long queue behind a
+    scarce licence costs little.  ``at``: the queue's workload positions
+    (:func:`~schedlab.engine.grid.positions`), when the caller has them.
     """
-    reservation = head = None
-    for task in queue:
-        if reservation is None:
-            machine = ctx.fastest_fit(task)
-            if machine is not None:
-                ctx.start(task, machine)
-            else:
-                head, reservation = task, reserve(ctx, task, by)
-            continue
-        for k in ctx.machines_with_room(task).tolist():
-            if reservation.admits(ctx, task, k, ctx.now + ctx.duration(task, k)):
-                ctx.start(task, k)
-                break
+    possible = ctx.may_start(positions(queue) if at is None else at).tolist()
+    for position, task in enumerate(queue):
+        machine = ctx.fastest_fit(task) if possible[position] else None
+        if machine is None:
+            break
+        ctx.start(task, machine)
+    else:
+        return None
+    head, reservation = queue[position], reserve(ctx, queue[position], by)
+    for task in compress(queue[position + 1:], possible[position + 1:]):
+        machine = reservation.first_admitting(ctx, task, ctx.machines_with_room(task))
+        if machine is not None:
+            ctx.start(task, machine)
     return head

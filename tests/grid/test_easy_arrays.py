@@ -1,0 +1,195 @@
+"""The grid EASY pass over arrays (policies/grid/local.py) against the job-by-job loops it
+replaced: at every scheduling pass of random runs, the head's reservation (both ``by``), the
+admission scan and the queue test of :meth:`GridContext.may_start` agree with the plain
+Python reading of the same rules, under both allocations, with failures and windows, and
+with a preemption overhead."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab.conformance import check_grid_invariants
+from schedlab.engine.grid import positions, run_grid
+from schedlab.platform.generator import PlatformSettings, generate_platform
+from schedlab.policies.grid import LeastWork
+from schedlab.policies.grid.flexible import FlexibleBackfillingMod, GridEDF
+from schedlab.policies.grid.local import BackfillingFCFS, Reservation, reserve
+from schedlab.workload.models.grid import JobSettings, generate_grid
+from schedlab.workload.outages import FailureModel, FailureSpec, Window
+
+
+# ------------------------------------------------------------------ the loops, as read
+def loop_reserve(ctx, head, by):
+    """The reservation of docs/reference/policies/grid.md ("BF_FCFS"), job by job."""
+    running = sorted(ctx.running.values(), key=ctx.expected_end)
+    feature = ctx.platform.feature
+    copy_free = {}
+    for l in head.licences:
+        if ctx.free_copies[l] >= 1:
+            copy_free[l] = ctx.now
+        else:
+            copy_free[l] = next((ctx.expected_end(t) for t in running
+                                 if l in t.licences and not feature[l, t.machine]), ctx.now)
+    best = None
+    for k in ctx.candidates(head).tolist():
+        on_k = [t for t in running if t.machine == k]
+        back = ctx.back_at(k)
+        if ctx.exclusive:
+            start = max(max((ctx.expected_end(t) for t in on_k), default=ctx.now), back)
+        else:
+            free = int(ctx.free_cpus[k]) if back == ctx.now else \
+                int(ctx.platform.cpus[k]) - sum(t.width for t in on_k)
+            start = ctx.now
+            for t in on_k:
+                if free >= head.width:
+                    break
+                free += t.width
+                start = ctx.expected_end(t)
+            start = max(start, back)
+        for l in head.licences:
+            if not feature[l, k]:
+                start = max(start, copy_free[l])
+        key = start if by == "start" else start + ctx.duration(head, k)
+        if best is None or key < best[0]:
+            best = (key, start, k)
+    _, start, machine = best
+    holding = [t for t in running if ctx.expected_end(t) > start]
+    spare_cpus = int(ctx.platform.cpus[machine]) - head.width \
+        - sum(t.width for t in holding if t.machine == machine)
+    spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1
+                    - sum(1 for t in holding if l in t.licences and not feature[l, t.machine])
+                    for l in head.licences if not feature[l, machine]}
+    return Reservation(machine, start, spare_cpus, spare_copies)
+
+
+def loop_admitting(reservation, ctx, task, room):
+    """The first machine of ``room`` where ``task`` leaves ``reservation`` intact, machine
+    by machine (taking what it holds past the shadow time from the spare)."""
+    feature = ctx.platform.feature
+    for k in room.tolist():
+        if ctx.now + ctx.duration(task, k) <= reservation.start:
+            return k
+        cpus = 0
+        if k == reservation.machine:
+            if ctx.exclusive:
+                continue
+            cpus = task.width
+            if cpus > reservation.spare_cpus:
+                continue
+        held = [l for l in task.licences
+                if l in reservation.spare_copies and not feature[l, k]]
+        if any(reservation.spare_copies[l] < 1 for l in held):
+            continue
+        reservation.spare_cpus -= cpus
+        for l in held:
+            reservation.spare_copies[l] -= 1
+        return k
+    return None
+
+
+def same(a, b):
+    return (a.machine, a.start, a.spare_cpus, a.spare_copies) == \
+        (b.machine, b.start, b.spare_cpus, b.spare_copies)
+
+
+class CheckedEasy(BackfillingFCFS):
+    """BF_FCFS that, before each pass, compares the array pieces with the loops for every
+    queued job (as the head, and as a job to backfill behind the first one)."""
+
+    checked = 0
+
+    def schedule(self, ctx):
+        queue = list(ctx.waiting.values())
+        possible = ctx.may_start(positions(queue))
+        for task, ok in zip(queue, possible.tolist()):
+            if not ok:
+                assert not ctx.machines_with_room(task).size
+            for by in ("start", "end"):
+                assert same(reserve(ctx, task, by), loop_reserve(ctx, task, by))
+        if queue:
+            held = reserve(ctx, queue[0], self.reserve_by)
+            for task in queue[1:]:
+                room = ctx.machines_with_room(task)
+                loop_held = copy.deepcopy(held)
+                assert held.first_admitting(ctx, task, room) == \
+                    loop_admitting(loop_held, ctx, task, room)
+                assert same(held, loop_held)
+            CheckedEasy.checked += len(queue)
+        super().schedule(ctx)
+
+
+def random_grid(seed, clusters=(4, 3)):
+    platform = generate_platform(PlatformSettings(clusters=clusters, cpus=(1, 8), licences=4,
+                                                  ratio=(0.3, 0.6)), seed)
+    jobs = JobSettings(estimate=(20, 400), margin=(0, 300), cpus=(1, 8), licence_need=0.5,
+                       runtime_ratio=(0.2, 1.3))
+    return platform, generate_grid(platform, jobs, 45, 6.0, seed)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), allocation=st.sampled_from(["shared", "exclusive"]),
+       overrun=st.sampled_from(["kill", "extend"]), overhead=st.integers(0, 30),
+       outages=st.booleans())
+def test_the_array_pass_agrees_with_the_loops(seed, allocation, overrun, overhead, outages):
+    platform, grid = random_grid(seed)
+    options = {}
+    if outages:
+        options = {"failures": FailureSpec(model=FailureModel(mtbf=3000.0, repair=300.0, seed=seed),
+                                           fate="requeue"),
+                   "windows": (Window(0, 200, 900, 2),)}
+    before = CheckedEasy.checked
+    result = run_grid(grid, platform, [CheckedEasy() for _ in platform.clusters], LeastWork(),
+                      allocation=allocation, overrun=overrun, preemption_overhead=overhead,
+                      **options)
+    check_grid_invariants(result, grid, platform)
+    assert CheckedEasy.checked > before          # queues formed: the checks ran
+
+
+@pytest.mark.parametrize("policy", [GridEDF, FlexibleBackfillingMod])
+def test_a_job_may_start_refuses_has_no_machine_with_room(policy):
+    """The queue test of EDF and Flexible Backfilling passes over exactly jobs that could
+    not start: each refused job has no machine with room at that pass."""
+    refused = []
+
+    class Checked(policy):
+        def schedule(self, ctx):
+            queue = list(ctx.waiting.values())
+            for task, ok in zip(queue, ctx.may_start(positions(queue)).tolist()):
+                if not ok:
+                    assert not ctx.machines_with_room(task).size
+                    refused.append(task.id)
+            super().schedule(ctx)
+
+    platform, grid = random_grid(3)
+    run_grid(grid, platform, [Checked() for _ in platform.clusters], LeastWork())
+    assert refused
+
+
+def test_may_start_by_width_and_by_floating_copies():
+    """A job wider than the largest room, or needing a floating licence with no copy free,
+    is refused; the others may start."""
+    platform, grid = random_grid(1, clusters=(3,))
+    seen = {}
+
+    class Probe(BackfillingFCFS):
+        def schedule(self, ctx):
+            if ctx.waiting and "checked" not in seen:
+                queue = list(ctx.waiting.values())
+                at = positions(queue)
+                got = ctx.may_start(at)
+                columns = ctx.columns
+                blocked = (np.asarray(ctx.free_copies) < 1) & \
+                    ~platform.feature[:, ctx.machines].any(axis=1)
+                want = (columns.width[at] <= ctx.largest_room) & \
+                    ~(columns.needs[at] & blocked).any(axis=1)
+                assert got.tolist() == want.tolist()
+                seen["checked"] = len(queue)
+            super().schedule(ctx)
+
+    run_grid(grid, platform, [Probe()])
+    assert seen["checked"] > 0
