@@ -7,6 +7,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -144,6 +145,8 @@ def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
 #: own, or shortest (planned) job backfilled first, as EASY++ does (Tsafrir, Etsion &
 #: Feitelson 2007, §4).
 BACKFILL_ORDERS = ("queue", "sjbf")
+#: A job's planned runtime as the policy sees it (its ``estimate``), read in C for sorting.
+_PLANNED_RUNTIME = attrgetter("estimate")
 
 
 def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequence[Job]:
@@ -151,7 +154,7 @@ def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequenc
     or by planned runtime (the job's ``estimate`` as the policy sees it) for ``sjbf``,
     queue order among equals."""
     rest = queue[after + 1:]
-    return sorted(rest, key=lambda job: job.estimate) if order == "sjbf" else rest
+    return sorted(rest, key=_PLANNED_RUNTIME) if order == "sjbf" else rest
 
 
 class HeadReservation:
@@ -265,8 +268,10 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         super().__init__(order=order)
         check_choice(self.name, "backfill_order", backfill_order, BACKFILL_ORDERS)
         self.backfill_order = backfill_order
-        #: The head's reservation as the last pass left it, when planning on predictions.
+        #: The head's reservation as the last pass left it (None: it left none), when
+        #: planning on predictions; the one object every pass fills.
         self._left: HeadReservation | None = None
+        self._reservation = HeadReservation()
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
 
@@ -283,7 +288,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         if self.runtime_planner is None:
             easy_pass(ctx, queue, self.backfill_order)
         else:
-            self._left = easy_pass(ctx, queue, self.backfill_order, HeadReservation())
+            self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
 
     def idle_after_corrections(self, ctx: Context) -> bool:
         """Whether a pass now would start nothing, when only corrections happened since the
@@ -293,23 +298,27 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         and the free processors are those the last pass left, and a pass run
         again on them starts nothing (:func:`backfill_choices`).  With no job
         waiting or no processor free this one starts nothing either.  Else, if
-        the blocked head's shadow time is where the last pass left it and the
-        extra processors are no more, every job that pass passed over still
-        ends after the shadow time (it is later now) and is still wider than
-        the extra processors, so it is passed over again.
+        the blocked head's shadow time is where the last pass left it (the
+        extra processors, less the width of every job corrected from ending by
+        it to ending after it, are still >= 0: :meth:`on_correction`), every
+        job that pass passed over still ends after the shadow time (it is
+        later now) and is still wider than the extra processors, which are no
+        more than they were, so it is passed over again.
         """
         if not ctx.waiting or ctx.free == 0:
             return True
         left = self._left
-        if left is None:
-            return False
-        shadow, extra = shadow_and_extra(ctx, left.width)
-        return shadow == left.shadow and extra <= left.extra
+        return left is not None and left.extra >= 0
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """Count the reservation a correction breaks: the first waiting job's shadow time
         moves later than it was with ``job`` ending at ``previous_end`` as planned
-        (statistic ``broken_reservations``)."""
+        (statistic ``broken_reservations``).  Keeps the head's reservation the last pass
+        left (:meth:`idle_after_corrections`): a job that was to end by its shadow
+        time and now ends after it takes its width from the extra processors."""
+        left = self._left
+        if left is not None and previous_end <= left.shadow < ctx.expected_end(job):
+            left.extra -= job.width
         waiting = ctx.waiting
         if not waiting:
             return

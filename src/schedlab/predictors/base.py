@@ -228,12 +228,7 @@ class Predictor:
         estimate.  A job past its estimate (only under ``overrun="extend"``)
         gets ``elapsed + 1``: "soon", as the engine's expected end says.
         """
-        estimate = query.estimate
-        if elapsed >= estimate:
-            return elapsed + 1
-        if self.correction == "graded":
-            return min(estimate, max(2 * predicted, elapsed + 1))
-        return estimate
+        return corrected_runtime(query.estimate, predicted, elapsed, self.correction)
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this predictor was built with."""
@@ -254,6 +249,17 @@ class Predictor:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+def corrected_runtime(estimate: int, predicted: int, elapsed: int, correction: str) -> int:
+    """:meth:`Predictor.corrected` by the rule ``correction`` (:data:`CORRECTIONS`), from
+    the job's estimate alone: what the engine's planner calls for a predictor that keeps
+    the rule, without building the query."""
+    if elapsed >= estimate:
+        return elapsed + 1
+    if correction == "graded":
+        return min(estimate, max(2 * predicted, elapsed + 1))
+    return estimate
 
 
 def clamp(value: int, estimate: int) -> int:
