@@ -27,7 +27,7 @@ its prediction, :meth:`Predictor.corrected` gives the new one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple, Self
@@ -103,6 +103,29 @@ def ended_job(job: Job, start: int, end: int, status: int = FINISHED,
     """The :class:`EndedJob` of an engine job that ran from ``start`` to ``end`` (built as
     :func:`query_of` builds a query)."""
     return tuple.__new__(EndedJob, _SUBMITTED(job) + (app, start, end, end - start, status))
+
+
+def asking(predict: Callable[[PredictionQuery], int]) -> Callable[[Job], int]:
+    """``predict`` asked about an engine job: ``job -> predict(query_of(job))`` in one
+    frame (the engine's planner calls it at every submission)."""
+    new, submitted, no_app = tuple.__new__, _SUBMITTED, (UNKNOWN,)
+
+    def planned(job: Job) -> int:
+        return predict(new(PredictionQuery, submitted(job) + no_app))
+
+    return planned
+
+
+def telling(observe: Callable[[EndedJob], None]) -> Callable[[Job, int, int, int], None]:
+    """``observe`` told of an engine job that ended: ``(job, start, end, status) ->
+    observe(ended_job(job, start, end, status))`` in one frame (the engine's planner
+    calls it at every end)."""
+    new, submitted = tuple.__new__, _SUBMITTED
+
+    def ended(job: Job, start: int, end: int, status: int) -> None:
+        observe(new(EndedJob, submitted(job) + (UNKNOWN, start, end, end - start, status)))
+
+    return ended
 
 
 @dataclass(frozen=True)
