@@ -216,7 +216,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     cancelled by its user (a withdrawn booking takes others again); with a warm
     cache it only loads them.  The processor map of runs with failures and windows
     (:mod:`schedlab.engine.processors`), which every policy uses, is compiled too, by one
-    run with failures (entry ``processor map``).  ``make`` runs it after installing
+    run with failures (entry ``processor map``), and so is the ``knn`` predictor's search
+    (:mod:`schedlab.predictors.knn_kernel`), by one run planning with it (entry ``knn
+    predictor``).  ``make`` runs it after installing
     (``schedlab precompile``).
     """
     import time
@@ -235,6 +237,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     began = time.perf_counter()
     execute(RunSpec(lublin, "fcfs", failures="mtbf=1d,fate=requeue"))
     taken["processor map"] = time.perf_counter() - began
+    began = time.perf_counter()
+    execute(RunSpec(lublin, {"name": "fcfs+easy", "predictor": "knn"}))
+    taken["knn predictor"] = time.perf_counter() - began
     return taken
 
 

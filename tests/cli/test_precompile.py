@@ -42,6 +42,10 @@ def test_after_precompile_a_run_only_loads_the_compiled_loops(tmp_path):
                              "--failures", "mtbf=2d,fate=requeue,allocation=any")
     assert "data saved" not in with_failures
     assert "processors" in with_failures and "data loaded" in with_failures
+    with_knn = schedlab(cache, "simulate", "lublin", "-n", "2000", "--policy", "fcfs+easy",
+                        "--param", "predictor=knn")
+    assert "data saved" not in with_knn
+    assert "knn_kernel" in with_knn and "data loaded" in with_knn
 
 
 @pytest.mark.slow

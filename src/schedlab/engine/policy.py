@@ -185,6 +185,19 @@ class Policy(PolicyBase):
         (its expected end moved from ``previous_end`` to ``ctx.expected_end(job)``); a
         scheduling pass follows at once.  Only with a :attr:`runtime_planner`."""
 
+    def idle_after_corrections(self, ctx: Context) -> bool:
+        """Whether the pass at an instant of nothing but corrections would start nothing.
+
+        Asked by the engine when only corrections of planned runtimes happened
+        since the last pass, in a run whose jobs are killed at their estimates
+        (no grace, no outages), so that every running job is expected to end
+        after now; True skips the pass.  A policy says True only when it has
+        proved it (:meth:`EasyBackfilling.idle_after_corrections
+        <schedlab.policies.backfilling.EasyBackfilling.idle_after_corrections>`);
+        the default, False, keeps every pass.
+        """
+        return False
+
     def on_submit(self, ctx: Context, job: Job) -> None:
         """A job arrived (it is already in ``ctx.waiting``); may ``ctx.reject`` it."""
 

@@ -254,7 +254,11 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     is :func:`_full_loop` without reservation events, held jobs and requests
     and with a pass at every instant (the test suite checks that both give
     the same results).  Node failures and repairs come after the finishes of
-    their instant, as in :func:`_full_loop`.
+    their instant, as in :func:`_full_loop`.  An instant with nothing but
+    corrections of planned runtimes has no pass when the policy says it would
+    start nothing (:meth:`~schedlab.engine.policy.Policy.idle_after_corrections`),
+    asked only while every running job is expected to end no earlier than now
+    (killed at its estimate, no grace, no outages).
     """
     events = ctx._events
     version = ctx._version
@@ -263,7 +267,15 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     on_correction = getattr(policy, "on_correction", None)
     on_outage = getattr(policy, "on_outage", None)
     outages = ctx._outages
-    entering = ctx._planner is not None or (outages is not None and outages.changes_jobs)
+    # How a submitted job enters the queue when it changes on the way (no cancellations
+    # here): as its first attempt with outages, and as the policy sees it with a planner.
+    planning = ctx._planner is not None
+    enter = (ctx._enter if outages is not None and (outages.changes_jobs or planning)
+             else ctx._planned_view if planning else None)
+    idle_after_corrections = (getattr(policy, "idle_after_corrections", None)
+                              if ctx._planner is not None and ctx.overrun == "kill"
+                              and not ctx.kill_grace and outages is None else None)
+    corrections_only = False
     n = len(jobs)
     nxt = 0
     due = progress.due
@@ -279,6 +291,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         if events and events[0][0] <= now:
             now = events[0][0]
         ctx.now = now
+        if idle_after_corrections is not None:
+            corrections_only = now != submits[nxt] and events[0][1] == CORRECT
         # 1. finishes
         while events:
             event = events[0]
@@ -302,13 +316,16 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         while submits[nxt] == now:
             job = jobs[nxt]
             nxt += 1
-            if entering:
-                job = ctx._enter(job)         # type: ignore[assignment]  # never None here
+            if enter is not None:
+                job = enter(job)              # type: ignore[assignment]  # never None here
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
+            corrections_only = False
+        if corrections_only and idle_after_corrections(ctx):  # type: ignore[misc]
+            continue                          # no pass: nothing it could start, nothing to record
         yield now
         down = 0 if outages is None else outages.down
         record(now, capacity - ctx.free - down, len(waiting))

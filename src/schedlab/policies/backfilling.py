@@ -7,6 +7,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,20 +72,6 @@ def shadow_and_extra(ctx: Context, width: int) -> tuple[int, int]:
     return shadow_of(ctx.free, ctx.releases(), width)
 
 
-def releases_as_planned(ctx: Context, corrected: tuple[int, int], previous_end: int
-                        ) -> Iterator[tuple[int, int]]:
-    """:meth:`~schedlab.engine.context.Context.releases` as they were before a correction:
-    the corrected job's ``(end, width)`` back at ``previous_end`` (a time already reached,
-    so "soon": ``now + 1``, the earliest release)."""
-    yield max(previous_end, ctx.now + 1), corrected[1]
-    skipped = False
-    for release in ctx.releases():
-        if not skipped and release == corrected:
-            skipped = True
-            continue
-        yield release
-
-
 def shadow_of(free: int, releases: Iterable[tuple[int, int]], width: int) -> tuple[int, int]:
     """:func:`shadow_and_extra` from ``free`` processors and ``(end, width)`` releases in
     end order."""
@@ -97,6 +84,36 @@ def shadow_of(free: int, releases: Iterable[tuple[int, int]], width: int) -> tup
         if shadow < 0 and available >= width:
             shadow = end
     return shadow, available - width
+
+
+def shadow_moved(ctx: Context, job: Job, previous_end: int, width: int) -> bool:
+    """Whether a correction moved the shadow time of a blocked job of ``width`` later.
+
+    Before it, ``job`` was to end at ``previous_end`` (a time already reached:
+    "soon", ``now + 1``, the earliest release); now it ends at its corrected
+    expected end.  The shadow time moves later iff the job no longer ends by
+    the shadow time it had and the blocked job needed some of its processors
+    then (fewer extra processors than the job's width).  One walk over
+    :meth:`~schedlab.engine.context.Context.releases`, the corrected job's
+    release counted at ``previous_end`` instead (:func:`shadow_of`'s loop).
+    """
+    now = ctx.now
+    corrected = (ctx.expected_end(job), job.width)
+    released_first = max(previous_end, now + 1)
+    available = ctx.free + job.width
+    shadow = released_first if available >= width else -1
+    skipped = False
+    for release in ctx.releases():
+        end = release[0]
+        if shadow >= 0 and end > shadow:
+            break
+        if not skipped and release == corrected:
+            skipped = True
+            continue
+        available += release[1]
+        if shadow < 0 and available >= width:
+            shadow = end
+    return corrected[0] > shadow and available - width < job.width
 
 
 def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
@@ -128,6 +145,8 @@ def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
 #: own, or shortest (planned) job backfilled first, as EASY++ does (Tsafrir, Etsion &
 #: Feitelson 2007, §4).
 BACKFILL_ORDERS = ("queue", "sjbf")
+#: A job's planned runtime as the policy sees it (its ``estimate``), read in C for sorting.
+_PLANNED_RUNTIME = attrgetter("estimate")
 
 
 def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequence[Job]:
@@ -135,20 +154,38 @@ def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequenc
     or by planned runtime (the job's ``estimate`` as the policy sees it) for ``sjbf``,
     queue order among equals."""
     rest = queue[after + 1:]
-    return sorted(rest, key=lambda job: job.estimate) if order == "sjbf" else rest
+    return sorted(rest, key=_PLANNED_RUNTIME) if order == "sjbf" else rest
 
 
-def easy_pass(ctx: Context, queue: Sequence[Job], backfill_order: str = "queue") -> None:
+class HeadReservation:
+    """EASY's reservation for the first waiting job that cannot start, as a pass leaves it:
+    the job's width, its shadow time and the extra processors no backfilled job has taken
+    (:func:`backfill_choices` keeps it up to date as it hands out jobs)."""
+
+    __slots__ = ("extra", "shadow", "width")
+
+    def __init__(self) -> None:
+        self.width = self.shadow = self.extra = 0
+
+
+def easy_pass(ctx: Context, queue: Sequence[Job], backfill_order: str = "queue",
+              reservation: HeadReservation | None = None) -> HeadReservation | None:
     """One EASY pass over ``queue`` (already in priority order); see :class:`EasyBackfilling`.
 
     Shared by every EASY-style policy (any ordering, EDF), so the head's
     protection rule exists once; ``backfill_order`` is :data:`BACKFILL_ORDERS`'.
+    Given a ``reservation``, returns it as the pass leaves the head's
+    reservation, or None when the pass ended with no blocked head or no
+    processor free.
     """
     blocked = start_heads(ctx, queue)
     if blocked == len(queue) or ctx.free == 0:
-        return
-    for job in backfill_choices(ctx, queue, blocked, backfill_order):
+        return None
+    if reservation is not None:
+        reservation.width = queue[blocked].width
+    for job in backfill_choices(ctx, queue, blocked, backfill_order, reservation):
         ctx.start(job)
+    return reservation
 
 
 def start_heads(ctx: Context, queue: Sequence[Job]) -> int:
@@ -164,7 +201,8 @@ def start_heads(ctx: Context, queue: Sequence[Job]) -> int:
 
 
 def backfill_choices(ctx: Context, queue: Sequence[Job], blocked: int,
-                     backfill_order: str = "queue") -> Iterator[Job]:
+                     backfill_order: str = "queue",
+                     reservation: HeadReservation | None = None) -> Iterator[Job]:
     """The jobs EASY backfills behind ``queue[blocked]``, the first job that cannot start,
     one at a time.
 
@@ -176,9 +214,12 @@ def backfill_choices(ctx: Context, queue: Sequence[Job], blocked: int,
     environment asks an agent); the next one is chosen on the machine as it
     then is.  Starting a job the shadow rule admits leaves the shadow time
     where it was, so asking again after each start gives the same jobs as
-    one pass.
+    one pass.  ``reservation``, when given, is kept at the head's shadow time and
+    the extra processors left.
     """
     shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
+    if reservation is not None:
+        reservation.shadow, reservation.extra = shadow, extra
     now = ctx.now
     waiting = ctx.waiting
     for job in backfill_candidates(queue, blocked, backfill_order):
@@ -191,6 +232,8 @@ def backfill_choices(ctx: Context, queue: Sequence[Job], blocked: int,
             yield job
             if job.id not in waiting:
                 extra -= width
+                if reservation is not None:
+                    reservation.extra = extra
         else:
             continue
         if ctx.free == 0:
@@ -225,10 +268,15 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         super().__init__(order=order)
         check_choice(self.name, "backfill_order", backfill_order, BACKFILL_ORDERS)
         self.backfill_order = backfill_order
+        #: The head's reservation as the last pass left it (None: it left none), when
+        #: planning on predictions; the one object every pass fills.
+        self._left: HeadReservation | None = None
+        self._reservation = HeadReservation()
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
 
     def schedule(self, ctx: Context) -> None:
+        self._left = None
         if ctx.reservations_enabled:
             queue = self._around_reservations(ctx)
             if queue is None:
@@ -237,12 +285,40 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
-        easy_pass(ctx, queue, self.backfill_order)
+        if self.runtime_planner is None:
+            easy_pass(ctx, queue, self.backfill_order)
+        else:
+            self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
+
+    def idle_after_corrections(self, ctx: Context) -> bool:
+        """Whether a pass now would start nothing, when only corrections happened since the
+        last one (the engine then skips it; :meth:`Policy.idle_after_corrections`).
+
+        A correction only moves a running job's expected end later; the queue
+        and the free processors are those the last pass left, and a pass run
+        again on them starts nothing (:func:`backfill_choices`).  With no job
+        waiting or no processor free this one starts nothing either.  Else, if
+        the blocked head's shadow time is where the last pass left it (the
+        extra processors, less the width of every job corrected from ending by
+        it to ending after it, are still >= 0: :meth:`on_correction`), every
+        job that pass passed over still ends after the shadow time (it is
+        later now) and is still wider than the extra processors, which are no
+        more than they were, so it is passed over again.
+        """
+        if not ctx.waiting or ctx.free == 0:
+            return True
+        left = self._left
+        return left is not None and left.extra >= 0
 
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """Count the reservation a correction breaks: the first waiting job's shadow time
         moves later than it was with ``job`` ending at ``previous_end`` as planned
-        (statistic ``broken_reservations``)."""
+        (statistic ``broken_reservations``).  Keeps the head's reservation the last pass
+        left (:meth:`idle_after_corrections`): a job that was to end by its shadow
+        time and now ends after it takes its width from the extra processors."""
+        left = self._left
+        if left is not None and previous_end <= left.shadow < ctx.expected_end(job):
+            left.extra -= job.width
         waiting = ctx.waiting
         if not waiting:
             return
@@ -250,12 +326,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
                 else in_order(waiting.values(), self.order)[0])
         if head.width <= ctx.free:
             return
-        corrected_end = ctx.expected_end(job)
-        before, extra = shadow_of(ctx.free, releases_as_planned(ctx, (corrected_end, job.width),
-                                                                previous_end), head.width)
-        # The shadow time moves later iff the job no longer ends by it and the head needed
-        # some of its processors then (fewer extra processors than the job's width).
-        if corrected_end > before and extra < job.width:
+        if shadow_moved(ctx, job, previous_end, head.width):
             ctx.count("broken_reservations")
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:

@@ -25,10 +25,10 @@ from schedlab.predictors import (
     DEFAULT_PREDICTOR,
     Predictor,
     PredictorSpec,
-    ended_job,
     make_predictor,
     query_of,
 )
+from schedlab.predictors.base import asking, corrected_runtime, telling
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -41,28 +41,36 @@ class PredictorPlanner:
     """A :class:`~schedlab.predictors.Predictor` as the engine's runtime planner.
 
     The predictor sees a job as submitted, without its runtime
-    (:func:`~schedlab.predictors.query_of`), and hears of it again only when
-    it ends (:func:`~schedlab.predictors.ended_job`); only the oracle, which
-    says it looks ahead, is told the runtimes when the run begins.
+    (:func:`~schedlab.predictors.base.asking`: the job's
+    :func:`~schedlab.predictors.query_of`), and hears of it again only when
+    it ends (:func:`~schedlab.predictors.base.telling`: its
+    :func:`~schedlab.predictors.ended_job`); only the oracle, which
+    says it looks ahead, is told the runtimes when the run begins.  A
+    predictor that keeps :meth:`Predictor.corrected
+    <schedlab.predictors.Predictor.corrected>` as it is (every built-in one)
+    is corrected by its rule directly
+    (:func:`~schedlab.predictors.base.corrected_runtime`), no query built.
     """
 
-    __slots__ = ("predictor",)
+    __slots__ = ("_rule", "ended", "planned", "predictor")
 
     def __init__(self, predictor: Predictor) -> None:
         self.predictor = predictor
+        #: The prediction of a submitted job (``RuntimePlanner.planned``).
+        self.planned = asking(predictor.predict)
+        #: An ended job told to the predictor (``RuntimePlanner.ended``).
+        self.ended = telling(predictor.observe)
+        self._rule = (predictor.correction
+                      if type(predictor).corrected is Predictor.corrected else None)
 
     def begin(self, jobs: Sequence[Job]) -> None:
         if self.predictor.looks_ahead:
             self.predictor.reveal({job.id: job.runtime for job in jobs})
 
-    def planned(self, job: Job) -> int:
-        return self.predictor.predict(query_of(job))
-
     def corrected(self, job: Job, planned: int, elapsed: int) -> int:
+        if self._rule is not None:
+            return corrected_runtime(job.estimate, planned, elapsed, self._rule)
         return self.predictor.corrected(query_of(job), planned, elapsed)
-
-    def ended(self, job: Job, start: int, end: int, status: int) -> None:
-        self.predictor.observe(ended_job(job, start, end, status))
 
 
 class PredictedRuntimes:

@@ -27,8 +27,9 @@ its prediction, :meth:`Predictor.corrected` gives the new one
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, ClassVar, NamedTuple, Self
 
 from schedlab.engine.policy import check_choice, check_number, check_param_names
@@ -82,17 +83,49 @@ class EndedJob(NamedTuple):
     status: int = FINISHED
 
 
+#: The fields of an engine :class:`~schedlab.workload.job.Job` a query carries, in the
+#: query's order (all but ``app``): one C call reads them, never the runtime.
+_SUBMITTED = itemgetter(*(Job._fields.index(name) for name in PredictionQuery._fields[:-1]))
+
+
 def query_of(job: Job, app: int = UNKNOWN) -> PredictionQuery:
-    """The :class:`PredictionQuery` of an engine job: its fields without the runtime."""
-    return PredictionQuery(job.id, job.submit, job.width, job.estimate, job.user, job.group,
-                           job.queue, app)
+    """The :class:`PredictionQuery` of an engine job: its fields without the runtime.
+
+    Built with ``tuple.__new__`` from one ``itemgetter`` call: a named tuple's
+    own constructor is a Python function, three times slower, and a query is
+    made for every job the engine plans.
+    """
+    return tuple.__new__(PredictionQuery, _SUBMITTED(job) + (app,))
 
 
 def ended_job(job: Job, start: int, end: int, status: int = FINISHED,
               app: int = UNKNOWN) -> EndedJob:
-    """The :class:`EndedJob` of an engine job that ran from ``start`` to ``end``."""
-    return EndedJob(job.id, job.submit, job.width, job.estimate, job.user, job.group,
-                    job.queue, app, start, end, end - start, status)
+    """The :class:`EndedJob` of an engine job that ran from ``start`` to ``end`` (built as
+    :func:`query_of` builds a query)."""
+    return tuple.__new__(EndedJob, _SUBMITTED(job) + (app, start, end, end - start, status))
+
+
+def asking(predict: Callable[[PredictionQuery], int]) -> Callable[[Job], int]:
+    """``predict`` asked about an engine job: ``job -> predict(query_of(job))`` in one
+    frame (the engine's planner calls it at every submission)."""
+    new, submitted, no_app = tuple.__new__, _SUBMITTED, (UNKNOWN,)
+
+    def planned(job: Job) -> int:
+        return predict(new(PredictionQuery, submitted(job) + no_app))
+
+    return planned
+
+
+def telling(observe: Callable[[EndedJob], None]) -> Callable[[Job, int, int, int], None]:
+    """``observe`` told of an engine job that ended: ``(job, start, end, status) ->
+    observe(ended_job(job, start, end, status))`` in one frame (the engine's planner
+    calls it at every end)."""
+    new, submitted = tuple.__new__, _SUBMITTED
+
+    def ended(job: Job, start: int, end: int, status: int) -> None:
+        observe(new(EndedJob, submitted(job) + (UNKNOWN, start, end, end - start, status)))
+
+    return ended
 
 
 @dataclass(frozen=True)
@@ -218,12 +251,7 @@ class Predictor:
         estimate.  A job past its estimate (only under ``overrun="extend"``)
         gets ``elapsed + 1``: "soon", as the engine's expected end says.
         """
-        estimate = query.estimate
-        if elapsed >= estimate:
-            return elapsed + 1
-        if self.correction == "graded":
-            return min(estimate, max(2 * predicted, elapsed + 1))
-        return estimate
+        return corrected_runtime(query.estimate, predicted, elapsed, self.correction)
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this predictor was built with."""
@@ -244,6 +272,17 @@ class Predictor:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+def corrected_runtime(estimate: int, predicted: int, elapsed: int, correction: str) -> int:
+    """:meth:`Predictor.corrected` by the rule ``correction`` (:data:`CORRECTIONS`), from
+    the job's estimate alone: what the engine's planner calls for a predictor that keeps
+    the rule, without building the query."""
+    if elapsed >= estimate:
+        return elapsed + 1
+    if correction == "graded":
+        return min(estimate, max(2 * predicted, elapsed + 1))
+    return estimate
 
 
 def clamp(value: int, estimate: int) -> int:

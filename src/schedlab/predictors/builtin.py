@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, insort
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import numpy as np
@@ -138,10 +138,13 @@ class UserQuantile(Predictor):
 
 #: knn's tie-breaker per position: far below any real difference of squared log2 distances.
 _LATER = -1e-9
+#: The columns of knn's window table: log2 width, log2 estimate, |point|^2, |point|^2 with
+#: the tie-breaker of the row's position, user, runtime.
+KNN_X, KNN_Y, KNN_NORM, KNN_NORM_LATER, KNN_USER, KNN_RUNTIME = range(6)
 
 
 class NearestNeighbours(Predictor):
-    """The mean runtime of the ``k`` ended jobs nearest to the query (numpy only).
+    """The mean runtime of the ``k`` ended jobs nearest to the query.
 
     Among the last ``window`` ended jobs, a past job's distance to the query
     is the squared Euclidean distance of their points (log2 width, log2
@@ -149,7 +152,8 @@ class NearestNeighbours(Predictor):
     user is unknown; a query without a user is as far from every job); ties go
     to the job that ended later.  The prediction is the mean of the ``k``
     nearest runtimes (all of them while fewer have ended), rounded up, capped
-    by the estimate; the estimate before any job has ended.
+    by the estimate; the estimate before any job has ended.  The search is
+    one compiled call (:func:`schedlab.predictors.knn_kernel.nearest_total`).
     """
 
     name = "knn"
@@ -166,61 +170,50 @@ class NearestNeighbours(Predictor):
     user_weight: float
 
     def reset(self) -> None:
-        # The last `window` ended jobs in end order, at positions [lo, hi) of arrays twice
-        # that long: an observation writes at hi; when the arrays are full the newest
-        # window - 1 move to the front (one copy every `window` observations).
+        # The last `window` ended jobs in end order, rows [lo, hi) of a table twice that
+        # long (columns KNN_X ... KNN_RUNTIME): an observation writes row hi; when the table
+        # is full the newest window - 1 rows move to the front (one copy every `window`
+        # observations).  |point|^2 with the tie-breaker is |point|^2 less a little per row:
+        # a later row counts for less than any real difference, so ties go to the job that
+        # ended later.
         size = 2 * self.window
-        self._user = np.empty(size, dtype=np.int64)
-        self._point = np.empty((size, 2))            # log2 width, log2 estimate
-        self._norm = np.empty(size)                  # |point|^2
-        self._runtime = np.empty(size)
-        # |point|^2 less a tie-breaker: a later position counts for less than any real
-        # difference, so that ties go to the job that ended later
+        self._table = np.empty((size, KNN_RUNTIME + 1))
         self._later = np.arange(size) * _LATER
-        self._norm_later = np.empty(size)
-        self._query_point = np.empty(2)
+        self._nearest: Callable[..., float] | None = None
         self._lo = self._hi = 0
 
     def predict(self, query: PredictionQuery) -> int:
         lo, hi = self._lo, self._hi
         if hi == lo:
             return query.estimate
-        query_point = self._query_point
-        query_point[0] = -2 * math.log2(query.width)
-        query_point[1] = -2 * math.log2(query.estimate)
-        # |p - q|^2 = |p|^2 - 2 p.q + |q|^2, the last the same for every job
-        distance = self._point[lo:hi] @ query_point
-        distance += self._norm_later[lo:hi]
-        if self.user_weight and query.user != UNKNOWN:
-            np.subtract(distance, self.user_weight, out=distance,
-                        where=self._user[lo:hi] == query.user)
         k = self.k
-        runtimes = self._runtime[lo:hi]
         if hi - lo > k:
-            total = float(runtimes.take(distance.argpartition(k - 1)[:k]).sum())
+            nearest = self._nearest
+            if nearest is None:
+                from schedlab.predictors.knn_kernel import nearest_total
+                nearest = self._nearest = nearest_total
+            # |p - q|^2 = |p|^2 - 2 p.q + |q|^2, the last the same for every job
+            user = (float(query.user) if self.user_weight and query.user != UNKNOWN
+                    else math.nan)
+            total = nearest(self._table, lo, hi, -2 * math.log2(query.width),
+                            -2 * math.log2(query.estimate), user, self.user_weight, k)
         else:
             k = hi - lo
-            total = float(runtimes.sum())
+            total = float(self._table[lo:hi, KNN_RUNTIME].sum())
         return clamp(math.ceil(total / k), query.estimate)
 
     def observe(self, ended: EndedJob) -> None:
+        table = self._table
         hi = self._hi
-        if hi == len(self._runtime):
+        if hi == len(table):
             keep, lo = self.window - 1, hi - (self.window - 1)
-            for column in (self._user, self._point, self._norm, self._runtime):
-                column[:keep] = column[lo:hi]
-            self._norm_later[:keep] = self._norm[:keep] + self._later[:keep]
+            table[:keep] = table[lo:hi]
+            table[:keep, KNN_NORM_LATER] = table[:keep, KNN_NORM] + self._later[:keep]
             self._lo, hi = 0, keep
         x = math.log2(max(ended.width, 1))
         y = math.log2(max(ended.estimate, 1))
         norm = x * x + y * y
-        point = self._point
-        point[hi, 0] = x
-        point[hi, 1] = y
-        self._user[hi] = ended.user
-        self._norm[hi] = norm
-        self._norm_later[hi] = norm + hi * _LATER
-        self._runtime[hi] = ended.runtime
+        table[hi] = (x, y, norm, norm + hi * _LATER, ended.user, ended.runtime)
         self._hi = hi + 1
         if self._hi - self._lo > self.window:
             self._lo += 1

@@ -1,0 +1,195 @@
+"""The fast paths of planning on predictions change no schedule and no number.
+
+* The engine skips the pass at an instant of nothing but corrections when
+  EASY proves it would start nothing (``idle_after_corrections``): a run
+  with the skips equals, job for job and statistic for statistic, the run
+  that makes every pass.
+* ``knn`` searches its window in one compiled call: its predictions equal a
+  plain reading of its rule (sort the window by distance, later jobs first
+  among equals).
+* A predictor that keeps ``Predictor.corrected`` is corrected by its rule
+  without a query; one that overrides it is still asked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import schedlab
+from schedlab import Job, Workload
+from schedlab.api import run as api_run
+from schedlab.policies.backfilling import EasyBackfilling
+from schedlab.policies.predicting import PredictorPlanner
+from schedlab.predictors import EndedJob, PredictionQuery, Predictor, make_predictor
+from schedlab.predictors.base import corrected_runtime
+
+#: (id, submit, runtime, estimate, width, user)
+HISTORY = ((1, 0, 10, 100, 4, 7), (2, 0, 10, 100, 4, 7))
+
+
+def run(rows, spec, *, every_pass: bool = False, processors: int = 4):
+    """The run of ``rows`` under ``spec`` and the instants of its passes; ``every_pass``
+    makes EASY never call a pass idle, so the engine skips none."""
+    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for i, s, r, e, w, u in rows)
+    policy = schedlab.make_policy(spec)
+    passes: list[int] = []
+    schedule = policy.schedule
+
+    def counted(ctx):
+        passes.append(ctx.now)
+        schedule(ctx)
+
+    policy.schedule = counted                         # type: ignore[method-assign]
+    if every_pass:
+        policy.idle_after_corrections = lambda ctx: False  # type: ignore[method-assign]
+    result = api_run(Workload(jobs=jobs, processors=processors), policy)
+    return result, passes
+
+
+def same_run(first, second) -> None:
+    assert first.start.tolist() == second.start.tolist()
+    assert first.end.tolist() == second.end.tolist()
+    assert first.status.tolist() == second.status.tolist()
+    assert first.predicted.tolist() == second.predicted.tolist()
+    assert first.final_prediction.tolist() == second.final_prediction.tolist()
+    assert first.corrections.tolist() == second.corrections.tolist()
+    assert first.stats == second.stats
+
+
+#: On 8 processors.  Job 3 (user 7, 2 wide, 30 s of 40) is predicted at 10 s and job 4
+#: (user 9, 4 wide, 50 s) at its estimate: both start at 21, expected to end at 31 and
+#: 71.  Job 5 (7 wide) waits for both: its shadow time is 71, with 1 extra processor.
+#: Job 6 (2 wide, 100 s) fits the 2 free processors but neither ends by 71 nor fits in 1.
+#: At 31 job 3 is corrected to its estimate, to end at 61: still by the shadow time, which
+#: stays at 71 with 1 extra processor, so the pass at 31 could start nothing: none is made.
+SKIPPED = (*HISTORY, (3, 21, 30, 40, 2, 7), (4, 21, 50, 50, 4, 9), (5, 22, 100, 100, 7, 10),
+           (6, 23, 100, 100, 2, 11))
+
+
+def test_a_correction_that_keeps_the_reservation_brings_no_pass():
+    skipping, passes = run(SKIPPED, {"name": "fcfs+easy", "predictor": "easy++"},
+                           processors=8)
+    every, all_passes = run(SKIPPED, {"name": "fcfs+easy", "predictor": "easy++"},
+                            every_pass=True, processors=8)
+    same_run(skipping, every)
+    assert skipping.corrections.tolist() == [0, 0, 1, 0, 0, 0]
+    assert skipping.stats.get("broken_reservations", 0) == 0
+    assert dict(zip(skipping.job_id.tolist(), skipping.start.tolist())) == \
+        {1: 0, 2: 0, 3: 21, 4: 21, 5: 71, 6: 171}
+    assert sorted(set(all_passes) - set(passes)) == [31]
+
+
+def test_a_correction_that_breaks_the_reservation_brings_its_pass():
+    # Job 5 (2 wide, 100 s) cannot start before job 4's reservation at 31, but can once
+    # job 3's correction moves it to 1021: the pass at 31 starts it.
+    rows = (*HISTORY, (3, 21, 200, 1000, 2, 7), (4, 22, 50, 100, 4, 9),
+            (5, 25, 100, 100, 2, 11))
+    result, passes = run(rows, {"name": "fcfs+easy", "predictor": "easy++"})
+    assert 31 in passes
+    assert dict(zip(result.job_id.tolist(), result.start.tolist()))[5] == 31
+    assert result.stats["broken_reservations"] == 1
+
+
+rows_strategy = st.lists(st.tuples(st.integers(0, 40), st.integers(0, 300), st.integers(1, 300),
+                                   st.integers(1, 8), st.integers(0, 3)),
+                         min_size=1, max_size=40)
+
+
+@settings(max_examples=80, deadline=None)
+@given(rows=rows_strategy,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last",
+                                  "user-quantile[q=0.25,window=3,min_jobs=1]", "knn[k=2]"]),
+       order=st.sampled_from(["fcfs+easy", "sjf+easy", "ljf+easy"]),
+       backfill=st.sampled_from(["queue", "sjbf"]))
+def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, order,
+                                                               backfill):
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple((k + 1, s, r, e, w, u) for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
+    skipping, passes = run(jobs, spec, processors=8)
+    every, all_passes = run(jobs, spec, every_pass=True, processors=8)
+    same_run(skipping, every)
+    assert set(passes) <= set(all_passes)
+
+
+def test_only_easy_calls_a_pass_idle():
+    assert not schedlab.make_policy({"name": "fcfs+conservative", "predictor": "easy++"}) \
+        .idle_after_corrections(None)                  # type: ignore[arg-type]
+    assert EasyBackfilling.idle_after_corrections is not \
+        schedlab.make_policy("fcfs+plan").idle_after_corrections.__func__  # type: ignore[attr-defined]
+
+
+# ------------------------------------------------------------------ knn against its rule
+def knn_by_its_rule(ended: list[EndedJob], query: PredictionQuery, k: int, window: int,
+                    user_weight: float) -> int:
+    """knn as docs/reference/predictions.md states it, sorting the whole window."""
+    recent = ended[-window:]
+    if not recent:
+        return query.estimate
+
+    def distance(job: EndedJob) -> float:
+        far = (math.log2(job.width) - math.log2(query.width)) ** 2 + \
+            (math.log2(job.estimate) - math.log2(query.estimate)) ** 2
+        same = query.user != -1 and job.user == query.user
+        return round(far + (0 if same else user_weight), 6)
+
+    nearest = sorted(range(len(recent)), key=lambda i: (distance(recent[i]), -i))[:k]
+    total = sum(recent[i].runtime for i in nearest)
+    return max(1, min(query.estimate, math.ceil(total / len(nearest))))
+
+
+ended_jobs = st.lists(st.tuples(st.integers(1, 64), st.integers(1, 5000), st.integers(0, 6000),
+                                st.integers(-1, 3)), max_size=60)
+
+
+@settings(max_examples=120, deadline=None)
+@given(history=ended_jobs, k=st.integers(1, 6), window=st.integers(6, 20),
+       user_weight=st.sampled_from([0.0, 1.0, 4.0]),
+       query=st.tuples(st.integers(1, 64), st.integers(1, 5000), st.integers(-1, 3)))
+def test_knn_predicts_what_its_rule_says(history, k, window, user_weight, query):
+    predictor = make_predictor(f"knn[k={k},window={window},user_weight={user_weight}]")
+    ended = []
+    for n, (width, estimate, runtime, user) in enumerate(history):
+        job = EndedJob(n + 1, 0, width, estimate, user, -1, -1, -1, 0, runtime, runtime)
+        predictor.observe(job)
+        ended.append(job)
+    width, estimate, user = query
+    asked = PredictionQuery(len(history) + 1, 0, width, estimate, user=user)
+    assert predictor.predict(asked) == knn_by_its_rule(ended, asked, k, window, user_weight)
+
+
+# ------------------------------------------------------------------ the correction rule
+@pytest.mark.parametrize("rule", ["estimate", "graded"])
+def test_the_planner_corrects_by_the_rule_of_the_predictor(rule):
+    predictor = make_predictor(f"easy++[correction={rule}]")
+    planner = PredictorPlanner(predictor)
+    for estimate in (5, 100):
+        job = Job(1, 0, 500, estimate, 2, 7)
+        for predicted, elapsed in ((1, 1), (10, 10), (60, 60), (100, 100), (100, 250)):
+            expected = predictor.corrected(PredictionQuery(1, 0, 2, estimate, 7), predicted,
+                                           elapsed)
+            assert planner.corrected(job, predicted, elapsed) == expected
+            assert corrected_runtime(estimate, predicted, elapsed, rule) == expected
+
+
+class Patient(Predictor):
+    """Corrects a prediction by 7 s more, whatever the rule says."""
+
+    name = "patient"
+
+    def predict(self, query: PredictionQuery) -> int:
+        return 1
+
+    def corrected(self, query: PredictionQuery, predicted: int, elapsed: int) -> int:
+        return elapsed + 7
+
+
+def test_a_predictor_with_its_own_correction_is_asked_for_it():
+    planner = PredictorPlanner(Patient())
+    assert planner.corrected(Job(1, 0, 500, 1000, 2, 7), 1, 1) == 8
