@@ -10,6 +10,7 @@ tabu_search) on a context without an engine; whole runs go through run_grid.
 from __future__ import annotations
 
 from collections import deque
+from types import SimpleNamespace
 
 import pytest
 from hypothesis import given, settings
@@ -34,8 +35,9 @@ def planning(rows, **params):
     """A policy, its plan at time 0 on the three machines, and the tasks of ``rows``
     (all waiting in the cluster)."""
     platform = three_machines()
-    ctx = GridContext(platform, 0, "shared", "kill", "eg-edf", engine=None)
     tasks = make_tasks(grid_workload(rows), platform)
+    engine = SimpleNamespace(tasks=tasks)        # what a context reads of its engine here
+    ctx = GridContext(platform, 0, "shared", "kill", "eg-edf", engine=engine)
     for task in tasks:
         task.cluster = 0
         ctx.waiting[task.id] = task
