@@ -84,8 +84,9 @@ QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.errors import InputError
@@ -101,12 +102,10 @@ from schedlab.workload.slurmqos import Qos
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.profile_kernels import ArrayProfile
     from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
 
-#: How many times the backfill pass tries one job at a later time before it gives up on
-#: it for this pass (each try moves past one change of the reservation map).
-_MAX_TRIES = 1000
 #: ``over_time_limit`` for OverTimeLimit=UNLIMITED: a job is never killed.
 UNLIMITED = -1
 #: The priority plugins modelled (PriorityType=priority/...).
@@ -247,11 +246,22 @@ class SlurmScheduling(Policy):
         self._nodes: Nodes | None = None       # built at the first submission
         self._part: dict[int, int] = {}         # partition of every job, by id
         self._started: dict[int, int] = {}     # start time of every running job, by id
+        #: The backfill walk's fixed columns of every pending job, by id (its width, nodes,
+        #: time limit, partition, user and whether its QOS limits apply), and the users'
+        #: dense numbers.
+        self._fixed_row: dict[int, tuple[int, int, int, int, int, int]] = {}
+        self._users: dict[int, int] = {}
+        self._running = RunningJobs(len(self._parts))
         #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
         self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
         self._next_full = 0          # the next periodic main-scheduler run
+        #: The priority time (:meth:`_calc_time`) at which the main scheduler's last pass
+        #: started nothing, with nothing it reads changed since (None: not so); and
+        #: whether its ticks are skipped meanwhile (:meth:`_wake`).
+        self._settled: int | None = None
+        self._asleep = False
         self._passes = {"main": 0, "backfill": 0}
 
     def statistics(self) -> dict[str, Any]:
@@ -261,6 +271,7 @@ class SlurmScheduling(Policy):
     # ------------------------------------------------------------------ events
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._settled = None
         nodes = self._nodes or self._build_nodes(ctx)
         part = self._partition_of(job)
         if part is None:
@@ -280,6 +291,10 @@ class SlurmScheduling(Policy):
             self._leaf.pop(job.id, None)
             return
         self._part[job.id] = part
+        need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes), len(nodes.members[part]))
+        self._fixed_row[job.id] = (job.width, need, limit_seconds(job), part,
+                                   self._users.setdefault(job.user, len(self._users)),
+                                   int(self._limits is not None and job.id in self._qos))
 
     def _admit_qos(self, ctx: Context, job: Job) -> bool:
         """Find the job's QOS and count it, or reject the job (a QOS the table lacks, or a
@@ -308,10 +323,12 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._settled = None
         if self._fairshare is not None and job.id in self._started:
             self._fairshare.ended(job.id, ctx.now)
         self._leaf.pop(job.id, None)
-        self._started.pop(job.id, None)
+        if self._started.pop(job.id, None) is not None:
+            self._running.remove(job.id)
         self._part.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
@@ -324,7 +341,9 @@ class SlurmScheduling(Policy):
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
+        self._settled = None
         self._part.pop(job.id, None)
+        self._fixed_row.pop(job.id, None)
         self._leaf.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
@@ -361,28 +380,58 @@ class SlurmScheduling(Policy):
 
     def on_outage(self, ctx: Context, event: OutageEvent) -> None:
         self._changed = True
+        self._settled = None
 
     def schedule(self, ctx: Context) -> None:
         now = ctx.now
         clock = now + self.clock_origin
+        if self._asleep:
+            self._skipped_ticks(clock)
         full = clock >= self._next_full
         if full:
             self._next_full = (clock // self.sched_interval + 1) * self.sched_interval
         if ctx.waiting and (self._event or full):
-            self._main(ctx, None if full else self.default_queue_depth)
+            if self._settled is not None and self._settled == self._calc_time(now):
+                self._passes["main"] += 1       # it would start nothing, as the last did
+            else:
+                self._main(ctx, None if full else self.default_queue_depth)
         self._event = False
-        if not self.backfill:
-            if ctx.waiting:
-                ctx.wake_at(self._next_full - self.clock_origin)
-            return
-        if self._changed and ctx.waiting and clock % self.bf_interval == 0:
+        if self.backfill and self._changed and ctx.waiting and clock % self.bf_interval == 0:
             self._changed = any(until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
+            self._wake(ctx, clock)
+
+    def _wake(self, ctx: Context, clock: int) -> None:
+        """Ask for the next pass: the main scheduler's next tick, the backfill scheduler's
+        next one if something changed.  While the main scheduler is settled (its last
+        pass started nothing, and nothing it reads has changed since) its ticks are
+        passes that start nothing: they are skipped up to the next change of the
+        priorities (the next decay run; never with basic priority), and counted at the
+        next pass (:meth:`_skipped_ticks`).  Not with advance reservations, failures or
+        windows, whose holds may change the free processors between events."""
+        self._asleep = (self._settled is not None and not ctx.has_holds
+                        and not ctx.reservations_enabled)
+        if not self._asleep:
             wake = self._next_full
-            if self._changed:
-                wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+        elif self.priority == "multifactor":
+            change = self._calc_time(ctx.now) + self.priority_calc_period + self.clock_origin
+            wake = -(-change // self.sched_interval) * self.sched_interval
+        else:
+            wake = MAX_TIME
+        if self.backfill and self._changed:
+            wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+        if wake < MAX_TIME:
             ctx.wake_at(wake - self.clock_origin)
+
+    def _skipped_ticks(self, clock: int) -> None:
+        """Count the main scheduler's ticks skipped before ``clock`` as the passes they were
+        (each started nothing) and move its next tick past them."""
+        if self._next_full < clock:
+            ticks = -(-(clock - self._next_full) // self.sched_interval)
+            self._passes["main"] += ticks
+            self._next_full += ticks * self.sched_interval
+        self._asleep = False
 
     # ------------------------------------------------------------------ priority
     def _queue(self, ctx: Context) -> list[Job]:
@@ -405,13 +454,20 @@ class SlurmScheduling(Policy):
         """The multifactor priority of every pending job, as last computed: at the latest
         run of the decay thread (``priority_calc_offset`` past a multiple of
         ``priority_calc_period`` on the clock), or at its submission."""
-        period, shift = self.priority_calc_period, self.clock_origin - self.priority_calc_offset
-        calc = (ctx.now + shift) // period * period - shift
+        calc = self._calc_time(ctx.now)
         factors = self._fairshare.factors(ctx.now) if self._fairshare is not None else None
         return {job.id: self.job_priority(
                     job, max(calc, job.submit), ctx.processors,
                     factors[self._leaf[job.id]] if factors is not None else 0.0)
                 for job in ctx.waiting.values()}
+
+    def _calc_time(self, now: int) -> int:
+        """When the priorities in force at ``now`` were computed: the latest run of the
+        decay thread (0 with basic priority, which never changes)."""
+        if self.priority == "basic":
+            return 0
+        period, shift = self.priority_calc_period, self.clock_origin - self.priority_calc_offset
+        return (now + shift) // period * period - shift
 
     def job_priority(self, job: Job, at: int, processors: int, fairshare: float = 0.0) -> int:
         """The multifactor priority of ``job`` computed at time ``at`` with the fair-share
@@ -472,22 +528,30 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
-        """Start jobs in queue order while they fit; the first that does not stops its
-        partition, and no later job may use that partition's nodes
-        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``)."""
+        """Start jobs in queue order while they fit, testing at most ``depth`` (None: all).
+        Settled (see :meth:`_wake`) where it starts nothing and saw as far as a full pass
+        would: it stopped, or its depth left no job untested."""
         self._passes["main"] += 1
         queue = self._queue(ctx)
-        if depth is not None:
-            queue = queue[:depth]
+        cut = depth is not None and len(queue) > depth
+        self._settled = self._calc_time(ctx.now)          # (a start unsettles it)
+        if not self._main_walk(ctx, queue[:depth] if cut else queue) and cut:
+            self._settled = None
+
+    def _main_walk(self, ctx: Context, queue: list[Job]) -> bool:
+        """Start the jobs of ``queue`` in order while they fit; the first that does not
+        stops its partition, and no later job may use that partition's nodes
+        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``).  Whether it stopped
+        (every partition) before the queue's end."""
         nodes = self._nodes
         if nodes is None or not nodes.tracked:
             for job in queue:
                 if self._limits is not None and not self._qos_allows(job):
                     continue
                 if job.width > ctx.free:
-                    return
+                    return True
                 self._start(ctx, job)
-            return
+            return False
         failed: set[int] = set()
         blocked: set[int] = set()
         for job in queue:
@@ -498,13 +562,16 @@ class SlurmScheduling(Policy):
                 failed.add(part)
                 blocked.update(nodes.members[part])
                 if len(failed) == len(self._parts):
-                    return
+                    return True
                 continue
             self._start(ctx, job, blocked)
+        return False
 
     def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
+        self._settled = None
         self._started[job.id] = ctx.now
+        self._fixed_row.pop(job.id, None)
         if self._fairshare is not None:
             self._fairshare.started(job.id, self._leaf[job.id], job.width, ctx.now)
         qos = self._qos.get(job.id)
@@ -513,86 +580,136 @@ class SlurmScheduling(Policy):
         nodes = self._nodes
         if nodes is not None and nodes.tracked:
             nodes.take(job.id, self._part[job.id], job.width, blocked or frozenset())
+            held = [nodes.cpus_in(nodes.held[job.id], part) for part in range(len(self._parts))]
+        else:
+            held = [job.width]
+        limit = limit_seconds(job)
+        self._running.add(job.id, ctx.now + limit, limit, held)
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, ctx: Context) -> None:
         """One backfill pass (see the module): start what can start now, reserve the rest.
 
-        Each partition is planned on its own map (its nodes' CPUs, its unreserved
+        Each partition is planned on its own maps (its nodes' CPUs, its unreserved
         nodes), built when a job of it is first tried; a reservation on one partition
         also holds, in every partition sharing nodes with it, as many of the shared
-        nodes as it needs (our reading: the shared nodes are reserved first)."""
+        nodes as it needs (our reading: the shared nodes are reserved first).  The walk
+        down the queue is compiled (:func:`schedlab.policies.slurm_backfill.walk`); it
+        hands back here what the engine, the QOS limits and the other maps must do."""
+        from schedlab.engine.profile_kernels import ArrayProfile
+        from schedlab.policies import slurm_backfill as bf
+
         self._passes["backfill"] += 1
         now = ctx.now
         nodes = self._nodes or self._build_nodes(ctx)
         self._completing = [c for c in self._completing if c[0] > now]
-        maps: dict[int, tuple[Profile, Profile]] = {}
-        made: list[tuple[int, int, int, int]] = []     # (partition, begin, end, nodes)
-        window_end = now + self.bf_window * 60
+        if ctx.free == 0:
+            return              # (no CPU free now: the pass would start nothing)
+        queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
-        tested = 0
-        per_user: dict[int, int] = {}
-        for job in self._queue(ctx):
-            if tested >= self.bf_max_job_test or self._nothing_free(ctx, nodes, maps, now):
-                break       # (no CPU free now: the rest of the pass would start nothing)
-            if self._limits is not None and not self._qos_allows(job):
-                continue
-            if self.bf_max_job_user:
-                if per_user.get(job.user, 0) >= self.bf_max_job_user:
-                    continue
-                per_user[job.user] = per_user.get(job.user, 0) + 1
-            tested += 1
-            part = self._part[job.id]
-            if part not in maps:
-                maps[part] = self._pass_map(ctx, nodes, part, made)
-            cpus, reserved = maps[part]
-            duration = limit_seconds(job)
-            need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes),
-                       len(nodes.members[part]))
-            start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
-            if start is None:
-                continue
-            if start == now and job.width > ctx.free:
-                continue            # partitions: failed or held processors the map misses
-            if start == now:
+        maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
+        state = np.zeros(7, np.int64)
+        state[bf.FREE] = ctx.free
+        state[bf.MAP_FREE] = 0 if nodes.tracked else 1
+        state[bf.ALLOWED] = state[bf.COUNTED] = -1
+        per_user = np.zeros(len(self._users), np.int64)
+        sizes = np.zeros(2, np.int64)
+        made = np.empty((0, 4), np.int64)
+        rows = np.empty((0, 7), np.int64)
+        part, position = -1, 0
+        cpus = reserved = ArrayProfile(1, now)       # no map in hand yet
+        while position < len(queue):
+            if position == len(rows):
+                rows = np.concatenate((rows, self._rows(queue[position:2 * position + 32],
+                                                        priority)))
+            left = len(rows) - position
+            reserved.make_room(2 * left)
+            if len(made) < state[bf.MADE] + left:
+                made = np.concatenate((made, np.empty((max(left, len(made)), 4), np.int64)))
+            sizes[0], sizes[1] = cpus.size, reserved.size
+            why, position = bf.walk(rows, position, len(rows), part, cpus.times, cpus.free,
+                                    reserved.times, reserved.free, sizes, state, per_user,
+                                    made, now, now + self.bf_window * 60,
+                                    self.bf_min_prio_reserve, self.bf_max_job_test,
+                                    self.bf_max_job_user, self.bf_resolution,
+                                    self.clock_origin)
+            cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
+            if why == bf.DONE:
+                return
+            if why == bf.START:
+                job = queue[position]
                 self._start(ctx, job)
                 for other, (other_cpus, _) in maps.items():
                     held = (job.width if not nodes.tracked
                             else nodes.cpus_in(nodes.held[job.id], other))
                     if held:
-                        other_cpus.reserve(now, duration, held)
-                continue
-            if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
-                    < self.bf_min_prio_reserve:
-                continue
-            begin, end = self._slot(start, duration)
-            made.append((part, max(begin, now), end, need))
-            for other, (_, other_reserved) in maps.items():
-                held = need if other == part else min(need, nodes.shared[part].get(other, 0))
-                if held:
-                    _block(other_reserved, max(begin, now), end, held)
+                        other_cpus.make_room(2)
+                        other_cpus.size = bf.change(other_cpus.times, other_cpus.free,
+                                                    other_cpus.size, now,
+                                                    int(rows[position, bf.DURATION]), -held)
+                state[bf.FREE] = ctx.free
+                position += 1
+            elif why == bf.CHECK_QOS:
+                if self._qos_allows(queue[position]):
+                    state[bf.ALLOWED] = position
+                else:
+                    position += 1
+            elif why == bf.OTHER_MAP:
+                part = int(rows[position, bf.PART])
+                if part not in maps:
+                    maps[part] = self._pass_map(ctx, nodes, part, made[:state[bf.MADE]])
+                    state[bf.OTHERS] = len(maps) > 1
+                cpus, reserved = maps[part]
+            elif why == bf.RESERVED:
+                _, begin, end, need = made[state[bf.MADE] - 1].tolist()
+                for other, (_, other_reserved) in maps.items():
+                    held = min(need, nodes.shared[part].get(other, 0))
+                    if other != part and held:
+                        other_reserved.make_room(2)
+                        other_reserved.size = bf.block(other_reserved.times, other_reserved.free,
+                                                       other_reserved.size, begin, end, held)
+                position += 1
+
+    def _rows(self, jobs: list[Job], priority: dict[int, int]) -> np.ndarray:
+        """The backfill walk's rows of ``jobs`` (slurm_backfill's columns)."""
+        fixed, default = self._fixed_row, self.bf_min_prio_reserve
+        return np.array([(*fixed[job.id], priority.get(job.id, default)) for job in jobs],
+                        np.int64).reshape(-1, 7)
 
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
-                  made: list[tuple[int, int, int, int]]) -> tuple[Profile, Profile]:
-        """A partition's backfill map at ``now``: its nodes' CPUs as running and
+                  made: np.ndarray) -> tuple[ArrayProfile, ArrayProfile]:
+        """A partition's backfill maps at ``now``: its nodes' CPUs as running and
         completing jobs hold them, and its unreserved nodes after the reservations
-        ``made`` so far in the pass."""
+        ``made`` so far in the pass (rows of partition, begin, end, nodes)."""
+        from schedlab.engine.profile_kernels import ArrayProfile, change, min_free
+        from schedlab.policies.slurm_backfill import block, cpu_map
+
         now = ctx.now
         if ctx.has_holds and not nodes.tracked:
-            cpus = self._map_with_holds(ctx)
+            cpus = ArrayProfile(ctx.processors, now)
+            cpus.load(self._map_with_holds(ctx))
         else:
-            capacity = nodes.capacity(part) if nodes.tracked else ctx.processors
-            cpus = Profile.from_releases(capacity, now, self._running_ends(ctx, nodes, part))
+            running = self._running
+            cpus = ArrayProfile(nodes.capacity(part) if nodes.tracked else ctx.processors, now)
+            cpus.make_room(running.count + 1)
+            cpus.size = cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
+                                running.held[part], running.limits, running.count,
+                                self.over_time_limit, self.kill_wait)
         for until, width, where in self._completing:    # what the main scheduler left of them
             held = nodes.cpus_in(where, part) if nodes.tracked else width
             if held:
-                cpus.reserve(now, until - now, min(held, cpus.min_free(now, until)))
-        reserved = Profile(len(nodes.members[part]), now)
-        for other, begin, end, need in made:
+                cpus.make_room(2)
+                size = cpus.size
+                cpus.size = change(cpus.times, cpus.free, size, now, until - now,
+                                   -min(held, min_free(cpus.times, cpus.free, size, now, until)))
+        reserved = ArrayProfile(len(nodes.members[part]), now)
+        for other, begin, end, need in made.tolist():
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))
             if held:
-                _block(reserved, begin, end, held)
+                reserved.make_room(2)
+                reserved.size = block(reserved.times, reserved.free, reserved.size, begin, end,
+                                      held)
         return cpus, reserved
 
     def _map_with_holds(self, ctx: Context) -> Profile:
@@ -602,122 +719,56 @@ class SlurmScheduling(Policy):
         not claimed its CPUs by then.  With partitions (whose nodes the holds do not
         name) the holds are seen only in the machine's free count, our reading: a job
         starts where both its partition's nodes and the machine have room."""
+        from schedlab.policies.slurm_backfill import guessed_end
+
         now = ctx.now
         cpus = ctx.profile()
         for job in ctx.running.values():
             expected = ctx.expected_end(job)
-            end = self._started[job.id] + limit_seconds(job)
+            limit = limit_seconds(job)
+            end = self._started[job.id] + limit
             if end <= now:
-                end = self._guessed_end(job, end, now)
+                end = guessed_end(end, limit, now, self.over_time_limit, self.kill_wait)
             if end > expected:
                 cpus.reserve(expected, end - expected,
                              min(job.width, cpus.min_free(expected, end)))
         return cpus
 
-    @staticmethod
-    def _nothing_free(ctx: Context, nodes: Nodes, maps: dict[int, tuple[Profile, Profile]],
-                      now: int) -> bool:
-        """Whether no CPU is free now (completing ones count as busy where known)."""
-        if not nodes.tracked and maps:
-            return maps[0][0].free_at(now) == 0
-        return ctx.free == 0
 
-    def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
-                        duration: int, now: int) -> int | None:
-        """When the backfill pass plans a job of ``width`` CPUs on ``need`` nodes for
-        ``duration`` seconds (None: no start found in ``_MAX_TRIES`` tries).
+class RunningJobs:
+    """The running jobs as the backfill map sees them, in arrays for the compiled map
+    builder (:func:`schedlab.policies.slurm_backfill.cpu_map`): row ``k < count`` holds
+    a job's start plus time limit (``ends``), its time limit (``limits``) and its CPUs
+    on each partition's nodes (``held[partition]``)."""
 
-        Tried from ``now``: the nodes must be unreserved from the try to its time limit
-        included, else it is tried again from the first change of the map after which
-        they are; the CPUs come back as running jobs reach their limits (the select
-        plugin's will-run test, which knows no reservation); a start past the map's next
-        drop in unreserved nodes is tried again from there; a future start whose slot
-        overlaps a reservation is tried again from that start.
-        """
-        start_res = now
-        for _ in range(_MAX_TRIES):
-            fits_from = reserved.earliest_fit(need, duration + 1, start_res)
-            if fits_from != start_res:      # tried again at each change: the first that fits
-                start_res = fits_from
-                continue
-            start = cpus.earliest_fit(width, duration, start_res)
-            drop = _next_drop(reserved, start_res)
-            if drop is not None and start > drop:
-                start_res = drop
-                continue
-            if start > now:
-                begin, end = self._slot(start, duration)
-                if reserved.min_free(max(begin, now), end) < need:
-                    start_res = start if start > start_res else start + self.bf_resolution
-                    continue
-            return start
-        return None
+    def __init__(self, partitions: int) -> None:
+        self.ends = np.empty(64, np.int64)
+        self.limits = np.empty(64, np.int64)
+        self.held = np.empty((partitions, 64), np.int64)
+        self.count = 0
+        self._row: dict[int, int] = {}        # job id -> row
+        self._ids: list[int] = []              # row -> job id
 
-    def _running_ends(self, ctx: Context, nodes: Nodes, part: int) -> list[tuple[int, int]]:
-        """``(start + time limit, CPUs)`` of every running job with CPUs on the
-        partition's nodes, earliest first: the backfill map's view of when CPUs come
-        back."""
-        now = ctx.now
-        ends = []
-        for job in ctx.running.values():
-            held = nodes.cpus_in(nodes.held[job.id], part) if nodes.tracked else job.width
-            if not held:
-                continue
-            end = self._started[job.id] + limit_seconds(job)
-            if end <= now:
-                end = self._guessed_end(job, end, now)
-            ends.append((end, held))
-        ends.sort()
-        return ends
+    def add(self, job_id: int, end: int, limit: int, held: list[int]) -> None:
+        row = self.count
+        if row == len(self.ends):
+            self.ends, self.limits, self.held = (np.concatenate((a, a), axis=-1)
+                                                 for a in (self.ends, self.limits, self.held))
+        self.ends[row], self.limits[row], self.held[:, row] = end, limit, held
+        self._row[job_id] = row
+        self._ids.append(job_id)
+        self.count = row + 1
 
-    def _guessed_end(self, job: Job, limit_end: int, now: int) -> int:
-        """When the backfill map expects a job past its time limit (``limit_end``) to end:
-        ``kill_wait`` after its limit plus the over-time, or with an UNLIMITED over-time
-        one time limit from now; at least ``now + 1`` (see the module)."""
-        if self.over_time_limit == UNLIMITED:
-            end = now + limit_seconds(job)
-        else:
-            end = limit_end + self.kill_wait + self.over_time_limit * 60
-        return max(end, now + 1)
-
-    def _slot(self, start: int, duration: int) -> tuple[int, int]:
-        """The reservation's slot: its start and its end (start plus time limit) both
-        rounded down to bf_resolution seconds of the wall clock, at least one
-        bf_resolution long (Slurm 22.05's backfill.c)."""
-        res, origin = self.bf_resolution, self.clock_origin
-        begin = (start + origin) // res * res - origin
-        end = (start + duration + origin) // res * res - origin
-        return begin, max(end, begin + res)
-
-
-def _next_drop(profile: Profile, after: int) -> int | None:
-    """The first time after ``after`` at which ``profile`` has fewer free than just before."""
-    times, free = profile.breakpoints()
-    for k in range(max(1, bisect_right(times, after)), len(times)):
-        if free[k] < free[k - 1]:
-            return times[k]
-    return None
-
-
-def _block(reserved: Profile, begin: int, end: int, nodes: int) -> None:
-    """Mark ``nodes`` nodes reserved on ``[begin, end)``, as many as are still unreserved
-    where fewer are (the backfill map clears node bits whatever they held)."""
-    for at, until, free in _steps(reserved, begin, end):
-        reserved.reserve(at, until - at, min(nodes, free))
-
-
-def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]:
-    """``(from, until, free)`` of the profile's steps clipped to ``[begin, end)``."""
-    times, free = profile.breakpoints()
-    k = max(0, bisect_right(times, begin) - 1)
-    found = []
-    while k < len(times) and times[k] < end:
-        until = times[k + 1] if k + 1 < len(times) else end
-        lo, hi = max(times[k], begin), min(until, end)
-        if lo < hi:
-            found.append((lo, hi, free[k]))
-        k += 1
-    return found
+    def remove(self, job_id: int) -> None:
+        """Forget a job: the last row takes its place."""
+        row, last = self._row.pop(job_id), self.count - 1
+        moved = self._ids.pop()
+        if row != last:
+            self.ends[row], self.limits[row] = self.ends[last], self.limits[last]
+            self.held[:, row] = self.held[:, last]
+            self._ids[row] = moved
+            self._row[moved] = row
+        self.count = last
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:
