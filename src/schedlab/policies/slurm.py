@@ -84,6 +84,7 @@ QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 from __future__ import annotations
 
 import math
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -103,6 +104,7 @@ from schedlab.workload.slurmqos import Qos
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.profile_kernels import ArrayProfile
+    from schedlab.policies.slurm_backfill import Scratch
     from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
 
@@ -252,6 +254,18 @@ class SlurmScheduling(Policy):
         self._fixed_row: dict[int, tuple[int, int, int, int, int, int]] = {}
         self._users: dict[int, int] = {}
         self._running = RunningJobs(len(self._parts))
+        self._scratch: Scratch | None = None      # made at the first backfill pass
+        #: Multifactor priority: each pending job's fixed factors (_job_factors), its
+        #: priority, and the queue in order with its sort keys (tier, priority and
+        #: arrival, negated where higher comes first), as sorted at ``_order_calc`` with
+        #: the fair-share factors ``_order_factors`` (None: to sort).
+        self._fixed_factors: dict[int, tuple[float, float, float, int, int]] = {}
+        self._priority: dict[int, int] = {}
+        self._order: list[Job] | None = None
+        self._order_keys: list[tuple[int, int, int]] = []
+        self._order_calc = 0
+        self._order_factors: list[float] | None = None
+        self._next_seq = 0
         #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
         self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
@@ -295,6 +309,9 @@ class SlurmScheduling(Policy):
         self._fixed_row[job.id] = (job.width, need, limit_seconds(job), part,
                                    self._users.setdefault(job.user, len(self._users)),
                                    int(self._limits is not None and job.id in self._qos))
+        if self.priority == "multifactor":
+            self._fixed_factors[job.id] = self._job_factors(job, ctx.processors)
+            self._enqueue(ctx, job)
 
     def _admit_qos(self, ctx: Context, job: Job) -> bool:
         """Find the job's QOS and count it, or reject the job (a QOS the table lacks, or a
@@ -342,8 +359,10 @@ class SlurmScheduling(Policy):
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
         self._settled = None
+        self._dequeue(job)
         self._part.pop(job.id, None)
         self._fixed_row.pop(job.id, None)
+        self._fixed_factors.pop(job.id, None)
         self._leaf.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
@@ -439,27 +458,87 @@ class SlurmScheduling(Policy):
         ``src/slurmctld/job_scheduler.c``): the higher partition PriorityTier first, then
         the higher priority, then submission order."""
         waiting = list(ctx.waiting.values())
-        tiers = len(set(self._tier)) > 1
         if self.priority == "basic":
-            if not tiers:
+            if len(set(self._tier)) == 1:
                 return waiting
             return sorted(waiting, key=lambda job: -self._tier[self._part[job.id]])
-        priority = self._priorities(ctx)
-        if not tiers:
-            return sorted(waiting, key=lambda job: -priority[job.id])
-        return sorted(waiting, key=lambda job: (-self._tier[self._part[job.id]],
-                                                -priority[job.id]))
+        return list(self._ordered(ctx))     # a copy: a pass takes the jobs it starts out
 
     def _priorities(self, ctx: Context) -> dict[int, int]:
         """The multifactor priority of every pending job, as last computed: at the latest
         run of the decay thread (``priority_calc_offset`` past a multiple of
         ``priority_calc_period`` on the clock), or at its submission."""
+        self._ordered(ctx)
+        return self._priority
+
+    def _ordered(self, ctx: Context) -> list[Job]:
+        """The pending jobs in queue order under multifactor priority, kept as they come
+        and go between runs of the decay thread, and sorted anew, every priority
+        computed at once, when a run changes them (a new latest run, or new fair-share
+        factors)."""
         calc = self._calc_time(ctx.now)
         factors = self._fairshare.factors(ctx.now) if self._fairshare is not None else None
-        return {job.id: self.job_priority(
-                    job, max(calc, job.submit), ctx.processors,
-                    factors[self._leaf[job.id]] if factors is not None else 0.0)
-                for job in ctx.waiting.values()}
+        if self._order is None or calc != self._order_calc or factors is not self._order_factors:
+            self._sort_queue(ctx, calc, factors)
+        return self._order
+
+    def _sort_queue(self, ctx: Context, calc: int, factors: list[float] | None) -> None:
+        """Every pending job's priority as computed at ``calc`` (at its submission if
+        later) with the fair-share ``factors``, and the queue sorted by them."""
+        jobs = list(ctx.waiting.values())
+        fixed = np.array([self._fixed_factors[job.id] for job in jobs],
+                         np.float64).reshape(-1, 5)
+        submit = fixed[:, 4].astype(np.int64)
+        if factors is not None:
+            leaves = np.array([self._leaf[job.id] for job in jobs], np.int64)
+            fairshare = np.asarray(factors, np.float64)[leaves]
+        else:
+            fairshare = np.zeros(len(jobs))
+        age = np.minimum(np.maximum(np.maximum(calc, submit) - submit, 0),
+                         self.max_age) / self.max_age
+        value = self._weighted(age, fairshare, fixed[:, 0], fixed[:, 1], fixed[:, 2])
+        priority = np.maximum(1, np.floor(value)).astype(np.int64)
+        tier = fixed[:, 3].astype(np.int64)
+        order = np.lexsort((np.arange(len(jobs)), -priority, -tier)).tolist()
+        self._order = [jobs[k] for k in order]
+        self._order_keys = list(zip((-tier[order]).tolist(), (-priority[order]).tolist(),
+                                    order))
+        self._priority = dict(zip((job.id for job in jobs), priority.tolist()))
+        self._order_calc, self._order_factors = calc, factors
+        self._next_seq = len(jobs)
+
+    def _enqueue(self, ctx: Context, job: Job) -> None:
+        """A job joins the kept order with its priority at submission; or the order is
+        sorted anew at the next pass where the job did not join at the queue's end (a
+        requeue) or its association is newer than the factors."""
+        if self._order is None:
+            return
+        factors = self._order_factors
+        leaf = self._leaf.get(job.id, 0)
+        if next(reversed(ctx.waiting)) != job.id or (factors is not None
+                                                     and leaf >= len(factors)):
+            self._order = None
+            return
+        priority = self.job_priority(job, max(self._order_calc, job.submit), ctx.processors,
+                                     factors[leaf] if factors is not None else 0.0)
+        key = (-int(self._fixed_factors[job.id][3]), -priority, self._next_seq)
+        self._next_seq += 1
+        at = bisect_right(self._order_keys, key)
+        self._order_keys.insert(at, key)
+        self._order.insert(at, job)
+        self._priority[job.id] = priority
+
+    def _dequeue(self, job: Job) -> None:
+        """A job leaves the kept order (it starts or is cancelled)."""
+        priority = self._priority.pop(job.id, None) if self._order is not None else None
+        if priority is None:
+            return
+        key = (-int(self._fixed_factors[job.id][3]), -priority)
+        at = bisect_left(self._order_keys, key)
+        while self._order[at].id != job.id:
+            at += 1
+        del self._order_keys[at]
+        del self._order[at]
 
     def _calc_time(self, now: int) -> int:
         """When the priorities in force at ``now`` were computed: the latest run of the
@@ -473,6 +552,19 @@ class SlurmScheduling(Policy):
         """The multifactor priority of ``job`` computed at time ``at`` with the fair-share
         factor ``fairshare`` of its association (a whole number >= 1, as Slurm's)."""
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
+        size, partition, service, _, _ = self._job_factors(job, processors)
+        return max(1, math.floor(self._weighted(age, fairshare, size, partition, service)))
+
+    def _weighted(self, age: Any, fairshare: Any, size: Any, partition: Any,
+                  service: Any) -> Any:
+        """The weighted sum of the factors, in Slurm's order (floats, or arrays of them)."""
+        return (self.weight_age * age + self.weight_fairshare * fairshare
+                + self.weight_job_size * size + self.weight_partition * partition
+                + self.weight_qos * service)
+
+    def _job_factors(self, job: Job, processors: int) -> tuple[float, float, float, int, int]:
+        """The factors of a job that never change: job size, partition, QOS; and its
+        partition's PriorityTier and its submission time."""
         node_cpus = self.cpus_per_node or processors
         nodes = max(1, processors // node_cpus)
         node_share = min(max(1, job.nodes), nodes) / nodes
@@ -485,10 +577,7 @@ class SlurmScheduling(Policy):
         part = self._part.get(job.id, self._default)
         partition = (self._parts[part].priority_job_factor / self._top_job_factor
                      if self._top_job_factor else 0.0)
-        return max(1, math.floor(self.weight_age * age + self.weight_fairshare * fairshare
-                                 + self.weight_job_size * size
-                                 + self.weight_partition * partition
-                                 + self.weight_qos * service))
+        return size, partition, service, self._tier[part], job.submit
 
     # ------------------------------------------------------------------ fair-share
     def _build_fairshare(self) -> FairShare:
@@ -569,6 +658,8 @@ class SlurmScheduling(Policy):
 
     def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
+        self._dequeue(job)
+        self._fixed_factors.pop(job.id, None)
         self._settled = None
         self._started[job.id] = ctx.now
         self._fixed_row.pop(job.id, None)
@@ -596,7 +687,6 @@ class SlurmScheduling(Policy):
         nodes as it needs (our reading: the shared nodes are reserved first).  The walk
         down the queue is compiled (:func:`schedlab.policies.slurm_backfill.walk`); it
         hands back here what the engine, the QOS limits and the other maps must do."""
-        from schedlab.engine.profile_kernels import ArrayProfile
         from schedlab.policies import slurm_backfill as bf
 
         self._passes["backfill"] += 1
@@ -608,32 +698,30 @@ class SlurmScheduling(Policy):
         queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
+        scratch = self._scratch = self._scratch or bf.Scratch()
+        scratch.begin(ctx.free, not nodes.tracked, len(self._users))
+        state, sizes = scratch.state, scratch.sizes
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
-        state = np.zeros(7, np.int64)
-        state[bf.FREE] = ctx.free
-        state[bf.MAP_FREE] = 0 if nodes.tracked else 1
-        state[bf.ALLOWED] = state[bf.COUNTED] = -1
-        per_user = np.zeros(len(self._users), np.int64)
-        sizes = np.zeros(2, np.int64)
-        made = np.empty((0, 4), np.int64)
         rows = np.empty((0, 7), np.int64)
         part, position = -1, 0
-        cpus = reserved = ArrayProfile(1, now)       # no map in hand yet
+        if not nodes.tracked:       # one partition: its maps are the first the pass needs
+            part = 0
+            maps[0] = self._pass_map(ctx, nodes, 0, scratch)
+        cpus, reserved = maps[0] if maps else scratch.no_maps
         while position < len(queue):
             if position == len(rows):
-                rows = np.concatenate((rows, self._rows(queue[position:2 * position + 32],
+                rows = np.concatenate((rows, self._rows(queue[position:2 * position + 16],
                                                         priority)))
             left = len(rows) - position
             reserved.make_room(2 * left)
-            if len(made) < state[bf.MADE] + left:
-                made = np.concatenate((made, np.empty((max(left, len(made)), 4), np.int64)))
+            scratch.room_to_make(left)
             sizes[0], sizes[1] = cpus.size, reserved.size
             why, position = bf.walk(rows, position, len(rows), part, cpus.times, cpus.free,
-                                    reserved.times, reserved.free, sizes, state, per_user,
-                                    made, now, now + self.bf_window * 60,
-                                    self.bf_min_prio_reserve, self.bf_max_job_test,
-                                    self.bf_max_job_user, self.bf_resolution,
-                                    self.clock_origin)
+                                    reserved.times, reserved.free, sizes, state,
+                                    scratch.per_user, scratch.made, now,
+                                    now + self.bf_window * 60, self.bf_min_prio_reserve,
+                                    self.bf_max_job_test, self.bf_max_job_user,
+                                    self.bf_resolution, self.clock_origin)
             cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
             if why == bf.DONE:
                 return
@@ -658,11 +746,11 @@ class SlurmScheduling(Policy):
             elif why == bf.OTHER_MAP:
                 part = int(rows[position, bf.PART])
                 if part not in maps:
-                    maps[part] = self._pass_map(ctx, nodes, part, made[:state[bf.MADE]])
+                    maps[part] = self._pass_map(ctx, nodes, part, scratch)
                     state[bf.OTHERS] = len(maps) > 1
                 cpus, reserved = maps[part]
             elif why == bf.RESERVED:
-                _, begin, end, need = made[state[bf.MADE] - 1].tolist()
+                _, begin, end, need = scratch.made[state[bf.MADE] - 1].tolist()
                 for other, (_, other_reserved) in maps.items():
                     held = min(need, nodes.shared[part].get(other, 0))
                     if other != part and held:
@@ -678,20 +766,21 @@ class SlurmScheduling(Policy):
                         np.int64).reshape(-1, 7)
 
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
-                  made: np.ndarray) -> tuple[ArrayProfile, ArrayProfile]:
+                  scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
         """A partition's backfill maps at ``now``: its nodes' CPUs as running and
-        completing jobs hold them, and its unreserved nodes after the reservations
-        ``made`` so far in the pass (rows of partition, begin, end, nodes)."""
-        from schedlab.engine.profile_kernels import ArrayProfile, change, min_free
-        from schedlab.policies.slurm_backfill import block, cpu_map
+        completing jobs hold them, and its unreserved nodes after the reservations made
+        so far in the pass (``scratch.made``: rows of partition, begin, end, nodes)."""
+        from schedlab.engine.profile_kernels import change, min_free
+        from schedlab.policies.slurm_backfill import MADE, block, cpu_map
 
         now = ctx.now
+        cpus, reserved = scratch.empty_maps(
+            part, nodes.capacity(part) if nodes.tracked else ctx.processors,
+            len(nodes.members[part]), now)
         if ctx.has_holds and not nodes.tracked:
-            cpus = ArrayProfile(ctx.processors, now)
             cpus.load(self._map_with_holds(ctx))
         else:
             running = self._running
-            cpus = ArrayProfile(nodes.capacity(part) if nodes.tracked else ctx.processors, now)
             cpus.make_room(running.count + 1)
             cpus.size = cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
                                 running.held[part], running.limits, running.count,
@@ -703,8 +792,7 @@ class SlurmScheduling(Policy):
                 size = cpus.size
                 cpus.size = change(cpus.times, cpus.free, size, now, until - now,
                                    -min(held, min_free(cpus.times, cpus.free, size, now, until)))
-        reserved = ArrayProfile(len(nodes.members[part]), now)
-        for other, begin, end, need in made.tolist():
+        for other, begin, end, need in scratch.made[:scratch.state[MADE]].tolist():
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))
             if held:
                 reserved.make_room(2)

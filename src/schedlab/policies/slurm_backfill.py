@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile_kernels import NEVER, change, earlier_fit, min_free, step_at
+from schedlab.engine.profile_kernels import (NEVER, ArrayProfile, change, earlier_fit, min_free,
+                                             step_at)
 
 #: Columns of the queue's rows: CPUs, nodes needed, time limit (s), partition, user (a dense
 #: number), whether its QOS limits must be asked (1) or not (0), priority.
@@ -43,6 +44,51 @@ DONE, START, CHECK_QOS, OTHER_MAP, RESERVED, MORE = range(6)
 #: How many times the pass tries one job at a later time before it gives up on it for this
 #: pass (each try moves past one change of the reservation map).
 MAX_TRIES = 1000
+
+
+class Scratch:
+    """The arrays backfill passes work in, kept from pass to pass (making them anew was
+    most of a short pass's cost): the walk's counters, the per-user counts, the
+    reservations made, and each partition's two maps once built."""
+
+    def __init__(self) -> None:
+        self.state = np.zeros(7, np.int64)
+        self.sizes = np.zeros(2, np.int64)
+        self.per_user = np.zeros(64, np.int64)
+        self.made = np.empty((64, 4), np.int64)
+        self.maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
+        #: What the walk is given before it asks for a partition's maps.
+        self.no_maps = (ArrayProfile(1, 0), ArrayProfile(1, 0))
+
+    def begin(self, free: int, map_free: bool, users: int) -> None:
+        """Counters for a new pass on a machine with ``free`` CPUs free now."""
+        state = self.state
+        state[:] = 0
+        state[FREE], state[MAP_FREE] = free, map_free
+        state[ALLOWED] = state[COUNTED] = -1
+        if users > len(self.per_user):
+            self.per_user = np.zeros(2 * users, np.int64)
+        else:
+            self.per_user[:users] = 0
+
+    def room_to_make(self, reservations: int) -> None:
+        """Room in ``made`` for ``reservations`` more rows."""
+        needed = int(self.state[MADE]) + reservations
+        if needed > len(self.made):
+            grown = np.empty((2 * needed, 4), np.int64)
+            grown[:len(self.made)] = self.made
+            self.made = grown
+
+    def empty_maps(self, part: int, cpus: int, nodes: int, now: int) -> tuple[ArrayProfile,
+                                                                                ArrayProfile]:
+        """Partition ``part``'s two maps, reused: all ``cpus`` free and all ``nodes``
+        unreserved from ``now`` on."""
+        if part not in self.maps:
+            self.maps[part] = (ArrayProfile(cpus, now), ArrayProfile(nodes, now))
+        found = self.maps[part]
+        for profile in found:
+            profile.times[0], profile.free[0], profile.size = now, profile.capacity, 1
+        return found
 
 
 @njit(cache=True)
