@@ -9,8 +9,8 @@ Slurm's default scheduling parameters, backfill on, on nodes of
 ``--cpus-per-node`` CPUs (8, the SDSC Blue Horizon's; a Slurm reservation
 holds whole nodes); with ``--fair-share`` also ``slurm fair-share``, multifactor
 priority with the age (1,000), fair-share (10,000, Fair Tree, an association
-per account and user of the trace) and job-size (1,000) weights.  CPU seconds, rounds interleaved (bench/rounds.py);
-medians of ``--repeat`` rounds in µs per job and the ratio to
+per account and user of the trace) and job-size (1,000) weights.  CPU
+seconds, rounds interleaved (bench/rounds.py); medians of ``--repeat`` rounds in µs per job and the ratio to
 fcfs+conservative's (the target: at most 3).  A markdown table on stdout
 (copied into docs/reference/policies/slurm.md, "Speed").
 """

@@ -103,9 +103,9 @@ from schedlab.workload.slurmqos import Qos
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
+    from schedlab.engine.outages import OutageEvent
     from schedlab.engine.profile_kernels import ArrayProfile
     from schedlab.policies.slurm_backfill import Scratch
-    from schedlab.engine.outages import OutageEvent
     from schedlab.workload.job import Job
 
 #: ``over_time_limit`` for OverTimeLimit=UNLIMITED: a job is never killed.
@@ -479,12 +479,12 @@ class SlurmScheduling(Policy):
         calc = self._calc_time(ctx.now)
         factors = self._fairshare.factors(ctx.now) if self._fairshare is not None else None
         if self._order is None or calc != self._order_calc or factors is not self._order_factors:
-            self._sort_queue(ctx, calc, factors)
+            self._order = self._sort_queue(ctx, calc, factors)
         return self._order
 
-    def _sort_queue(self, ctx: Context, calc: int, factors: list[float] | None) -> None:
+    def _sort_queue(self, ctx: Context, calc: int, factors: list[float] | None) -> list[Job]:
         """Every pending job's priority as computed at ``calc`` (at its submission if
-        later) with the fair-share ``factors``, and the queue sorted by them."""
+        later) with the fair-share ``factors``, and the queue sorted by them (returned)."""
         jobs = list(ctx.waiting.values())
         fixed = np.array([self._fixed_factors[job.id] for job in jobs],
                          np.float64).reshape(-1, 5)
@@ -500,12 +500,12 @@ class SlurmScheduling(Policy):
         priority = np.maximum(1, np.floor(value)).astype(np.int64)
         tier = fixed[:, 3].astype(np.int64)
         order = np.lexsort((np.arange(len(jobs)), -priority, -tier)).tolist()
-        self._order = [jobs[k] for k in order]
         self._order_keys = list(zip((-tier[order]).tolist(), (-priority[order]).tolist(),
                                     order))
         self._priority = dict(zip((job.id for job in jobs), priority.tolist()))
         self._order_calc, self._order_factors = calc, factors
         self._next_seq = len(jobs)
+        return [jobs[k] for k in order]
 
     def _enqueue(self, ctx: Context, job: Job) -> None:
         """A job joins the kept order with its priority at submission; or the order is
@@ -530,15 +530,16 @@ class SlurmScheduling(Policy):
 
     def _dequeue(self, job: Job) -> None:
         """A job leaves the kept order (it starts or is cancelled)."""
-        priority = self._priority.pop(job.id, None) if self._order is not None else None
-        if priority is None:
+        order = self._order
+        priority = self._priority.pop(job.id, None) if order is not None else None
+        if order is None or priority is None:
             return
         key = (-int(self._fixed_factors[job.id][3]), -priority)
         at = bisect_left(self._order_keys, key)
-        while self._order[at].id != job.id:
+        while order[at].id != job.id:
             at += 1
         del self._order_keys[at]
-        del self._order[at]
+        del order[at]
 
     def _calc_time(self, now: int) -> int:
         """When the priorities in force at ``now`` were computed: the latest run of the

@@ -26,8 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from schedlab.engine.profile_kernels import (NEVER, ArrayProfile, change, earlier_fit, min_free,
-                                             step_at)
+from schedlab.engine.profile_kernels import NEVER, ArrayProfile, change, earlier_fit, min_free, step_at
 
 #: Columns of the queue's rows: CPUs, nodes needed, time limit (s), partition, user (a dense
 #: number), whether its QOS limits must be asked (1) or not (0), priority.
@@ -251,8 +250,6 @@ def guessed_end(limit_end, limit, now, over_time_limit, kill_wait):  # pragma: n
     """When the backfill map expects a job past its time limit (``limit_end``) to end:
     ``kill_wait`` after its limit plus the over-time, or with an UNLIMITED over-time (-1)
     one time limit from now; at least ``now + 1`` (the select plugin's ``_guess_job_end``)."""
-    if over_time_limit == -1:
-        end = now + limit
-    else:
-        end = limit_end + kill_wait + over_time_limit * 60
+    unlimited = over_time_limit == -1
+    end = now + limit if unlimited else limit_end + kill_wait + over_time_limit * 60
     return max(end, now + 1)
