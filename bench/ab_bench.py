@@ -33,6 +33,10 @@ KTH = str(WORKLOADS / "KTH-SP2-1996-2.1-cln.swf.gz")
 SDSC = str(WORKLOADS / "SDSC-BLUE-2000-4.2-cln.swf.gz")
 #: One node failure per node-week on SDSC-BLUE's 144 nodes of 8 (bench/OUTAGES.md).
 NODE_WEEK = "mtbf=7d,repair=4h,node_size=8"
+#: The slurm policy with multifactor priority and fair-share (bench/slurm_bench.py's).
+SLURM_FAIR_SHARE = ("--param", "cpus_per_node=8", "--param", "priority=multifactor",
+                    "--param", "weight_age=1000", "--param", "weight_fairshare=10000",
+                    "--param", "weight_job_size=1000")
 #: (label, arguments after ``schedlab simulate``): every execution model, the policy families.
 CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("KTH fcfs", (KTH, "--policy", "fcfs")),
@@ -51,6 +55,8 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
                                                     "--failures", "never.csv,node_size=8")),
     ("SDSC fcfs+easy, 1 failure per node-week", (SDSC, "--policy", "fcfs+easy", "--failures",
                                                  f"{NODE_WEEK},fate=kill")),
+    ("SDSC slurm", (SDSC, "--policy", "slurm", "--param", "cpus_per_node=8")),
+    ("KTH slurm fair-share", (KTH, "--policy", "slurm", *SLURM_FAIR_SHARE)),
     ("w0 5000 gang strategy 3", ("w0", "-n", "5000", "--policy", "gang",
                                  "--param", "strategy=3")),
     ("grid 2000 jobs bf-fcfs", ("grid.swf", "--platform", "grid-platform.toml",

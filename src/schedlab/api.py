@@ -196,8 +196,9 @@ def simulate_grid(workload: str | Path | GridWorkload, policy: PolicySpec = "bf-
 # ------------------------------------------------------------------ compiled loops
 #: The policies whose hot loops are compiled (numba): conservative backfilling's compression
 #: and the profile kernels, planning's rebuild and dynP's self-tuning step, the admission
-#: searches of QoPS, MSB and MRT.  One small run of each compiles every kernel they call.
-COMPILED_POLICIES = ("fcfs+conservative", "fcfs+plan", "dynp", "qops", "msb", "mrt")
+#: searches of QoPS, MSB and MRT, the slurm policy's backfill pass.  One small run of each
+#: compiles every kernel they call.
+COMPILED_POLICIES = ("fcfs+conservative", "fcfs+plan", "dynp", "qops", "msb", "mrt", "slurm")
 #: The precompile runs' jobs get deadlines (QoPS §4.2: from an EASY schedule), which the
 #: admission policies need and the others ignore.
 _PRECOMPILE_DEADLINES = Transforms(stringency=0.5)

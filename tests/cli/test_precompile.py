@@ -69,4 +69,4 @@ def test_precompile_names_each_policy_and_refuses_one_without_compiled_loops():
     refused = runner.invoke(app, ["precompile", "--policies", "fcfs+easy"])
     assert refused.exit_code == 2
     assert "field --policies: expected policies with compiled loops (fcfs+conservative, " \
-        "fcfs+plan, dynp, qops, msb, mrt), got 'fcfs+easy'" in " ".join(refused.output.split())
+        "fcfs+plan, dynp, qops, msb, mrt, slurm), got 'fcfs+easy'" in " ".join(refused.output.split())

@@ -84,8 +84,10 @@ QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 from __future__ import annotations
 
 import math
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from schedlab.engine.profile import Profile
 from schedlab.errors import InputError
@@ -102,11 +104,10 @@ from schedlab.workload.slurmqos import Qos
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.outages import OutageEvent
+    from schedlab.engine.profile_kernels import ArrayProfile
+    from schedlab.policies.slurm_backfill import Scratch
     from schedlab.workload.job import Job
 
-#: How many times the backfill pass tries one job at a later time before it gives up on
-#: it for this pass (each try moves past one change of the reservation map).
-_MAX_TRIES = 1000
 #: ``over_time_limit`` for OverTimeLimit=UNLIMITED: a job is never killed.
 UNLIMITED = -1
 #: The priority plugins modelled (PriorityType=priority/...).
@@ -247,11 +248,34 @@ class SlurmScheduling(Policy):
         self._nodes: Nodes | None = None       # built at the first submission
         self._part: dict[int, int] = {}         # partition of every job, by id
         self._started: dict[int, int] = {}     # start time of every running job, by id
+        #: The backfill walk's fixed columns of every pending job, by id (its width, nodes,
+        #: time limit, partition, user and whether its QOS limits apply), and the users'
+        #: dense numbers.
+        self._fixed_row: dict[int, tuple[int, int, int, int, int, int]] = {}
+        self._users: dict[int, int] = {}
+        self._running = RunningJobs(len(self._parts))
+        self._scratch: Scratch | None = None      # made at the first backfill pass
+        #: Multifactor priority: each pending job's fixed factors (_job_factors), its
+        #: priority, and the queue in order with its sort keys (tier, priority and
+        #: arrival, negated where higher comes first), as sorted at ``_order_calc`` with
+        #: the fair-share factors ``_order_factors`` (None: to sort).
+        self._fixed_factors: dict[int, tuple[float, float, float, int, int]] = {}
+        self._priority: dict[int, int] = {}
+        self._order: list[Job] | None = None
+        self._order_keys: list[tuple[int, int, int]] = []
+        self._order_calc = 0
+        self._order_factors: list[float] | None = None
+        self._next_seq = 0
         #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
         self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
         self._next_full = 0          # the next periodic main-scheduler run
+        #: The priority time (:meth:`_calc_time`) at which the main scheduler's last pass
+        #: started nothing, with nothing it reads changed since (None: not so); and
+        #: whether its ticks are skipped meanwhile (:meth:`_wake`).
+        self._settled: int | None = None
+        self._asleep = False
         self._passes = {"main": 0, "backfill": 0}
 
     def statistics(self) -> dict[str, Any]:
@@ -261,6 +285,7 @@ class SlurmScheduling(Policy):
     # ------------------------------------------------------------------ events
     def on_submit(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._settled = None
         nodes = self._nodes or self._build_nodes(ctx)
         part = self._partition_of(job)
         if part is None:
@@ -280,6 +305,13 @@ class SlurmScheduling(Policy):
             self._leaf.pop(job.id, None)
             return
         self._part[job.id] = part
+        need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes), len(nodes.members[part]))
+        self._fixed_row[job.id] = (job.width, need, limit_seconds(job), part,
+                                   self._users.setdefault(job.user, len(self._users)),
+                                   int(self._limits is not None and job.id in self._qos))
+        if self.priority == "multifactor":
+            self._fixed_factors[job.id] = self._job_factors(job, ctx.processors)
+            self._enqueue(ctx, job)
 
     def _admit_qos(self, ctx: Context, job: Job) -> bool:
         """Find the job's QOS and count it, or reject the job (a QOS the table lacks, or a
@@ -308,10 +340,12 @@ class SlurmScheduling(Policy):
 
     def on_finish(self, ctx: Context, job: Job) -> None:
         self._event = self._changed = True
+        self._settled = None
         if self._fairshare is not None and job.id in self._started:
             self._fairshare.ended(job.id, ctx.now)
         self._leaf.pop(job.id, None)
-        self._started.pop(job.id, None)
+        if self._started.pop(job.id, None) is not None:
+            self._running.remove(job.id)
         self._part.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
@@ -324,7 +358,11 @@ class SlurmScheduling(Policy):
 
     def on_cancel(self, ctx: Context, job: Job) -> None:
         self._changed = True
+        self._settled = None
+        self._dequeue(job)
         self._part.pop(job.id, None)
+        self._fixed_row.pop(job.id, None)
+        self._fixed_factors.pop(job.id, None)
         self._leaf.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
         if qos is not None and self._limits is not None:
@@ -361,28 +399,58 @@ class SlurmScheduling(Policy):
 
     def on_outage(self, ctx: Context, event: OutageEvent) -> None:
         self._changed = True
+        self._settled = None
 
     def schedule(self, ctx: Context) -> None:
         now = ctx.now
         clock = now + self.clock_origin
+        if self._asleep:
+            self._skipped_ticks(clock)
         full = clock >= self._next_full
         if full:
             self._next_full = (clock // self.sched_interval + 1) * self.sched_interval
         if ctx.waiting and (self._event or full):
-            self._main(ctx, None if full else self.default_queue_depth)
+            if self._settled is not None and self._settled == self._calc_time(now):
+                self._passes["main"] += 1       # it would start nothing, as the last did
+            else:
+                self._main(ctx, None if full else self.default_queue_depth)
         self._event = False
-        if not self.backfill:
-            if ctx.waiting:
-                ctx.wake_at(self._next_full - self.clock_origin)
-            return
-        if self._changed and ctx.waiting and clock % self.bf_interval == 0:
+        if self.backfill and self._changed and ctx.waiting and clock % self.bf_interval == 0:
             self._changed = any(until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
+            self._wake(ctx, clock)
+
+    def _wake(self, ctx: Context, clock: int) -> None:
+        """Ask for the next pass: the main scheduler's next tick, the backfill scheduler's
+        next one if something changed.  While the main scheduler is settled (its last
+        pass started nothing, and nothing it reads has changed since) its ticks are
+        passes that start nothing: they are skipped up to the next change of the
+        priorities (the next decay run; never with basic priority), and counted at the
+        next pass (:meth:`_skipped_ticks`).  Not with advance reservations, failures or
+        windows, whose holds may change the free processors between events."""
+        self._asleep = (self._settled is not None and not ctx.has_holds
+                        and not ctx.reservations_enabled)
+        if not self._asleep:
             wake = self._next_full
-            if self._changed:
-                wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+        elif self.priority == "multifactor":
+            change = self._calc_time(ctx.now) + self.priority_calc_period + self.clock_origin
+            wake = -(-change // self.sched_interval) * self.sched_interval
+        else:
+            wake = MAX_TIME
+        if self.backfill and self._changed:
+            wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+        if wake < MAX_TIME:
             ctx.wake_at(wake - self.clock_origin)
+
+    def _skipped_ticks(self, clock: int) -> None:
+        """Count the main scheduler's ticks skipped before ``clock`` as the passes they were
+        (each started nothing) and move its next tick past them."""
+        if self._next_full < clock:
+            ticks = -(-(clock - self._next_full) // self.sched_interval)
+            self._passes["main"] += ticks
+            self._next_full += ticks * self.sched_interval
+        self._asleep = False
 
     # ------------------------------------------------------------------ priority
     def _queue(self, ctx: Context) -> list[Job]:
@@ -390,33 +458,114 @@ class SlurmScheduling(Policy):
         ``src/slurmctld/job_scheduler.c``): the higher partition PriorityTier first, then
         the higher priority, then submission order."""
         waiting = list(ctx.waiting.values())
-        tiers = len(set(self._tier)) > 1
         if self.priority == "basic":
-            if not tiers:
+            if len(set(self._tier)) == 1:
                 return waiting
             return sorted(waiting, key=lambda job: -self._tier[self._part[job.id]])
-        priority = self._priorities(ctx)
-        if not tiers:
-            return sorted(waiting, key=lambda job: -priority[job.id])
-        return sorted(waiting, key=lambda job: (-self._tier[self._part[job.id]],
-                                                -priority[job.id]))
+        return list(self._ordered(ctx))     # a copy: a pass takes the jobs it starts out
 
     def _priorities(self, ctx: Context) -> dict[int, int]:
         """The multifactor priority of every pending job, as last computed: at the latest
         run of the decay thread (``priority_calc_offset`` past a multiple of
         ``priority_calc_period`` on the clock), or at its submission."""
-        period, shift = self.priority_calc_period, self.clock_origin - self.priority_calc_offset
-        calc = (ctx.now + shift) // period * period - shift
+        self._ordered(ctx)
+        return self._priority
+
+    def _ordered(self, ctx: Context) -> list[Job]:
+        """The pending jobs in queue order under multifactor priority, kept as they come
+        and go between runs of the decay thread, and sorted anew, every priority
+        computed at once, when a run changes them (a new latest run, or new fair-share
+        factors)."""
+        calc = self._calc_time(ctx.now)
         factors = self._fairshare.factors(ctx.now) if self._fairshare is not None else None
-        return {job.id: self.job_priority(
-                    job, max(calc, job.submit), ctx.processors,
-                    factors[self._leaf[job.id]] if factors is not None else 0.0)
-                for job in ctx.waiting.values()}
+        if self._order is None or calc != self._order_calc or factors is not self._order_factors:
+            self._order = self._sort_queue(ctx, calc, factors)
+        return self._order
+
+    def _sort_queue(self, ctx: Context, calc: int, factors: list[float] | None) -> list[Job]:
+        """Every pending job's priority as computed at ``calc`` (at its submission if
+        later) with the fair-share ``factors``, and the queue sorted by them (returned)."""
+        jobs = list(ctx.waiting.values())
+        fixed = np.array([self._fixed_factors[job.id] for job in jobs],
+                         np.float64).reshape(-1, 5)
+        submit = fixed[:, 4].astype(np.int64)
+        if factors is not None:
+            leaves = np.array([self._leaf[job.id] for job in jobs], np.int64)
+            fairshare = np.asarray(factors, np.float64)[leaves]
+        else:
+            fairshare = np.zeros(len(jobs))
+        age = np.minimum(np.maximum(np.maximum(calc, submit) - submit, 0),
+                         self.max_age) / self.max_age
+        value = self._weighted(age, fairshare, fixed[:, 0], fixed[:, 1], fixed[:, 2])
+        priority = np.maximum(1, np.floor(value)).astype(np.int64)
+        tier = fixed[:, 3].astype(np.int64)
+        order = np.lexsort((np.arange(len(jobs)), -priority, -tier)).tolist()
+        self._order_keys = list(zip((-tier[order]).tolist(), (-priority[order]).tolist(),
+                                    order))
+        self._priority = dict(zip((job.id for job in jobs), priority.tolist()))
+        self._order_calc, self._order_factors = calc, factors
+        self._next_seq = len(jobs)
+        return [jobs[k] for k in order]
+
+    def _enqueue(self, ctx: Context, job: Job) -> None:
+        """A job joins the kept order with its priority at submission; or the order is
+        sorted anew at the next pass where the job did not join at the queue's end (a
+        requeue) or its association is newer than the factors."""
+        if self._order is None:
+            return
+        factors = self._order_factors
+        leaf = self._leaf.get(job.id, 0)
+        if next(reversed(ctx.waiting)) != job.id or (factors is not None
+                                                     and leaf >= len(factors)):
+            self._order = None
+            return
+        priority = self.job_priority(job, max(self._order_calc, job.submit), ctx.processors,
+                                     factors[leaf] if factors is not None else 0.0)
+        key = (-int(self._fixed_factors[job.id][3]), -priority, self._next_seq)
+        self._next_seq += 1
+        at = bisect_right(self._order_keys, key)
+        self._order_keys.insert(at, key)
+        self._order.insert(at, job)
+        self._priority[job.id] = priority
+
+    def _dequeue(self, job: Job) -> None:
+        """A job leaves the kept order (it starts or is cancelled)."""
+        order = self._order
+        priority = self._priority.pop(job.id, None) if order is not None else None
+        if order is None or priority is None:
+            return
+        key = (-int(self._fixed_factors[job.id][3]), -priority)
+        at = bisect_left(self._order_keys, key)
+        while order[at].id != job.id:
+            at += 1
+        del self._order_keys[at]
+        del order[at]
+
+    def _calc_time(self, now: int) -> int:
+        """When the priorities in force at ``now`` were computed: the latest run of the
+        decay thread (0 with basic priority, which never changes)."""
+        if self.priority == "basic":
+            return 0
+        period, shift = self.priority_calc_period, self.clock_origin - self.priority_calc_offset
+        return (now + shift) // period * period - shift
 
     def job_priority(self, job: Job, at: int, processors: int, fairshare: float = 0.0) -> int:
         """The multifactor priority of ``job`` computed at time ``at`` with the fair-share
         factor ``fairshare`` of its association (a whole number >= 1, as Slurm's)."""
         age = min(max(at - job.submit, 0), self.max_age) / self.max_age
+        size, partition, service, _, _ = self._job_factors(job, processors)
+        return max(1, math.floor(self._weighted(age, fairshare, size, partition, service)))
+
+    def _weighted(self, age: Any, fairshare: Any, size: Any, partition: Any,
+                  service: Any) -> Any:
+        """The weighted sum of the factors, in Slurm's order (floats, or arrays of them)."""
+        return (self.weight_age * age + self.weight_fairshare * fairshare
+                + self.weight_job_size * size + self.weight_partition * partition
+                + self.weight_qos * service)
+
+    def _job_factors(self, job: Job, processors: int) -> tuple[float, float, float, int, int]:
+        """The factors of a job that never change: job size, partition, QOS; and its
+        partition's PriorityTier and its submission time."""
         node_cpus = self.cpus_per_node or processors
         nodes = max(1, processors // node_cpus)
         node_share = min(max(1, job.nodes), nodes) / nodes
@@ -429,10 +578,7 @@ class SlurmScheduling(Policy):
         part = self._part.get(job.id, self._default)
         partition = (self._parts[part].priority_job_factor / self._top_job_factor
                      if self._top_job_factor else 0.0)
-        return max(1, math.floor(self.weight_age * age + self.weight_fairshare * fairshare
-                                 + self.weight_job_size * size
-                                 + self.weight_partition * partition
-                                 + self.weight_qos * service))
+        return size, partition, service, self._tier[part], job.submit
 
     # ------------------------------------------------------------------ fair-share
     def _build_fairshare(self) -> FairShare:
@@ -472,22 +618,30 @@ class SlurmScheduling(Policy):
 
     # ------------------------------------------------------------------ main scheduler
     def _main(self, ctx: Context, depth: int | None) -> None:
-        """Start jobs in queue order while they fit; the first that does not stops its
-        partition, and no later job may use that partition's nodes
-        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``)."""
+        """Start jobs in queue order while they fit, testing at most ``depth`` (None: all).
+        Settled (see :meth:`_wake`) where it starts nothing and saw as far as a full pass
+        would: it stopped, or its depth left no job untested."""
         self._passes["main"] += 1
         queue = self._queue(ctx)
-        if depth is not None:
-            queue = queue[:depth]
+        cut = depth is not None and len(queue) > depth
+        self._settled = self._calc_time(ctx.now)          # (a start unsettles it)
+        if not self._main_walk(ctx, queue[:depth] if cut else queue) and cut:
+            self._settled = None
+
+    def _main_walk(self, ctx: Context, queue: list[Job]) -> bool:
+        """Start the jobs of ``queue`` in order while they fit; the first that does not
+        stops its partition, and no later job may use that partition's nodes
+        (``_failed_partition`` in ``src/slurmctld/job_scheduler.c``).  Whether it stopped
+        (every partition) before the queue's end."""
         nodes = self._nodes
         if nodes is None or not nodes.tracked:
             for job in queue:
                 if self._limits is not None and not self._qos_allows(job):
                     continue
                 if job.width > ctx.free:
-                    return
+                    return True
                 self._start(ctx, job)
-            return
+            return False
         failed: set[int] = set()
         blocked: set[int] = set()
         for job in queue:
@@ -498,13 +652,18 @@ class SlurmScheduling(Policy):
                 failed.add(part)
                 blocked.update(nodes.members[part])
                 if len(failed) == len(self._parts):
-                    return
+                    return True
                 continue
             self._start(ctx, job, blocked)
+        return False
 
     def _start(self, ctx: Context, job: Job, blocked: set[int] | None = None) -> None:
         ctx.start(job)
+        self._dequeue(job)
+        self._fixed_factors.pop(job.id, None)
+        self._settled = None
         self._started[job.id] = ctx.now
+        self._fixed_row.pop(job.id, None)
         if self._fairshare is not None:
             self._fairshare.started(job.id, self._leaf[job.id], job.width, ctx.now)
         qos = self._qos.get(job.id)
@@ -513,86 +672,133 @@ class SlurmScheduling(Policy):
         nodes = self._nodes
         if nodes is not None and nodes.tracked:
             nodes.take(job.id, self._part[job.id], job.width, blocked or frozenset())
+            held = [nodes.cpus_in(nodes.held[job.id], part) for part in range(len(self._parts))]
+        else:
+            held = [job.width]
+        limit = limit_seconds(job)
+        self._running.add(job.id, ctx.now + limit, limit, held)
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, ctx: Context) -> None:
         """One backfill pass (see the module): start what can start now, reserve the rest.
 
-        Each partition is planned on its own map (its nodes' CPUs, its unreserved
+        Each partition is planned on its own maps (its nodes' CPUs, its unreserved
         nodes), built when a job of it is first tried; a reservation on one partition
         also holds, in every partition sharing nodes with it, as many of the shared
-        nodes as it needs (our reading: the shared nodes are reserved first)."""
+        nodes as it needs (our reading: the shared nodes are reserved first).  The walk
+        down the queue is compiled (:func:`schedlab.policies.slurm_backfill.walk`); it
+        hands back here what the engine, the QOS limits and the other maps must do."""
+        from schedlab.policies import slurm_backfill as bf
+
         self._passes["backfill"] += 1
         now = ctx.now
         nodes = self._nodes or self._build_nodes(ctx)
         self._completing = [c for c in self._completing if c[0] > now]
-        maps: dict[int, tuple[Profile, Profile]] = {}
-        made: list[tuple[int, int, int, int]] = []     # (partition, begin, end, nodes)
-        window_end = now + self.bf_window * 60
+        if ctx.free == 0:
+            return              # (no CPU free now: the pass would start nothing)
+        queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
-        tested = 0
-        per_user: dict[int, int] = {}
-        for job in self._queue(ctx):
-            if tested >= self.bf_max_job_test or self._nothing_free(ctx, nodes, maps, now):
-                break       # (no CPU free now: the rest of the pass would start nothing)
-            if self._limits is not None and not self._qos_allows(job):
-                continue
-            if self.bf_max_job_user:
-                if per_user.get(job.user, 0) >= self.bf_max_job_user:
-                    continue
-                per_user[job.user] = per_user.get(job.user, 0) + 1
-            tested += 1
-            part = self._part[job.id]
-            if part not in maps:
-                maps[part] = self._pass_map(ctx, nodes, part, made)
-            cpus, reserved = maps[part]
-            duration = limit_seconds(job)
-            need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes),
-                       len(nodes.members[part]))
-            start = self._earliest_start(cpus, reserved, job.width, need, duration, now)
-            if start is None:
-                continue
-            if start == now and job.width > ctx.free:
-                continue            # partitions: failed or held processors the map misses
-            if start == now:
+        scratch = self._scratch = self._scratch or bf.Scratch()
+        scratch.begin(ctx.free, not nodes.tracked, len(self._users))
+        state, sizes = scratch.state, scratch.sizes
+        maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
+        rows = np.empty((0, 7), np.int64)
+        part, position = -1, 0
+        if not nodes.tracked:       # one partition: its maps are the first the pass needs
+            part = 0
+            maps[0] = self._pass_map(ctx, nodes, 0, scratch)
+        cpus, reserved = maps[0] if maps else scratch.no_maps
+        while position < len(queue):
+            if position == len(rows):
+                rows = np.concatenate((rows, self._rows(queue[position:2 * position + 16],
+                                                        priority)))
+            left = len(rows) - position
+            reserved.make_room(2 * left)
+            scratch.room_to_make(left)
+            sizes[0], sizes[1] = cpus.size, reserved.size
+            why, position = bf.walk(rows, position, len(rows), part, cpus.times, cpus.free,
+                                    reserved.times, reserved.free, sizes, state,
+                                    scratch.per_user, scratch.made, now,
+                                    now + self.bf_window * 60, self.bf_min_prio_reserve,
+                                    self.bf_max_job_test, self.bf_max_job_user,
+                                    self.bf_resolution, self.clock_origin)
+            cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
+            if why == bf.DONE:
+                return
+            if why == bf.START:
+                job = queue[position]
                 self._start(ctx, job)
                 for other, (other_cpus, _) in maps.items():
                     held = (job.width if not nodes.tracked
                             else nodes.cpus_in(nodes.held[job.id], other))
                     if held:
-                        other_cpus.reserve(now, duration, held)
-                continue
-            if start > window_end or priority.get(job.id, self.bf_min_prio_reserve) \
-                    < self.bf_min_prio_reserve:
-                continue
-            begin, end = self._slot(start, duration)
-            made.append((part, max(begin, now), end, need))
-            for other, (_, other_reserved) in maps.items():
-                held = need if other == part else min(need, nodes.shared[part].get(other, 0))
-                if held:
-                    _block(other_reserved, max(begin, now), end, held)
+                        other_cpus.make_room(2)
+                        other_cpus.size = bf.change(other_cpus.times, other_cpus.free,
+                                                    other_cpus.size, now,
+                                                    int(rows[position, bf.DURATION]), -held)
+                state[bf.FREE] = ctx.free
+                position += 1
+            elif why == bf.CHECK_QOS:
+                if self._qos_allows(queue[position]):
+                    state[bf.ALLOWED] = position
+                else:
+                    position += 1
+            elif why == bf.OTHER_MAP:
+                part = int(rows[position, bf.PART])
+                if part not in maps:
+                    maps[part] = self._pass_map(ctx, nodes, part, scratch)
+                    state[bf.OTHERS] = len(maps) > 1
+                cpus, reserved = maps[part]
+            elif why == bf.RESERVED:
+                _, begin, end, need = scratch.made[state[bf.MADE] - 1].tolist()
+                for other, (_, other_reserved) in maps.items():
+                    held = min(need, nodes.shared[part].get(other, 0))
+                    if other != part and held:
+                        other_reserved.make_room(2)
+                        other_reserved.size = bf.block(other_reserved.times, other_reserved.free,
+                                                       other_reserved.size, begin, end, held)
+                position += 1
+
+    def _rows(self, jobs: list[Job], priority: dict[int, int]) -> np.ndarray:
+        """The backfill walk's rows of ``jobs`` (slurm_backfill's columns)."""
+        fixed, default = self._fixed_row, self.bf_min_prio_reserve
+        return np.array([(*fixed[job.id], priority.get(job.id, default)) for job in jobs],
+                        np.int64).reshape(-1, 7)
 
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
-                  made: list[tuple[int, int, int, int]]) -> tuple[Profile, Profile]:
-        """A partition's backfill map at ``now``: its nodes' CPUs as running and
-        completing jobs hold them, and its unreserved nodes after the reservations
-        ``made`` so far in the pass."""
+                  scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
+        """A partition's backfill maps at ``now``: its nodes' CPUs as running and
+        completing jobs hold them, and its unreserved nodes after the reservations made
+        so far in the pass (``scratch.made``: rows of partition, begin, end, nodes)."""
+        from schedlab.engine.profile_kernels import change, min_free
+        from schedlab.policies.slurm_backfill import MADE, block, cpu_map
+
         now = ctx.now
+        cpus, reserved = scratch.empty_maps(
+            part, nodes.capacity(part) if nodes.tracked else ctx.processors,
+            len(nodes.members[part]), now)
         if ctx.has_holds and not nodes.tracked:
-            cpus = self._map_with_holds(ctx)
+            cpus.load(self._map_with_holds(ctx))
         else:
-            capacity = nodes.capacity(part) if nodes.tracked else ctx.processors
-            cpus = Profile.from_releases(capacity, now, self._running_ends(ctx, nodes, part))
+            running = self._running
+            cpus.make_room(running.count + 1)
+            cpus.size = cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
+                                running.held[part], running.limits, running.count,
+                                self.over_time_limit, self.kill_wait)
         for until, width, where in self._completing:    # what the main scheduler left of them
             held = nodes.cpus_in(where, part) if nodes.tracked else width
             if held:
-                cpus.reserve(now, until - now, min(held, cpus.min_free(now, until)))
-        reserved = Profile(len(nodes.members[part]), now)
-        for other, begin, end, need in made:
+                cpus.make_room(2)
+                size = cpus.size
+                cpus.size = change(cpus.times, cpus.free, size, now, until - now,
+                                   -min(held, min_free(cpus.times, cpus.free, size, now, until)))
+        for other, begin, end, need in scratch.made[:scratch.state[MADE]].tolist():
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))
             if held:
-                _block(reserved, begin, end, held)
+                reserved.make_room(2)
+                reserved.size = block(reserved.times, reserved.free, reserved.size, begin, end,
+                                      held)
         return cpus, reserved
 
     def _map_with_holds(self, ctx: Context) -> Profile:
@@ -602,122 +808,56 @@ class SlurmScheduling(Policy):
         not claimed its CPUs by then.  With partitions (whose nodes the holds do not
         name) the holds are seen only in the machine's free count, our reading: a job
         starts where both its partition's nodes and the machine have room."""
+        from schedlab.policies.slurm_backfill import guessed_end
+
         now = ctx.now
         cpus = ctx.profile()
         for job in ctx.running.values():
             expected = ctx.expected_end(job)
-            end = self._started[job.id] + limit_seconds(job)
+            limit = limit_seconds(job)
+            end = self._started[job.id] + limit
             if end <= now:
-                end = self._guessed_end(job, end, now)
+                end = guessed_end(end, limit, now, self.over_time_limit, self.kill_wait)
             if end > expected:
                 cpus.reserve(expected, end - expected,
                              min(job.width, cpus.min_free(expected, end)))
         return cpus
 
-    @staticmethod
-    def _nothing_free(ctx: Context, nodes: Nodes, maps: dict[int, tuple[Profile, Profile]],
-                      now: int) -> bool:
-        """Whether no CPU is free now (completing ones count as busy where known)."""
-        if not nodes.tracked and maps:
-            return maps[0][0].free_at(now) == 0
-        return ctx.free == 0
 
-    def _earliest_start(self, cpus: Profile, reserved: Profile, width: int, need: int,
-                        duration: int, now: int) -> int | None:
-        """When the backfill pass plans a job of ``width`` CPUs on ``need`` nodes for
-        ``duration`` seconds (None: no start found in ``_MAX_TRIES`` tries).
+class RunningJobs:
+    """The running jobs as the backfill map sees them, in arrays for the compiled map
+    builder (:func:`schedlab.policies.slurm_backfill.cpu_map`): row ``k < count`` holds
+    a job's start plus time limit (``ends``), its time limit (``limits``) and its CPUs
+    on each partition's nodes (``held[partition]``)."""
 
-        Tried from ``now``: the nodes must be unreserved from the try to its time limit
-        included, else it is tried again from the first change of the map after which
-        they are; the CPUs come back as running jobs reach their limits (the select
-        plugin's will-run test, which knows no reservation); a start past the map's next
-        drop in unreserved nodes is tried again from there; a future start whose slot
-        overlaps a reservation is tried again from that start.
-        """
-        start_res = now
-        for _ in range(_MAX_TRIES):
-            fits_from = reserved.earliest_fit(need, duration + 1, start_res)
-            if fits_from != start_res:      # tried again at each change: the first that fits
-                start_res = fits_from
-                continue
-            start = cpus.earliest_fit(width, duration, start_res)
-            drop = _next_drop(reserved, start_res)
-            if drop is not None and start > drop:
-                start_res = drop
-                continue
-            if start > now:
-                begin, end = self._slot(start, duration)
-                if reserved.min_free(max(begin, now), end) < need:
-                    start_res = start if start > start_res else start + self.bf_resolution
-                    continue
-            return start
-        return None
+    def __init__(self, partitions: int) -> None:
+        self.ends = np.empty(64, np.int64)
+        self.limits = np.empty(64, np.int64)
+        self.held = np.empty((partitions, 64), np.int64)
+        self.count = 0
+        self._row: dict[int, int] = {}        # job id -> row
+        self._ids: list[int] = []              # row -> job id
 
-    def _running_ends(self, ctx: Context, nodes: Nodes, part: int) -> list[tuple[int, int]]:
-        """``(start + time limit, CPUs)`` of every running job with CPUs on the
-        partition's nodes, earliest first: the backfill map's view of when CPUs come
-        back."""
-        now = ctx.now
-        ends = []
-        for job in ctx.running.values():
-            held = nodes.cpus_in(nodes.held[job.id], part) if nodes.tracked else job.width
-            if not held:
-                continue
-            end = self._started[job.id] + limit_seconds(job)
-            if end <= now:
-                end = self._guessed_end(job, end, now)
-            ends.append((end, held))
-        ends.sort()
-        return ends
+    def add(self, job_id: int, end: int, limit: int, held: list[int]) -> None:
+        row = self.count
+        if row == len(self.ends):
+            self.ends, self.limits, self.held = (np.concatenate((a, a), axis=-1)
+                                                 for a in (self.ends, self.limits, self.held))
+        self.ends[row], self.limits[row], self.held[:, row] = end, limit, held
+        self._row[job_id] = row
+        self._ids.append(job_id)
+        self.count = row + 1
 
-    def _guessed_end(self, job: Job, limit_end: int, now: int) -> int:
-        """When the backfill map expects a job past its time limit (``limit_end``) to end:
-        ``kill_wait`` after its limit plus the over-time, or with an UNLIMITED over-time
-        one time limit from now; at least ``now + 1`` (see the module)."""
-        if self.over_time_limit == UNLIMITED:
-            end = now + limit_seconds(job)
-        else:
-            end = limit_end + self.kill_wait + self.over_time_limit * 60
-        return max(end, now + 1)
-
-    def _slot(self, start: int, duration: int) -> tuple[int, int]:
-        """The reservation's slot: its start and its end (start plus time limit) both
-        rounded down to bf_resolution seconds of the wall clock, at least one
-        bf_resolution long (Slurm 22.05's backfill.c)."""
-        res, origin = self.bf_resolution, self.clock_origin
-        begin = (start + origin) // res * res - origin
-        end = (start + duration + origin) // res * res - origin
-        return begin, max(end, begin + res)
-
-
-def _next_drop(profile: Profile, after: int) -> int | None:
-    """The first time after ``after`` at which ``profile`` has fewer free than just before."""
-    times, free = profile.breakpoints()
-    for k in range(max(1, bisect_right(times, after)), len(times)):
-        if free[k] < free[k - 1]:
-            return times[k]
-    return None
-
-
-def _block(reserved: Profile, begin: int, end: int, nodes: int) -> None:
-    """Mark ``nodes`` nodes reserved on ``[begin, end)``, as many as are still unreserved
-    where fewer are (the backfill map clears node bits whatever they held)."""
-    for at, until, free in _steps(reserved, begin, end):
-        reserved.reserve(at, until - at, min(nodes, free))
-
-
-def _steps(profile: Profile, begin: int, end: int) -> list[tuple[int, int, int]]:
-    """``(from, until, free)`` of the profile's steps clipped to ``[begin, end)``."""
-    times, free = profile.breakpoints()
-    k = max(0, bisect_right(times, begin) - 1)
-    found = []
-    while k < len(times) and times[k] < end:
-        until = times[k + 1] if k + 1 < len(times) else end
-        lo, hi = max(times[k], begin), min(until, end)
-        if lo < hi:
-            found.append((lo, hi, free[k]))
-        k += 1
-    return found
+    def remove(self, job_id: int) -> None:
+        """Forget a job: the last row takes its place."""
+        row, last = self._row.pop(job_id), self.count - 1
+        moved = self._ids.pop()
+        if row != last:
+            self.ends[row], self.limits[row] = self.ends[last], self.limits[last]
+            self.held[:, row] = self.held[:, last]
+            self._ids[row] = moved
+            self._row[moved] = row
+        self.count = last
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:

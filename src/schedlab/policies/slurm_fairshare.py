@@ -47,9 +47,10 @@ computed; no code of it is here):
 from __future__ import annotations
 
 import calendar
-import math
 from collections.abc import Sequence
 from datetime import UTC, datetime
+
+import numpy as np
 
 from schedlab.errors import InputError
 from schedlab.workload.slurmassoc import ROOT, Association
@@ -69,6 +70,8 @@ class AssociationTree:
         self.is_user: list[bool] = [False]
         self.children: list[list[int]] = [[]]
         self.nodes: dict[tuple[str, str], int] = {(ROOT, ""): 0}
+        self._level: list[int] | None = None
+        self._users_first: list[list[int]] | None = None
 
     @classmethod
     def of(cls, associations: Sequence[Association]) -> AssociationTree:
@@ -108,13 +111,26 @@ class AssociationTree:
     def __len__(self) -> int:
         return len(self.parent)
 
+    def users_first(self) -> list[list[int]]:
+        """Every node's children, its users' nodes before its accounts' (each kind in the
+        order added): the order Fair Tree ranks siblings in at a tie."""
+        if self._users_first is None or len(self._users_first) != len(self.parent):
+            self._users_first = [[k for k in children if self.is_user[k]]
+                                 + [k for k in children if not self.is_user[k]]
+                                 for children in self.children]
+        return self._users_first
+
     def level_shares(self) -> list[int]:
-        """The level shares of every node: its own and its siblings' shares together."""
+        """The level shares of every node: its own and its siblings' shares together
+        (computed once per shape of the tree: every decay run asks)."""
+        if self._level is not None and len(self._level) == len(self.parent):
+            return self._level
         level = [self.shares[0]] * len(self.parent)
         for children in self.children:
             total = sum(self.shares[k] for k in children)
             for k in children:
                 level[k] = total
+        self._level = level
         return level
 
 
@@ -261,22 +277,15 @@ def fair_tree_factors(tree: AssociationTree, usage: Sequence[float]) -> list[flo
     if users == 0:
         return factors
     state = [users, users]        # the rank given last, the next rank not yet given
-    levels = tree.level_shares()
-
-    def level_fs(node: int) -> float:
-        level = levels[node]
-        norm_shares = tree.shares[node] / level if level else 0.0
-        if norm_shares == 0.0:
-            return 0.0
-        parent_usage = usage[tree.parent[node]]
-        efctv = usage[node] / parent_usage if parent_usage else 0.0
-        return math.inf if efctv == 0.0 else norm_shares / efctv
+    negated = level_fair_shares(tree, usage)
+    negated = (-negated).tolist()   # sorted on ascending: the highest level fair-share first
+    users_first = tree.users_first()
 
     def walk(siblings: list[int], tied_from_parent: bool) -> None:
-        ranked = sorted(((level_fs(node), node) for node in siblings),
-                        key=lambda pair: (-pair[0], not tree.is_user[pair[1]]))
+        ranked = sorted(siblings, key=negated.__getitem__)    # (stable: users first at a tie)
         previous: float | None = None
-        for k, (value, node) in enumerate(ranked):
+        for k, node in enumerate(ranked):
+            value = negated[node]
             tied = tied_from_parent if k == 0 else value == previous
             if tree.is_user[node]:
                 if not tied:
@@ -284,11 +293,25 @@ def fair_tree_factors(tree: AssociationTree, usage: Sequence[float]) -> list[flo
                 factors[node] = state[0] / users
                 state[1] -= 1
             else:
-                walk(tree.children[node], tied)
+                walk(users_first[node], tied)
             previous = value
 
-    walk(tree.children[0], False)
+    walk(users_first[0], False)
     return factors
+
+
+def level_fair_shares(tree: AssociationTree, usage: Sequence[float]) -> np.ndarray:
+    """Every node's level fair-share ``S / U`` among its siblings (see the module; the
+    root's is meaningless): infinite for no usage, 0 for no shares."""
+    shares = np.asarray(tree.shares, np.float64)
+    level = np.asarray(tree.level_shares(), np.float64)
+    used = np.asarray(usage, np.float64)
+    parent_used = used[np.asarray(tree.parent, np.int64)]
+    norm_shares = np.divide(shares, level, out=np.zeros_like(shares), where=level != 0)
+    efctv = np.divide(used, parent_used, out=np.zeros_like(used), where=parent_used != 0)
+    with np.errstate(divide="ignore"):
+        value = np.where(efctv == 0.0, np.inf, norm_shares / np.where(efctv == 0.0, 1.0, efctv))
+    return np.where(norm_shares == 0.0, 0.0, value)
 
 
 def classic_factors(tree: AssociationTree, usage: Sequence[float],

@@ -1,0 +1,82 @@
+"""What the slurm policy keeps between passes gives the schedules of making it anew.
+
+The policy keeps the multifactor queue in order between decay runs and skips
+the main scheduler's ticks while it is settled (docs/reference/policies/slurm.md,
+"Speed").  :class:`Anew` sorts the queue and runs the main scheduler at every
+tick, as the policy did before it kept anything: on random workloads both
+give the same starts and count the same passes.  The backfill pass is
+compiled; its hand-checked cases are in test_slurm.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from schedlab.api import simulate
+from schedlab.engine.context import Context
+from schedlab.policies.slurm import SlurmScheduling
+from schedlab.workload.job import Job, Workload
+from strategies import workloads
+
+
+class Anew(SlurmScheduling):
+    """The slurm policy that keeps nothing: every pass sorts the queue and runs the main
+    scheduler."""
+
+    def _ordered(self, ctx: Context) -> list[Job]:
+        self._order = None
+        return super()._ordered(ctx)
+
+    def _main(self, ctx: Context, depth: int | None) -> None:
+        super()._main(ctx, depth)
+        self._settled = None
+
+
+def with_users(workload: Workload) -> Workload:
+    """Each job given one of three users in one of two accounts."""
+    return workload.with_jobs([job._replace(user=job.id % 3, account=job.id % 2)
+                               for job in workload.jobs])
+
+
+PARAMS = st.fixed_dictionaries({
+    "cpus_per_node": st.sampled_from([0, 1, 2, 4]),
+    "sched_interval": st.sampled_from([1, 7, 60]),
+    "bf_interval": st.sampled_from([1, 5, 30]),
+    "default_queue_depth": st.sampled_from([1, 2, 100]),
+    "backfill": st.booleans(),
+    "priority_calc_period": st.sampled_from([1, 13, 300]),
+    "clock_origin": st.integers(0, 100),
+})
+MULTIFACTOR = st.fixed_dictionaries({
+    "priority": st.just("multifactor"),
+    "weight_age": st.sampled_from([0, 1000]),
+    "max_age": st.sampled_from([60, 604800]),
+    "weight_job_size": st.sampled_from([0, 500]),
+    "favor_small": st.booleans(),
+    "weight_fairshare": st.sampled_from([0, 10000]),
+    "fair_tree": st.booleans(),
+    "decay_half_life": st.sampled_from([0, 600]),
+})
+
+
+def run_both(workload: Workload, params: dict[str, Any]) -> None:
+    kept, anew = SlurmScheduling(**params), Anew(**params)
+    kept_result, anew_result = simulate(workload, kept), simulate(workload, anew)
+    assert kept_result.start.tolist() == anew_result.start.tolist()
+    assert kept_result.end.tolist() == anew_result.end.tolist()
+    assert kept.statistics() == anew.statistics()
+
+
+@settings(max_examples=60, deadline=None)
+@given(workloads(max_jobs=25), PARAMS)
+def test_skipped_ticks_change_no_start_and_no_pass_count(workload, params):
+    run_both(workload, params)
+
+
+@settings(max_examples=60, deadline=None)
+@given(workloads(max_jobs=25), PARAMS, MULTIFACTOR)
+def test_the_kept_multifactor_queue_is_the_queue_sorted_anew(workload, params, multifactor):
+    run_both(with_users(workload), {**params, **multifactor})
