@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from files import written
 from schedlab.errors import InputError
 from schedlab.workload.reservations import (
     Reservation,
@@ -19,9 +20,7 @@ from schedlab.workload.reservations import (
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "requests.csv"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return written(tmp_path, "requests.csv", text)
 
 
 def test_a_request_knows_its_end_notice_and_area():

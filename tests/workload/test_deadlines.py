@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from files import written
 from schedlab.cli.app import app
 from schedlab.errors import InputError
 from schedlab.pipeline import easy_response_times, mixed_deadlines, stringency_deadlines
@@ -42,9 +43,7 @@ def deadlines(workload: Workload) -> list[int | None]:
 
 
 def write(tmp_path: Path, text: str, name: str = "d.csv") -> Path:
-    path = tmp_path / name
-    path.write_text(text, encoding="utf-8")
-    return path
+    return written(tmp_path, name, text)
 
 
 # ------------------------------------------------------------------ side file

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from files import written
 from schedlab.errors import InputError
 from schedlab.workload.slurmassoc import Association, read_associations
 
@@ -25,9 +26,7 @@ schedlab|chem|bob||1|
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "assoc.txt"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return written(tmp_path, "assoc.txt", text)
 
 
 def test_sacctmgr_output_is_read_as_a_tree(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from files import written
 from schedlab.errors import InputError
 from schedlab.policies.registry import make_policy
 from schedlab.workload.slurmconf import Partition, SlurmConfig, read_slurm_conf
@@ -39,9 +40,7 @@ PartitionName=batch Nodes=n[1-4,7] Default=YES MaxTime=INFINITE PriorityTier=2 S
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "slurm.conf"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return written(tmp_path, "slurm.conf", text)
 
 
 def test_scheduling_parameters_are_read(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from files import written
 from schedlab.errors import InputError
 from schedlab.workload.slurmqos import Qos, read_qos
 
@@ -23,9 +24,7 @@ TABLE = "\n".join([
 
 
 def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "qos.txt"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return written(tmp_path, "qos.txt", text)
 
 
 def test_priorities_and_limits_are_read(tmp_path: Path) -> None:
