@@ -84,8 +84,8 @@ class Attempts:
         self.spec = spec
         runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
         estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
-        #: Each job's runtime and estimate as submitted, and the seconds of work its first
-        #: attempt must do (the smaller of the two: the limit kills it at its estimate).
+        #: The seconds of work each job's first attempt must do: the smaller of its runtime
+        #: and estimate as submitted (the limit kills it at its estimate).
         self._work = np.minimum(runtime, estimate).tolist()
         #: The seconds each job's last attempt needed and was allowed (its first's once it
         #: enters: :meth:`entered`).
