@@ -83,8 +83,11 @@ QOS table) adds the QOS limits of :mod:`schedlab.policies.slurm_qos`.
 
 from __future__ import annotations
 
+import functools
 import math
+import operator
 from bisect import bisect_left, bisect_right
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -248,10 +251,10 @@ class SlurmScheduling(Policy):
         self._nodes: Nodes | None = None       # built at the first submission
         self._part: dict[int, int] = {}         # partition of every job, by id
         self._started: dict[int, int] = {}     # start time of every running job, by id
-        #: The backfill walk's fixed columns of every pending job, by id (its width, nodes,
-        #: time limit, partition, user and whether its QOS limits apply), and the users'
-        #: dense numbers.
-        self._fixed_row: dict[int, tuple[int, int, int, int, int, int]] = {}
+        #: The backfill walk's fixed columns of every pending job (its width, nodes, time
+        #: limit, partition, user and whether its QOS limits apply), and the users' dense
+        #: numbers.
+        self._pending_rows = PendingRows()
         self._users: dict[int, int] = {}
         self._running = RunningJobs(len(self._parts))
         self._scratch: Scratch | None = None      # made at the first backfill pass
@@ -306,9 +309,10 @@ class SlurmScheduling(Policy):
             return
         self._part[job.id] = part
         need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes), len(nodes.members[part]))
-        self._fixed_row[job.id] = (job.width, need, limit_seconds(job), part,
-                                   self._users.setdefault(job.user, len(self._users)),
-                                   int(self._limits is not None and job.id in self._qos))
+        self._pending_rows.add(job.id, (job.width, need, limit_seconds(job), part,
+                                        self._users.setdefault(job.user, len(self._users)),
+                                        int(self._limits is not None and job.id in self._qos)),
+                                self.bf_min_prio_reserve)
         if self.priority == "multifactor":
             self._fixed_factors[job.id] = self._job_factors(job, ctx.processors)
             self._enqueue(ctx, job)
@@ -361,7 +365,7 @@ class SlurmScheduling(Policy):
         self._settled = None
         self._dequeue(job)
         self._part.pop(job.id, None)
-        self._fixed_row.pop(job.id, None)
+        self._pending_rows.remove(job.id)
         self._fixed_factors.pop(job.id, None)
         self._leaf.pop(job.id, None)
         qos = self._qos.pop(job.id, None)
@@ -663,7 +667,7 @@ class SlurmScheduling(Policy):
         self._fixed_factors.pop(job.id, None)
         self._settled = None
         self._started[job.id] = ctx.now
-        self._fixed_row.pop(job.id, None)
+        self._pending_rows.remove(job.id)
         if self._fairshare is not None:
             self._fairshare.started(job.id, self._leaf[job.id], job.width, ctx.now)
         qos = self._qos.get(job.id)
@@ -688,14 +692,13 @@ class SlurmScheduling(Policy):
         nodes as it needs (our reading: the shared nodes are reserved first).  The walk
         down the queue is compiled (:func:`schedlab.policies.slurm_backfill.walk`); it
         hands back here what the engine, the QOS limits and the other maps must do."""
-        from schedlab.policies import slurm_backfill as bf
-
+        bf = _compiled()
         self._passes["backfill"] += 1
         now = ctx.now
         nodes = self._nodes or self._build_nodes(ctx)
         self._completing = [c for c in self._completing if c[0] > now]
-        if ctx.free == 0:
-            return              # (no CPU free now: the pass would start nothing)
+        if ctx.free < min(map(_width, ctx.waiting.values())):
+            return              # (no pending job fits the CPUs free now: it would start nothing)
         queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
@@ -703,21 +706,22 @@ class SlurmScheduling(Policy):
         scratch.begin(ctx.free, not nodes.tracked, len(self._users))
         state, sizes = scratch.state, scratch.sizes
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
-        rows = np.empty((0, 7), np.int64)
+        pending = self._pending_rows
+        slots = pending.slots(queue[:16], priority, self.bf_min_prio_reserve)
         part, position = -1, 0
         if not nodes.tracked:       # one partition: its maps are the first the pass needs
             part = 0
             maps[0] = self._pass_map(ctx, nodes, 0, scratch)
         cpus, reserved = maps[0] if maps else scratch.no_maps
         while position < len(queue):
-            if position == len(rows):
-                rows = np.concatenate((rows, self._rows(queue[position:2 * position + 16],
-                                                        priority)))
-            left = len(rows) - position
+            if position == len(slots):
+                slots = np.concatenate((slots, pending.slots(
+                    queue[position:2 * position + 16], priority, self.bf_min_prio_reserve)))
+            left = len(slots) - position
             reserved.make_room(2 * left)
             scratch.room_to_make(left)
             sizes[0], sizes[1] = cpus.size, reserved.size
-            why, position = bf.walk(rows, position, len(rows), part, cpus.times, cpus.free,
+            why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times, cpus.free,
                                     reserved.times, reserved.free, sizes, state,
                                     scratch.per_user, scratch.made, now,
                                     now + self.bf_window * 60, self.bf_min_prio_reserve,
@@ -736,7 +740,7 @@ class SlurmScheduling(Policy):
                         other_cpus.make_room(2)
                         other_cpus.size = bf.change(other_cpus.times, other_cpus.free,
                                                     other_cpus.size, now,
-                                                    int(rows[position, bf.DURATION]), -held)
+                                                    limit_seconds(job), -held)
                 state[bf.FREE] = ctx.free
                 position += 1
             elif why == bf.CHECK_QOS:
@@ -745,7 +749,7 @@ class SlurmScheduling(Policy):
                 else:
                     position += 1
             elif why == bf.OTHER_MAP:
-                part = int(rows[position, bf.PART])
+                part = self._part[queue[position].id]
                 if part not in maps:
                     maps[part] = self._pass_map(ctx, nodes, part, scratch)
                     state[bf.OTHERS] = len(maps) > 1
@@ -760,20 +764,12 @@ class SlurmScheduling(Policy):
                                                        other_reserved.size, begin, end, held)
                 position += 1
 
-    def _rows(self, jobs: list[Job], priority: dict[int, int]) -> np.ndarray:
-        """The backfill walk's rows of ``jobs`` (slurm_backfill's columns)."""
-        fixed, default = self._fixed_row, self.bf_min_prio_reserve
-        return np.array([(*fixed[job.id], priority.get(job.id, default)) for job in jobs],
-                        np.int64).reshape(-1, 7)
-
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
                   scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
         """A partition's backfill maps at ``now``: its nodes' CPUs as running and
         completing jobs hold them, and its unreserved nodes after the reservations made
         so far in the pass (``scratch.made``: rows of partition, begin, end, nodes)."""
-        from schedlab.engine.profile_kernels import change, min_free
-        from schedlab.policies.slurm_backfill import MADE, block, cpu_map
-
+        bf = _compiled()
         now = ctx.now
         cpus, reserved = scratch.empty_maps(
             part, nodes.capacity(part) if nodes.tracked else ctx.processors,
@@ -783,7 +779,7 @@ class SlurmScheduling(Policy):
         else:
             running = self._running
             cpus.make_room(running.count + 1)
-            cpus.size = cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
+            cpus.size = bf.cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
                                 running.held[part], running.limits, running.count,
                                 self.over_time_limit, self.kill_wait)
         for until, width, where in self._completing:    # what the main scheduler left of them
@@ -791,13 +787,14 @@ class SlurmScheduling(Policy):
             if held:
                 cpus.make_room(2)
                 size = cpus.size
-                cpus.size = change(cpus.times, cpus.free, size, now, until - now,
-                                   -min(held, min_free(cpus.times, cpus.free, size, now, until)))
-        for other, begin, end, need in scratch.made[:scratch.state[MADE]].tolist():
+                cpus.size = bf.change(cpus.times, cpus.free, size, now, until - now,
+                                      -min(held, bf.min_free(cpus.times, cpus.free, size, now,
+                                                             until)))
+        for other, begin, end, need in scratch.made[:scratch.state[bf.MADE]].tolist():
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))
             if held:
                 reserved.make_room(2)
-                reserved.size = block(reserved.times, reserved.free, reserved.size, begin, end,
+                reserved.size = bf.block(reserved.times, reserved.free, reserved.size, begin, end,
                                       held)
         return cpus, reserved
 
@@ -822,6 +819,49 @@ class SlurmScheduling(Policy):
                 cpus.reserve(expected, end - expected,
                              min(job.width, cpus.min_free(expected, end)))
         return cpus
+
+
+class PendingRows:
+    """The backfill walk's rows (the columns of :mod:`schedlab.policies.slurm_backfill`,
+    ``WIDTH`` ... ``PRIORITY``) of every pending job, in a table kept for the whole run:
+    a pass hands the walk the table and the queue's row numbers instead of building the
+    rows job by job.  A job's fixed columns (all but the last, its priority) are written
+    at its submission; its row is given to a later job once it leaves the queue."""
+
+    def __init__(self) -> None:
+        self.table = np.zeros((64, 7), np.int64)
+        self._slot: dict[int, int] = {}       # job id -> row of ``table``
+        self._unused: list[int] = []
+        self._next = 0
+
+    def add(self, job_id: int, fixed: tuple[int, int, int, int, int, int],
+            default: int) -> None:
+        """Write a job's fixed columns and the ``default`` priority (a pass with
+        priorities sets it in :meth:`slots`)."""
+        if self._unused:
+            slot = self._unused.pop()
+        else:
+            slot = self._next
+            self._next += 1
+            if slot == len(self.table):
+                self.table = np.concatenate((self.table, np.zeros_like(self.table)))
+        self.table[slot] = (*fixed, default)
+        self._slot[job_id] = slot
+
+    def remove(self, job_id: int) -> None:
+        """Forget a job that left the queue (started or cancelled; no row: nothing)."""
+        slot = self._slot.pop(job_id, None)
+        if slot is not None:
+            self._unused.append(slot)
+
+    def slots(self, jobs: list[Job], priority: dict[int, int], default: int) -> np.ndarray:
+        """The rows of the pending ``jobs``, in that order, each given its ``priority``
+        (``default`` for a job it lacks) in the last column."""
+        slot = self._slot
+        found = np.array([slot[job.id] for job in jobs], np.int64)
+        if priority:
+            self.table[found, -1] = [priority.get(job.id, default) for job in jobs]
+        return found
 
 
 class RunningJobs:
@@ -858,6 +898,17 @@ class RunningJobs:
             self._ids[row] = moved
             self._row[moved] = row
         self.count = last
+
+
+@functools.cache
+def _compiled() -> ModuleType:
+    """The compiled backfill pass (:mod:`schedlab.policies.slurm_backfill`), imported at
+    the first backfill pass: it imports numba, which a run without one need not load."""
+    from schedlab.policies import slurm_backfill
+    return slurm_backfill
+
+
+_width = operator.attrgetter("width")
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:

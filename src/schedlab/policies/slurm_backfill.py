@@ -14,7 +14,9 @@ blocked on other partitions' maps, or the queue's columns given so far are
 used up.  With one partition and no QOS a pass is one call, plus one per job
 it starts.
 
-The queue's columns are rows of ``jobs`` (``WIDTH`` ... ``PRIORITY``); the
+The queue's columns are rows of ``table`` (``WIDTH`` ... ``PRIORITY``; the
+policy's :class:`~schedlab.policies.slurm.PendingRows`), the queue itself the
+rows ``slots`` names in queue order; the
 walk's counters are ``state`` (``TESTED`` ... ``OTHERS``); the reservations
 made are rows ``(partition, begin, end, nodes)`` of ``made``, for the maps
 of partitions built later in the pass.  This module imports numba: the
@@ -61,10 +63,7 @@ class Scratch:
 
     def begin(self, free: int, map_free: bool, users: int) -> None:
         """Counters for a new pass on a machine with ``free`` CPUs free now."""
-        state = self.state
-        state[:] = 0
-        state[FREE], state[MAP_FREE] = free, map_free
-        state[ALLOWED] = state[COUNTED] = -1
+        self.state[:] = (0, free, map_free, -1, -1, 0, 0)     # TESTED ... OTHERS
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
         else:
@@ -91,16 +90,18 @@ class Scratch:
 
 
 @njit(cache=True)
-def walk(jobs, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, per_user,
+def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, per_user,
          made, now, window_end, min_prio, max_job_test, max_job_user, resolution,
          origin):  # pragma: no cover
-    """Walk the queue rows ``first`` to ``count - 1`` on partition ``part``'s maps.
+    """Walk the queue positions ``first`` to ``count - 1`` (rows ``slots[k]`` of ``table``)
+    on partition ``part``'s maps.
 
     ``sizes`` holds the two maps' lengths (CPUs, reserved); the arrays have room for
     two more breakpoints per row.  Returns ``(why, position)``: the reason (``DONE``
-    ... ``MORE``) and the row it concerns (``count`` for ``MORE``).
+    ... ``MORE``) and the queue position it concerns (``count`` for ``MORE``).
     """
     for k in range(first, count):
+        job = table[slots[k]]
         if state[COUNTED] != k:     # (a row handed back for its map is counted already)
             if state[TESTED] >= max_job_test:
                 return DONE, k
@@ -110,18 +111,18 @@ def walk(jobs, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, p
                 nothing_free = state[FREE] == 0
             if nothing_free:
                 return DONE, k      # (no CPU free now: the rest would start nothing)
-            if jobs[k, CHECK] == 1 and state[ALLOWED] != k:
+            if job[CHECK] == 1 and state[ALLOWED] != k:
                 return CHECK_QOS, k
             if max_job_user > 0:
-                user = jobs[k, USER]
+                user = job[USER]
                 if per_user[user] >= max_job_user:
                     continue
                 per_user[user] += 1
             state[TESTED] += 1
             state[COUNTED] = k
-        if jobs[k, PART] != part:
+        if job[PART] != part:
             return OTHER_MAP, k
-        width, need, duration = jobs[k, WIDTH], jobs[k, NEED], jobs[k, DURATION]
+        width, need, duration = job[WIDTH], job[NEED], job[DURATION]
         start = earliest_start(cpus_t, cpus_f, sizes[0], res_t, res_f, sizes[1], width, need,
                                duration, now, resolution, origin)
         if start < 0:
@@ -130,7 +131,7 @@ def walk(jobs, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, p
             if width > state[FREE]:
                 continue        # partitions: failed or held processors the map misses
             return START, k
-        if start > window_end or jobs[k, PRIORITY] < min_prio:
+        if start > window_end or job[PRIORITY] < min_prio:
             continue
         begin, end = slot(start, duration, resolution, origin)
         begin = max(begin, now)
