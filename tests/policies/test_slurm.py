@@ -77,6 +77,16 @@ def test_bf_window_leaves_far_jobs_unreserved() -> None:
     assert starts(jobs, slurm(bf_window=1))[2] == 2
 
 
+def test_bf_min_prio_reserve_leaves_low_priority_jobs_unreserved() -> None:
+    # Under the age factor every job's priority is at least 1: with bf_min_prio_reserve=1
+    # job 2 is reserved from 120 and job 3 (two minutes) waits as in the case above; with
+    # a threshold no priority reaches, job 2 gets no reservation and job 3 starts at once.
+    jobs = [(1, 0, 100, 2, 10), (2, 1, 10, 1, 8), (3, 2, 10, 2, 2)]
+    aged = {"priority": "multifactor", "weight_age": 1000}
+    assert starts(jobs, slurm(**aged, bf_min_prio_reserve=1))[2] == 100
+    assert starts(jobs, slurm(**aged, bf_min_prio_reserve=10**6))[2] == 2
+
+
 def test_multifactor_job_size_orders_the_queue() -> None:
     # Jobs 2 (2 CPUs) and 3 (16 CPUs) wait behind job 1; with the job-size weight the
     # wide job has the higher priority and goes first.

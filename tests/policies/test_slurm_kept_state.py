@@ -1,10 +1,12 @@
 """What the slurm policy keeps between passes gives the schedules of making it anew.
 
-The policy keeps the multifactor queue in order between decay runs and skips
-the main scheduler's ticks while it is settled (docs/reference/policies/slurm.md,
-"Speed").  :class:`Anew` sorts the queue and runs the main scheduler at every
-tick, as the policy did before it kept anything: on random workloads both
-give the same starts and count the same passes.  The backfill pass is
+The policy keeps the multifactor queue in order between decay runs, skips
+the main scheduler's ticks while it is settled and the backfill passes no
+pending job fits (docs/reference/policies/slurm.md, "Speed"), and keeps the
+pending jobs' backfill rows in a table.  :class:`Anew` sorts the queue, runs
+the main scheduler at every tick and every backfill pass, as the policy did
+before it kept anything: on random workloads both give the same starts and
+count the same passes.  The backfill pass is
 compiled; its hand-checked cases are in test_slurm.py.
 """
 
@@ -17,14 +19,18 @@ from hypothesis import strategies as st
 
 from schedlab.api import simulate
 from schedlab.engine.context import Context
-from schedlab.policies.slurm import SlurmScheduling
+from schedlab.policies.slurm import PendingRows, SlurmScheduling
 from schedlab.workload.job import Job, Workload
 from strategies import workloads
 
 
 class Anew(SlurmScheduling):
     """The slurm policy that keeps nothing: every pass sorts the queue and runs the main
-    scheduler."""
+    scheduler, and every backfill pass is run."""
+
+    @staticmethod
+    def _none_fits(ctx: Context) -> bool:
+        return False
 
     def _ordered(self, ctx: Context) -> list[Job]:
         self._order = None
@@ -58,6 +64,7 @@ MULTIFACTOR = st.fixed_dictionaries({
     "favor_small": st.booleans(),
     "weight_fairshare": st.sampled_from([0, 10000]),
     "fair_tree": st.booleans(),
+    "bf_min_prio_reserve": st.sampled_from([0, 1, 300]),
     "decay_half_life": st.sampled_from([0, 600]),
 })
 
@@ -80,3 +87,20 @@ def test_skipped_ticks_change_no_start_and_no_pass_count(workload, params):
 @given(workloads(max_jobs=25), PARAMS, MULTIFACTOR)
 def test_the_kept_multifactor_queue_is_the_queue_sorted_anew(workload, params, multifactor):
     run_both(with_users(workload), {**params, **multifactor})
+
+
+def test_pending_rows_reuse_the_rows_of_jobs_that_left() -> None:
+    pending = PendingRows()
+    jobs = [Job(id=k, submit=0, runtime=1, estimate=60, width=k + 1) for k in range(200)]
+    for job in jobs:
+        pending.add(job.id, (job.width, 1, 60, 0, job.id % 3, 0), 7)
+    for job in jobs[:150]:
+        pending.remove(job.id)
+    for job in jobs[:100]:
+        pending.add(job.id, (job.width, 2, 60, 0, 0, 0), 7)
+    order = jobs[150:] + jobs[:20]          # 50 kept from the first adds, 20 added again
+    rows = pending.table[pending.slots(order, {5: 9}, 7)]
+    assert len(pending.table) == 256        # rows of jobs that left were given again
+    assert rows[:, 0].tolist() == [job.width for job in order]
+    assert rows[:, 1].tolist() == [1] * 50 + [2] * 20
+    assert rows[:, -1].tolist() == [7] * 55 + [9] + [7] * 14

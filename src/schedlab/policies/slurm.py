@@ -697,8 +697,8 @@ class SlurmScheduling(Policy):
         now = ctx.now
         nodes = self._nodes or self._build_nodes(ctx)
         self._completing = [c for c in self._completing if c[0] > now]
-        if ctx.free < min(map(_width, ctx.waiting.values())):
-            return              # (no pending job fits the CPUs free now: it would start nothing)
+        if self._none_fits(ctx):
+            return
         queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
@@ -763,6 +763,13 @@ class SlurmScheduling(Policy):
                         other_reserved.size = bf.block(other_reserved.times, other_reserved.free,
                                                        other_reserved.size, begin, end, held)
                 position += 1
+
+    @staticmethod
+    def _none_fits(ctx: Context) -> bool:
+        """Whether no pending job fits the CPUs free now: a backfill pass would then start
+        nothing, and its reservations last only for the pass, so it is not run (it is
+        still counted)."""
+        return ctx.free < min(map(_width, ctx.waiting.values()))
 
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
                   scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
