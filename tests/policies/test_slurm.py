@@ -87,6 +87,17 @@ def test_bf_min_prio_reserve_leaves_low_priority_jobs_unreserved() -> None:
     assert starts(jobs, slurm(**aged, bf_min_prio_reserve=10**6))[2] == 2
 
 
+def test_bf_max_job_user_tests_as_many_jobs_of_a_user_per_pass() -> None:
+    # All jobs are one user's.  Job 2 is tested first in every pass (and reserved), so
+    # with bf_max_job_user=1 jobs 3 and 4 are never tested and start with job 2 at 100.
+    # With 2, the pass at 2 tests jobs 2 and 3 (3 starts) but not 4, which waits for
+    # the next pass something changed for: job 3's end at 12.
+    jobs = BLOCKED_HEAD + [(4, 2, 10, 1, 2)]
+    assert starts(jobs, slurm()) == [0, 100, 2, 2]
+    assert starts(jobs, slurm(bf_max_job_user=1)) == [0, 100, 100, 100]
+    assert starts(jobs, slurm(bf_max_job_user=2)) == [0, 100, 2, 12]
+
+
 def test_multifactor_job_size_orders_the_queue() -> None:
     # Jobs 2 (2 CPUs) and 3 (16 CPUs) wait behind job 1; with the job-size weight the
     # wide job has the higher priority and goes first.

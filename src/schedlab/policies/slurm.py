@@ -703,7 +703,7 @@ class SlurmScheduling(Policy):
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
         scratch = self._scratch = self._scratch or bf.Scratch()
-        scratch.begin(ctx.free, not nodes.tracked, len(self._users))
+        scratch.begin(ctx.free, not nodes.tracked, len(self._users) if self.bf_max_job_user else 0)
         state, sizes = scratch.state, scratch.sizes
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         pending = self._pending_rows
@@ -797,7 +797,8 @@ class SlurmScheduling(Policy):
                 cpus.size = bf.change(cpus.times, cpus.free, size, now, until - now,
                                       -min(held, bf.min_free(cpus.times, cpus.free, size, now,
                                                              until)))
-        for other, begin, end, need in scratch.made[:scratch.state[bf.MADE]].tolist():
+        made = int(scratch.state[bf.MADE])
+        for other, begin, end, need in (scratch.made[:made].tolist() if made else ()):
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))
             if held:
                 reserved.make_room(2)

@@ -62,11 +62,12 @@ class Scratch:
         self.no_maps = (ArrayProfile(1, 0), ArrayProfile(1, 0))
 
     def begin(self, free: int, map_free: bool, users: int) -> None:
-        """Counters for a new pass on a machine with ``free`` CPUs free now."""
+        """Counters for a new pass on a machine with ``free`` CPUs free now, and per-user
+        counts of ``users`` users (0: no per-user limit)."""
         self.state[:] = (0, free, map_free, -1, -1, 0, 0)     # TESTED ... OTHERS
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
-        else:
+        elif users:
             self.per_user[:users] = 0
 
     def room_to_make(self, reservations: int) -> None:
