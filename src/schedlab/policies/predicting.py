@@ -46,8 +46,8 @@ class PredictorPlanner:
     it ends (:func:`~schedlab.predictors.base.telling`: its
     :func:`~schedlab.predictors.ended_job`); a per-user predictor is handed
     just the fields it reads (:func:`~schedlab.predictors.base.planner_calls`).
-    Only the oracle, which
-    says it looks ahead, is told the runtimes when the run begins.  A
+    Only the oracle, which says it looks ahead, is told the runtimes when the
+    run begins.  A
     predictor that keeps :meth:`Predictor.corrected
     <schedlab.predictors.Predictor.corrected>` as it is (every built-in one)
     is corrected by its rule directly
