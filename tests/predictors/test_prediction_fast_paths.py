@@ -9,6 +9,9 @@
   among equals).
 * A predictor that keeps ``Predictor.corrected`` is corrected by its rule
   without a query; one that overrides it is still asked.
+* A per-user predictor is handed its job's user and estimate, and an ended
+  job's user and runtime, by the planner (``planner_calls``): it predicts what
+  the same predictor asked through queries and ended records predicts.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from schedlab.api import run as api_run
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.predicting import PredictorPlanner
 from schedlab.predictors import EndedJob, PredictionQuery, Predictor, make_predictor
-from schedlab.predictors.base import corrected_runtime
+from schedlab.predictors.base import asking, corrected_runtime, planner_calls, telling
 
 #: (id, submit, runtime, estimate, width, user)
 HISTORY = ((1, 0, 10, 100, 4, 7), (2, 0, 10, 100, 4, 7))
@@ -193,3 +196,35 @@ class Patient(Predictor):
 def test_a_predictor_with_its_own_correction_is_asked_for_it():
     planner = PredictorPlanner(Patient())
     assert planner.corrected(Job(1, 0, 500, 1000, 2, 7), 1, 1) == 8
+
+
+# ------------------------------------------------------------------ per-user predictors
+#: Submissions and ends in any order: ("submit", user, estimate) or ("end", user, runtime).
+events = st.lists(st.one_of(
+    st.tuples(st.just("submit"), st.integers(-1, 3), st.integers(1, 5000)),
+    st.tuples(st.just("end"), st.integers(-1, 3), st.integers(0, 6000))), max_size=60)
+
+
+@settings(max_examples=150, deadline=None)
+@given(events=events, spec=st.sampled_from(
+    ["easy++", "last", "user-quantile", "user-quantile[q=0.9,window=3,min_jobs=1]"]))
+def test_per_user_calls_predict_what_queries_predict(events, spec):
+    fast, plain = make_predictor(spec), make_predictor(spec)
+    fast.predict = fast.observe = None                # type: ignore[assignment,method-assign]
+    planned, ended = planner_calls(fast)              # so no query or record reaches them
+    asked, told = asking(plain.predict), telling(plain.observe)
+    for n, (kind, user, value) in enumerate(events):
+        if kind == "submit":
+            job = Job(n + 1, 0, 10**6, value, 2, user)        # its runtime is never read
+            assert planned(job) == asked(job)
+        else:
+            job = Job(n + 1, 0, value, 6000, 2, user)
+            ended(job, 100, 100 + value, 0)
+            told(job, 100, 100 + value, 0)
+
+
+def test_a_predictor_that_overrides_predict_is_asked_by_query():
+    overriding = type("AlwaysOne", (type(make_predictor("easy++")),),
+                   {"predict": lambda self, query: 1})()
+    planned, _ = planner_calls(overriding)
+    assert planned(Job(1, 0, 50, 100, 2, 7)) == 1

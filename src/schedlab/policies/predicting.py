@@ -28,7 +28,7 @@ from schedlab.predictors import (
     make_predictor,
     query_of,
 )
-from schedlab.predictors.base import asking, corrected_runtime, telling
+from schedlab.predictors.base import corrected_runtime, planner_calls
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -44,8 +44,10 @@ class PredictorPlanner:
     (:func:`~schedlab.predictors.base.asking`: the job's
     :func:`~schedlab.predictors.query_of`), and hears of it again only when
     it ends (:func:`~schedlab.predictors.base.telling`: its
-    :func:`~schedlab.predictors.ended_job`); only the oracle, which
-    says it looks ahead, is told the runtimes when the run begins.  A
+    :func:`~schedlab.predictors.ended_job`); a per-user predictor is handed
+    just the fields it reads (:func:`~schedlab.predictors.base.planner_calls`).
+    Only the oracle, which says it looks ahead, is told the runtimes when the
+    run begins.  A
     predictor that keeps :meth:`Predictor.corrected
     <schedlab.predictors.Predictor.corrected>` as it is (every built-in one)
     is corrected by its rule directly
@@ -56,10 +58,9 @@ class PredictorPlanner:
 
     def __init__(self, predictor: Predictor) -> None:
         self.predictor = predictor
-        #: The prediction of a submitted job (``RuntimePlanner.planned``).
-        self.planned = asking(predictor.predict)
-        #: An ended job told to the predictor (``RuntimePlanner.ended``).
-        self.ended = telling(predictor.observe)
+        #: The prediction of a submitted job (``RuntimePlanner.planned``), and an ended job
+        #: told to the predictor (``RuntimePlanner.ended``).
+        self.planned, self.ended = planner_calls(predictor)
         self._rule = (predictor.correction
                       if type(predictor).corrected is Predictor.corrected else None)
 

@@ -128,6 +128,36 @@ def telling(observe: Callable[[EndedJob], None]) -> Callable[[Job, int, int, int
     return ended
 
 
+def planner_calls(predictor: Predictor) -> tuple[Callable[[Job], int],
+                                                 Callable[[Job, int, int, int], None]]:
+    """The engine planner's two per-job calls to ``predictor``: the prediction of a
+    submitted job, and the news of one that ended (``RuntimePlanner.planned`` and
+    ``ended``).
+
+    A :class:`UserHistoryPredictor` that keeps the base ``predict`` and
+    ``observe`` is handed the job's user and estimate, and at its end its user
+    and runtime (``end - start``), directly; any other is asked and told
+    through :func:`asking` and :func:`telling`.  Both give the same answers
+    (a hypothesis property of the tests).
+    """
+    kind = type(predictor)
+    if (isinstance(predictor, UserHistoryPredictor)
+            and kind.predict is UserHistoryPredictor.predict
+            and kind.observe is UserHistoryPredictor.observe):
+        predict_user, observe_user = predictor.predict_user, predictor.observe_user
+
+        def planned(job: Job) -> int:
+            return predict_user(job.user, job.estimate)
+
+        def ended(job: Job, start: int, end: int, status: int) -> None:
+            user = job.user
+            if user != UNKNOWN:
+                observe_user(user, end - start)
+
+        return planned, ended
+    return asking(predictor.predict), telling(predictor.observe)
+
+
 @dataclass(frozen=True)
 class Param:
     """One parameter of a predictor: default, type, allowed values, one-line meaning.
@@ -272,6 +302,35 @@ class Predictor:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
+
+
+class UserHistoryPredictor(Predictor):
+    """A predictor whose answer is a function of the job's user and estimate and of the
+    runtimes of that user's ended jobs, in end order (``easy++``, ``last``,
+    ``user-quantile``).
+
+    A subclass implements :meth:`predict_user` and :meth:`observe_user`; the
+    query protocol hands them those fields (:meth:`predict`, :meth:`observe`;
+    an ended job of unknown user is no one's history), and the engine's
+    planner calls them with the two numbers directly
+    (:class:`~schedlab.policies.predicting.PredictorPlanner`), building no
+    query and no ended record per job.  The runtime reaches it only through
+    :meth:`observe_user`, when the job has ended.
+    """
+
+    def predict(self, query: PredictionQuery) -> int:
+        return self.predict_user(query.user, query.estimate)
+
+    def observe(self, ended: EndedJob) -> None:
+        if ended.user != UNKNOWN:
+            self.observe_user(ended.user, ended.runtime)
+
+    def predict_user(self, user: int, estimate: int) -> int:
+        """The predicted runtime of a job of ``user`` with ``estimate``, >= 1."""
+        raise NotImplementedError
+
+    def observe_user(self, user: int, runtime: int) -> None:
+        """A job of ``user`` (never :data:`UNKNOWN`) ended after ``runtime`` seconds."""
 
 
 def corrected_runtime(estimate: int, predicted: int, elapsed: int, correction: str) -> int:

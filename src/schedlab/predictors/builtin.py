@@ -25,6 +25,7 @@ from schedlab.predictors.base import (
     Param,
     PredictionQuery,
     Predictor,
+    UserHistoryPredictor,
     clamp,
 )
 
@@ -39,7 +40,7 @@ class EstimatePredictor(Predictor):
         return query.estimate
 
 
-class EasyPlusPlus(Predictor):
+class EasyPlusPlus(UserHistoryPredictor):
     """Tsafrir et al.'s EASY++ prediction: the mean runtime of the user's last two ended jobs.
 
     The mean of the runtimes of the two jobs of the same user that ended last
@@ -56,25 +57,21 @@ class EasyPlusPlus(Predictor):
         #: -1 while the user has one ended job.
         self._last_two: dict[int, tuple[int, int]] = {}
 
-    def predict(self, query: PredictionQuery) -> int:
-        pair = self._last_two.get(query.user)
+    def predict_user(self, user: int, estimate: int) -> int:
+        pair = self._last_two.get(user)
         if pair is None or pair[0] < 0:
-            return query.estimate
+            return estimate
         mean = (pair[0] + pair[1] + 1) // 2
-        estimate = query.estimate
         if mean < 1:
             return 1
         return estimate if mean > estimate else mean
 
-    def observe(self, ended: EndedJob) -> None:
-        user = ended.user
-        if user == UNKNOWN:
-            return
+    def observe_user(self, user: int, runtime: int) -> None:
         pair = self._last_two.get(user)
-        self._last_two[user] = (-1 if pair is None else pair[1], ended.runtime)
+        self._last_two[user] = (-1 if pair is None else pair[1], runtime)
 
 
-class LastPredictor(Predictor):
+class LastPredictor(UserHistoryPredictor):
     """The runtime of the user's last ended job, capped by the estimate; the estimate
     before the user has one."""
 
@@ -84,16 +81,15 @@ class LastPredictor(Predictor):
     def reset(self) -> None:
         self._last: dict[int, int] = {}
 
-    def predict(self, query: PredictionQuery) -> int:
-        last = self._last.get(query.user)
-        return query.estimate if last is None else clamp(last, query.estimate)
+    def predict_user(self, user: int, estimate: int) -> int:
+        last = self._last.get(user)
+        return estimate if last is None else clamp(last, estimate)
 
-    def observe(self, ended: EndedJob) -> None:
-        if ended.user != UNKNOWN:
-            self._last[ended.user] = ended.runtime
+    def observe_user(self, user: int, runtime: int) -> None:
+        self._last[user] = runtime
 
 
-class UserQuantile(Predictor):
+class UserQuantile(UserHistoryPredictor):
     """A per-user running quantile: the ``q`` quantile of the runtimes of the user's last
     ``window`` ended jobs (nearest rank: the ``ceil(q n)``-th smallest of ``n``), capped
     by the estimate; the estimate while the user has fewer than ``min_jobs``."""
@@ -115,25 +111,23 @@ class UserQuantile(Predictor):
         #: user -> (runtimes in end order, the same runtimes sorted)
         self._history: dict[int, tuple[deque[int], list[int]]] = {}
 
-    def predict(self, query: PredictionQuery) -> int:
-        history = self._history.get(query.user)
+    def predict_user(self, user: int, estimate: int) -> int:
+        history = self._history.get(user)
         if history is None or len(history[1]) < self.min_jobs:
-            return query.estimate
+            return estimate
         ordered = history[1]
         rank = min(max(math.ceil(self.q * len(ordered)), 1), len(ordered))
-        return clamp(ordered[rank - 1], query.estimate)
+        return clamp(ordered[rank - 1], estimate)
 
-    def observe(self, ended: EndedJob) -> None:
-        if ended.user == UNKNOWN:
-            return
-        history = self._history.get(ended.user)
+    def observe_user(self, user: int, runtime: int) -> None:
+        history = self._history.get(user)
         if history is None:
-            history = self._history[ended.user] = (deque(), [])
+            history = self._history[user] = (deque(), [])
         recent, ordered = history
         if len(recent) == self.window:
             del ordered[bisect_left(ordered, recent.popleft())]
-        recent.append(ended.runtime)
-        insort(ordered, ended.runtime)
+        recent.append(runtime)
+        insort(ordered, runtime)
 
 
 #: knn's tie-breaker per position: far below any real difference of squared log2 distances.
