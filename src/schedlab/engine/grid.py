@@ -350,7 +350,7 @@ class GridContext:
         "Grid runs": a window is known from its notice; one without an earlier notice
         only at its start, when its machines go out of service)."""
         outages = self._outages
-        if outages is None or not outages._announced:
+        if outages is None or not outages.announced:
             return []
         return outages.windows_ahead(self.mask)
 
@@ -358,7 +358,7 @@ class GridContext:
         """Per machine of ``machines``, whether ``task`` started there now would end by its
         estimate (:meth:`durations`) before the next window known to take it."""
         outages = self._outages
-        if outages is None or not outages._announced:
+        if outages is None or not outages.announced:
             return np.ones(len(machines), dtype=bool)
         ends = self.now + self.durations(task, machines)
         clear: np.ndarray = ends <= outages.ahead_start[machines]

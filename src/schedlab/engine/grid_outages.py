@@ -117,9 +117,10 @@ class GridOutages:
         #: Per window, the machines it takes, known from its notice (its ``node_ids``, or
         #: those fixed at an advance notice; None: a count taken as its start finds them).
         self.named: list[tuple[int, ...] | None] = [w.node_ids or None for w in self.windows]
-        #: The windows announced and not started, and per machine the start of the first
-        #: of them that names it (NEVER: none).
-        self._announced: list[int] = []
+        #: The windows announced and not started, every window announced (the record's
+        #: notices), and per machine the start of the first of the former that names it
+        #: (NEVER: none).
+        self.announced: list[int] = []
         self._heard: list[int] = []
         self.ahead_start = np.full(machines, NEVER, dtype=np.int64)
         self._rngs: dict[int, np.random.Generator] = {}
@@ -219,7 +220,7 @@ class GridOutages:
         """The announced windows not yet started on the machines of ``mask``, one
         ``(machine, start, end)`` per machine each names, by machine, then start."""
         return sorted((m, self.windows[k].start, self.windows[k].end)
-                      for k in self._announced for m in self.named[k] or () if mask[m])
+                      for k in self.announced for m in self.named[k] or () if mask[m])
 
     def released(self, ctx: GridContext, machine: int) -> None:
         """A job left ``machine`` (an end, a preemption, a failure): a machine out of service
@@ -392,7 +393,7 @@ class GridOutages:
         machines = self.named[k]
         if machines is None:
             machines = self.named[k] = self._unclaimed(k)
-        self._announced.append(k)
+        self.announced.append(k)
         self._heard.append(k)
         self._note_ahead()
         clusters = {int(self.platform.cluster_of[m]) for m in machines}
@@ -410,7 +411,7 @@ class GridOutages:
         time names, then, if too few, the lowest-numbered of those."""
         window = self.windows[k]
         claimed: set[int] = set()
-        for other in [*self._announced, *self._states]:
+        for other in [*self.announced, *self._states]:
             if self.windows[other].start < window.end and window.start < self.windows[other].end:
                 claimed.update(self.named[other] or ())
         unclaimed = [m for m in range(len(self.cpus)) if m not in claimed]
@@ -419,7 +420,7 @@ class GridOutages:
     def _note_ahead(self) -> None:
         """Recompute :attr:`ahead_start` from the announced windows not started."""
         self.ahead_start.fill(NEVER)
-        for k in self._announced:
+        for k in self.announced:
             machines = list(self.named[k] or ())
             np.minimum.at(self.ahead_start, machines, self.windows[k].start)
 
@@ -427,8 +428,8 @@ class GridOutages:
                       ) -> tuple[OutageEvent, list[tuple[GridTask, bool]], set[int]]:
         window = self.windows[k]
         machines = self.named[k]
-        if k in self._announced:
-            self._announced.remove(k)
+        if k in self.announced:
+            self.announced.remove(k)
             self._note_ahead()
         wanted = self._wanted(window) if machines is None else len(machines)
         self._states[k] = state = _WindowState(window, wanted, machines)
