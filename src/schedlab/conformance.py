@@ -609,6 +609,68 @@ def _check_job_runs(result: Result, grid: GridWorkload, platform: Platform, colu
         f"job {job.id} ran {ends[-1] - starts[-1]} s at last, expected {last} (eq. 3.9)"
 
 
+def check_grid_window_notices(result: Result) -> None:
+    """Raise ``AssertionError`` if a job started on a machine between the notice and the
+    start of a window taking it was expected, by its estimate, to run into the window.
+
+    The promise of the grid local policies that plan around a window's notice
+    (``bf-fcfs``, ``bf-unmod``, ``bf-mod``, ``eg-edf``, ``cs``; docs/reference/events.md,
+    "Grid runs"), not a rule of every grid run: ``grid-fcfs`` and ``grid-edf`` look
+    only at the machines' room now.  Each job's last run is checked (its expected end:
+    its start, plus its time on machines by its estimate, ``machine_estimate``, less
+    what its earlier runs of the attempt held); the windows and their machines are
+    :attr:`OutageRecord.notices <schedlab.engine.result.OutageRecord.notices>`.
+    """
+    record, grid = result.outages, result.grid
+    if record is None or record.notices is None or grid is None:
+        return
+    runs, last_start, estimate = grid.runs, grid.last_start, grid.machine_estimate
+    assert runs is not None and last_start is not None and estimate is not None
+    for i in np.flatnonzero(result.accepted & (last_start >= 0)).tolist():
+        mine = runs[runs[:, 0] == i]
+        last = int(last_start[i])
+        earlier = mine[(mine[:, 2] >= result.start[i]) & (mine[:, 2] < last)]
+        expected_end = last + int(estimate[i]) - int(
+            (earlier[:, 3] - earlier[:, 2]).sum())
+        machine = int(grid.machine[i])
+        for lo, hi, notice, start, end in record.notices.tolist():
+            if lo <= machine < hi and notice <= last < start:
+                assert expected_end <= start, (
+                    f"job {int(result.job_id[i])} started on machine {machine} at {last}, after the "
+                    f"notice ({notice}) of a window from {start} to {end} taking it, and was "
+                    f"expected to run until {expected_end}, into the window")
+
+
+def check_gang_window_notices(result: Result) -> None:
+    """Raise ``AssertionError`` if a job entered the matrix on processors a window takes,
+    between the window's notice and its start, though its estimate said it would run
+    into the window even with one row (its placement plus its estimate).
+
+    The promise of the gang policy (docs/reference/events.md, "Gang runs"), whose
+    reading is stronger: it predicts the estimate times the rows in use, which the
+    result does not keep, so this checks what holds for any number of rows.  A job's
+    last attempt is checked (its estimate as the record keeps it, overheads
+    included); express jobs (Strategy 3), served in a slot of their own, are not.
+    """
+    record, trace = result.outages, result.timesharing
+    if record is None or record.notices is None or trace is None:
+        return
+    express = set(trace.change_job[trace.change_row < 0].tolist())
+    for i, placed in enumerate(trace.placed.tolist()):
+        job_id = int(result.job_id[i])
+        if placed < 0 or job_id in express:
+            continue
+        expected_end = placed + int(record.final_estimate[i])
+        for lo, hi, notice, start, end in record.notices.tolist():
+            if notice <= placed < start and any(first < hi and lo < stop
+                                                for first, stop in trace.columns[i]):
+                assert expected_end <= start, (
+                    f"job {job_id} entered the matrix at {placed} on processors "
+                    f"{trace.columns[i]}, after the notice ({notice}) of a window from "
+                    f"{start} to {end} taking {lo} to {hi - 1}, and was expected to run "
+                    f"until {expected_end} at least, into the window")
+
+
 def _check_grid_outages(result: Result, grid: GridWorkload, platform: Platform,
                         columns: np.ndarray, by_job: list[np.ndarray]) -> None:
     """The rules of a grid run with failures, windows or cancellations
@@ -909,7 +971,8 @@ def grid_outage_options(grid: GridWorkload) -> dict[str, Mapping[str, Any]]:
     """The failures, windows and cancellations every grid local policy also meets on
     ``grid`` (docs/reference/events.md, "Grid runs"), by name: machine 0 failing a third of
     the way through the submissions and machines 0 and 1 at two thirds, their jobs queued
-    again, beside a window of one machine from the middle submission on, with every fifth
+    again, beside a window of one machine from the middle submission on, announced at the
+    first submission (its machine fixed then; docs/reference/events.md), with every fifth
     job cancelled by its user 30 s after its submission; and one failure of machines 0 and
     1 whose jobs restart from checkpoints every 5 s."""
     from dataclasses import replace
@@ -926,7 +989,7 @@ def grid_outage_options(grid: GridWorkload) -> dict[str, Mapping[str, Any]]:
             "failures": FailureSpec(replayed=(Failure(third, (0,), 20),
                                               Failure(two_thirds, (0, 1), 40)),
                                     fate="requeue"),
-            "maintenance": (Window(middle, middle, middle + 60, 1),)},
+            "maintenance": (Window(submits[0], middle, middle + 60, 1),)},
         "checkpoint": {
             "workload": grid,
             "failures": FailureSpec(replayed=(Failure(middle, (0, 1), 15),),

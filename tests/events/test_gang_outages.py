@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 import schedlab
 from schedlab import Job, Workload
 from schedlab.cli.app import app
+from schedlab.conformance import check_gang_window_notices
 from schedlab.engine.timesharing import run_timesharing
 from schedlab.errors import PolicyError
 from schedlab.experiments import experiment_from_mapping, load_results, run_sweep
@@ -100,7 +101,7 @@ def test_a_window_takes_the_free_columns_and_the_policy_keeps_off_them():
     keeps its processors): job 2 ends at 120, job 1 at 150."""
     free = run_timesharing(TWO, gang())
     assert free.start.tolist() == [0, 20] and free.end.tolist() == [100, 70]
-    result = run_timesharing(TWO, gang(), windows=(Window(0, 10, 60, 2),))
+    result = run_timesharing(TWO, gang(), windows=(Window(10, 10, 60, 2),))
     check_invariants(result, TWO)
     assert result.start.tolist() == [0, 30] and result.end.tolist() == [150, 120]
     assert result.timesharing.columns == (((0, 2),), ((0, 2),))
@@ -119,7 +120,7 @@ def test_a_window_on_named_nodes_takes_only_their_columns(nodes, ends, held):
     """On node 0, which job 1 holds until after the window, it takes nothing and job 2 runs
     beside job 1 as without it; on node 3 it takes that column from 10 to 60, so job 2
     cannot have processors 2-3 and opens a second row on 0-1."""
-    result = run_timesharing(TWO, gang(), windows=(Window(0, 10, 60, None, node_ids=nodes),))
+    result = run_timesharing(TWO, gang(), windows=(Window(10, 10, 60, None, node_ids=nodes),))
     check_invariants(result, TWO)
     assert result.end.tolist() == ends
     assert [row for row in result.outages.intervals.tolist() if row[4] == -2] == held
@@ -128,7 +129,7 @@ def test_a_window_on_named_nodes_takes_only_their_columns(nodes, ends, held):
 def test_a_window_never_stops_a_job():
     """Every column holds a job in some row: the window takes none and the schedule is the
     one without it."""
-    result = run_timesharing(THREE, gang(), windows=(Window(0, 20, 80, 2),))
+    result = run_timesharing(THREE, gang(), windows=(Window(20, 20, 80, 2),))
     check_invariants(result, THREE)
     plain = run_timesharing(THREE, gang())
     assert result.end.tolist() == plain.end.tolist()
@@ -188,7 +189,8 @@ def test_a_policy_may_not_place_on_a_processor_out_of_service():
 # ------------------------------------------------------------------ random workloads
 @st.composite
 def events(draw, workload: Workload):
-    """Failures (replayed), a window and cancellations against ``workload``."""
+    """Failures (replayed), a window (announced at or before its start) and cancellations
+    against ``workload``."""
     last = max(job.submit for job in workload.jobs) + 200
     failures = []
     for node in draw(st.lists(st.integers(0, workload.processors - 1), max_size=3,
@@ -198,7 +200,8 @@ def events(draw, workload: Workload):
     windows = ()
     if draw(st.booleans()):
         start = draw(st.integers(0, last))
-        windows = (Window(start, start, start + draw(st.integers(1, 100)),
+        windows = (Window(draw(st.integers(0, start)), start,
+                          start + draw(st.integers(1, 100)),
                           draw(st.integers(1, workload.processors))),)
     fate = draw(st.sampled_from(["kill", "requeue", "checkpoint"]))
     order = draw(st.sampled_from(["arrival", "back"]))
@@ -230,6 +233,7 @@ def test_events_keep_the_invariants_and_rerun_identically(params, data):
         first = run_timesharing(workload, gang(**params), failures=spec, windows=windows,
                                 overrun=overrun)
         check_invariants(first, workload, overrun=overrun)
+        check_gang_window_notices(first)
         again = run_timesharing(workload, gang(**params), failures=spec, windows=windows,
                                 overrun=overrun)
         assert first.start.tolist() == again.start.tolist()
@@ -304,8 +308,9 @@ def test_the_command_line_runs_gang_with_every_event(tmp_path: Path):
     assert meta["metrics"]["requeued"] >= 1
     processors = (out / "processors.csv").read_text()
     assert "failure" in processors and "window" in processors
-    # job 1 (processors 0-1) is placed at 0, hit at 15 and placed again on 1-2 at 15
-    assert "ended attempt,1,0,2,0,15" in processors and "job,1,1,2,15," in processors
+    # job 1 (processors 0-1) is placed at 0 and hit at 15; it is placed again at 15, on
+    # 2-3: it would run into the window announced at 0, whose processors are 0-1
+    assert "ended attempt,1,0,2,0,15" in processors and "job,1,2,2,15," in processors
     assert (out / "matrix.csv").is_file()
 
 
@@ -353,3 +358,62 @@ def test_the_python_api_runs_gang_with_drawn_failures_deterministically():
     assert metrics["failures"] >= 1
     assert metrics["requeued"] + metrics["failed"] == metrics["jobs_hit"] >= 1
     assert first.meta["outages"]["model"]["mtbf"] == 300
+
+
+# ------------------------------------------------------------------ a window's notice
+#: Job 1 (2 wide, 100 s, estimate 200) and job 2 (2 wide, 30 s, estimate 40) at 0 on 4
+#: processors; a window of processors 0-1 from 50 to 100, announced at 0.
+NOTICED = Workload(jobs=(Job(1, 0, 100, 200, 2), Job(2, 0, 30, 40, 2)), processors=4)
+
+
+@pytest.mark.parametrize("window", [Window(0, 50, 100, None, node_ids=(0, 1)),
+                                    Window(0, 50, 100, 2)],
+                         ids=["named nodes", "a count fixed at the notice"])
+def test_no_job_is_placed_on_columns_a_noticed_window_takes_before_it_ends(window):
+    """Job 1 would run into the window on processors 0-1 (0 + 200 x 1 row > 50): it takes
+    2-3; job 2 ends by its estimate before it (0 + 40 <= 50) and takes 0-1 beside it.
+    The window takes 0-1, free since 30.  A count announced early takes the
+    lowest-numbered processors, fixed at its notice.  Without the window job 1 takes
+    0-1 and job 2 2-3."""
+    result = run_timesharing(NOTICED, gang(), windows=(window,))
+    check_invariants(result, NOTICED)
+    check_gang_window_notices(result)
+    assert result.start.tolist() == [0, 0] and result.end.tolist() == [100, 30]
+    assert result.timesharing.columns == (((2, 4),), ((0, 2),))
+    assert result.outages.notices.tolist() == [[0, 2, 0, 50, 100]]
+    assert [0, 2, 50, 100, -2] in result.outages.intervals.tolist()
+    plain = run_timesharing(NOTICED, gang())
+    assert plain.timesharing.columns == (((0, 2),), ((2, 4),))
+
+
+def test_a_job_opening_a_row_counts_it_in_its_predicted_end():
+    """Job 1 (4 wide, estimate 200) fills row 0; job 2 (2 wide, estimate 200) opens row 1:
+    with 2 rows it is predicted to end at 400, after the start (300) of the window on
+    processors 0-1, so it takes 2-3.  The rows take turns: job 1 ends at 190, job 2 at
+    200."""
+    workload = Workload(jobs=(Job(1, 0, 100, 200, 4), Job(2, 0, 100, 200, 2)), processors=4)
+    windows = (Window(0, 300, 400, None, node_ids=(0, 1)),)
+    result = run_timesharing(workload, gang(), windows=windows)
+    check_invariants(result, workload)
+    assert result.start.tolist() == [0, 10] and result.end.tolist() == [190, 200]
+    assert result.timesharing.columns == (((0, 4),), ((2, 4),))
+    plain = run_timesharing(workload, gang())
+    assert plain.timesharing.columns == (((0, 4),), ((0, 2),))
+
+
+def test_the_head_reservation_looks_ahead_to_a_noticed_window():
+    """One row.  Job 1 (2 wide, 50 s) takes processors 0-1; job 2 (4 wide) is the head:
+    at 50 it would run into the window on 0-1 (60 to 200), so its reservation is the
+    window's end, 200.  Job 3 (2 wide, 100 s) ends by then and is backfilled on 2-3 at 0.
+    Without the window the head's reservation is 50, job 3 would delay it and waits:
+    job 2 runs 50 to 150, job 3 150 to 250."""
+    workload = Workload(jobs=(Job(1, 0, 50, 50, 2), Job(2, 0, 100, 100, 4),
+                              Job(3, 0, 100, 100, 2)), processors=4)
+    windows = (Window(0, 60, 200, None, node_ids=(0, 1)),)
+    policy = {"backfill": "reservation", "slots": 1}
+    result = run_timesharing(workload, gang(**policy), windows=windows)
+    check_invariants(result, workload)
+    check_gang_window_notices(result)
+    assert result.start.tolist() == [0, 200, 0] and result.end.tolist() == [50, 300, 100]
+    plain = run_timesharing(workload, gang(**policy))
+    assert plain.start.tolist() == [0, 50, 150] and plain.end.tolist() == [50, 150, 250]

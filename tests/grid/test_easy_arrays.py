@@ -25,7 +25,8 @@ from schedlab.workload.outages import FailureModel, FailureSpec, Window
 
 # ------------------------------------------------------------------ the loops, as read
 def loop_reserve(ctx, head, by):
-    """The reservation of docs/reference/policies/grid.md ("BF_FCFS"), job by job."""
+    """The reservation of docs/reference/policies/grid.md ("BF_FCFS") and of a window's
+    notice (docs/reference/events.md, "Grid runs"), job by job."""
     running = sorted(ctx.running.values(), key=ctx.expected_end)
     feature = ctx.platform.feature
     copy_free = {}
@@ -54,6 +55,9 @@ def loop_reserve(ctx, head, by):
         for l in head.licences:
             if not feature[l, k]:
                 start = max(start, copy_free[l])
+        for m, begins, ends in ctx.windows_ahead:     # past each window it would run into
+            if m == k and start < ends and begins < start + ctx.duration(head, k):
+                start = ends
         key = start if by == "start" else start + ctx.duration(head, k)
         if best is None or key < best[0]:
             best = (key, start, k)

@@ -17,6 +17,10 @@ implements for :mod:`schedlab.engine.timesharing`:
   may use; they take effect at the next round boundary.  A **window** takes
   columns free in every row (the lowest-numbered first), then columns as
   the jobs on them leave, until it holds its count; it never stops a job.
+  A window announced before its start has its columns from its notice (its
+  nodes', or for a count the lowest-numbered columns no other known window
+  overlapping it names), and the policy sees them coming
+  (``Matrix.windows_ahead``) until it starts; it then takes only those.
 * A **cancellation** withdraws a waiting job at the next round boundary,
   and ends a job in the matrix (or an express job) at its time.
 
@@ -33,7 +37,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.engine.attempts import Attempts, outage_settings, requeue
-from schedlab.engine.kernel import CANCEL, NEVER, OUTAGE, RESTORE, StepSeries
+from schedlab.engine.kernel import CANCEL, NEVER, NOTICE, OUTAGE, RESTORE, StepSeries
 from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, WITHDRAWN, OutageRecord
 from schedlab.engine.timesharing import column_ranges, lowest_bits
@@ -97,6 +101,13 @@ class GangEvents:
         self._failing: list[tuple[int, int]] = []            # (time, failure key)
         self._changes: list[tuple[int, int, int]] = []       # (time, kind, key)
         self._claims: dict[int, _Claim] = {}
+        #: Per window, the columns it takes (a mask), known from its notice: its nodes',
+        #: or those fixed at an advance notice (None: a count taken as its start finds).
+        self.named: list[int | None] = [self._node_columns(w.node_ids) if w.node_ids else None
+                                        for w in self.windows]
+        #: The windows announced and not started, and every one announced (the record).
+        self._announced: list[int] = []
+        self._heard: list[int] = []
         cancels = [(job.submit + job.cancel_after, position)
                    for position, job in enumerate(jobs) if job.cancel_after is not None]
         self._cancels = sorted(cancels)
@@ -126,6 +137,8 @@ class GangEvents:
             self._add_failure(failure.time, failure.end, -1, failure.nodes)
         for k, window in enumerate(self.windows):
             heappush(self._changes, (window.start, OUTAGE, -1 - k))
+            if window.notice < window.start:
+                heappush(self._changes, (window.notice, NOTICE, k))
 
     def _add_failure(self, start: int, end: int, node: int, nodes: Sequence[int]) -> None:
         key = len(self._failures)
@@ -192,8 +205,10 @@ class GangEvents:
             sim.matrix.now = t
             if kind == CANCEL:
                 self._cancel(sim, key, t)
+            elif kind == NOTICE:
+                self._notice(sim, key)
             elif key < 0 and kind == OUTAGE:
-                self._start_window(-1 - key)
+                self._start_window(sim, -1 - key)
             elif key < 0:
                 self._end_window(-1 - key, t)
             elif kind == OUTAGE:
@@ -316,14 +331,51 @@ class GangEvents:
         assert model is not None              # drawn failures have a node
         self._add_failure(*model.next_failure(self._rngs[node], after), node, (node,))
 
-    def _start_window(self, k: int) -> None:
+    def _node_columns(self, nodes: Sequence[int]) -> int:
+        """The columns of ``nodes``, as a mask."""
+        mask = 0
+        for first, stop in node_processors(nodes, self.node_size, self.machine):
+            mask |= ((1 << (stop - first)) - 1) << first
+        return mask
+
+    def _notice(self, sim: _Simulation, k: int) -> None:
+        """Window ``k`` is announced before its start: its columns are fixed now (a count
+        takes :meth:`_unclaimed` ones) and the policy sees them coming."""
+        if self.named[k] is None:
+            self.named[k] = self._unclaimed(k)
+        self._announced.append(k)
+        self._heard.append(k)
+        self._show_ahead(sim)
+
+    def _unclaimed(self, k: int) -> int:
+        """The columns a counted window ``k`` announced now takes (our reading, as in a
+        grid run): the lowest-numbered ones no other announced or started window
+        overlapping it in time names, then, if too few, the lowest-numbered of those."""
         window = self.windows[k]
-        among = (1 << self.machine) - 1
-        if window.node_ids:
-            among = 0
-            for first, stop in node_processors(window.node_ids, self.node_size, self.machine):
-                among |= ((1 << (stop - first)) - 1) << first
-        self._claims[k] = _Claim(window, window.width(self.machine, self.node_size), among)
+        claimed = 0
+        for other in [*self._announced, *self._claims]:
+            if self.windows[other].start < window.end and window.start < self.windows[other].end:
+                claimed |= self.named[other] or 0
+        wanted = window.width(self.machine, self.node_size)
+        free = ((1 << self.machine) - 1) & ~claimed
+        take = lowest_bits(free, min(wanted, free.bit_count()))
+        return take | lowest_bits(claimed, wanted - take.bit_count())
+
+    def _show_ahead(self, sim: _Simulation) -> None:
+        """``Matrix.windows_ahead``: the announced windows not started, by start."""
+        sim.matrix.windows_ahead = sorted(
+            (self.named[k] or 0, self.windows[k].start, self.windows[k].end)
+            for k in self._announced)
+
+    def _start_window(self, sim: _Simulation, k: int) -> None:
+        window = self.windows[k]
+        among = self.named[k]
+        if k in self._announced:
+            self._announced.remove(k)
+            self._show_ahead(sim)
+        wanted = window.width(self.machine, self.node_size)
+        self._claims[k] = _Claim(window, wanted, (1 << self.machine) - 1 if among is None
+                                 else among)
         heappush(self._changes, (window.end, RESTORE, -1 - k))
 
     def _end_window(self, k: int, t: int) -> None:
@@ -392,4 +444,15 @@ class GangEvents:
             series_time=self._down_series.arrays()[0],
             series_down=self._down_series.arrays()[1][:, 0].copy(),
             settings=outage_settings(self.spec, self.windows),
-            attempt_progress=np.array(self.attempts.progress, dtype=np.int64))
+            attempt_progress=np.array(self.attempts.progress, dtype=np.int64),
+            notices=self._notices())
+
+    def _notices(self) -> np.ndarray | None:
+        """:attr:`OutageRecord.notices`: the columns of the windows announced before their
+        start, one row per range (None: none was)."""
+        if not self._heard:
+            return None
+        rows = [(first, stop, self.windows[k].notice, self.windows[k].start,
+                 self.windows[k].end)
+                for k in self._heard for first, stop in column_ranges(self.named[k] or 0)]
+        return np.array(rows, dtype=np.int64).reshape(-1, 5)

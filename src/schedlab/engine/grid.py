@@ -343,6 +343,37 @@ class GridContext:
         return self.now if outages is None else outages.back_at(int(machine), self.now)
 
     @property
+    def windows_ahead(self) -> list[tuple[int, int, int]]:
+        """The maintenance windows this cluster knows of before they start: one
+        ``(machine, start, end)`` per machine of the cluster each announced window takes,
+        by machine, then start; empty in a run without them (docs/reference/events.md,
+        "Grid runs": a window is known from its notice; one without an earlier notice
+        only at its start, when its machines go out of service)."""
+        outages = self._outages
+        if outages is None or not outages.announced:
+            return []
+        return outages.windows_ahead(self.mask)
+
+    def clear_of_windows(self, task: GridTask, machines: np.ndarray) -> np.ndarray:
+        """Per machine of ``machines``, whether ``task`` started there now would end by its
+        estimate (:meth:`durations`) before the next window known to take it."""
+        outages = self._outages
+        if outages is None or not outages.announced:
+            return np.ones(len(machines), dtype=bool)
+        ends = self.now + self.durations(task, machines)
+        clear: np.ndarray = ends <= outages.ahead_start[machines]
+        return clear
+
+    def clear_start(self, machine: int, start: int, duration: int) -> int:
+        """The earliest time from ``start`` at which a run of ``duration`` seconds on
+        ``machine`` meets no window known to take it: after the end of each it would run
+        into."""
+        for k, begins, ends in self.windows_ahead:
+            if k == machine and start < ends and begins < start + duration:
+                start = ends
+        return start
+
+    @property
     def out_of_service(self) -> np.ndarray:
         """This cluster's machines out of service now (failed, or held or drained by a
         maintenance window), in index order; empty in a run without outages."""

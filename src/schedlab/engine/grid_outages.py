@@ -19,11 +19,17 @@ Our readings (docs/reference/events.md, "Grid runs"):
   bookkeeping); under ``requeue`` it is queued again in its cluster with all
   its work, under ``checkpoint`` with the work left at its last checkpoint
   (a preemption keeps the job's memory image and writes none);
-* a window takes the lowest-numbered idle machines in service at its start,
-  then drains the lowest-numbered busy ones it still needs (no job starts
-  there; each is taken when its last job ends), and takes machines back
-  from repair while it is short; it never stops a job; its notice is not
-  shown to grid policies, so maintenance and drains behave alike;
+* a window known only at its start (a drain, or a maintenance window with no
+  earlier notice) takes the lowest-numbered idle machines in service at its
+  start, then drains the lowest-numbered busy ones it still needs (no job
+  starts there; each is taken when its last job ends), and takes machines
+  back from repair while it is short; it never stops a job;
+* a window announced before its start has its machines from its notice on:
+  those its ``node_ids`` name, or, for a count, the lowest-numbered machines
+  no other known window overlapping it names (fixed at the notice, then
+  taken as a named window's are); the local policies of their clusters hear
+  the notice and see the window (:attr:`GridContext.windows_ahead
+  <schedlab.engine.grid.GridContext.windows_ahead>`) until it starts;
 * a machine out of service (failed, held or drained) shows no free CPU, and
   :meth:`GridContext.start <schedlab.engine.grid.GridContext.start>` refuses
   it; :meth:`GridContext.back_at <schedlab.engine.grid.GridContext.back_at>`
@@ -40,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from schedlab.engine.attempts import saved_work, wall_time
-from schedlab.engine.kernel import OUTAGE, RESTORE, StepSeries
+from schedlab.engine.kernel import NEVER, NOTICE, OUTAGE, RESTORE, StepSeries
 from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES, OutageEvent
 from schedlab.engine.result import FAILED, OutageRecord
 from schedlab.errors import InputError
@@ -71,13 +77,13 @@ class _Failure:
 
 
 class _WindowState:
-    """A window's machines: how many it wants, those it holds (with when it took each) and
-    those it drains."""
+    """A window's machines: how many it wants, the machines it may take (None: any), those
+    it holds (with when it took each) and those it drains."""
 
-    __slots__ = ("draining", "held", "wanted", "window")
+    __slots__ = ("draining", "held", "machines", "wanted", "window")
 
-    def __init__(self, window: Window, wanted: int) -> None:
-        self.window, self.wanted = window, wanted
+    def __init__(self, window: Window, wanted: int, machines: Sequence[int] | None) -> None:
+        self.window, self.wanted, self.machines = window, wanted, machines
         self.held: dict[int, int] = {}
         self.draining: set[int] = set()
 
@@ -108,6 +114,15 @@ class GridOutages:
         self.down = 0
         self._failures: list[_Failure] = []
         self._states: dict[int, _WindowState] = {}
+        #: Per window, the machines it takes, known from its notice (its ``node_ids``, or
+        #: those fixed at an advance notice; None: a count taken as its start finds them).
+        self.named: list[tuple[int, ...] | None] = [w.node_ids or None for w in self.windows]
+        #: The windows announced and not started, every window announced (the record's
+        #: notices), and per machine the start of the first of the former that names it
+        #: (NEVER: none).
+        self.announced: list[int] = []
+        self._heard: list[int] = []
+        self.ahead_start = np.full(machines, NEVER, dtype=np.int64)
         self._rngs: dict[int, np.random.Generator] = {}
         checkpointing = self.spec.checkpointing
         #: Seconds of work between checkpoints (0: the fate is not ``checkpoint``); a grid
@@ -175,6 +190,8 @@ class GridOutages:
             self._add_failure(failure.time, failure.end, -1, failure.nodes)
         for k, window in enumerate(self.windows):
             heappush(events, (window.start, OUTAGE, -1 - k, 0))
+            if window.notice < window.start:
+                heappush(events, (window.notice, NOTICE, k, 0))
 
     def _draw(self, machine: int, after: int, rng: np.random.Generator) -> None:
         model = self.spec.model
@@ -198,6 +215,12 @@ class GridOutages:
         if window >= 0:
             back = max(back, self.windows[window].end)
         return max(back, now)
+
+    def windows_ahead(self, mask: np.ndarray) -> list[tuple[int, int, int]]:
+        """The announced windows not yet started on the machines of ``mask``, one
+        ``(machine, start, end)`` per machine each names, by machine, then start."""
+        return sorted((m, self.windows[k].start, self.windows[k].end)
+                      for k in self.announced for m in self.named[k] or () if mask[m])
 
     def released(self, ctx: GridContext, machine: int) -> None:
         """A job left ``machine`` (an end, a preemption, a failure): a machine out of service
@@ -270,6 +293,8 @@ class GridOutages:
         """A failure or window start (``OUTAGE``) or a repair or window end (``RESTORE``)
         has come: what the policies hear, the jobs a failure hit (each with whether it was
         queued again) and the clusters concerned; None when nothing happened."""
+        if kind == NOTICE:
+            return self._notice(key)
         if kind == RESTORE:
             if key < 0:
                 return self._end_window(-1 - key, now)
@@ -361,13 +386,53 @@ class GridOutages:
         cpus = sum(self.cpus[k] for k in failure.taken)
         return OutageEvent("repair", cpus, failure.start, failure.end), [], clusters
 
+    def _notice(self, k: int) -> tuple[OutageEvent, list[tuple[GridTask, bool]], set[int]]:
+        """Window ``k`` is announced before its start: its machines are fixed now (a count
+        takes :meth:`_unclaimed` ones), and its clusters' policies see it coming."""
+        window = self.windows[k]
+        machines = self.named[k]
+        if machines is None:
+            machines = self.named[k] = self._unclaimed(k)
+        self.announced.append(k)
+        self._heard.append(k)
+        self._note_ahead()
+        clusters = {int(self.platform.cluster_of[m]) for m in machines}
+        return OutageEvent("notice", len(machines), window.start, window.end), [], clusters
+
+    def _wanted(self, window: Window) -> int:
+        """How many machines ``window`` takes."""
+        machines = len(self.cpus)
+        return len(window.node_ids) if window.node_ids else \
+            machines if window.processors is None else min(window.processors, machines)
+
+    def _unclaimed(self, k: int) -> tuple[int, ...]:
+        """The machines a counted window ``k`` announced now takes (our reading): the
+        lowest-numbered ones that no other announced or started window overlapping it in
+        time names, then, if too few, the lowest-numbered of those."""
+        window = self.windows[k]
+        claimed: set[int] = set()
+        for other in [*self.announced, *self._states]:
+            if self.windows[other].start < window.end and window.start < self.windows[other].end:
+                claimed.update(self.named[other] or ())
+        unclaimed = [m for m in range(len(self.cpus)) if m not in claimed]
+        return tuple(sorted((unclaimed + sorted(claimed))[:self._wanted(window)]))
+
+    def _note_ahead(self) -> None:
+        """Recompute :attr:`ahead_start` from the announced windows not started."""
+        self.ahead_start.fill(NEVER)
+        for k in self.announced:
+            machines = list(self.named[k] or ())
+            np.minimum.at(self.ahead_start, machines, self.windows[k].start)
+
     def _start_window(self, k: int, now: int
                       ) -> tuple[OutageEvent, list[tuple[GridTask, bool]], set[int]]:
         window = self.windows[k]
-        machines = len(self.cpus)
-        wanted = len(window.node_ids) if window.node_ids else \
-            machines if window.processors is None else min(window.processors, machines)
-        self._states[k] = state = _WindowState(window, wanted)
+        machines = self.named[k]
+        if k in self.announced:
+            self.announced.remove(k)
+            self._note_ahead()
+        wanted = self._wanted(window) if machines is None else len(machines)
+        self._states[k] = state = _WindowState(window, wanted, machines)
         heappush(self.engine.events, (window.end, RESTORE, -1 - k, 0))
         clusters = self._fill(now)
         self._record(now)
@@ -403,7 +468,7 @@ class GridOutages:
         for k, state in self._states.items():
             if state.short <= 0:
                 continue
-            named = state.window.node_ids or range(len(self.cpus))
+            named = state.machines or range(len(self.cpus))
             free = [m for m in named if not self.out[m]]
             cluster_of = self.platform.cluster_of
             idle = [m for m in free
@@ -482,7 +547,16 @@ class GridOutages:
             intervals=np.array(self._used, dtype=np.int64).reshape(-1, 5),
             series_time=self._down_series.arrays()[0],
             series_down=self._down_series.arrays()[1][:, 0].copy(), settings=settings,
-            work_done=self.work_done)
+            work_done=self.work_done, notices=self._notices())
+
+    def _notices(self) -> np.ndarray | None:
+        """:attr:`OutageRecord.notices`: the machines of the windows announced before
+        their start (None: none was)."""
+        if not self._heard:
+            return None
+        rows = [(m, m + 1, self.windows[k].notice, self.windows[k].start, self.windows[k].end)
+                for k in self._heard for m in self.named[k] or ()]
+        return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
 def _requeue(ctx: GridContext, task: GridTask, by_arrival: bool) -> None:

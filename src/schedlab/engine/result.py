@@ -239,6 +239,10 @@ class OutageRecord:
     ``attempt_progress`` (gang runs) is the service each ended attempt
     received, row by row of ``attempts`` (a gang job progresses only in its
     slots); None where an attempt progresses from its start to its end.
+    ``notices`` (grid and gang runs) has rows ``(lo, hi, notice, start, end)``
+    for each window announced before its start: the machines (grid) or
+    processors (gang) ``lo`` to ``hi - 1`` it takes, known from its notice;
+    None where no window was announced before its start.
     """
 
     outages: np.ndarray
@@ -252,6 +256,7 @@ class OutageRecord:
     settings: dict[str, Any] = field(default_factory=dict)
     work_done: np.ndarray | None = None
     attempt_progress: np.ndarray | None = None
+    notices: np.ndarray | None = None
 
 
 @dataclass

@@ -125,7 +125,7 @@ class Matrix:
     """The Ousterhout matrix: processors (bit positions) x rows, with validated changes.
 
     A policy reads it (``len``, :meth:`row`, :meth:`mask_of`, :meth:`row_index`,
-    :meth:`job`, ``usable``) and changes it only with :meth:`place`, :meth:`move`
+    :meth:`job`, ``usable``, ``windows_ahead``) and changes it only with :meth:`place`, :meth:`move`
     and :meth:`add_guest`; each change is checked at once (a processor holds at
     most one process per row; a job keeps its processors for its lifetime; no
     process goes on a processor outside ``usable``) and logged.  A violation is
@@ -138,6 +138,10 @@ class Matrix:
         #: The processors a policy may place jobs on: all but those failed or held by a
         #: maintenance window (docs/reference/events.md, "Gang runs"); set by the engine.
         self.usable = self.full
+        #: The maintenance windows announced and not yet started, as ``(processors mask,
+        #: start, end)`` by start: the processors each will take, known from its notice
+        #: (docs/reference/events.md, "Gang runs"); set by the engine.
+        self.windows_ahead: list[tuple[int, int, int]] = []
         self.rows: list[Row] = []
         self.now = 0
         self._policy_name = policy_name

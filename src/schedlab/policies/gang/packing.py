@@ -72,6 +72,37 @@ def first_fit_spot(matrix: Matrix, job: Job, slot_limit: int,
     return None
 
 
+def clashing(windows: Iterable[tuple[int, int, int]], start: float, end: float) -> int:
+    """The processors of the ``windows`` (``(mask, start, end)``, as
+    ``Matrix.windows_ahead``) that overlap ``[start, end)``, as a mask."""
+    mask = 0
+    for columns, begins, ends in windows:
+        if begins < end and start < ends:
+            mask |= columns
+    return mask
+
+
+def clear_spot(matrix: Matrix, job: Job, slot_limit: int, avoid: int,
+               now: int) -> tuple[int, int] | None:
+    """:func:`first_fit_spot` outside the processors of the windows ahead
+    (``matrix.windows_ahead``) that ``job`` would run into by its predicted end:
+    ``now + estimate x rows``, the rows in use counting a new one it opens (our
+    reading, docs/reference/events.md, "Gang runs": the wall time under time
+    sharing is not known; one second of service per round of ``rows`` slots, as
+    :mod:`~schedlab.policies.gang.reservation` predicts)."""
+    windows = matrix.windows_ahead
+    if not windows:
+        return first_fit_spot(matrix, job, slot_limit, avoid)
+    rows = len(matrix)
+    spot = first_fit_spot(matrix, job, slot_limit,
+                          avoid | clashing(windows, now, now + job.estimate * max(rows, 1)))
+    if spot is not None and spot[0] == rows:        # it opens a row: every job runs slower
+        slower = clashing(windows, now, now + job.estimate * (rows + 1))
+        if spot[1] & slower:
+            spot = first_fit_spot(matrix, job, slot_limit, avoid | slower)
+    return spot
+
+
 def largest_spot(matrix: Matrix, slot_limit: int, avoid: int = 0) -> int:
     """The widest job :func:`first_fit_spot` can place now outside ``avoid``: the most free
     processors in a row, or all allowed ones when a new row may open.  A wider job finds

@@ -16,6 +16,10 @@ EASY backfilling carried over to the matrix (our reading, docs/reference/policie
 * A later job is placed only if the head's reservation does not move later
   with it in the matrix (its own predicted end counted with the rows it
   shares, one more if it opens a row).
+* With maintenance windows announced (``Matrix.windows_ahead``), the head
+  fits at a time only outside the processors of the windows it would run
+  into from then by its estimate x rows, and a window's end is one more time
+  it may fit (docs/reference/events.md, "Gang runs").
 
 The reservation is made again at every pass of the policy (a round boundary
 after an arrival or an end), as EASY makes it again at every event.
@@ -27,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from schedlab.engine.timesharing import Matrix
+from schedlab.policies.gang.packing import clashing
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,6 +59,7 @@ class HeadReservation:
     def __init__(self, matrix: Matrix, head: Job, head_long: bool,
                  is_long: Callable[[Job], bool], slot_limit: int, now: int) -> None:
         self.full = matrix.usable
+        self.windows = matrix.windows_ahead
         self.head = head
         self.head_long = head_long
         self.slot_limit = slot_limit
@@ -87,7 +93,7 @@ class HeadReservation:
             members[index] = members.get(index, 0) + 1
             if is_long and self.head_long:
                 avoid |= mask
-            if not self.fits(occupied, members, avoid):
+            if not self.fits(occupied, members, avoid, self.time, self.rows):
                 return False
             self.entries.append(entry)
             self.at_time = (occupied, members, avoid)
@@ -116,7 +122,8 @@ class HeadReservation:
         return occupied, members, avoid
 
     def reservation(self, entries: list[Entry], rows: int) -> float:
-        """The earliest predicted end after which the head fits (``inf`` if never).
+        """The earliest predicted end, or end of a window ahead, after which the head
+        fits (``inf`` if never).
 
         The entries leave in the order of their predicted ends; the rows'
         processors, the long jobs' processors and the count of non-empty rows
@@ -132,23 +139,32 @@ class HeadReservation:
             if e.long and self.head_long:
                 avoid |= e.mask
         ordered = sorted(entries, key=lambda e: e.left)
-        i = 0
-        while i < len(ordered):
-            left = ordered[i].left
-            while i < len(ordered) and ordered[i].left == left:
+        times = [self.now + e.left * rows for e in ordered]
+        if self.windows:
+            times = sorted({*times, *(end for _, _, end in self.windows)})
+        i, previous = 0, None
+        for t in times:
+            if t == previous:
+                continue
+            previous = t
+            while i < len(ordered) and self.now + ordered[i].left * rows <= t:
                 e = ordered[i]
                 occupied[e.row] ^= e.mask
                 members[e.row] -= 1
                 if e.long and self.head_long:
                     avoid ^= e.mask
                 i += 1
-            if self.fits(occupied, members, avoid):
-                return self.now + left * rows
+            if self.fits(occupied, members, avoid, t, rows):
+                return t
         return float("inf")
 
-    def fits(self, occupied: dict[int, int], members: dict[int, int], avoid: int) -> bool:
-        """Whether the head fits: a row with room outside ``avoid``, or a new row."""
+    def fits(self, occupied: dict[int, int], members: dict[int, int], avoid: int,
+             t: float, rows: int) -> bool:
+        """Whether the head fits at ``t``: a row with room outside ``avoid`` and the
+        windows it would run into from ``t`` (``rows`` rows), or a new row."""
         allowed = self.full & ~avoid
+        if self.windows:
+            allowed &= ~clashing(self.windows, t, t + self.head.estimate * rows)
         width = self.head.width
         if allowed.bit_count() < width:
             return False

@@ -118,14 +118,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
         room = packing.largest_spot(matrix, self.slots)
         long_room = packing.largest_spot(matrix, self.slots, long_mask)
         long_of = self._long_of
+        windows = matrix.windows_ahead      # announced maintenance: placed around
         for job in waiting:
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
                 is_long = self._is_long(job)
             if job.width <= (long_room if is_long else room):
-                spot = packing.first_fit_spot(matrix, job, self.slots,
-                                              long_mask if is_long else 0)
+                avoid = long_mask if is_long else 0
+                spot = (packing.clear_spot(matrix, job, self.slots, avoid, now) if windows
+                        else packing.first_fit_spot(matrix, job, self.slots, avoid))
             if spot is None:
                 if self.backfill == "none":
                     break

@@ -85,6 +85,29 @@ def overdue_end(task: GridTask, now: int) -> int:
     return task.start + span * ((now - task.start) // span + 1)
 
 
+def merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Time spans ``(start, end)`` joined where they overlap or touch, by start."""
+    joined: list[tuple[int, int]] = []
+    for start, end in sorted(spans):
+        if joined and start <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], end))
+        else:
+            joined.append((start, end))
+    return joined
+
+
+def outside(start: int, end: int, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The parts of ``[start, end)`` outside the disjoint ``spans`` (by start), in order."""
+    parts = []
+    for begin, until in spans:
+        if begin > start:
+            parts.append((start, min(begin, end)))
+        start = max(start, until)
+        if start >= end:
+            return parts
+    return [*parts, (start, end)]
+
+
 def deadline_key(task: GridTask) -> float:
     """EDF order: the deadline; a job without one after every job with one."""
     return _NEVER if task.deadline is None else task.deadline
@@ -118,20 +141,26 @@ class Plan:
         self.running_end = dict.fromkeys(self.on_machine, now)
         self.overdue_until: dict[int, int] = {}
         # A machine out of service (docs/reference/events.md, "Grid runs") is planned full
-        # until it is back; its running jobs (a drained machine's) hold it after that.
-        back = {k: ctx.back_at(k) for k in ctx.out_of_service.tolist()}
-        for k, t in back.items():
-            self.machine_free[k].reserve(now, t - now, self.machine_free[k].capacity)
-            self.running_end[k] = t
+        # until it is back, and one a window known from its notice will take, full during
+        # the window; its running jobs (a drained machine's) hold it outside those times.
+        blocked: dict[int, list[tuple[int, int]]] = {}
+        for k in ctx.out_of_service.tolist():
+            blocked[k] = [(now, ctx.back_at(k))]
+            self.running_end[k] = blocked[k][0][1]
+        for k, start, end in ctx.windows_ahead:
+            blocked.setdefault(k, []).append((start, end))
+        for k, spans in blocked.items():
+            spans[:] = merged(spans)
+            for start, end in spans:
+                self.machine_free[k].reserve(start, end - start, self.machine_free[k].capacity)
         for task in ctx.running.values():
             end = task.expected_end
             if end <= now:                  # past its estimate (overrun="extend")
                 end = self.overdue_until[task.id] = overdue_end(task, now)
             machine = task.machine
-            if machine in back:
-                if end > back[machine]:
-                    self.machine_free[machine].reserve(back[machine], end - back[machine],
-                                                       self._units(task))
+            if machine in blocked:
+                for start, until in outside(now, end, blocked[machine]):
+                    self.machine_free[machine].reserve(start, until - start, self._units(task))
                 for l in self.held(task, machine):
                     self.copies_free[l].reserve(now, end - now, 1)
             else:

@@ -102,7 +102,10 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     each floating licence the head needs there, when a copy is free in the
     cluster (now, or the earliest expected end of a job holding one), and (c)
     when ``m`` is back in service (:meth:`GridContext.back_at`: a failed or
-    drained machine).  Computed over arrays of the running jobs, one pass each.
+    drained machine); then, if the head would run into a window known to take
+    ``m`` (:attr:`GridContext.windows_ahead`), the end of that window
+    (:meth:`GridContext.clear_start`).  Computed over arrays of the running
+    jobs, one pass each.
     """
     now = ctx.now
     running, machines, widths, ends = ctx.running_columns()
@@ -121,6 +124,11 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     if licences:
         floating_there = ~feature[licences][:, candidates]
         start = np.maximum(start, np.where(floating_there, copy_free[:, None], now).max(axis=0))
+    if ctx.windows_ahead:
+        durations = ctx.durations(head, candidates)
+        start = np.array([ctx.clear_start(k, s, d) for k, s, d in
+                          zip(candidates.tolist(), start.tolist(), durations.tolist())],
+                         dtype=np.int64)
     key = start if by == "start" else start + ctx.durations(head, candidates)
     best = int(key.argmin())
     machine, when = int(candidates[best]), int(start[best])
@@ -186,7 +194,9 @@ class BackfillingFCFS(LocalPolicy):
     that cannot start gets a reservation (:func:`reserve`); later jobs start
     out of order on the fastest machine where they fit now and leave that
     reservation intact (they end by the shadow time, or use only CPUs of the
-    reserved machine and licence copies the head does not need then).
+    reserved machine and licence copies the head does not need then).  No job
+    starts on a machine where it would run into a maintenance window known
+    from its notice, by its estimate (docs/reference/events.md, "Grid runs").
 
     ``reserve_by`` -- the head's machine: earliest ``start`` (default) or
     earliest ``end`` (start plus its scaled estimate there).
@@ -225,10 +235,17 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     over the queue) are passed over without a search: a long queue behind a
     scarce licence costs little.  ``at``: the queue's workload positions
     (:func:`~schedlab.engine.grid.positions`), when the caller has them.
+
+    With maintenance windows announced (:attr:`GridContext.windows_ahead`),
+    a job starts only on a machine where it ends by its estimate before the
+    next window taking that machine (:meth:`GridContext.clear_of_windows`),
+    and the head's reservation is placed clear of them (:func:`reserve`).
     """
     possible = ctx.may_start(positions(queue) if at is None else at).tolist()
+    ahead = bool(ctx.windows_ahead)
     for position, task in enumerate(queue):
-        machine = ctx.fastest_fit(task) if possible[position] else None
+        machine = (None if not possible[position] else
+                   _first(_clear_room(ctx, task)) if ahead else ctx.fastest_fit(task))
         if machine is None:
             break
         ctx.start(task, machine)
@@ -236,7 +253,20 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
         return None
     head, reservation = queue[position], reserve(ctx, queue[position], by)
     for task in compress(queue[position + 1:], possible[position + 1:]):
-        machine = reservation.first_admitting(ctx, task, ctx.machines_with_room(task))
+        room = _clear_room(ctx, task) if ahead else ctx.machines_with_room(task)
+        machine = reservation.first_admitting(ctx, task, room)
         if machine is not None:
             ctx.start(task, machine)
     return head
+
+
+def _clear_room(ctx: GridContext, task: GridTask) -> np.ndarray:
+    """The machines ``task`` can start on now and leave, by its estimate, before a
+    window known to take them, fastest first."""
+    room = ctx.machines_with_room(task)
+    clear: np.ndarray = room[ctx.clear_of_windows(task, room)]
+    return clear
+
+
+def _first(machines: np.ndarray) -> int | None:
+    return int(machines[0]) if machines.size else None

@@ -150,6 +150,10 @@ class ConvergentScheduling(LocalPolicy):
         if away.size:               # no queued job is matched to a machine out of service
             queued = np.flatnonzero([task.id in ctx.waiting for task in tasks])
             matrix[np.ix_(queued, np.flatnonzero(np.isin(ctx.machines, away)))] = 0.0
+        if ctx.windows_ahead:       # nor to one where it would run into a known window
+            for row, task in enumerate(tasks):
+                if task.id in ctx.waiting:
+                    matrix[row, ~ctx.clear_of_windows(task, ctx.machines)] = 0.0
         pre = prematch(matrix, state.needs, state.copies, self.knapsack,
                        fixed=state.running if not self.preemption else None)
         sharing = self.plan_sharing(ctx.exclusive)
