@@ -219,7 +219,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     (:mod:`schedlab.engine.processors`), which every policy uses, is compiled too, by one
     run with failures (entry ``processor map``), and so is the ``knn`` predictor's search
     (:mod:`schedlab.predictors.knn_kernel`), by one run planning with it (entry ``knn
-    predictor``).  ``make`` runs it after installing
+    predictor``), and so are the ``cs`` pass's Job-Machine matrix and knapsack
+    (:mod:`schedlab.policies.grid.convergent.kernels`), by one ``cs`` grid run and one
+    knapsack (entry ``convergent scheduling``).  ``make`` runs it after installing
     (``schedlab precompile``).
     """
     import time
@@ -241,7 +243,27 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     began = time.perf_counter()
     execute(RunSpec(lublin, {"name": "fcfs+easy", "predictor": "knn"}))
     taken["knn predictor"] = time.perf_counter() - began
+    began = time.perf_counter()
+    _compile_convergent_scheduling()
+    taken["convergent scheduling"] = time.perf_counter() - began
     return taken
+
+
+def _compile_convergent_scheduling() -> None:
+    """Compile the ``cs`` pass's kernels (:mod:`schedlab.policies.grid.convergent.kernels`):
+    one ``cs`` run of 100 jobs on the ``thesis-4.2`` cluster (the Job-Machine matrix and
+    the knapsack's values) and one greedy knapsack where two jobs want one copy (its walk)."""
+    from schedlab.engine.grid import run_grid
+    from schedlab.platform.generator import generate_platform
+    from schedlab.platform.generator import preset as platform_preset
+    from schedlab.policies.grid import make_local_policy
+    from schedlab.policies.grid.convergent.knapsack import greedy_knapsack
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(platform_preset("thesis-4.2"), seed=1)
+    grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=1, seed=1)
+    run_grid(grid, platform, [make_local_policy({"name": "cs"})], allocation="exclusive")
+    greedy_knapsack([1.0, 2.0], [[True], [True]], [1])
 
 
 # ------------------------------------------------------------------ as tables

@@ -46,6 +46,15 @@ def test_after_precompile_a_run_only_loads_the_compiled_loops(tmp_path):
                         "--param", "predictor=knn")
     assert "data saved" not in with_knn
     assert "knn_kernel" in with_knn and "data loaded" in with_knn
+    platform, jobs = str(tmp_path / "platform.toml"), str(tmp_path / "grid.swf")
+    schedlab(cache, "platform", "generate", "--preset", "thesis-4.2", "--seed", "1", "-o",
+             platform)
+    schedlab(cache, "generate", "grid", "--platform", platform, "--preset", "thesis-4.2",
+             "--ta", "1", "-n", "300", "--seed", "1", "-o", jobs)
+    with_cs = schedlab(cache, "simulate", jobs, "--platform", platform, "--policy", "cs",
+                       "--out", str(tmp_path / "cs"))
+    assert "data saved" not in with_cs
+    assert "convergent" in with_cs and "data loaded" in with_cs
 
 
 @pytest.mark.slow

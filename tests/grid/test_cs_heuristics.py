@@ -6,12 +6,17 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.errors import InputError
 from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid.convergent import ClusterState, Weights, job_machine_matrix
 from schedlab.policies.grid.convergent.heuristics import (
+    DEADLINE_LATE,
+    HEURISTICS,
+    WAIT_SUP,
     anti_aging,
     deadline,
     deadline_f1,
@@ -21,6 +26,7 @@ from schedlab.policies.grid.convergent.heuristics import (
     overhead_minimization,
     wait_minimization,
 )
+from schedlab.policies.grid.convergent.knapsack import unit_values
 from schedlab.policies.grid.convergent.matrix import eligible_pairs
 from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import generate_grid
@@ -165,3 +171,44 @@ def test_from_grid_matches_the_platform_and_is_positive_exactly_where_eligible()
     assert matrix.shape == (60, 150)
     assert ((matrix > 0) == eligible_pairs(state)).all()
     assert (eligible_pairs(state).any(axis=1)).all()          # every generated job can run
+
+
+@st.composite
+def cluster_states(draw):
+    """Clusters of up to 40 jobs on up to 300 machines (rows longer than numpy's pairwise
+    blocks of 128), with deadlines, licences, running jobs and inputs anywhere."""
+    n, m, licences = draw(st.integers(1, 40)), draw(st.integers(1, 300)), draw(st.integers(0, 3))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    width = rng.integers(1, 9, n)
+    deadline = np.where(rng.random(n) < 0.7, rng.uniform(0, 5000, n), NAN)
+    machine = np.where(rng.random(n) < 0.3, rng.integers(0, m, n), -1)
+    location = np.where(rng.random(n) < 0.5, rng.integers(0, m, n), -1)
+    return ClusterState(now=float(draw(st.integers(0, 4000))),
+                        estimate_left=rng.uniform(0, 3000, n) * (rng.random(n) < 0.9),
+                        job_rating=rng.uniform(50, 500, n), width=width,
+                        submit=rng.uniform(0, 4000, n), deadline=deadline,
+                        needs=rng.random((n, licences)) < 0.3, machine=machine,
+                        input_size=rng.uniform(0, 100, n), input_location=location,
+                        cpus=rng.integers(1, 9, m), rating=rng.uniform(50, 500, m),
+                        bandwidth=rng.uniform(0.5, 5, m), usable=rng.random((licences, m)) < 0.8,
+                        copies=rng.integers(0, 4, licences))
+
+
+@settings(max_examples=200, deadline=None)
+@given(state=cluster_states(), late=st.sampled_from(DEADLINE_LATE),
+       sup=st.sampled_from(WAIT_SUP), k=st.floats(1.0, 3.0))
+def test_the_compiled_matrix_is_the_heuristics_summed_in_numpy_to_the_last_bit(
+        state, late, sup, k):
+    weights = Weights(deadline_late=late, wait_sup=sup, deadline_k=k)
+    eligible = eligible_pairs(state)
+    summed = np.zeros(eligible.shape)
+    for heuristic in HEURISTICS:
+        summed += heuristic(state, eligible, weights)
+    summed[~eligible] = 0.0
+    assert job_machine_matrix(state, weights).tobytes() == summed.tobytes()
+    positive = summed > 0
+    total = np.where(positive, summed, 0.0).sum(axis=1)
+    count = positive.sum(axis=1)
+    means = np.divide(total, count, out=np.zeros(len(total)), where=count > 0)
+    assert unit_values(summed).tobytes() == means.tobytes()

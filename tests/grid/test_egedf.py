@@ -21,7 +21,7 @@ from schedlab.cli.app import app
 from schedlab.engine.grid import GridContext, make_tasks, run_grid
 from schedlab.errors import InputError
 from schedlab.policies.grid import EarliestGapEDF, RoundRobin, make_local_policy
-from schedlab.policies.grid.egedf import OBJECTIVES, Plan
+from schedlab.policies.grid.egedf import OBJECTIVES, Plan, delayed_slots
 from schedlab.testing import check_grid_invariants
 
 from .helpers import grid_workload, three_machines
@@ -148,8 +148,8 @@ def test_a_tabu_move_takes_a_delayed_job_to_a_gap_where_it_meets_its_deadline():
 
 def test_a_job_on_the_tabu_list_is_not_picked():
     policy, plan, _ = late_plan()
-    assert policy._pick(plan, deque()).task.id == 2
-    assert policy._pick(plan, deque([2])) is None
+    assert policy._pick(plan, deque(), delayed_slots(plan)).task.id == 2
+    assert policy._pick(plan, deque([2]), delayed_slots(plan)) is None
 
 
 def test_the_tabu_list_stops_the_search_from_cycling_on_refused_jobs():
@@ -280,6 +280,79 @@ def test_eg_edf_plans_only_starts_the_engine_accepts_and_keeps_every_rule(
                      RoundRobin(), allocation=allocation, overrun=overrun)
     assert again.start.tolist() == result.start.tolist()
     assert again.grid.machine.tolist() == result.grid.machine.tolist()
+
+
+class PlainTabu(EarliestGapEDF):
+    """Tabu search as §5.2.2 reads: every iteration scans the whole plan for the delayed
+    jobs, and every move counts the jobs on time and tries every machine."""
+
+    def tabu_search(self, plan):
+        tabu = deque(maxlen=self.tabu_size)
+        for _ in range(self.iterations):
+            late = [s for s in plan.slots.values() if s.late]
+            machines = sorted({s.machine for s in late},
+                              key=lambda k: (-sum(s.machine == k for s in late), k))
+            slot = next((max((s for s in late if s.machine == k and s.task.id not in tabu),
+                             key=lambda s: (s.start, s.task.index), default=None)
+                         for k in machines if any(s.machine == k and s.task.id not in tabu
+                                                  for s in late)), None)
+            if slot is None:
+                return
+            tabu.append(slot.task.id)
+            self.counts["tabu_moves" if self._plain_move(plan, slot) else "tabu_refused"] += 1
+
+    def _plain_move(self, plan, slot):
+        ctx, task = plan.ctx, slot.task
+        makespan, on_time = plan.makespan(), plan.on_time()
+        if slot.end - ctx.now < makespan and self.objective == "makespan":
+            return False
+        plan.remove(slot)
+        gaps = [(at, rank, k) for rank, k in enumerate(ctx.candidates(task).tolist())
+                for at in [plan.earliest(task, k, ctx.now)]
+                if plan.is_gap(k, at) and (k, at) != (slot.machine, slot.start)]
+        for at, _, k in sorted(gaps):
+            end = at + plan.duration(task, k)
+            met = task.deadline is not None and end <= task.deadline
+            if self.weight(makespan, max(plan.makespan(), end - ctx.now), on_time,
+                           on_time - slot.on_time + met) > 0:
+                plan.add(task, k, at)
+                return True
+        plan.add(task, slot.machine, slot.start)
+        return False
+
+
+@st.composite
+def scattered_plans(draw):
+    """Jobs on the three machines, each with a deadline, and where each is planned: a
+    machine and a time it is placed no earlier than (so the plan has gaps to move into)."""
+    rows, places = [], []
+    for _ in range(draw(st.integers(1, 12))):
+        licences = draw(st.sampled_from([(), ("A",), ("B",)]))
+        runtime = draw(st.integers(1, 120))
+        rows.append((0, runtime, runtime, draw(st.integers(1, 2)), licences, 100,
+                     draw(st.integers(1, 300))))
+        machines = [FAST, MID] + ([SMALL] if licences != ("A",) else [])
+        places.append((draw(st.sampled_from(machines)), draw(st.integers(0, 300))))
+    return rows, places
+
+
+@settings(max_examples=300, deadline=None)
+@given(plan_rows=scattered_plans(), iterations=st.integers(1, 8), tabu_size=st.integers(1, 3),
+       objective=st.sampled_from(OBJECTIVES), deadline_base=st.sampled_from(["old", "new"]))
+def test_the_tabu_search_moves_the_jobs_its_plain_rule_moves(
+        plan_rows, iterations, tabu_size, objective, deadline_base):
+    rows, places = plan_rows
+    params = dict(iterations=iterations, tabu_size=tabu_size, objective=objective,
+                  deadline_base=deadline_base)
+    searched = []
+    for kind in (EarliestGapEDF, PlainTabu):
+        policy, plan, tasks = planning(rows)
+        policy = kind(**params)
+        for task, (machine, after) in zip(tasks, places):
+            plan.add(task, machine, plan.earliest(task, machine, after))
+        policy.tabu_search(plan)
+        searched.append((planned(plan), policy.counts))
+    assert searched[0] == searched[1]
 
 
 def test_the_schedule_based_comparison_runs_every_policy_on_the_same_streams():

@@ -175,7 +175,11 @@ class Plan:
             profile.discard_before(now)
 
     def duration(self, task: GridTask, machine: int) -> int:
-        """``ctx.duration(task, machine)``, computed for every machine at once and kept
+        """``ctx.duration(task, machine)`` (:meth:`durations`)."""
+        return self.durations(task)[machine]
+
+    def durations(self, task: GridTask) -> list[int]:
+        """``ctx.duration(task, k)`` for every machine ``k``, computed at once and kept
         while the job waits (its estimate does not change then)."""
         row = self._durations.get(task.id)
         if row is None:
@@ -186,7 +190,7 @@ class Plan:
                 row = time_on_machine(task.estimate_left, task.rating,
                                       ctx.platform.rating).tolist()
             self._durations[task.id] = row
-        return row[machine]
+        return row
 
     def held(self, task: GridTask, machine: int) -> list[int]:
         """The floating licences ``task`` holds a copy of on ``machine`` (not features)."""
@@ -281,7 +285,8 @@ class Plan:
 
     def makespan(self) -> int:
         """The plan's expected makespan from now: its last expected end, minus now."""
-        return max(self.horizon(k) for k in self.on_machine) - self.ctx.now
+        return max(self.ctx.now, max(self.running_end.values()),
+                   max(self.planned_end.values())) - self.ctx.now
 
     def on_time(self) -> int:
         """Planned jobs with a deadline planned to end by it."""
@@ -457,60 +462,66 @@ class EarliestGapEDF(LocalPolicy):
         """Up to ``iterations`` times: pick the last delayed job, not tabu, of the machine
         with the most delayed jobs (next machines if all of its are tabu), make it tabu,
         and move it to the earliest gap (any machine, earliest first) whose weight is > 0.
-        Stops early when no delayed job is left that is not tabu."""
+        Stops early when no delayed job is left that is not tabu.
+
+        A refused move leaves the plan as it was, so the delayed jobs and the count of
+        jobs on time are taken once and again only after a move."""
         tabu: deque[int] = deque(maxlen=self.tabu_size)
+        delayed, on_time = delayed_slots(plan), plan.on_time()
         for _ in range(self.iterations):
-            slot = self._pick(plan, tabu)
+            slot = self._pick(plan, tabu, delayed)
             if slot is None:
                 return
             tabu.append(slot.task.id)
-            if self._move(plan, slot):
+            if self._move(plan, slot, on_time):
                 self.counts["tabu_moves"] += 1
+                delayed, on_time = delayed_slots(plan), plan.on_time()
             else:
                 self.counts["tabu_refused"] += 1
 
     @staticmethod
-    def _pick(plan: Plan, tabu: deque[int]) -> Slot | None:
-        """The last delayed non-tabu slot of the machine with the most delayed slots."""
-        delayed: dict[int, list[Slot]] = {}
-        for slot in plan.slots.values():
-            if slot.late:
-                delayed.setdefault(slot.machine, []).append(slot)
-        order = sorted(delayed, key=lambda k: (-len(delayed[k]), k))
-        for k in order:
-            free = [s for s in delayed[k] if s.task.id not in tabu]
-            if free:
-                return max(free, key=_slot_order)
+    def _pick(plan: Plan, tabu: deque[int], delayed: list[list[Slot]]) -> Slot | None:
+        """The last delayed non-tabu slot of the machine with the most delayed slots
+        (``delayed``: :func:`delayed_slots` of ``plan``), as ``plan`` holds it now."""
+        for row in delayed:
+            last = next((s for s in row if s.task.id not in tabu), None)
+            if last is not None:
+                return plan.slots[last.task.id]
         return None
 
-    def _move(self, plan: Plan, slot: Slot) -> bool:
+    def _move(self, plan: Plan, slot: Slot, on_time: int) -> bool:
         """Move ``slot``'s job to the earliest gap with a positive weight; False (and the
-        plan unchanged) if there is none."""
+        plan unchanged) if there is none.  ``on_time``: ``plan.on_time()``."""
         ctx = plan.ctx
+        now = ctx.now
         task = slot.task
-        makespan, on_time = plan.makespan(), plan.on_time()
+        makespan = plan.makespan()
         home, start = slot.machine, slot.start
         # Unless the job ends the plan (its move may shorten the makespan), only a machine
         # where it can still meet its deadline can give a positive weight: skip the rest.
-        last = slot.end - ctx.now >= makespan
+        last = slot.end - now >= makespan
         if not last and self.objective == "makespan":
             return False
-        limit = None if last else task.deadline     # a delayed job has a deadline
+        durations = plan.durations(task)
+        ranked = list(enumerate(ctx.candidates(task).tolist()))
+        if not last:                                # a delayed job has a deadline
+            deadline = task.deadline
+            ranked = [(rank, k) for rank, k in ranked if now + durations[k] <= deadline]
+            if not ranked:
+                return False
         plan.remove(slot)
         gaps = []
-        for rank, k in enumerate(ctx.candidates(task).tolist()):
-            if limit is not None and ctx.now + plan.duration(task, k) > limit:
-                continue
-            at = plan.earliest(task, k, ctx.now)
+        for rank, k in ranked:
+            at = plan.earliest(task, k, now)
             if plan.is_gap(k, at) and (k, at) != (home, start):
                 gaps.append((at, rank, k))
         if gaps:
-            latest = max(plan.horizon(k) for k in plan.on_machine) - ctx.now
+            latest = plan.makespan()
             left = on_time - slot.on_time
             for at, _, k in sorted(gaps):
-                end = at + plan.duration(task, k)
+                end = at + durations[k]
                 met = task.deadline is not None and end <= task.deadline
-                if self.weight(makespan, max(latest, end - ctx.now), on_time, left + met) > 0:
+                if self.weight(makespan, max(latest, end - now), on_time, left + met) > 0:
                     plan.add(task, k, at)
                     return True
         plan.add(task, home, start)
@@ -528,3 +539,14 @@ class EarliestGapEDF(LocalPolicy):
         if upcoming is not None and upcoming not in self._woken:
             ctx.wake_at(upcoming)
             self._woken.add(upcoming)
+
+
+def delayed_slots(plan: Plan) -> list[list[Slot]]:
+    """The plan's delayed slots by machine: the machine with the most first (ties: the
+    lower number), each machine's from the last planned (Tabu search's pick, §5.2.2)."""
+    delayed: dict[int, list[Slot]] = {}
+    for slot in plan.slots.values():
+        if slot.late:
+            delayed.setdefault(slot.machine, []).append(slot)
+    return [sorted(delayed[k], key=_slot_order, reverse=True)
+            for k in sorted(delayed, key=lambda k: (-len(delayed[k]), k))]

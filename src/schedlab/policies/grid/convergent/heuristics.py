@@ -176,6 +176,14 @@ def licence_weight(state: ClusterState) -> np.ndarray:
     return state.needs.astype(np.float64) @ factor
 
 
+def licence_score(state: ClusterState, weights: Weights) -> np.ndarray:
+    """``LI x w(i) / max_i w(i)`` per job (:func:`licences`); 0 when no job needs a
+    floating licence."""
+    w = licence_weight(state)
+    top = w.max(initial=0.0)
+    return weights.licences * w / top if top > 0 else np.zeros_like(w)
+
+
 def licences(state: ClusterState, eligible: np.ndarray, weights: Weights) -> np.ndarray:
     """Licences: ``Delta_L = LI x w(i) / max_i w(i)`` on every machine of ``M_Aff_i``.
 
@@ -184,10 +192,7 @@ def licences(state: ClusterState, eligible: np.ndarray, weights: Weights) -> np.
     then the other) is what ``|L|`` in ``w`` gives; 0 when no job needs a
     floating licence.
     """
-    w = licence_weight(state)
-    top = w.max(initial=0.0)
-    score = weights.licences * w / top if top > 0 else np.zeros_like(w)
-    return np.where(eligible, score[:, None], 0.0)
+    return np.where(eligible, licence_score(state, weights)[:, None], 0.0)
 
 
 def transfer_time(state: ClusterState, eligible: np.ndarray) -> np.ndarray:
@@ -263,5 +268,6 @@ HEURISTICS = (minimal_requirements, deadline, licences, input_data, wait_minimiz
               overhead_minimization, anti_aging)
 
 __all__ = ["DEADLINE_LATE", "HEURISTICS", "WAIT_SUP", "Weights", "anti_aging", "deadline",
-           "deadline_f1", "input_data", "licence_weight", "licences", "minimal_requirements", "nxtime",
-           "overhead_minimization", "transfer_time", "wait_minimization"]
+           "deadline_f1", "input_data", "licence_score", "licence_weight", "licences",
+           "minimal_requirements", "nxtime", "overhead_minimization", "transfer_time",
+           "wait_minimization"]

@@ -135,37 +135,24 @@ def greedy_knapsack(values, demand, capacity) -> Knapsack:
     critical -- at most once per resource; after any other discard they
     would come out the same and the walk goes on in the order it has.
     """
+    from schedlab.policies.grid.convergent.kernels import greedy_walk
+
     values, demand, capacity = _check(values, demand, capacity)
     n = len(values)
     taken = np.zeros(n, dtype=bool)
-    uses: list[list[int]] = [[] for _ in range(n)]             # the resources of each item
-    for item, resource in zip(*(axis.tolist() for axis in np.nonzero(demand))):
-        uses[item].append(resource)
-    limit = capacity.tolist()
-    used = [0] * len(limit)
-    alive_demand = demand.sum(axis=0).tolist()  # of the items taken or not yet visited
+    items, resources = np.nonzero(demand)                     # each item's resources
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(items, minlength=n), out=starts[1:])
+    used = np.zeros(len(capacity), dtype=np.int64)
+    alive_demand = demand.sum(axis=0)           # of the items taken or not yet visited
     pending = np.arange(n)
     while pending.size:
-        critical = np.array(alive_demand) > capacity
-        weight = eilon_weights(demand, capacity, critical)
+        weight = eilon_weights(demand, capacity, alive_demand > capacity)
         with np.errstate(divide="ignore", invalid="ignore"):
             unit = np.where(weight > 0, values / weight, np.inf)
-        order = pending[np.lexsort((pending, -unit[pending]))].tolist()
-        pending = np.empty(0, dtype=np.int64)
-        for k, i in enumerate(order):
-            if all(used[r] < limit[r] for r in uses[i]):
-                taken[i] = True
-                for r in uses[i]:
-                    used[r] += 1
-                continue
-            still_critical = True
-            for r in uses[i]:
-                alive_demand[r] -= 1
-                if alive_demand[r] == limit[r]:
-                    still_critical = False
-            if not still_critical:
-                pending = np.array(order[k + 1:], dtype=np.int64)
-                break
+        order = pending[np.lexsort((pending, -unit[pending]))]
+        walked = greedy_walk(order, starts, resources, used, capacity, alive_demand, taken)
+        pending = order[walked:]
     return _solution(values, demand, taken)
 
 
@@ -190,10 +177,9 @@ def exact_knapsack(values, demand, capacity, *, time_limit: float | None = None)
 
 def unit_values(matrix: np.ndarray) -> np.ndarray:
     """``c-bar_i``: the mean of row ``i``'s positive entries of ``P`` (0 for none) (§3.2.2)."""
-    positive = matrix > 0
-    count = positive.sum(axis=1)
-    total = np.where(positive, matrix, 0.0).sum(axis=1)
-    return np.divide(total, count, out=np.zeros(len(matrix)), where=count > 0)
+    from schedlab.policies.grid.convergent.kernels import positive_means
+
+    return positive_means(np.ascontiguousarray(matrix, dtype=np.float64))
 
 
 @dataclass(frozen=True)

@@ -169,16 +169,20 @@ def job_machine_matrix(state: ClusterState, weights: Weights | None = None) -> n
 
     Entries outside ``M_Aff`` (:func:`eligible_pairs`) are 0; entries inside
     are > 0 (the Minimal requirements base, :class:`~.heuristics.Weights`).
+    The sum of :data:`~.heuristics.HEURISTICS` in one compiled pass
+    (:func:`.kernels.summed_heuristics`), the same to the last bit.
     """
-    from schedlab.policies.grid.convergent.heuristics import HEURISTICS, Weights
+    from schedlab.policies.grid.convergent.heuristics import Weights, licence_score
+    from schedlab.policies.grid.convergent.kernels import summed_heuristics
 
     weights = Weights() if weights is None else weights
-    eligible = eligible_pairs(state)
-    matrix = np.zeros(eligible.shape, dtype=np.float64)
-    for heuristic in HEURISTICS:
-        matrix += heuristic(state, eligible, weights)
-    matrix[~eligible] = 0.0
-    return matrix
+    late = weights.deadline_max if weights.deadline_late == "max" else weights.deadline_min
+    return summed_heuristics(
+        float(state.now), state.estimate_left, state.job_rating, state.deadline, state.submit,
+        state.machine, state.input_size, state.input_location, state.rating, state.bandwidth,
+        eligible_pairs(state), licence_score(state, weights), weights.base,
+        weights.deadline_max, weights.deadline_min, weights.deadline_k, late, weights.input,
+        weights.wait, weights.wait_sup == "all", weights.overhead, weights.age_factor)
 
 
 __all__ = ["QUEUED", "STORAGE", "ClusterState", "eligible_pairs", "job_machine_matrix"]
