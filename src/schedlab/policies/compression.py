@@ -73,10 +73,12 @@ class ArrayPlan(ArrayProfile):
 
     __slots__ = (
         "arrived",
+        "due",
         "estimates",
         "ids",
         "queue",
         "queued",
+        "scratch",
         "starts",
         "upcoming",
         "widths",
@@ -91,6 +93,11 @@ class ArrayPlan(ArrayProfile):
         self.estimates = np.empty(1024, np.int64)
         self.starts = np.empty(1024, np.int64)
         self.queue = np.empty(1024, np.int64)
+        #: Room the compiled calls write into, kept for the run instead of allocated at
+        #: every call: the due jobs (as long as ``queue``) and a move's new steps (two rows
+        #: as long as ``times``).
+        self.due = np.empty(1024, np.int64)
+        self.scratch = np.empty((2, len(self.times)), np.int64)
         self.arrived = 0
         self.queued = 0
         self.upcoming = NEVER
@@ -125,9 +132,11 @@ class ArrayPlan(ArrayProfile):
         They stay booked (the caller starts them, or rebuilds the plan);
         ``upcoming`` becomes the earliest booking of the others.
         """
-        due = np.empty(self.queued, np.int64)
-        count, self.queued, self.upcoming = _due(self.starts, self.queue, self.queued, now, due)
-        return due[:count].tolist()
+        if len(self.due) < self.queued:
+            self.due = grown(self.due, self.queued)
+        count, self.queued, self.upcoming = _due(self.starts, self.queue, self.queued, now,
+                                                 self.due)
+        return self.due[:count].tolist()
 
     def started(self, arrival: int) -> None:
         self.starts[arrival] = -1
@@ -166,14 +175,16 @@ class ArrayPlan(ArrayProfile):
         """
         jobs = self.queued if order is None else len(order)
         self.make_room(4 * jobs + 4)                # a move adds at most four breakpoints
+        if self.scratch.shape[1] < len(self.times):
+            self.scratch = grown(self.scratch, len(self.times))
         if order is None:
             self.size, self.queued, earliest = _compress(
                 self.times, self.free, self.size, now, self.queue, self.queued,
-                self.widths, self.estimates, self.starts, True)
+                self.widths, self.estimates, self.starts, True, self.scratch)
         else:
             self.size, _, earliest = _compress(self.times, self.free, self.size, now, order,
                                                len(order), self.widths, self.estimates,
-                                               self.starts, False)
+                                               self.starts, False, self.scratch)
         if earliest < self.upcoming:
             self.upcoming = earliest
 
@@ -204,7 +215,7 @@ def _give_back(times, free, size, now, start, duration, width):  # pragma: no co
 
 @njit(cache=True)
 def _compress(times, free, size, now, order, count, widths, durations, booked,
-              compact):  # pragma: no cover
+              compact, scratch):  # pragma: no cover
     """The pass over ``order[:count]`` (arrival numbers of waiting jobs, in queue order).
 
     With ``compact`` (``order`` is the plan's own queue), the jobs started
@@ -214,7 +225,6 @@ def _compress(times, free, size, now, order, count, widths, durations, booked,
     """
     size = discard_before(times, free, size, now)
     proofs = new_proofs()
-    scratch = np.empty((2, len(times)), np.int64)
     held = 0
     earliest = NEVER
     kept = 0
@@ -359,30 +369,25 @@ def move(times, free, size, old, start, duration, width, new_times, new_free):  
     stop = step_at(times, size, end - 1) + 1                # the first breakpoint at or after end
     at_end = stop < size and times[stop] == end
     value_at_end = free[stop] if at_end else free[stop - 1]
-    edges = np.empty(4, np.int64)
-    edges[0] = start
-    edges[1] = start + duration
-    edges[2] = old
-    edges[3] = end
-    if edges[1] > old:
-        edges[1] = old
-        edges[2] = start + duration
+    middle = min(start + duration, old)                    # the edges in time order:
+    later = max(start + duration, old)                     # start, middle, later, end
     count = 0
     last = free[first - 1] if first > 0 else -1
     k = first
     e = 0
     level = free[first]
     while True:
-        if k < stop and (e == 4 or times[k] <= edges[e]):
+        edge = _edge(e, start, middle, later, end)
+        if k < stop and (e == 4 or times[k] <= edge):
             t = times[k]
             level = free[k]
             k += 1
-            if e < 4 and edges[e] == t:
+            if e < 4 and edge == t:
                 e += 1
         else:
-            t = edges[e]
+            t = edge
             e += 1
-        while e < 4 and edges[e] == t:
+        while e < 4 and _edge(e, start, middle, later, end) == t:
             e += 1
         if t >= end:
             value = value_at_end
@@ -416,3 +421,14 @@ def move(times, free, size, old, start, duration, width, new_times, new_free):  
     return first + count + tail
 
 
+@njit(cache=True)
+def _edge(e, start, middle, later, end):  # pragma: no cover
+    """The ``e``-th of a move's four edges in time order: kept in registers, as a move
+    runs millions of times in a deep queue's run and an array would be allocated each time."""
+    if e == 0:
+        return start
+    if e == 1:
+        return middle
+    if e == 2:
+        return later
+    return end

@@ -85,7 +85,7 @@ def compressed_plan(running: Profile, plan: Plan, now: int) -> Plan | None:
     times, free, size, widths, held, starts = reserved
     n = len(plan)
     _compress(times, free, size, now, np.arange(n, dtype=np.int64), n, widths, held, starts,
-              False)
+              False, np.empty((2, len(times)), np.int64))
     return in_ast_order(list(zip((job for job, _ in plan), starts.tolist())))
 
 
