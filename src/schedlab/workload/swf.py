@@ -295,7 +295,7 @@ def _plain_number_records(data: bytes) -> np.ndarray | None:
     every value is exactly what ``numpy.loadtxt`` makes of it); None for any other
     file, which ``numpy.loadtxt`` then reads (or the slow pass reports).
 
-    Several times faster than ``numpy.loadtxt``: the digits are read by array
+    About twice as fast as ``numpy.loadtxt``: the digits are read by array
     operations on the bytes (:func:`_plain_number_block`), in blocks of about
     :data:`_BLOCK_BYTES` ending at a line end, so that the index arrays stay small.
     """
