@@ -177,6 +177,6 @@ schedlab.simulate(Workload(jobs, 2), "{policy}")
 
 
 def test_numba_is_imported_only_when_a_conservative_run_plans():
-    assert not numba_loaded_after("import schedlab.cli.app, schedlab.api")
+    assert not numba_loaded_after("from schedlab.cli.app import app\nimport schedlab.api")
     assert not numba_loaded_after(RUN.format(policy="fcfs+easy"))
     assert numba_loaded_after(RUN.format(policy="fcfs+conservative"))

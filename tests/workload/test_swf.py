@@ -18,8 +18,10 @@ line 17  job 6: field 8 = 6 (field 5 = 3); runtime 0, no requested time
 from __future__ import annotations
 
 import gzip
+import io
 import os
 from pathlib import Path
+from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -29,6 +31,7 @@ from hypothesis import strategies as st
 from real_traces import real_trace
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
+from schedlab.workload import swf
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.swf import SKIP_REASONS, read_swf, write_swf
 
@@ -499,3 +502,57 @@ def test_nasa_trace_has_no_estimates():
     err = error_of(path, missing_estimate="drop")
     assert "all 18239 records were skipped" in str(err)
     assert "no estimate: 18239" in str(err)
+
+
+# --------------------------------------------------------------------------- the plain-number reader
+
+def loadtxt_records(data: bytes) -> np.ndarray:
+    """The records as ``numpy.loadtxt`` reads them: what the plain-number reader must give."""
+    return np.loadtxt(io.BytesIO(data), comments=";", dtype=np.float64, ndmin=2)
+
+
+PLAIN_NUMBER = st.one_of(
+    st.integers(-10**15 + 1, 10**15 - 1).map(str),
+    st.builds(lambda whole, fraction, sign: f"{sign}{whole}.{fraction}",
+              st.integers(0, 10**7).map(str), st.text("0123456789", min_size=1, max_size=7),
+              st.sampled_from(("", "-"))))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(PLAIN_NUMBER, min_size=18, max_size=18), min_size=1, max_size=30),
+       st.lists(st.sampled_from(("", "  ", "\t")), min_size=30, max_size=30),
+       st.integers(1, 200))
+def test_plain_numbers_are_read_as_numpy_loadtxt_reads_them(rows, blanks, block_bytes):
+    """Signed whole and decimal numbers of up to 15 digits, spaced by blanks and tabs,
+    between blank lines and in blocks of any size: the same float64 values, sign of zero
+    included, as numpy.loadtxt."""
+    lines = ["; MaxProcs: 8"]
+    for row, blank in zip(rows, blanks):
+        lines += [f"{blank}{(' ' + blank).join(row)}{blank}", blank]
+    data = "\n".join(lines).encode()
+    with patch.object(swf, "_BLOCK_BYTES", block_bytes):
+        table = swf._plain_number_records(data)
+    expected = loadtxt_records(data)
+    assert table is not None and table.shape == expected.shape
+    assert np.array_equal(table, expected) and np.array_equal(np.signbit(table),
+                                                              np.signbit(expected))
+
+
+@pytest.mark.parametrize("odd", ["+5", "5.", ".5", "-.5", "1e3", "1.2.3", "5-", "--5", "-",
+                                 "0x1", "inf", "1234567890123456", "1.234567890123456"])
+def test_other_numbers_are_left_to_numpy_loadtxt(odd):
+    """Anything but a plain number (or one of more than 15 digits) sends the file to
+    numpy.loadtxt, which accepts or refuses it as before."""
+    data = f"; MaxProcs: 8\n{RECORD}\n{odd} {RECORD.split(' ', 1)[1]}\n".encode()
+    assert swf._plain_number_records(data) is None
+
+
+@pytest.mark.parametrize("text", [f"{RECORD} 1\n", f"{RECORD}\n1 2\n", f"{RECORD}\n; late\n"])
+def test_lines_of_other_than_18_numbers_and_late_comments_are_left_to_numpy_loadtxt(text):
+    assert swf._plain_number_records(text.encode()) is None
+
+
+def test_plain_numbers_of_a_hand_written_record():
+    data = b"; Note: x\n\n  7 120 -1 35.25 4 -1 -1 4 600 -1 1 3 2 -1 1 -1 -1 -0.5\n"
+    assert swf._plain_number_records(data).tolist() == [
+        [7, 120, -1, 35.25, 4, -1, -1, 4, 600, -1, 1, 3, 2, -1, 1, -1, -1, -0.5]]

@@ -1,0 +1,61 @@
+"""The command line registers only the command it runs (schedlab.cli.app.main)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from schedlab.cli.app import COMMANDS, GROUPS, invoked
+
+EVERY = [*COMMANDS, *GROUPS]
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    (["simulate", "KTH", "--policy", "fcfs"], ["simulate"]),
+    (["traces", "list"], ["traces"]),
+    ([], EVERY),
+    (["--help"], EVERY),
+    (["--version"], EVERY),
+    (["simulat", "KTH"], EVERY),
+])
+def test_a_named_command_is_registered_alone_anything_else_gets_every_command(argv, expected):
+    assert invoked(argv) == expected
+
+
+LOADED = """
+import sys
+sys.argv = ["schedlab", *{argv!r}]
+from schedlab.cli.app import main
+try:
+    main()
+except SystemExit as stop:
+    code = stop.code
+print(code, sorted(name for name in sys.modules if name.startswith("schedlab.cli.")))
+"""
+
+
+def modules_after(argv: list[str]) -> tuple[str, list[str]]:
+    """The exit code of ``schedlab ARGV`` run in a fresh interpreter and the command-line
+    modules it imported."""
+    done = subprocess.run([sys.executable, "-c", LOADED.format(argv=argv)],
+                          capture_output=True, text=True, check=True)
+    code, modules = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    return code, eval(modules)
+
+
+def test_running_a_command_imports_none_of_the_others():
+    code, modules = modules_after(["policies"])
+    assert code in ("0", "None")
+    assert "schedlab.cli.policies" in modules
+    assert not {f"schedlab.cli.{name}" for name in EVERY if name != "policies"} & set(modules)
+
+
+def test_help_lists_every_command():
+    done = subprocess.run([sys.executable, "-m", "schedlab", "--help"], capture_output=True,
+                          text=True, check=True, env={**os.environ, "COLUMNS": "200"})
+    listed = {line.split()[1] for line in done.stdout.splitlines()
+              if line.startswith("│ ") and len(line.split()) > 1}
+    assert set(EVERY) <= listed
