@@ -28,8 +28,7 @@ class Anew(SlurmScheduling):
     """The slurm policy that keeps nothing: every pass sorts the queue and runs the main
     scheduler, and every backfill pass is run."""
 
-    @staticmethod
-    def _none_fits(ctx: Context) -> bool:
+    def _none_fits(self, ctx: Context) -> bool:
         return False
 
     def _ordered(self, ctx: Context) -> list[Job]:
@@ -104,3 +103,7 @@ def test_pending_rows_reuse_the_rows_of_jobs_that_left() -> None:
     assert rows[:, 0].tolist() == [job.width for job in order]
     assert rows[:, 1].tolist() == [1] * 50 + [2] * 20
     assert rows[:, -1].tolist() == [7] * 55 + [9] + [7] * 14
+    assert pending.narrowest() == 1
+    for job in jobs[:100]:
+        pending.remove(job.id)
+    assert pending.narrowest() == 151          # the rows given back hold no width

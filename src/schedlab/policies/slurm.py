@@ -218,6 +218,7 @@ class SlurmScheduling(Policy):
         self._by_name = {part.name: k for k, part in enumerate(self._parts)}
         self._default = next((k for k, part in enumerate(self._parts) if part.default), 0)
         self._tier = [part.priority_tier for part in self._parts]
+        self._one_tier = len(set(self._tier)) == 1
         self.qos = qos
         self.qos_names = qos_names
         self.weight_qos = weight_qos
@@ -463,7 +464,7 @@ class SlurmScheduling(Policy):
         the higher priority, then submission order."""
         waiting = list(ctx.waiting.values())
         if self.priority == "basic":
-            if len(set(self._tier)) == 1:
+            if self._one_tier:
                 return waiting
             return sorted(waiting, key=lambda job: -self._tier[self._part[job.id]])
         return list(self._ordered(ctx))     # a copy: a pass takes the jobs it starts out
@@ -764,12 +765,11 @@ class SlurmScheduling(Policy):
                                                        other_reserved.size, begin, end, held)
                 position += 1
 
-    @staticmethod
-    def _none_fits(ctx: Context) -> bool:
+    def _none_fits(self, ctx: Context) -> bool:
         """Whether no pending job fits the CPUs free now: a backfill pass would then start
         nothing, and its reservations last only for the pass, so it is not run (it is
         still counted)."""
-        return ctx.free < min(map(_width, ctx.waiting.values()))
+        return ctx.free < self._pending_rows.narrowest()
 
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
                   scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
@@ -834,10 +834,12 @@ class PendingRows:
     ``WIDTH`` ... ``PRIORITY``) of every pending job, in a table kept for the whole run:
     a pass hands the walk the table and the queue's row numbers instead of building the
     rows job by job.  A job's fixed columns (all but the last, its priority) are written
-    at its submission; its row is given to a later job once it leaves the queue."""
+    at its submission; its row is given to a later job once it leaves the queue, and
+    holds no width (:data:`_NO_WIDTH`) meanwhile, so the narrowest pending job is the
+    least of the width column."""
 
     def __init__(self) -> None:
-        self.table = np.zeros((64, 7), np.int64)
+        self.table = _unused_rows(64)
         self._slot: dict[int, int] = {}       # job id -> row of ``table``
         self._unused: list[int] = []
         self._next = 0
@@ -852,7 +854,7 @@ class PendingRows:
             slot = self._next
             self._next += 1
             if slot == len(self.table):
-                self.table = np.concatenate((self.table, np.zeros_like(self.table)))
+                self.table = np.concatenate((self.table, _unused_rows(len(self.table))))
         self.table[slot] = (*fixed, default)
         self._slot[job_id] = slot
 
@@ -860,13 +862,17 @@ class PendingRows:
         """Forget a job that left the queue (started or cancelled; no row: nothing)."""
         slot = self._slot.pop(job_id, None)
         if slot is not None:
+            self.table[slot, 0] = _NO_WIDTH
             self._unused.append(slot)
+
+    def narrowest(self) -> int:
+        """The fewest CPUs a pending job asks for (:data:`_NO_WIDTH` with none pending)."""
+        return int(self.table[:self._next, 0].min()) if self._next else int(_NO_WIDTH)
 
     def slots(self, jobs: list[Job], priority: dict[int, int], default: int) -> np.ndarray:
         """The rows of the pending ``jobs``, in that order, each given its ``priority``
         (``default`` for a job it lacks) in the last column."""
-        slot = self._slot
-        found = np.array([slot[job.id] for job in jobs], np.int64)
+        found = np.fromiter(map(self._slot.__getitem__, map(_id, jobs)), np.int64, len(jobs))
         if priority:
             self.table[found, -1] = [priority.get(job.id, default) for job in jobs]
         return found
@@ -916,7 +922,16 @@ def _compiled() -> ModuleType:
     return slurm_backfill
 
 
-_width = operator.attrgetter("width")
+_id = operator.attrgetter("id")
+#: The width column of a row no pending job holds: wider than any job.
+_NO_WIDTH = np.iinfo(np.int64).max
+
+
+def _unused_rows(count: int) -> np.ndarray:
+    """``count`` rows of :class:`PendingRows`' table that no job holds."""
+    rows = np.zeros((count, 7), np.int64)
+    rows[:, 0] = _NO_WIDTH
+    return rows
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:
