@@ -38,7 +38,7 @@ import numpy as np
 
 from schedlab.engine.attempts import Attempts, outage_settings, requeue
 from schedlab.engine.kernel import CANCEL, NEVER, NOTICE, OUTAGE, RESTORE, StepSeries
-from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES
+from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES, fixed_at_notice
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, WITHDRAWN, OutageRecord
 from schedlab.engine.timesharing import column_ranges, lowest_bits
 from schedlab.workload.outages import check_node_ids, node_processors
@@ -348,18 +348,14 @@ class GangEvents:
         self._show_ahead(sim)
 
     def _unclaimed(self, k: int) -> int:
-        """The columns a counted window ``k`` announced now takes (our reading, as in a
-        grid run): the lowest-numbered ones no other announced or started window
-        overlapping it in time names, then, if too few, the lowest-numbered of those."""
-        window = self.windows[k]
-        claimed = 0
-        for other in [*self._announced, *self._claims]:
-            if self.windows[other].start < window.end and window.start < self.windows[other].end:
-                claimed |= self.named[other] or 0
-        wanted = window.width(self.machine, self.node_size)
-        free = ((1 << self.machine) - 1) & ~claimed
-        take = lowest_bits(free, min(wanted, free.bit_count()))
-        return take | lowest_bits(claimed, wanted - take.bit_count())
+        """The columns a counted window ``k`` announced now takes, as a mask
+        (:func:`~schedlab.engine.outages.fixed_at_notice`)."""
+        columns = fixed_at_notice(
+            k, self.windows, [*self._announced, *self._claims],
+            lambda other: (column for first, stop in column_ranges(self.named[other] or 0)
+                           for column in range(first, stop)),
+            self.machine, self.windows[k].width(self.machine, self.node_size))
+        return sum(1 << column for column in columns)
 
     def _show_ahead(self, sim: _Simulation) -> None:
         """``Matrix.windows_ahead``: the announced windows not started, by start."""

@@ -47,7 +47,13 @@ import numpy as np
 
 from schedlab.engine.attempts import saved_work, wall_time
 from schedlab.engine.kernel import NEVER, NOTICE, OUTAGE, RESTORE, StepSeries
-from schedlab.engine.outages import HELD_BY_FAILURE, HELD_BY_WINDOW, KIND_CODES, OutageEvent
+from schedlab.engine.outages import (
+    HELD_BY_FAILURE,
+    HELD_BY_WINDOW,
+    KIND_CODES,
+    OutageEvent,
+    fixed_at_notice,
+)
 from schedlab.engine.result import FAILED, OutageRecord
 from schedlab.errors import InputError
 from schedlab.workload.outages import FailureSpec
@@ -406,16 +412,11 @@ class GridOutages:
             machines if window.processors is None else min(window.processors, machines)
 
     def _unclaimed(self, k: int) -> tuple[int, ...]:
-        """The machines a counted window ``k`` announced now takes (our reading): the
-        lowest-numbered ones that no other announced or started window overlapping it in
-        time names, then, if too few, the lowest-numbered of those."""
-        window = self.windows[k]
-        claimed: set[int] = set()
-        for other in [*self.announced, *self._states]:
-            if self.windows[other].start < window.end and window.start < self.windows[other].end:
-                claimed.update(self.named[other] or ())
-        unclaimed = [m for m in range(len(self.cpus)) if m not in claimed]
-        return tuple(sorted((unclaimed + sorted(claimed))[:self._wanted(window)]))
+        """The machines a counted window ``k`` announced now takes
+        (:func:`~schedlab.engine.outages.fixed_at_notice`)."""
+        return fixed_at_notice(k, self.windows, [*self.announced, *self._states],
+                               lambda other: self.named[other] or (), len(self.cpus),
+                               self._wanted(self.windows[k]))
 
     def _note_ahead(self) -> None:
         """Recompute :attr:`ahead_start` from the announced windows not started."""

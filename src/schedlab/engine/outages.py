@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right, insort
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from heapq import heappush
 from typing import TYPE_CHECKING
@@ -429,6 +429,24 @@ class Outages:
             series_time=self._down_series.arrays()[0],
             series_down=self._down_series.arrays()[1][:, 0].copy(),
             settings=outage_settings(self.spec, self.windows))
+
+
+def fixed_at_notice(k: int, windows: Sequence[Window], known: Iterable[int],
+                    named: Callable[[int], Iterable[int]], units: int,
+                    wanted: int) -> tuple[int, ...]:
+    """The units (grid machines, gang columns) a window ``k`` that counts them takes when
+    it is announced before its start: our reading in grid and gang runs
+    (docs/reference/events.md), where the policies must know them from the notice.  The
+    lowest-numbered of the ``units`` that no ``known`` window (announced or started)
+    overlapping it in time names (``named``), then, if too few, the lowest-numbered of
+    those; ``wanted`` in all, by number."""
+    window = windows[k]
+    claimed: set[int] = set()
+    for other in known:
+        if windows[other].start < window.end and window.start < windows[other].end:
+            claimed.update(named(other))
+    unclaimed = [unit for unit in range(units) if unit not in claimed]
+    return tuple(sorted((unclaimed + sorted(claimed))[:wanted]))
 
 
 def _index_at(times: list[int], t: int) -> int:
