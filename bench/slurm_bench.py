@@ -12,7 +12,7 @@ priority with the age (1,000), fair-share (10,000, Fair Tree, an association
 per account and user of the trace) and job-size (1,000) weights.  CPU
 seconds, rounds interleaved (bench/rounds.py); medians of ``--repeat`` rounds in µs per job and the ratio to
 fcfs+conservative's (the target: at most 3).  A markdown table on stdout
-(copied into docs/reference/policies/slurm.md, "Speed").
+(copied into docs/background/validation.md, "Speed").
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 The policy keeps the multifactor queue in order between decay runs, skips
 the main scheduler's ticks while it is settled and the backfill passes no
-pending job fits (docs/reference/policies/slurm.md, "Speed"), and keeps the
-pending jobs' backfill rows in a table.  :class:`Anew` sorts the queue, runs
-the main scheduler at every tick and every backfill pass, as the policy did
-before it kept anything: on random workloads both give the same starts and
-count the same passes.  The backfill pass is
-compiled; its hand-checked cases are in test_slurm.py.
+pending job fits (docs/reference/policies/slurm.md, "Our reading of Slurm's
+source"), and keeps the pending jobs' backfill rows in a table.
+:class:`Anew` sorts the queue, runs the main scheduler at every tick and
+every backfill pass, as the policy did before it kept anything: on random
+workloads both give the same starts and count the same passes.  The
+backfill pass is compiled; its hand-checked cases are in test_slurm.py.
 """
 
 from __future__ import annotations
