@@ -708,7 +708,7 @@ class SlurmScheduling(Policy):
         state, sizes = scratch.state, scratch.sizes
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         pending = self._pending_rows
-        slots = pending.slots(queue[:16], priority, self.bf_min_prio_reserve)
+        slots = pending.slots(queue[:_FIRST_ROWS], priority, self.bf_min_prio_reserve)
         part, position = -1, 0
         if not nodes.tracked:       # one partition: its maps are the first the pass needs
             part = 0
@@ -717,26 +717,32 @@ class SlurmScheduling(Policy):
         while position < len(queue):
             if position == len(slots):
                 slots = np.concatenate((slots, pending.slots(
-                    queue[position:2 * position + 16], priority, self.bf_min_prio_reserve)))
+                    queue[position:2 * position + _FIRST_ROWS], priority,
+                    self.bf_min_prio_reserve)))
             left = len(slots) - position
+            cpus.make_room(2 * left)
             reserved.make_room(2 * left)
             scratch.room_to_make(left)
             sizes[0], sizes[1] = cpus.size, reserved.size
-            why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times, cpus.free,
-                                    reserved.times, reserved.free, sizes, state,
-                                    scratch.per_user, scratch.made, now,
+            state[bf.REST_WIDTH], state[bf.REST_NEED] = ((pending.narrowest(), 1)
+                                                         if len(slots) < len(queue)
+                                                         else (_NO_WIDTH, _NO_WIDTH))
+            why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times,
+                                    cpus.free, reserved.times, reserved.free, sizes, state,
+                                    scratch.per_user, scratch.made, scratch.started, now,
                                     now + self.bf_window * 60, self.bf_min_prio_reserve,
                                     self.bf_max_job_test, self.bf_max_job_user,
                                     self.bf_resolution, self.clock_origin)
             cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
+            for started in scratch.take_started():
+                self._start(ctx, queue[started])
             if why == bf.DONE:
                 return
             if why == bf.START:
                 job = queue[position]
                 self._start(ctx, job)
                 for other, (other_cpus, _) in maps.items():
-                    held = (job.width if not nodes.tracked
-                            else nodes.cpus_in(nodes.held[job.id], other))
+                    held = nodes.cpus_in(nodes.held[job.id], other)
                     if held:
                         other_cpus.make_room(2)
                         other_cpus.size = bf.change(other_cpus.times, other_cpus.free,
@@ -834,15 +840,17 @@ class PendingRows:
     ``WIDTH`` ... ``PRIORITY``) of every pending job, in a table kept for the whole run:
     a pass hands the walk the table and the queue's row numbers instead of building the
     rows job by job.  A job's fixed columns (all but the last, its priority) are written
-    at its submission; its row is given to a later job once it leaves the queue, and
-    holds no width (:data:`_NO_WIDTH`) meanwhile, so the narrowest pending job is the
-    least of the width column."""
+    at its submission; its row is given to a later job once it leaves the queue.  The
+    pending jobs' widths are counted, so that the narrowest is known without a look at
+    every row (asked before every backfill pass)."""
 
     def __init__(self) -> None:
-        self.table = _unused_rows(64)
+        self.table = np.zeros((64, 7), np.int64)
         self._slot: dict[int, int] = {}       # job id -> row of ``table``
         self._unused: list[int] = []
         self._next = 0
+        self._widths: dict[int, int] = {}     # width -> pending jobs of that width
+        self._narrowest: int | None = None    # the least of ``_widths`` (None: to find)
 
     def add(self, job_id: int, fixed: tuple[int, int, int, int, int, int],
             default: int) -> None:
@@ -854,20 +862,32 @@ class PendingRows:
             slot = self._next
             self._next += 1
             if slot == len(self.table):
-                self.table = np.concatenate((self.table, _unused_rows(len(self.table))))
+                self.table = np.concatenate((self.table, np.zeros_like(self.table)))
         self.table[slot] = (*fixed, default)
         self._slot[job_id] = slot
+        width = fixed[0]
+        self._widths[width] = self._widths.get(width, 0) + 1
+        if self._narrowest is not None and width < self._narrowest:
+            self._narrowest = width
 
     def remove(self, job_id: int) -> None:
         """Forget a job that left the queue (started or cancelled; no row: nothing)."""
         slot = self._slot.pop(job_id, None)
-        if slot is not None:
-            self.table[slot, 0] = _NO_WIDTH
-            self._unused.append(slot)
+        if slot is None:
+            return
+        self._unused.append(slot)
+        width = int(self.table[slot, 0])
+        left = self._widths.pop(width) - 1
+        if left:
+            self._widths[width] = left
+        elif width == self._narrowest:
+            self._narrowest = None
 
     def narrowest(self) -> int:
         """The fewest CPUs a pending job asks for (:data:`_NO_WIDTH` with none pending)."""
-        return int(self.table[:self._next, 0].min()) if self._next else int(_NO_WIDTH)
+        if self._narrowest is None:
+            self._narrowest = min(self._widths, default=_NO_WIDTH)
+        return self._narrowest
 
     def slots(self, jobs: list[Job], priority: dict[int, int], default: int) -> np.ndarray:
         """The rows of the pending ``jobs``, in that order, each given its ``priority``
@@ -923,15 +943,10 @@ def _compiled() -> ModuleType:
 
 
 _id = operator.attrgetter("id")
-#: The width column of a row no pending job holds: wider than any job.
-_NO_WIDTH = np.iinfo(np.int64).max
-
-
-def _unused_rows(count: int) -> np.ndarray:
-    """``count`` rows of :class:`PendingRows`' table that no job holds."""
-    rows = np.zeros((count, 7), np.int64)
-    rows[:, 0] = _NO_WIDTH
-    return rows
+#: How many queue rows a backfill pass hands its walk first (then twice as many as given).
+_FIRST_ROWS = 64
+#: A width wider than any job's.
+_NO_WIDTH = int(np.iinfo(np.int64).max)
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:

@@ -6,18 +6,21 @@ the model and its sources are in :mod:`schedlab.policies.slurm`) plans up to
 running and completing jobs hold them, and the unreserved nodes.  Both are
 step functions kept as :class:`~schedlab.engine.profile_kernels.ArrayProfile`
 arrays, and :func:`walk` goes down the queue in one compiled call, finding
-each job's earliest start and blocking its reservation's slot.  It hands the
-walk back to Python only where Python must act: a job starts now (the
-engine starts it), a job's QOS limits must be asked, a job belongs to a
-partition whose map is not the one in hand, a reservation must also be
-blocked on other partitions' maps, or the queue's columns given so far are
-used up.  With one partition and no QOS a pass is one call, plus one per job
-it starts.
+each job's earliest start and blocking its reservation's slot, and stops
+once no job left could start now (a pass's reservations end with it: its
+only result is what it starts).  It hands the walk back to Python only
+where Python must act: a job's QOS limits must be asked, a job belongs to
+a partition whose map is not the one in hand, a job starts now on a
+machine of partitions (the engine takes its nodes), a reservation must
+also be blocked on other partitions' maps, or the queue's columns given so
+far are used up.  With one partition of every node a job that starts now
+is taken off the CPU map in the walk, and Python starts the jobs so
+listed when the walk returns: with no QOS a pass is one call.
 
 The queue's columns are rows of ``table`` (``WIDTH`` ... ``PRIORITY``; the
 policy's :class:`~schedlab.policies.slurm.PendingRows`), the queue itself the
 rows ``slots`` names in queue order; the
-walk's counters are ``state`` (``TESTED`` ... ``OTHERS``); the reservations
+walk's counters are ``state`` (``TESTED`` ... ``REST_NEED``); the reservations
 made are rows ``(partition, begin, end, nodes)`` of ``made``, for the maps
 of partitions built later in the pass.  This module imports numba: the
 policy imports it at its first backfill pass.
@@ -34,13 +37,17 @@ from schedlab.engine.profile_kernels import NEVER, ArrayProfile, change, earlier
 #: number), whether its QOS limits must be asked (1) or not (0), priority.
 WIDTH, NEED, DURATION, PART, USER, CHECK, PRIORITY = range(7)
 #: The walk's counters: jobs tested, CPUs free on the machine now, whether the CPU map counts
-#: for "nothing free" (1: one partition of every node), the queue position whose QOS was
-#: asked and allows it, the position last counted as tested, reservations made, whether
-#: maps of other partitions exist (1).
-TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS = range(7)
-#: Why :func:`walk` returned: the pass is over; the job at the position starts now; its QOS
-#: limits must be asked; its partition's map is needed; its reservation must be blocked on
-#: the other partitions' maps too; the columns given are used up.
+#: for "nothing free" (1: one partition of every node, whose jobs the walk starts itself),
+#: the queue position whose QOS was asked and allows it, the position last counted as
+#: tested, reservations made, whether maps of other partitions exist (1), jobs started
+#: (their positions in ``started``), and the fewest CPUs and nodes a job of the queue past
+#: the rows given may need (a bound: the narrowest pending job, one node).
+TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, REST_WIDTH, REST_NEED = \
+    range(10)
+#: Why :func:`walk` returned: the pass is over; the job at the position starts now (with
+#: partitions: the engine takes its nodes); its QOS limits must be asked; its partition's
+#: map is needed; its reservation must be blocked on the other partitions' maps too; the
+#: columns given are used up.
 DONE, START, CHECK_QOS, OTHER_MAP, RESERVED, MORE = range(6)
 #: How many times the pass tries one job at a later time before it gives up on it for this
 #: pass (each try moves past one change of the reservation map).
@@ -53,10 +60,11 @@ class Scratch:
     reservations made, and each partition's two maps once built."""
 
     def __init__(self) -> None:
-        self.state = np.zeros(7, np.int64)
+        self.state = np.zeros(10, np.int64)
         self.sizes = np.zeros(2, np.int64)
         self.per_user = np.zeros(64, np.int64)
         self.made = np.empty((64, 4), np.int64)
+        self.started = np.empty(64, np.int64)
         self.maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         #: What the walk is given before it asks for a partition's maps.
         self.no_maps = (ArrayProfile(1, 0), ArrayProfile(1, 0))
@@ -64,19 +72,30 @@ class Scratch:
     def begin(self, free: int, map_free: bool, users: int) -> None:
         """Counters for a new pass on a machine with ``free`` CPUs free now, and per-user
         counts of ``users`` users (0: no per-user limit)."""
-        self.state[:] = (0, free, map_free, -1, -1, 0, 0)     # TESTED ... OTHERS
+        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0)    # TESTED ... REST_NEED
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
         elif users:
             self.per_user[:users] = 0
 
-    def room_to_make(self, reservations: int) -> None:
-        """Room in ``made`` for ``reservations`` more rows."""
-        needed = int(self.state[MADE]) + reservations
+    def room_to_make(self, jobs: int) -> None:
+        """Room in ``made`` and ``started`` for ``jobs`` more rows."""
+        needed = int(self.state[MADE]) + jobs
         if needed > len(self.made):
             grown = np.empty((2 * needed, 4), np.int64)
             grown[:len(self.made)] = self.made
             self.made = grown
+        needed = int(self.state[STARTED]) + jobs
+        if needed > len(self.started):
+            self.started = np.empty(2 * needed, np.int64)
+
+    def take_started(self) -> list[int]:
+        """The queue positions of the jobs the walk started since this was last asked."""
+        count = int(self.state[STARTED])
+        if not count:
+            return []
+        self.state[STARTED] = 0
+        return self.started[:count].tolist()
 
     def empty_maps(self, part: int, cpus: int, nodes: int, now: int) -> tuple[ArrayProfile,
                                                                                 ArrayProfile]:
@@ -92,26 +111,32 @@ class Scratch:
 
 @njit(cache=True)
 def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, per_user,
-         made, now, window_end, min_prio, max_job_test, max_job_user, resolution,
+         made, started, now, window_end, min_prio, max_job_test, max_job_user, resolution,
          origin):  # pragma: no cover
     """Walk the queue positions ``first`` to ``count - 1`` (rows ``slots[k]`` of ``table``)
     on partition ``part``'s maps.
 
     ``sizes`` holds the two maps' lengths (CPUs, reserved); the arrays have room for
-    two more breakpoints per row.  Returns ``(why, position)``: the reason (``DONE``
-    ... ``MORE``) and the queue position it concerns (``count`` for ``MORE``).
+    two more breakpoints per row.  With one partition of every node (``MAP_FREE``) a
+    job that starts now is taken off the CPU map here and its position written to
+    ``started`` (the caller starts it before it answers the walk or ends the pass).
+    The pass is over once no job left could start now: fewer CPUs are free now than
+    the narrowest of them needs, or fewer nodes unreserved than the smallest needs
+    (:func:`least_after`; the pass's other results, its reservations, end with it).
+    Returns ``(why, position)``: the reason (``DONE`` ... ``MORE``) and the queue
+    position it concerns (``count`` for ``MORE``).
     """
+    narrowest, fewest = least_after(table, slots, first, count, state[REST_WIDTH],
+                                    state[REST_NEED])
+    one_map = state[MAP_FREE] == 1
     for k in range(first, count):
         job = table[slots[k]]
         if state[COUNTED] != k:     # (a row handed back for its map is counted already)
             if state[TESTED] >= max_job_test:
                 return DONE, k
-            if state[MAP_FREE] == 1 and state[TESTED] > 0:
-                nothing_free = cpus_f[step_at(cpus_t, sizes[0], now)] == 0
-            else:
-                nothing_free = state[FREE] == 0
-            if nothing_free:
-                return DONE, k      # (no CPU free now: the rest would start nothing)
+            if none_starts(cpus_t, cpus_f, sizes[0], res_t, res_f, sizes[1], state[FREE],
+                           one_map, now, narrowest[k - first], fewest[k - first]):
+                return DONE, k      # (the rest would start nothing)
             if job[CHECK] == 1 and state[ALLOWED] != k:
                 return CHECK_QOS, k
             if max_job_user > 0:
@@ -131,7 +156,13 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
         if start == now:
             if width > state[FREE]:
                 continue        # partitions: failed or held processors the map misses
-            return START, k
+            if not one_map:
+                return START, k
+            started[state[STARTED]] = k
+            state[STARTED] += 1
+            state[FREE] -= width
+            sizes[0] = change(cpus_t, cpus_f, sizes[0], now, duration, -width)
+            continue
         if start > window_end or job[PRIORITY] < min_prio:
             continue
         begin, end = slot(start, duration, resolution, origin)
@@ -143,6 +174,35 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
         if state[OTHERS] == 1:
             return RESERVED, k
     return MORE, count
+
+
+@njit(cache=True)
+def least_after(table, slots, first, count, rest_width, rest_need):  # pragma: no cover
+    """For each queue position ``first + j`` below ``count``: the fewest CPUs and the fewest
+    nodes a job from it on asks for (the queue past ``count`` bounded by ``rest_width``
+    and ``rest_need``)."""
+    narrowest = np.empty(count - first, np.int64)
+    fewest = np.empty(count - first, np.int64)
+    width, need = rest_width, rest_need
+    for j in range(count - first - 1, -1, -1):
+        job = table[slots[first + j]]
+        width, need = min(width, job[WIDTH]), min(need, job[NEED])
+        narrowest[j], fewest[j] = width, need
+    return narrowest, fewest
+
+
+@njit(cache=True)
+def none_starts(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, free, one_map, now, narrowest,
+                fewest):  # pragma: no cover
+    """Whether no job of at least ``narrowest`` CPUs and ``fewest`` nodes can start now: a
+    start now needs its CPUs free now on the machine (``free``) and on the CPU map, and
+    its nodes unreserved now (the maps are the only partition's with ``one_map``)."""
+    if narrowest > free:
+        return True
+    if not one_map:
+        return False
+    return (narrowest > cpus_f[step_at(cpus_t, cpus_n, now)]
+            or fewest > res_f[step_at(res_t, res_n, now)])
 
 
 @njit(cache=True)
