@@ -3,11 +3,14 @@
 The policy keeps the multifactor queue in order between decay runs, skips
 the main scheduler's ticks while it is settled and the backfill passes no
 pending job fits (docs/reference/policies/slurm.md, "Our reading of Slurm's
-source"), and keeps the pending jobs' backfill rows in a table.
+source"), and keeps the pending jobs' backfill rows in a table; its compiled
+backfill walk starts jobs itself and stops once no job left could start now.
 :class:`Anew` sorts the queue, runs the main scheduler at every tick and
-every backfill pass, as the policy did before it kept anything: on random
-workloads both give the same starts and count the same passes.  The
-backfill pass is compiled; its hand-checked cases are in test_slurm.py.
+every backfill pass, and makes each pass job by job in Python, its CPU map
+built from the running jobs and every pending job tried, as the policy did
+before it kept anything: on random workloads both give the same starts and
+count the same passes.  The backfill pass's hand-checked cases are in
+test_slurm.py.
 """
 
 from __future__ import annotations
@@ -19,8 +22,11 @@ from hypothesis import strategies as st
 
 from schedlab.api import simulate
 from schedlab.engine.context import Context
-from schedlab.policies.slurm import PendingRows, SlurmScheduling
+from schedlab.engine.profile_kernels import ArrayProfile
+from schedlab.policies import slurm_backfill as bf
+from schedlab.policies.slurm import PendingRows, SlurmScheduling, limit_seconds
 from schedlab.workload.job import Job, Workload
+from schedlab.workload.slurmqos import Qos
 from strategies import workloads
 
 
@@ -38,6 +44,58 @@ class Anew(SlurmScheduling):
     def _main(self, ctx: Context, depth: int | None) -> None:
         super()._main(ctx, depth)
         self._settled = None
+
+    def _backfill(self, ctx: Context) -> None:
+        """A backfill pass job by job (one partition of every node): the CPU map of the
+        running and completing jobs, then each pending job in queue order, up to
+        ``bf_max_job_test`` tested, started at once where it can start now, else given
+        its reservation."""
+        nodes = self._nodes or self._build_nodes(ctx)
+        assert not nodes.tracked and not ctx.has_holds
+        self._passes["backfill"] += 1
+        now = ctx.now
+        self._completing = [c for c in self._completing if c[0] > now]
+        queue = self._queue(ctx)
+        cpus = ArrayProfile(ctx.processors, now)
+        reserved = ArrayProfile(len(nodes.members[0]), now)
+        cpus.make_room(2 * (len(ctx.running) + len(self._completing) + len(queue)))
+        reserved.make_room(2 * len(queue))
+        for job in ctx.running.values():
+            limit = limit_seconds(job)
+            end = self._started[job.id] + limit
+            if end <= now:
+                end = bf.guessed_end(end, limit, now, self.over_time_limit, self.kill_wait)
+            cpus.size = bf.change(cpus.times, cpus.free, cpus.size, now, end - now, -job.width)
+        for until, width, _ in self._completing:
+            held = min(width, bf.min_free(cpus.times, cpus.free, cpus.size, now, until))
+            cpus.size = bf.change(cpus.times, cpus.free, cpus.size, now, until - now, -held)
+        priority = (self._priorities(ctx)
+                    if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
+        tested, per_user = 0, dict.fromkeys((job.user for job in queue), 0)
+        for job in queue:
+            if tested >= self.bf_max_job_test:
+                return
+            if not self._qos_allows(job):
+                continue
+            if self.bf_max_job_user:
+                if per_user[job.user] >= self.bf_max_job_user:
+                    continue
+                per_user[job.user] += 1
+            tested += 1
+            limit = limit_seconds(job)
+            need = min(max(-(-job.width // nodes.cpus_per_node), job.nodes),
+                       len(nodes.members[0]))
+            start = bf.earliest_start(cpus.times, cpus.free, cpus.size, reserved.times,
+                                      reserved.free, reserved.size, job.width, need, limit,
+                                      now, self.bf_resolution, self.clock_origin)
+            if start == now and job.width <= ctx.free:
+                self._start(ctx, job)
+                cpus.size = bf.change(cpus.times, cpus.free, cpus.size, now, limit, -job.width)
+            elif (now < start <= now + self.bf_window * 60
+                  and priority.get(job.id, self.bf_min_prio_reserve) >= self.bf_min_prio_reserve):
+                begin, end = bf.slot(start, limit, self.bf_resolution, self.clock_origin)
+                reserved.size = bf.block(reserved.times, reserved.free, reserved.size,
+                                         max(begin, now), end, need)
 
 
 def with_users(workload: Workload) -> Workload:
@@ -68,6 +126,10 @@ MULTIFACTOR = st.fixed_dictionaries({
 })
 
 
+#: Limits that a start changes: a user's running jobs and the CPUs in use.
+QOS = (Qos("normal", max_jobs_per_user=2, grp_cpus=12),)
+
+
 def run_both(workload: Workload, params: dict[str, Any]) -> None:
     kept, anew = SlurmScheduling(**params), Anew(**params)
     kept_result, anew_result = simulate(workload, kept), simulate(workload, anew)
@@ -86,6 +148,20 @@ def test_skipped_ticks_change_no_start_and_no_pass_count(workload, params):
 @given(workloads(max_jobs=25), PARAMS, MULTIFACTOR)
 def test_the_kept_multifactor_queue_is_the_queue_sorted_anew(workload, params, multifactor):
     run_both(with_users(workload), {**params, **multifactor})
+
+
+@settings(max_examples=60, deadline=None)
+@given(workloads(max_jobs=25), PARAMS, st.sampled_from([1, 2, 500]), st.sampled_from([0, 1]))
+def test_the_compiled_backfill_walk_starts_what_a_pass_job_by_job_starts(
+        workload, params, max_job_test, max_job_user):
+    run_both(with_users(workload), {**params, "backfill": True, "bf_max_job_test": max_job_test,
+                                    "bf_max_job_user": max_job_user})
+
+
+@settings(max_examples=40, deadline=None)
+@given(workloads(max_jobs=25), PARAMS)
+def test_the_walk_asks_the_qos_limits_after_the_starts_before(workload, params):
+    run_both(with_users(workload), {**params, "backfill": True, "qos": QOS})
 
 
 def test_pending_rows_reuse_the_rows_of_jobs_that_left() -> None:
