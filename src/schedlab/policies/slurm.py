@@ -703,16 +703,27 @@ class SlurmScheduling(Policy):
         queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
-        scratch = self._scratch = self._scratch or bf.Scratch()
-        scratch.begin(ctx.free, not nodes.tracked, len(self._users) if self.bf_max_job_user else 0)
-        state, sizes = scratch.state, scratch.sizes
+        scratch = self._scratch or self._new_scratch()
+        state, sizes, running = scratch.state, scratch.sizes, self._running
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         pending = self._pending_rows
         slots = pending.slots(queue[:_FIRST_ROWS], priority, self.bf_min_prio_reserve)
         part, position = -1, 0
-        if not nodes.tracked:       # one partition: its maps are the first the pass needs
+        completing = scratch.no_rows
+        users = len(self._users) if self.bf_max_job_user else 0
+        if nodes.tracked:           # the maps of each partition made when a job of it is tried
+            scratch.begin(ctx.free, False, users)
+        elif ctx.has_holds:
+            scratch.begin(ctx.free, True, users)
             part = 0
             maps[0] = self._pass_map(ctx, nodes, 0, scratch)
+        else:                       # the walk makes the maps
+            part = 0
+            maps[0] = scratch.maps_of(0, ctx.processors, len(nodes.members[0]))
+            completing = self._completing_rows(nodes, 0, scratch)
+            maps[0][0].size = running.count + 1 + 2 * len(completing)     # the most it takes
+            scratch.begin(ctx.free, True, users, (1, running.count, len(completing),
+                                                  ctx.processors, len(nodes.members[0])))
         cpus, reserved = maps[0] if maps else scratch.no_maps
         while position < len(queue):
             if position == len(slots):
@@ -729,10 +740,9 @@ class SlurmScheduling(Policy):
                                                          else (_NO_WIDTH, _NO_WIDTH))
             why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times,
                                     cpus.free, reserved.times, reserved.free, sizes, state,
-                                    scratch.per_user, scratch.made, scratch.started, now,
-                                    now + self.bf_window * 60, self.bf_min_prio_reserve,
-                                    self.bf_max_job_test, self.bf_max_job_user,
-                                    self.bf_resolution, self.clock_origin)
+                                    scratch.per_user, scratch.made, scratch.started,
+                                    scratch.config, now, running.ends, running.held,
+                                    running.limits, completing)
             cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
             for started in scratch.take_started():
                 self._start(ctx, queue[started])
@@ -777,32 +787,47 @@ class SlurmScheduling(Policy):
         still counted)."""
         return ctx.free < self._pending_rows.narrowest()
 
+    def _new_scratch(self) -> Scratch:
+        """The backfill passes' arrays, with the parameters of the pass (made at the first)."""
+        self._scratch = _compiled().Scratch((
+            self.bf_min_prio_reserve, self.bf_max_job_test, self.bf_max_job_user,
+            self.bf_resolution, self.clock_origin, self.over_time_limit, self.kill_wait,
+            self.bf_window * 60))
+        return self._scratch
+
+    def _completing_rows(self, nodes: Nodes, part: int, scratch: Scratch) -> np.ndarray:
+        """Rows ``(until, CPUs)`` of the jobs that ended but are still completing, their CPUs
+        on partition ``part``'s nodes (the backfill CPU map holds them till then)."""
+        if not self._completing:
+            return scratch.no_rows
+        return np.array([(until, nodes.cpus_in(where, part) if nodes.tracked else width)
+                         for until, width, where in self._completing], np.int64)
+
     def _pass_map(self, ctx: Context, nodes: Nodes, part: int,
                   scratch: Scratch) -> tuple[ArrayProfile, ArrayProfile]:
-        """A partition's backfill maps at ``now``: its nodes' CPUs as running and
-        completing jobs hold them, and its unreserved nodes after the reservations made
-        so far in the pass (``scratch.made``: rows of partition, begin, end, nodes)."""
+        """A partition's backfill maps at ``now``, made in Python (with partitions, or holds):
+        its nodes' CPUs as running and completing jobs hold them, and its unreserved nodes
+        after the reservations made so far in the pass (``scratch.made``: rows of
+        partition, begin, end, nodes)."""
         bf = _compiled()
         now = ctx.now
-        cpus, reserved = scratch.empty_maps(
+        cpus, reserved = scratch.maps_of(
             part, nodes.capacity(part) if nodes.tracked else ctx.processors,
-            len(nodes.members[part]), now)
+            len(nodes.members[part]))
+        completing = self._completing_rows(nodes, part, scratch)
         if ctx.has_holds and not nodes.tracked:
             cpus.load(self._map_with_holds(ctx))
+            cpus.make_room(2 * len(completing))
+            cpus.size = bf.hold_completing(cpus.times, cpus.free, cpus.size, now, completing,
+                                           len(completing))
         else:
             running = self._running
-            cpus.make_room(running.count + 1)
-            cpus.size = bf.cpu_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
-                                running.held[part], running.limits, running.count,
-                                self.over_time_limit, self.kill_wait)
-        for until, width, where in self._completing:    # what the main scheduler left of them
-            held = nodes.cpus_in(where, part) if nodes.tracked else width
-            if held:
-                cpus.make_room(2)
-                size = cpus.size
-                cpus.size = bf.change(cpus.times, cpus.free, size, now, until - now,
-                                      -min(held, bf.min_free(cpus.times, cpus.free, size, now,
-                                                             until)))
+            cpus.make_room(running.count + 1 + 2 * len(completing))
+            cpus.size = bf.pass_map(cpus.times, cpus.free, cpus.capacity, now, running.ends,
+                                    running.held[part], running.limits, running.count,
+                                    self.over_time_limit, self.kill_wait, completing,
+                                    len(completing))
+        reserved.times[0], reserved.free[0], reserved.size = now, reserved.capacity, 1
         made = int(scratch.state[bf.MADE])
         for other, begin, end, need in (scratch.made[:made].tolist() if made else ()):
             held = need if other == part else min(need, nodes.shared[other].get(part, 0))

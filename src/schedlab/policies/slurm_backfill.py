@@ -40,10 +40,18 @@ WIDTH, NEED, DURATION, PART, USER, CHECK, PRIORITY = range(7)
 #: for "nothing free" (1: one partition of every node, whose jobs the walk starts itself),
 #: the queue position whose QOS was asked and allows it, the position last counted as
 #: tested, reservations made, whether maps of other partitions exist (1), jobs started
-#: (their positions in ``started``), and the fewest CPUs and nodes a job of the queue past
-#: the rows given may need (a bound: the narrowest pending job, one node).
-TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, REST_WIDTH, REST_NEED = \
-    range(10)
+#: (their positions in ``started``), the fewest CPUs and nodes a job of the queue past
+#: the rows given may need (a bound: the narrowest pending job, one node); and whether the
+#: walk builds the maps of the partition in hand before it walks (1: a pass's first call,
+#: on a machine of one partition and no holds), from the first ``RUNNING`` running jobs
+#: and ``COMPLETED`` rows of ended jobs, on ``CPUS`` CPUs and ``NODES`` nodes.
+(TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, REST_WIDTH, REST_NEED,
+ BUILD, RUNNING, COMPLETED, CPUS, NODES) = range(15)
+#: The pass's parameters (``config``), fixed for a run: ``bf_min_prio_reserve``,
+#: ``bf_max_job_test``, ``bf_max_job_user``, ``bf_resolution``, ``clock_origin``,
+#: ``over_time_limit``, ``kill_wait``, and ``bf_window`` in seconds.
+MIN_PRIO, MAX_JOB_TEST, MAX_JOB_USER, RESOLUTION, ORIGIN, OVER_TIME, KILL_WAIT, WINDOW = \
+    range(8)
 #: Why :func:`walk` returned: the pass is over; the job at the position starts now (with
 #: partitions: the engine takes its nodes); its QOS limits must be asked; its partition's
 #: map is needed; its reservation must be blocked on the other partitions' maps too; the
@@ -56,11 +64,12 @@ MAX_TRIES = 1000
 
 class Scratch:
     """The arrays backfill passes work in, kept from pass to pass (making them anew was
-    most of a short pass's cost): the walk's counters, the per-user counts, the
-    reservations made, and each partition's two maps once built."""
+    most of a short pass's cost): the pass's parameters, the walk's counters, the
+    per-user counts, the reservations made, and each partition's two maps once made."""
 
-    def __init__(self) -> None:
-        self.state = np.zeros(10, np.int64)
+    def __init__(self, config: tuple[int, ...]) -> None:
+        self.config = np.array(config, np.int64)
+        self.state = np.zeros(15, np.int64)
         self.sizes = np.zeros(2, np.int64)
         self.per_user = np.zeros(64, np.int64)
         self.made = np.empty((64, 4), np.int64)
@@ -68,11 +77,15 @@ class Scratch:
         self.maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         #: What the walk is given before it asks for a partition's maps.
         self.no_maps = (ArrayProfile(1, 0), ArrayProfile(1, 0))
+        #: No rows of ended jobs (:func:`pass_map`'s ``completing``).
+        self.no_rows = np.empty((0, 2), np.int64)
 
-    def begin(self, free: int, map_free: bool, users: int) -> None:
+    def begin(self, free: int, map_free: bool, users: int,
+              build: tuple[int, int, int, int, int] = (0, 0, 0, 0, 0)) -> None:
         """Counters for a new pass on a machine with ``free`` CPUs free now, and per-user
-        counts of ``users`` users (0: no per-user limit)."""
-        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0)    # TESTED ... REST_NEED
+        counts of ``users`` users (0: no per-user limit); ``build``: ``BUILD`` ...
+        ``NODES``."""
+        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0, *build)
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
         elif users:
@@ -97,35 +110,42 @@ class Scratch:
         self.state[STARTED] = 0
         return self.started[:count].tolist()
 
-    def empty_maps(self, part: int, cpus: int, nodes: int, now: int) -> tuple[ArrayProfile,
-                                                                                ArrayProfile]:
-        """Partition ``part``'s two maps, reused: all ``cpus`` free and all ``nodes``
-        unreserved from ``now`` on."""
+    def maps_of(self, part: int, cpus: int, nodes: int) -> tuple[ArrayProfile, ArrayProfile]:
+        """Partition ``part``'s two maps (of ``cpus`` CPUs, ``nodes`` nodes), as the last
+        pass left them."""
         if part not in self.maps:
-            self.maps[part] = (ArrayProfile(cpus, now), ArrayProfile(nodes, now))
-        found = self.maps[part]
-        for profile in found:
-            profile.times[0], profile.free[0], profile.size = now, profile.capacity, 1
-        return found
+            self.maps[part] = (ArrayProfile(cpus, 0), ArrayProfile(nodes, 0))
+        return self.maps[part]
 
 
 @njit(cache=True)
 def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, per_user,
-         made, started, now, window_end, min_prio, max_job_test, max_job_user, resolution,
-         origin):  # pragma: no cover
+         made, started, config, now, ends, held, limits, completing):  # pragma: no cover
     """Walk the queue positions ``first`` to ``count - 1`` (rows ``slots[k]`` of ``table``)
-    on partition ``part``'s maps.
+    on partition ``part``'s maps, made first where ``state[BUILD]`` asks (the CPUs as
+    :func:`pass_map` has them from the running jobs, ``ends``, ``held[part]``,
+    ``limits``, and the ended ones, ``completing``; every node unreserved).
 
     ``sizes`` holds the two maps' lengths (CPUs, reserved); the arrays have room for
-    two more breakpoints per row.  With one partition of every node (``MAP_FREE``) a
-    job that starts now is taken off the CPU map here and its position written to
-    ``started`` (the caller starts it before it answers the walk or ends the pass).
+    two more breakpoints per row (and the CPUs' for the map made).  With one
+    partition of every node (``MAP_FREE``) a job that starts now is taken off the
+    CPU map here and its position written to ``started`` (the caller starts it
+    before it answers the walk or ends the pass).
     The pass is over once no job left could start now: fewer CPUs are free now than
     the narrowest of them needs, or fewer nodes unreserved than the smallest needs
     (:func:`least_after`; the pass's other results, its reservations, end with it).
     Returns ``(why, position)``: the reason (``DONE`` ... ``MORE``) and the queue
     position it concerns (``count`` for ``MORE``).
     """
+    if state[BUILD] == 1:
+        state[BUILD] = 0
+        sizes[0] = pass_map(cpus_t, cpus_f, state[CPUS], now, ends, held[part], limits,
+                            state[RUNNING], config[OVER_TIME], config[KILL_WAIT], completing,
+                            state[COMPLETED])
+        res_t[0], res_f[0], sizes[1] = now, state[NODES], 1
+    min_prio, max_job_test, max_job_user = config[MIN_PRIO], config[MAX_JOB_TEST], \
+        config[MAX_JOB_USER]
+    resolution, origin, window_end = config[RESOLUTION], config[ORIGIN], now + config[WINDOW]
     narrowest, fewest = least_after(table, slots, first, count, state[REST_WIDTH],
                                     state[REST_NEED])
     one_map = state[MAP_FREE] == 1
@@ -275,6 +295,29 @@ def block(times, free, size, begin, end, nodes):  # pragma: no cover
     for m in range(found):
         size = change(times, free, size, pieces[m, 0], pieces[m, 1] - pieces[m, 0],
                       -min(nodes, pieces[m, 2]))
+    return size
+
+
+@njit(cache=True)
+def pass_map(times, free, capacity, now, ends, held, limits, count, over_time_limit, kill_wait,
+             completing, completed):  # pragma: no cover
+    """The backfill CPU map: :func:`cpu_map`, then :func:`hold_completing`; its length."""
+    size = cpu_map(times, free, capacity, now, ends, held, limits, count, over_time_limit,
+                   kill_wait)
+    return hold_completing(times, free, size, now, completing, completed)
+
+
+@njit(cache=True)
+def hold_completing(times, free, size, now, completing, completed):  # pragma: no cover
+    """Each of the first ``completed`` rows ``(until, CPUs)`` of ``completing`` (jobs that
+    ended) holds its CPUs from ``now`` to ``until``, as many as the map has free (what the
+    main scheduler left of them); the map's new length.  Room for two more breakpoints
+    per row."""
+    for k in range(completed):
+        until, cpus = completing[k, 0], completing[k, 1]
+        if cpus:
+            size = change(times, free, size, now, until - now,
+                          -min(cpus, min_free(times, free, size, now, until)))
     return size
 
 
