@@ -735,9 +735,9 @@ class SlurmScheduling(Policy):
             reserved.make_room(2 * left)
             scratch.room_to_make(left)
             sizes[0], sizes[1] = cpus.size, reserved.size
-            state[bf.REST_WIDTH], state[bf.REST_NEED] = ((pending.narrowest(), 1)
+            state[bf.REST_WIDTH:bf.REST_DURATION + 1] = ((pending.narrowest(), 1, 0)
                                                          if len(slots) < len(queue)
-                                                         else (_NO_WIDTH, _NO_WIDTH))
+                                                         else _NO_BOUNDS)
             why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times,
                                     cpus.free, reserved.times, reserved.free, sizes, state,
                                     scratch.per_user, scratch.made, scratch.started,
@@ -972,6 +972,8 @@ _id = operator.attrgetter("id")
 _FIRST_ROWS = 64
 #: A width wider than any job's.
 _NO_WIDTH = int(np.iinfo(np.int64).max)
+#: The walk's bounds of the queue past the rows given when none is left.
+_NO_BOUNDS = (_NO_WIDTH, _NO_WIDTH, _NO_WIDTH)
 
 
 def _checked_table(owner: str, param: str, rows: Any, kind: type, what: str) -> Any:

@@ -40,13 +40,14 @@ WIDTH, NEED, DURATION, PART, USER, CHECK, PRIORITY = range(7)
 #: for "nothing free" (1: one partition of every node, whose jobs the walk starts itself),
 #: the queue position whose QOS was asked and allows it, the position last counted as
 #: tested, reservations made, whether maps of other partitions exist (1), jobs started
-#: (their positions in ``started``), the fewest CPUs and nodes a job of the queue past
-#: the rows given may need (a bound: the narrowest pending job, one node); and whether the
+#: (their positions in ``started``), the fewest CPUs, nodes and seconds a job of the queue
+#: past the rows given may need (bounds: the narrowest pending job, one node, none); and
+#: whether the
 #: walk builds the maps of the partition in hand before it walks (1: a pass's first call,
 #: on a machine of one partition and no holds), from the first ``RUNNING`` running jobs
 #: and ``COMPLETED`` rows of ended jobs, on ``CPUS`` CPUs and ``NODES`` nodes.
 (TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, REST_WIDTH, REST_NEED,
- BUILD, RUNNING, COMPLETED, CPUS, NODES) = range(15)
+ REST_DURATION, BUILD, RUNNING, COMPLETED, CPUS, NODES) = range(16)
 #: The pass's parameters (``config``), fixed for a run: ``bf_min_prio_reserve``,
 #: ``bf_max_job_test``, ``bf_max_job_user``, ``bf_resolution``, ``clock_origin``,
 #: ``over_time_limit``, ``kill_wait``, and ``bf_window`` in seconds.
@@ -69,7 +70,7 @@ class Scratch:
 
     def __init__(self, config: tuple[int, ...]) -> None:
         self.config = np.array(config, np.int64)
-        self.state = np.zeros(15, np.int64)
+        self.state = np.zeros(16, np.int64)
         self.sizes = np.zeros(2, np.int64)
         self.per_user = np.zeros(64, np.int64)
         self.made = np.empty((64, 4), np.int64)
@@ -85,7 +86,7 @@ class Scratch:
         """Counters for a new pass on a machine with ``free`` CPUs free now, and per-user
         counts of ``users`` users (0: no per-user limit); ``build``: ``BUILD`` ...
         ``NODES``."""
-        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0, *build)
+        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0, 0, *build)
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
         elif users:
@@ -131,9 +132,8 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
     partition of every node (``MAP_FREE``) a job that starts now is taken off the
     CPU map here and its position written to ``started`` (the caller starts it
     before it answers the walk or ends the pass).
-    The pass is over once no job left could start now: fewer CPUs are free now than
-    the narrowest of them needs, or fewer nodes unreserved than the smallest needs
-    (:func:`least_after`; the pass's other results, its reservations, end with it).
+    The pass is over once no job left could start now (:func:`none_starts`; the
+    pass's other results, its reservations, end with it).
     Returns ``(why, position)``: the reason (``DONE`` ... ``MORE``) and the queue
     position it concerns (``count`` for ``MORE``).
     """
@@ -146,8 +146,8 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
     min_prio, max_job_test, max_job_user = config[MIN_PRIO], config[MAX_JOB_TEST], \
         config[MAX_JOB_USER]
     resolution, origin, window_end = config[RESOLUTION], config[ORIGIN], now + config[WINDOW]
-    narrowest, fewest = least_after(table, slots, first, count, state[REST_WIDTH],
-                                    state[REST_NEED])
+    narrowest, fewest, shortest = least_after(table, slots, first, count, state[REST_WIDTH],
+                                              state[REST_NEED], state[REST_DURATION])
     one_map = state[MAP_FREE] == 1
     for k in range(first, count):
         job = table[slots[k]]
@@ -155,7 +155,8 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
             if state[TESTED] >= max_job_test:
                 return DONE, k
             if none_starts(cpus_t, cpus_f, sizes[0], res_t, res_f, sizes[1], state[FREE],
-                           one_map, now, narrowest[k - first], fewest[k - first]):
+                           one_map, now, narrowest[k - first], fewest[k - first],
+                           shortest[k - first]):
                 return DONE, k      # (the rest would start nothing)
             if job[CHECK] == 1 and state[ALLOWED] != k:
                 return CHECK_QOS, k
@@ -197,32 +198,37 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
 
 
 @njit(cache=True)
-def least_after(table, slots, first, count, rest_width, rest_need):  # pragma: no cover
-    """For each queue position ``first + j`` below ``count``: the fewest CPUs and the fewest
-    nodes a job from it on asks for (the queue past ``count`` bounded by ``rest_width``
-    and ``rest_need``)."""
+def least_after(table, slots, first, count, rest_width, rest_need,
+                rest_duration):  # pragma: no cover
+    """For each queue position ``first + j`` below ``count``: the fewest CPUs, nodes and
+    seconds a job from it on asks for (the queue past ``count`` bounded by ``rest_width``,
+    ``rest_need`` and ``rest_duration``)."""
     narrowest = np.empty(count - first, np.int64)
     fewest = np.empty(count - first, np.int64)
-    width, need = rest_width, rest_need
+    shortest = np.empty(count - first, np.int64)
+    width, need, duration = rest_width, rest_need, rest_duration
     for j in range(count - first - 1, -1, -1):
         job = table[slots[first + j]]
         width, need = min(width, job[WIDTH]), min(need, job[NEED])
-        narrowest[j], fewest[j] = width, need
-    return narrowest, fewest
+        duration = min(duration, job[DURATION])
+        narrowest[j], fewest[j], shortest[j] = width, need, duration
+    return narrowest, fewest, shortest
 
 
 @njit(cache=True)
 def none_starts(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, free, one_map, now, narrowest,
-                fewest):  # pragma: no cover
-    """Whether no job of at least ``narrowest`` CPUs and ``fewest`` nodes can start now: a
-    start now needs its CPUs free now on the machine (``free``) and on the CPU map, and
-    its nodes unreserved now (the maps are the only partition's with ``one_map``)."""
+                fewest, shortest):  # pragma: no cover
+    """Whether no job of at least ``narrowest`` CPUs, ``fewest`` nodes and ``shortest``
+    seconds can start now.  A job starts now (:func:`earliest_start`) only where its CPUs
+    are free now on the machine (``free``) and on the CPU map to its time limit, and its
+    nodes unreserved to the limit included; a longer job finds no more of either (the
+    maps are the only partition's with ``one_map``)."""
     if narrowest > free:
         return True
     if not one_map:
         return False
-    return (narrowest > cpus_f[step_at(cpus_t, cpus_n, now)]
-            or fewest > res_f[step_at(res_t, res_n, now)])
+    return (narrowest > min_free(cpus_t, cpus_f, cpus_n, now, now + shortest)
+            or fewest > min_free(res_t, res_f, res_n, now, now + shortest + 1))
 
 
 @njit(cache=True)
