@@ -280,6 +280,7 @@ class SlurmScheduling(Policy):
         #: whether its ticks are skipped meanwhile (:meth:`_wake`).
         self._settled: int | None = None
         self._asleep = False
+        self._wake_asked = -1        # the latest wake-up asked for (on the clock)
         self._passes = {"main": 0, "backfill": 0}
 
     def statistics(self) -> dict[str, Any]:
@@ -433,7 +434,9 @@ class SlurmScheduling(Policy):
         passes that start nothing: they are skipped up to the next change of the
         priorities (the next decay run; never with basic priority), and counted at the
         next pass (:meth:`_skipped_ticks`).  Not with advance reservations, failures or
-        windows, whose holds may change the free processors between events."""
+        windows, whose holds may change the free processors between events.  A wake-up
+        still to come is not asked for again (the engine makes the requests for one
+        instant one wake-up)."""
         self._asleep = (self._settled is not None and not ctx.has_holds
                         and not ctx.reservations_enabled)
         if not self._asleep:
@@ -445,8 +448,9 @@ class SlurmScheduling(Policy):
             wake = MAX_TIME
         if self.backfill and self._changed:
             wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
-        if wake < MAX_TIME:
+        if wake < MAX_TIME and wake != self._wake_asked:
             ctx.wake_at(wake - self.clock_origin)
+            self._wake_asked = wake
 
     def _skipped_ticks(self, clock: int) -> None:
         """Count the main scheduler's ticks skipped before ``clock`` as the passes they were
@@ -874,6 +878,7 @@ class PendingRows:
         self._slot: dict[int, int] = {}       # job id -> row of ``table``
         self._unused: list[int] = []
         self._next = 0
+        self._width: dict[int, int] = {}      # job id -> its width
         self._widths: dict[int, int] = {}     # width -> pending jobs of that width
         self._narrowest: int | None = None    # the least of ``_widths`` (None: to find)
 
@@ -890,7 +895,7 @@ class PendingRows:
                 self.table = np.concatenate((self.table, np.zeros_like(self.table)))
         self.table[slot] = (*fixed, default)
         self._slot[job_id] = slot
-        width = fixed[0]
+        width = self._width[job_id] = fixed[0]
         self._widths[width] = self._widths.get(width, 0) + 1
         if self._narrowest is not None and width < self._narrowest:
             self._narrowest = width
@@ -901,7 +906,7 @@ class PendingRows:
         if slot is None:
             return
         self._unused.append(slot)
-        width = int(self.table[slot, 0])
+        width = self._width.pop(job_id)
         left = self._widths.pop(width) - 1
         if left:
             self._widths[width] = left
@@ -942,7 +947,10 @@ class RunningJobs:
         if row == len(self.ends):
             self.ends, self.limits, self.held = (np.concatenate((a, a), axis=-1)
                                                  for a in (self.ends, self.limits, self.held))
-        self.ends[row], self.limits[row], self.held[:, row] = end, limit, held
+        self.ends[row], self.limits[row] = end, limit
+        held_at = self.held
+        for part, cpus in enumerate(held):      # (element by element: one partition is usual)
+            held_at[part, row] = cpus
         self._row[job_id] = row
         self._ids.append(job_id)
         self.count = row + 1
