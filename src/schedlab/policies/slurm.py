@@ -422,7 +422,8 @@ class SlurmScheduling(Policy):
                 self._main(ctx, None if full else self.default_queue_depth)
         self._event = False
         if self.backfill and self._changed and ctx.waiting and clock % self.bf_interval == 0:
-            self._changed = any(until > now for until, _, _ in self._completing)
+            self._changed = bool(self._completing) and any(
+                until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
             self._wake(ctx, clock)
@@ -701,14 +702,15 @@ class SlurmScheduling(Policy):
         self._passes["backfill"] += 1
         now = ctx.now
         nodes = self._nodes or self._build_nodes(ctx)
-        self._completing = [c for c in self._completing if c[0] > now]
+        if self._completing:
+            self._completing = [c for c in self._completing if c[0] > now]
         if self._none_fits(ctx):
             return
         queue = self._queue(ctx)
         priority = (self._priorities(ctx)
                     if self.bf_min_prio_reserve and self.priority == "multifactor" else {})
         scratch = self._scratch or self._new_scratch()
-        state, sizes, running = scratch.state, scratch.sizes, self._running
+        state, running = scratch.state, self._running
         maps: dict[int, tuple[ArrayProfile, ArrayProfile]] = {}
         pending = self._pending_rows
         slots = pending.slots(queue[:_FIRST_ROWS], priority, self.bf_min_prio_reserve)
@@ -738,16 +740,12 @@ class SlurmScheduling(Policy):
             cpus.make_room(2 * left)
             reserved.make_room(2 * left)
             scratch.room_to_make(left)
-            sizes[0], sizes[1] = cpus.size, reserved.size
-            state[bf.REST_WIDTH:bf.REST_DURATION + 1] = ((pending.narrowest(), 1, 0)
-                                                         if len(slots) < len(queue)
-                                                         else _NO_BOUNDS)
-            why, position = bf.walk(pending.table, slots, position, len(slots), part, cpus.times,
-                                    cpus.free, reserved.times, reserved.free, sizes, state,
-                                    scratch.per_user, scratch.made, scratch.started,
-                                    scratch.config, now, running.ends, running.held,
-                                    running.limits, completing)
-            cpus.size, reserved.size = int(sizes[0]), int(sizes[1])
+            rest = (pending.narrowest(), 1, 0) if len(slots) < len(queue) else _NO_BOUNDS
+            why, position, cpus.size, reserved.size = bf.walk(
+                pending.table, slots, position, len(slots), part, cpus.times, cpus.free,
+                cpus.size, reserved.times, reserved.free, reserved.size, state, scratch.per_user,
+                scratch.made, scratch.started, scratch.config, now, running.ends, running.held,
+                running.limits, completing, *rest)
             for started in scratch.take_started():
                 self._start(ctx, queue[started])
             if why == bf.DONE:

@@ -20,7 +20,7 @@ listed when the walk returns: with no QOS a pass is one call.
 The queue's columns are rows of ``table`` (``WIDTH`` ... ``PRIORITY``; the
 policy's :class:`~schedlab.policies.slurm.PendingRows`), the queue itself the
 rows ``slots`` names in queue order; the
-walk's counters are ``state`` (``TESTED`` ... ``REST_NEED``); the reservations
+walk's counters are ``state`` (``TESTED`` ... ``NODES``); the reservations
 made are rows ``(partition, begin, end, nodes)`` of ``made``, for the maps
 of partitions built later in the pass.  This module imports numba: the
 policy imports it at its first backfill pass.
@@ -40,14 +40,12 @@ WIDTH, NEED, DURATION, PART, USER, CHECK, PRIORITY = range(7)
 #: for "nothing free" (1: one partition of every node, whose jobs the walk starts itself),
 #: the queue position whose QOS was asked and allows it, the position last counted as
 #: tested, reservations made, whether maps of other partitions exist (1), jobs started
-#: (their positions in ``started``), the fewest CPUs, nodes and seconds a job of the queue
-#: past the rows given may need (bounds: the narrowest pending job, one node, none); and
-#: whether the
-#: walk builds the maps of the partition in hand before it walks (1: a pass's first call,
-#: on a machine of one partition and no holds), from the first ``RUNNING`` running jobs
-#: and ``COMPLETED`` rows of ended jobs, on ``CPUS`` CPUs and ``NODES`` nodes.
-(TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, REST_WIDTH, REST_NEED,
- REST_DURATION, BUILD, RUNNING, COMPLETED, CPUS, NODES) = range(16)
+#: (their positions in ``started``), and whether the walk makes the maps of the partition
+#: in hand before it walks (1: a pass's first call, on a machine of one partition and no
+#: holds), from the first ``RUNNING`` running jobs and ``COMPLETED`` rows of ended jobs, on
+#: ``CPUS`` CPUs and ``NODES`` nodes.
+(TESTED, FREE, MAP_FREE, ALLOWED, COUNTED, MADE, OTHERS, STARTED, BUILD, RUNNING, COMPLETED,
+ CPUS, NODES) = range(13)
 #: The pass's parameters (``config``), fixed for a run: ``bf_min_prio_reserve``,
 #: ``bf_max_job_test``, ``bf_max_job_user``, ``bf_resolution``, ``clock_origin``,
 #: ``over_time_limit``, ``kill_wait``, and ``bf_window`` in seconds.
@@ -70,8 +68,7 @@ class Scratch:
 
     def __init__(self, config: tuple[int, ...]) -> None:
         self.config = np.array(config, np.int64)
-        self.state = np.zeros(16, np.int64)
-        self.sizes = np.zeros(2, np.int64)
+        self.state = np.zeros(13, np.int64)
         self.per_user = np.zeros(64, np.int64)
         self.made = np.empty((64, 4), np.int64)
         self.started = np.empty(64, np.int64)
@@ -86,7 +83,7 @@ class Scratch:
         """Counters for a new pass on a machine with ``free`` CPUs free now, and per-user
         counts of ``users`` users (0: no per-user limit); ``build``: ``BUILD`` ...
         ``NODES``."""
-        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, 0, 0, 0, *build)
+        self.state[:] = (0, free, map_free, -1, -1, 0, 0, 0, *build)
         if users > len(self.per_user):
             self.per_user = np.zeros(2 * users, np.int64)
         elif users:
@@ -120,46 +117,49 @@ class Scratch:
 
 
 @njit(cache=True)
-def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, state, per_user,
-         made, started, config, now, ends, held, limits, completing):  # pragma: no cover
+def walk(table, slots, first, count, part, cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, state,
+         per_user, made, started, config, now, ends, held, limits, completing, rest_width,
+         rest_need, rest_duration):  # pragma: no cover
     """Walk the queue positions ``first`` to ``count - 1`` (rows ``slots[k]`` of ``table``)
     on partition ``part``'s maps, made first where ``state[BUILD]`` asks (the CPUs as
     :func:`pass_map` has them from the running jobs, ``ends``, ``held[part]``,
     ``limits``, and the ended ones, ``completing``; every node unreserved).
 
-    ``sizes`` holds the two maps' lengths (CPUs, reserved); the arrays have room for
-    two more breakpoints per row (and the CPUs' for the map made).  With one
+    ``cpus_n`` and ``res_n`` are the two maps' lengths; the arrays have room for two
+    more breakpoints per row (and the CPUs' for the map made).  The queue past
+    ``count`` is bounded by ``rest_width``, ``rest_need`` and ``rest_duration`` (the
+    fewest CPUs, nodes and seconds a job of it may need).  With one
     partition of every node (``MAP_FREE``) a job that starts now is taken off the
     CPU map here and its position written to ``started`` (the caller starts it
     before it answers the walk or ends the pass).
     The pass is over once no job left could start now (:func:`none_starts`; the
     pass's other results, its reservations, end with it).
-    Returns ``(why, position)``: the reason (``DONE`` ... ``MORE``) and the queue
-    position it concerns (``count`` for ``MORE``).
+    Returns ``(why, position, cpus_n, res_n)``: the reason (``DONE`` ... ``MORE``), the
+    queue position it concerns (``count`` for ``MORE``) and the maps' new lengths.
     """
     if state[BUILD] == 1:
         state[BUILD] = 0
-        sizes[0] = pass_map(cpus_t, cpus_f, state[CPUS], now, ends, held[part], limits,
+        cpus_n = pass_map(cpus_t, cpus_f, state[CPUS], now, ends, held[part], limits,
                             state[RUNNING], config[OVER_TIME], config[KILL_WAIT], completing,
                             state[COMPLETED])
-        res_t[0], res_f[0], sizes[1] = now, state[NODES], 1
+        res_t[0], res_f[0], res_n = now, state[NODES], 1
     min_prio, max_job_test, max_job_user = config[MIN_PRIO], config[MAX_JOB_TEST], \
         config[MAX_JOB_USER]
     resolution, origin, window_end = config[RESOLUTION], config[ORIGIN], now + config[WINDOW]
-    narrowest, fewest, shortest = least_after(table, slots, first, count, state[REST_WIDTH],
-                                              state[REST_NEED], state[REST_DURATION])
+    narrowest, fewest, shortest = least_after(table, slots, first, count, rest_width,
+                                              rest_need, rest_duration)
     one_map = state[MAP_FREE] == 1
     for k in range(first, count):
         job = table[slots[k]]
         if state[COUNTED] != k:     # (a row handed back for its map is counted already)
             if state[TESTED] >= max_job_test:
-                return DONE, k
-            if none_starts(cpus_t, cpus_f, sizes[0], res_t, res_f, sizes[1], state[FREE],
+                return DONE, k, cpus_n, res_n
+            if none_starts(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, state[FREE],
                            one_map, now, narrowest[k - first], fewest[k - first],
                            shortest[k - first]):
-                return DONE, k      # (the rest would start nothing)
+                return DONE, k, cpus_n, res_n      # (the rest would start nothing)
             if job[CHECK] == 1 and state[ALLOWED] != k:
-                return CHECK_QOS, k
+                return CHECK_QOS, k, cpus_n, res_n
             if max_job_user > 0:
                 user = job[USER]
                 if per_user[user] >= max_job_user:
@@ -168,9 +168,9 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
             state[TESTED] += 1
             state[COUNTED] = k
         if job[PART] != part:
-            return OTHER_MAP, k
+            return OTHER_MAP, k, cpus_n, res_n
         width, need, duration = job[WIDTH], job[NEED], job[DURATION]
-        start = earliest_start(cpus_t, cpus_f, sizes[0], res_t, res_f, sizes[1], width, need,
+        start = earliest_start(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, width, need,
                                duration, now, resolution, origin)
         if start < 0:
             continue
@@ -178,11 +178,11 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
             if width > state[FREE]:
                 continue        # partitions: failed or held processors the map misses
             if not one_map:
-                return START, k
+                return START, k, cpus_n, res_n
             started[state[STARTED]] = k
             state[STARTED] += 1
             state[FREE] -= width
-            sizes[0] = change(cpus_t, cpus_f, sizes[0], now, duration, -width)
+            cpus_n = change(cpus_t, cpus_f, cpus_n, now, duration, -width)
             continue
         if start > window_end or job[PRIORITY] < min_prio:
             continue
@@ -191,10 +191,10 @@ def walk(table, slots, first, count, part, cpus_t, cpus_f, res_t, res_f, sizes, 
         row = state[MADE]
         made[row, 0], made[row, 1], made[row, 2], made[row, 3] = part, begin, end, need
         state[MADE] = row + 1
-        sizes[1] = block(res_t, res_f, sizes[1], begin, end, need)
+        res_n = block(res_t, res_f, res_n, begin, end, need)
         if state[OTHERS] == 1:
-            return RESERVED, k
-    return MORE, count
+            return RESERVED, k, cpus_n, res_n
+    return MORE, count, cpus_n, res_n
 
 
 @njit(cache=True)
