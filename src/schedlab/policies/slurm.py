@@ -395,8 +395,10 @@ class SlurmScheduling(Policy):
         """A job's partition: the one its workload names, else the default; None for a
         name no partition has (Slurm refuses such a submission).  An SWF queue number
         that names no partition means the default one."""
+        if not self.partitions:
+            return self._default
         name = self._queue_name(job)
-        if name is None or not self.partitions:
+        if name is None:
             return self._default
         found = self._by_name.get(name)
         if found is None and not self.queue_names:
