@@ -367,3 +367,19 @@ def test_a_qos_the_table_lacks_is_refused_and_no_qos_takes_normal() -> None:
 def test_conformance_with_qos() -> None:
     check_policy(SlurmScheduling(bf_interval=1, qos=(Qos("normal", max_jobs_per_user=2,
                                                          max_cpus_per_user=6),)))
+
+
+def test_a_job_the_walk_starts_holds_its_cpus_for_the_later_reservations() -> None:
+    # 12 CPUs, three nodes of 4.  At 10 the main scheduler stops at job 2 (12 CPUs; job 1
+    # holds 4): the backfill pass reserves it every node from 1020, starts job 3 now (4
+    # CPUs to 130), and reserves job 4 (8 CPUs) two nodes from 130, which job 3's CPUs
+    # keep it from before: so job 5, asking for two nodes to 611, cannot start now.
+    jobs = (Job(id=1, submit=0, runtime=1000, estimate=1000, width=4),
+            Job(id=2, submit=10, runtime=60, estimate=60, width=12),
+            Job(id=3, submit=10, runtime=120, estimate=120, width=4),
+            Job(id=4, submit=10, runtime=60, estimate=60, width=8),
+            Job(id=5, submit=10, runtime=600, estimate=600, width=4, nodes=2))
+    start = simulate(Workload(jobs=jobs, processors=12),
+                     SlurmScheduling(cpus_per_node=4, bf_interval=1)).start.tolist()
+    assert start[2] == 10
+    assert start[4] > 10
