@@ -210,3 +210,83 @@ def greedy_walk(order: np.ndarray, starts: np.ndarray, resources: np.ndarray,
         if not still_critical:
             return position + 1
     return len(order)
+
+
+@njit(cache=True)
+def assignment_costs(matrix: np.ndarray, premium: float) -> np.ndarray:
+    """The costs :func:`~.matching.mfs` gives :func:`scipy.optimize.linear_sum_assignment`,
+    as scipy solves them: ``-(P + premium)`` on the positive entries of ``P``, ``-0.0``
+    elsewhere, jobs x machines, transposed when there are more jobs than machines.
+    scipy itself would make that copy of the lifted matrix (negated to maximize,
+    transposed when tall) and then solve the same numbers; here it is one pass, with no
+    numpy temporary."""
+    n, m = matrix.shape
+    if n > m:
+        costs = np.empty((m, n))
+        for i in range(n):
+            for k in range(m):
+                entry = matrix[i, k]
+                costs[k, i] = -(entry + premium) if entry > 0 else -0.0
+    else:
+        costs = np.empty((n, m))
+        for i in range(n):
+            for k in range(m):
+                entry = matrix[i, k]
+                costs[i, k] = -(entry + premium) if entry > 0 else -0.0
+    return costs
+
+
+@njit(cache=True)
+def shortest_augmenting_path(cost: np.ndarray, u: np.ndarray, v: np.ndarray,
+                             col4row: np.ndarray, row4col: np.ndarray, start: int) -> int:
+    """One shortest augmenting path from the free row ``start`` of the square ``cost``
+    (Dijkstra on the reduced costs ``cost - u - v``), the potentials ``u``, ``v`` and the
+    pairs ``col4row``, ``row4col`` updated in place, as
+    :meth:`~.matching.IncrementalMatcher._augment` describes it: the same operations in
+    the same order, so the same floats.  Returns the number of rows scanned."""
+    size = cost.shape[0]
+    shortest = np.full(size, np.inf)
+    path = np.full(size, -1, np.int64)
+    done = np.zeros(size, np.bool_)
+    visited = np.empty(size, np.int64)
+    scanned = 0
+    row, best, col = start, 0.0, -1
+    while True:
+        visited[scanned] = row
+        scanned += 1
+        ur = u[row]
+        for j in range(size):
+            if not done[j]:
+                reduced = best + cost[row, j] - ur - v[j]
+                if reduced < shortest[j]:
+                    path[j] = row
+                    shortest[j] = reduced
+        # the lowest open column; among equals the first free one, else the first
+        best, col, free = np.inf, -1, -1
+        for j in range(size):
+            if not done[j]:
+                if shortest[j] < best:
+                    best, col = shortest[j], j
+                    free = j if row4col[j] < 0 else -1
+                elif shortest[j] == best and free < 0 and row4col[j] < 0:
+                    free = j
+        if free >= 0:
+            col = free
+        done[col] = True
+        if row4col[col] < 0:
+            break
+        row = row4col[col]
+    u[start] += best
+    for k in range(1, scanned):
+        r = visited[k]
+        u[r] += best - shortest[col4row[r]]
+    for j in range(size):
+        if done[j]:
+            v[j] -= best - shortest[j]
+    while True:
+        row = path[col]
+        row4col[col] = row
+        col4row[row], col = col, col4row[row]
+        if row == start:
+            break
+    return scanned

@@ -97,15 +97,20 @@ def mfs(matrix: np.ndarray) -> Matching:
 
     :func:`scipy.optimize.linear_sum_assignment` on ``P + M`` where ``P > 0``
     and 0 elsewhere (``M`` from :func:`cardinality_premium`); assigned pairs
-    with ``P = 0`` are dropped.
+    with ``P = 0`` are dropped.  scipy is handed the costs as it would make them
+    itself, negated and with fewer rows than columns (:func:`.kernels.assignment_costs`),
+    so that it solves the same numbers without copying them.
     """
-    matrix = np.asarray(matrix, dtype=np.float64)
+    from schedlab.policies.grid.convergent.kernels import assignment_costs
+
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
     if matrix.size == 0:
         return _matching(matrix, [], [])
-    eligible = matrix > 0
-    lifted = np.where(eligible, matrix + cardinality_premium(matrix), 0.0)
-    rows, columns = linear_sum_assignment(lifted, maximize=True)
-    keep = eligible[rows, columns]
+    costs = assignment_costs(matrix, cardinality_premium(matrix))
+    rows, columns = linear_sum_assignment(costs)
+    if costs.shape[0] != matrix.shape[0]:           # transposed: rows are machines
+        rows, columns = columns, rows
+    keep = matrix[rows, columns] > 0
     return _matching(matrix, rows[keep], columns[keep])
 
 
@@ -294,41 +299,20 @@ class IncrementalMatcher:
         return u, v, col4row
 
     def _augment(self, cost, u, v, col4row, row4col, start: int) -> None:
-        """One shortest augmenting path from free row ``start``; potentials updated."""
-        size = cost.shape[0]
-        shortest = np.full(size, np.inf)
-        path = np.full(size, -1, dtype=np.int64)
-        done = np.zeros(size, dtype=bool)
-        visited = []
-        row, best = start, 0.0
-        while True:
-            visited.append(row)
-            reduced = best + cost[row] - u[row] - v
-            better = ~done & (reduced < shortest)
-            path[better] = row
-            shortest[better] = reduced[better]
-            open_cost = np.where(done, np.inf, shortest)
-            best = float(open_cost.min())
-            ties = np.flatnonzero(open_cost == best)
-            free = ties[row4col[ties] < 0]
-            col = int(free[0] if free.size else ties[0])
-            done[col] = True
-            if row4col[col] < 0:
-                break
-            row = int(row4col[col])
+        """One shortest augmenting path from free row ``start``; potentials updated.
+
+        Dijkstra over the columns on the reduced costs ``cost[row] - u[row] - v`` from
+        ``start``, each step closing the open column of least distance (among equals the
+        first free one, else the first) and scanning the row paired with it, until a
+        free column closes; the potentials of the scanned rows and closed columns then
+        move by the distances, and the pairs flip along the path.  Compiled
+        (:func:`.kernels.shortest_augmenting_path`)."""
+        from schedlab.policies.grid.convergent.kernels import shortest_augmenting_path
+
+        scanned = shortest_augmenting_path(cost, u, v, col4row, row4col, start)
         self.augmentations += 1
-        self.scanned_rows += len(visited)
-        self.entries_touched += len(visited) * size
-        u[start] += best
-        for r in visited[1:]:
-            u[r] += best - shortest[col4row[r]]
-        v[done] -= best - shortest[done]
-        while True:
-            row = int(path[col])
-            row4col[col] = row
-            col4row[row], col = col, int(col4row[row])
-            if row == start:
-                break
+        self.scanned_rows += scanned
+        self.entries_touched += scanned * cost.shape[0]
 
 
 __all__ = ["IncrementalMatcher", "Matching", "cardinality_premium", "matching_rounds", "mfs",
