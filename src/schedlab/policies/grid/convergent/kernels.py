@@ -290,3 +290,35 @@ def shortest_augmenting_path(cost: np.ndarray, u: np.ndarray, v: np.ndarray,
         if row == start:
             break
     return scanned
+
+
+@njit(cache=True)
+def unchanged_rows(matrix: np.ndarray, previous: np.ndarray, rows: np.ndarray,
+                   previous_rows: np.ndarray) -> np.ndarray:
+    """Per ``k``, whether row ``rows[k]`` of ``matrix`` equals row ``previous_rows[k]`` of
+    ``previous`` entry for entry."""
+    same = np.ones(len(rows), np.bool_)
+    for k in range(len(rows)):
+        i, j = rows[k], previous_rows[k]
+        for c in range(matrix.shape[1]):
+            if matrix[i, c] != previous[j, c]:
+                same[k] = False
+                break
+    return same
+
+
+@njit(cache=True)
+def reprice(cost: np.ndarray, u: np.ndarray, v: np.ndarray, col4row: np.ndarray,
+            rows: np.ndarray) -> None:
+    """IMFS's warm start for changed ``rows``: each row's potential ``u = min(cost - v)``,
+    and its pair dropped unless still tight (reduced cost 0)."""
+    for i in rows:
+        lowest = np.inf
+        for j in range(cost.shape[1]):
+            reduced = cost[i, j] - v[j]
+            if reduced < lowest:
+                lowest = reduced
+        u[i] = lowest
+        c = col4row[i]
+        if c >= 0 and (cost[i, c] - v[c]) - u[i] != 0.0:
+            col4row[i] = -1

@@ -219,7 +219,7 @@ class IncrementalMatcher:
 
     def match(self, matrix: np.ndarray, keys: Sequence[Hashable] | None = None) -> Matching:
         """The MFS matching of ``matrix``, reusing the previous call's (rows by ``keys``)."""
-        matrix = np.asarray(matrix, dtype=np.float64)
+        matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         n, m = matrix.shape
         keys = list(range(n)) if keys is None else list(keys)
         if len(keys) != n or len(set(keys)) != n:
@@ -254,6 +254,8 @@ class IncrementalMatcher:
 
     def _warm_start(self, matrix: np.ndarray, keys: list, cost: np.ndarray):
         """Potentials and pairs carried over from the previous call (see the class doc)."""
+        from schedlab.policies.grid.convergent.kernels import reprice, unchanged_rows
+
         n, m = matrix.shape
         size = cost.shape[0]
         old_n, old_size = self._matrix.shape[0], len(self._u)
@@ -287,15 +289,11 @@ class IncrementalMatcher:
         same[n:] = old_row[n:] >= 0                  # padding rows never change
         real = np.flatnonzero(old_row[:n] >= 0)
         if real.size:
-            same[real] = (matrix[real] == self._matrix[old_row[real]]).all(axis=1)
+            same[real] = unchanged_rows(matrix, self._matrix, real, old_row[real])
             self.entries_touched += real.size * m
-        changed = np.flatnonzero(~same).tolist()
+        changed = np.flatnonzero(~same)
         self.entries_touched += len(changed) * size
-        for i in changed:
-            u[i] = (cost[i] - v).min()
-            c = col4row[i]
-            if c >= 0 and (cost[i, c] - v[c]) - u[i] != 0.0:
-                col4row[i] = -1
+        reprice(cost, u, v, col4row, changed)
         return u, v, col4row
 
     def _augment(self, cost, u, v, col4row, row4col, start: int) -> None:
