@@ -282,13 +282,15 @@ def plain_augment(cost, u, v, col4row, row4col, start):
 
 
 class PlainMatcher(IncrementalMatcher):
-    """IMFS with the plain augmenting path."""
+    """IMFS with the plain augmenting path, on the square problem written out."""
 
-    def _augment(self, cost, u, v, col4row, row4col, start):
-        scanned = plain_augment(cost, u, v, col4row, row4col, start)
+    def _augment(self, cost, size, u, v, col4row, row4col, start):
+        square = np.zeros((size, size))
+        square[:cost.shape[0], :cost.shape[1]] = cost
+        scanned = plain_augment(square, u, v, col4row, row4col, start)
         self.augmentations += 1
         self.scanned_rows += scanned
-        self.entries_touched += scanned * cost.shape[0]
+        self.entries_touched += scanned * size
 
 
 @settings(max_examples=200, deadline=None)

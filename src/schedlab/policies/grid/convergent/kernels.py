@@ -237,14 +237,30 @@ def assignment_costs(matrix: np.ndarray, premium: float) -> np.ndarray:
 
 
 @njit(cache=True)
-def shortest_augmenting_path(cost: np.ndarray, u: np.ndarray, v: np.ndarray,
+def padded_costs(matrix: np.ndarray, premium: float) -> np.ndarray:
+    """IMFS's costs (:class:`~.matching.IncrementalMatcher`): ``-(P + premium)`` on the
+    positive entries of ``P``, 0 elsewhere.  The kernels below read them as the top-left
+    corner of a square problem whose other entries (the padding) are 0."""
+    n, m = matrix.shape
+    cost = np.empty((n, m))
+    for i in range(n):
+        for k in range(m):
+            entry = matrix[i, k]
+            cost[i, k] = -(entry + premium) if entry > 0 else 0.0
+    return cost
+
+
+@njit(cache=True)
+def shortest_augmenting_path(cost: np.ndarray, size: int, u: np.ndarray, v: np.ndarray,
                              col4row: np.ndarray, row4col: np.ndarray, start: int) -> int:
-    """One shortest augmenting path from the free row ``start`` of the square ``cost``
-    (Dijkstra on the reduced costs ``cost - u - v``), the potentials ``u``, ``v`` and the
-    pairs ``col4row``, ``row4col`` updated in place, as
-    :meth:`~.matching.IncrementalMatcher._augment` describes it: the same operations in
-    the same order, so the same floats.  Returns the number of rows scanned."""
-    size = cost.shape[0]
+    """One shortest augmenting path from the free row ``start`` of the ``size`` x ``size``
+    problem padding ``cost`` (:func:`padded_costs`), by Dijkstra on the reduced costs
+    ``cost - u - v``: each step closes the open column of least distance (among equals
+    the first free one, else the first) and scans the row paired with it, until a free
+    column closes; the potentials of the scanned rows and closed columns then move by
+    the distances, and the pairs ``col4row``, ``row4col`` flip along the path (all in
+    place).  Returns the number of rows scanned."""
+    n, m = cost.shape
     shortest = np.full(size, np.inf)
     path = np.full(size, -1, np.int64)
     done = np.zeros(size, np.bool_)
@@ -257,11 +273,11 @@ def shortest_augmenting_path(cost: np.ndarray, u: np.ndarray, v: np.ndarray,
         ur = u[row]
         for j in range(size):
             if not done[j]:
-                reduced = best + cost[row, j] - ur - v[j]
+                entry = cost[row, j] if row < n and j < m else 0.0
+                reduced = best + entry - ur - v[j]
                 if reduced < shortest[j]:
                     path[j] = row
                     shortest[j] = reduced
-        # the lowest open column; among equals the first free one, else the first
         best, col, free = np.inf, -1, -1
         for j in range(size):
             if not done[j]:
@@ -308,17 +324,22 @@ def unchanged_rows(matrix: np.ndarray, previous: np.ndarray, rows: np.ndarray,
 
 
 @njit(cache=True)
-def reprice(cost: np.ndarray, u: np.ndarray, v: np.ndarray, col4row: np.ndarray,
+def reprice(cost: np.ndarray, size: int, u: np.ndarray, v: np.ndarray, col4row: np.ndarray,
             rows: np.ndarray) -> None:
-    """IMFS's warm start for changed ``rows``: each row's potential ``u = min(cost - v)``,
-    and its pair dropped unless still tight (reduced cost 0)."""
+    """Re-price ``rows`` of the ``size`` x ``size`` problem padding ``cost``
+    (:func:`padded_costs`): each row's potential ``u = min(cost - v)``, and its pair
+    dropped unless still tight (reduced cost 0)."""
+    n, m = cost.shape
     for i in rows:
         lowest = np.inf
-        for j in range(cost.shape[1]):
-            reduced = cost[i, j] - v[j]
+        for j in range(size):
+            entry = cost[i, j] if i < n and j < m else 0.0
+            reduced = entry - v[j]
             if reduced < lowest:
                 lowest = reduced
         u[i] = lowest
         c = col4row[i]
-        if c >= 0 and (cost[i, c] - v[c]) - u[i] != 0.0:
-            col4row[i] = -1
+        if c >= 0:
+            entry = cost[i, c] if i < n and c < m else 0.0
+            if (entry - v[c]) - u[i] != 0.0:
+                col4row[i] = -1

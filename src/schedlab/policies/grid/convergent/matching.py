@@ -219,6 +219,8 @@ class IncrementalMatcher:
 
     def match(self, matrix: np.ndarray, keys: Sequence[Hashable] | None = None) -> Matching:
         """The MFS matching of ``matrix``, reusing the previous call's (rows by ``keys``)."""
+        from schedlab.policies.grid.convergent.kernels import padded_costs, reprice
+
         matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         n, m = matrix.shape
         keys = list(range(n)) if keys is None else list(keys)
@@ -229,20 +231,20 @@ class IncrementalMatcher:
         cold = m != self._matrix.shape[1] or needed >= self._premium or not self._keys
         if cold:
             self._premium = 2.0 ** math.ceil(math.log2(2.0 * needed))
-        cost = np.zeros((size, size))
-        cost[:n, :m] = np.where(matrix > 0, -(matrix + self._premium), 0.0)
+        cost = padded_costs(matrix, self._premium)
         self.entries_touched += n * m
         if cold:
             self.cold_starts += 1
             self.entries_touched += size * size
-            u, v = cost.min(axis=1), np.zeros(size)
+            u, v = np.zeros(size), np.zeros(size)
             col4row = np.full(size, -1, dtype=np.int64)
+            reprice(cost, size, u, v, col4row, np.arange(size))     # u: the row minima
         else:
-            u, v, col4row = self._warm_start(matrix, keys, cost)
+            u, v, col4row = self._warm_start(matrix, keys, cost, size)
         row4col = np.full(size, -1, dtype=np.int64)
         row4col[col4row[col4row >= 0]] = np.flatnonzero(col4row >= 0)
         for row in np.flatnonzero(col4row < 0).tolist():
-            self._augment(cost, u, v, col4row, row4col, row)
+            self._augment(cost, size, u, v, col4row, row4col, row)
         self._keys = {key: i for i, key in enumerate(keys)}
         self._matrix, self._u, self._v, self._col4row = matrix, u, v, col4row
         rows = np.arange(n)
@@ -252,12 +254,12 @@ class IncrementalMatcher:
         keep = matrix[rows, columns] > 0
         return _matching(matrix, rows[keep], columns[keep])
 
-    def _warm_start(self, matrix: np.ndarray, keys: list, cost: np.ndarray):
-        """Potentials and pairs carried over from the previous call (see the class doc)."""
+    def _warm_start(self, matrix: np.ndarray, keys: list, cost: np.ndarray, size: int):
+        """Potentials and pairs carried over from the previous call (see the class doc);
+        ``cost``: the ``size`` x ``size`` problem's (:func:`.kernels.padded_costs`)."""
         from schedlab.policies.grid.convergent.kernels import reprice, unchanged_rows
 
         n, m = matrix.shape
-        size = cost.shape[0]
         old_n, old_size = self._matrix.shape[0], len(self._u)
         # column map: machines by index, padding columns by position
         old_col = np.arange(size)
@@ -266,8 +268,7 @@ class IncrementalMatcher:
         new_col[old_col[old_col >= 0]] = np.flatnonzero(old_col >= 0)
         # row map: jobs by key, padding rows by position among the padding rows
         old_row = np.full(size, -1, dtype=np.int64)
-        for i, key in enumerate(keys):
-            old_row[i] = self._keys.get(key, -1)
+        old_row[:n] = [self._keys.get(key, -1) for key in keys]
         padding = min(size - n, old_size - old_n)
         old_row[n:n + padding] = np.arange(old_n, old_n + padding)
         u = np.zeros(size)
@@ -277,13 +278,11 @@ class IncrementalMatcher:
         v[kept_cols] = self._v[old_col[kept_cols]]
         persisting = np.flatnonzero(old_row >= 0)
         u[persisting] = self._u[old_row[persisting]]
-        for i in persisting.tolist():
-            c = self._col4row[old_row[i]]
-            col4row[i] = new_col[c] if c >= 0 else -1
+        was = self._col4row[old_row[persisting]]
+        col4row[persisting] = np.where(was >= 0, new_col[was], -1)
         fresh_cols = np.flatnonzero(~kept_cols)
-        if fresh_cols.size:
-            v[fresh_cols] = (cost[np.ix_(persisting, fresh_cols)]
-                             - u[persisting, None]).min(axis=0, initial=0.0)
+        if fresh_cols.size:             # beyond the old size: padding, costs 0
+            v[fresh_cols] = (0.0 - u[persisting]).min(initial=0.0)
             self.entries_touched += persisting.size * fresh_cols.size
         same = np.zeros(size, dtype=bool)
         same[n:] = old_row[n:] >= 0                  # padding rows never change
@@ -293,10 +292,10 @@ class IncrementalMatcher:
             self.entries_touched += real.size * m
         changed = np.flatnonzero(~same)
         self.entries_touched += len(changed) * size
-        reprice(cost, u, v, col4row, changed)
+        reprice(cost, size, u, v, col4row, changed)
         return u, v, col4row
 
-    def _augment(self, cost, u, v, col4row, row4col, start: int) -> None:
+    def _augment(self, cost, size: int, u, v, col4row, row4col, start: int) -> None:
         """One shortest augmenting path from free row ``start``; potentials updated.
 
         Dijkstra over the columns on the reduced costs ``cost[row] - u[row] - v`` from
@@ -307,10 +306,10 @@ class IncrementalMatcher:
         (:func:`.kernels.shortest_augmenting_path`)."""
         from schedlab.policies.grid.convergent.kernels import shortest_augmenting_path
 
-        scanned = shortest_augmenting_path(cost, u, v, col4row, row4col, start)
+        scanned = shortest_augmenting_path(cost, size, u, v, col4row, row4col, start)
         self.augmentations += 1
         self.scanned_rows += scanned
-        self.entries_touched += scanned * cost.shape[0]
+        self.entries_touched += scanned * size
 
 
 __all__ = ["IncrementalMatcher", "Matching", "cardinality_premium", "matching_rounds", "mfs",
