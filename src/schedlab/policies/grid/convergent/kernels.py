@@ -161,6 +161,26 @@ def summed_heuristics(now: float, estimate_left: np.ndarray, job_rating: np.ndar
 
 
 @njit(cache=True)
+def eligible(needs: np.ndarray, usable: np.ndarray, cpus: np.ndarray,
+             width: np.ndarray) -> np.ndarray:
+    """Jobs x machines: the machine has ``width`` CPUs or more and every licence the job
+    ``needs`` is ``usable`` there (:func:`~.matrix.eligible_pairs`).  A job's licences are
+    few: each masks the machines lacking it out of the job's row."""
+    n, licences = needs.shape
+    m = len(cpus)
+    mask = np.empty((n, m), np.bool_)
+    for i in range(n):
+        for k in range(m):
+            mask[i, k] = cpus[k] >= width[i]
+        for l in range(licences):
+            if needs[i, l]:
+                for k in range(m):
+                    if not usable[l, k]:
+                        mask[i, k] = False
+    return mask
+
+
+@njit(cache=True)
 def positive_means(matrix: np.ndarray) -> np.ndarray:
     """Per row, the mean of its positive entries (0 for none): their sum taken as numpy
     sums the row with the other entries set to 0 (:func:`pairwise_sum`), over their
