@@ -1,4 +1,6 @@
-"""The Job-Machine matrix in one compiled pass (Pasquali thesis §3.2.2, "Heuristics Collection").
+"""Convergent Scheduling's loops compiled (Pasquali thesis §3.2.2): the Job-Machine matrix
+("Heuristics Collection") and its eligible pairs, the greedy knapsack's walk, and the
+matchings' costs and augmenting paths.
 
 :func:`summed_heuristics` adds, entry by entry, the seven heuristics of
 :mod:`.heuristics` in :data:`~.heuristics.HEURISTICS`' order, where numpy
@@ -9,6 +11,13 @@ urgency and its share's denominator, the Input heuristic's total transfer)
 is added in numpy's pairwise order (:func:`pairwise_sum`), so the matrix
 is the same to the last bit and no tie in the matching falls another way;
 a property test compares it with the heuristics summed in numpy.
+:func:`eligible` is the matrix's mask ``M_Aff``; :func:`positive_means` and
+:func:`greedy_walk` serve the knapsack (:mod:`.knapsack`);
+:func:`assignment_costs` is MFS's input to scipy, and :func:`padded_costs`,
+:func:`shortest_augmenting_path`, :func:`unchanged_rows` and :func:`reprice`
+are IMFS's steps (:class:`~.matching.IncrementalMatcher`), each the same
+operations in the same order as the numpy they replace (property tests in
+tests/grid/test_cs_matching.py and test_cs_heuristics.py).
 
 This module imports numba, so it is imported only when a ``cs`` pass
 first builds its matrix; ``cache=True`` keeps the machine code on disk and
