@@ -254,6 +254,8 @@ def _compile_convergent_scheduling() -> None:
     one ``cs`` run of 100 jobs on the ``thesis-4.2`` cluster (the Job-Machine matrix, the
     knapsack's values, IMFS), one greedy knapsack where two jobs want one copy (its walk)
     and one MFS from scratch (its costs)."""
+    import numpy as np
+
     from schedlab.engine.grid import run_grid
     from schedlab.platform.generator import generate_platform
     from schedlab.platform.generator import preset as platform_preset
@@ -266,7 +268,7 @@ def _compile_convergent_scheduling() -> None:
     grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=1, seed=1)
     run_grid(grid, platform, [make_local_policy({"name": "cs"})], allocation="exclusive")
     greedy_knapsack([1.0, 2.0], [[True], [True]], [1])
-    mfs([[1.0], [2.0]])
+    mfs(np.array([[1.0], [2.0]]))
 
 
 # ------------------------------------------------------------------ as tables
