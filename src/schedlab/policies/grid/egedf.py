@@ -145,7 +145,7 @@ class Plan:
         # free_from[w, k] <= the first time from now with w CPUs free on machine k: taking
         # resources keeps it a lower bound, giving them back lowers it (_give), and
         # first_free makes it exact.  Tabu search skips a machine by it (_move).
-        widest = max(profile.capacity for profile in self.machine_free.values())
+        widest = max((profile.capacity for profile in self.machine_free.values()), default=1)
         self.free_from = np.full((widest + 1, len(platform.rating)), now, np.int64)
         # A machine out of service (docs/reference/events.md, "Grid runs") is planned full
         # until it is back, and one a window known from its notice will take, full during
