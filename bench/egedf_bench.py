@@ -14,7 +14,9 @@ What it measures (bench/EGEDF.md records the numbers and the conditions):
 * per run: the engine's scheduling time per event (policy calls over
   submissions + job ends), the wall time of the whole run, and for EG-EDF
   the mean and largest time of one scheduling pass binned by the number of
-  jobs in the plan then (the queue the insertion and the search scan).
+  jobs in the plan then (the queue the insertion and the search scan);
+* for EG-EDF with Tabu search, the CPU time of its searches (``time.process_time``)
+  in all and per event (2 per job: its submission and its end).
 
 Prints Markdown tables.  The machine may be shared; the 1-minute load
 average is printed with each table.
@@ -41,11 +43,18 @@ BINS = (0, 10, 50, 100, 200, 500, 1000, 2000, 5000)
 
 
 class TimedEGEDF(EarliestGapEDF):
-    """EG-EDF recording (jobs in the plan before the pass, seconds) for every pass."""
+    """EG-EDF recording (jobs in the plan before the pass, seconds) for every pass, and the
+    CPU time (``time.process_time``) of its Tabu searches."""
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.passes: list[tuple[int, float]] = []
+        self.tabu_cpu = 0.0
+
+    def tabu_search(self, plan) -> None:
+        began = time.process_time()
+        super().tabu_search(plan)
+        self.tabu_cpu += time.process_time() - began
 
     def schedule(self, ctx) -> None:
         planned = len(self.plan.slots) + len(self._arrived) if self.plan else len(self._arrived)
@@ -80,6 +89,7 @@ def main() -> None:
           "largest plan | load |")
     print("|---:|---|---:|---:|---:|---:|---:|")
     binned: dict[tuple[int, str], dict[str, list[float]]] = {}
+    tabu: list[str] = []
     for n in sizes:
         grid = generate_grid(platform, JOBS[PRESET], n, args.ta, args.seed)
         runs = {"bf-fcfs": BackfillingFCFS(), "eg-edf (iterations=0)": TimedEGEDF(iterations=0),
@@ -93,10 +103,17 @@ def main() -> None:
             print(f"| {n} | {label} | {result.meta['scheduling_time_per_event_us']:.0f} | "
                   f"{wall:.1f} | {result.meta['scheduling_passes']} | "
                   f"{largest if passes else '-'} | {load_average()} |", flush=True)
+            if passes and policy.iterations:
+                tabu.append(f"| {n} | {label} | {policy.tabu_cpu:.2f} | "
+                            f"{1e3 * policy.tabu_cpu / (2 * n):.3f} | {load_average()} |")
             if passes:
                 table = binned.setdefault((n, label), defaultdict(list))
                 for planned, seconds in passes:
                     table[bin_of(planned)].append(seconds)
+    print("\n## Tabu search's CPU time (per event: over submissions and ends, 2 per job)\n")
+    print("| jobs | policy | Tabu search CPU (s) | per event (ms) | load |")
+    print("|---:|---|---:|---:|---:|")
+    print("\n".join(tabu))
     print("\n## One scheduling pass against the jobs in the plan\n")
     print("| jobs | policy | jobs in the plan | passes | mean (ms) | largest (ms) |")
     print("|---:|---|---|---:|---:|---:|")

@@ -251,19 +251,24 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
 
 def _compile_convergent_scheduling() -> None:
     """Compile the ``cs`` pass's kernels (:mod:`schedlab.policies.grid.convergent.kernels`):
-    one ``cs`` run of 100 jobs on the ``thesis-4.2`` cluster (the Job-Machine matrix and
-    the knapsack's values) and one greedy knapsack where two jobs want one copy (its walk)."""
+    one ``cs`` run of 100 jobs on the ``thesis-4.2`` cluster (the Job-Machine matrix, the
+    knapsack's values, IMFS), one greedy knapsack where two jobs want one copy (its walk)
+    and one MFS from scratch (its costs)."""
+    import numpy as np
+
     from schedlab.engine.grid import run_grid
     from schedlab.platform.generator import generate_platform
     from schedlab.platform.generator import preset as platform_preset
     from schedlab.policies.grid import make_local_policy
     from schedlab.policies.grid.convergent.knapsack import greedy_knapsack
+    from schedlab.policies.grid.convergent.matching import mfs
     from schedlab.workload.models.grid import PRESETS, generate_grid
 
     platform = generate_platform(platform_preset("thesis-4.2"), seed=1)
     grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=1, seed=1)
     run_grid(grid, platform, [make_local_policy({"name": "cs"})], allocation="exclusive")
     greedy_knapsack([1.0, 2.0], [[True], [True]], [1])
+    mfs(np.array([[1.0], [2.0]]))
 
 
 # ------------------------------------------------------------------ as tables

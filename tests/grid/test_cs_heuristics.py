@@ -212,3 +212,22 @@ def test_the_compiled_matrix_is_the_heuristics_summed_in_numpy_to_the_last_bit(
     count = positive.sum(axis=1)
     means = np.divide(total, count, out=np.zeros(len(total)), where=count > 0)
     assert unit_values(summed).tobytes() == means.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(shape=st.tuples(st.integers(0, 30), st.integers(1, 20), st.integers(0, 6)),
+       seed=st.integers(0, 2 ** 32 - 1))
+def test_eligible_pairs_is_the_plain_licence_product_and_cpu_test(shape, seed):
+    """The compiled mask against its plain form: a job is blocked on a machine where it
+    needs a licence the machine lacks (a product of the two masks), or is too wide."""
+    from schedlab.policies.grid.convergent.kernels import eligible
+
+    n, m, licences = shape
+    rng = np.random.default_rng(seed)
+    needs = rng.random((n, licences)) < 0.3
+    usable = rng.random((licences, m)) < 0.7
+    cpus = rng.integers(1, 9, m)
+    width = rng.integers(1, 9, n)
+    plain = ((needs.astype(np.int64) @ (~usable).astype(np.int64)) == 0) \
+        & (cpus[None, :] >= width[:, None])
+    assert eligible(needs, usable, cpus, width).tolist() == plain.tolist()

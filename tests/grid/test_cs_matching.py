@@ -214,3 +214,95 @@ def test_incremental_mfs_counts_its_paths_and_the_entries_it_touches_by_hand():
         work.append((matcher.augmentations - before[0], matcher.entries_touched - before[1]))
     assert work == [(2, 12), (0, 8), (0, 10), (1, 10)]
     assert work[0] == scratch_work(first)        # a cold start is the count from scratch
+
+
+# ------------------------------------------------------------------ compiled against plain
+
+def plain_mfs(matrix):
+    """MFS as numpy and scipy give it with no compiled help: the lifted matrix, maximized."""
+    from scipy.optimize import linear_sum_assignment
+
+    from schedlab.policies.grid.convergent.matching import cardinality_premium
+
+    eligible = matrix > 0
+    lifted = np.where(eligible, matrix + cardinality_premium(matrix), 0.0)
+    rows, columns = linear_sum_assignment(lifted, maximize=True)
+    keep = eligible[rows, columns]
+    return rows[keep].tolist(), columns[keep].tolist()
+
+
+#: Wide and tall matrices of few distinct values: many equal-weight plans to choose from.
+tied_matrices = st.tuples(st.integers(1, 12), st.integers(1, 12), st.integers(0, 2 ** 32 - 1)) \
+    .map(lambda shape: np.random.default_rng(shape[2]).choice(
+        [0.0, 0.0, 1.0, 1.0, 2.5, 1e-9], size=shape[:2]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(tied_matrices)
+def test_mfs_picks_the_pairs_scipy_picks_on_the_lifted_matrix(matrix):
+    plan = mfs(matrix)
+    assert (plan.rows.tolist(), plan.columns.tolist()) == plain_mfs(matrix)
+
+
+def plain_augment(cost, u, v, col4row, row4col, start):
+    """:meth:`IncrementalMatcher._augment` in numpy (what the compiled path must equal);
+    returns the rows scanned."""
+    size = cost.shape[0]
+    shortest = np.full(size, np.inf)
+    path = np.full(size, -1, dtype=np.int64)
+    done = np.zeros(size, dtype=bool)
+    visited = []
+    row, best = start, 0.0
+    while True:
+        visited.append(row)
+        reduced = best + cost[row] - u[row] - v
+        better = ~done & (reduced < shortest)
+        path[better] = row
+        shortest[better] = reduced[better]
+        open_cost = np.where(done, np.inf, shortest)
+        best = float(open_cost.min())
+        ties = np.flatnonzero(open_cost == best)
+        free = ties[row4col[ties] < 0]
+        col = int(free[0] if free.size else ties[0])
+        done[col] = True
+        if row4col[col] < 0:
+            break
+        row = int(row4col[col])
+    u[start] += best
+    for r in visited[1:]:
+        u[r] += best - shortest[col4row[r]]
+    v[done] -= best - shortest[done]
+    while True:
+        row = int(path[col])
+        row4col[col] = row
+        col4row[row], col = col, int(col4row[row])
+        if row == start:
+            break
+    return len(visited)
+
+
+class PlainMatcher(IncrementalMatcher):
+    """IMFS with the plain augmenting path, on the square problem written out."""
+
+    def _augment(self, cost, size, u, v, col4row, row4col, start):
+        square = np.zeros((size, size))
+        square[:cost.shape[0], :cost.shape[1]] = cost
+        scanned = plain_augment(square, u, v, col4row, row4col, start)
+        self.augmentations += 1
+        self.scanned_rows += scanned
+        self.entries_touched += scanned * size
+
+
+@settings(max_examples=200, deadline=None)
+@given(update_sequences())
+def test_incremental_mfs_keeps_the_plain_paths_pairs_potentials_and_counts(steps):
+    compiled, plain = IncrementalMatcher(), PlainMatcher()
+    for keys, matrix in steps:
+        matrix = np.where(matrix > 0, matrix * 0.7321 + 0.1379, 0.0)    # sums that round
+        a, b = compiled.match(matrix, keys), plain.match(matrix, keys)
+        assert (a.rows.tolist(), a.columns.tolist()) == (b.rows.tolist(), b.columns.tolist())
+        assert compiled._u.tobytes() == plain._u.tobytes()
+        assert compiled._v.tobytes() == plain._v.tobytes()
+        assert compiled._col4row.tolist() == plain._col4row.tolist()
+        assert (compiled.augmentations, compiled.scanned_rows, compiled.entries_touched) \
+            == (plain.augmentations, plain.scanned_rows, plain.entries_touched)

@@ -253,10 +253,28 @@ def deadline_jobs(draw):
     return rows
 
 
+def check_free_from(plan):
+    """``plan.free_from`` is a lower bound on when CPUs are free, for every width."""
+    for k, profile in plan.machine_free.items():
+        for width in range(1, profile.capacity + 1):
+            assert plan.free_from[width, k] <= profile.earliest_fit(width, 0, plan.ctx.now), \
+                f"free_from[{width}, {k}] is past the first time {width} CPUs are free"
+
+
+def tighten_free_from(plan):
+    """Make every bound of ``plan.free_from`` exact, as Tabu search leaves the ones it
+    checks (so a move that forgets to lower one is seen)."""
+    for k, profile in plan.machine_free.items():
+        for width in range(1, profile.capacity + 1):
+            plan.free_from[width, k] = profile.earliest_fit(width, 0, plan.ctx.now)
+
+
 class CheckedStarts(EarliestGapEDF):
-    """EG-EDF that checks, before each start, that the engine lets the job start now."""
+    """EG-EDF that checks, before each start, that the engine lets the job start now and
+    that its plan's bounds on free CPUs hold (:func:`check_free_from`)."""
 
     def _start_due(self, ctx, plan):
+        check_free_from(plan)
         for slot in plan.slots.values():
             if slot.start <= ctx.now:
                 assert slot.start == ctx.now, "a planned start was missed"
@@ -350,7 +368,9 @@ def test_the_tabu_search_moves_the_jobs_its_plain_rule_moves(
         policy = kind(**params)
         for task, (machine, after) in zip(tasks, places):
             plan.add(task, machine, plan.earliest(task, machine, after))
+        tighten_free_from(plan)
         policy.tabu_search(plan)
+        check_free_from(plan)
         searched.append((planned(plan), policy.counts))
     assert searched[0] == searched[1]
 

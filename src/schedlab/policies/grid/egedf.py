@@ -34,6 +34,8 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from schedlab.engine.profile import Profile
 from schedlab.platform.model import time_on_machine
 from schedlab.policies.base import check_choice, check_number
@@ -124,7 +126,7 @@ class Plan:
         self.slots: dict[int, Slot] = {}
         self.on_machine: dict[int, list[Slot]] = {int(k): [] for k in ctx.machines}
         self.planned_end = dict.fromkeys(self.on_machine, 0)
-        self._durations: dict[int, list[int]] = {}
+        self._durations: dict[int, tuple[list[int], np.ndarray]] = {}
         self.rebuild_resources()
 
     # ------------------------------------------------------------ resources
@@ -140,6 +142,11 @@ class Plan:
                             for l, c in enumerate(platform.copies[ctx.cluster]) if c > 0}
         self.running_end = dict.fromkeys(self.on_machine, now)
         self.overdue_until: dict[int, int] = {}
+        # free_from[w, k] <= the first time from now with w CPUs free on machine k: taking
+        # resources keeps it a lower bound, giving them back lowers it (_give), and
+        # first_free makes it exact.  Tabu search skips a machine by it (_move).
+        widest = max((profile.capacity for profile in self.machine_free.values()), default=1)
+        self.free_from = np.full((widest + 1, len(platform.rating)), now, np.int64)
         # A machine out of service (docs/reference/events.md, "Grid runs") is planned full
         # until it is back, and one a window known from its notice will take, full during
         # the window; its running jobs (a drained machine's) hold it outside those times.
@@ -160,7 +167,7 @@ class Plan:
             machine = task.machine
             if machine in blocked:
                 for start, until in outside(now, end, blocked[machine]):
-                    self.machine_free[machine].reserve(start, until - start, self._units(task))
+                    self.machine_free[machine].reserve(start, until - start, self.units(task))
                 for l in self.held(task, machine):
                     self.copies_free[l].reserve(now, end - now, 1)
             else:
@@ -181,44 +188,62 @@ class Plan:
     def durations(self, task: GridTask) -> list[int]:
         """``ctx.duration(task, k)`` for every machine ``k``, computed at once and kept
         while the job waits (its estimate does not change then)."""
-        row = self._durations.get(task.id)
-        if row is None:
+        return self._rows(task)[0]
+
+    def duration_array(self, task: GridTask) -> np.ndarray:
+        """:meth:`durations` as a numpy array (for a filter over many machines at once)."""
+        return self._rows(task)[1]
+
+    def _rows(self, task: GridTask) -> tuple[list[int], np.ndarray]:
+        rows = self._durations.get(task.id)
+        if rows is None:
             ctx = self.ctx
             if ctx.lengthens_runs:          # checkpoint writes and restarts: the engine's
-                row = [ctx.duration(task, k) for k in range(len(ctx.platform.rating))]
+                array = np.array([ctx.duration(task, k)
+                                  for k in range(len(ctx.platform.rating))], np.int64)
             else:
-                row = time_on_machine(task.estimate_left, task.rating,
-                                      ctx.platform.rating).tolist()
-            self._durations[task.id] = row
-        return row
+                array = time_on_machine(task.estimate_left, task.rating, ctx.platform.rating)
+            rows = self._durations[task.id] = (array.tolist(), array)
+        return rows
 
     def held(self, task: GridTask, machine: int) -> list[int]:
         """The floating licences ``task`` holds a copy of on ``machine`` (not features)."""
         feature = self.ctx.platform.feature
         return [l for l in task.licences if not feature[l, machine]]
 
-    def _units(self, task: GridTask) -> int:
+    def units(self, task: GridTask) -> int:
+        """The CPUs ``task`` takes on a machine: its width, or the machine (exclusive)."""
         return 1 if self.exclusive else task.width
 
     def _take(self, task: GridTask, machine: int, start: int, duration: int) -> None:
-        self.machine_free[machine].reserve(start, duration, self._units(task))
+        self.machine_free[machine].reserve(start, duration, self.units(task))
         for l in self.held(task, machine):
             self.copies_free[l].reserve(start, duration, 1)
 
     def _give(self, task: GridTask, machine: int, start: int, duration: int) -> None:
-        self.machine_free[machine].release(start, duration, self._units(task))
+        self.machine_free[machine].release(start, duration, self.units(task))
+        column = self.free_from[:, machine]
+        np.minimum(column, start, out=column)
         for l in self.held(task, machine):
             self.copies_free[l].release(start, duration, 1)
+
+    def first_free(self, task: GridTask, machine: int) -> int:
+        """The first time from now with CPUs free for ``task`` on ``machine`` (and
+        ``free_from`` there made exact): it can start there no earlier."""
+        units = self.units(task)
+        at = self.machine_free[machine].earliest_fit(units, 0, self.ctx.now)
+        self.free_from[units, machine] = at
+        return at
 
     def earliest(self, task: GridTask, machine: int, after: int) -> int:
         """The earliest start >= ``after`` at which ``task`` fits on ``machine`` for its
         scaled estimate: CPUs there and a copy of each floating licence it holds there."""
         duration = self.duration(task, machine)
         if not task.licences:
-            return self.machine_free[machine].earliest_fit(self._units(task), duration, after)
+            return self.machine_free[machine].earliest_fit(self.units(task), duration, after)
         profiles = [self.machine_free[machine]] + [self.copies_free[l]
                                                    for l in self.held(task, machine)]
-        units = [self._units(task)] + [1] * (len(profiles) - 1)
+        units = [self.units(task)] + [1] * (len(profiles) - 1)
         start = after
         while True:
             moved = start
@@ -464,18 +489,18 @@ class EarliestGapEDF(LocalPolicy):
         and move it to the earliest gap (any machine, earliest first) whose weight is > 0.
         Stops early when no delayed job is left that is not tabu.
 
-        A refused move leaves the plan as it was, so the delayed jobs and the count of
-        jobs on time are taken once and again only after a move."""
+        A refused move leaves the plan as it was, so the delayed jobs, the count of jobs
+        on time and the makespan are taken once and again only after a move."""
         tabu: deque[int] = deque(maxlen=self.tabu_size)
-        delayed, on_time = delayed_slots(plan), plan.on_time()
+        delayed, on_time, makespan = delayed_slots(plan), plan.on_time(), plan.makespan()
         for _ in range(self.iterations):
             slot = self._pick(plan, tabu, delayed)
             if slot is None:
                 return
             tabu.append(slot.task.id)
-            if self._move(plan, slot, on_time):
+            if self._move(plan, slot, on_time, makespan):
                 self.counts["tabu_moves"] += 1
-                delayed, on_time = delayed_slots(plan), plan.on_time()
+                delayed, on_time, makespan = delayed_slots(plan), plan.on_time(), plan.makespan()
             else:
                 self.counts["tabu_refused"] += 1
 
@@ -489,29 +514,32 @@ class EarliestGapEDF(LocalPolicy):
                 return plan.slots[last.task.id]
         return None
 
-    def _move(self, plan: Plan, slot: Slot, on_time: int) -> bool:
+    def _move(self, plan: Plan, slot: Slot, on_time: int, makespan: int) -> bool:
         """Move ``slot``'s job to the earliest gap with a positive weight; False (and the
-        plan unchanged) if there is none.  ``on_time``: ``plan.on_time()``."""
+        plan unchanged) if there is none.  ``on_time``, ``makespan``: ``plan.on_time()``,
+        ``plan.makespan()``."""
         ctx = plan.ctx
         now = ctx.now
         task = slot.task
-        makespan = plan.makespan()
         home, start = slot.machine, slot.start
-        # Unless the job ends the plan (its move may shorten the makespan), only a machine
-        # where it can still meet its deadline can give a positive weight: skip the rest.
-        last = slot.end - now >= makespan
-        if not last and self.objective == "makespan":
-            return False
+        # A machine gives a positive weight only if the job can end there by the latest
+        # end below: skip the rest, first by when CPUs are free there at the earliest
+        # (plan.free_from), then exactly.  The bound holds on the job's own machine too,
+        # taken with the job still there: before its start its CPUs are free either way,
+        # and a fit there from its start on is its start (it fits there): no move.
+        latest_end = self._latest_useful_end(task, now + makespan, slot.end >= now + makespan)
         durations = plan.durations(task)
-        ranked = list(enumerate(ctx.candidates(task).tolist()))
-        if not last:                                # a delayed job has a deadline
-            deadline = task.deadline
-            ranked = [(rank, k) for rank, k in ranked if now + durations[k] <= deadline]
-            if not ranked:
-                return False
+        candidates = ctx.candidates(task)
+        ends = np.maximum(plan.free_from[plan.units(task), candidates], now) \
+            + plan.duration_array(task)[candidates]
+        ranks = np.flatnonzero(ends <= latest_end)
+        if not ranks.size:
+            return False
         plan.remove(slot)
         gaps = []
-        for rank, k in ranked:
+        for rank, k in zip(ranks.tolist(), candidates[ranks].tolist()):
+            if plan.first_free(task, k) + durations[k] > latest_end:
+                continue
             at = plan.earliest(task, k, now)
             if plan.is_gap(k, at) and (k, at) != (home, start):
                 gaps.append((at, rank, k))
@@ -526,6 +554,21 @@ class EarliestGapEDF(LocalPolicy):
                     return True
         plan.add(task, home, start)
         return False
+
+    def _latest_useful_end(self, task: GridTask, plan_end: int, last: bool) -> int:
+        """The latest end at which moving the delayed ``task`` can have a positive weight
+        (-1: nowhere).  The deadline term grows only if the job then meets its deadline;
+        the makespan term only if the job ends the plan (``last``: the plan ends at
+        ``plan_end``, its end) and then ends before ``plan_end`` (any other job that
+        ends the plan stays where it is)."""
+        deadline = task.deadline
+        assert deadline is not None                 # a delayed job has one
+        latest = -1
+        if self.objective != "makespan":
+            latest = deadline
+        if last and self.objective != "deadline":
+            latest = max(latest, plan_end - 1)
+        return latest
 
     # ------------------------------------------------------------ starts and wake-ups
     def _start_due(self, ctx: GridContext, plan: Plan) -> None:

@@ -1,4 +1,6 @@
-"""The Job-Machine matrix in one compiled pass (Pasquali thesis §3.2.2, "Heuristics Collection").
+"""Convergent Scheduling's loops compiled (Pasquali thesis §3.2.2): the Job-Machine matrix
+("Heuristics Collection") and its eligible pairs, the greedy knapsack's walk, and the
+matchings' costs and augmenting paths.
 
 :func:`summed_heuristics` adds, entry by entry, the seven heuristics of
 :mod:`.heuristics` in :data:`~.heuristics.HEURISTICS`' order, where numpy
@@ -9,6 +11,13 @@ urgency and its share's denominator, the Input heuristic's total transfer)
 is added in numpy's pairwise order (:func:`pairwise_sum`), so the matrix
 is the same to the last bit and no tie in the matching falls another way;
 a property test compares it with the heuristics summed in numpy.
+:func:`eligible` is the matrix's mask ``M_Aff``; :func:`positive_means` and
+:func:`greedy_walk` serve the knapsack (:mod:`.knapsack`);
+:func:`assignment_costs` is MFS's input to scipy, and :func:`padded_costs`,
+:func:`shortest_augmenting_path`, :func:`unchanged_rows` and :func:`reprice`
+are IMFS's steps (:class:`~.matching.IncrementalMatcher`), each the same
+operations in the same order as the numpy they replace (property tests in
+tests/grid/test_cs_matching.py and test_cs_heuristics.py).
 
 This module imports numba, so it is imported only when a ``cs`` pass
 first builds its matrix; ``cache=True`` keeps the machine code on disk and
@@ -161,6 +170,26 @@ def summed_heuristics(now: float, estimate_left: np.ndarray, job_rating: np.ndar
 
 
 @njit(cache=True)
+def eligible(needs: np.ndarray, usable: np.ndarray, cpus: np.ndarray,
+             width: np.ndarray) -> np.ndarray:
+    """Jobs x machines: the machine has ``width`` CPUs or more and every licence the job
+    ``needs`` is ``usable`` there (:func:`~.matrix.eligible_pairs`).  A job's licences are
+    few: each masks the machines lacking it out of the job's row."""
+    n, licences = needs.shape
+    m = len(cpus)
+    mask = np.empty((n, m), np.bool_)
+    for i in range(n):
+        for k in range(m):
+            mask[i, k] = cpus[k] >= width[i]
+        for l in range(licences):
+            if needs[i, l]:
+                for k in range(m):
+                    if not usable[l, k]:
+                        mask[i, k] = False
+    return mask
+
+
+@njit(cache=True)
 def positive_means(matrix: np.ndarray) -> np.ndarray:
     """Per row, the mean of its positive entries (0 for none): their sum taken as numpy
     sums the row with the other entries set to 0 (:func:`pairwise_sum`), over their
@@ -210,3 +239,136 @@ def greedy_walk(order: np.ndarray, starts: np.ndarray, resources: np.ndarray,
         if not still_critical:
             return position + 1
     return len(order)
+
+
+@njit(cache=True)
+def assignment_costs(matrix: np.ndarray, premium: float) -> np.ndarray:
+    """The costs :func:`~.matching.mfs` gives :func:`scipy.optimize.linear_sum_assignment`,
+    as scipy solves them: ``-(P + premium)`` on the positive entries of ``P``, ``-0.0``
+    elsewhere, jobs x machines, transposed when there are more jobs than machines.
+    scipy itself would make that copy of the lifted matrix (negated to maximize,
+    transposed when tall) and then solve the same numbers; here it is one pass, with no
+    numpy temporary."""
+    n, m = matrix.shape
+    if n > m:
+        costs = np.empty((m, n))
+        for i in range(n):
+            for k in range(m):
+                entry = matrix[i, k]
+                costs[k, i] = -(entry + premium) if entry > 0 else -0.0
+    else:
+        costs = np.empty((n, m))
+        for i in range(n):
+            for k in range(m):
+                entry = matrix[i, k]
+                costs[i, k] = -(entry + premium) if entry > 0 else -0.0
+    return costs
+
+
+@njit(cache=True)
+def padded_costs(matrix: np.ndarray, premium: float) -> np.ndarray:
+    """IMFS's costs (:class:`~.matching.IncrementalMatcher`): ``-(P + premium)`` on the
+    positive entries of ``P``, 0 elsewhere.  The kernels below read them as the top-left
+    corner of a square problem whose other entries (the padding) are 0."""
+    n, m = matrix.shape
+    cost = np.empty((n, m))
+    for i in range(n):
+        for k in range(m):
+            entry = matrix[i, k]
+            cost[i, k] = -(entry + premium) if entry > 0 else 0.0
+    return cost
+
+
+@njit(cache=True)
+def shortest_augmenting_path(cost: np.ndarray, size: int, u: np.ndarray, v: np.ndarray,
+                             col4row: np.ndarray, row4col: np.ndarray, start: int) -> int:
+    """One shortest augmenting path from the free row ``start`` of the ``size`` x ``size``
+    problem padding ``cost`` (:func:`padded_costs`), by Dijkstra on the reduced costs
+    ``cost - u - v``: each step closes the open column of least distance (among equals
+    the first free one, else the first) and scans the row paired with it, until a free
+    column closes; the potentials of the scanned rows and closed columns then move by
+    the distances, and the pairs ``col4row``, ``row4col`` flip along the path (all in
+    place).  Returns the number of rows scanned."""
+    n, m = cost.shape
+    shortest = np.full(size, np.inf)
+    path = np.full(size, -1, np.int64)
+    done = np.zeros(size, np.bool_)
+    visited = np.empty(size, np.int64)
+    scanned = 0
+    row, best, col = start, 0.0, -1
+    while True:
+        visited[scanned] = row
+        scanned += 1
+        ur = u[row]
+        for j in range(size):
+            if not done[j]:
+                entry = cost[row, j] if row < n and j < m else 0.0
+                reduced = best + entry - ur - v[j]
+                if reduced < shortest[j]:
+                    path[j] = row
+                    shortest[j] = reduced
+        best, col, free = np.inf, -1, -1
+        for j in range(size):
+            if not done[j]:
+                if shortest[j] < best:
+                    best, col = shortest[j], j
+                    free = j if row4col[j] < 0 else -1
+                elif shortest[j] == best and free < 0 and row4col[j] < 0:
+                    free = j
+        if free >= 0:
+            col = free
+        done[col] = True
+        if row4col[col] < 0:
+            break
+        row = row4col[col]
+    u[start] += best
+    for k in range(1, scanned):
+        r = visited[k]
+        u[r] += best - shortest[col4row[r]]
+    for j in range(size):
+        if done[j]:
+            v[j] -= best - shortest[j]
+    while True:
+        row = path[col]
+        row4col[col] = row
+        col4row[row], col = col, col4row[row]
+        if row == start:
+            break
+    return scanned
+
+
+@njit(cache=True)
+def unchanged_rows(matrix: np.ndarray, previous: np.ndarray, rows: np.ndarray,
+                   previous_rows: np.ndarray) -> np.ndarray:
+    """Per ``k``, whether row ``rows[k]`` of ``matrix`` equals row ``previous_rows[k]`` of
+    ``previous`` entry for entry."""
+    same = np.ones(len(rows), np.bool_)
+    for k in range(len(rows)):
+        i, j = rows[k], previous_rows[k]
+        for c in range(matrix.shape[1]):
+            if matrix[i, c] != previous[j, c]:
+                same[k] = False
+                break
+    return same
+
+
+@njit(cache=True)
+def reprice(cost: np.ndarray, size: int, u: np.ndarray, v: np.ndarray, col4row: np.ndarray,
+            rows: np.ndarray) -> None:
+    """Re-price ``rows`` of the ``size`` x ``size`` problem padding ``cost``
+    (:func:`padded_costs`): each row's potential ``u = min(cost - v)``, and its pair
+    dropped unless still tight (reduced cost 0)."""
+    n, m = cost.shape
+    for i in rows:
+        lowest = np.inf
+        for j in range(size):
+            entry = cost[i, j] if i < n and j < m else 0.0
+            reduced = entry - v[j]
+            if reduced < lowest:
+                lowest = reduced
+        u[i] = lowest
+        c = col4row[i]
+        if c >= 0:
+            entry = cost[i, c] if i < n and c < m else 0.0
+            if (entry - v[c]) - u[i] != 0.0:
+                col4row[i] = -1

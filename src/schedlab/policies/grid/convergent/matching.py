@@ -97,15 +97,20 @@ def mfs(matrix: np.ndarray) -> Matching:
 
     :func:`scipy.optimize.linear_sum_assignment` on ``P + M`` where ``P > 0``
     and 0 elsewhere (``M`` from :func:`cardinality_premium`); assigned pairs
-    with ``P = 0`` are dropped.
+    with ``P = 0`` are dropped.  scipy is handed the costs as it would make them
+    itself, negated and with fewer rows than columns (:func:`.kernels.assignment_costs`),
+    so that it solves the same numbers without copying them.
     """
-    matrix = np.asarray(matrix, dtype=np.float64)
+    from schedlab.policies.grid.convergent.kernels import assignment_costs
+
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
     if matrix.size == 0:
         return _matching(matrix, [], [])
-    eligible = matrix > 0
-    lifted = np.where(eligible, matrix + cardinality_premium(matrix), 0.0)
-    rows, columns = linear_sum_assignment(lifted, maximize=True)
-    keep = eligible[rows, columns]
+    costs = assignment_costs(matrix, cardinality_premium(matrix))
+    rows, columns = linear_sum_assignment(costs)
+    if costs.shape[0] != matrix.shape[0]:           # transposed: rows are machines
+        rows, columns = columns, rows
+    keep = matrix[rows, columns] > 0
     return _matching(matrix, rows[keep], columns[keep])
 
 
@@ -214,7 +219,9 @@ class IncrementalMatcher:
 
     def match(self, matrix: np.ndarray, keys: Sequence[Hashable] | None = None) -> Matching:
         """The MFS matching of ``matrix``, reusing the previous call's (rows by ``keys``)."""
-        matrix = np.asarray(matrix, dtype=np.float64)
+        from schedlab.policies.grid.convergent.kernels import padded_costs, reprice
+
+        matrix = np.ascontiguousarray(matrix, dtype=np.float64)
         n, m = matrix.shape
         keys = list(range(n)) if keys is None else list(keys)
         if len(keys) != n or len(set(keys)) != n:
@@ -224,20 +231,20 @@ class IncrementalMatcher:
         cold = m != self._matrix.shape[1] or needed >= self._premium or not self._keys
         if cold:
             self._premium = 2.0 ** math.ceil(math.log2(2.0 * needed))
-        cost = np.zeros((size, size))
-        cost[:n, :m] = np.where(matrix > 0, -(matrix + self._premium), 0.0)
+        cost = padded_costs(matrix, self._premium)
         self.entries_touched += n * m
         if cold:
             self.cold_starts += 1
             self.entries_touched += size * size
-            u, v = cost.min(axis=1), np.zeros(size)
+            u, v = np.zeros(size), np.zeros(size)
             col4row = np.full(size, -1, dtype=np.int64)
+            reprice(cost, size, u, v, col4row, np.arange(size))     # u: the row minima
         else:
-            u, v, col4row = self._warm_start(matrix, keys, cost)
+            u, v, col4row = self._warm_start(matrix, keys, cost, size)
         row4col = np.full(size, -1, dtype=np.int64)
         row4col[col4row[col4row >= 0]] = np.flatnonzero(col4row >= 0)
         for row in np.flatnonzero(col4row < 0).tolist():
-            self._augment(cost, u, v, col4row, row4col, row)
+            self._augment(cost, size, u, v, col4row, row4col, row)
         self._keys = {key: i for i, key in enumerate(keys)}
         self._matrix, self._u, self._v, self._col4row = matrix, u, v, col4row
         rows = np.arange(n)
@@ -247,10 +254,12 @@ class IncrementalMatcher:
         keep = matrix[rows, columns] > 0
         return _matching(matrix, rows[keep], columns[keep])
 
-    def _warm_start(self, matrix: np.ndarray, keys: list, cost: np.ndarray):
-        """Potentials and pairs carried over from the previous call (see the class doc)."""
+    def _warm_start(self, matrix: np.ndarray, keys: list, cost: np.ndarray, size: int):
+        """Potentials and pairs carried over from the previous call (see the class doc);
+        ``cost``: the ``size`` x ``size`` problem's (:func:`.kernels.padded_costs`)."""
+        from schedlab.policies.grid.convergent.kernels import reprice, unchanged_rows
+
         n, m = matrix.shape
-        size = cost.shape[0]
         old_n, old_size = self._matrix.shape[0], len(self._u)
         # column map: machines by index, padding columns by position
         old_col = np.arange(size)
@@ -259,8 +268,7 @@ class IncrementalMatcher:
         new_col[old_col[old_col >= 0]] = np.flatnonzero(old_col >= 0)
         # row map: jobs by key, padding rows by position among the padding rows
         old_row = np.full(size, -1, dtype=np.int64)
-        for i, key in enumerate(keys):
-            old_row[i] = self._keys.get(key, -1)
+        old_row[:n] = [self._keys.get(key, -1) for key in keys]
         padding = min(size - n, old_size - old_n)
         old_row[n:n + padding] = np.arange(old_n, old_n + padding)
         u = np.zeros(size)
@@ -270,65 +278,38 @@ class IncrementalMatcher:
         v[kept_cols] = self._v[old_col[kept_cols]]
         persisting = np.flatnonzero(old_row >= 0)
         u[persisting] = self._u[old_row[persisting]]
-        for i in persisting.tolist():
-            c = self._col4row[old_row[i]]
-            col4row[i] = new_col[c] if c >= 0 else -1
+        was = self._col4row[old_row[persisting]]
+        col4row[persisting] = np.where(was >= 0, new_col[was], -1)
         fresh_cols = np.flatnonzero(~kept_cols)
-        if fresh_cols.size:
-            v[fresh_cols] = (cost[np.ix_(persisting, fresh_cols)]
-                             - u[persisting, None]).min(axis=0, initial=0.0)
+        if fresh_cols.size:             # beyond the old size: padding, costs 0
+            v[fresh_cols] = (0.0 - u[persisting]).min(initial=0.0)
             self.entries_touched += persisting.size * fresh_cols.size
         same = np.zeros(size, dtype=bool)
         same[n:] = old_row[n:] >= 0                  # padding rows never change
         real = np.flatnonzero(old_row[:n] >= 0)
         if real.size:
-            same[real] = (matrix[real] == self._matrix[old_row[real]]).all(axis=1)
+            same[real] = unchanged_rows(matrix, self._matrix, real, old_row[real])
             self.entries_touched += real.size * m
-        changed = np.flatnonzero(~same).tolist()
+        changed = np.flatnonzero(~same)
         self.entries_touched += len(changed) * size
-        for i in changed:
-            u[i] = (cost[i] - v).min()
-            c = col4row[i]
-            if c >= 0 and (cost[i, c] - v[c]) - u[i] != 0.0:
-                col4row[i] = -1
+        reprice(cost, size, u, v, col4row, changed)
         return u, v, col4row
 
-    def _augment(self, cost, u, v, col4row, row4col, start: int) -> None:
-        """One shortest augmenting path from free row ``start``; potentials updated."""
-        size = cost.shape[0]
-        shortest = np.full(size, np.inf)
-        path = np.full(size, -1, dtype=np.int64)
-        done = np.zeros(size, dtype=bool)
-        visited = []
-        row, best = start, 0.0
-        while True:
-            visited.append(row)
-            reduced = best + cost[row] - u[row] - v
-            better = ~done & (reduced < shortest)
-            path[better] = row
-            shortest[better] = reduced[better]
-            open_cost = np.where(done, np.inf, shortest)
-            best = float(open_cost.min())
-            ties = np.flatnonzero(open_cost == best)
-            free = ties[row4col[ties] < 0]
-            col = int(free[0] if free.size else ties[0])
-            done[col] = True
-            if row4col[col] < 0:
-                break
-            row = int(row4col[col])
+    def _augment(self, cost, size: int, u, v, col4row, row4col, start: int) -> None:
+        """One shortest augmenting path from free row ``start``; potentials updated.
+
+        Dijkstra over the columns on the reduced costs ``cost[row] - u[row] - v`` from
+        ``start``, each step closing the open column of least distance (among equals the
+        first free one, else the first) and scanning the row paired with it, until a
+        free column closes; the potentials of the scanned rows and closed columns then
+        move by the distances, and the pairs flip along the path.  Compiled
+        (:func:`.kernels.shortest_augmenting_path`)."""
+        from schedlab.policies.grid.convergent.kernels import shortest_augmenting_path
+
+        scanned = shortest_augmenting_path(cost, size, u, v, col4row, row4col, start)
         self.augmentations += 1
-        self.scanned_rows += len(visited)
-        self.entries_touched += len(visited) * size
-        u[start] += best
-        for r in visited[1:]:
-            u[r] += best - shortest[col4row[r]]
-        v[done] -= best - shortest[done]
-        while True:
-            row = int(path[col])
-            row4col[col] = row
-            col4row[row], col = col, int(col4row[row])
-            if row == start:
-                break
+        self.scanned_rows += scanned
+        self.entries_touched += scanned * size
 
 
 __all__ = ["IncrementalMatcher", "Matching", "cardinality_premium", "matching_rounds", "mfs",

@@ -158,10 +158,11 @@ def eligible_pairs(state: ClusterState) -> np.ndarray:
     licences"), static: whether the machine is busy now is the matching's
     business.
     """
-    # counts of licences a job needs and a machine lacks: small integers, exact in floats,
-    # where a float product is a BLAS call
-    blocked = state.needs.astype(np.float64) @ (~state.usable).astype(np.float64)
-    return (blocked == 0) & (state.cpus[None, :] >= state.width[:, None])
+    from schedlab.policies.grid.convergent.kernels import eligible
+
+    return eligible(np.ascontiguousarray(state.needs), np.ascontiguousarray(state.usable),
+                    np.ascontiguousarray(state.cpus, dtype=np.int64),
+                    np.ascontiguousarray(state.width, dtype=np.int64))
 
 
 def job_machine_matrix(state: ClusterState, weights: Weights | None = None) -> np.ndarray:
