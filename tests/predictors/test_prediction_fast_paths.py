@@ -3,7 +3,10 @@
 * The engine skips the pass at an instant of nothing but corrections when
   EASY proves it would start nothing (``idle_after_corrections``): a run
   with the skips equals, job for job and statistic for statistic, the run
-  that makes every pass.
+  that makes every pass.  At such an instant EASY counts a broken
+  reservation from the reservation its last pass left, in O(1): the count
+  equals that of the full loop, where every one is found by a walk over the
+  releases.
 * ``knn`` searches its window in one compiled call: its predictions equal a
   plain reading of its rule (sort the window by distance, later jobs first
   among equals).
@@ -35,9 +38,12 @@ from schedlab.predictors.base import asking, corrected_runtime, planner_calls, t
 HISTORY = ((1, 0, 10, 100, 4, 7), (2, 0, 10, 100, 4, 7))
 
 
-def run(rows, spec, *, every_pass: bool = False, processors: int = 4):
+def run(rows, spec, *, every_pass: bool = False, processors: int = 4, full_loop: bool = False):
     """The run of ``rows`` under ``spec`` and the instants of its passes; ``every_pass``
-    makes EASY never call a pass idle, so the engine skips none."""
+    makes EASY never call a pass idle, so the engine skips none; ``full_loop`` sends it
+    through the engine's full loop (a queue limit no one reaches), which skips no pass
+    and never says that only corrections happened since the last one, so EASY counts
+    every broken reservation by a walk over the releases."""
     jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
                  for i, s, r, e, w, u in rows)
     policy = schedlab.make_policy(spec)
@@ -51,7 +57,8 @@ def run(rows, spec, *, every_pass: bool = False, processors: int = 4):
     policy.schedule = counted                         # type: ignore[method-assign]
     if every_pass:
         policy.idle_after_corrections = lambda ctx: False  # type: ignore[method-assign]
-    result = api_run(Workload(jobs=jobs, processors=processors), policy)
+    options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
+    result = api_run(Workload(jobs=jobs, processors=processors), policy, **options)
     return result, passes
 
 
@@ -119,6 +126,9 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     every, all_passes = run(jobs, spec, every_pass=True, processors=8)
     same_run(skipping, every)
     assert set(passes) <= set(all_passes)
+    walked, walked_passes = run(jobs, spec, processors=8, full_loop=True)
+    same_run(skipping, walked)
+    assert walked_passes == all_passes
 
 
 def test_only_easy_calls_a_pass_idle():

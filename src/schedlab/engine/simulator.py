@@ -292,7 +292,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             now = events[0][0]
         ctx.now = now
         if idle_after_corrections is not None:
-            corrections_only = now != submits[nxt] and events[0][1] == CORRECT
+            corrections_only = ctx.corrections_only = \
+                now != submits[nxt] and events[0][1] == CORRECT
         # 1. finishes
         while events:
             event = events[0]
