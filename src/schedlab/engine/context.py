@@ -87,9 +87,9 @@ class Context:
         self.tick = tick
         #: Whether nothing but corrections of planned runtimes happened since the last
         #: scheduling pass, so the machine and the queue are as that pass left them but
-        #: for the corrected expected ends: set at each instant by the engine's plain loop
-        #: in a run that may skip passes (``Policy.idle_after_corrections``), False
-        #: wherever it is not known.
+        #: for the corrected expected ends: set before each correction by the engine's
+        #: plain loop in a run that may skip passes (``Policy.idle_after_corrections``),
+        #: False wherever it is not known.
         self.corrections_only = False
         self.policy_name = policy_name
         self.overrun = overrun

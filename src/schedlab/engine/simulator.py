@@ -292,8 +292,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             now = events[0][0]
         ctx.now = now
         if idle_after_corrections is not None:
-            corrections_only = ctx.corrections_only = \
-                now != submits[nxt] and events[0][1] == CORRECT
+            corrections_only = now != submits[nxt] and events[0][1] == CORRECT
         # 1. finishes
         while events:
             event = events[0]
@@ -311,6 +310,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 3. corrections of planned runtimes (only with a runtime planner)
         while events and events[0][0] == now and events[0][1] == CORRECT:
             _, _, job_id, ver = heappop(events)
+            ctx.corrections_only = corrections_only
             if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
                 on_correction(ctx, *corrected)
         # 4. submissions
