@@ -500,19 +500,24 @@ class Context:
                               f"job {job_id} to {planned} s after it ran {elapsed} s; a "
                               f"correction must be later than now")
         previous_end = self._expected_end[job_id]
-        view = with_estimate(job, planned)
+        submitted = self._jobs[i]
+        estimate = submitted.estimate
+        # Planned at its estimate (the usual correction): the job as submitted is the view.
+        view = submitted if planned == estimate else with_estimate(job, planned)
         self.running[job_id] = view
-        self._by_end.remove((previous_end, job_id, job.width))
+        width = job.width
+        by_end = self._by_end
+        by_end.remove((previous_end, job_id, width))
         expected_end = start + planned
         self._expected_end[job_id] = expected_end
-        insort(self._by_end, (expected_end, job_id, job.width))
+        insort(by_end, (expected_end, job_id, width))
         self._last_plan[i] = planned
         self._corrections[i] += 1                                  # type: ignore[index]
         # Another correction when it outlives this plan too, before its end and its
         # estimate; past its estimate (overrun="extend") it is expected "soon", now + 1,
         # at every look, as without a planner (expected_end).
-        if expected_end < min(self._finish_at[job_id],
-                              start + self._jobs[i].estimate + self.kill_grace):
+        if expected_end < self._finish_at[job_id] and \
+                expected_end < start + estimate + self.kill_grace:
             heappush(self._events, (expected_end, CORRECT, job_id, version))
         return view, previous_end
 
