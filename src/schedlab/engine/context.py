@@ -94,7 +94,7 @@ class Context:
         #: scheduling pass, so the machine and the queue are as that pass left them but
         #: for the corrected expected ends: set before each correction by the engine's
         #: plain loop in a run that may skip passes (``Policy.idle_after_corrections``),
-        #: False wherever it is not known.
+        #: False wherever it is not known; meaningful in ``Policy.on_correction`` only.
         self.corrections_only = False
         self.policy_name = policy_name
         self.overrun = overrun
