@@ -15,7 +15,7 @@ import math
 from array import array
 from bisect import insort
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from heapq import heappush
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
@@ -54,6 +54,11 @@ def with_estimate(job: Job, estimate: int) -> Job:
     return tuple.__new__(type(job), job[:3] + (estimate,) + job[4:])
 
 
+def _as_submitted(job: Job) -> Job:
+    """The job as the policy sees it without a runtime planner: itself."""
+    return job
+
+
 class Context:
     """State of the machine at ``now`` plus the actions a policy may take.
 
@@ -85,6 +90,12 @@ class Context:
         self.free = processors
         self.now = 0
         self.tick = tick
+        #: Whether nothing but corrections of planned runtimes happened since the last
+        #: scheduling pass, so the machine and the queue are as that pass left them but
+        #: for the corrected expected ends: set before each correction by the engine's
+        #: plain loop in a run that may skip passes (``Policy.idle_after_corrections``),
+        #: False wherever it is not known; meaningful in ``Policy.on_correction`` only.
+        self.corrections_only = False
         self.policy_name = policy_name
         self.overrun = overrun
         #: Seconds a job may run past its estimate before it is killed (``Policy.kill_grace``).
@@ -135,6 +146,9 @@ class Context:
         self._first_plan: array[int] | None = None
         self._last_plan: array[int] | None = None
         self._corrections: array[int] | None = None
+        #: A submitted job as the policy sees it: the job itself without a planner
+        #: (:meth:`_planned_view_of` with one).
+        self._planned_view: Callable[[Job], Job] = _as_submitted
         #: Whether some job is cancelled by its user (``Job.cancel_after``).
         self.cancellations = any(job.cancel_after is not None for job in jobs)
         # Failures, maintenance windows and drains (docs/reference/events.md): None without.
@@ -164,20 +178,27 @@ class Context:
         self._last_plan = array("q", [-1]) * n
         self._corrections = array("q", [0]) * n
         planner.begin(self._jobs)
+        self._planned_view = self._planned_view_of(planner)
 
-    def _planned_view(self, job: Job) -> Job:
-        """A submitted job as the policy sees it: its planned runtime in place of its
-        estimate (the job itself without a planner)."""
-        planner = self._planner
-        if planner is None:
-            return job
-        planned = int(planner.planned(job))
-        if planned < 1:
-            raise PolicyError(f"the runtime planner of policy {self.policy_name!r} planned job "
-                              f"{job.id} to run {planned} s; a planned runtime is >= 1")
-        i = self._index[job.id]
-        self._first_plan[i] = self._last_plan[i] = planned      # type: ignore[index]
-        return job if planned == job.estimate else with_estimate(job, planned)
+    def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job], Job]:
+        """``_planned_view`` with ``planner``: a submitted job as the policy sees it, its
+        planned runtime in place of its estimate, first and last plan recorded.  One
+        closure over the arrays it writes, called for every submitted job."""
+        planned_of = planner.planned
+        index, first, last = self._index, self._first_plan, self._last_plan
+        assert first is not None and last is not None      # made with the planner
+        policy_name = self.policy_name
+
+        def planned_view(job: Job) -> Job:
+            planned = int(planned_of(job))
+            if planned < 1:
+                raise PolicyError(f"the runtime planner of policy {policy_name!r} planned job "
+                                  f"{job.id} to run {planned} s; a planned runtime is >= 1")
+            i = index[job.id]
+            first[i] = last[i] = planned
+            return job if planned == job.estimate else with_estimate(job, planned)
+
+        return planned_view
 
     def enable_reservations(self, requests: tuple[Reservation, ...]) -> None:
         """Take advance-reservation ``requests`` (sorted by creation).
@@ -431,7 +452,7 @@ class Context:
 
     def _enter(self, job: Job) -> Job | None:
         """A submitted job enters the queue: as the policy sees it
-        (:meth:`_planned_view`), its cancellation put on the heap; None for a job its
+        (``_planned_view``), its cancellation put on the heap; None for a job its
         user has cancelled already (at its submission, or while a queue limit held it
         back): withdrawn before any policy sees it."""
         after = job.cancel_after
@@ -494,19 +515,24 @@ class Context:
                               f"job {job_id} to {planned} s after it ran {elapsed} s; a "
                               f"correction must be later than now")
         previous_end = self._expected_end[job_id]
-        view = with_estimate(job, planned)
+        submitted = self._jobs[i]
+        estimate = submitted.estimate
+        # Planned at its estimate (the usual correction): the job as submitted is the view.
+        view = submitted if planned == estimate else with_estimate(job, planned)
         self.running[job_id] = view
-        self._by_end.remove((previous_end, job_id, job.width))
+        width = job.width
+        by_end = self._by_end
+        by_end.remove((previous_end, job_id, width))
         expected_end = start + planned
         self._expected_end[job_id] = expected_end
-        insort(self._by_end, (expected_end, job_id, job.width))
+        insort(by_end, (expected_end, job_id, width))
         self._last_plan[i] = planned
         self._corrections[i] += 1                                  # type: ignore[index]
         # Another correction when it outlives this plan too, before its end and its
         # estimate; past its estimate (overrun="extend") it is expected "soon", now + 1,
         # at every look, as without a planner (expected_end).
-        if expected_end < min(self._finish_at[job_id],
-                              start + self._jobs[i].estimate + self.kill_grace):
+        if expected_end < self._finish_at[job_id] and \
+                expected_end < start + estimate + self.kill_grace:
             heappush(self._events, (expected_end, CORRECT, job_id, version))
         return view, previous_end
 

@@ -183,7 +183,9 @@ class Policy(PolicyBase):
     def on_correction(self, ctx: Context, job: Job, previous_end: int) -> None:
         """A running job outlived its planned runtime: ``job`` carries the corrected one
         (its expected end moved from ``previous_end`` to ``ctx.expected_end(job)``); a
-        scheduling pass follows at once.  Only with a :attr:`runtime_planner`."""
+        scheduling pass follows at once.  Only with a :attr:`runtime_planner`.
+        ``ctx.corrections_only`` says whether nothing but corrections happened since the
+        last pass (EASY then counts a broken reservation from the one that pass left)."""
 
     def idle_after_corrections(self, ctx: Context) -> bool:
         """Whether the pass at an instant of nothing but corrections would start nothing.

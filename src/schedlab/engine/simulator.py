@@ -310,6 +310,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 3. corrections of planned runtimes (only with a runtime planner)
         while events and events[0][0] == now and events[0][1] == CORRECT:
             _, _, job_id, ver = heappop(events)
+            ctx.corrections_only = corrections_only
             if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
                 on_correction(ctx, *corrected)
         # 4. submissions

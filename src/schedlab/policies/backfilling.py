@@ -315,10 +315,23 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         moves later than it was with ``job`` ending at ``previous_end`` as planned
         (statistic ``broken_reservations``).  Keeps the head's reservation the last pass
         left (:meth:`idle_after_corrections`): a job that was to end by its shadow
-        time and now ends after it takes its width from the extra processors."""
+        time and now ends after it takes its width from the extra processors.
+
+        When that reservation is the head's now (:meth:`_reservation_is_current`), it
+        answers in O(1): the shadow time moves iff the job now ends after it and the
+        extra processors were fewer than its width (what :func:`shadow_moved` finds by
+        a walk over the releases, which every other correction takes).
+        """
         left = self._left
         if left is not None and previous_end <= left.shadow < ctx.expected_end(job):
-            left.extra -= job.width
+            extra = left.extra
+            left.extra = extra - job.width
+            if extra >= 0 and self._reservation_is_current(ctx, left):
+                if extra < job.width:
+                    ctx.count("broken_reservations")
+                return
+        elif left is not None and left.extra >= 0 and self._reservation_is_current(ctx, left):
+            return                                # it still ends by the shadow time
         waiting = ctx.waiting
         if not waiting:
             return
@@ -328,6 +341,25 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         if shadow_moved(ctx, job, previous_end, head.width):
             ctx.count("broken_reservations")
+
+    @staticmethod
+    def _reservation_is_current(ctx: Context, left: HeadReservation) -> bool:
+        """Whether ``left``, the reservation the last pass left with its extra processors
+        still >= 0, is the blocked head's shadow time and extra processors now, as
+        :func:`shadow_moved` would find them with the job being corrected still counted
+        at its previous end.
+
+        It is when nothing but corrections happened since that pass
+        (``ctx.corrections_only``: the queue, the free processors and every other
+        release are as the pass left them) and the shadow time is later than now: at
+        ``now`` a release expected now is seen at ``now + 1`` ("soon",
+        :meth:`~schedlab.engine.context.Context.releases`), which moves a shadow time of
+        ``now`` but no later one.  In such a run every running job is expected to end at
+        or after now (killed at its estimate, no grace, no outages: a job expected to end
+        earlier has ended, at an instant with a pass, or been corrected later), so the
+        releases by the shadow time are those the pass counted.
+        """
+        return ctx.corrections_only and left.shadow > ctx.now
 
     def _around_reservations(self, ctx: Context) -> list[Job] | None:
         """Decide pending requests, then schedule around reservations if they are in reach.

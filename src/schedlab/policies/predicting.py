@@ -28,10 +28,10 @@ from schedlab.predictors import (
     make_predictor,
     query_of,
 )
-from schedlab.predictors.base import corrected_runtime, planner_calls
+from schedlab.predictors.base import correction_rule, planner_calls
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from schedlab.engine.policy import RuntimePlanner
     from schedlab.workload.job import Job
@@ -51,27 +51,35 @@ class PredictorPlanner:
     predictor that keeps :meth:`Predictor.corrected
     <schedlab.predictors.Predictor.corrected>` as it is (every built-in one)
     is corrected by its rule directly
-    (:func:`~schedlab.predictors.base.corrected_runtime`), no query built.
+    (:func:`~schedlab.predictors.base.correction_rule`), no query built.
     """
 
-    __slots__ = ("_rule", "ended", "planned", "predictor")
+    __slots__ = ("corrected", "ended", "planned", "predictor")
 
     def __init__(self, predictor: Predictor) -> None:
         self.predictor = predictor
         #: The prediction of a submitted job (``RuntimePlanner.planned``), and an ended job
         #: told to the predictor (``RuntimePlanner.ended``).
         self.planned, self.ended = planner_calls(predictor)
-        self._rule = (predictor.correction
-                      if type(predictor).corrected is Predictor.corrected else None)
+        #: A running job's new planned runtime (``RuntimePlanner.corrected``).
+        self.corrected = (correction_rule(predictor.correction)
+                          if type(predictor).corrected is Predictor.corrected
+                          else asked_correction(predictor))
 
     def begin(self, jobs: Sequence[Job]) -> None:
         if self.predictor.looks_ahead:
             self.predictor.reveal({job.id: job.runtime for job in jobs})
 
-    def corrected(self, job: Job, planned: int, elapsed: int) -> int:
-        if self._rule is not None:
-            return corrected_runtime(job.estimate, planned, elapsed, self._rule)
-        return self.predictor.corrected(query_of(job), planned, elapsed)
+
+def asked_correction(predictor: Predictor) -> Callable[[Job, int, int], int]:
+    """``predictor.corrected`` asked about an engine job (its query), for a predictor with a
+    correction of its own."""
+    corrected = predictor.corrected
+
+    def asked(job: Job, planned: int, elapsed: int) -> int:
+        return corrected(query_of(job), planned, elapsed)
+
+    return asked
 
 
 class PredictedRuntimes:

@@ -281,7 +281,7 @@ class Predictor:
         estimate.  A job past its estimate (only under ``overrun="extend"``)
         gets ``elapsed + 1``: "soon", as the engine's expected end says.
         """
-        return corrected_runtime(query.estimate, predicted, elapsed, self.correction)
+        return correction_rule(self.correction)(query, predicted, elapsed)
 
     def get_params(self) -> dict[str, Any]:
         """The parameters this predictor was built with."""
@@ -333,15 +333,28 @@ class UserHistoryPredictor(Predictor):
         """A job of ``user`` (never :data:`UNKNOWN`) ended after ``runtime`` seconds."""
 
 
-def corrected_runtime(estimate: int, predicted: int, elapsed: int, correction: str) -> int:
-    """:meth:`Predictor.corrected` by the rule ``correction`` (:data:`CORRECTIONS`), from
-    the job's estimate alone: what the engine's planner calls for a predictor that keeps
-    the rule, without building the query."""
+def _to_estimate(job: Job | PredictionQuery, predicted: int, elapsed: int) -> int:
+    estimate = job.estimate
+    return estimate if elapsed < estimate else elapsed + 1
+
+
+def _graded(job: Job | PredictionQuery, predicted: int, elapsed: int) -> int:
+    estimate = job.estimate
     if elapsed >= estimate:
         return elapsed + 1
-    if correction == "graded":
-        return min(estimate, max(2 * predicted, elapsed + 1))
-    return estimate
+    return min(estimate, max(2 * predicted, elapsed + 1))
+
+
+_RULES = {"estimate": _to_estimate, "graded": _graded}
+
+
+def correction_rule(correction: str) -> Callable[[Job | PredictionQuery, int, int], int]:
+    """:meth:`Predictor.corrected` by the rule ``correction`` (:data:`CORRECTIONS`) as one
+    function of the job (an engine job or a query: only its estimate is read), the
+    prediction it outlived and the seconds it has run.  The engine's planner calls it
+    at every correction of a predictor that keeps the rule, without building a query:
+    one call, as a job's end is."""
+    return _RULES[correction]
 
 
 def clamp(value: int, estimate: int) -> int:
