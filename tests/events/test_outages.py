@@ -119,6 +119,20 @@ def test_checkpointed_job_restarts_from_its_last_checkpoint():
     assert metrics["lost_work"] == 2 * (30 - 20)
 
 
+def test_a_job_withdrawn_at_its_submission_keeps_its_submitted_needs():
+    """Under ``checkpoint`` a job's final runtime and estimate count its writes from its
+    first attempt on (job 2: 145 s, 200 + 19 x 5 = 295 s); job 3, cancelled by its user
+    at its submission, never enters the queue and keeps the 50 s and 60 s it was
+    submitted with."""
+    jobs = three_jobs().jobs
+    workload = Workload(jobs=jobs[:2] + (jobs[2]._replace(cancel_after=0),), processors=4)
+    spec = failing("checkpoint", checkpointing=Checkpointing(cost=5, restart=3, interval=10))
+    result = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+    assert result.status_names()[2] == "withdrawn"
+    assert result.outages.final_runtime.tolist() == [118, 145, 50]
+    assert result.outages.final_estimate.tolist()[1:] == [295, 60]
+
+
 def test_the_outage_metrics_of_a_killed_job():
     """Lost: job 1's 30 s on 2 processors.  Down: 1 processor for 20 s of the 4 x 150
     processor-seconds from the first submission to the last end.  Useful: jobs 2 and 3."""

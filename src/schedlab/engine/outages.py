@@ -35,7 +35,7 @@ import numpy as np
 from schedlab.engine.attempts import Attempts, outage_settings
 from schedlab.engine.kernel import NOTICE, OUTAGE, RESTORE, StepSeries
 from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap, Ranges
-from schedlab.engine.result import OutageRecord
+from schedlab.engine.result import FINISHED, KILLED, OutageRecord
 from schedlab.workload.outages import check_node_ids, node_processors
 
 if TYPE_CHECKING:
@@ -167,14 +167,13 @@ class Outages:
         heappush(events, (start, OUTAGE, key, 0))
 
     # ------------------------------------------------------------------ jobs
-    @property
-    def changes_jobs(self) -> bool:
-        """Whether a job runs other than as submitted (checkpoint writes lengthen it)."""
-        return self.spec.fate == "checkpoint"
+    def first_attempts(self, jobs: Sequence[Job]) -> list[Job]:
+        """Every job as it runs its first attempt (:meth:`Attempts.first_attempts`)."""
+        return self.attempts.first_attempts(jobs)
 
-    def entered(self, job: Job, position: int) -> Job:
-        """A job as it runs its first attempt (:meth:`Attempts.entered`)."""
-        return self.attempts.entered(job, position)
+    def never_entered(self, job: Job, position: int) -> None:
+        """A job withdrawn at its submission (:meth:`Attempts.never_entered`)."""
+        self.attempts.never_entered(job, position)
 
     def released(self, ctx: Context, position: int) -> None:
         """A job's attempt left its processors: they are free again (and claimed by the
@@ -194,10 +193,6 @@ class Outages:
         if again is not None:
             ctx.count(self.attempts.count_name)
         return again
-
-    def finished(self, position: int, held: int) -> None:
-        """A job's last attempt ended after ``held`` seconds (:meth:`Attempts.finished`)."""
-        self.attempts.finished(position, held)
 
     # ------------------------------------------------------------------ events
     def outage(self, ctx: Context, key: int
@@ -417,6 +412,10 @@ class Outages:
                                       state.window.end, state.held))
         for position, ranges, since in self.map.held():
             self._log(ranges, since, ctx.now, position)
+        status = np.frombuffer(ctx._status, dtype=np.int8)
+        finished = np.flatnonzero((status == FINISHED) | (status == KILLED))
+        self.attempts.all_finished(finished, np.frombuffer(ctx._end, dtype=np.int64)[finished]
+                                   - np.frombuffer(ctx._start, dtype=np.int64)[finished])
         intervals = np.concatenate([self.map.used,
                                     np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
         intervals = intervals[np.lexsort((intervals[:, 0], intervals[:, 2]))]
