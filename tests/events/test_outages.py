@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 import schedlab
 from schedlab import Job, Workload
 from schedlab.cli.app import app
+from schedlab.engine.outages import _by_start
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.testing import check_invariants
@@ -581,3 +582,17 @@ def test_outages_with_every_other_event_keep_the_invariants(policy, data, worklo
     check_invariants(runs[0], events)
     assert np.array_equal(runs[0].start, runs[1].start)
     assert np.array_equal(runs[0].status, runs[1].status)
+
+
+@given(processors=st.integers(1, 8) | st.integers(9, 5000),
+       rows=st.lists(st.tuples(st.integers(0, 4999),
+                               st.integers(-4, 4) | st.integers(-2**40, 2**40)), max_size=60),
+       huge=st.booleans())
+def test_the_intervals_are_ordered_by_start_then_processor_as_by_lexsort(processors, rows, huge):
+    """The record's one-key sort of its intervals gives numpy's two-key lexsort order, with
+    starts near the 63-bit limit (``huge``: the lexsort itself) too."""
+    intervals = np.zeros((len(rows), 5), dtype=np.int64)
+    for k, (lo, start) in enumerate(rows):
+        intervals[k, 0], intervals[k, 2] = lo % processors, start * (2**21 if huge else 1)
+    expected = np.lexsort((intervals[:, 0], intervals[:, 2]))
+    assert _by_start(intervals, processors).tolist() == expected.tolist()

@@ -418,7 +418,7 @@ class Outages:
                                    - np.frombuffer(ctx._start, dtype=np.int64)[finished])
         intervals = np.concatenate([self.map.used,
                                     np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
-        intervals = intervals[np.lexsort((intervals[:, 0], intervals[:, 2]))]
+        intervals = intervals[_by_start(intervals, self.machine)]
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),
             attempts=self.attempts.ended_array(),
@@ -446,6 +446,16 @@ def fixed_at_notice(k: int, windows: Sequence[Window], known: Iterable[int],
             claimed.update(named(other))
     unclaimed = [unit for unit in range(units) if unit not in claimed]
     return tuple(sorted((unclaimed + sorted(claimed))[:wanted]))
+
+
+def _by_start(intervals: np.ndarray, processors: int) -> np.ndarray:
+    """The order of ``intervals`` (rows ``lo, hi, start, end, holder``) by start, then first
+    processor: one stable sort of ``start * processors + lo``, which orders as the pair
+    while it fits in 63 bits (numpy's two-key lexsort otherwise, three times slower)."""
+    lo, start = intervals[:, 0], intervals[:, 2]
+    if len(start) and int(np.abs(start).max()) >= 2**62 // (processors + 1):
+        return np.lexsort((lo, start))
+    return np.argsort(start * processors + lo, kind="stable")
 
 
 def _index_at(times: list[int], t: int) -> int:
