@@ -5,6 +5,7 @@ workloads for every space-sharing policy, the metrics, and bad input."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -596,3 +597,31 @@ def test_the_intervals_are_ordered_by_start_then_processor_as_by_lexsort(process
         intervals[k, 0], intervals[k, 2] = lo % processors, start * (2**21 if huge else 1)
     expected = np.lexsort((intervals[:, 0], intervals[:, 2]))
     assert _by_start(intervals, processors).tolist() == expected.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(mtbf=st.floats(1.0, 1e7), repair=st.floats(1.0, 1e5),
+       distribution=st.sampled_from(["exponential", "weibull"]), shape=st.floats(0.1, 10),
+       repair_distribution=st.sampled_from(["exponential", "fixed"]),
+       seed=st.integers(0, 2**32), node=st.integers(0, 500), count=st.integers(1, 40))
+def test_failures_drawn_ahead_are_those_drawn_one_by_one(mtbf, repair, distribution, shape,
+                                                          repair_distribution, seed, node,
+                                                          count):
+    """A node's failures drawn ``count`` at a time (what the engine reads) are those of as
+    many draws of numpy's exponential and Weibull distributions one by one."""
+    model = FailureModel(mtbf=mtbf, repair=repair, distribution=distribution, shape=shape,
+                         repair_distribution=repair_distribution, seed=seed)
+    rng = model.generator(node)
+    expected = []
+    for _ in range(count):
+        if distribution == "weibull":
+            drawn = mtbf / math.gamma(1 + 1 / shape) * float(rng.weibull(shape))
+        else:
+            drawn = float(rng.exponential(mtbf))
+        fixed = repair_distribution == "fixed"
+        expected.append((max(1, round(drawn)),
+                         max(1, round(repair if fixed else float(rng.exponential(repair))))))
+    assert model.draws(model.generator(node), count) == expected
+    one_by_one = model.generator(node)
+    assert [(model.time_to_failure(one_by_one), model.repair_time(one_by_one))
+            for _ in range(count)] == expected

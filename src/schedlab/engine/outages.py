@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Job
     from schedlab.workload.outages import FailureSpec, Window
 
+#: A node's failures drawn in one call of its generator (FailureModel.draws).
+DRAWS_AHEAD = 32
 #: The kinds of outage in :attr:`OutageRecord.outages` (column 0).
 KIND_CODES = {"failure": 0, "maintenance": 1, "drain": 2}
 #: The ``holder`` column of :attr:`OutageRecord.intervals` for a failure and a window.
@@ -118,6 +120,8 @@ class Outages:
         #: The failures holding processors now, by key.
         self._active: dict[int, _Failure] = {}
         self._rngs: dict[int, np.random.Generator] = {}
+        #: Each node's failures drawn ahead, ``(time to failure, repair time)``, next last.
+        self._drawn: dict[int, list[tuple[int, int]]] = {}
         self.down = 0
         #: Each job's attempts under the fate (shared with the time-sharing engine).
         self.attempts = Attempts(jobs, self.spec)
@@ -155,10 +159,17 @@ class Outages:
             heappush(events, (window.notice, NOTICE, k, 0))
 
     def _draw(self, events: list, node: int, after: int, rng: np.random.Generator) -> None:
-        model = self.spec.model
-        assert model is not None
-        start, end = model.next_failure(rng, after)
-        self._add_failure(events, start, end, node, (node,))
+        """The node's next failure after its repair at ``after``
+        (:meth:`~schedlab.workload.outages.FailureModel.next_failure`), from draws made
+        :data:`DRAWS_AHEAD` at a time."""
+        drawn = self._drawn.get(node)
+        if not drawn:
+            model = self.spec.model
+            assert model is not None
+            drawn = self._drawn[node] = model.draws(rng, DRAWS_AHEAD)[::-1]
+        to_failure, repair = drawn.pop()
+        self._add_failure(events, after + to_failure, after + to_failure + repair, node,
+                          (node,))
 
     def _add_failure(self, events: list, start: int, end: int, node: int,
                      nodes: Sequence[int]) -> None:
