@@ -126,7 +126,7 @@ def test_failures_and_windows_take_and_give_back_free_processors():
 
 
 def test_the_journal_grows_its_pool_for_jobs_on_many_ranges():
-    """Jobs scattered over many ranges outgrow the first pool (two ranges a job)."""
+    """Jobs scattered over many ranges outgrow the first pool (three ranges a job)."""
     machine = ProcessorMap(64, "any", seed=3, jobs=1)
     for round_ in range(50):
         machine.take(0, 40, round_)

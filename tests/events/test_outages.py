@@ -5,6 +5,7 @@ workloads for every space-sharing policy, the metrics, and bad input."""
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 import schedlab
 from schedlab import Job, Workload
 from schedlab.cli.app import app
+from schedlab.engine.outages import _by_start
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
 from schedlab.testing import check_invariants
@@ -117,6 +119,20 @@ def test_checkpointed_job_restarts_from_its_last_checkpoint():
     metrics = schedlab.compute_metrics(result)
     assert metrics["restarted"] == 1 and metrics["checkpoint_overhead"] == 2 * 48 + 2 * 45 + 4 * 20
     assert metrics["lost_work"] == 2 * (30 - 20)
+
+
+def test_a_job_withdrawn_at_its_submission_keeps_its_submitted_needs():
+    """Under ``checkpoint`` a job's final runtime and estimate count its writes from its
+    first attempt on (job 2: 145 s, 200 + 19 x 5 = 295 s); job 3, cancelled by its user
+    at its submission, never enters the queue and keeps the 50 s and 60 s it was
+    submitted with."""
+    jobs = three_jobs().jobs
+    workload = Workload(jobs=jobs[:2] + (jobs[2]._replace(cancel_after=0),), processors=4)
+    spec = failing("checkpoint", checkpointing=Checkpointing(cost=5, restart=3, interval=10))
+    result = run(workload, schedlab.make_policy("fcfs+easy"), failures=spec)
+    assert result.status_names()[2] == "withdrawn"
+    assert result.outages.final_runtime.tolist() == [118, 145, 50]
+    assert result.outages.final_estimate.tolist()[1:] == [295, 60]
 
 
 def test_the_outage_metrics_of_a_killed_job():
@@ -567,3 +583,45 @@ def test_outages_with_every_other_event_keep_the_invariants(policy, data, worklo
     check_invariants(runs[0], events)
     assert np.array_equal(runs[0].start, runs[1].start)
     assert np.array_equal(runs[0].status, runs[1].status)
+
+
+@given(processors=st.integers(1, 8) | st.integers(9, 5000),
+       rows=st.lists(st.tuples(st.integers(0, 4999),
+                               st.integers(-4, 4) | st.integers(-2**40, 2**40)), max_size=60),
+       huge=st.booleans())
+def test_the_intervals_are_ordered_by_start_then_processor_as_by_lexsort(processors, rows, huge):
+    """The record's one-key sort of its intervals gives numpy's two-key lexsort order, with
+    starts near the 63-bit limit (``huge``: the lexsort itself) too."""
+    intervals = np.zeros((len(rows), 5), dtype=np.int64)
+    for k, (lo, start) in enumerate(rows):
+        intervals[k, 0], intervals[k, 2] = lo % processors, start * (2**21 if huge else 1)
+    expected = np.lexsort((intervals[:, 0], intervals[:, 2]))
+    assert _by_start(intervals, processors).tolist() == expected.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(mtbf=st.floats(1.0, 1e7), repair=st.floats(1.0, 1e5),
+       distribution=st.sampled_from(["exponential", "weibull"]), shape=st.floats(0.1, 10),
+       repair_distribution=st.sampled_from(["exponential", "fixed"]),
+       seed=st.integers(0, 2**32), node=st.integers(0, 500), count=st.integers(1, 40))
+def test_failures_drawn_ahead_are_those_drawn_one_by_one(mtbf, repair, distribution, shape,
+                                                          repair_distribution, seed, node,
+                                                          count):
+    """A node's failures drawn ``count`` at a time (what the engine reads) are those of as
+    many draws of numpy's exponential and Weibull distributions one by one."""
+    model = FailureModel(mtbf=mtbf, repair=repair, distribution=distribution, shape=shape,
+                         repair_distribution=repair_distribution, seed=seed)
+    rng = model.generator(node)
+    expected = []
+    for _ in range(count):
+        if distribution == "weibull":
+            drawn = mtbf / math.gamma(1 + 1 / shape) * float(rng.weibull(shape))
+        else:
+            drawn = float(rng.exponential(mtbf))
+        fixed = repair_distribution == "fixed"
+        expected.append((max(1, round(drawn)),
+                         max(1, round(repair if fixed else float(rng.exponential(repair))))))
+    assert model.draws(model.generator(node), count) == expected
+    one_by_one = model.generator(node)
+    assert [(model.time_to_failure(one_by_one), model.repair_time(one_by_one))
+            for _ in range(count)] == expected

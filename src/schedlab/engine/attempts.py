@@ -113,6 +113,24 @@ class Attempts:
         """The statistic an attempt queued again counts under."""
         return "requeued" if self.spec.fate == "requeue" else "restarted"
 
+    def first_attempts(self, jobs: Sequence[Job]) -> list[Job]:
+        """Every job as it runs its first attempt (:meth:`entered` of all of them at once,
+        by position): built once for the run, so that a job entering the queue costs a
+        look-up.  A job that never enters (withdrawn at its submission) keeps its
+        submitted runtime and estimate: :meth:`never_entered`."""
+        if self.spec.fate != "checkpoint":
+            return list(jobs)
+        runtime, estimate = self._first
+        self.final_runtime = np.array(runtime, dtype=np.int64)
+        self.final_estimate = np.array(estimate, dtype=np.int64)
+        return [with_times(job, r, e) for job, r, e in zip(jobs, runtime, estimate)]
+
+    def never_entered(self, job: Job, position: int) -> None:
+        """A job withdrawn at its submission ran no attempt: its final runtime and estimate
+        are those it was submitted with (undoing :meth:`first_attempts`)."""
+        self.final_runtime[position] = job.runtime
+        self.final_estimate[position] = job.estimate
+
     def entered(self, job: Job, position: int) -> Job:
         """A job as it runs its first attempt: under ``checkpoint`` its runtime and estimate
         with the checkpoint writes they need (the limit covers the work; the writes are
@@ -167,6 +185,16 @@ class Attempts:
         work = self._work[position] if left is None else min(left[0], left[1])
         if held > work:
             self.overhead[position] += held - work
+
+    def all_finished(self, positions: np.ndarray, held: np.ndarray) -> None:
+        """:meth:`finished` of the last attempts of the jobs at ``positions`` at once (held
+        ``held`` seconds each): counted when the run's record is made, not job by job."""
+        if self.spec.fate != "checkpoint":
+            return
+        work = np.array(self._work, dtype=np.int64)
+        for position, (work_left, limit_left, _) in self._left.items():
+            work[position] = min(work_left, limit_left)
+        self.overhead[positions] += np.maximum(held - work[positions], 0)
 
     def ended_array(self) -> np.ndarray:
         """The attempts a failure ended, one row ``(position, start, end, saved)``."""

@@ -164,7 +164,8 @@ class Context:
         at its repair, as a running job's."""
         self._outages = outages
         self.reservations_enabled = self.reservations_enabled or bool(outages.windows)
-        self._attempt_jobs = list(self._jobs)     # each job's current attempt, by position
+        # Each job's current attempt, by position: its first until a failure ends it.
+        self._attempt_jobs = outages.first_attempts(self._submitted_jobs)
         self._jobs = self._attempt_jobs
         outages.begin(self)
 
@@ -177,7 +178,7 @@ class Context:
         self._first_plan = array("q", [-1]) * n
         self._last_plan = array("q", [-1]) * n
         self._corrections = array("q", [0]) * n
-        planner.begin(self._jobs)
+        planner.begin(self._submitted_jobs)
         self._planned_view = self._planned_view_of(planner)
 
     def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job], Job]:
@@ -460,11 +461,12 @@ class Context:
             cancel_at = job.submit + after
             if cancel_at <= self.now:
                 self._withdraw(job)
+                if self._outages is not None:
+                    self._outages.never_entered(job, self._index[job.id])
                 return None
             heappush(self._events, (cancel_at, CANCEL, job.id, 0))
         if self._outages is not None:
-            i = self._index[job.id]
-            job = self._attempt_jobs[i] = self._outages.entered(job, i)
+            job = self._attempt_jobs[self._index[job.id]]     # its first attempt
         return self._planned_view(job)
 
     def _withdraw(self, job: Job) -> None:
@@ -546,8 +548,6 @@ class Context:
         self._end[i] = now
         if now - self._start[i] - self._suspended_for[i] < job.runtime:
             self._status[i] = KILLED
-        if self._outages is not None:
-            self._outages.finished(i, now - self._start[i])
         self._done += 1
         if self._planner is not None:
             self._planner.ended(self._jobs[i], self._start[i], now, self._status[i])

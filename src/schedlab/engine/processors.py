@@ -60,11 +60,13 @@ class ProcessorMap:
         self._state[_RNG] = (seed * 1_000_003 + processors) % (_PARK_MILLER - 1) + 1
         #: The ranges each job holds: rows of ``_pool`` from ``_first[i]``, ``_count[i]`` of
         #: them (0: none), held since ``_since[i]``.
-        self._pool = np.zeros((max(64, 2 * jobs), 2), dtype=np.int64)
+        # Room for three ranges a job (first-fit on a fragmented machine takes two to three
+        # a start); np.zeros leaves the pages it never writes unallocated.
+        self._pool = np.zeros((max(64, 3 * jobs), 2), dtype=np.int64)
         self._first = np.zeros(jobs, dtype=np.int64)
         self._count = np.zeros(jobs, dtype=np.int64)
         self._since = np.zeros(jobs, dtype=np.int64)
-        self._used = np.zeros((max(64, 2 * jobs), 5), dtype=np.int64)
+        self._used = np.zeros((max(64, 3 * jobs), 5), dtype=np.int64)
         self._journal = array("q")
 
     # ------------------------------------------------------------------ jobs
@@ -81,19 +83,22 @@ class ProcessorMap:
         journal = self._journal
         if not journal:
             return
-        ops = np.array(journal, dtype=np.int64).reshape(-1, 4)
-        del journal[:]
+        ops = np.frombuffer(journal, dtype=np.int64).reshape(-1, 4)
+        self._journal = array("q")
         done = 0
         while done < len(ops):
             done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
                           self._first, self._count, self._since, self._used, self._mode)
             if done < len(ops):
-                self._grow()
+                self._grow(ops[done, 0] == _TAKE)
 
-    def _grow(self) -> None:
-        """Double the pool of held ranges and the record of uses."""
-        self._pool = np.concatenate([self._pool, np.zeros_like(self._pool)])
-        self._used = np.concatenate([self._used, np.zeros_like(self._used)])
+    def _grow(self, pool: bool) -> None:
+        """Double the pool of held ranges (a take found it full) or else the record of uses
+        (a release did)."""
+        if pool:
+            self._pool = np.concatenate([self._pool, np.zeros_like(self._pool)])
+        else:
+            self._used = np.concatenate([self._used, np.zeros_like(self._used)])
 
     def holders(self, lo: int, hi: int) -> np.ndarray:
         """The holders of the processors ``[lo, hi)`` now."""
@@ -132,9 +137,8 @@ class ProcessorMap:
 
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
-        journal = self._journal
         for lo, hi in ranges:
-            journal.extend((_FREE_RANGE, lo, hi, 0))
+            self._journal.extend((_FREE_RANGE, lo, hi, 0))
 
     def free_count(self) -> int:
         self.flush()

@@ -267,11 +267,12 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     on_correction = getattr(policy, "on_correction", None)
     on_outage = getattr(policy, "on_outage", None)
     outages = ctx._outages
-    # How a submitted job enters the queue when it changes on the way (no cancellations
-    # here): as its first attempt with outages, and as the policy sees it with a planner.
+    # A submitted job enters the queue as its first attempt (no cancellations here): with
+    # outages, as the context made them all at the start; and as the policy sees it with a
+    # planner.
+    entering = jobs if outages is None else ctx._attempt_jobs
     planning = ctx._planner is not None
-    enter = (ctx._enter if outages is not None and (outages.changes_jobs or planning)
-             else ctx._planned_view if planning else None)
+    enter = ctx._planned_view if planning else None
     idle_after_corrections = (getattr(policy, "idle_after_corrections", None)
                               if ctx._planner is not None and ctx.overrun == "kill"
                               and not ctx.kill_grace and outages is None else None)
@@ -315,10 +316,10 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
                 on_correction(ctx, *corrected)
         # 4. submissions
         while submits[nxt] == now:
-            job = jobs[nxt]
+            job = entering[nxt]
             nxt += 1
             if enter is not None:
-                job = enter(job)              # type: ignore[assignment]  # never None here
+                job = enter(job)
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)

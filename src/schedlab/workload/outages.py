@@ -131,23 +131,43 @@ class FailureModel:
 
     def time_to_failure(self, rng: np.random.Generator) -> int:
         """Seconds from a repair to the next failure (at least 1)."""
-        if self.distribution == "weibull":
-            scale = self.mtbf / math.gamma(1.0 + 1.0 / self.shape)
-            drawn = scale * float(rng.weibull(self.shape))
-        else:
-            drawn = float(rng.exponential(self.mtbf))
-        return max(1, round(drawn))
+        return self._to_failure(float(rng.standard_exponential()))
 
     def repair_time(self, rng: np.random.Generator) -> int:
         """Seconds a failed node takes to come back (at least 1)."""
-        drawn = self.repair if self.repair_distribution == "fixed" else float(
-            rng.exponential(self.repair))
-        return max(1, round(drawn))
+        if self.repair_distribution == "fixed":
+            return self._repair(0.0)
+        return self._repair(float(rng.standard_exponential()))
 
     def next_failure(self, rng: np.random.Generator, after: int) -> tuple[int, int]:
         """The node's next failure after its repair at ``after``: ``(start, end)``."""
         start = after + self.time_to_failure(rng)
         return start, start + self.repair_time(rng)
+
+    def draws(self, rng: np.random.Generator, count: int) -> list[tuple[int, int]]:
+        """The node's next ``count`` ``(time to failure, repair time)`` pairs: the values of
+        as many :meth:`time_to_failure` and :meth:`repair_time` calls in turn, drawn in one
+        call of the generator (each is a function of one standard exponential draw, none
+        for a fixed repair)."""
+        if self.repair_distribution == "fixed":
+            return [(self._to_failure(e), self._repair(0.0))
+                    for e in rng.standard_exponential(count).tolist()]
+        drawn = rng.standard_exponential(2 * count).tolist()
+        return [(self._to_failure(a), self._repair(b)) for a, b in zip(drawn[::2], drawn[1::2])]
+
+    def _to_failure(self, e: float) -> int:
+        """The time to failure of the standard exponential draw ``e``: exponential with mean
+        ``mtbf`` (numpy's ``exponential``, ``mtbf * e``) or Weibull of that mean (numpy's
+        ``weibull``, ``e ** (1 / shape)``, scaled)."""
+        if self.distribution == "weibull":
+            scale = self.mtbf / math.gamma(1.0 + 1.0 / self.shape)
+            return max(1, round(scale * math.pow(e, 1.0 / self.shape)))
+        return max(1, round(self.mtbf * e))
+
+    def _repair(self, e: float) -> int:
+        """The repair time of the standard exponential draw ``e`` (unused when fixed)."""
+        return max(1, round(self.repair if self.repair_distribution == "fixed"
+                            else self.repair * e))
 
 
 @dataclass(frozen=True)
