@@ -159,18 +159,19 @@ class KeptGuests:
 
     A row's choice (:func:`row_guests`) is fixed by its taken processors and the
     candidates in matrix order.  Between two passes the rows keep their relative order
-    (rows open at the end and leave only empty), so a job that did not change row or
-    processors keeps its place among the others; a job that came, left or moved is one
-    candidate taken out and one put in.  Taking out a job the row did not choose changes
-    nothing (it added no processor); putting in one whose processors meet the row's own
-    changes nothing (it is passed over wherever it stands).  Any other change, a row
-    whose processors changed, or a change of the processors in service chooses again.
-    The result is the plain pass's (tests/gang/test_kept_guests.py compares them at
-    every pass).
+    (rows open at the end and leave only empty), so a job that did not change row
+    (``Matrix.journal``) keeps its place among the others; a job that came, left or moved
+    is one candidate taken out and one put in.  Taking out a job the row did not choose
+    changes nothing (it added no processor); putting in one whose processors meet the
+    row's own changes nothing (it is passed over wherever it stands).  Any other change,
+    a row whose processors changed, or a change of the processors in service chooses
+    again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
+    at every pass).
     """
 
     def __init__(self) -> None:
         self._usable = -1
+        self._seen = 0                      # the part of the matrix's journal read
         #: Every matrix job's (row id, processors) at the last pass.
         self._where: dict[int, tuple[int, int]] = {}
         #: Row id -> (taken processors, guests chosen, the same as a set) at the last pass.
@@ -181,12 +182,16 @@ class KeptGuests:
     def add(self, matrix: Matrix) -> int:
         """Add every row's guests to ``matrix`` (as :func:`add_guests`); returns their number."""
         rows = matrix.rows
-        where = {job_id: (row.id, mask) for row in rows for job_id, mask in row.own.items()}
         if matrix.usable != self._usable:
             self._usable = matrix.usable
             self._rows = {}
-        changed = {job_id for job_id, _ in where.items() ^ self._where.items()}
-        self._reorder(changed, where, rows)
+        journal = matrix.journal
+        masks = matrix.masks
+        # each job that came, left or moved since the last pass: where it is now (or None)
+        changed = {job_id: (matrix.row_of(job_id).id, masks[job_id]) if job_id in masks
+                   else None for job_id in journal[self._seen:]}
+        self._seen = len(journal)
+        self._reorder(changed, rows)
         out_of_service = ~self._usable
         kept = self._rows
         fresh: dict[int, tuple[int, list[int], set[int]]] = {}
@@ -195,7 +200,7 @@ class KeptGuests:
         for index, row in enumerate(rows):
             taken = row.occupied | row.guest_mask
             entry = kept.get(row.id)
-            if entry is None or entry[0] != taken or self._touched(entry, changed, where):
+            if entry is None or entry[0] != taken or self._touched(entry, changed):
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
@@ -204,38 +209,37 @@ class KeptGuests:
             if entry[1]:
                 matrix.add_guests(entry[1], index)
                 placed += len(entry[1])
-        self._where, self._rows = where, fresh
+        self._rows = fresh
         return placed
 
     @staticmethod
-    def _touched(entry: tuple[int, list[int], set[int]], changed: set[int],
-                 where: dict[int, tuple[int, int]]) -> bool:
+    def _touched(entry: tuple[int, list[int], set[int]],
+                 changed: dict[int, tuple[int, int] | None]) -> bool:
         """Whether the jobs that came, left or moved may change a row's last choice."""
         taken, _, chosen = entry
-        for job_id in changed:
+        for job_id, place in changed.items():
             if job_id in chosen:
                 return True
-            place = where.get(job_id)
             if place is not None and not place[1] & taken:
                 return True
         return False
 
-    def _reorder(self, changed: set[int], where: dict[int, tuple[int, int]],
-                 rows: list[Row]) -> None:
-        """Keep each row's jobs by lowest processor: the jobs that left a row are taken
-        out of its list, those that came are put in at their place."""
-        order = self._order
+    def _reorder(self, changed: dict[int, tuple[int, int] | None], rows: list[Row]) -> None:
+        """Keep each row's jobs by lowest processor and every job's place: the jobs that
+        left a row are taken out of its list, those that came are put in at their place."""
+        order, where = self._order, self._where
         if len(order) > len(rows):
             order = self._order = {row.id: order[row.id] for row in rows if row.id in order}
-        for job_id in changed:
-            before = self._where.get(job_id)
+        for job_id, after in changed.items():
+            before = where.pop(job_id, None)
             if before is not None and before[0] in order:
                 jobs, mask = order[before[0]], before[1]
                 del jobs[bisect.bisect_left(jobs, (mask & -mask, job_id, mask))]
-            after = where.get(job_id)
-            if after is not None and after[0] in order:
-                mask = after[1]
-                bisect.insort(order[after[0]], (mask & -mask, job_id, mask))
+            if after is not None:
+                where[job_id] = after
+                if after[0] in order:
+                    mask = after[1]
+                    bisect.insort(order[after[0]], (mask & -mask, job_id, mask))
 
     def _candidates(self, rows: list[Row]) -> list[tuple[int, int, int]]:
         """Every matrix job as :func:`by_lowest_processor` gives them, rows in order."""
