@@ -258,16 +258,19 @@ class Matrix:
         guests = row.guests
         out_of_service = ~self.usable
         job_ids = list(job_ids)
-        masks = [self._mask[job_id] for job_id in job_ids]
+        masks = self._mask
         union = 0
-        for mask in masks:
+        for job_id in job_ids:
+            mask = masks[job_id]
+            if not mask or mask & union:
+                break
             union |= mask
-        if all(masks) and sum(mask.bit_count() for mask in masks) == union.bit_count() \
-                and not union & (out_of_service | row.occupied | row.guest_mask):
-            # disjoint, in service and free here: no job of its own or guest already
-            guests.update(zip(job_ids, masks))
-            row.guest_mask |= union
-            return
+        else:
+            if not union & (out_of_service | row.occupied | row.guest_mask):
+                # disjoint, in service and free here: no job of its own or guest already
+                guests.update({job_id: masks[job_id] for job_id in job_ids})
+                row.guest_mask |= union
+                return
         for job_id in job_ids:
             mask = self._mask[job_id]
             if self._row_of[job_id] is row or job_id in guests:

@@ -153,6 +153,17 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
     return chosen
 
 
+def _touched(entry: tuple[int, list[int]], changed: dict[int, tuple[int, int] | None]
+             ) -> bool:
+    """Whether the jobs that came, left or moved (and where they are now) may change a
+    row's last choice of guests (:class:`KeptGuests`)."""
+    taken, chosen = entry
+    for job_id, place in changed.items():
+        if (place is not None and not place[1] & taken) or job_id in chosen:
+            return True
+    return False
+
+
 class KeptGuests:
     """:func:`add_guests` kept across passes: a row's guests are chosen again only when
     a change since the last pass could alter them, else the last pass's are added again.
@@ -174,8 +185,8 @@ class KeptGuests:
         self._seen = 0                      # the part of the matrix's journal read
         #: Every matrix job's (row id, processors) at the last pass.
         self._where: dict[int, tuple[int, int]] = {}
-        #: Row id -> (taken processors, guests chosen, the same as a set) at the last pass.
-        self._rows: dict[int, tuple[int, list[int], set[int]]] = {}
+        #: Row id -> (taken processors, guests chosen) at the last pass.
+        self._rows: dict[int, tuple[int, list[int]]] = {}
         #: Row id -> its jobs by lowest processor (:func:`by_lowest_processor`).
         self._order: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -192,37 +203,28 @@ class KeptGuests:
                    else None for job_id in journal[self._seen:]}
         self._seen = len(journal)
         self._reorder(changed, rows)
+        if len(rows) < 2:                   # the only candidates are the row's own jobs
+            self._rows = {}
+            return 0
         out_of_service = ~self._usable
         kept = self._rows
-        fresh: dict[int, tuple[int, list[int], set[int]]] = {}
+        fresh: dict[int, tuple[int, list[int]]] = {}
         candidates: list[tuple[int, int, int]] | None = None
         placed = 0
         for index, row in enumerate(rows):
             taken = row.occupied | row.guest_mask
             entry = kept.get(row.id)
-            if entry is None or entry[0] != taken or self._touched(entry, changed):
+            if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
                 if candidates is None:
                     candidates = self._candidates(rows)
-                chosen = row_guests(candidates, row, out_of_service)
-                entry = (taken, chosen, set(chosen))
+                entry = (taken, row_guests(candidates, row, out_of_service))
             fresh[row.id] = entry
-            if entry[1]:
-                matrix.add_guests(entry[1], index)
-                placed += len(entry[1])
+            chosen = entry[1]
+            if chosen:
+                matrix.add_guests(chosen, index)
+                placed += len(chosen)
         self._rows = fresh
         return placed
-
-    @staticmethod
-    def _touched(entry: tuple[int, list[int], set[int]],
-                 changed: dict[int, tuple[int, int] | None]) -> bool:
-        """Whether the jobs that came, left or moved may change a row's last choice."""
-        taken, _, chosen = entry
-        for job_id, place in changed.items():
-            if job_id in chosen:
-                return True
-            if place is not None and not place[1] & taken:
-                return True
-        return False
 
     def _reorder(self, changed: dict[int, tuple[int, int] | None], rows: list[Row]) -> None:
         """Keep each row's jobs by lowest processor and every job's place: the jobs that
