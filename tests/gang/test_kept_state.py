@@ -1,8 +1,9 @@
 """The gang policy's passes that keep state across passes agree with the plain passes.
 
 ``GangScheduler`` keeps the guests (``packing.KeptGuests``) and the long jobs' processors
-from one pass to the next and looks only at the waiting jobs that may fit; the plain pass
-recomputes all three from the matrix and walks the whole queue.  Both are compared at
+from one pass to the next, re-packs only after a job left and looks only at the waiting
+jobs that may fit; the plain pass recomputes the guests and the long jobs' processors from
+the matrix, re-packs at every pass and walks the whole queue.  Both are compared at
 every pass and over whole runs, on random workloads with and without failures, windows
 and cancellations (which change the processors in service and take jobs out).
 """
@@ -60,6 +61,10 @@ class PlainGang(GangScheduler):
     def _may_fit(self, waiting: list[Job], room: int, long_room: int) -> list[tuple[int, Job]]:
         return list(enumerate(waiting))
 
+    def _repack(self, matrix: Matrix) -> None:
+        self._moves += packing.repack(matrix)
+        matrix._drop_empty_rows()
+
     def _long_processors(self, matrix: Matrix) -> int:
         mask = 0
         for job_id, job_mask in matrix.masks.items():
@@ -69,11 +74,20 @@ class PlainGang(GangScheduler):
 
 
 class CheckedGang(GangScheduler):
-    """The gang policy, its long jobs' processors checked against the plain pass's."""
+    """The gang policy, its long jobs' processors and skipped re-packings checked against
+    the plain pass's."""
+
+    skipped = 0
 
     def __init__(self, **params) -> None:
         super().__init__(**params)
         self._guests = CheckedGuests()
+
+    def _repack(self, matrix: Matrix) -> None:
+        if [(row.id, row.occupied) for row in matrix.rows] == self._packed:
+            assert packing.repack(matrix) == 0      # skipped: re-packing moves nothing
+            CheckedGang.skipped += 1
+        super()._repack(matrix)
 
     def _long_processors(self, matrix: Matrix) -> int:
         kept = super()._long_processors(matrix)
@@ -130,11 +144,13 @@ def test_kept_passes_match_the_plain_passes_under_failures_and_windows(data, par
 
 
 def test_the_guests_are_compared_at_every_pass():
-    """The check runs: a crowded run makes many passes that keep guests."""
+    """The checks run: a crowded run makes many passes that keep guests or skip
+    re-packing."""
     jobs = tuple(Job(i + 1, i, 30 + 7 * (i % 5), 40, 1 + i % 3) for i in range(40))
-    before = CheckedGuests.passes
+    before, skipped = CheckedGuests.passes, CheckedGang.skipped
     _same_runs(Workload(jobs, 6, name="crowded"), {"strategy": 2, "slots": 4})
     assert CheckedGuests.passes - before > 20
+    assert CheckedGang.skipped - skipped > 5
 
 
 def test_kept_guests_are_chosen_again_when_processors_leave_service():

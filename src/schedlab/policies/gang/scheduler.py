@@ -51,6 +51,11 @@ class JobClasses:
         return SHORT if length < self.short else LONG if length > self.long else MEDIUM
 
 
+def _layout(matrix: Matrix) -> list[tuple[int, int]]:
+    """Each row's id and the processors its own jobs hold."""
+    return [(row.id, row.occupied) for row in matrix.rows]
+
+
 class GangScheduler(Policy, TimeSharingPolicy):
     """Gang scheduling (Zhou, Goscinski, Brent 2003): ``strategy`` 1, 2 or 3.
 
@@ -109,13 +114,13 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self._long_placed: dict[int, int] = {}
         self._long_mask = 0                 # the processors of those
         self._guests = KeptGuests()
+        self._packed: list[tuple[int, int]] = []  # the rows' processors after the last pass
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
         """Re-pack, then serve the queue in arrival order, then add guests."""
         if self.packing == "repack":
-            self._moves += packing.repack(matrix)
-            matrix._drop_empty_rows()
+            self._repack(matrix)
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
         blocked = False                     # an earlier job waits: this one is backfilled
         placed = 0                          # jobs placed so far in this pass
@@ -153,8 +158,18 @@ class GangScheduler(Policy, TimeSharingPolicy):
             if blocked or position > placed:
                 self._backfilled += 1
             placed += 1
+        self._packed = _layout(matrix)
         if self.switchable:
             self._guests.add(matrix)
+
+    def _repack(self, matrix: Matrix) -> None:
+        """Job re-packing, skipped when every row holds the processors it held at the end
+        of the last pass: no job left since, and a re-packed matrix stays re-packed as
+        jobs are placed (each in the first row with room for it, so on processors taken
+        in every row before), so re-packing would move nothing."""
+        if _layout(matrix) != self._packed:
+            self._moves += packing.repack(matrix)
+            matrix._drop_empty_rows()
 
     def _may_fit(self, waiting: list[Job], room: int, long_room: int
                  ) -> list[tuple[int, Job]]:
