@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,6 +70,7 @@ if TYPE_CHECKING:
     from schedlab.workload.outages import FailureSpec, Window
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
+_OWN = attrgetter("own")          # a row's own jobs
 
 
 def lowest_bits(mask: int, count: int) -> int:
@@ -150,6 +152,9 @@ class Matrix:
         self._jobs: dict[int, Job] = {}
         self._next_row_id = 0
         self.log: list[tuple[int, int, int, int]] = []      # (time, kind, job id, row id)
+        #: Every job whose place changed (placed, moved, left), in order: a policy that keeps
+        #: state across passes reads what came since its last pass.
+        self.journal: list[int] = []
         #: The service each matrix job has received, as of the policy's pass (what a
         #: scheduler knows: estimate - served is the most it needs); set by the engine.
         self.served: Mapping[int, int] = {}
@@ -175,6 +180,10 @@ class Matrix:
 
     def row_index(self, job_id: int) -> int:
         return self.rows.index(self._row_of[job_id])
+
+    def row_of(self, job_id: int) -> Row:
+        """The row a job in the matrix belongs to."""
+        return self._row_of[job_id]
 
     def __contains__(self, job_id: int) -> bool:
         return job_id in self._mask
@@ -217,6 +226,7 @@ class Matrix:
         self._mask[job.id] = mask
         self._jobs[job.id] = job
         self.log.append((self.now, PLACE, job.id, row.id))
+        self.journal.append(job.id)
 
     def move(self, job_id: int, index: int) -> None:
         """Move a job, on its processors, to another row (job re-packing)."""
@@ -235,6 +245,7 @@ class Matrix:
         target.occupied |= mask
         self._row_of[job_id] = target
         self.log.append((self.now, MOVE, job_id, target.id))
+        self.journal.append(job_id)
 
     def add_guest(self, job_id: int, index: int) -> None:
         """Let a job also run in row ``index``, where its processors are free."""
@@ -246,6 +257,20 @@ class Matrix:
         row = self.rows[index]
         guests = row.guests
         out_of_service = ~self.usable
+        job_ids = list(job_ids)
+        masks = self._mask
+        union = 0
+        for job_id in job_ids:
+            mask = masks[job_id]
+            if not mask or mask & union:
+                break
+            union |= mask
+        else:
+            if not union & (out_of_service | row.occupied | row.guest_mask):
+                # disjoint, in service and free here: no job of its own or guest already
+                guests.update({job_id: masks[job_id] for job_id in job_ids})
+                row.guest_mask |= union
+                return
         for job_id in job_ids:
             mask = self._mask[job_id]
             if self._row_of[job_id] is row or job_id in guests:
@@ -270,6 +295,7 @@ class Matrix:
                 del other.guests[job_id]
                 other.guest_mask ^= mask
         self.log.append((self.now, LEAVE, job_id, row.id))
+        self.journal.append(job_id)
 
     def _guests_by_row(self) -> list[tuple[int, dict[int, int]]]:
         """Each row's id and guests (the dicts themselves: :meth:`_clear_guests` gives the
@@ -283,7 +309,7 @@ class Matrix:
 
     def _drop_empty_rows(self) -> None:
         """A row without jobs of its own is removed (it would only waste a slot)."""
-        if any(not row.own for row in self.rows):
+        if not all(map(_OWN, self.rows)):
             self.rows = [row for row in self.rows if row.own]
 
     def _fail(self, job_id: int, action: str, why: str) -> None:

@@ -9,10 +9,11 @@ docs/reference/policies/gang.md.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from schedlab.engine.timesharing import Matrix, lowest_bits
+from schedlab.engine.timesharing import Matrix, Row, lowest_bits
 
 if TYPE_CHECKING:
     from schedlab.workload.job import Job
@@ -118,27 +119,140 @@ def add_guests(matrix: Matrix) -> int:
     """Let jobs also run in other rows where all their processors are free.
 
     Rows in round order; candidates row by row, by lowest processor (the
-    order the jobs hold in the matrix).  Returns the number of guest places.
+    order the jobs hold in the matrix), each row chosen on its own
+    (:func:`row_guests`).  Returns the number of guest places.
     """
-    candidates = [(job_id, mask) for row in matrix.rows
-                  for _, job_id, mask in by_lowest_processor(row.own)]
+    candidates = [job for row in matrix.rows for job in by_lowest_processor(row.own)]
     placed = 0
-    full = matrix.usable
+    out_of_service = ~matrix.usable
     for index, row in enumerate(matrix.rows):
-        taken = ~full | row.occupied | row.guest_mask
-        if not ~taken:
-            continue
-        chosen = []
-        for job_id, mask in candidates:
-            if not mask & taken and job_id not in row.own:
-                chosen.append(job_id)
-                taken |= mask
-                if not ~taken:
-                    break
+        chosen = row_guests(candidates, row, out_of_service)
         if chosen:
             matrix.add_guests(chosen, index)
             placed += len(chosen)
     return placed
+
+
+def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service: int
+               ) -> list[int]:
+    """The guests of one row: first fit of the ``candidates`` (every matrix job as
+    :func:`by_lowest_processor` gives them, rows in order), in their order, onto the
+    processors in service that neither the row's jobs nor the guests chosen before hold.
+    A row's choice depends on no other row's."""
+    taken = out_of_service | row.occupied | row.guest_mask
+    chosen: list[int] = []
+    if not ~taken:
+        return chosen
+    own = row.own
+    for _, job_id, mask in candidates:
+        if not mask & taken and job_id not in own:
+            chosen.append(job_id)
+            taken |= mask
+            if not ~taken:
+                break
+    return chosen
+
+
+def _touched(entry: tuple[int, list[int]], changed: dict[int, tuple[int, int] | None]
+             ) -> bool:
+    """Whether the jobs that came, left or moved (and where they are now) may change a
+    row's last choice of guests (:class:`KeptGuests`)."""
+    taken, chosen = entry
+    for job_id, place in changed.items():
+        if (place is not None and not place[1] & taken) or job_id in chosen:
+            return True
+    return False
+
+
+class KeptGuests:
+    """:func:`add_guests` kept across passes: a row's guests are chosen again only when
+    a change since the last pass could alter them, else the last pass's are added again.
+
+    A row's choice (:func:`row_guests`) is fixed by its taken processors and the
+    candidates in matrix order.  Between two passes the rows keep their relative order
+    (rows open at the end and leave only empty), so a job that did not change row
+    (``Matrix.journal``) keeps its place among the others; a job that came, left or moved
+    is one candidate taken out and one put in.  Taking out a job the row did not choose
+    changes nothing (it added no processor); putting in one whose processors meet the
+    row's own changes nothing (it is passed over wherever it stands).  Any other change,
+    a row whose processors changed, or a change of the processors in service chooses
+    again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
+    at every pass).
+    """
+
+    def __init__(self) -> None:
+        self._usable = -1
+        self._seen = 0                      # the part of the matrix's journal read
+        #: Every matrix job's (row id, processors) at the last pass.
+        self._where: dict[int, tuple[int, int]] = {}
+        #: Row id -> (taken processors, guests chosen) at the last pass.
+        self._rows: dict[int, tuple[int, list[int]]] = {}
+        #: Row id -> its jobs by lowest processor (:func:`by_lowest_processor`).
+        self._order: dict[int, list[tuple[int, int, int]]] = {}
+
+    def add(self, matrix: Matrix) -> int:
+        """Add every row's guests to ``matrix`` (as :func:`add_guests`); returns their number."""
+        rows = matrix.rows
+        if matrix.usable != self._usable:
+            self._usable = matrix.usable
+            self._rows = {}
+        journal = matrix.journal
+        masks = matrix.masks
+        # each job that came, left or moved since the last pass: where it is now (or None)
+        changed = {job_id: (matrix.row_of(job_id).id, masks[job_id]) if job_id in masks
+                   else None for job_id in journal[self._seen:]}
+        self._seen = len(journal)
+        self._reorder(changed, rows)
+        if len(rows) < 2:                   # the only candidates are the row's own jobs
+            self._rows = {}
+            return 0
+        out_of_service = ~self._usable
+        kept = self._rows
+        fresh: dict[int, tuple[int, list[int]]] = {}
+        candidates: list[tuple[int, int, int]] | None = None
+        placed = 0
+        for index, row in enumerate(rows):
+            taken = row.occupied | row.guest_mask
+            entry = kept.get(row.id)
+            if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
+                if candidates is None:
+                    candidates = self._candidates(rows)
+                entry = (taken, row_guests(candidates, row, out_of_service))
+            fresh[row.id] = entry
+            chosen = entry[1]
+            if chosen:
+                matrix.add_guests(chosen, index)
+                placed += len(chosen)
+        self._rows = fresh
+        return placed
+
+    def _reorder(self, changed: dict[int, tuple[int, int] | None], rows: list[Row]) -> None:
+        """Keep each row's jobs by lowest processor and every job's place: the jobs that
+        left a row are taken out of its list, those that came are put in at their place."""
+        order, where = self._order, self._where
+        if len(order) > len(rows):
+            order = self._order = {row.id: order[row.id] for row in rows if row.id in order}
+        for job_id, after in changed.items():
+            before = where.pop(job_id, None)
+            if before is not None and before[0] in order:
+                jobs, mask = order[before[0]], before[1]
+                del jobs[bisect.bisect_left(jobs, (mask & -mask, job_id, mask))]
+            if after is not None:
+                where[job_id] = after
+                if after[0] in order:
+                    mask = after[1]
+                    bisect.insort(order[after[0]], (mask & -mask, job_id, mask))
+
+    def _candidates(self, rows: list[Row]) -> list[tuple[int, int, int]]:
+        """Every matrix job as :func:`by_lowest_processor` gives them, rows in order."""
+        order = self._order
+        candidates: list[tuple[int, int, int]] = []
+        for row in rows:
+            jobs = order.get(row.id)
+            if jobs is None:
+                jobs = order[row.id] = by_lowest_processor(row.own)
+            candidates += jobs
+        return candidates
 
 
 def pack_express(jobs: Iterable[Job], free: int) -> list[tuple[Job, int]]:

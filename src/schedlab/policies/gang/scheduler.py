@@ -24,6 +24,7 @@ from schedlab.engine.timesharing import EXPRESS_STARTS, TIME_SHARING, Matrix, Ti
 from schedlab.errors import PolicyError
 from schedlab.policies.base import Policy, check_bool, check_choice, check_number
 from schedlab.policies.gang import packing
+from schedlab.policies.gang.packing import KeptGuests
 from schedlab.policies.gang.reservation import HeadReservation
 
 if TYPE_CHECKING:
@@ -48,6 +49,11 @@ class JobClasses:
     def of(self, job: Job) -> str:
         length = job.estimate if self.by == "estimate" else job.runtime
         return SHORT if length < self.short else LONG if length > self.long else MEDIUM
+
+
+def _layout(matrix: Matrix) -> list[tuple[int, int]]:
+    """Each row's id and the processors its own jobs hold."""
+    return [(row.id, row.occupied) for row in matrix.rows]
 
 
 class GangScheduler(Policy, TimeSharingPolicy):
@@ -104,22 +110,26 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self._moves = 0
         self._backfilled = 0
         self._long_of: dict[int, bool] = {}
-        self._long_placed: set[int] = set()  # long jobs placed in the matrix (some ended since)
+        #: The long jobs placed in the matrix (some ended since) and their processors.
+        self._long_placed: dict[int, int] = {}
+        self._long_mask = 0                 # the processors of those
+        self._guests = KeptGuests()
+        self._packed: list[tuple[int, int]] = []  # the rows' processors after the last pass
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
         """Re-pack, then serve the queue in arrival order, then add guests."""
         if self.packing == "repack":
-            self._moves += packing.repack(matrix)
-            matrix._drop_empty_rows()
+            self._repack(matrix)
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
         blocked = False                     # an earlier job waits: this one is backfilled
+        placed = 0                          # jobs placed so far in this pass
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
         room = packing.largest_spot(matrix, self.slots)
         long_room = packing.largest_spot(matrix, self.slots, long_mask)
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
-        for job in waiting:
+        for position, job in self._may_fit(waiting, room, long_room):
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
@@ -141,13 +151,40 @@ class GangScheduler(Policy, TimeSharingPolicy):
             matrix.place(job, *spot)
             if is_long:
                 long_mask |= spot[1]
-                self._long_placed.add(job.id)
+                self._long_placed[job.id] = spot[1]
+                self._long_mask |= spot[1]
             room = packing.largest_spot(matrix, self.slots)
             long_room = packing.largest_spot(matrix, self.slots, long_mask)
-            if blocked:
+            if blocked or position > placed:
                 self._backfilled += 1
+            placed += 1
+        self._packed = _layout(matrix)
         if self.switchable:
-            packing.add_guests(matrix)
+            self._guests.add(matrix)
+
+    def _repack(self, matrix: Matrix) -> None:
+        """Job re-packing, skipped when every row holds the processors it held at the end
+        of the last pass: no job left since, and a re-packed matrix stays re-packed as
+        jobs are placed (each in the first row with room for it, so on processors taken
+        in every row before), so re-packing would move nothing."""
+        if _layout(matrix) != self._packed:
+            self._moves += packing.repack(matrix)
+            matrix._drop_empty_rows()
+
+    def _may_fit(self, waiting: list[Job], room: int, long_room: int
+                 ) -> list[tuple[int, Job]]:
+        """The waiting jobs a pass looks at, with their positions in the queue: with
+        first-fit backfilling only those no wider than ``room``, or ``long_room`` for a
+        long job (both only shrink during a pass, so a wider job is passed over anyway);
+        otherwise every one (the first that does not fit stops the queue or gets the
+        reservation)."""
+        if self.backfill != "first-fit":
+            return list(enumerate(waiting))
+        if long_room < room:
+            is_long = self._is_long
+            return [(position, job) for position, job in enumerate(waiting)
+                    if job.width <= long_room or (job.width <= room and not is_long(job))]
+        return [(position, job) for position, job in enumerate(waiting) if job.width <= room]
 
     def is_express(self, job: Job) -> bool:
         """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
@@ -171,19 +208,19 @@ class GangScheduler(Policy, TimeSharingPolicy):
         return known
 
     def _long_processors(self, matrix: Matrix) -> int:
-        """The processors holding a long job in any row (Strategy 2, §5): the long jobs this
-        policy placed that are still in the matrix."""
-        mask = 0
-        ended = []
-        masks = matrix.masks
-        for job_id in self._long_placed:
-            job_mask = masks.get(job_id)
-            if job_mask is None:
-                ended.append(job_id)
-            else:
+        """The processors holding a long job in any row (Strategy 2, §5): those of the long
+        jobs this policy placed that are still in the matrix, gathered again only after
+        one of them left."""
+        placed = self._long_placed
+        ended = placed.keys() - matrix.masks.keys()
+        if ended:
+            for job_id in ended:
+                del placed[job_id]
+            mask = 0
+            for job_mask in placed.values():
                 mask |= job_mask
-        self._long_placed.difference_update(ended)
-        return mask
+            self._long_mask = mask
+        return self._long_mask
 
     def statistics(self) -> dict[str, Any]:
         return {"repack_moves": self._moves, "backfilled": self._backfilled}
