@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from schedlab.engine.timesharing import run_timesharing
@@ -36,6 +36,10 @@ def _workload(raw, processors: int) -> Workload:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(JOB, min_size=1, max_size=9), st.integers(1, 6), POLICY,
        st.sampled_from(["kill", "extend"]))
+@example(  # a short job arriving the instant the slot's only job ends early joins the slot
+    [(0, 0, 6, 1), (1, 0, 1, 1)], 2,
+    {"strategy": 3, "slot": 1, "slots": 1, "context_switch": 1, "packing": "repack",
+     "switchable": True, "backfill": "none", "express_start": "arrival"}, "kill")
 def test_engine_matches_reference(raw, processors, params, overrun):
     workload = _workload(raw, processors)
     # class bounds inside the drawn lengths, so all three classes occur

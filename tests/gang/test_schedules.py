@@ -107,6 +107,19 @@ def test_strategy_3_short_jobs_start_on_arrival_on_the_running_slots_free_proces
     assert result.stats["express_slots"] == 0
 
 
+@pytest.mark.parametrize("runtime, ends", [(4, (5, 9)), (0, (5, 5))])
+def test_a_short_job_arriving_as_the_slot_empties_early_joins_it(runtime, ends):
+    # 2 processors, slot 10, a switch of 1 s: A (medium) runs 1-5 in its first slot and
+    # leaves it before its length; B (short) arrives at 5, the instant A ends, and joins
+    # the slot still open (as the second-by-second reading in tests/gang/reference.py
+    # has it): no second switch, B starts at 5, and a B needing no service ends there.
+    jobs = [(1, 0, 4, 50, 1), (2, 5, runtime, 5, 1)]
+    times, result = simulate(jobs, 2, strategy=3, slot=10, short=10, long=100,
+                             context_switch=1, express_start="arrival")
+    assert times == {1: (1, 5), 2: ends}
+    assert result.stats["express_slots"] == 0
+
+
 @pytest.mark.parametrize("express_start", ["arrival", "next-slot"])
 def test_a_short_job_with_no_free_processor_in_the_running_slot_waits_for_the_next(
         express_start):

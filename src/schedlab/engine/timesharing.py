@@ -792,10 +792,11 @@ class _Simulation:
         base = service_start + (min(length, max(remaining[j] for j in members))
                                 if members else 0)
         slot_end = max([base] + [service_start + remaining[j] for _, j, _ in runs])
+        full_end = service_start + length
         if self.join_on_arrival:
-            slot_end = self.extend(members, runs, service_start, slot_end)
-        elif slot_end > service_start + length:
-            slot_end = self.extend(members, runs, service_start + length, slot_end)
+            slot_end = self.extend(members, runs, service_start, slot_end, full_end)
+        elif slot_end > full_end:
+            slot_end = self.extend(members, runs, full_end, slot_end, full_end)
         if slot_end > service_start + length and length:
             self.lengthened += 1
         span = slot_end - service_start
@@ -831,18 +832,23 @@ class _Simulation:
         return slot_end
 
     def extend(self, members: list[int], runs: list[tuple[int, int, int]], t: int,
-               slot_end: int) -> int:
+               slot_end: int, full_end: int) -> int:
         """A slot from ``t`` to its end: at every arrival and every end of an
         express job, the express jobs waiting (arrival order) take the processors
         neither the members nor running express jobs hold, and the slot is
         lengthened until they complete too.  ``runs`` (begin, job id,
         processors) gains the jobs that join; returns the slot's end.
+
+        A slot whose members all end before its full length (``full_end``) is
+        still open at the instant they end: an express job arriving then joins it,
+        as one arriving a second earlier would, instead of waiting for a slot and
+        its switch of its own.
         """
         remaining, full = self.remaining, self.matrix.usable
         held = 0
         for job_id in members:
             held |= self.matrix.mask_of(job_id)
-        while t < slot_end:
+        while t < slot_end or t == slot_end < full_end:
             self.deliver(t)
             if self.express:
                 busy = held
@@ -861,7 +867,7 @@ class _Simulation:
                     continue
             later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
             arrival = self.express_submits[self.next_job]
-            if not later and arrival >= slot_end:
+            if not later and not (arrival < slot_end or arrival == slot_end < full_end):
                 break
             t = min(later + [arrival])
         return slot_end
