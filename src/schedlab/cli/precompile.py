@@ -17,7 +17,9 @@ def precompile(
         "with compiled loops).", rich_help_panel=POLICY_PANEL)] = None,
 ) -> None:
     """Compile the hot loops (numba) of conservative backfilling, planning, dynP, QoPS,
-    MSB and MRT now; they are cached on disk, so a run loads them instead."""
+    MSB and MRT now, ahead of time into an extension module when every policy is chosen
+    (the default), so that a run loads them without numba; nothing to do when that
+    extension is current."""
     from schedlab.api import COMPILED_POLICIES
     from schedlab.api import precompile as compile_policies
 
@@ -29,6 +31,11 @@ def precompile(
                          f", got {policies!r}", field="--policies")
     console.print("compiling the hot loops (once per machine; later runs load them) ...")
     taken = compile_policies(chosen)
+    if not taken:
+        from schedlab.compiled import extension_dir
+
+        console.print(f"already compiled and current ({extension_dir()})")
+        return
     for name, seconds in taken.items():
         console.print(f"  {name:<18} {seconds:6.1f} s")
     console.print(f"done in {sum(taken.values()):.1f} s")
