@@ -93,6 +93,21 @@ def test_a_conservative_run_on_a_current_extension_never_imports_numba(current_e
     assert "compiling" not in stderr
 
 
+def test_the_extension_reads_views_of_any_strides_as_numba_does(current_extension):
+    """The extension takes arrays of any layout (a broadcast column has stride 0, a
+    transposed matrix is not C-contiguous), whatever layout the precompile runs passed."""
+    code = ("import numpy as np\n"
+            "from schedlab.policies.grid.convergent.kernels import positive_means\n"
+            "matrix = np.array([[1.0, 0.0, 3.0], [0.0, 0.0, 5.0]])\n"
+            "views = (matrix, matrix.T, np.broadcast_to(matrix[0], (4, 3)), matrix[:, ::2])\n"
+            "for k, view in enumerate(views):\n"
+            "    print(k, repr(positive_means(view).tolist()))\n")
+    ahead, _ = run_python(code, SCHEDLAB_AOT_CHECK="0")
+    jit, _ = run_python(code, SCHEDLAB_AOT="0")
+    assert ahead == jit
+    assert len(ahead) == 4 and ahead["1"] == "[1.0, 0.0, 4.0]"
+
+
 def test_a_stale_fingerprint_falls_back_to_numba(current_extension, tmp_path):
     copy = tmp_path / "aot"
     shutil.copytree(current_extension, copy)
@@ -120,12 +135,13 @@ def test_the_first_jit_compilation_says_so_once_and_how_long(tmp_path):
 
 def test_a_checked_kernel_refuses_arguments_of_other_types(monkeypatch):
     monkeypatch.setattr(compiled._state, "manifest", {"kernels": {"k": [
-        ["array", "int64", 1, "C"], ["int64"], ["float64"], ["bool"]]}})
+        ["array", "int64", 1, "A"], ["int64"], ["float64"], ["bool"]]}})
     checked = compiled._checked(lambda *args: "called", "k")
     ints = np.arange(6, dtype=np.int64)
     assert checked(ints, 1, 2.0, True) == "called"
     assert checked(ints, np.int64(1), np.float64(2.0), np.bool_(False)) == "called"
-    for wrong in [(ints.astype(np.float64), 1, 2.0, True), (ints[::2], 1, 2.0, True),
+    assert checked(ints[::2], 1, 2.0, True) == "called"          # any layout
+    for wrong in [(ints.astype(np.float64), 1, 2.0, True), (ints.reshape(2, 3), 1, 2.0, True),
                   (ints, 1.0, 2.0, True), (ints, True, 2.0, True), (ints, 1, 2, True),
                   (ints, 1, 2.0, 1), (ints, 1, 2.0)]:
         with pytest.raises(TypeError, match="kernel k compiled for"):

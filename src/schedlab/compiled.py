@@ -38,12 +38,12 @@ package when it runs from a source tree (an editable install, or
 ``$XDG_CACHE_HOME/schedlab/aot/<hash of the package's path>`` (default
 ``~/.cache``), or ``SCHEDLAB_AOT_DIR`` when set.
 
-The extension's functions trust their arguments' types as numba's
-compiled wrappers do (an int64 array passed where float64 is expected is
-read as float64).  ``SCHEDLAB_AOT_CHECK=1`` (the test suite sets it) wraps
-each one in a check of every call's arguments against its exported
-signature, so that the tests find a call with types the precompile runs did
-not use.
+The extension's functions take arrays of any layout (:func:`exportable`) but
+trust their dtypes and the scalars' types as numba's compiled wrappers do
+(an int64 array passed where float64 is expected is read as float64).
+``SCHEDLAB_AOT_CHECK=1`` (the test suite sets it) wraps each one in a check
+of every call's arguments against its exported signature, so that the tests
+find a call with types the precompile runs did not use.
 """
 
 from __future__ import annotations
@@ -66,8 +66,8 @@ from typing import Any
 EXTENSION = "schedlab_kernels"
 #: The manifest next to it: fingerprint and exported signatures (JSON).
 MANIFEST = "schedlab_kernels.json"
-#: The extension's layout and build rules: changing them (here) makes every extension stale.
-FORMAT = 1
+#: The extension's form and build rules: changing them (here) makes every extension stale.
+FORMAT = 2
 #: njit options the extension reproduces (``error_model``; ``nogil`` changes no result).
 AOT_OPTIONS = frozenset({"error_model", "nogil"})
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -322,11 +322,9 @@ def _checked(compiled: Callable[..., Any], key: str) -> Callable[..., Any]:
     expected = _state.manifest["kernels"][key]
 
     def accepts(value: Any, kind: list[Any]) -> bool:
-        if kind[0] == "array":
+        if kind[0] == "array":                  # any layout (:func:`exportable`)
             return (isinstance(value, np.ndarray) and value.dtype.name == kind[1]
-                    and value.ndim == kind[2]
-                    and (kind[3] == "A" or (kind[3] == "C" and value.flags.c_contiguous)
-                         or (kind[3] == "F" and value.flags.f_contiguous)))
+                    and value.ndim == kind[2])
         if kind[0] == "bool":
             return isinstance(value, bool | np.bool_)
         if kind[0] == "int64":
@@ -352,13 +350,13 @@ def _describe_value(value: Any) -> str:
 
 # ------------------------------------------------------------------ building
 def _describe(numba_type: Any) -> list[Any] | None:
-    """An argument type the extension exports, as the manifest records it, or None for
-    one it does not (then its kernel stays JIT)."""
+    """An argument type the extension exports, as the manifest records it (an array in
+    any layout, "A"), or None for one it does not (then its kernel stays JIT)."""
     from numba.core import types
 
     if isinstance(numba_type, types.Array) and str(numba_type.dtype) in ("int64", "float64",
                                                                         "bool"):
-        return ["array", str(numba_type.dtype), numba_type.ndim, numba_type.layout]
+        return ["array", str(numba_type.dtype), numba_type.ndim, "A"]
     if isinstance(numba_type, types.Literal):
         return None
     if str(numba_type) in ("int64", "float64", "bool"):
@@ -369,15 +367,24 @@ def _describe(numba_type: Any) -> list[Any] | None:
 def exportable() -> dict[str, tuple[Declared, Any, list[list[Any]]]]:
     """The declared kernels the extension can hold: JIT-compiled in this process with
     exactly one signature of exportable types besides literal ones, and njit options it
-    reproduces; by key, with the signature and its manifest description."""
+    reproduces; by key, with the signature to export and its manifest description.
+
+    Arrays are exported in any layout ("A"), whatever layout the runs passed: numba's
+    compiled wrapper does not check it, and a C-contiguous kernel given a view (a
+    broadcast column has stride 0, a transposed matrix is not C-contiguous) would read
+    the wrong entries.  Strided indexing costs about 0.14 s of CPU of a KTH-SP2
+    conservative run (0.69 s against 0.55 s; bench/PYSS.md)."""
+    from numba.core import types
+
     chosen = {}
     for key, declared in _state.declared.items():
         signatures = [signature for signature in getattr(declared.bound, "signatures", ())
                       if all(_describe(arg) is not None for arg in signature)]
         if len(signatures) != 1 or set(declared.options) - AOT_OPTIONS:
             continue
-        overload = declared.bound.overloads[signatures[0]]
-        chosen[key] = (declared, overload.signature,
+        arguments = tuple(arg.copy(layout="A") if isinstance(arg, types.Array) else arg
+                          for arg in signatures[0])
+        chosen[key] = (declared, arguments,
                        [described for arg in signatures[0] if (described := _describe(arg))])
     return chosen
 
