@@ -184,9 +184,27 @@ def test_an_extension_built_for_some_policies_serves_them_and_the_rest_jit(tmp_p
     env = {"SCHEDLAB_AOT_DIR": str(tmp_path), "SCHEDLAB_AOT": "0"}
     built, _ = run_python(build, **env)
     assert built["built"]
+    served, _ = run_python(CHECKSUMS, "conservative", SCHEDLAB_AOT_DIR=str(tmp_path))
+    assert served["numba"] == "False"
     ahead, _ = run_python(CHECKSUMS, "conservative,dynp", SCHEDLAB_AOT_DIR=str(tmp_path),
                           SCHEDLAB_AOT_CHECK="0")
     jit, _ = run_python(CHECKSUMS, "conservative,dynp", SCHEDLAB_AOT="0")
+    assert ahead["conservative"] == served["conservative"]
     assert ahead.pop("numba") == "True"                 # dynP's step is not in it
     assert jit.pop("numba") == "True"
     assert ahead == jit
+
+
+def test_the_extension_lives_in_the_source_tree_or_the_user_cache(monkeypatch, tmp_path):
+    monkeypatch.delenv("SCHEDLAB_AOT_DIR", raising=False)
+    source_tree = tmp_path / "src" / "schedlab"
+    monkeypatch.setattr(compiled, "PACKAGE_DIR", source_tree)
+    assert compiled.extension_dir() == source_tree / "_aot"
+    installed = Path(compiled.sysconfig.get_paths()["purelib"]).resolve() / "schedlab"
+    monkeypatch.setattr(compiled, "PACKAGE_DIR", installed)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    chosen = compiled.extension_dir()
+    assert chosen.parent == tmp_path / "schedlab" / "aot"
+    assert chosen == compiled.extension_dir()                          # deterministic
+    monkeypatch.setenv("SCHEDLAB_AOT_DIR", str(tmp_path / "mine"))
+    assert compiled.extension_dir() == tmp_path / "mine"
