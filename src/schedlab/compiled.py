@@ -372,8 +372,8 @@ def exportable() -> dict[str, tuple[Declared, Any, list[list[Any]]]]:
     Arrays are exported in any layout ("A"), whatever layout the runs passed: numba's
     compiled wrapper does not check it, and a C-contiguous kernel given a view (a
     broadcast column has stride 0, a transposed matrix is not C-contiguous) would read
-    the wrong entries.  Strided indexing costs about 0.14 s of CPU of a KTH-SP2
-    conservative run (0.69 s against 0.55 s; bench/PYSS.md)."""
+    the wrong entries.  Strided indexing costs a KTH-SP2 conservative run about 3% of
+    its CPU (0.500 s against 0.483 s for the whole process; bench/PYSS.md)."""
     from numba.core import types
 
     chosen = {}
