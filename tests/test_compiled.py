@@ -208,3 +208,13 @@ def test_the_extension_lives_in_the_source_tree_or_the_user_cache(monkeypatch, t
     assert chosen == compiled.extension_dir()                          # deterministic
     monkeypatch.setenv("SCHEDLAB_AOT_DIR", str(tmp_path / "mine"))
     assert compiled.extension_dir() == tmp_path / "mine"
+
+
+def test_precompile_on_a_current_extension_only_says_so(current_extension):
+    from typer.testing import CliRunner
+
+    from schedlab.cli.app import app
+
+    done = CliRunner().invoke(app, ["precompile"])
+    assert done.exit_code == 0, done.output
+    assert "compiled and current" in done.output and "compiling" not in done.output

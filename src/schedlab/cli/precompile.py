@@ -22,6 +22,7 @@ def precompile(
     extension is current."""
     from schedlab.api import COMPILED_POLICIES
     from schedlab.api import precompile as compile_policies
+    from schedlab.compiled import extension_dir, using_extension
 
     chosen = COMPILED_POLICIES if policies is None else \
         tuple(name.strip() for name in policies.split(",") if name.strip())
@@ -29,13 +30,11 @@ def precompile(
     if unknown or not chosen:
         raise InputError(f"expected policies with compiled loops ({', '.join(COMPILED_POLICIES)})"
                          f", got {policies!r}", field="--policies")
+    if policies is None and using_extension():
+        console.print(f"the hot loops are compiled and current ({extension_dir()})")
+        return
     console.print("compiling the hot loops (once per machine; later runs load them) ...")
     taken = compile_policies(chosen)
-    if not taken:
-        from schedlab.compiled import extension_dir
-
-        console.print(f"already compiled and current ({extension_dir()})")
-        return
     for name, seconds in taken.items():
         console.print(f"  {name:<18} {seconds:6.1f} s")
     console.print(f"done in {sum(taken.values()):.1f} s")
