@@ -141,8 +141,10 @@ def test_a_checked_kernel_refuses_arguments_of_other_types(monkeypatch):
     assert checked(ints, 1, 2.0, True) == "called"
     assert checked(ints, np.int64(1), np.float64(2.0), np.bool_(False)) == "called"
     assert checked(ints[::2], 1, 2.0, True) == "called"          # any layout
+    assert checked(ints, 1, 2, True) == "called"                 # an int read as float64
     for wrong in [(ints.astype(np.float64), 1, 2.0, True), (ints.reshape(2, 3), 1, 2.0, True),
-                  (ints, 1.0, 2.0, True), (ints, True, 2.0, True), (ints, 1, 2, True),
+                  (ints, 1.0, 2.0, True), (ints, True, 2.0, True), (ints, 1, "2", True),
+                  (ints, 1, False, True),
                   (ints, 1, 2.0, 1), (ints, 1, 2.0)]:
         with pytest.raises(TypeError, match="kernel k compiled for"):
             checked(*wrong)

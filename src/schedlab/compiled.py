@@ -330,7 +330,10 @@ def _checked(compiled: Callable[..., Any], key: str) -> Callable[..., Any]:
         if kind[0] == "int64":
             return (isinstance(value, int) and not isinstance(value, bool)) \
                 or isinstance(value, np.int64)
-        return kind[0] == "float64" and isinstance(value, float | np.float64)
+        # an int where float64 is expected converts exactly below 2**53, and numba's
+        # int64 specialization would promote it in the same float arithmetic
+        return kind[0] == "float64" and (isinstance(value, float | int | np.float64 | np.int64)
+                                         and not isinstance(value, bool))
 
     def call(*args: Any) -> Any:
         if len(args) != len(expected) or not all(map(accepts, args, expected)):
