@@ -39,3 +39,8 @@ def project(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     return tmp_path
+
+# Every call of a kernel loaded from the ahead-of-time extension is checked against the
+# signature it was compiled for (schedlab.compiled), in this process and in the processes
+# the tests start.
+os.environ.setdefault("SCHEDLAB_AOT_CHECK", "1")

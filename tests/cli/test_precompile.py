@@ -1,6 +1,8 @@
 """``schedlab precompile``: after it, a run compiles nothing; it only loads the cached loops.
 
-numba's own cache report (``NUMBA_DEBUG_CACHE=1``) says which kernels a
+These are numba's JIT path (``SCHEDLAB_AOT=0``: the ahead-of-time extension, which a
+run uses instead when it is current, is tests/test_compiled.py's); numba's own cache
+report (``NUMBA_DEBUG_CACHE=1``) says which kernels a
 process compiled ("data saved") and which it loaded ("data loaded"); each
 test gives the processes a cache folder of their own (``NUMBA_CACHE_DIR``),
 so the first one starts cold whatever ran before.
@@ -24,7 +26,8 @@ from schedlab.cli.app import app
 def schedlab(cache: Path, *args: str) -> str:
     """Run ``schedlab ARGS`` in its own process on the numba cache ``cache``; its output
     with numba's cache report."""
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_DEBUG_CACHE": "1"}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "NUMBA_DEBUG_CACHE": "1",
+           "SCHEDLAB_AOT": "0", "SCHEDLAB_AOT_DIR": str(cache / "aot")}
     done = subprocess.run([sys.executable, "-m", "schedlab", *args], env=env,
                           capture_output=True, text=True, check=True)
     return done.stdout + done.stderr

@@ -10,6 +10,7 @@ tests/engine/test_profile_kernels.py, and here the plan's own edits
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -161,10 +162,11 @@ def test_only_the_last_proofs_are_kept():
 
 
 def numba_loaded_after(code: str) -> bool:
-    """Whether running ``code`` in a fresh interpreter imports numba."""
+    """Whether running ``code`` in a fresh interpreter compiling its kernels with numba
+    (``SCHEDLAB_AOT=0``: no ahead-of-time extension, tests/test_compiled.py) imports numba."""
     probe = f"{code}\nimport sys\nprint('numba' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          check=True)
+                          check=True, env={**os.environ, "SCHEDLAB_AOT": "0"})
     return done.stdout.strip().splitlines()[-1] == "True"
 
 

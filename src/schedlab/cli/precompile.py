@@ -17,9 +17,12 @@ def precompile(
         "with compiled loops).", rich_help_panel=POLICY_PANEL)] = None,
 ) -> None:
     """Compile the hot loops (numba) of conservative backfilling, planning, dynP, QoPS,
-    MSB and MRT now; they are cached on disk, so a run loads them instead."""
+    MSB and MRT now, ahead of time into an extension module when every policy is chosen
+    (the default), so that a run loads them without numba; nothing to do when that
+    extension is current."""
     from schedlab.api import COMPILED_POLICIES
     from schedlab.api import precompile as compile_policies
+    from schedlab.compiled import extension_dir, using_extension
 
     chosen = COMPILED_POLICIES if policies is None else \
         tuple(name.strip() for name in policies.split(",") if name.strip())
@@ -27,6 +30,9 @@ def precompile(
     if unknown or not chosen:
         raise InputError(f"expected policies with compiled loops ({', '.join(COMPILED_POLICIES)})"
                          f", got {policies!r}", field="--policies")
+    if policies is None and using_extension():
+        console.print(f"the hot loops are compiled and current ({extension_dir()})")
+        return
     console.print("compiling the hot loops (once per machine; later runs load them) ...")
     taken = compile_policies(chosen)
     for name, seconds in taken.items():

@@ -19,7 +19,8 @@ from __future__ import annotations
 from array import array
 
 import numpy as np
-from numba import njit
+
+from schedlab.compiled import njit
 
 #: A processor's holder in :attr:`ProcessorMap.owner` when no job holds it (jobs are
 #: held by their position in the workload, >= 0).

@@ -42,8 +42,8 @@ needs it: start-up and every other policy never load numba.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile import Profile
 
 NEVER = 2 ** 62

@@ -37,8 +37,8 @@ very first run compiles.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile_kernels import (
     NEVER,
     ArrayProfile,

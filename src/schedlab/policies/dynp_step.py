@@ -52,8 +52,8 @@ from heapq import heapify
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile_kernels import (
     ArrayProfile,
     as_arrays,

@@ -29,8 +29,8 @@ policy imports it at its first backfill pass.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile_kernels import NEVER, ArrayProfile, change, earlier_fit, min_free, step_at
 
 #: Columns of the queue's rows: CPUs, nodes needed, time limit (s), partition, user (a dense

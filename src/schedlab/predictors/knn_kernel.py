@@ -16,8 +16,8 @@ first predicts; ``cache=True`` keeps the machine code on disk and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.predictors.builtin import KNN_NORM_LATER, KNN_RUNTIME, KNN_USER, KNN_X, KNN_Y
 
 

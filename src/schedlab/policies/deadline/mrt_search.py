@@ -19,8 +19,8 @@ for it; ``cache=True`` keeps the machine code on disk.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile_kernels import NEVER, change, earlier_fit, min_free
 
 FAR = NEVER

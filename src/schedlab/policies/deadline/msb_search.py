@@ -17,8 +17,8 @@ for it; ``cache=True`` keeps the machine code on disk.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile_kernels import NEVER, change, place
 
 FAR = NEVER

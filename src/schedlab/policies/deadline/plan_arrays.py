@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
 
+from schedlab.compiled import njit
 from schedlab.engine.profile import Profile
 from schedlab.engine.profile_kernels import NEVER, as_arrays, change, earlier_fit, min_free
 from schedlab.policies.compression import _compress

@@ -27,7 +27,8 @@ first builds its matrix; ``cache=True`` keeps the machine code on disk and
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from schedlab.compiled import njit
 
 #: numpy's pairwise summation adds blocks of up to this many values with 8 accumulators.
 _PAIRWISE_BLOCK = 128
