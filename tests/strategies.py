@@ -116,3 +116,19 @@ def workloads(draw, *, max_jobs: int = 30, min_jobs: int = 2, processors: int | 
         submit += gap
     ordered = tuple(sorted(drawn, key=lambda j: (j.submit, j.id)))
     return Workload(ordered, machine, name="hypothesis")
+
+
+def gang_policies(*, most_slots: int = 3) -> st.SearchStrategy[dict]:
+    """``GangScheduler`` parameters over every option (Strategies 1-3, slot lengths,
+    the slot limit up to ``most_slots``, packing, switching, backfilling, express
+    starts): what tests/gang draws its policies from."""
+    return st.fixed_dictionaries({
+        "strategy": st.sampled_from([1, 2, 3]),
+        "slot": st.integers(1, 7),
+        "slots": st.integers(1, most_slots),
+        "context_switch": st.integers(0, 2),
+        "packing": st.sampled_from(["repack", "first-fit"]),
+        "switchable": st.booleans(),
+        "backfill": st.sampled_from(["first-fit", "reservation", "none"]),
+        "express_start": st.sampled_from(["arrival", "next-slot"]),
+    })

@@ -17,17 +17,9 @@ from events.test_gang_outages import events
 from schedlab.engine.timesharing import Matrix, run_timesharing
 from schedlab.policies.gang import GangScheduler, packing
 from schedlab.workload.job import Job, Workload
-from strategies import workloads
+from strategies import gang_policies, workloads
 
-PARAMS = st.fixed_dictionaries({
-    "strategy": st.sampled_from([1, 2, 3]),
-    "slot": st.integers(1, 7),
-    "slots": st.integers(1, 5),
-    "context_switch": st.integers(0, 2),
-    "packing": st.sampled_from(["repack", "first-fit"]),
-    "backfill": st.sampled_from(["first-fit", "reservation", "none"]),
-    "express_start": st.sampled_from(["arrival", "next-slot"]),
-})
+PARAMS = gang_policies(most_slots=5)
 
 
 class PlainGuests:

@@ -9,20 +9,12 @@ from schedlab.engine.timesharing import run_timesharing
 from schedlab.policies.gang import GangScheduler
 from schedlab.testing import check_invariants
 from schedlab.workload.job import Job, Workload
+from strategies import gang_policies
 
 from .reference import reference_run
 
 JOB = st.tuples(st.integers(0, 6), st.integers(0, 20), st.integers(1, 25), st.integers(1, 8))
-POLICY = st.fixed_dictionaries({
-    "strategy": st.sampled_from([1, 2, 3]),
-    "slot": st.integers(1, 7),
-    "slots": st.integers(1, 3),
-    "context_switch": st.integers(0, 2),
-    "packing": st.sampled_from(["repack", "first-fit"]),
-    "switchable": st.booleans(),
-    "backfill": st.sampled_from(["first-fit", "reservation", "none"]),
-    "express_start": st.sampled_from(["arrival", "next-slot"]),
-})
+POLICY = gang_policies(most_slots=3)
 
 
 def _workload(raw, processors: int) -> Workload:
