@@ -121,6 +121,19 @@ def test_a_stale_fingerprint_falls_back_to_numba(current_extension, tmp_path):
     assert stale == fresh
 
 
+def test_an_extension_built_on_another_processor_is_not_loaded(current_extension, tmp_path):
+    """The extension is compiled for the processor that built it (``target_cpu`` host):
+    a process on a processor of another kind sharing the directory uses numba's JIT."""
+    copy = tmp_path / "aot"
+    shutil.copytree(current_extension, copy)
+    assert compiled._load(copy)[0] is not None
+    manifest = json.loads((copy / compiled.MANIFEST).read_text())
+    assert manifest["fingerprint"]["processor"] == compiled._processor()
+    manifest["fingerprint"]["processor"] = "another processor"
+    (copy / compiled.MANIFEST).write_text(json.dumps(manifest))
+    assert compiled._load(copy) == (None, {})
+
+
 def test_the_first_jit_compilation_says_so_once_and_how_long(tmp_path):
     code = ("from schedlab.policies.compression import add_proof, new_proofs\n"
             "add_proof(new_proofs(), 0, 1, 1, 0, 500)\n")

@@ -66,7 +66,7 @@ EXTENSION = "schedlab_kernels"
 #: The manifest next to it: fingerprint and exported signatures (JSON).
 MANIFEST = "schedlab_kernels.json"
 #: The extension's form and build rules: changing them (here) makes every extension stale.
-FORMAT = 2
+FORMAT = 3
 #: njit options the extension reproduces (``error_model``; ``nogil`` changes no result).
 AOT_OPTIONS = frozenset({"error_model", "nogil"})
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -154,7 +154,9 @@ def extension_file(directory: Path) -> Path:
 def fingerprint(files: list[str]) -> dict[str, Any]:
     """What the extension was compiled from: ``files`` (paths relative to the package) with
     their sha256, :data:`FORMAT`, numba's and numpy's versions, the interpreter's tag and
-    platform."""
+    platform, and the processor (:func:`_processor`): the extension is compiled for the
+    processor that builds it, so another one (a node of another kind sharing the cache)
+    gets numba's JIT instead of instructions it may not have."""
     import numpy
 
     return {
@@ -164,7 +166,24 @@ def fingerprint(files: list[str]) -> dict[str, Any]:
         "numpy": numpy.__version__,
         "python": sys.implementation.cache_tag,
         "platform": sysconfig.get_platform(),
+        "processor": _processor(),
     }
+
+
+def _processor() -> str:
+    """The processor this process runs on, as a sha256 of its model and instruction-set
+    flags (``/proc/cpuinfo``'s first processor on Linux, else ``platform.processor()``);
+    reading them costs well under a millisecond, importing llvmlite to ask it would not."""
+    import platform
+
+    try:
+        first = Path("/proc/cpuinfo").read_text(errors="replace").split("\n\n", 1)[0]
+        described = "\n".join(line for line in first.splitlines()
+                               if line.split(":", 1)[0].strip() in ("model name", "flags"))
+    except OSError:
+        described = ""
+    described = described or f"{platform.machine()} {platform.processor()}"
+    return hashlib.sha256(described.encode()).hexdigest()[:16]
 
 
 def _sha256(path: Path) -> str | None:
@@ -443,6 +462,7 @@ def build(directory: Path | None = None) -> Path:
     with tempfile.TemporaryDirectory(dir=directory) as scratch:
         cc = CC(EXTENSION)
         cc.output_dir = scratch
+        cc.target_cpu = "host"          # as numba's JIT: this processor's instructions
         for key, (declared, signature, _) in kernels.items():
             cc.export(symbol(key), signature)(declared.function)
         options = {declared.function: declared.options for declared, _, _ in kernels.values()}
