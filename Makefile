@@ -1,6 +1,6 @@
 # Two entry points (README): `make run` and `make test`. Both create .venv and
 # install schedlab into it first (repeated only when pyproject.toml changes), then compile
-# its hot loops ahead of time (schedlab precompile: about two minutes the first time,
+# its hot loops ahead of time (schedlab precompile: about a minute the first time,
 # again after a kernel changes, and a check of well under a second when they are
 # current). `make lint` runs the static checks.
 PYTHON ?= python3
