@@ -848,7 +848,11 @@ class _Simulation:
         held = 0
         for job_id in members:
             held |= self.matrix.mask_of(job_id)
-        while t < slot_end or t == slot_end < full_end:
+        def open_at(moment: int) -> bool:
+            """Whether an express job may still join the slot at ``moment``."""
+            return moment < slot_end or moment == slot_end < full_end
+
+        while open_at(t):
             self.deliver(t)
             if self.express:
                 busy = held
@@ -867,7 +871,7 @@ class _Simulation:
                     continue
             later = [begin + remaining[j] for begin, j, _ in runs if begin + remaining[j] > t]
             arrival = self.express_submits[self.next_job]
-            if not later and not (arrival < slot_end or arrival == slot_end < full_end):
+            if not later and not open_at(arrival):
                 break
             t = min(later + [arrival])
         return slot_end
