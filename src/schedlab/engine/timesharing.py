@@ -39,7 +39,8 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from operator import attrgetter
+from itertools import repeat
+from operator import attrgetter, sub
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -482,8 +483,8 @@ class _Simulation:
         self.events: GangEvents | None = None
         self.resume_after: int | None = None  # a round cut in this row resumes after it
         self.fresh: list[int] = []    # jobs placed by a pass, perhaps not served yet
-        self.guest_slots: dict[int, int] = {}  # :meth:`slots_per_round`, as of the log's
-        self.guest_slots_mark = -1             # length guest_slots_mark
+        self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of the log's
+        self.guest_slots_mark = -1                   # length guest_slots_mark
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -574,6 +575,8 @@ class _Simulation:
             # guests lost are logged before the pass's changes, guests won after them
             log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in sorted(before - after)]
             log.extend((self.now, GUEST, job, row) for job, row in sorted(after - before))
+        elif self.guest_slots_mark == mark:     # the same guests: their slots per round hold
+            self.guest_slots_mark = len(log)
         self.changed = False
         self.record_busy(self.now)
 
@@ -889,9 +892,11 @@ class _Simulation:
             self.progress.report(self.done)
 
     def jump(self, rows: list[Row]) -> bool:
-        """Skip every whole round before the next end, arrival or event: between two
+        """Skip every whole round before the next end, express arrival or event: between two
         decisions the round repeats exactly (same slots, same overheads, same service per
-        job), so the rounds are counted, not served.
+        job), so the rounds are counted, not served.  A job arriving for the matrix changes
+        nothing before the boundary after it (the policy's next pass), so the round it
+        arrives in is jumped too.
 
         A job gets one slot per round in its own row plus one per guest place; the first
         end is the least ceil(remaining / service per round).  The plain jobs are read with
@@ -906,44 +911,53 @@ class _Simulation:
         if switch and (self.last_row == rows[0].id) == (k > 1):
             return False
         duration = k * (switch + slot) if k > 1 else slot
-        arrival = self.submits[self.next_job]
-        if self.events is not None:
-            arrival = min(arrival, self.events.next_time())
         remaining = self.remaining
         rounds = -(-min(remaining.values()) // slot) - 1
-        if arrival != NEVER:
-            rounds = min(rounds, (arrival - self.now) // duration)
+        arrival = self.submits[self.next_job]
+        if arrival != NEVER:          # the round it arrives in, jumped too
+            rounds = min(rounds, -(-(arrival - self.now) // duration))
+        event = self.express_submits[self.next_job]
+        if self.events is not None:
+            event = min(event, self.events.next_time())
+        if event != NEVER:            # the rounds before it
+            rounds = min(rounds, (event - self.now) // duration)
         if rounds <= 0:
             return False
-        slots_of = self.slots_per_round(rows)
-        if slots_of:
-            rounds = min(rounds, min(-(-remaining[job_id] // (count * slot))
-                                     for job_id, count in slots_of.items()) - 1)
+        guests = self.guests_by_slots(rows)
+        if guests:
+            left_of = remaining.__getitem__
+            for count, job_ids in guests.items():
+                rounds = min(rounds, -(-min(map(left_of, job_ids)) // (count * slot)) - 1)
             if rounds <= 0:
                 return False
         if self.fresh:
             self.start_fresh(rows, switch + slot if k > 1 else 0, switch if k > 1 else 0)
         served = rounds * slot
-        remaining.update(zip(list(remaining), [left - served for left in remaining.values()]))
-        for job_id, count in slots_of.items():
-            remaining[job_id] -= (count - 1) * served
+        remaining.update(zip(list(remaining), list(map(sub, remaining.values(), repeat(served)))))
+        for count, job_ids in guests.items():
+            remaining.update(zip(job_ids, list(map(sub, map(remaining.__getitem__, job_ids),
+                                                   repeat((count - 1) * served)))))
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k
         self.last_row = rows[-1].id
         return True
 
-    def slots_per_round(self, rows: list[Row]) -> dict[int, int]:
-        """The slots a round gives each job that is a guest somewhere (its own row's and
-        one per guest place); kept until the matrix log grows (a pass that changed
-        guests, a job that left, an express slot)."""
+    def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
+        """The jobs that are guests somewhere, by the slots a round gives each (its own
+        row's and one per guest place); kept until the matrix log grows (a pass that
+        changed guests, a job that left, an express slot), and across a pass that left
+        the guests as they were (:meth:`arrange`)."""
         mark = len(self.matrix.log)
         if self.guest_slots_mark != mark:
             slots_of: dict[int, int] = {}
             for row in rows:
                 for job_id in row.guests:
                     slots_of[job_id] = slots_of.get(job_id, 1) + 1
-            self.guest_slots, self.guest_slots_mark = slots_of, mark
+            by_slots: dict[int, list[int]] = {}
+            for job_id, count in slots_of.items():
+                by_slots.setdefault(count, []).append(job_id)
+            self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
     def start_fresh(self, rows: list[Row], step: int, overhead: int) -> None:
