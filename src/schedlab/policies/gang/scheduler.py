@@ -181,9 +181,10 @@ class GangScheduler(Policy, TimeSharingPolicy):
         if self.backfill != "first-fit":
             return list(enumerate(waiting))
         if long_room < room:
-            is_long = self._is_long
+            is_long, known = self._is_long, self._long_of.get
             return [(position, job) for position, job in enumerate(waiting)
-                    if job.width <= long_room or (job.width <= room and not is_long(job))]
+                    if job.width <= long_room
+                    or (job.width <= room and not (known(job.id) or is_long(job)))]
         return [(position, job) for position, job in enumerate(waiting) if job.width <= room]
 
     def is_express(self, job: Job) -> bool:
