@@ -26,9 +26,11 @@ rules this module implements, the "readings" among them:
   ``b`` is known.
 
 The loop is event-driven: rounds are served slot by slot only when something
-changes in them (an arrival, an end, an express slot); a quiet round is
-followed by a jump over every whole round until the next end or arrival, so
-the cost grows with jobs and matrix changes, never with the number of rounds.
+changes in them (an end, an express job's arrival, an express slot, an event);
+from a round boundary the engine jumps over every whole round until the next of
+those, and over the round a job arrives in for the matrix (it waits for the next
+boundary anyway), so the cost grows with jobs and matrix changes, never with the
+number of rounds.
 This module knows no strategy: re-packing, slot limits, job classes and
 backfilling are the policy's (``schedlab.policies.gang``).  What surrounds
 the loop (input checks, the series, progress, the result) is the kernel's
