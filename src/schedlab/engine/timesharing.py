@@ -40,8 +40,9 @@ the loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import repeat
+from itertools import chain, repeat
 from operator import attrgetter, sub
 from typing import TYPE_CHECKING, Any
 
@@ -74,6 +75,7 @@ if TYPE_CHECKING:
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
 _OWN = attrgetter("own")          # a row's own jobs
+_GUESTS = attrgetter("guests")    # a row's guests
 
 
 def lowest_bits(mask: int, count: int) -> int:
@@ -952,13 +954,14 @@ class _Simulation:
         the guests as they were (:meth:`arrange`)."""
         mark = len(self.matrix.log)
         if self.guest_slots_mark != mark:
-            slots_of: dict[int, int] = {}
-            for row in rows:
-                for job_id in row.guests:
-                    slots_of[job_id] = slots_of.get(job_id, 1) + 1
+            places = list(chain.from_iterable(map(_GUESTS, rows)))
             by_slots: dict[int, list[int]] = {}
-            for job_id, count in slots_of.items():
-                by_slots.setdefault(count, []).append(job_id)
+            if len(set(places)) == len(places):     # each a guest in one row: two slots
+                if places:
+                    by_slots[2] = places
+            else:
+                for job_id, count in Counter(places).items():
+                    by_slots.setdefault(count + 1, []).append(job_id)
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
