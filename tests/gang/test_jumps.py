@@ -48,9 +48,11 @@ def _same_runs(workload: Workload, params: dict, **events) -> None:
 @st.composite
 def spread(draw) -> Workload:
     """Jobs of many rounds arriving apart (so arrivals fall inside rounds of a busy
-    matrix), narrow ones among them (so rows take guests)."""
+    matrix), narrow ones among them (so rows take guests), short ones among them
+    (Strategy 3's express jobs arriving while the matrix runs)."""
     processors = draw(st.integers(2, 10))
-    raw = draw(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 150), st.integers(1, 160),
+    estimates = st.one_of(st.integers(1, 7), st.integers(1, 160))
+    raw = draw(st.lists(st.tuples(st.integers(0, 30), st.integers(0, 150), estimates,
                                   st.integers(1, processors), st.booleans()),
                         min_size=3, max_size=25))
     jobs, submit = [], 0
