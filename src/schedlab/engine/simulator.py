@@ -258,7 +258,10 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     corrections of planned runtimes has no pass when the policy says it would
     start nothing (:meth:`~schedlab.engine.policy.Policy.idle_after_corrections`),
     asked only while every running job is expected to end no earlier than now
-    (killed at its estimate, no grace, no outages).
+    (killed at its estimate, no grace, no outages).  Such an instant is told
+    by its first event, a correction, and no submission; it is handled before
+    the steps of the others (``ctx.corrections_only`` True for its
+    corrections, False for every other), which then never ask the policy.
     """
     events = ctx._events
     version = ctx._version
@@ -276,7 +279,6 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     idle_after_corrections = (getattr(policy, "idle_after_corrections", None)
                               if ctx._planner is not None and ctx.overrun == "kill"
                               and not ctx.kill_grace and outages is None else None)
-    corrections_only = False
     n = len(jobs)
     nxt = 0
     due = progress.due
@@ -290,10 +292,22 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             break                             # every job has ended: failures go on forever
         now = submits[nxt]
         if events and events[0][0] <= now:
-            now = events[0][0]
+            head = events[0]
+            now = head[0]
+            if idle_after_corrections is not None and head[1] == CORRECT and now != submits[nxt]:
+                # 0. an instant that begins with corrections and has no submission: the
+                # machine and the queue are as the last pass left them
+                ctx.now = now
+                ctx.corrections_only = True
+                while events and events[0][0] == now and events[0][1] == CORRECT:
+                    _, _, job_id, ver = heappop(events)
+                    if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
+                        on_correction(ctx, *corrected)
+                ctx.corrections_only = False
+                if not (events and events[0][0] == now) and idle_after_corrections(ctx):
+                    continue                  # no pass: nothing it could start, nothing to record
+                # else a wake-up at this instant, or a pass that may start jobs: below
         ctx.now = now
-        if idle_after_corrections is not None:
-            corrections_only = now != submits[nxt] and events[0][1] == CORRECT
         # 1. finishes
         while events:
             event = events[0]
@@ -311,7 +325,6 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 3. corrections of planned runtimes (only with a runtime planner)
         while events and events[0][0] == now and events[0][1] == CORRECT:
             _, _, job_id, ver = heappop(events)
-            ctx.corrections_only = corrections_only
             if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
                 on_correction(ctx, *corrected)
         # 4. submissions
@@ -325,9 +338,6 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 5. wake-ups (several requests for one instant are one wake-up)
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
-            corrections_only = False
-        if corrections_only and idle_after_corrections(ctx):  # type: ignore[misc]
-            continue                          # no pass: nothing it could start, nothing to record
         yield now
         down = 0 if outages is None else outages.down
         record(now, capacity - ctx.free - down, len(waiting))
