@@ -6,7 +6,8 @@
   that makes every pass.  At such an instant EASY counts a broken
   reservation from the reservation its last pass left, in O(1): the count
   equals that of the full loop, where every one is found by a walk over the
-  releases.
+  releases.  A wake-up the policy asked for at such an instant still
+  brings its pass.
 * ``knn`` searches its window in one compiled call: its predictions equal a
   plain reading of its rule (sort the window by distance, later jobs first
   among equals).
@@ -246,3 +247,31 @@ def test_a_predictor_that_overrides_predict_is_asked_by_query():
                    {"predict": lambda self, query: 1})()
     planned, _ = planner_calls(overriding)
     assert planned(Job(1, 0, 50, 100, 2, 7)) == 1
+
+
+def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
+    # In SKIPPED the pass at 31, the instant of job 3's correction, is skipped; a policy
+    # that asked to be woken then gets it, even one that calls every such pass idle.
+    class Woken(EasyBackfilling):
+        def schedule(self, ctx):
+            if ctx.now == 23:
+                ctx.wake_at(31)
+            super().schedule(ctx)
+
+        def idle_after_corrections(self, ctx):
+            return True
+
+    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for i, s, r, e, w, u in SKIPPED)
+    policy = Woken(predictor="easy++")
+    passes: list[int] = []
+    schedule = policy.schedule
+
+    def counted(ctx):
+        passes.append(ctx.now)
+        schedule(ctx)
+
+    policy.schedule = counted                         # type: ignore[method-assign]
+    result = api_run(Workload(jobs=jobs, processors=8), policy)
+    assert 31 in passes
+    assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]

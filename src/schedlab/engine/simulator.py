@@ -261,7 +261,9 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     (killed at its estimate, no grace, no outages).  Such an instant is told
     by its first event, a correction, and no submission; it is handled before
     the steps of the others (``ctx.corrections_only`` True for its
-    corrections, False for every other), which then never ask the policy.
+    corrections, False for every other), which then never ask the policy.  A
+    wake-up at that instant stays on the heap: the next round takes the
+    instant again, with nothing left in it but the wake-up, and makes the pass.
     """
     events = ctx._events
     version = ctx._version
@@ -304,9 +306,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
                     if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
                         on_correction(ctx, *corrected)
                 ctx.corrections_only = False
-                if not (events and events[0][0] == now) and idle_after_corrections(ctx):
-                    continue                  # no pass: nothing it could start, nothing to record
-                # else a wake-up at this instant, or a pass that may start jobs: below
+                if idle_after_corrections(ctx):
+                    continue                  # no pass (a wake-up now is still on the heap)
         ctx.now = now
         # 1. finishes
         while events:
