@@ -136,6 +136,41 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     assert walked_passes == all_passes
 
 
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
+       full_loop=st.booleans())
+def test_each_correction_is_told_before_the_next_of_its_instant_is_made(rows, predictor,
+                                                                       full_loop):
+    """The engine makes an instant's corrections in one call (``Context._correct_due``):
+    the policy hears of each with the machine as one-by-one corrections leave it, the
+    job told corrected and those due after it at the same instant not yet."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    policy = schedlab.make_policy({"name": "fcfs+easy", "predictor": predictor})
+    heard: list[tuple[int, int, int, dict[int, int]]] = []
+    on_correction = policy.on_correction
+
+    def recorded(ctx, job, previous_end):
+        # Expected ends as the engine keeps them: a job due for correction now has
+        # reached its own (``ctx.expected_end`` says now + 1 both for it and for a job
+        # corrected to end then).
+        heard.append((ctx.now, job.id, previous_end, dict(ctx._expected_end)))
+        on_correction(ctx, job, previous_end)
+
+    policy.on_correction = recorded                   # type: ignore[method-assign]
+    options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
+    result = api_run(Workload(jobs=jobs, processors=8), policy, **options)
+    assert len(heard) == int(result.corrections.sum())
+    for k, (now, job_id, previous_end, ends) in enumerate(heard):
+        assert previous_end == now and ends[job_id] > now
+        for later_now, later_id, _, _ in heard[k + 1:]:
+            if later_now != now:
+                break
+            assert ends[later_id] == now              # not corrected yet
+
+
 def test_only_easy_calls_a_pass_idle():
     assert not schedlab.make_policy({"name": "fcfs+conservative", "predictor": "easy++"}) \
         .idle_after_corrections(None)                  # type: ignore[arg-type]

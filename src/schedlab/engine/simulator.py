@@ -287,6 +287,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     record = series.record
     capacity = ctx.processors
     finish = ctx._finish
+    correct_due = ctx._correct_due
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
@@ -301,10 +302,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
                 # machine and the queue are as the last pass left them
                 ctx.now = now
                 ctx.corrections_only = True
-                while events and events[0][0] == now and events[0][1] == CORRECT:
-                    _, _, job_id, ver = heappop(events)
-                    if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
-                        on_correction(ctx, *corrected)
+                correct_due(on_correction)
                 ctx.corrections_only = False
                 if idle_after_corrections(ctx):
                     continue                  # no pass (a wake-up now is still on the heap)
@@ -324,10 +322,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             _, kind, key, _ = heappop(events)
             _outage(ctx, kind, key, on_finish, on_submit, on_outage)
         # 3. corrections of planned runtimes (only with a runtime planner)
-        while events and events[0][0] == now and events[0][1] == CORRECT:
-            _, _, job_id, ver = heappop(events)
-            if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
-                on_correction(ctx, *corrected)
+        if events and events[0][0] == now and events[0][1] == CORRECT:
+            correct_due(on_correction)
         # 4. submissions
         while submits[nxt] == now:
             job = entering[nxt]
@@ -387,6 +383,9 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         # starts, window notices, failures and window starts, corrections of planned
         # runtimes and cancellations (the heap keeps this order)
         while events and events[0][0] == now and events[0][1] <= CANCEL:
+            if events[0][1] == CORRECT:
+                ctx._correct_due(on_correction)
+                continue
             _, kind, key, ver = heappop(events)
             if kind != FINISH:
                 if kind == RESERVATION_END:
@@ -395,15 +394,12 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                     ctx._start_reservation(key)
                 elif kind in (RESTORE, NOTICE, OUTAGE):
                     _outage(ctx, kind, key, on_finish, on_submit, on_outage)
-                elif kind == CANCEL:
-                    if (cancelled := ctx._cancel(key)) is not None:
-                        running, job = cancelled
-                        if running:
-                            on_finish(ctx, job)
-                        elif on_cancel:
-                            on_cancel(ctx, job)
-                elif (corrected := ctx._correct(key, ver)) is not None and on_correction:
-                    on_correction(ctx, *corrected)
+                elif (cancelled := ctx._cancel(key)) is not None:     # CANCEL
+                    running, job = cancelled
+                    if running:
+                        on_finish(ctx, job)
+                    elif on_cancel:
+                        on_cancel(ctx, job)
                 continue
             if version[key] != ver:
                 continue                      # stale: the job was suspended meanwhile
