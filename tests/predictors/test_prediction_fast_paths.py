@@ -6,7 +6,8 @@
   that makes every pass.  At such an instant EASY counts a broken
   reservation from the reservation its last pass left, in O(1): the count
   equals that of the full loop, where every one is found by a walk over the
-  releases.
+  releases.  A wake-up the policy asked for at such an instant still
+  brings its pass.
 * ``knn`` searches its window in one compiled call: its predictions equal a
   plain reading of its rule (sort the window by distance, later jobs first
   among equals).
@@ -135,6 +136,41 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     assert walked_passes == all_passes
 
 
+@settings(max_examples=60, deadline=None)
+@given(rows=rows_strategy,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
+       full_loop=st.booleans())
+def test_each_correction_is_told_before_the_next_of_its_instant_is_made(rows, predictor,
+                                                                       full_loop):
+    """The engine makes an instant's corrections in one call (``Context._correct_due``):
+    the policy hears of each with the machine as one-by-one corrections leave it, the
+    job told corrected and those due after it at the same instant not yet."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    policy = schedlab.make_policy({"name": "fcfs+easy", "predictor": predictor})
+    heard: list[tuple[int, int, int, dict[int, int]]] = []
+    on_correction = policy.on_correction
+
+    def recorded(ctx, job, previous_end):
+        # Expected ends as the engine keeps them: a job due for correction now has
+        # reached its own (``ctx.expected_end`` says now + 1 both for it and for a job
+        # corrected to end then).
+        heard.append((ctx.now, job.id, previous_end, dict(ctx._expected_end)))
+        on_correction(ctx, job, previous_end)
+
+    policy.on_correction = recorded                   # type: ignore[method-assign]
+    options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
+    result = api_run(Workload(jobs=jobs, processors=8), policy, **options)
+    assert len(heard) == int(result.corrections.sum())
+    for k, (now, job_id, previous_end, ends) in enumerate(heard):
+        assert previous_end == now and ends[job_id] > now
+        for later_now, later_id, _, _ in heard[k + 1:]:
+            if later_now != now:
+                break
+            assert ends[later_id] == now              # not corrected yet
+
+
 def test_only_easy_calls_a_pass_idle():
     assert not schedlab.make_policy({"name": "fcfs+conservative", "predictor": "easy++"}) \
         .idle_after_corrections(None)                  # type: ignore[arg-type]
@@ -246,3 +282,31 @@ def test_a_predictor_that_overrides_predict_is_asked_by_query():
                    {"predict": lambda self, query: 1})()
     planned, _ = planner_calls(overriding)
     assert planned(Job(1, 0, 50, 100, 2, 7)) == 1
+
+
+def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
+    # In SKIPPED the pass at 31, the instant of job 3's correction, is skipped; a policy
+    # that asked to be woken then gets it, even one that calls every such pass idle.
+    class Woken(EasyBackfilling):
+        def schedule(self, ctx):
+            if ctx.now == 23:
+                ctx.wake_at(31)
+            super().schedule(ctx)
+
+        def idle_after_corrections(self, ctx):
+            return True
+
+    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for i, s, r, e, w, u in SKIPPED)
+    policy = Woken(predictor="easy++")
+    passes: list[int] = []
+    schedule = policy.schedule
+
+    def counted(ctx):
+        passes.append(ctx.now)
+        schedule(ctx)
+
+    policy.schedule = counted                         # type: ignore[method-assign]
+    result = api_run(Workload(jobs=jobs, processors=8), policy)
+    assert 31 in passes
+    assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]

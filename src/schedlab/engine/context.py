@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import insort
+from bisect import bisect_left, insort
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from heapq import heappush
+from heapq import heappop, heappush
 from numbers import Integral
 from typing import TYPE_CHECKING, Any
 
@@ -92,8 +92,8 @@ class Context:
         self.tick = tick
         #: Whether nothing but corrections of planned runtimes happened since the last
         #: scheduling pass, so the machine and the queue are as that pass left them but
-        #: for the corrected expected ends: set before each correction by the engine's
-        #: plain loop in a run that may skip passes (``Policy.idle_after_corrections``),
+        #: for the corrected expected ends: set for the corrections of an instant by the
+        #: engine's plain loop in a run that may skip passes (``Policy.idle_after_corrections``),
         #: False wherever it is not known; meaningful in ``Policy.on_correction`` only.
         self.corrections_only = False
         self.policy_name = policy_name
@@ -499,44 +499,61 @@ class Context:
             self._planner.ended(self._jobs[i], self._start[i], self.now, CANCELLED)
         return True, job
 
-    def _correct(self, job_id: int, version: int) -> tuple[Job, int] | None:
-        """A running job reached its planned end and still runs: plan it again
-        (:meth:`RuntimePlanner.corrected`), move its expected end, and return it as the
-        policy now sees it with its previous expected end; None when the event is stale
-        (the job ended or was suspended)."""
-        job = self.running.get(job_id)
-        if job is None or self._version[job_id] != version:
-            return None
-        assert self._planner is not None and self._last_plan is not None  # only with one
-        i = self._index[job_id]
-        start = self._start[i] + self._suspended_for[i]
-        elapsed = self.now - start
-        planned = int(self._planner.corrected(self._jobs[i], job.estimate, elapsed))
-        if planned <= elapsed:
-            raise PolicyError(f"the runtime planner of policy {self.policy_name!r} corrected "
-                              f"job {job_id} to {planned} s after it ran {elapsed} s; a "
-                              f"correction must be later than now")
-        previous_end = self._expected_end[job_id]
-        submitted = self._jobs[i]
-        estimate = submitted.estimate
-        # Planned at its estimate (the usual correction): the job as submitted is the view.
-        view = submitted if planned == estimate else with_estimate(job, planned)
-        self.running[job_id] = view
-        width = job.width
-        by_end = self._by_end
-        by_end.remove((previous_end, job_id, width))
-        expected_end = start + planned
-        self._expected_end[job_id] = expected_end
-        insort(by_end, (expected_end, job_id, width))
-        self._last_plan[i] = planned
-        self._corrections[i] += 1                                  # type: ignore[index]
-        # Another correction when it outlives this plan too, before its end and its
-        # estimate; past its estimate (overrun="extend") it is expected "soon", now + 1,
-        # at every look, as without a planner (expected_end).
-        if expected_end < self._finish_at[job_id] and \
-                expected_end < start + estimate + self.kill_grace:
-            heappush(self._events, (expected_end, CORRECT, job_id, version))
-        return view, previous_end
+    def _correct_due(self, on_correction: Callable[[Context, Job, int], None] | None
+                     ) -> None:
+        """Make every correction due now, the first event on the heap being one: each
+        running job that reached its planned end and still runs is planned again
+        (:meth:`RuntimePlanner.corrected`), its expected end moved, and
+        ``on_correction`` told (the job as the policy now sees it, its previous expected
+        end) before the next is made; a stale event (the job ended or was suspended) is
+        dropped.
+
+        One call for the instant's corrections (12,841 on KTH-SP2 with ``easy++``), its
+        structures looked up once: the engine's loops make no call of their own per
+        correction.  A correction may put the job's next one on the heap; it is later
+        than now, so the instant's corrections end with those already there.
+        """
+        planner, last_plan, corrections = self._planner, self._last_plan, self._corrections
+        assert planner is not None and last_plan is not None and corrections is not None
+        events, now = self._events, self.now
+        running, version_of, index = self.running, self._version, self._index
+        started, suspended_for, submitted = self._start, self._suspended_for, self._jobs
+        expected_ends, finish_at, by_end = self._expected_end, self._finish_at, self._by_end
+        corrected_by, kill_grace = planner.corrected, self.kill_grace
+        while events and events[0][0] == now and events[0][1] == CORRECT:
+            _, _, job_id, version = heappop(events)
+            job = running.get(job_id)
+            if job is None or version_of[job_id] != version:
+                continue
+            i = index[job_id]
+            start = started[i] + suspended_for[i]
+            elapsed = now - start
+            as_submitted = submitted[i]
+            estimate = as_submitted.estimate
+            planned = int(corrected_by(as_submitted, job.estimate, elapsed))
+            if planned <= elapsed:
+                raise PolicyError(f"the runtime planner of policy {self.policy_name!r} "
+                                  f"corrected job {job_id} to {planned} s after it ran "
+                                  f"{elapsed} s; a correction must be later than now")
+            # Planned at its estimate (the usual correction): the job as submitted is the
+            # view.
+            view = as_submitted if planned == estimate else with_estimate(job, planned)
+            running[job_id] = view
+            width = job.width
+            previous_end = expected_ends[job_id]
+            del by_end[bisect_left(by_end, (previous_end, job_id, width))]
+            expected_end = start + planned
+            expected_ends[job_id] = expected_end
+            insort(by_end, (expected_end, job_id, width))
+            last_plan[i] = planned
+            corrections[i] += 1
+            # Another correction when it outlives this plan too, before its end and its
+            # estimate; past its estimate (overrun="extend") it is expected "soon",
+            # now + 1, at every look, as without a planner (expected_end).
+            if expected_end < finish_at[job_id] and expected_end < start + estimate + kill_grace:
+                heappush(events, (expected_end, CORRECT, job_id, version))
+            if on_correction is not None:
+                on_correction(self, view, previous_end)
 
     def _finish(self, job_id: int) -> Job:
         """A running job's finish event has come: free its processors, record its end

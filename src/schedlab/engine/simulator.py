@@ -258,7 +258,12 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     corrections of planned runtimes has no pass when the policy says it would
     start nothing (:meth:`~schedlab.engine.policy.Policy.idle_after_corrections`),
     asked only while every running job is expected to end no earlier than now
-    (killed at its estimate, no grace, no outages).
+    (killed at its estimate, no grace, no outages).  Such an instant is told
+    by its first event, a correction, and no submission; it is handled before
+    the steps of the others (``ctx.corrections_only`` True for its
+    corrections, False for every other), which then never ask the policy.  A
+    wake-up at that instant stays on the heap: the next round takes the
+    instant again, with nothing left in it but the wake-up, and makes the pass.
     """
     events = ctx._events
     version = ctx._version
@@ -276,13 +281,13 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     idle_after_corrections = (getattr(policy, "idle_after_corrections", None)
                               if ctx._planner is not None and ctx.overrun == "kill"
                               and not ctx.kill_grace and outages is None else None)
-    corrections_only = False
     n = len(jobs)
     nxt = 0
     due = progress.due
     record = series.record
     capacity = ctx.processors
     finish = ctx._finish
+    correct_due = ctx._correct_due
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
@@ -290,10 +295,18 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             break                             # every job has ended: failures go on forever
         now = submits[nxt]
         if events and events[0][0] <= now:
-            now = events[0][0]
+            head = events[0]
+            now = head[0]
+            if idle_after_corrections is not None and head[1] == CORRECT and now != submits[nxt]:
+                # 0. an instant that begins with corrections and has no submission: the
+                # machine and the queue are as the last pass left them
+                ctx.now = now
+                ctx.corrections_only = True
+                correct_due(on_correction)
+                ctx.corrections_only = False
+                if idle_after_corrections(ctx):
+                    continue                  # no pass (a wake-up now is still on the heap)
         ctx.now = now
-        if idle_after_corrections is not None:
-            corrections_only = now != submits[nxt] and events[0][1] == CORRECT
         # 1. finishes
         while events:
             event = events[0]
@@ -309,11 +322,8 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             _, kind, key, _ = heappop(events)
             _outage(ctx, kind, key, on_finish, on_submit, on_outage)
         # 3. corrections of planned runtimes (only with a runtime planner)
-        while events and events[0][0] == now and events[0][1] == CORRECT:
-            _, _, job_id, ver = heappop(events)
-            ctx.corrections_only = corrections_only
-            if (corrected := ctx._correct(job_id, ver)) is not None and on_correction:
-                on_correction(ctx, *corrected)
+        if events and events[0][0] == now and events[0][1] == CORRECT:
+            correct_due(on_correction)
         # 4. submissions
         while submits[nxt] == now:
             job = entering[nxt]
@@ -325,9 +335,6 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 5. wake-ups (several requests for one instant are one wake-up)
         while events and events[0][0] == now and events[0][1] == WAKE:
             heappop(events)
-            corrections_only = False
-        if corrections_only and idle_after_corrections(ctx):  # type: ignore[misc]
-            continue                          # no pass: nothing it could start, nothing to record
         yield now
         down = 0 if outages is None else outages.down
         record(now, capacity - ctx.free - down, len(waiting))
@@ -376,6 +383,9 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         # starts, window notices, failures and window starts, corrections of planned
         # runtimes and cancellations (the heap keeps this order)
         while events and events[0][0] == now and events[0][1] <= CANCEL:
+            if events[0][1] == CORRECT:
+                ctx._correct_due(on_correction)
+                continue
             _, kind, key, ver = heappop(events)
             if kind != FINISH:
                 if kind == RESERVATION_END:
@@ -384,15 +394,12 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
                     ctx._start_reservation(key)
                 elif kind in (RESTORE, NOTICE, OUTAGE):
                     _outage(ctx, kind, key, on_finish, on_submit, on_outage)
-                elif kind == CANCEL:
-                    if (cancelled := ctx._cancel(key)) is not None:
-                        running, job = cancelled
-                        if running:
-                            on_finish(ctx, job)
-                        elif on_cancel:
-                            on_cancel(ctx, job)
-                elif (corrected := ctx._correct(key, ver)) is not None and on_correction:
-                    on_correction(ctx, *corrected)
+                elif (cancelled := ctx._cancel(key)) is not None:     # CANCEL
+                    running, job = cancelled
+                    if running:
+                        on_finish(ctx, job)
+                    elif on_cancel:
+                        on_cancel(ctx, job)
                 continue
             if version[key] != ver:
                 continue                      # stale: the job was suspended meanwhile

@@ -7,7 +7,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from operator import attrgetter
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -16,12 +16,12 @@ from schedlab.policies.base import Policy, check_choice
 from schedlab.policies.orderings import ORDERINGS, in_order
 from schedlab.policies.predicting import PredictedRuntimes
 from schedlab.policies.reservations import CatalinaReservations, decide_requests, queue_plan
+from schedlab.workload.job import Job
 
 if TYPE_CHECKING:
     from schedlab.engine.context import Context
     from schedlab.engine.outages import OutageEvent
     from schedlab.policies.compression import ArrayPlan
-    from schedlab.workload.job import Job
 
 
 class _Ordered(Policy):
@@ -145,16 +145,19 @@ def out_of_reach(ctx: Context, queue: list[Job], reserved_from: int) -> bool:
 #: own, or shortest (planned) job backfilled first, as EASY++ does (Tsafrir, Etsion &
 #: Feitelson 2007, §4).
 BACKFILL_ORDERS = ("queue", "sjbf")
-#: A job's planned runtime as the policy sees it (its ``estimate``), read in C for sorting.
-_PLANNED_RUNTIME = attrgetter("estimate")
+#: A job's planned runtime as the policy sees it (its ``estimate``), read in C for sorting:
+#: by position, which a tuple answers faster than a named field.
+_PLANNED_RUNTIME = itemgetter(Job._fields.index("estimate"))
 
 
-def backfill_candidates(queue: Sequence[Job], after: int, order: str) -> Sequence[Job]:
+def backfill_candidates(queue: list[Job], after: int, order: str) -> list[Job]:
     """The jobs behind ``queue[after]``, in the order backfilling tries them: the queue's,
     or by planned runtime (the job's ``estimate`` as the policy sees it) for ``sjbf``,
-    queue order among equals."""
+    queue order among equals (the slice sorted in place: no second list)."""
     rest = queue[after + 1:]
-    return sorted(rest, key=_PLANNED_RUNTIME) if order == "sjbf" else rest
+    if order == "sjbf":
+        rest.sort(key=_PLANNED_RUNTIME)
+    return rest
 
 
 class HeadReservation:
@@ -168,7 +171,7 @@ class HeadReservation:
         self.width = self.shadow = self.extra = 0
 
 
-def easy_pass(ctx: Context, queue: Sequence[Job], backfill_order: str = "queue",
+def easy_pass(ctx: Context, queue: list[Job], backfill_order: str = "queue",
               reservation: HeadReservation | None = None) -> HeadReservation | None:
     """One EASY pass over ``queue`` (already in priority order); see :class:`EasyBackfilling`.
 
@@ -200,7 +203,7 @@ def start_heads(ctx: Context, queue: Sequence[Job]) -> int:
     return position
 
 
-def backfill_choices(ctx: Context, queue: Sequence[Job], blocked: int,
+def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
                      backfill_order: str = "queue",
                      reservation: HeadReservation | None = None) -> Iterator[Job]:
     """The jobs EASY backfills behind ``queue[blocked]``, the first job that cannot start,
