@@ -249,17 +249,17 @@ def earliest_start(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, width, need, dur
     drop in unreserved nodes is tried again from there; a future start whose slot
     overlaps a reservation is tried again from that start.
     """
+    fits = earlier_fit(cpus_t, cpus_f, cpus_n, width, duration, now, NEVER)
+    found = will_run(cpus_t, cpus_f, cpus_n, fits, now, origin)
     start_res = now
     for _ in range(MAX_TRIES):
         fits_from = earlier_fit(res_t, res_f, res_n, need, duration + 1, start_res, NEVER)
         if fits_from != start_res:      # tried again at each change: the first that fits
             start_res = fits_from
             continue
-        found = will_run(cpus_t, cpus_f, cpus_n,
-                         earlier_fit(cpus_t, cpus_f, cpus_n, width, duration, now, NEVER), now,
-                         origin)
-        start = earlier_fit(cpus_t, cpus_f, cpus_n, width, duration, max(found, start_res),
-                            NEVER)
+        tried = max(found, start_res)
+        start = fits if tried == fits else earlier_fit(cpus_t, cpus_f, cpus_n, width, duration,
+                                                       tried, NEVER)
         drop = next_drop(res_t, res_f, res_n, start_res)
         if drop >= 0 and start > drop:
             start_res = drop
