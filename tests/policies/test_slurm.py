@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.api import simulate
+from schedlab.engine.profile_kernels import NEVER, ArrayProfile, change, earlier_fit
 from schedlab.errors import InputError
 from schedlab.policies import slurm_backfill as bf
 from schedlab.policies.registry import make_policy
@@ -425,3 +428,47 @@ def test_a_job_the_walk_starts_holds_its_cpus_for_the_later_reservations() -> No
                      SlurmScheduling(cpus_per_node=4, bf_interval=1)).start.tolist()
     assert start[2] == 10
     assert start[4] > 10
+
+
+def slurms_will_run(ends: list[tuple[int, int]], free_now: int, width: int, now: int,
+                    origin: int) -> int:
+    """Slurm's will-run loop as its source reads, job by job: ``ends`` are the running
+    jobs' ``(end, CPUs)``; the start reported, or -1."""
+    if free_now >= width:
+        return now
+    jobs = sorted(ends)
+    free, window, boundary, k = free_now, 30, 0, 0
+    while k < len(jobs):
+        if k == 0:
+            wall = jobs[0][0] + origin
+            boundary = wall + (30 - wall % 30) - origin
+        while True:                 # this group: always its first job, then the close ones
+            free += jobs[k][1]
+            k += 1
+            if k == len(jobs) or jobs[k][0] > boundary + window:
+                break
+        window *= 2
+        while k < len(jobs) and jobs[k][0] > boundary + window:
+            window *= 2
+        if free >= width:
+            return jobs[k - 1][0]
+    return -1
+
+
+@given(st.lists(st.tuples(st.integers(1, 400), st.integers(1, 4)), min_size=1, max_size=12),
+       st.integers(0, 3), st.integers(1, 40), st.integers(0, 10**6))
+@settings(max_examples=300, deadline=None)
+def test_will_run_on_the_map_is_slurms_loop_job_by_job(ends: list[tuple[int, int]],
+                                                      free_now: int, width: int,
+                                                      origin: int) -> None:
+    # The map merges the ends of one second; Slurm's loop takes the jobs one at a time.
+    capacity = free_now + sum(cpus for _, cpus in ends)
+    width = min(width, capacity)
+    now = 0
+    cpus = ArrayProfile(capacity, now)
+    cpus.make_room(2 * len(ends) + 2)
+    for end, held in ends:
+        cpus.size = change(cpus.times, cpus.free, cpus.size, now, end - now, -held)
+    fits = earlier_fit(cpus.times, cpus.free, cpus.size, width, 60, now, NEVER)
+    found = int(bf.will_run(cpus.times, cpus.free, cpus.size, fits, now, origin))
+    assert found == slurms_will_run(ends, free_now, width, now, origin)
