@@ -8,10 +8,15 @@ and 31, and so does the policy.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.api import simulate
+from schedlab.engine.profile_kernels import NEVER, ArrayProfile, change, earlier_fit
 from schedlab.errors import InputError
+from schedlab.policies import slurm_backfill as bf
 from schedlab.policies.registry import make_policy
 from schedlab.policies.slurm import SlurmScheduling, limit_seconds
 from schedlab.policies.slurm_partitions import Nodes
@@ -67,6 +72,46 @@ def test_a_job_ending_exactly_at_a_slot_is_held_back() -> None:
     # until job 2 has started.
     jobs = [(1, 0, 60, 1, 10), (2, 0, 30, 1, 8), (3, 0, 10, 1, 2)]
     assert starts(jobs, slurm(completing=0)) == [0, 60, 60]
+
+
+def test_the_periodic_main_pass_runs_sched_offset_past_the_minute() -> None:
+    # An event pass tests one job (default_queue_depth=1): at 5 job 2 starts and job 3
+    # waits for the next periodic pass, which tests them all: at 60 on the wall clock,
+    # at 20 with sched_offset=20, and on a clock that starts at second 10, at its 10.
+    jobs = [(1, 0, 1000, 20, 1), (2, 5, 100, 2, 2), (3, 5, 100, 2, 2)]
+    main = {"backfill": False, "default_queue_depth": 1}
+    assert starts(jobs, slurm(**main)) == [0, 5, 60]
+    assert starts(jobs, slurm(**main, sched_offset=20)) == [0, 5, 20]
+    assert starts(jobs, slurm(**main, sched_offset=20, clock_origin=10)) == [0, 5, 10]
+
+
+def test_the_will_run_test_frees_running_jobs_in_groups_of_close_ends() -> None:
+    # Job 3 (12 CPUs) needs job 2's 8 CPUs, back at its limit, 60; job 1 holds 2 CPUs
+    # until 120.  The will-run test frees ends together up to 30 s past the first
+    # end's next 30-second boundary of the wall clock.  From clock 0: 60 -> boundary
+    # 90, group to 120, so job 1 goes with job 2 and job 3 is planned from 120, slot
+    # [120, 180): job 4 (2 CPUs, one minute) runs [5, 65] before it and starts at its
+    # submission.  From clock 15: job 2's end is 75 on the clock, boundary 90, group
+    # to 120 (105 here): job 1 is not in it, job 3 is planned from 60, slot [45, 105),
+    # and job 4 waits until job 3 starts.
+    jobs = [(1, 0, 100, 2, 2), (2, 0, 50, 1, 8), (3, 1, 10, 1, 12), (4, 5, 10, 1, 2)]
+    assert starts(jobs, slurm()) == [0, 0, 50, 5]
+    assert starts(jobs, slurm(clock_origin=15)) == [0, 0, 50, 50]
+
+
+def test_will_run_reports_the_last_end_of_the_group() -> None:
+    # Ends 60 and 100 form the first group (boundary 90, to 120); the reach doubles to
+    # 60, taking 140 and 150 (to 150); then to 240, taking 300.  From clock 25 the
+    # first end is 85 on the clock: boundary 90 (65 here), group to 95: 60 alone.
+    times = np.array([0, 60, 100, 140, 150, 300], np.int64)
+    free = np.array([0, 4, 6, 8, 10, 16], np.int64)
+
+    def found(fits: int, origin: int = 0) -> int:
+        return int(bf.will_run(times, free, len(times), fits, 0, origin))
+
+    assert [found(fits) for fits in (0, 60, 100, 140, 150, 300)] == [0, 100, 100, 150, 150,
+                                                                      300]
+    assert [found(60, 25), found(100, 25)] == [60, 100]
 
 
 def test_bf_window_leaves_far_jobs_unreserved() -> None:
@@ -383,3 +428,47 @@ def test_a_job_the_walk_starts_holds_its_cpus_for_the_later_reservations() -> No
                      SlurmScheduling(cpus_per_node=4, bf_interval=1)).start.tolist()
     assert start[2] == 10
     assert start[4] > 10
+
+
+def slurms_will_run(ends: list[tuple[int, int]], free_now: int, width: int, now: int,
+                    origin: int) -> int:
+    """Slurm's will-run loop as its source reads, job by job: ``ends`` are the running
+    jobs' ``(end, CPUs)``; the start reported, or -1."""
+    if free_now >= width:
+        return now
+    jobs = sorted(ends)
+    free, window, boundary, k = free_now, 30, 0, 0
+    while k < len(jobs):
+        if k == 0:
+            wall = jobs[0][0] + origin
+            boundary = wall + (30 - wall % 30) - origin
+        while True:                 # this group: always its first job, then the close ones
+            free += jobs[k][1]
+            k += 1
+            if k == len(jobs) or jobs[k][0] > boundary + window:
+                break
+        window *= 2
+        while k < len(jobs) and jobs[k][0] > boundary + window:
+            window *= 2
+        if free >= width:
+            return jobs[k - 1][0]
+    return -1
+
+
+@given(st.lists(st.tuples(st.integers(1, 400), st.integers(1, 4)), min_size=1, max_size=12),
+       st.integers(0, 3), st.integers(1, 40), st.integers(0, 10**6))
+@settings(max_examples=300, deadline=None)
+def test_will_run_on_the_map_is_slurms_loop_job_by_job(ends: list[tuple[int, int]],
+                                                      free_now: int, width: int,
+                                                      origin: int) -> None:
+    # The map merges the ends of one second; Slurm's loop takes the jobs one at a time.
+    capacity = free_now + sum(cpus for _, cpus in ends)
+    width = min(width, capacity)
+    now = 0
+    cpus = ArrayProfile(capacity, now)
+    cpus.make_room(2 * len(ends) + 2)
+    for end, held in ends:
+        cpus.size = change(cpus.times, cpus.free, cpus.size, now, end - now, -held)
+    fits = earlier_fit(cpus.times, cpus.free, cpus.size, width, 60, now, NEVER)
+    found = int(bf.will_run(cpus.times, cpus.free, cpus.size, fits, now, origin))
+    assert found == slurms_will_run(ends, free_now, width, now, origin)

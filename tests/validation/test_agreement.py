@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from schedlab.errors import InputError
 from schedlab.validation.agreement import agreement, agreement_by_id
-from schedlab.validation.slurm_cluster import parse_jobcomp_line
+from schedlab.validation.slurm_cluster import SlurmCluster, parse_jobcomp_line
 
 
 def test_three_measures_by_hand() -> None:
@@ -46,6 +48,19 @@ def test_a_jobcomp_line_is_read_in_utc() -> None:
         == (7, 16, 2, "COMPLETED")
     assert (record.start - record.submit, record.end - record.start) == (4, 2)
     assert record.submit == 1796575017
+
+
+def test_a_submission_is_the_second_slurmctld_logged_it_in(tmp_path: Path) -> None:
+    # Job 1 was accepted 5 ms into second 28, which Slurm's records give as 27 (its coarse
+    # clock); the log's second is the submission's.
+    (tmp_path / "slurmctld.log").write_text(
+        "[2026-12-07T10:52:28.004] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=10000 "
+        "usec=434\n"
+        "[2026-12-07T10:52:28.121] sched/backfill: _start_job: Started JobId=1 in batch\n"
+        "[2026-12-07T10:52:31.900] _slurm_rpc_submit_batch_job: JobId=2 InitPrio=1 usec=9\n",
+        encoding="utf-8")
+    logged = SlurmCluster(tmp_path).submissions()
+    assert logged == {1: 1796640748, 2: 1796640751}
 
 
 def test_a_line_that_is_not_jobcomp_is_an_input_error() -> None:

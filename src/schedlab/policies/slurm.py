@@ -8,7 +8,9 @@ file).  Its two schedulers:
 
 * **The main scheduler** runs at every instant a job is submitted or ends
   (testing at most ``default_queue_depth`` jobs) and every
-  ``sched_interval`` seconds (testing all): pending jobs in priority order
+  ``sched_interval`` seconds, ``sched_offset`` seconds past each multiple of
+  it on the wall clock (testing all; slurmctld times it from its own start,
+  ``_slurmctld_background`` in ``src/slurmctld/controller.c``): pending jobs in priority order
   start while they fit in the free CPUs; the first that does not fit stops
   the partition (the Scheduling Configuration Guide: "once any job ... in a
   partition is left pending, no other jobs in that partition will be
@@ -42,6 +44,11 @@ no code of it is here), where the documentation says nothing:
 * a job tried at a time is checked against the map from then to the end of
   its limit, both included (the map's records are compared with ``<=``): a
   job that would end exactly when a slot begins is held back;
+* the CPUs of running jobs come back at their limits in groups of close
+  ends, as the select plugin's will-run test frees them
+  (``_will_run_test`` in ``src/plugins/select/cons_common/job_test.c``;
+  :func:`~schedlab.policies.slurm_backfill.will_run`): a job that needs
+  the first end's CPUs is planned from the last end of that end's group;
 * the main scheduler runs once an ended job has completed, a fraction of a
   second after its end (at the end here); the backfill pass of that second
   came before the end, so the policy's backfill pass sees an ended job's
@@ -141,7 +148,7 @@ class SlurmScheduling(Policy):
                  qos_names: tuple[str, ...] = (), weight_qos: int = 0,
                  weight_fairshare: int = 0, fair_tree: bool = True,
                  decay_half_life: int = 604800, usage_reset_period: str = "NONE",
-                 priority_calc_offset: int = 0,
+                 priority_calc_offset: int = 0, sched_offset: int = 0,
                  associations: tuple[Association, ...] = (),
                  account_names: tuple[str, ...] = (), user_names: tuple[str, ...] = (),
                  weight_partition: int = 0, enforce_limits: bool = False) -> None:
@@ -186,11 +193,13 @@ class SlurmScheduling(Policy):
                                   ("weight_fairshare", weight_fairshare, 0),
                                   ("decay_half_life", decay_half_life, 0),
                                   ("priority_calc_offset", priority_calc_offset, 0),
+                                  ("sched_offset", sched_offset, 0),
                                   ("weight_partition", weight_partition, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
         self.sched_interval = sched_interval
+        self.sched_offset = sched_offset
         self.default_queue_depth = default_queue_depth
         self.bf_interval = bf_interval
         self.bf_window = bf_window
@@ -416,7 +425,7 @@ class SlurmScheduling(Policy):
             self._skipped_ticks(clock)
         full = clock >= self._next_full
         if full:
-            self._next_full = (clock // self.sched_interval + 1) * self.sched_interval
+            self._next_full = self._tick_after(clock)
         if ctx.waiting and (self._event or full):
             if self._settled is not None and self._settled == self._calc_time(now):
                 self._passes["main"] += 1       # it would start nothing, as the last did
@@ -446,7 +455,7 @@ class SlurmScheduling(Policy):
             wake = self._next_full
         elif self.priority == "multifactor":
             change = self._calc_time(ctx.now) + self.priority_calc_period + self.clock_origin
-            wake = -(-change // self.sched_interval) * self.sched_interval
+            wake = self._tick_after(change - 1)
         else:
             wake = MAX_TIME
         if self.backfill and self._changed:
@@ -454,6 +463,11 @@ class SlurmScheduling(Policy):
         if wake < MAX_TIME and wake != self._wake_asked:
             ctx.wake_at(wake - self.clock_origin)
             self._wake_asked = wake
+
+    def _tick_after(self, clock: int) -> int:
+        """The main scheduler's first periodic pass after wall-clock second ``clock``."""
+        interval, offset = self.sched_interval, self.sched_offset
+        return ((clock - offset) // interval + 1) * interval + offset
 
     def _skipped_ticks(self, clock: int) -> None:
         """Count the main scheduler's ticks skipped before ``clock`` as the passes they were

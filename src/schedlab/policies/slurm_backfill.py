@@ -59,6 +59,10 @@ DONE, START, CHECK_QOS, OTHER_MAP, RESERVED, MORE = range(6)
 #: How many times the pass tries one job at a later time before it gives up on it for this
 #: pass (each try moves past one change of the reservation map).
 MAX_TRIES = 1000
+#: The first group of running jobs' ends the select plugin's will-run test frees together
+#: reaches this many seconds past a boundary of as many seconds of the wall clock
+#: (:func:`will_run`).
+WILL_RUN_WINDOW = 30
 
 
 class Scratch:
@@ -239,18 +243,23 @@ def earliest_start(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, width, need, dur
 
     Tried from ``now``: the nodes must be unreserved from the try to its time limit
     included, else it is tried again from the first change of the map after which
-    they are; the CPUs come back as running jobs reach their limits (the select
-    plugin's will-run test, which knows no reservation); a start past the map's next
+    they are; the CPUs come back as running jobs reach their limits, in the groups of
+    the select plugin's will-run test (:func:`will_run`, which knows no reservation:
+    its time counts from ``now`` whatever the try); a start past the map's next
     drop in unreserved nodes is tried again from there; a future start whose slot
     overlaps a reservation is tried again from that start.
     """
+    fits = earlier_fit(cpus_t, cpus_f, cpus_n, width, duration, now, NEVER)
+    found = will_run(cpus_t, cpus_f, cpus_n, fits, now, origin)
     start_res = now
     for _ in range(MAX_TRIES):
         fits_from = earlier_fit(res_t, res_f, res_n, need, duration + 1, start_res, NEVER)
         if fits_from != start_res:      # tried again at each change: the first that fits
             start_res = fits_from
             continue
-        start = earlier_fit(cpus_t, cpus_f, cpus_n, width, duration, start_res, NEVER)
+        tried = max(found, start_res)
+        start = fits if tried == fits else earlier_fit(cpus_t, cpus_f, cpus_n, width, duration,
+                                                       tried, NEVER)
         drop = next_drop(res_t, res_f, res_n, start_res)
         if drop >= 0 and start > drop:
             start_res = drop
@@ -262,6 +271,38 @@ def earliest_start(cpus_t, cpus_f, cpus_n, res_t, res_f, res_n, width, need, dur
                 continue
         return start
     return -1
+
+
+@njit(cache=True)
+def will_run(times, free, size, fits, now, origin):  # pragma: no cover
+    """When the select plugin's will-run test says a job starts whose CPUs are first free
+    at ``fits`` (``now`` or a change of the CPU map): the last change of the group of
+    ends ``fits`` falls in.
+
+    The test (``_will_run_test`` in ``src/plugins/select/cons_common/job_test.c``,
+    Slurm 22.05) frees the running jobs in groups of close ends, tries the job after
+    each group, and reports the group's last end as its start.  The groups are laid
+    from the first end's next ``WILL_RUN_WINDOW``-second boundary of the wall clock
+    (``origin`` is the wall clock of time 0): the first reaches ``WILL_RUN_WINDOW``
+    seconds past it; after each, the reach doubles, and doubles again until it takes
+    the next end.
+    """
+    k = step_at(times, size, now) + 1
+    if fits <= now or k >= size:
+        return fits
+    boundary = times[k] + origin
+    boundary += WILL_RUN_WINDOW - boundary % WILL_RUN_WINDOW - origin
+    reach = WILL_RUN_WINDOW
+    while k + 1 < size:
+        while k + 1 < size and times[k + 1] <= boundary + reach:
+            k += 1
+        if times[k] >= fits or k + 1 == size:
+            break
+        reach *= 2
+        while times[k + 1] > boundary + reach:
+            reach *= 2
+        k += 1
+    return max(times[k], fits)
 
 
 @njit(cache=True)

@@ -81,6 +81,9 @@ ASSOC_FORMAT = "Cluster,Account,User,Partition,Share,ParentName"
 _DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
                         r"(?:Fair Tree fairshare algorithm, starting at root|"
                         r"Decay factor over \S+ seconds)")
+#: The line slurmctld logs when it has accepted a batch job.
+_SUBMITTED = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] "
+                        r"_slurm_rpc_submit_batch_job: JobId=(\d+) ")
 #: The line slurmctld logs (DebugFlags=Priority) when it computes a job's fair-share factor.
 _FAIR_SHARE = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
                          r"Fairshare priority of job (\d+) for user \S+ in acct (\S+) is "
@@ -125,7 +128,9 @@ class SleepJob:
 
 @dataclass(frozen=True)
 class SlurmJobRecord:
-    """What Slurm recorded of one job, in Unix seconds (``account``: the replayed job's)."""
+    """What Slurm recorded of one job, in Unix seconds (``account``: the replayed job's;
+    after a replay ``submit`` is the second slurmctld logged the submission in,
+    :meth:`SlurmCluster.submissions`)."""
 
     id: int
     submit: int
@@ -359,6 +364,16 @@ class SlurmCluster:
         text = log.read_text(encoding="utf-8", errors="replace")
         return [match.groups() for match in map(pattern.match, text.splitlines()) if match]
 
+    def submissions(self) -> dict[int, int]:
+        """The second slurmctld logged each job's submission in, by Slurm job id.
+
+        Its records (the completion log, sacct) take ``time(NULL)``, the kernel's coarse
+        clock, which lags the log's by up to a clock tick: a job submitted in the first
+        milliseconds of a second, as a replay submits, is recorded in the second
+        before, a second earlier than it could have started."""
+        return {int(job): _utc(time_text)
+                for time_text, job in self._log_matches(_SUBMITTED)}
+
     def decay_runs(self) -> list[int]:
         """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its
         log (with classic fair-share its first run logs nothing)."""
@@ -447,7 +462,9 @@ class SlurmCluster:
                        timeout=max(0.0, last_end - time.time()) + DRAIN_TIMEOUT
                        + sum(job.limit_minutes * 60 for job in ordered))
         records = self.completed()
-        return [replace(records[slurm_ids[job.id]], id=job.id, account=job.account)
+        submitted = self.submissions()
+        return [replace(records[slurm_ids[job.id]], id=job.id, account=job.account,
+                        submit=submitted.get(slurm_ids[job.id], records[slurm_ids[job.id]].submit))
                 for job in sorted(ordered, key=lambda job: job.id)]
 
     def submit(self, job: SleepJob) -> int:
