@@ -35,8 +35,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
-from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING, Dispatcher, LocalPolicy
+from schedlab.engine.policy import GRID, SPACE_SHARING, Dispatcher, LocalPolicy
 from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError, did_you_mean
 from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
