@@ -7,7 +7,6 @@ and exit code 2; anything else is an internal error (exit code 1).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -36,6 +35,8 @@ class InputError(ValueError):
 def did_you_mean(name: str, known: Iterable[str]) -> str:
     """`` (did you mean 'sjf+easy'?)`` for the known name closest to a mistyped ``name``,
     empty when none is close (difflib's ratio of at least 0.6, case ignored)."""
+    import difflib  # only for a mistake: not on the way of every run
+
     by_folded = {str(k).lower(): str(k) for k in known}
     close = difflib.get_close_matches(str(name).lower(), list(by_folded), n=1, cutoff=0.6)
     return f" (did you mean {by_folded[close[0]]!r}?)" if close else ""

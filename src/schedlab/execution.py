@@ -30,8 +30,7 @@ from schedlab.conformance import (
     space_sharing_cases,
     time_sharing_cases,
 )
-from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING, Policy
+from schedlab.engine.policy import GRID, SPACE_SHARING, Policy
 from schedlab.engine.result import Result
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.engine.timesharing import TIME_SHARING

@@ -281,13 +281,15 @@ def load_outages(spec: RunSpec, *, label: Label = str
     """The failures and the maintenance windows and drains of a run (docs/reference/events.md):
     a ``--failures`` text parsed (its drawn failures seeded by the run's seed unless it
     names one), a maintenance file read."""
-    from schedlab.workload.outages import parse_failure_spec, read_windows
-
     failures = spec.failures
     if isinstance(failures, str):
+        from schedlab.workload.outages import parse_failure_spec
+
         failures = parse_failure_spec(failures, field=label("failures"), seed=spec.seed)
     windows = spec.maintenance
     if isinstance(windows, (str, Path)):
+        from schedlab.workload.outages import read_windows
+
         windows = read_windows(str(windows))
     return failures, tuple(windows or ())
 

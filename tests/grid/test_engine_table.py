@@ -10,7 +10,8 @@ import sys
 import numpy as np
 import pytest
 
-from schedlab.engine.grid import GRID, run_grid
+from schedlab.engine.grid import run_grid
+from schedlab.engine.policy import GRID
 from schedlab.errors import InputError
 from schedlab.execution import MODELS, execute
 from schedlab.policies.grid import make_dispatcher, make_local_policy

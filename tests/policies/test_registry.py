@@ -14,8 +14,7 @@ import sys
 import pytest
 
 import schedlab
-from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING
+from schedlab.engine.policy import GRID, SPACE_SHARING
 from schedlab.engine.simulator import run
 from schedlab.engine.timesharing import TIME_SHARING, TimeSharingPolicy
 from schedlab.errors import InputError

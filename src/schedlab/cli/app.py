@@ -14,7 +14,6 @@ import functools
 import gc
 import importlib
 import sys
-import traceback
 from collections.abc import Callable, Iterable
 from typing import Annotated, Any
 
@@ -64,6 +63,8 @@ def guarded(command: Callable[..., None]) -> Callable[..., None]:
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
         except Exception:
+            import traceback
+
             err_console.print("schedlab: internal error (please report it with this output):",
                               markup=False)
             err_console.print(traceback.format_exc(), markup=False, highlight=False)

@@ -27,8 +27,7 @@ def policies() -> None:
 
 def _titles() -> dict[tuple[str, str], str]:
     """The title of each (execution model, kind) table: what it holds and how to run it."""
-    from schedlab.engine.grid import GRID
-    from schedlab.engine.policy import SPACE_SHARING
+    from schedlab.engine.policy import GRID, SPACE_SHARING
     from schedlab.engine.timesharing import TIME_SHARING
     from schedlab.policies.registry import DISPATCHER, POLICY
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-
-from schedlab.cli.consoles import err_console
+from schedlab.cli.consoles import err_console, rich_console
 
 if TYPE_CHECKING:
     from rich.progress import Progress, ProgressColumn, Task, TaskID
@@ -67,6 +65,7 @@ class DelayedProgress:
         if self.bar is None:
             if time.perf_counter() - self.began < self.delay or done >= total:
                 return
+            from rich.markup import escape
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -79,7 +78,8 @@ class DelayedProgress:
             label, bar_width = fit_progress_line(self.label, others, err_console.width)
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(bar_width),
                                 MofNCompleteColumn(), rate_column(self.unit),
-                                TimeRemainingColumn(), console=err_console, transient=True,
+                                TimeRemainingColumn(), console=rich_console(err_console),
+                                transient=True,
                                 disable=not err_console.is_terminal)
             self.bar.start()
             self.task = self.bar.add_task(escape(label), total=total)

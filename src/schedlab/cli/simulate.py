@@ -55,7 +55,6 @@ from schedlab.cli.options import (
 )
 from schedlab.cli.parsing import parse_params, parse_policy_spec
 from schedlab.cli.progress import DelayedProgress
-from schedlab.cli.slurmconf import fitted_to_workload, slurm_conf_params, slurm_table_params
 from schedlab.cli.summary import (
     SUMMARY_FORMATS,
     cluster_table,
@@ -132,20 +131,24 @@ def simulate(
     from schedlab.output import write_run_directory
 
     tables = {"--slurm-qos": slurm_qos, "--slurm-assoc": slurm_assoc}
-    if (slurm_conf is not None or any(tables.values())) and policy is None:
+    slurm_files = slurm_conf is not None or any(tables.values())
+    if slurm_files and policy is None:
         policy = "slurm"
     inline = parse_policy_spec(policy or ("fcfs+easy" if platform is None else "bf-fcfs"),
                                field="--policy")
     policy = str(inline.pop("name"))
     conf_params: dict[str, object] = {}
-    if slurm_conf is not None:
-        conf_params, conf_procs = slurm_conf_params(slurm_conf, policy)
-        procs = procs if procs is not None else conf_procs
-    for option, path in tables.items():
-        if path is not None and policy != "slurm":
-            raise InputError(f"{option} configures the 'slurm' policy, not {policy!r}",
-                             field=option)
-    conf_params.update(slurm_table_params(slurm_qos, slurm_assoc))
+    if slurm_files:     # their readers are imported only for a run that gives them
+        from schedlab.cli.slurmconf import slurm_conf_params, slurm_table_params
+
+        if slurm_conf is not None:
+            conf_params, conf_procs = slurm_conf_params(slurm_conf, policy)
+            procs = procs if procs is not None else conf_procs
+        for option, path in tables.items():
+            if path is not None and policy != "slurm":
+                raise InputError(f"{option} configures the 'slurm' policy, not {policy!r}",
+                                 field=option)
+        conf_params.update(slurm_table_params(slurm_qos, slurm_assoc))
     dispatch_params = parse_params(dispatch_param, field="--dispatch-param")
     asked = run_spec(workload, policy, procs=procs, width_field=width_field,
                      missing_estimate=missing_estimate, strict=strict,
@@ -182,7 +185,9 @@ def simulate(
         raise
     spec = replace(asked, policy=chosen)
     loaded = prepare(spec)
-    if slurm_conf is not None or any(tables.values()):
+    if slurm_files:
+        from schedlab.cli.slurmconf import fitted_to_workload
+
         chosen = fitted_to_workload(chosen, jobs_of(loaded), str(workload),
                                     given={**inline, **params})
         spec = replace(spec, policy=chosen)

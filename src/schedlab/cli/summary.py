@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.table import Table
-
-from schedlab.cli.consoles import console, err_console
+from schedlab.cli.consoles import console, err_console, plain_table
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from schedlab.engine.result import Result
 
 SUMMARY_METRICS = ["offered_load", "jobs", "killed", "rejected", "avg_wait", "avg_response", "avg_bsld_60",
@@ -109,7 +109,7 @@ CLUSTER_SUMMARY_FORMATS = {"cluster_jobs": "d", "cluster_deadline_missed_pct": "
                            "cluster_system_usage": ".3f", "cluster_licence_usage": ".3f"}
 
 
-def cluster_table(metrics: Mapping[str, float | None]) -> Table | None:
+def cluster_table(metrics: Mapping[str, float | None]) -> MetricsTable | None:
     """A grid run's per-cluster metrics, one column per cluster; None for a run with none."""
     clusters = [name.split(".", 1)[1] for name in metrics if name.startswith("cluster_jobs.")]
     if not clusters:
@@ -139,31 +139,52 @@ def report_scheduling_cost(result: Result) -> None:
                       f"({result.meta['scheduling_events']} events)", markup=False)
 
 
-def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], names: list[str],
-                  formats: dict[str, str]) -> Table:
-    """A rich table: one row per metric, one column per run (policy).
+@dataclass(frozen=True)
+class MetricsTable:
+    """A summary table: one row per metric, one column per run (policy), as
+    :func:`metrics_table` makes it; rich draws it (:meth:`__rich__`), and on a pipe the
+    console may write the same bytes itself (:meth:`plain_text`)."""
 
-    Metrics run down the side so that several policies fit an 80-column
-    terminal; there a policy name breaks after each ``+``, on a pipe it stays whole.
-    Labels are shown as they are (``qops[k=3]`` is no rich markup).  A
-    missing metric (one over no jobs, docs/reference/metrics.md) shows as ``—``.
+    title: str
+    labels: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]      # the metric's name, then its cell for each run
+
+    def __rich__(self) -> Table:
+        """The rich table.  Metrics run down the side so that several policies fit an
+        80-column terminal; there a policy name breaks after each ``+``, on a pipe it
+        stays whole.  Labels are shown as they are (``qops[k=3]`` is no rich markup)."""
+        from rich.markup import escape
+        from rich.table import Table
+
+        table = Table(title=self.title)
+        table.add_column("metric", style="bold")
+        for label in self.labels:
+            header = escape(label)
+            header = header.replace("+", "+\n") if console.is_terminal else header
+            table.add_column(header, justify="right", overflow="fold")
+        for row in self.rows:
+            table.add_row(*row)
+        return table
+
+    def plain_text(self) -> str | None:
+        """The table as rich prints it on a pipe (:func:`~schedlab.cli.consoles.plain_table`),
+        or None when only rich can tell."""
+        return plain_table(self.title, [("metric", *self.labels), *self.rows])
+
+
+def metrics_table(title: str, rows: Mapping[str, Mapping[str, float | None]], names: list[str],
+                  formats: dict[str, str]) -> MetricsTable:
+    """The summary table of ``rows`` (run label: its metrics), the metrics ``names`` in
+    ``formats`` (default ``.2f``).  A missing metric (one over no jobs,
+    docs/reference/metrics.md) shows as ``—``.
     """
     from schedlab.output import MISSING_CELL
 
-    table = Table(title=title)
-    table.add_column("metric", style="bold")
-    for label in rows:
-        header = escape(label)
-        header = header.replace("+", "+\n") if console.is_terminal else header
-        table.add_column(header, justify="right", overflow="fold")
-    for name in names:
-        cells = []
-        for metrics in rows.values():
-            value = metrics.get(name)
-            cells.append(MISSING_CELL if value is None
-                         else format(value, formats.get(name, ".2f")))
-        table.add_row(name, *cells)
-    return table
+    cells = tuple((name, *(MISSING_CELL if (value := metrics.get(name)) is None
+                           else format(value, formats.get(name, ".2f"))
+                           for metrics in rows.values()))
+                  for name in names)
+    return MetricsTable(title, tuple(rows), cells)
 
 
 def report_outages(metrics: Mapping[str, Any], label: str) -> None:

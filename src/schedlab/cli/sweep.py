@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from schedlab.cli.consoles import console, err_console
+from schedlab.cli.consoles import console, err_console, rich_console
 from schedlab.cli.options import DaskOpt, WorkersOpt
 from schedlab.cli.progress import fit_progress_line, rate_column
 from schedlab.errors import InputError
@@ -70,7 +70,7 @@ class SweepProgress:
             TextColumn("[green]{task.fields[finished]} finished[/] "
                        "[red]{task.fields[failed]} failed[/]"),
             rate_column("runs"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=err_console, disable=not err_console.is_terminal)
+            console=rich_console(err_console), disable=not err_console.is_terminal)
         self.bar.start()
         self.task = self.bar.add_task(escape(label), total=pending, finished=0, failed=0)
 

@@ -86,9 +86,6 @@ if TYPE_CHECKING:
     from schedlab.workload.job import Job
     from schedlab.workload.outages import FailureSpec, Window
 
-#: The execution model of :func:`run_grid` (:data:`schedlab.execution.MODELS`): jobs dispatched
-#: to the clusters of a heterogeneous platform, each scheduled by its cluster's policy.
-GRID = "grid"
 #: One job per machine at a time (thesis §4.1, §4.2) or machines' CPUs shared (§4.3).
 ALLOCATIONS = ("shared", "exclusive")
 _NONE = np.zeros(0, dtype=np.int64)

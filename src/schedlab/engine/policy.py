@@ -41,7 +41,6 @@ import inspect
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 
-from schedlab.engine.grid import GRID
 from schedlab.errors import InputError, did_you_mean
 
 if TYPE_CHECKING:
@@ -60,6 +59,11 @@ UNSUPPORTED = "unsupported"
 #: The execution model of the event loop in :mod:`schedlab.engine.simulator`: jobs
 #: space-share one homogeneous machine, each on its own processors until it ends.
 SPACE_SHARING = "space-sharing"
+#: The execution model of :func:`schedlab.engine.grid.run_grid` (:data:`schedlab.execution.MODELS`):
+#: jobs dispatched to the clusters of a heterogeneous platform, each scheduled by its cluster's
+#: policy.  Named here, with the other models' names, so that a space-sharing run does not
+#: import the grid engine.
+GRID = "grid"
 
 
 class PolicyBase:

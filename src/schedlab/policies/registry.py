@@ -35,23 +35,12 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
-from schedlab.engine.grid import GRID
-from schedlab.engine.policy import SPACE_SHARING, Dispatcher, LocalPolicy
+from schedlab.engine.policy import GRID, SPACE_SHARING, Dispatcher, LocalPolicy
 from schedlab.engine.timesharing import TIME_SHARING
 from schedlab.errors import InputError, did_you_mean
-from schedlab.policies.backfilling import ConservativeBackfilling, EasyBackfilling, NoBackfilling
 from schedlab.policies.base import PolicyBase, check_param_names
-from schedlab.policies.deadline import (
-    EarliestDeadlineFirst,
-    ModifiedRealTime,
-    ModifiedSlackBased,
-    QoPS,
-)
-from schedlab.policies.dynp import BasicDynP, SelfTuningDynP
-from schedlab.policies.gang import GangScheduler
 from schedlab.policies.orderings import ORDERINGS
-from schedlab.policies.planning import PLAN_ORDERINGS, PlanningScheduler
-from schedlab.policies.slurm import SlurmScheduling
+from schedlab.policies.planning import PLAN_ORDERINGS
 from schedlab.specs import spec_text
 
 ENTRY_POINT_GROUP = "schedlab.policies"
@@ -65,13 +54,25 @@ DispatcherSpec: TypeAlias = str | Mapping[str, Any] | Dispatcher
 
 @dataclass(frozen=True)
 class PolicyEntry:
-    """One registered name: how to build it, what it is, and where it comes from."""
+    """One registered name: how to build it, what it is, and where it comes from.
+
+    ``target`` is the factory, or for a built-in policy ``"module:class"`` under
+    :mod:`schedlab.policies`, imported when the entry is first asked what it is or
+    builds one: a run imports its own policy's module, not every policy's.
+    """
 
     name: str
-    factory: Callable[..., PolicyBase]
+    target: Callable[..., PolicyBase] | str
     fixed: Mapping[str, Any]
     summary: str
     source: str = "schedlab"
+
+    @property
+    def factory(self) -> Callable[..., PolicyBase]:
+        """The class (or callable) that builds the policy."""
+        if isinstance(self.target, str):
+            return _imported(self.target)
+        return self.target
 
     @property
     def model(self) -> str:
@@ -113,10 +114,19 @@ def _subclass(factory: object, base: type) -> bool:
     return isinstance(factory, type) and issubclass(factory, base)
 
 
+@functools.cache
+def _imported(reference: str) -> Callable[..., PolicyBase]:
+    """The class ``"module:class"`` of :mod:`schedlab.policies` names."""
+    module, _, attribute = reference.partition(":")
+    return cast("Callable[..., PolicyBase]",
+                getattr(importlib.import_module(f"schedlab.policies.{module}"), attribute))
+
+
 _FAMILIES = {
-    "none": (NoBackfilling, "no backfilling: jobs start strictly in queue order"),
-    "easy": (EasyBackfilling, "EASY backfilling: the first waiting job gets a reservation"),
-    "conservative": (ConservativeBackfilling,
+    "none": ("backfilling:NoBackfilling", "no backfilling: jobs start strictly in queue order"),
+    "easy": ("backfilling:EasyBackfilling",
+             "EASY backfilling: the first waiting job gets a reservation"),
+    "conservative": ("backfilling:ConservativeBackfilling",
                      "conservative backfilling: every job gets a reservation at arrival"),
 }
 _ALIASES = {"easy": "fcfs+easy", "conservative": "fcfs+conservative"}
@@ -130,20 +140,20 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
             entries[name] = PolicyEntry(name, cls, {"order": order}, f"{order.upper()}, {summary}")
     for order in PLAN_ORDERINGS:
         name = f"{order}+plan"
-        entries[name] = PolicyEntry(name, PlanningScheduler, {"order": order},
+        entries[name] = PolicyEntry(name, "planning:PlanningScheduler", {"order": order},
                                     f"{order.upper()}, planning-based: full schedule rebuilt "
                                     f"at every job end (Streit 2002, §5)")
-    entries["dynp-basic"] = PolicyEntry("dynp-basic", BasicDynP, {},
+    entries["dynp-basic"] = PolicyEntry("dynp-basic", "dynp:BasicDynP", {},
                                         "basic dynP: the queue's average estimate picks "
                                         "SJF/FCFS/LJF at each submission (Streit 2002, §3.1)")
-    entries["dynp"] = PolicyEntry("dynp", SelfTuningDynP, {},
+    entries["dynp"] = PolicyEntry("dynp", "dynp:SelfTuningDynP", {},
                                   "self-tuning dynP: plans with the policy whose full schedule "
                                   "is best (Streit 2002, §3.2)")
     entries.update(_deadline_entries())
-    entries["slurm"] = PolicyEntry("slurm", SlurmScheduling, {},
+    entries["slurm"] = PolicyEntry("slurm", "slurm:SlurmScheduling", {},
                                    "Slurm's main and backfill schedulers, from a slurm.conf "
                                    "(docs/reference/policies/slurm.md)")
-    entries["gang"] = PolicyEntry("gang", GangScheduler, {},
+    entries["gang"] = PolicyEntry("gang", "gang:GangScheduler", {},
                                   "gang scheduling (time sharing) on an Ousterhout matrix: "
                                   "re-packing, slot limit, backfilling; strategy 1-3 (Zhou, "
                                   "Goscinski, Brent 2003)")
@@ -153,15 +163,15 @@ def _builtin_entries() -> dict[str, PolicyEntry]:
 def _deadline_entries() -> dict[str, PolicyEntry]:
     """Deadline guarantees (Islam et al., QoPS; docs/reference/policies/deadlines.md)."""
     return {
-        "qops": PolicyEntry("qops", QoPS, {}, "QoPS admission control: log N insertion points, "
+        "qops": PolicyEntry("qops", "deadline:QoPS", {}, "QoPS admission control: log N insertion points, "
                             "K repairs (Islam et al., §3)"),
-        "msb": PolicyEntry("msb", ModifiedSlackBased, {}, "modified slack-based admission "
+        "msb": PolicyEntry("msb", "deadline:ModifiedSlackBased", {}, "modified slack-based admission "
                            "control: every insertion position, cheapest plan (Islam et al., "
                            "§2.2.1)"),
-        "mrt": PolicyEntry("mrt", ModifiedRealTime, {}, "modified real-time admission control: "
+        "mrt": PolicyEntry("mrt", "deadline:ModifiedRealTime", {}, "modified real-time admission control: "
                            "strongly feasible plans, bounded backtracking (Islam et al., "
                            "§2.2.2)"),
-        "edf": PolicyEntry("edf", EarliestDeadlineFirst, {}, "earliest deadline first with EASY "
+        "edf": PolicyEntry("edf", "deadline:EarliestDeadlineFirst", {}, "earliest deadline first with EASY "
                            "backfilling, no admission control"),
     }
 

@@ -92,9 +92,12 @@ _MAX_MAGNITUDE = float(MAX_TIME)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: :func:`_plain_number_records`: at most this many digits per number (below 2**53, exact
-#: in a float64), and about this many bytes per block of lines.
+#: in a float64), and about this many bytes per block of lines.  A block of 256 KB keeps
+#: its temporary arrays (a few MB in all) in the cache and in memory the allocator
+#: reuses: in blocks of 4 MB each temporary came as fresh pages from the system, and
+#: reading KTH-SP2 took 1.3x as long (docs/reference/workloads.md, "Speed").
 _EXACT_DIGITS = 15
-_BLOCK_BYTES = 1 << 22
+_BLOCK_BYTES = 1 << 18
 _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
 

@@ -50,7 +50,7 @@ def check_grid_keys(data: Mapping[str, Any], check: Checker) -> bool:
     """Whether the experiment is a grid one (it has ``platforms``); a key that cannot mix
     with that (or, without platforms, a grid key) is an error naming it."""
     if "platforms" in data:
-        from schedlab.engine.grid import GRID
+        from schedlab.engine.policy import GRID
         from schedlab.execution import MODELS
         from schedlab.run import RunSpec
 

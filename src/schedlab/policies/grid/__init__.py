@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from schedlab.engine.grid import GRID
+from schedlab.engine.policy import GRID
 from schedlab.policies.grid.base import Dispatcher, LocalPolicy
 from schedlab.policies.grid.convergent.policy import ConvergentScheduling
 from schedlab.policies.grid.dispatch import LeastWork, Proportional, RandomDispatch, RoundRobin
