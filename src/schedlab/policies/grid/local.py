@@ -105,10 +105,13 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     drained machine); then, if the head would run into a window known to take
     ``m`` (:attr:`GridContext.windows_ahead`), the end of that window
     (:meth:`GridContext.clear_start`).  Computed over arrays of the running
-    jobs, one pass each.
+    jobs: in one compiled call (:func:`.easy_kernels.reservation`) while every
+    machine is in service and no window is announced, else with numpy.
     """
     now = ctx.now
     running, machines, widths, ends = ctx.running_columns()
+    if not ctx.windows_ahead and not len(ctx.out_of_service):
+        return _compiled_reserve(ctx, head, by, running, machines, widths, ends)
     feature = ctx.platform.feature
     licences = list(head.licences)
     # floats[j, i]: running job j holds a floating copy of the head's licence licences[i]
@@ -139,6 +142,28 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1 - int(held[i])
                     for i, l in enumerate(licences) if not feature[l, machine]}
     return Reservation(machine, when, spare_cpus, spare_copies)
+
+
+def _compiled_reserve(ctx: GridContext, head: GridTask, by: str, running: np.ndarray,
+                      machines: np.ndarray, widths: np.ndarray, ends: np.ndarray) -> Reservation:
+    """:func:`reserve` on a cluster with every machine in service and no window announced,
+    by :func:`.easy_kernels.reservation`."""
+    from schedlab.policies.grid.easy_kernels import reservation
+
+    platform = ctx.platform
+    candidates = ctx.candidates(head)
+    extra = ctx.durations(head, candidates) if by == "end" else \
+        np.zeros(len(candidates), dtype=np.int64)
+    licences = np.array(head.licences, dtype=np.int64)
+    found = reservation(ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus,
+                        platform.cpus, running, machines, widths, ends, ctx.columns.needs,
+                        licences, platform.feature, ctx.free_copies).tolist()
+    machine = int(candidates[found[0]])
+    feature = platform.feature
+    copies = platform.copies[ctx.cluster]
+    spare_copies = {l: int(copies[l]) - 1 - found[3 + i]
+                    for i, l in enumerate(head.licences) if not feature[l, machine]}
+    return Reservation(machine, found[1], found[2], spare_copies)
 
 
 def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines: np.ndarray,

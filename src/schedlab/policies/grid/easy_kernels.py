@@ -1,0 +1,105 @@
+"""The grid EASY pass's reservation compiled (Pasquali thesis §4.1, BF_FCFS; our reading in
+docs/reference/policies/grid.md, "BF_FCFS").
+
+:func:`reservation` computes, in one call over the running jobs' arrays, what
+:func:`~.local.reserve` computes with about thirty numpy calls: per candidate
+machine the time the head job could start there (enough CPUs free as the
+running jobs end in order of expected end, a copy of each floating licence it
+needs free in the cluster), the machine minimising the start (or the end), and
+what is still spare at that time.  It serves runs without failures or
+maintenance windows; :func:`~.local.reserve` keeps the numpy reading for those,
+and tests/grid/test_easy_arrays.py compares both with the job-by-job loops.
+
+``cache=True`` keeps the machine code on disk and ``schedlab precompile``
+compiles it ahead (one BF_FCFS run of each allocation).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.compiled import njit
+
+
+@njit(cache=True)
+def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
+                extra: np.ndarray, free_cpus: np.ndarray, cpus: np.ndarray,
+                running: np.ndarray, machines: np.ndarray, widths: np.ndarray,
+                ends: np.ndarray, needs: np.ndarray, licences: np.ndarray,
+                feature: np.ndarray, free_copies: np.ndarray) -> np.ndarray:
+    """The head's reservation: ``[best, start, spare CPUs, held_0, held_1, ...]``.
+
+    ``best`` indexes ``candidates`` (the head's eligible machines, fastest
+    first): the first whose start plus ``extra`` (zeros to minimise the start,
+    the durations there to minimise the end) is least.  On machine ``k`` the
+    start is when ``width`` CPUs of ``k`` are free (exclusive: when ``k`` is
+    idle), the running jobs (workload positions ``running``, on ``machines``,
+    ``widths`` CPUs each, expected at ``ends``) ending in order of expected end,
+    and no earlier than the earliest expected end of a running job holding a
+    floating copy of each of ``licences`` the head floats on ``k`` and of which
+    no copy is free (``free_copies``; ``needs`` and ``feature`` as
+    :class:`~schedlab.engine.grid.TaskColumns` and the platform hold them).
+    ``spare CPUs``: CPUs of the chosen machine not held past the start, less
+    the head's; ``held_i``: running jobs holding a floating copy of
+    ``licences[i]`` past the start.
+    """
+    n_running, n_licences = len(ends), len(licences)
+    # floats[j, i]: running job j holds a floating copy of licences[i]
+    floats = np.zeros((n_running, n_licences), dtype=np.bool_)
+    copy_free = np.full(n_licences, now, dtype=np.int64)
+    for i in range(n_licences):
+        lic = licences[i]
+        first = -1
+        for j in range(n_running):
+            if needs[running[j], lic] and not feature[lic, machines[j]]:
+                floats[j, i] = True
+                if first < 0 or ends[j] < first:
+                    first = ends[j]
+        if free_copies[lic] < 1 and first >= 0:
+            copy_free[i] = first
+    # the running jobs by machine, each machine's in order of expected end
+    size = len(cpus)
+    count = np.zeros(size + 1, dtype=np.int64)
+    for j in range(n_running):
+        count[machines[j] + 1] += 1
+    for k in range(size):
+        count[k + 1] += count[k]
+    filled = count[:size].copy()
+    by_machine = np.empty(n_running, dtype=np.int64)
+    for j in np.argsort(ends, kind="mergesort"):
+        by_machine[filled[machines[j]]] = j
+        filled[machines[j]] += 1
+    best, best_key, best_start = -1, 0, 0
+    for c in range(len(candidates)):
+        k = candidates[c]
+        start = now
+        if exclusive:
+            if count[k + 1] > count[k]:
+                start = ends[by_machine[count[k + 1] - 1]]
+        elif free_cpus[k] < width:
+            free = free_cpus[k]
+            for p in range(count[k], count[k + 1]):
+                j = by_machine[p]
+                free += widths[j]
+                start = ends[j]
+                if free >= width:
+                    break
+        for i in range(n_licences):
+            if not feature[licences[i], k] and copy_free[i] > start:
+                start = copy_free[i]
+        key = start + extra[c]
+        if best < 0 or key < best_key:
+            best, best_key, best_start = c, key, start
+    machine = candidates[best]
+    out = np.zeros(3 + n_licences, dtype=np.int64)
+    out[0], out[1] = best, best_start
+    spare = cpus[machine] - width
+    for j in range(n_running):
+        if ends[j] > best_start:
+            if machines[j] == machine:
+                spare -= widths[j]
+            for i in range(n_licences):
+                if floats[j, i]:
+                    out[3 + i] += 1
+    out[2] = spare
+    return out
