@@ -186,8 +186,11 @@ class TaskColumns:
     instead of a Python loop over its tasks at every pass.
 
     ``submit``, ``estimate`` (at submission, at the job's own rating), ``deadline``
-    (NaN: none), ``rating``, ``width`` and ``needs`` (jobs x the platform's licences:
-    whether the job asks for it).
+    (NaN: none), ``rating``, ``width``, ``needs`` (jobs x the platform's licences:
+    whether the job asks for it), ``eligible`` (jobs x the platform's machines:
+    :attr:`GridTask.eligible`) and ``estimate_work`` (the estimate in
+    rating-seconds at submission, ``estimate x rating``; -1 from 2**61 on, where
+    int64 arithmetic on it could overflow).
     """
 
     submit: np.ndarray
@@ -196,14 +199,23 @@ class TaskColumns:
     rating: np.ndarray
     width: np.ndarray
     needs: np.ndarray
+    eligible: np.ndarray
+    estimate_work: np.ndarray
 
     @classmethod
-    def of(cls, tasks: Sequence[GridTask], licences: int) -> TaskColumns:
-        """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``)."""
+    def of(cls, tasks: Sequence[GridTask], licences: int, machines: int) -> TaskColumns:
+        """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``) on a
+        platform of ``licences`` licences and ``machines`` machines."""
         needs = np.zeros((len(tasks), licences), dtype=bool)
+        eligible = np.zeros((len(tasks), machines), dtype=bool)
         for task in tasks:
             needs[task.index, list(task.licences)] = True
+            eligible[task.index] = task.eligible
+        work = [t.estimate_left * t.rating for t in tasks]
         return cls(
+            eligible=_read_only(eligible),
+            estimate_work=_read_only(np.array([w if w < _EXACT_WORK else -1 for w in work],
+                                              dtype=np.int64)),
             submit=_read_only(np.array([t.job.submit for t in tasks], dtype=np.float64)),
             estimate=_read_only(np.array([t.estimate_left for t in tasks], dtype=np.float64)),
             deadline=_read_only(np.array([np.nan if t.job.deadline is None else t.job.deadline
@@ -319,6 +331,17 @@ class GridContext:
         engine = self._engine
         return (at, engine.machine_of[at], engine.columns.width[at],
                 np.maximum(engine.expected_end_of[at], self.now + 1))
+
+    def times_from_columns(self, at: np.ndarray) -> bool:
+        """Whether the queued tasks at workload positions ``at`` would each hold a machine
+        of rating ``r`` for ``ceil(estimate_work / r)`` seconds if started now
+        (:attr:`TaskColumns.estimate_work`, eq. 3.9), as :meth:`durations` says: no
+        failure or window in the run (which lengthen runs), none started before (a
+        resumption has done work and pays the overhead), none of an estimate work past
+        int64 arithmetic."""
+        engine = self._engine
+        return engine.outages is None and not (engine.machine_of[at] >= 0).any() \
+            and not (engine.columns.estimate_work[at] < 0).any()
 
     def expected_end(self, task: GridTask) -> int:
         """When a running task is expected to free its machine (start + scaled estimate).
@@ -592,7 +615,7 @@ class _Engine:
                  overhead: int = 0) -> None:
         self.platform = platform
         self.tasks = tasks
-        self.columns = TaskColumns.of(tasks, len(platform.licence_names))
+        self.columns = TaskColumns.of(tasks, len(platform.licence_names), len(platform.cpus))
         self.overrun = overrun
         self.overhead = overhead
         self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)

@@ -103,3 +103,64 @@ def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
                     out[3 + i] += 1
     out[2] = spare
     return out
+
+
+@njit(cache=True)
+def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
+               work: np.ndarray, eligible: np.ndarray, needs: np.ndarray,
+               by_power: np.ndarray, rating: np.ndarray, free_cpus: np.ndarray,
+               jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
+               reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
+               tracked: np.ndarray) -> np.ndarray:
+    """The machine each job of ``later`` (workload positions, in queue order) starts on
+    behind a reservation, -1 for none: the first of ``by_power`` it is ``eligible`` for
+    with its ``widths`` CPUs free (exclusive: idle) and a free copy of each floating
+    licence it ``needs`` there, where it leaves the reservation intact -- it ends by
+    ``shadow`` (``now`` plus its estimate ``work`` over the machine's ``rating``, rounded
+    up: eq. 3.9), or what it holds past it is spare: CPUs on the ``reserved`` machine
+    (never under exclusive allocation; ``spare_cpus``) and, for each ``tracked`` licence
+    (the head's floating ones there), a copy (``spare``).
+
+    :meth:`~.local.Reservation.first_admitting` over
+    :meth:`~schedlab.engine.grid.GridContext.machines_with_room`, job after job, with
+    each start taking its CPUs and copies (from ``free_cpus``, ``jobs_on``,
+    ``free_copies``, which are the kernel's own copies) and what it holds past the
+    shadow time from the spare.
+    """
+    free = free_cpus.copy()
+    busy = jobs_on.copy()
+    copies = free_copies.copy()
+    spare = spare.copy()
+    n_licences = needs.shape[1]
+    chosen = np.full(len(later), -1, dtype=np.int64)
+    for q in range(len(later)):
+        at, width = later[q], widths[q]
+        cpus_spare = not exclusive and width <= spare_cpus
+        for k in by_power:
+            if not eligible[at, k] or free[k] < width or (exclusive and busy[k] > 0):
+                continue
+            room, past = True, True
+            for lic in range(n_licences):
+                if needs[at, lic] and not feature[lic, k]:
+                    if copies[lic] < 1:
+                        room = False
+                        break
+                    if tracked[lic] and spare[lic] < 1:
+                        past = False
+            if not room:
+                continue
+            ends = now - (-work[q] // rating[k])
+            if ends > shadow and not (past and (cpus_spare or k != reserved)):
+                continue
+            chosen[q] = k
+            free[k] -= width
+            busy[k] += 1
+            for lic in range(n_licences):
+                if needs[at, lic] and not feature[lic, k]:
+                    copies[lic] -= 1
+                    if ends > shadow and tracked[lic]:
+                        spare[lic] -= 1
+            if ends > shadow and k == reserved:
+                spare_cpus -= width
+            break
+    return chosen

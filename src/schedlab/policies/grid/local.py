@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 RESERVE_BY = ("start", "end")
 #: Queue orders of BF_FCFS: arrival, or the meta-scheduler's priority first (§4.3.1).
 QUEUE_ORDERS = ("arrival", "priority")
+#: The shadow time of :func:`first_fits` without a reservation: later than any end.
+_NO_SHADOW = 2**63 - 1
 
 
 class GridFCFS(LocalPolicy):
@@ -265,11 +267,16 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     a job starts only on a machine where it ends by its estimate before the
     next window taking that machine (:meth:`GridContext.clear_of_windows`),
     and the head's reservation is placed clear of them (:func:`reserve`).
+    Without windows, the jobs behind the head whose times are eq. 3.9's
+    (:meth:`GridContext.times_from_columns`: no failures, no resumption) are
+    tried in one compiled call (:func:`first_fits`).
     """
-    possible = ctx.may_start(positions(queue) if at is None else at).tolist()
+    at = positions(queue) if at is None else at
+    possible = ctx.may_start(at)
+    may = possible.tolist()
     ahead = bool(ctx.windows_ahead)
     for position, task in enumerate(queue):
-        machine = (None if not possible[position] else
+        machine = (None if not may[position] else
                    _first(_clear_room(ctx, task)) if ahead else ctx.fastest_fit(task))
         if machine is None:
             break
@@ -277,12 +284,44 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     else:
         return None
     head, reservation = queue[position], reserve(ctx, queue[position], by)
-    for task in compress(queue[position + 1:], possible[position + 1:]):
+    later = np.flatnonzero(possible[position + 1:]) + position + 1
+    if not ahead and ctx.times_from_columns(at[later]):
+        first_fits(ctx, queue, later, at[later], reservation)
+        return head
+    for task in compress(queue[position + 1:], may[position + 1:]):
         room = _clear_room(ctx, task) if ahead else ctx.machines_with_room(task)
         machine = reservation.first_admitting(ctx, task, room)
         if machine is not None:
             ctx.start(task, machine)
     return head
+
+
+def first_fits(ctx: GridContext, queue: list[GridTask], later: np.ndarray, at: np.ndarray,
+               reservation: Reservation | None = None) -> None:
+    """Start each job ``queue[i]`` for ``i`` in ``later`` (in that order; at workload
+    positions ``at``) on the first machine with room (fastest first), where it leaves
+    ``reservation`` intact if there is one -- the loop of :func:`backfill` with
+    :meth:`Reservation.first_admitting`, EDF's with :meth:`GridContext.fastest_fit` --
+    in one compiled call (:func:`.easy_kernels.admissions`).  For jobs whose times are
+    eq. 3.9's (:meth:`GridContext.times_from_columns`); only the jobs that start are
+    touched as Python objects."""
+    from schedlab.policies.grid.easy_kernels import admissions
+
+    platform, columns = ctx.platform, ctx.columns
+    licences = len(platform.licence_names)
+    tracked = np.zeros(licences, dtype=bool)
+    spare = np.zeros(licences, dtype=np.int64)
+    if reservation is None:       # no job ends past a shadow time that never comes
+        reservation = Reservation(-1, _NO_SHADOW, 0, {})
+    for l, copies in reservation.spare_copies.items():
+        tracked[l], spare[l] = True, copies
+    chosen = admissions(ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
+                        columns.eligible, columns.needs, ctx.by_power, platform.rating,
+                        ctx.free_cpus, ctx.jobs_on, ctx.free_copies, platform.feature,
+                        reservation.machine, reservation.start, reservation.spare_cpus, spare,
+                        tracked)
+    for q in np.flatnonzero(chosen >= 0).tolist():
+        ctx.start(queue[int(later[q])], int(chosen[q]))
 
 
 def _clear_room(ctx: GridContext, task: GridTask) -> np.ndarray:
