@@ -26,8 +26,9 @@ ambiguous we chose; the choices are "our reading" in docs/reference/policies/gri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
@@ -82,6 +83,7 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
     job (rows of ``needs``, jobs × licences): critical licences (ρ_l > 1, eq. 3.7) count
     d times (our reading of d)."""
     critical = rho > 1
+    needs = needs.astype(np.float64)        # once, not at each product
     plain = needs @ np.where(critical, 0.0, rho)
     heavy = needs @ np.where(critical, rho, 0.0)
     count = needs @ critical.astype(np.float64)
@@ -95,6 +97,31 @@ def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
     estimate = np.maximum(estimate, 1.0)
     shortest: float = estimate.min()
     return boost * shortest / estimate
+
+
+class InOrder(Sequence["GridTask"]):
+    """``tasks`` in the order of ``order`` (indices into ``tasks``), read job by job: a
+    pass touches only the jobs it tries (the first ones, and those that start), not a
+    list of the whole queue rebuilt at every event."""
+
+    __slots__ = ("order", "tasks")
+
+    def __init__(self, tasks: list[GridTask], order: np.ndarray) -> None:
+        self.tasks = tasks
+        self.order = order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @overload
+    def __getitem__(self, i: int) -> GridTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GridTask]: ...
+
+    def __getitem__(self, i: int | slice) -> GridTask | list[GridTask]:
+        if isinstance(i, slice):
+            return [self.tasks[k] for k in self.order[i].tolist()]
+        return self.tasks[int(self.order[i])]
 
 
 class FlexibleBackfilling(LocalPolicy):
@@ -196,10 +223,10 @@ class FlexibleBackfilling(LocalPolicy):
     def queue(self, ctx: GridContext) -> list[GridTask]:
         """The queue in priority order (highest first; ties in arrival order), with the
         reservation's holder first under BF_UNMOD."""
-        return self._ordered(ctx)[0]
+        return list(self._ordered(ctx)[0])
 
-    def _ordered(self, ctx: GridContext) -> tuple[list[GridTask], np.ndarray]:
-        """:meth:`queue` and its jobs' workload positions."""
+    def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
+        """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
         tasks = list(ctx.waiting.values())
         at = positions(tasks)
         order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
@@ -207,8 +234,8 @@ class FlexibleBackfilling(LocalPolicy):
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
             first = tasks.index(holder)
-            order = np.r_[first, order[order != first]]
-        return [tasks[i] for i in order.tolist()], at[order]
+            order = np.concatenate(([first], order[order != first]))
+        return InOrder(tasks, order), at[order]
 
     def schedule(self, ctx: GridContext) -> None:
         queue, at = self._ordered(ctx)

@@ -11,6 +11,7 @@ docs/reference/policies/grid.md ("BF_FCFS").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
 from typing import TYPE_CHECKING
 
@@ -248,7 +249,7 @@ class BackfillingFCFS(LocalPolicy):
         backfill(ctx, queue, self.reserve_by)
 
 
-def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
+def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
              at: np.ndarray | None = None) -> GridTask | None:
     """One EASY pass over ``queue`` in its order; returns the job that got the reservation
     (None when every job that could be tried started).
@@ -296,7 +297,7 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     return head
 
 
-def first_fits(ctx: GridContext, queue: list[GridTask], later: np.ndarray, at: np.ndarray,
+def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, at: np.ndarray,
                reservation: Reservation | None = None) -> None:
     """Start each job ``queue[i]`` for ``i`` in ``later`` (in that order; at workload
     positions ``at``) on the first machine with room (fastest first), where it leaves
