@@ -109,6 +109,7 @@ class CheckedEasy(BackfillingFCFS):
 
     def schedule(self, ctx):
         queue = list(ctx.waiting.values())
+        assert ctx.queue_positions().tolist() == positions(queue).tolist()
         possible = ctx.may_start(positions(queue))
         for task, ok in zip(queue, possible.tolist()):
             if not ok:

@@ -293,6 +293,7 @@ class GridContext:
         self._feature_here = cast("list[bool]", feature_here.tolist())
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
+        self._queue_at = _NONE                  # the waiting tasks' positions, queue order
         self.running: dict[int, GridTask] = {}
         self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
         self._engine = engine
@@ -331,6 +332,17 @@ class GridContext:
         engine = self._engine
         return (at, engine.machine_of[at], engine.columns.width[at],
                 np.maximum(engine.expected_end_of[at], self.now + 1))
+
+    @property
+    def tasks(self) -> Sequence[GridTask]:
+        """Every task of the run, by workload position (:attr:`GridTask.index`)."""
+        return self._engine.tasks
+
+    def queue_positions(self) -> np.ndarray:
+        """The workload positions of the :attr:`waiting` tasks, in queue order (as
+        :func:`positions` of ``list(waiting.values())``), kept as the queue changes: a
+        pass reads its queue's columns without a loop over its tasks."""
+        return _read_only(self._queue_at)
 
     def times_from_columns(self, at: np.ndarray) -> bool:
         """Whether the queued tasks at workload positions ``at`` would each hold a machine
@@ -476,7 +488,7 @@ class GridContext:
         for l in task.licences:
             if not platform.feature[l, machine]:
                 self._free_copies[l] -= 1
-        del self.waiting[task.id]
+        self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
         self._update_room()
@@ -493,7 +505,7 @@ class GridContext:
                               f"{self.now}, but it is not running in cluster {self.cluster}")
         machine = task.machine
         self._release(task)
-        self.waiting[task.id] = task
+        self._enqueue(task)
         self._engine.preempted(self, task, machine)
 
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
@@ -504,7 +516,7 @@ class GridContext:
                 f"it is not waiting in cluster {self.cluster}"
             raise PolicyError(f"policy {self.policy_name!r} rejected job {task.id} at time "
                               f"{self.now}, but {where}")
-        del self.waiting[task.id]
+        self._dequeue(task)
         self._engine.rejected(task, reason)
 
     def wake_at(self, time: int) -> None:
@@ -541,6 +553,21 @@ class GridContext:
             if not platform.feature[l, machine] and self.free_copies[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
+
+    def _enqueue(self, task: GridTask) -> None:
+        """``task`` enters the back of the queue."""
+        self.waiting[task.id] = task
+        self._queue_at = np.append(self._queue_at, task.index)
+
+    def _dequeue(self, task: GridTask) -> None:
+        """``task`` leaves the queue (started, rejected or withdrawn)."""
+        del self.waiting[task.id]
+        self._queue_at = self._queue_at[self._queue_at != task.index]
+
+    def _queue_reordered(self) -> None:
+        """:attr:`waiting` was reordered in place (a job requeued at its place by
+        arrival, :mod:`~schedlab.engine.grid_outages`): read the positions again."""
+        self._queue_at = positions(list(self.waiting.values()))
 
     def _release(self, task: GridTask) -> None:
         """Give back the CPUs and licence copies of running ``task`` (an end or a preemption)."""
@@ -744,7 +771,7 @@ class _Engine:
         if ctx is None:
             self.done += 1
             return
-        del ctx.waiting[task.id]
+        ctx._dequeue(task)
         self._leave(task)
 
     def rejected(self, task: GridTask, reason: str) -> None:
@@ -953,7 +980,7 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             task.cluster = cluster
             ctx = contexts[cluster]
             task.candidates = ctx.candidates(task)
-            ctx.waiting[task.id] = task
+            ctx._enqueue(task)
             engine.enter(task)
             dirty.add(cluster)
             call(policies[cluster].on_submit, ctx, task)

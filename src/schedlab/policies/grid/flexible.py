@@ -26,9 +26,8 @@ ambiguous we chose; the choices are "our reading" in docs/reference/policies/gri
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import compress
-from typing import TYPE_CHECKING, NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -36,7 +35,7 @@ from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
-from schedlab.policies.grid.local import RESERVE_BY, backfill, first_fits
+from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fits
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
@@ -97,31 +96,6 @@ def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
     estimate = np.maximum(estimate, 1.0)
     shortest: float = estimate.min()
     return boost * shortest / estimate
-
-
-class InOrder(Sequence["GridTask"]):
-    """``tasks`` in the order of ``order`` (indices into ``tasks``), read job by job: a
-    pass touches only the jobs it tries (the first ones, and those that start), not a
-    list of the whole queue rebuilt at every event."""
-
-    __slots__ = ("order", "tasks")
-
-    def __init__(self, tasks: list[GridTask], order: np.ndarray) -> None:
-        self.tasks = tasks
-        self.order = order
-
-    def __len__(self) -> int:
-        return len(self.order)
-
-    @overload
-    def __getitem__(self, i: int) -> GridTask: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[GridTask]: ...
-
-    def __getitem__(self, i: int | slice) -> GridTask | list[GridTask]:
-        if isinstance(i, slice):
-            return [self.tasks[k] for k in self.order[i].tolist()]
-        return self.tasks[int(self.order[i])]
 
 
 class FlexibleBackfilling(LocalPolicy):
@@ -227,15 +201,15 @@ class FlexibleBackfilling(LocalPolicy):
 
     def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
         """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
-        tasks = list(ctx.waiting.values())
-        at = positions(tasks)
+        at = ctx.queue_positions()
         order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
-            first = tasks.index(holder)
+            first = int(np.flatnonzero(at == holder.index)[0])
             order = np.concatenate(([first], order[order != first]))
-        return InOrder(tasks, order), at[order]
+        ordered = at[order]
+        return InOrder(ctx.tasks, ordered), ordered
 
     def schedule(self, ctx: GridContext) -> None:
         queue, at = self._ordered(ctx)
@@ -280,16 +254,15 @@ class GridEDF(LocalPolicy):
     name = "grid-edf"
 
     def schedule(self, ctx: GridContext) -> None:
-        tasks = list(ctx.waiting.values())
-        at = positions(tasks)
+        at = ctx.queue_positions()
         # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
-        order = np.argsort(ctx.columns.deadline[at], kind="stable")
-        possible = ctx.may_start(at[order])
+        ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
+        possible = ctx.may_start(ordered)
         if ctx.times_from_columns(at):
-            later = order[possible]
-            first_fits(ctx, tasks, later, at[later])
+            later = ordered[possible]
+            first_fits(ctx, ctx.tasks, later, later)
             return
-        for task in compress([tasks[i] for i in order.tolist()], possible.tolist()):
+        for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
             if machine is not None:
                 ctx.start(task, machine)

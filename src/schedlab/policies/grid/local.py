@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -46,6 +46,32 @@ class GridFCFS(LocalPolicy):
             if machine is None:
                 return
             ctx.start(task, machine)
+
+
+class InOrder(Sequence["GridTask"]):
+    """``tasks`` in the order of ``order`` (indices into ``tasks``; the run's tasks and
+    queue positions, :meth:`GridContext.queue_positions`), read job by job: a pass
+    touches only the jobs it tries (the first ones, and those that start), not a list
+    of the whole queue rebuilt at every event."""
+
+    __slots__ = ("order", "tasks")
+
+    def __init__(self, tasks: Sequence[GridTask], order: np.ndarray) -> None:
+        self.tasks = tasks
+        self.order = order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @overload
+    def __getitem__(self, i: int) -> GridTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GridTask]: ...
+
+    def __getitem__(self, i: int | slice) -> GridTask | list[GridTask]:
+        if isinstance(i, slice):
+            return [self.tasks[k] for k in self.order[i].tolist()]
+        return self.tasks[int(self.order[i])]
 
 
 class Reservation:
@@ -243,10 +269,12 @@ class BackfillingFCFS(LocalPolicy):
         self.order = order
 
     def schedule(self, ctx: GridContext) -> None:
-        queue = list(ctx.waiting.values())
         if self.order == "priority":
-            queue.sort(key=lambda task: -task.priority)
-        backfill(ctx, queue, self.reserve_by)
+            queue = sorted(ctx.waiting.values(), key=lambda task: -task.priority)
+            backfill(ctx, queue, self.reserve_by)
+            return
+        at = ctx.queue_positions()
+        backfill(ctx, InOrder(ctx.tasks, at), self.reserve_by, at)
 
 
 def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
