@@ -125,16 +125,37 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
     :meth:`~schedlab.engine.grid.GridContext.machines_with_room`, job after job, with
     each start taking its CPUs and copies (from ``free_cpus``, ``jobs_on``,
     ``free_copies``, which are the kernel's own copies) and what it holds past the
-    shadow time from the spare.
+    shadow time from the spare.  A job wider than the most CPUs free on one machine
+    (exclusive: the largest idle one), or needing a floating licence no machine of
+    ``by_power`` holds as a feature and of which no copy is free, is passed over
+    without a search (:meth:`~schedlab.engine.grid.GridContext.may_start`'s test).
+    With ``shadow`` past every end (and ``reserved`` -1), each job starts on the first
+    machine with room: EDF's first fit.
     """
     free = free_cpus.copy()
     busy = jobs_on.copy()
     copies = free_copies.copy()
     spare = spare.copy()
     n_licences = needs.shape[1]
+    floating_here = np.ones(n_licences, dtype=np.bool_)
+    for lic in range(n_licences):
+        for k in by_power:
+            if feature[lic, k]:
+                floating_here[lic] = False
+                break
+    largest = _largest_room(by_power, free, busy, exclusive)
     chosen = np.full(len(later), -1, dtype=np.int64)
     for q in range(len(later)):
         at, width = later[q], widths[q]
+        if width > largest:
+            continue
+        blocked = False
+        for lic in range(n_licences):
+            if needs[at, lic] and floating_here[lic] and copies[lic] < 1:
+                blocked = True
+                break
+        if blocked:
+            continue
         cpus_spare = not exclusive and width <= spare_cpus
         for k in by_power:
             if not eligible[at, k] or free[k] < width or (exclusive and busy[k] > 0):
@@ -162,5 +183,18 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                         spare[lic] -= 1
             if ends > shadow and k == reserved:
                 spare_cpus -= width
+            largest = _largest_room(by_power, free, busy, exclusive)
             break
     return chosen
+
+
+@njit(cache=True)
+def _largest_room(machines: np.ndarray, free: np.ndarray, busy: np.ndarray,
+                  exclusive: bool) -> int:
+    """The most CPUs free on one of ``machines`` (exclusive: on an idle one; 0: none),
+    as :attr:`~schedlab.engine.grid.GridContext.largest_room`."""
+    largest = 0
+    for k in machines:
+        if free[k] > largest and not (exclusive and busy[k] > 0):
+            largest = free[k]
+    return largest

@@ -257,11 +257,10 @@ class GridEDF(LocalPolicy):
         at = ctx.queue_positions()
         # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
         ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
-        possible = ctx.may_start(ordered)
         if ctx.times_from_columns(at):
-            later = ordered[possible]
-            first_fits(ctx, ctx.tasks, later, later)
+            first_fits(ctx, ctx.tasks, ordered, ordered)
             return
+        possible = ctx.may_start(ordered)
         for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
             if machine is not None:

@@ -296,16 +296,17 @@ def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
     a job starts only on a machine where it ends by its estimate before the
     next window taking that machine (:meth:`GridContext.clear_of_windows`),
     and the head's reservation is placed clear of them (:func:`reserve`).
-    Without windows, the jobs behind the head whose times are eq. 3.9's
-    (:meth:`GridContext.times_from_columns`: no failures, no resumption) are
-    tried in one compiled call (:func:`first_fits`).
+    Without windows, when the queue's times are eq. 3.9's
+    (:meth:`GridContext.times_from_columns`: no failures, no resumption), the
+    jobs behind the head are tried in one compiled call (:func:`first_fits`),
+    which makes the queue test itself as jobs start.
     """
     at = positions(queue) if at is None else at
-    possible = ctx.may_start(at)
-    may = possible.tolist()
     ahead = bool(ctx.windows_ahead)
+    compiled = not ahead and ctx.times_from_columns(at)
+    may = None if compiled else ctx.may_start(at).tolist()
     for position, task in enumerate(queue):
-        machine = (None if not may[position] else
+        machine = (None if may is not None and not may[position] else
                    _first(_clear_room(ctx, task)) if ahead else ctx.fastest_fit(task))
         if machine is None:
             break
@@ -313,8 +314,8 @@ def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
     else:
         return None
     head, reservation = queue[position], reserve(ctx, queue[position], by)
-    later = np.flatnonzero(possible[position + 1:]) + position + 1
-    if not ahead and ctx.times_from_columns(at[later]):
+    if may is None:
+        later = np.arange(position + 1, len(queue))
         first_fits(ctx, queue, later, at[later], reservation)
         return head
     for task in compress(queue[position + 1:], may[position + 1:]):
@@ -331,7 +332,8 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     positions ``at``) on the first machine with room (fastest first), where it leaves
     ``reservation`` intact if there is one -- the loop of :func:`backfill` with
     :meth:`Reservation.first_admitting`, EDF's with :meth:`GridContext.fastest_fit` --
-    in one compiled call (:func:`.easy_kernels.admissions`).  For jobs whose times are
+    in one compiled call (:func:`.easy_kernels.admissions`), which passes over the jobs
+    :meth:`GridContext.may_start` would refuse as jobs start.  For jobs whose times are
     eq. 3.9's (:meth:`GridContext.times_from_columns`); only the jobs that start are
     touched as Python objects."""
     from schedlab.policies.grid.easy_kernels import admissions
