@@ -619,10 +619,14 @@ class MetaView:
         count = len(platform.clusters)
         self.outstanding: list[dict[int, GridTask]] = [{} for _ in range(count)]
         self.dispatched = [0] * count
+        # each cluster's first machine index: machines are numbered cluster by cluster
+        self._first_machines = np.searchsorted(platform.cluster_of, np.arange(count))
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
-        """Indices of the clusters with a machine ``task`` could ever run on."""
-        return np.unique(self.platform.cluster_of[task.eligible])
+        """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
+        eligible: np.ndarray = np.flatnonzero(
+            np.logical_or.reduceat(task.eligible, self._first_machines))
+        return eligible
 
 
 class _Engine:
