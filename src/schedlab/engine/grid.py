@@ -294,6 +294,7 @@ class GridContext:
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
         self._queue_at = _NONE                  # the waiting tasks' positions, queue order
+        self._resumed_waiting = 0               # waiting tasks that have run before
         self.running: dict[int, GridTask] = {}
         self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
         self._engine = engine
@@ -344,16 +345,15 @@ class GridContext:
         pass reads its queue's columns without a loop over its tasks."""
         return _read_only(self._queue_at)
 
-    def times_from_columns(self, at: np.ndarray) -> bool:
-        """Whether the queued tasks at workload positions ``at`` would each hold a machine
-        of rating ``r`` for ``ceil(estimate_work / r)`` seconds if started now
+    def times_from_columns(self) -> bool:
+        """Whether every queued task would hold a machine of rating ``r`` for
+        ``ceil(estimate_work / r)`` seconds if started now
         (:attr:`TaskColumns.estimate_work`, eq. 3.9), as :meth:`durations` says: no
         failure or window in the run (which lengthen runs), none started before (a
-        resumption has done work and pays the overhead), none of an estimate work past
-        int64 arithmetic."""
+        resumption has done work and pays the overhead), no job of the run with an
+        estimate work past int64 arithmetic."""
         engine = self._engine
-        return engine.outages is None and not (engine.machine_of[at] >= 0).any() \
-            and not (engine.columns.estimate_work[at] < 0).any()
+        return engine.outages is None and not self._resumed_waiting and engine.exact_work
 
     def expected_end(self, task: GridTask) -> int:
         """When a running task is expected to free its machine (start + scaled estimate).
@@ -558,16 +558,20 @@ class GridContext:
         """``task`` enters the back of the queue."""
         self.waiting[task.id] = task
         self._queue_at = np.append(self._queue_at, task.index)
+        self._resumed_waiting += task.first_start >= 0
 
     def _dequeue(self, task: GridTask) -> None:
         """``task`` leaves the queue (started, rejected or withdrawn)."""
         del self.waiting[task.id]
         self._queue_at = self._queue_at[self._queue_at != task.index]
+        self._resumed_waiting -= task.first_start >= 0
 
     def _queue_reordered(self) -> None:
         """:attr:`waiting` was reordered in place (a job requeued at its place by
         arrival, :mod:`~schedlab.engine.grid_outages`): read the positions again."""
-        self._queue_at = positions(list(self.waiting.values()))
+        waiting = list(self.waiting.values())
+        self._queue_at = positions(waiting)
+        self._resumed_waiting = sum(task.first_start >= 0 for task in waiting)
 
     def _release(self, task: GridTask) -> None:
         """Give back the CPUs and licence copies of running ``task`` (an end or a preemption)."""
@@ -647,6 +651,8 @@ class _Engine:
         self.platform = platform
         self.tasks = tasks
         self.columns = TaskColumns.of(tasks, len(platform.licence_names), len(platform.cpus))
+        #: whether every job's estimate work fits int64 arithmetic (TaskColumns.estimate_work)
+        self.exact_work = not (self.columns.estimate_work < 0).any()
         self.overrun = overrun
         self.overhead = overhead
         self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)

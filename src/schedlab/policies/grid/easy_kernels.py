@@ -145,15 +145,19 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                 break
     largest = _largest_room(by_power, free, busy, exclusive)
     chosen = np.full(len(later), -1, dtype=np.int64)
+    mine = np.empty(n_licences, dtype=np.int64)          # the job's licences
     for q in range(len(later)):
         at, width = later[q], widths[q]
         if width > largest:
             continue
-        blocked = False
+        count, blocked = 0, False
         for lic in range(n_licences):
-            if needs[at, lic] and floating_here[lic] and copies[lic] < 1:
-                blocked = True
-                break
+            if needs[at, lic]:
+                mine[count] = lic
+                count += 1
+                if floating_here[lic] and copies[lic] < 1:
+                    blocked = True
+                    break
         if blocked:
             continue
         cpus_spare = not exclusive and width <= spare_cpus
@@ -161,8 +165,9 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
             if not eligible[at, k] or free[k] < width or (exclusive and busy[k] > 0):
                 continue
             room, past = True, True
-            for lic in range(n_licences):
-                if needs[at, lic] and not feature[lic, k]:
+            for i in range(count):
+                lic = mine[i]
+                if not feature[lic, k]:
                     if copies[lic] < 1:
                         room = False
                         break
@@ -176,8 +181,9 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
             chosen[q] = k
             free[k] -= width
             busy[k] += 1
-            for lic in range(n_licences):
-                if needs[at, lic] and not feature[lic, k]:
+            for i in range(count):
+                lic = mine[i]
+                if not feature[lic, k]:
                     copies[lic] -= 1
                     if ends > shadow and tracked[lic]:
                         spare[lic] -= 1

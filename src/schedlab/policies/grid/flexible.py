@@ -257,7 +257,7 @@ class GridEDF(LocalPolicy):
         at = ctx.queue_positions()
         # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
         ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
-        if ctx.times_from_columns(at):
+        if ctx.times_from_columns():
             first_fits(ctx, ctx.tasks, ordered, ordered)
             return
         possible = ctx.may_start(ordered)

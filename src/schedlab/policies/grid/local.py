@@ -303,7 +303,7 @@ def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
     """
     at = positions(queue) if at is None else at
     ahead = bool(ctx.windows_ahead)
-    compiled = not ahead and ctx.times_from_columns(at)
+    compiled = not ahead and ctx.times_from_columns()
     may = None if compiled else ctx.may_start(at).tolist()
     for position, task in enumerate(queue):
         machine = (None if may is not None and not may[position] else
