@@ -221,7 +221,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     (:mod:`schedlab.predictors.knn_kernel`), by one run planning with it (entry ``knn
     predictor``), and so are the ``cs`` pass's Job-Machine matrix and knapsack
     (:mod:`schedlab.policies.grid.convergent.kernels`), by one ``cs`` grid run and one
-    knapsack (entry ``convergent scheduling``).
+    knapsack (entry ``convergent scheduling``), and so are the grid EASY pass's
+    reservation and admissions (:mod:`schedlab.policies.grid.easy_kernels`), by one
+    ``bf-fcfs`` grid run (entry ``grid backfilling``).
 
     For every policy (the default), the kernels those runs compiled are then built ahead
     of time into an extension module (:func:`schedlab.compiled.build`, entry
@@ -260,6 +262,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     began = time.perf_counter()
     _compile_convergent_scheduling()
     taken["convergent scheduling"] = time.perf_counter() - began
+    began = time.perf_counter()
+    _compile_grid_backfilling()
+    taken["grid backfilling"] = time.perf_counter() - began
     if every:
         began = time.perf_counter()
         try:
@@ -292,6 +297,21 @@ def _compile_convergent_scheduling() -> None:
     run_grid(grid, platform, [make_local_policy({"name": "cs"})], allocation="exclusive")
     greedy_knapsack([1.0, 2.0], [[True], [True]], [1])
     mfs(np.array([[1.0], [2.0]]))
+
+
+def _compile_grid_backfilling() -> None:
+    """Compile the grid EASY pass's kernels (:mod:`schedlab.policies.grid.easy_kernels`):
+    one ``bf-fcfs`` run of 100 jobs on the ``thesis-4.2`` cluster (its reservations and
+    the admissions behind them)."""
+    from schedlab.engine.grid import run_grid
+    from schedlab.platform.generator import generate_platform
+    from schedlab.platform.generator import preset as platform_preset
+    from schedlab.policies.grid import make_local_policy
+    from schedlab.workload.models.grid import PRESETS, generate_grid
+
+    platform = generate_platform(platform_preset("thesis-4.2"), seed=1)
+    grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=1, seed=1)
+    run_grid(grid, platform, [make_local_policy("bf-fcfs")])
 
 
 # ------------------------------------------------------------------ as tables

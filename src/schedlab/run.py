@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
@@ -255,8 +256,21 @@ def load_platform(source: str | Path | Platform, *, seed: int = 0) -> tuple[Plat
     if not path.exists() and not str(source).endswith(".toml"):
         raise InputError(f"no such platform file, nor a platform preset (presets: "
                          f"{', '.join(PRESETS)})", file=str(source))
-    platform = read_platform(path)
+    stat = path.stat() if path.is_file() else None
+    platform = read_platform(path) if stat is None else \
+        _read_platform_file(path, (stat.st_dev, stat.st_ino, stat.st_mtime_ns, stat.st_size))
     return platform, {"name": platform.name, "file": str(path)}
+
+
+@lru_cache(maxsize=8)
+def _read_platform_file(path: Path, version: tuple[int, int, int, int]) -> Platform:
+    """The platform in the TOML file ``path``, read once while the file is the same
+    (``version``: its device, inode, modification time and size): a grid run reads its
+    platform for the workload's checks, the run and the metrics.  A Platform is
+    immutable."""
+    from schedlab.platform import read_platform
+
+    return read_platform(path)
 
 
 def load_grid_workload(source: str | Path | GridWorkload, platform: Platform, *,

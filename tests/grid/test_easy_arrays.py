@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.conformance import check_grid_invariants
-from schedlab.engine.grid import positions, run_grid
+from schedlab.engine.grid import GridContext, positions, run_grid
 from schedlab.platform.generator import PlatformSettings, generate_platform
-from schedlab.policies.grid import LeastWork
+from schedlab.policies.grid import LeastWork, make_local_policy
 from schedlab.policies.grid.flexible import FlexibleBackfillingMod, GridEDF
 from schedlab.policies.grid.local import BackfillingFCFS, Reservation, reserve
 from schedlab.workload.models.grid import JobSettings, generate_grid
@@ -109,6 +109,9 @@ class CheckedEasy(BackfillingFCFS):
 
     def schedule(self, ctx):
         queue = list(ctx.waiting.values())
+        assert ctx.queue_positions().tolist() == positions(queue).tolist()
+        assert ctx.times_from_columns() == (ctx._outages is None and
+                                            all(t.first_start < 0 for t in queue))
         possible = ctx.may_start(positions(queue))
         for task, ok in zip(queue, possible.tolist()):
             if not ok:
@@ -197,3 +200,29 @@ def test_may_start_by_width_and_by_floating_copies():
 
     run_grid(grid, platform, [Probe()])
     assert seen["checked"] > 0
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), allocation=st.sampled_from(["shared", "exclusive"]),
+       policy=st.sampled_from(["bf-fcfs", "bf-unmod", "bf-mod", "grid-edf"]),
+       by=st.sampled_from(["start", "end"]))
+def test_the_compiled_admissions_give_the_schedule_of_the_plain_loop(seed, allocation, policy,
+                                                                     by):
+    """The backfilling behind the reservation, and EDF's first fits, in one compiled call
+    (runs whose times are eq. 3.9's) start the same jobs on the same machines at the same
+    times as :meth:`Reservation.first_admitting` and :meth:`GridContext.fastest_fit` job
+    by job (the path of runs with failures)."""
+    platform, grid = random_grid(seed)
+    spec = policy if policy == "grid-edf" else {"name": policy, "reserve_by": by}
+
+    def run():
+        policies = [make_local_policy(spec) for _ in platform.clusters]
+        return run_grid(grid, platform, policies, LeastWork(), allocation=allocation)
+
+    compiled = run()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(GridContext, "times_from_columns", lambda self: False)
+        plain = run()
+    for column in ("start", "end"):
+        assert np.array_equal(getattr(compiled, column), getattr(plain, column))
+    assert np.array_equal(compiled.grid.machine, plain.grid.machine)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -58,8 +59,8 @@ def test_a_grid_run_description_refuses_what_the_grid_engine_does_not_take():
 
 
 def test_a_space_sharing_run_does_not_load_the_grid_policies():
-    """The grid package pulls in scipy (0.4 s of every ``simulate`` before): a run of a
-    space-sharing policy, by name or mapping, decides it is no grid policy without it."""
+    """A run of a space-sharing policy, by name or mapping, decides it is no grid policy
+    without importing the grid package."""
     code = ("import sys\n"
             "from schedlab.execution import execute\n"
             "from schedlab.run import RunSpec\n"
@@ -67,5 +68,23 @@ def test_a_space_sharing_run_does_not_load_the_grid_policies():
             "for policy in ('fcfs+easy', {'name': 'conservative'}):\n"
             "    execute(RunSpec(generate_builtin('lublin', n_jobs=20), policy))\n"
             "print('schedlab.policies.grid' in sys.modules)\n")
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert ran.stdout.strip() == "False"
+
+
+def test_a_grid_run_of_the_local_policies_does_not_import_scipy_optimize():
+    """scipy.optimize (about half a second of a process) is imported only by the
+    convergent scheduling pass's exact solvers, at their first call: a run of the other
+    local policies never loads it (numba, when it compiles, loads scipy's core alone)."""
+    code = ("import sys\n"
+            "from schedlab.execution import execute\n"
+            "from schedlab.run import RunSpec\n"
+            f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+            "from helpers import grid_workload, two_clusters\n"
+            "rows = [(0, 100, 100, 4, ('A',), 100), (10, 30, 30, 2, (), 100)]\n"
+            "for policy in ('grid-fcfs', 'bf-fcfs', 'bf-unmod', 'bf-mod', 'grid-edf'):\n"
+            "    execute(RunSpec(grid_workload(rows), policy, platform=two_clusters(),\n"
+            "                    dispatch='round-robin'))\n"
+            "print('scipy.optimize' in sys.modules)\n")
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert ran.stdout.strip() == "False"

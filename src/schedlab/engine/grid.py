@@ -183,8 +183,11 @@ class TaskColumns:
     instead of a Python loop over its tasks at every pass.
 
     ``submit``, ``estimate`` (at submission, at the job's own rating), ``deadline``
-    (NaN: none), ``rating``, ``width`` and ``needs`` (jobs x the platform's licences:
-    whether the job asks for it).
+    (NaN: none), ``rating``, ``width``, ``needs`` (jobs x the platform's licences:
+    whether the job asks for it), ``eligible`` (jobs x the platform's machines:
+    :attr:`GridTask.eligible`) and ``estimate_work`` (the estimate in
+    rating-seconds at submission, ``estimate x rating``; -1 from 2**61 on, where
+    int64 arithmetic on it could overflow).
     """
 
     submit: np.ndarray
@@ -193,14 +196,23 @@ class TaskColumns:
     rating: np.ndarray
     width: np.ndarray
     needs: np.ndarray
+    eligible: np.ndarray
+    estimate_work: np.ndarray
 
     @classmethod
-    def of(cls, tasks: Sequence[GridTask], licences: int) -> TaskColumns:
-        """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``)."""
+    def of(cls, tasks: Sequence[GridTask], licences: int, machines: int) -> TaskColumns:
+        """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``) on a
+        platform of ``licences`` licences and ``machines`` machines."""
         needs = np.zeros((len(tasks), licences), dtype=bool)
+        eligible = np.zeros((len(tasks), machines), dtype=bool)
         for task in tasks:
             needs[task.index, list(task.licences)] = True
+            eligible[task.index] = task.eligible
+        work = [t.estimate_left * t.rating for t in tasks]
         return cls(
+            eligible=_read_only(eligible),
+            estimate_work=_read_only(np.array([w if w < _EXACT_WORK else -1 for w in work],
+                                              dtype=np.int64)),
             submit=_read_only(np.array([t.job.submit for t in tasks], dtype=np.float64)),
             estimate=_read_only(np.array([t.estimate_left for t in tasks], dtype=np.float64)),
             deadline=_read_only(np.array([np.nan if t.job.deadline is None else t.job.deadline
@@ -278,6 +290,8 @@ class GridContext:
         self._feature_here = cast("list[bool]", feature_here.tolist())
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
+        self._queue_at = _NONE                  # the waiting tasks' positions, queue order
+        self._resumed_waiting = 0               # waiting tasks that have run before
         self.running: dict[int, GridTask] = {}
         self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
         self._engine = engine
@@ -316,6 +330,27 @@ class GridContext:
         engine = self._engine
         return (at, engine.machine_of[at], engine.columns.width[at],
                 np.maximum(engine.expected_end_of[at], self.now + 1))
+
+    @property
+    def tasks(self) -> Sequence[GridTask]:
+        """Every task of the run, by workload position (:attr:`GridTask.index`)."""
+        return self._engine.tasks
+
+    def queue_positions(self) -> np.ndarray:
+        """The workload positions of the :attr:`waiting` tasks, in queue order (as
+        :func:`positions` of ``list(waiting.values())``), kept as the queue changes: a
+        pass reads its queue's columns without a loop over its tasks."""
+        return _read_only(self._queue_at)
+
+    def times_from_columns(self) -> bool:
+        """Whether every queued task would hold a machine of rating ``r`` for
+        ``ceil(estimate_work / r)`` seconds if started now
+        (:attr:`TaskColumns.estimate_work`, eq. 3.9), as :meth:`durations` says: no
+        failure or window in the run (which lengthen runs), none started before (a
+        resumption has done work and pays the overhead), no job of the run with an
+        estimate work past int64 arithmetic."""
+        engine = self._engine
+        return engine.outages is None and not self._resumed_waiting and engine.exact_work
 
     def expected_end(self, task: GridTask) -> int:
         """When a running task is expected to free its machine (start + scaled estimate).
@@ -450,7 +485,7 @@ class GridContext:
         for l in task.licences:
             if not platform.feature[l, machine]:
                 self._free_copies[l] -= 1
-        del self.waiting[task.id]
+        self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
         self._update_room()
@@ -467,7 +502,7 @@ class GridContext:
                               f"{self.now}, but it is not running in cluster {self.cluster}")
         machine = task.machine
         self._release(task)
-        self.waiting[task.id] = task
+        self._enqueue(task)
         self._engine.preempted(self, task, machine)
 
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
@@ -478,7 +513,7 @@ class GridContext:
                 f"it is not waiting in cluster {self.cluster}"
             raise PolicyError(f"policy {self.policy_name!r} rejected job {task.id} at time "
                               f"{self.now}, but {where}")
-        del self.waiting[task.id]
+        self._dequeue(task)
         self._engine.rejected(task, reason)
 
     def wake_at(self, time: int) -> None:
@@ -515,6 +550,25 @@ class GridContext:
             if not platform.feature[l, machine] and self.free_copies[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
+
+    def _enqueue(self, task: GridTask) -> None:
+        """``task`` enters the back of the queue."""
+        self.waiting[task.id] = task
+        self._queue_at = np.append(self._queue_at, task.index)
+        self._resumed_waiting += task.first_start >= 0
+
+    def _dequeue(self, task: GridTask) -> None:
+        """``task`` leaves the queue (started, rejected or withdrawn)."""
+        del self.waiting[task.id]
+        self._queue_at = self._queue_at[self._queue_at != task.index]
+        self._resumed_waiting -= task.first_start >= 0
+
+    def _queue_reordered(self) -> None:
+        """:attr:`waiting` was reordered in place (a job requeued at its place by
+        arrival, :mod:`~schedlab.engine.grid_outages`): read the positions again."""
+        waiting = list(self.waiting.values())
+        self._queue_at = positions(waiting)
+        self._resumed_waiting = sum(task.first_start >= 0 for task in waiting)
 
     def _release(self, task: GridTask) -> None:
         """Give back the CPUs and licence copies of running ``task`` (an end or a preemption)."""
@@ -566,10 +620,14 @@ class MetaView:
         count = len(platform.clusters)
         self.outstanding: list[dict[int, GridTask]] = [{} for _ in range(count)]
         self.dispatched = [0] * count
+        # each cluster's first machine index: machines are numbered cluster by cluster
+        self._first_machines = np.searchsorted(platform.cluster_of, np.arange(count))
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
-        """Indices of the clusters with a machine ``task`` could ever run on."""
-        return np.unique(self.platform.cluster_of[task.eligible])
+        """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
+        eligible: np.ndarray = np.flatnonzero(
+            np.logical_or.reduceat(task.eligible, self._first_machines))
+        return eligible
 
 
 class _Engine:
@@ -589,7 +647,9 @@ class _Engine:
                  overhead: int = 0) -> None:
         self.platform = platform
         self.tasks = tasks
-        self.columns = TaskColumns.of(tasks, len(platform.licence_names))
+        self.columns = TaskColumns.of(tasks, len(platform.licence_names), len(platform.cpus))
+        #: whether every job's estimate work fits int64 arithmetic (TaskColumns.estimate_work)
+        self.exact_work = not (self.columns.estimate_work < 0).any()
         self.overrun = overrun
         self.overhead = overhead
         self.events: list[tuple[int, int, int, int]] = []   # (time, kind, key, version)
@@ -718,7 +778,7 @@ class _Engine:
         if ctx is None:
             self.done += 1
             return
-        del ctx.waiting[task.id]
+        ctx._dequeue(task)
         self._leave(task)
 
     def rejected(self, task: GridTask, reason: str) -> None:
@@ -927,7 +987,7 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             task.cluster = cluster
             ctx = contexts[cluster]
             task.candidates = ctx.candidates(task)
-            ctx.waiting[task.id] = task
+            ctx._enqueue(task)
             engine.enter(task)
             dirty.add(cluster)
             call(policies[cluster].on_submit, ctx, task)

@@ -565,10 +565,11 @@ def _requeue(ctx: GridContext, task: GridTask, by_arrival: bool) -> None:
     among the waiting jobs, or at the back."""
     waiting = ctx.waiting
     if not by_arrival or not waiting:
-        waiting[task.id] = task
+        ctx._enqueue(task)
         return
     items = list(waiting.items())
     at = next((k for k, (_, t) in enumerate(items) if t.index > task.index), len(items))
     items.insert(at, (task.id, task))
     waiting.clear()
     waiting.update(items)
+    ctx._queue_reordered()

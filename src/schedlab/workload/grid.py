@@ -173,7 +173,8 @@ def runnable(grid: GridWorkload, platform: Platform) -> np.ndarray:
     known = [name in platform.licence_names for name in grid.licence_names]
     needs = grid.needs[:, known]
     rows = platform.licence_index([n for n, k in zip(grid.licence_names, known) if k])
-    blocked = needs.astype(np.int64) @ (~platform.usable[rows]).astype(np.int64)
+    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
+    blocked = needs.astype(np.float64) @ (~platform.usable[rows]).astype(np.float64)
     widths = np.fromiter((j.width for j in grid.workload.jobs), np.int64, len(grid))
     fits = (blocked == 0) & (platform.cpus[None, :] >= widths[:, None])
     missing = grid.needs[:, [not k for k in known]].any(axis=1)

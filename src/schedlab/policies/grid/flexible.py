@@ -35,7 +35,7 @@ from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
-from schedlab.policies.grid.local import RESERVE_BY, backfill
+from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fits
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
@@ -82,6 +82,7 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
     job (rows of ``needs``, jobs × licences): critical licences (ρ_l > 1, eq. 3.7) count
     d times (our reading of d)."""
     critical = rho > 1
+    needs = needs.astype(np.float64)        # once, not at each product
     plain = needs @ np.where(critical, 0.0, rho)
     heavy = needs @ np.where(critical, rho, 0.0)
     count = needs @ critical.astype(np.float64)
@@ -196,19 +197,19 @@ class FlexibleBackfilling(LocalPolicy):
     def queue(self, ctx: GridContext) -> list[GridTask]:
         """The queue in priority order (highest first; ties in arrival order), with the
         reservation's holder first under BF_UNMOD."""
-        return self._ordered(ctx)[0]
+        return list(self._ordered(ctx)[0])
 
-    def _ordered(self, ctx: GridContext) -> tuple[list[GridTask], np.ndarray]:
-        """:meth:`queue` and its jobs' workload positions."""
-        tasks = list(ctx.waiting.values())
-        at = positions(tasks)
+    def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
+        """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
+        at = ctx.queue_positions()
         order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
-            first = tasks.index(holder)
-            order = np.r_[first, order[order != first]]
-        return [tasks[i] for i in order.tolist()], at[order]
+            first = int(np.flatnonzero(at == holder.index)[0])
+            order = np.concatenate(([first], order[order != first]))
+        ordered = at[order]
+        return InOrder(ctx.tasks, ordered), ordered
 
     def schedule(self, ctx: GridContext) -> None:
         queue, at = self._ordered(ctx)
@@ -247,17 +248,20 @@ class GridEDF(LocalPolicy):
     for it now (CPUs, licence copies); a job that cannot start waits for the next event
     while later jobs may start.  No reservation, no preemption.  The jobs that cannot
     start by width or licence copies (:meth:`GridContext.may_start`) are passed over
-    without a search."""
+    without a search; the others are tried in one compiled call when their times are
+    eq. 3.9's (:func:`~.local.first_fits`)."""
 
     name = "grid-edf"
 
     def schedule(self, ctx: GridContext) -> None:
-        tasks = list(ctx.waiting.values())
-        at = positions(tasks)
+        at = ctx.queue_positions()
         # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
-        order = np.argsort(ctx.columns.deadline[at], kind="stable")
-        possible = ctx.may_start(at[order]).tolist()
-        for task in compress([tasks[i] for i in order.tolist()], possible):
+        ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
+        if ctx.times_from_columns():
+            first_fits(ctx, ctx.tasks, ordered, ordered)
+            return
+        possible = ctx.may_start(ordered)
+        for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
             if machine is not None:
                 ctx.start(task, machine)

@@ -11,8 +11,9 @@ docs/reference/policies/grid.md ("BF_FCFS").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import compress
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
 RESERVE_BY = ("start", "end")
 #: Queue orders of BF_FCFS: arrival, or the meta-scheduler's priority first (§4.3.1).
 QUEUE_ORDERS = ("arrival", "priority")
+#: The shadow time of :func:`first_fits` without a reservation: later than any end.
+_NO_SHADOW = 2**63 - 1
 
 
 class GridFCFS(LocalPolicy):
@@ -43,6 +46,32 @@ class GridFCFS(LocalPolicy):
             if machine is None:
                 return
             ctx.start(task, machine)
+
+
+class InOrder(Sequence["GridTask"]):
+    """``tasks`` in the order of ``order`` (indices into ``tasks``; the run's tasks and
+    queue positions, :meth:`GridContext.queue_positions`), read job by job: a pass
+    touches only the jobs it tries (the first ones, and those that start), not a list
+    of the whole queue rebuilt at every event."""
+
+    __slots__ = ("order", "tasks")
+
+    def __init__(self, tasks: Sequence[GridTask], order: np.ndarray) -> None:
+        self.tasks = tasks
+        self.order = order
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    @overload
+    def __getitem__(self, i: int) -> GridTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GridTask]: ...
+
+    def __getitem__(self, i: int | slice) -> GridTask | list[GridTask]:
+        if isinstance(i, slice):
+            return [self.tasks[k] for k in self.order[i].tolist()]
+        return self.tasks[int(self.order[i])]
 
 
 class Reservation:
@@ -105,10 +134,13 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     drained machine); then, if the head would run into a window known to take
     ``m`` (:attr:`GridContext.windows_ahead`), the end of that window
     (:meth:`GridContext.clear_start`).  Computed over arrays of the running
-    jobs, one pass each.
+    jobs: in one compiled call (:func:`.easy_kernels.reservation`) while every
+    machine is in service and no window is announced, else with numpy.
     """
     now = ctx.now
     running, machines, widths, ends = ctx.running_columns()
+    if not ctx.windows_ahead and not len(ctx.out_of_service):
+        return _compiled_reserve(ctx, head, by, running, machines, widths, ends)
     feature = ctx.platform.feature
     licences = list(head.licences)
     # floats[j, i]: running job j holds a floating copy of the head's licence licences[i]
@@ -139,6 +171,28 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1 - int(held[i])
                     for i, l in enumerate(licences) if not feature[l, machine]}
     return Reservation(machine, when, spare_cpus, spare_copies)
+
+
+def _compiled_reserve(ctx: GridContext, head: GridTask, by: str, running: np.ndarray,
+                      machines: np.ndarray, widths: np.ndarray, ends: np.ndarray) -> Reservation:
+    """:func:`reserve` on a cluster with every machine in service and no window announced,
+    by :func:`.easy_kernels.reservation`."""
+    from schedlab.policies.grid.easy_kernels import reservation
+
+    platform = ctx.platform
+    candidates = ctx.candidates(head)
+    extra = ctx.durations(head, candidates) if by == "end" else \
+        np.zeros(len(candidates), dtype=np.int64)
+    licences = np.array(head.licences, dtype=np.int64)
+    found = reservation(ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus,
+                        platform.cpus, running, machines, widths, ends, ctx.columns.needs,
+                        licences, platform.feature, ctx.free_copies).tolist()
+    machine = int(candidates[found[0]])
+    feature = platform.feature
+    copies = platform.copies[ctx.cluster]
+    spare_copies = {l: int(copies[l]) - 1 - found[3 + i]
+                    for i, l in enumerate(head.licences) if not feature[l, machine]}
+    return Reservation(machine, found[1], found[2], spare_copies)
 
 
 def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines: np.ndarray,
@@ -215,13 +269,15 @@ class BackfillingFCFS(LocalPolicy):
         self.order = order
 
     def schedule(self, ctx: GridContext) -> None:
-        queue = list(ctx.waiting.values())
         if self.order == "priority":
-            queue.sort(key=lambda task: -task.priority)
-        backfill(ctx, queue, self.reserve_by)
+            queue = sorted(ctx.waiting.values(), key=lambda task: -task.priority)
+            backfill(ctx, queue, self.reserve_by)
+            return
+        at = ctx.queue_positions()
+        backfill(ctx, InOrder(ctx.tasks, at), self.reserve_by, at)
 
 
-def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
+def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
              at: np.ndarray | None = None) -> GridTask | None:
     """One EASY pass over ``queue`` in its order; returns the job that got the reservation
     (None when every job that could be tried started).
@@ -240,11 +296,17 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     a job starts only on a machine where it ends by its estimate before the
     next window taking that machine (:meth:`GridContext.clear_of_windows`),
     and the head's reservation is placed clear of them (:func:`reserve`).
+    Without windows, when the queue's times are eq. 3.9's
+    (:meth:`GridContext.times_from_columns`: no failures, no resumption), the
+    jobs behind the head are tried in one compiled call (:func:`first_fits`),
+    which makes the queue test itself as jobs start.
     """
-    possible = ctx.may_start(positions(queue) if at is None else at).tolist()
+    at = positions(queue) if at is None else at
     ahead = bool(ctx.windows_ahead)
+    compiled = not ahead and ctx.times_from_columns()
+    may = None if compiled else ctx.may_start(at).tolist()
     for position, task in enumerate(queue):
-        machine = (None if not possible[position] else
+        machine = (None if may is not None and not may[position] else
                    _first(_clear_room(ctx, task)) if ahead else ctx.fastest_fit(task))
         if machine is None:
             break
@@ -252,12 +314,45 @@ def backfill(ctx: GridContext, queue: list[GridTask], by: str = "start",
     else:
         return None
     head, reservation = queue[position], reserve(ctx, queue[position], by)
-    for task in compress(queue[position + 1:], possible[position + 1:]):
+    if may is None:
+        later = np.arange(position + 1, len(queue))
+        first_fits(ctx, queue, later, at[later], reservation)
+        return head
+    for task in compress(queue[position + 1:], may[position + 1:]):
         room = _clear_room(ctx, task) if ahead else ctx.machines_with_room(task)
         machine = reservation.first_admitting(ctx, task, room)
         if machine is not None:
             ctx.start(task, machine)
     return head
+
+
+def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, at: np.ndarray,
+               reservation: Reservation | None = None) -> None:
+    """Start each job ``queue[i]`` for ``i`` in ``later`` (in that order; at workload
+    positions ``at``) on the first machine with room (fastest first), where it leaves
+    ``reservation`` intact if there is one -- the loop of :func:`backfill` with
+    :meth:`Reservation.first_admitting`, EDF's with :meth:`GridContext.fastest_fit` --
+    in one compiled call (:func:`.easy_kernels.admissions`), which passes over the jobs
+    :meth:`GridContext.may_start` would refuse as jobs start.  For jobs whose times are
+    eq. 3.9's (:meth:`GridContext.times_from_columns`); only the jobs that start are
+    touched as Python objects."""
+    from schedlab.policies.grid.easy_kernels import admissions
+
+    platform, columns = ctx.platform, ctx.columns
+    licences = len(platform.licence_names)
+    tracked = np.zeros(licences, dtype=bool)
+    spare = np.zeros(licences, dtype=np.int64)
+    if reservation is None:       # no job ends past a shadow time that never comes
+        reservation = Reservation(-1, _NO_SHADOW, 0, {})
+    for l, copies in reservation.spare_copies.items():
+        tracked[l], spare[l] = True, copies
+    chosen = admissions(ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
+                        columns.eligible, columns.needs, ctx.by_power, platform.rating,
+                        ctx.free_cpus, ctx.jobs_on, ctx.free_copies, platform.feature,
+                        reservation.machine, reservation.start, reservation.spare_cpus, spare,
+                        tracked)
+    for q in np.flatnonzero(chosen >= 0).tolist():
+        ctx.start(queue[int(later[q])], int(chosen[q]))
 
 
 def _clear_room(ctx: GridContext, task: GridTask) -> np.ndarray:

@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from schedlab.policies.base import check_choice
 
@@ -160,8 +159,12 @@ def exact_knapsack(values, demand, capacity, *, time_limit: float | None = None)
     """The optimal MKP: maximise ``sum values x`` with ``demand^T x <= capacity``, ``x`` 0/1.
 
     :func:`scipy.optimize.milp` (HiGHS); ``time_limit`` in seconds, None
-    for none (past it the best solution found so far is returned).
+    for none (past it the best solution found so far is returned).  scipy is
+    imported here, at the first exact solve: importing it costs about half a
+    second, which a process that never solves one exactly does not pay.
     """
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     values, demand, capacity = _check(values, demand, capacity)
     n = len(values)
     if n == 0:

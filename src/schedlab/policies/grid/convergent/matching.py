@@ -31,7 +31,6 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 
 @dataclass(frozen=True)
@@ -99,8 +98,12 @@ def mfs(matrix: np.ndarray) -> Matching:
     and 0 elsewhere (``M`` from :func:`cardinality_premium`); assigned pairs
     with ``P = 0`` are dropped.  scipy is handed the costs as it would make them
     itself, negated and with fewer rows than columns (:func:`.kernels.assignment_costs`),
-    so that it solves the same numbers without copying them.
+    so that it solves the same numbers without copying them.  scipy is imported at
+    the first call (about half a second), not by every grid run that imports the
+    policies.
     """
+    from scipy.optimize import linear_sum_assignment
+
     from schedlab.policies.grid.convergent.kernels import assignment_costs
 
     matrix = np.ascontiguousarray(matrix, dtype=np.float64)
