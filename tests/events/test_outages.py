@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 import schedlab
 from schedlab import Job, Workload
 from schedlab.cli.app import app
+from schedlab.engine.attempts import Attempts
 from schedlab.engine.outages import _by_start
 from schedlab.engine.simulator import run
 from schedlab.errors import InputError
@@ -133,6 +134,25 @@ def test_a_job_withdrawn_at_its_submission_keeps_its_submitted_needs():
     assert result.status_names()[2] == "withdrawn"
     assert result.outages.final_runtime.tolist() == [118, 145, 50]
     assert result.outages.final_estimate.tolist()[1:] == [295, 60]
+
+
+@settings(max_examples=60, deadline=None)
+@given(workload=workloads(max_jobs=30), cost=st.integers(0, 5), interval=st.integers(1, 40),
+       fate=st.sampled_from(["kill", "requeue", "checkpoint"]))
+def test_every_first_attempt_made_at_once_is_the_one_made_at_entry(workload, cost, interval,
+                                                                   fate):
+    """The first attempts made once for the run (only those the checkpoint writes
+    lengthen made anew) are, job by job, what :meth:`Attempts.entered` makes as the job
+    enters, with the same final runtimes and estimates."""
+    spec = FailureSpec(fate=fate, checkpointing=Checkpointing(cost=cost, restart=1,
+                                                              interval=interval))
+    at_once, one_by_one = Attempts(workload.jobs, spec), Attempts(workload.jobs, spec)
+    first = at_once.first_attempts(workload.jobs)
+    entered = [one_by_one.entered(job, i) for i, job in enumerate(workload.jobs)]
+    assert first == entered
+    assert all(type(job) is type(other) for job, other in zip(first, entered))
+    assert at_once.final_runtime.tolist() == one_by_one.final_runtime.tolist()
+    assert at_once.final_estimate.tolist() == one_by_one.final_estimate.tolist()
 
 
 def test_the_outage_metrics_of_a_killed_job():

@@ -91,12 +91,17 @@ class Attempts:
         #: enters: :meth:`entered`).
         self.final_runtime = runtime
         self.final_estimate = estimate
+        #: The positions of the jobs whose first attempt needs other times than submitted.
+        self._rewritten = np.zeros(0, dtype=np.int64)
         if spec.fate == "checkpoint":
             widths = np.array([job.width for job in jobs], dtype=np.int64)
             self._intervals = checkpoint_intervals(widths, spec)
             cost = spec.checkpointing.cost
+            submitted = runtime, estimate
             runtime = wall_times(runtime, self._intervals, cost)
             estimate = wall_times(estimate, self._intervals, cost)
+            self._rewritten = np.flatnonzero((runtime != submitted[0])
+                                             | (estimate != submitted[1]))
         #: The runtime and estimate of each job's first attempt, as lists (read per job).
         self._first = (runtime.tolist(), estimate.tolist())
         self.overhead = np.zeros(len(jobs), dtype=np.int64)
@@ -116,14 +121,19 @@ class Attempts:
     def first_attempts(self, jobs: Sequence[Job]) -> list[Job]:
         """Every job as it runs its first attempt (:meth:`entered` of all of them at once,
         by position): built once for the run, so that a job entering the queue costs a
-        look-up.  A job that never enters (withdrawn at its submission) keeps its
-        submitted runtime and estimate: :meth:`never_entered`."""
+        look-up.  Only a job its checkpoint writes lengthen is made anew (most jobs end
+        before their first write); the others run as submitted.  A job that never enters
+        (withdrawn at its submission) keeps its submitted runtime and estimate:
+        :meth:`never_entered`."""
+        first = list(jobs)
         if self.spec.fate != "checkpoint":
-            return list(jobs)
+            return first
         runtime, estimate = self._first
         self.final_runtime = np.array(runtime, dtype=np.int64)
         self.final_estimate = np.array(estimate, dtype=np.int64)
-        return [with_times(job, r, e) for job, r, e in zip(jobs, runtime, estimate)]
+        for i in self._rewritten.tolist():
+            first[i] = with_times(first[i], runtime[i], estimate[i])
+        return first
 
     def never_entered(self, job: Job, position: int) -> None:
         """A job withdrawn at its submission ran no attempt: its final runtime and estimate
