@@ -121,6 +121,27 @@ def test_a_stale_fingerprint_falls_back_to_numba(current_extension, tmp_path):
     assert stale == fresh
 
 
+def test_an_extension_built_before_a_kernel_module_existed_is_not_current(current_extension,
+                                                                         tmp_path):
+    """A module declaring kernels added since the build: runs still load the extension
+    (and compile the new module's kernels with numba), but ``schedlab precompile`` does
+    not call it current, so ``make`` builds it again."""
+    added = "policies/grid/easy_kernels.py"
+    assert added in compiled.kernel_modules()
+    code = ("from schedlab import compiled\n"
+            "print('loaded', compiled.using_extension())\n"
+            "print('current', compiled.extension_is_current())")
+    copy = tmp_path / "aot"
+    shutil.copytree(current_extension, copy)
+    assert run_python(code, SCHEDLAB_AOT_DIR=str(copy))[0] == {"loaded": "True",
+                                                                "current": "True"}
+    manifest = json.loads((copy / compiled.MANIFEST).read_text())
+    del manifest["fingerprint"]["files"][added]
+    (copy / compiled.MANIFEST).write_text(json.dumps(manifest))
+    assert run_python(code, SCHEDLAB_AOT_DIR=str(copy))[0] == {"loaded": "True",
+                                                                "current": "False"}
+
+
 def test_an_extension_built_on_another_processor_is_not_loaded(current_extension, tmp_path):
     """The extension is compiled for the processor that built it (``target_cpu`` host):
     a process on a processor of another kind sharing the directory uses numba's JIT."""

@@ -228,7 +228,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     For every policy (the default), the kernels those runs compiled are then built ahead
     of time into an extension module (:func:`schedlab.compiled.build`, entry
     ``ahead-of-time extension``), which later runs load without importing numba; when
-    that extension is already current, nothing is run (an empty result).  A build that
+    that extension is already current (:func:`schedlab.compiled.extension_is_current`:
+    built from every module that declares kernels, none changed since), nothing is run
+    (an empty result).  A build that
     fails (no C compiler) is a warning: runs then compile with numba, as the first one
     did.  ``make`` runs it after installing and before the tests (``schedlab
     precompile``).
@@ -239,8 +241,10 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     from schedlab import compiled
 
     every = set(policies) == set(COMPILED_POLICIES)
-    if every and compiled.using_extension():
-        return {}
+    if every:
+        if compiled.extension_is_current():
+            return {}
+        compiled.use_jit()
     compiled.quiet_compiles()
     lublin = load_workload("lublin", jobs=400, seed=1)
     cancelling = lublin.with_jobs([job._replace(cancel_after=600) if k % 5 == 0 else job

@@ -132,6 +132,35 @@ def using_extension() -> bool:
     return _extension() is not None
 
 
+def extension_is_current() -> bool:
+    """Whether the extension matches this install and was built from every module of the
+    package that declares kernels: a module added since the build (its kernels absent
+    from the extension, which runs compile with numba) makes ``schedlab precompile``
+    build again.  Decides nothing for this process (:func:`use_jit`).
+
+    Runs do not make this check (it reads every source file): they load an extension
+    whose own files are unchanged and compile a kernel it lacks with numba."""
+    extension, manifest = _load(extension_dir())
+    built_from = manifest.get("fingerprint", {}).get("files", {})
+    return extension is not None and all(name in built_from for name in kernel_modules())
+
+
+def use_jit() -> None:
+    """Make this process compile every kernel with numba's JIT, as :func:`build` needs:
+    called before any kernel is declared (``schedlab precompile`` does, first)."""
+    if _state.declared and _state.extension is not None:
+        raise RuntimeError("kernels were already taken from the extension in this process")
+    _state.decided, _state.extension, _state.manifest = True, None, {}
+
+
+def kernel_modules() -> list[str]:
+    """The package's files that declare kernels (a line ``from schedlab.compiled import
+    njit``), relative to the package."""
+    marker = f"\nfrom {__name__} import njit\n"
+    return sorted(str(path.relative_to(PACKAGE_DIR)) for path in PACKAGE_DIR.rglob("*.py")
+                  if marker in path.read_text(encoding="utf-8"))
+
+
 # ------------------------------------------------------------------ where and whether
 def extension_dir() -> Path:
     """Where the extension is built and looked for (module docstring)."""

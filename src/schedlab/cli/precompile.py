@@ -22,7 +22,7 @@ def precompile(
     extension is current."""
     from schedlab.api import COMPILED_POLICIES
     from schedlab.api import precompile as compile_policies
-    from schedlab.compiled import extension_dir, using_extension
+    from schedlab.compiled import extension_dir, extension_is_current
 
     chosen = COMPILED_POLICIES if policies is None else \
         tuple(name.strip() for name in policies.split(",") if name.strip())
@@ -30,7 +30,7 @@ def precompile(
     if unknown or not chosen:
         raise InputError(f"expected policies with compiled loops ({', '.join(COMPILED_POLICIES)})"
                          f", got {policies!r}", field="--policies")
-    if policies is None and using_extension():
+    if policies is None and extension_is_current():
         console.print(f"the hot loops are compiled and current ({extension_dir()})")
         return
     console.print("compiling the hot loops (once per machine; later runs load them) ...")
