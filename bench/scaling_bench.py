@@ -39,11 +39,14 @@ shared, noisy machine CPU time is the steadier measure.
   ``gang[strategy=3]``.
 * The grid local policies (``GRID_POLICIES``) run on N grid jobs of the
   ``thesis-4.3`` platform (``schedlab generate grid``, seed 1), dispatched
-  round-robin, with the mean interarrival time Ta of ``GRID_TA`` for each
-  sweep: 10 s against jobs (as bench/grid_bench.py: the licences' offered
-  load is 2.3, so the queue grows with the trace), 30 s with every backlog
-  bounded (every offered load under 0.8) and 5 s against the queue.  The
-  jobs are written before the timed runs, once per size and Ta.
+  by ``least-work`` (round-robin would send the 15-machine cluster as many
+  jobs as the 120-machine one, and its queue would grow at any load), with
+  the mean interarrival time Ta of ``GRID_TA`` for each sweep: 10 s against
+  jobs (as bench/grid_bench.py: a licence's offered load is 2.3, so the
+  queue grows with the trace), 30 s with every backlog bounded (every
+  offered load under 0.8; mean queue 0.2 jobs at 20,000 under grid-fcfs)
+  and 5 s against the queue.  The jobs are written before the timed runs,
+  once per size and Ta.
 * **Per job**: µs/job is (CPU time - the baseline's) / (jobs - the
   baseline's jobs) and bytes/job is (peak RSS - the baseline's) / (jobs -
   the baseline's jobs), where the baseline is the same command on
@@ -116,8 +119,9 @@ SHRINK = {"jobs": None, "bounded": BOUNDED_SHRINK, "queue": QUEUE_SHRINK}
 #: Each sweep's mean interarrival time Ta of the grid jobs, in seconds: the thesis's 10
 #: (§4.3, as bench/grid_bench.py), 30 where no offered load reaches 0.8, 5 for deep queues.
 GRID_TA = {"jobs": 10.0, "bounded": 30.0, "queue": 5.0}
-#: The grid platform and the seed of its machines and jobs.
+#: The grid platform, its dispatcher, and the seed of its machines and jobs.
 GRID_PRESET = "thesis-4.3"
+GRID_DISPATCH = "least-work"
 GRID_SEED = 1
 #: The baseline run's size: imports (the lazy ones too) and start-up, little of the workload.
 BASELINE_JOBS = 200
@@ -169,7 +173,7 @@ class Workloads:
                     *policy_args(policy)]
         jobs = self._grid_jobs(n, GRID_TA[kind])
         return [str(jobs), "--platform", str(self.platform()), "-p", policy,
-                "--dispatch", "round-robin"]
+                "--dispatch", GRID_DISPATCH]
 
     @staticmethod
     def varied(policy: str, kind: str) -> dict:

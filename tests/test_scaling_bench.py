@@ -65,7 +65,7 @@ def test_a_grid_policy_runs_on_grid_jobs_of_its_platform(tmp_path: Path, bench) 
     args = workloads.args("bf-fcfs", 300, "queue")
     assert args[0] == str(tmp_path / "grid-300-ta5.swf")
     assert args[1:] == ["--platform", str(tmp_path / "thesis-4.3.toml"), "-p", "bf-fcfs",
-                        "--dispatch", "round-robin"]
+                        "--dispatch", "least-work"]
     assert (tmp_path / "grid-300-ta5.grid.csv").exists()
     written = (tmp_path / "grid-300-ta5.swf").stat().st_mtime_ns
     assert workloads.args("grid-edf", 300, "queue")[0] == args[0]
