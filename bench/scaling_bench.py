@@ -13,7 +13,8 @@ wall time, with the child's peak resident memory (``ru_maxrss``): on a
 shared, noisy machine CPU time is the steadier measure.
 
 * **Against the number of jobs**: the built-in ``lublin`` model with N jobs
-  (N = 10k, 100k, 400k, 1M) for each policy of ``POLICIES``.
+  (N = 10k, 100k, 400k, 1M) for each policy of ``LUBLIN_POLICIES``, grid
+  jobs for each of ``GRID_POLICIES`` (below).
 * **Against the number of jobs, with every backlog bounded**: the same job
   counts of ``lublin`` stretched by 1.25 (``--shrink 1.25``: every
   interarrival time x 1.25, the offered load 0.8 of the model's).  At the
@@ -28,11 +29,24 @@ shared, noisy machine CPU time is the steadier measure.
   machine, so the backlog grows with the number of jobs and the queue holds
   thousands of waiting jobs.  The table gives the longest queue and the
   time-weighted mean queue (``max_queue``, ``avg_queue`` of metrics.json).
-* ``qops`` needs deadlines: as bench/deadline_bench.py and
-  docs/reference/policies/deadlines.md do, its jobs get exact estimates
-  (``--perfect-estimates``) and QoPS deadlines from an EASY run with
-  stringency 0.2 (``--stringency``, QoPS §4.1); that EASY run is part of
-  its time.
+* ``qops``, ``msb`` and ``mrt`` need deadlines: as bench/deadline_bench.py
+  and docs/reference/policies/deadlines.md do, their jobs get exact
+  estimates (``--perfect-estimates``) and QoPS deadlines from an EASY run
+  with stringency 0.2 (``--stringency``, QoPS §4.1); that EASY run is part
+  of their time.
+* Gang scheduling runs on the same ``lublin`` jobs: ``gang`` with its
+  defaults (Strategy 1, slots of one second, the costliest) and
+  ``gang[strategy=3]``.
+* The grid local policies (``GRID_POLICIES``) run on N grid jobs of the
+  ``thesis-4.3`` platform (``schedlab generate grid``, seed 1), dispatched
+  by ``least-work`` (round-robin would send the 15-machine cluster as many
+  jobs as the 120-machine one, and its queue would grow at any load), with
+  the mean interarrival time Ta of ``GRID_TA`` for each sweep: 10 s against
+  jobs (as bench/grid_bench.py: a licence's offered load is 2.3, so the
+  queue grows with the trace), 30 s with every backlog bounded (every
+  offered load under 0.8; mean queue 0.2 jobs at 20,000 under grid-fcfs)
+  and 5 s against the queue.  The jobs are written before the timed runs,
+  once per size and Ta.
 * **Per job**: µs/job is (CPU time - the baseline's) / (jobs - the
   baseline's jobs) and bytes/job is (peak RSS - the baseline's) / (jobs -
   the baseline's jobs), where the baseline is the same command on
@@ -80,7 +94,14 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-POLICIES = ("fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan", "dynp", "qops")
+#: Space-sharing and gang policies, run on the ``lublin`` model.
+LUBLIN_POLICIES = ("fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan", "dynp", "qops", "msb",
+                   "mrt", "gang", "gang[strategy=3]")
+#: Grid local policies, run on grid jobs of the ``thesis-4.3`` platform (``GRID_TA``).
+GRID_POLICIES = ("grid-fcfs", "bf-fcfs", "bf-unmod", "bf-mod", "grid-edf", "eg-edf", "cs")
+POLICIES = LUBLIN_POLICIES + GRID_POLICIES
+#: Admission-control policies: exact estimates and deadlines from an EASY run (``STRINGENCY``).
+DEADLINE_POLICIES = ("qops", "msb", "mrt")
 JOB_COUNTS = (10_000, 100_000, 400_000, 1_000_000)
 QUEUE_JOB_COUNTS = (10_000, 25_000, 50_000)
 QUICK_JOB_COUNTS = (500, 2_000)
@@ -93,6 +114,15 @@ BOUNDED_SHRINK = 1.25
 SWEEPS = ("jobs", "bounded", "queue")
 #: QoPS deadlines: the stringency of bench/deadline_bench.py and docs/reference/policies/deadlines.md.
 STRINGENCY = 0.2
+#: Each sweep's lublin shrink (None: the model's own interarrival times).
+SHRINK = {"jobs": None, "bounded": BOUNDED_SHRINK, "queue": QUEUE_SHRINK}
+#: Each sweep's mean interarrival time Ta of the grid jobs, in seconds: the thesis's 10
+#: (§4.3, as bench/grid_bench.py), 30 where no offered load reaches 0.8, 5 for deep queues.
+GRID_TA = {"jobs": 10.0, "bounded": 30.0, "queue": 5.0}
+#: The grid platform, its dispatcher, and the seed of its machines and jobs.
+GRID_PRESET = "thesis-4.3"
+GRID_DISPATCH = "least-work"
+GRID_SEED = 1
 #: The baseline run's size: imports (the lazy ones too) and start-up, little of the workload.
 BASELINE_JOBS = 200
 #: The slope against jobs is fitted on runs this large when there are two: on smaller
@@ -116,10 +146,62 @@ def schedlab_command() -> list[str]:
 
 
 def policy_args(policy: str) -> list[str]:
-    """The simulate options of one policy (qops: exact estimates and QoPS deadlines)."""
-    if policy == "qops":
-        return ["-p", "qops", "--perfect-estimates", "--stringency", str(STRINGENCY)]
+    """The simulate options of one policy (admission control: exact estimates and QoPS
+    deadlines)."""
+    if policy in DEADLINE_POLICIES:
+        return ["-p", policy, "--perfect-estimates", "--stringency", str(STRINGENCY)]
     return ["-p", policy]
+
+
+class Workloads:
+    """The simulate arguments of a policy on N jobs in one sweep, and what they vary.
+
+    A lublin policy's workload is the built-in model, generated inside its
+    own process.  A grid policy's is an SWF file with its ``.grid.csv`` side
+    file for the ``GRID_PRESET`` platform, written here once per (N, Ta)
+    before any timed run, so a run's time is the simulation's alone.
+    """
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self._platform: Path | None = None
+
+    def args(self, policy: str, n: int, kind: str) -> list[str]:
+        if policy not in GRID_POLICIES:
+            shrink = SHRINK[kind]
+            return ["lublin", "-n", str(n), *(["--shrink", str(shrink)] if shrink else []),
+                    *policy_args(policy)]
+        jobs = self._grid_jobs(n, GRID_TA[kind])
+        return [str(jobs), "--platform", str(self.platform()), "-p", policy,
+                "--dispatch", GRID_DISPATCH]
+
+    @staticmethod
+    def varied(policy: str, kind: str) -> dict:
+        """What a sweep sets beside the jobs: the grid jobs' Ta, or lublin's shrink if any."""
+        if policy in GRID_POLICIES:
+            return {"ta": GRID_TA[kind]}
+        return {} if SHRINK[kind] is None else {"shrink": SHRINK[kind]}
+
+    def platform(self) -> Path:
+        if self._platform is None:
+            self._platform = self.scratch / f"{GRID_PRESET}.toml"
+            _schedlab("platform", "generate", "--preset", GRID_PRESET, "--seed", str(GRID_SEED),
+                      "-o", str(self._platform))
+        return self._platform
+
+    def _grid_jobs(self, n: int, ta: float) -> Path:
+        jobs = self.scratch / f"grid-{n}-ta{ta:g}.swf"
+        if not jobs.exists():
+            _schedlab("generate", "grid", "--platform", str(self.platform()), "--preset",
+                      GRID_PRESET, "-n", str(n), "--ta", f"{ta:g}", "--seed", str(GRID_SEED),
+                      "-o", str(jobs))
+        return jobs
+
+
+def _schedlab(*args: str) -> None:
+    """One untimed schedlab command that must succeed (writing a grid workload)."""
+    subprocess.run([*schedlab_command(), *args], check=True, stdout=subprocess.DEVNULL,
+                   env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
 
 
 def simulate(args: list[str], timeout: float) -> dict:
@@ -187,13 +269,14 @@ class Baselines:
     (seconds), which no later run pays.
     """
 
-    def __init__(self, timeout: float) -> None:
+    def __init__(self, timeout: float, workloads: Workloads) -> None:
         self.timeout = timeout
+        self.workloads = workloads
         self.runs: dict[str, dict] = {}
 
     def of(self, policy: str) -> dict:
         if policy not in self.runs:
-            args = ["lublin", "-n", str(BASELINE_JOBS), *policy_args(policy)]
+            args = self.workloads.args(policy, BASELINE_JOBS, "jobs")
             simulate(args, self.timeout)
             self.runs[policy] = simulate(args, self.timeout)
         return self.runs[policy]
@@ -210,22 +293,18 @@ def per_job(run: dict, baseline: dict) -> dict:
                                    / jobs)}
 
 
-def sweep(kind: str, counts, policies, timeout: float, baselines: Baselines,
-          shrink: float | None = None) -> Iterator[dict]:
+def sweep(kind: str, counts, policies, timeout: float, baselines: Baselines) -> Iterator[dict]:
     """Every policy on every job count; a policy that timed out skips the larger counts."""
     stopped_at: dict[str, int] = {}
     for n in counts:
         for policy in policies:
-            row = {"sweep": kind, "n": n, "policy": policy}
-            if shrink is not None:
-                row["shrink"] = shrink
+            row = {"sweep": kind, "n": n, "policy": policy, **Workloads.varied(policy, kind)}
             if policy in stopped_at:
                 row = {**row, "status": "skipped", "error": f"timed out at {stopped_at[policy]} jobs"}
                 report(row)
                 yield row
                 continue
-            args = ["lublin", "-n", str(n), *(["--shrink", str(shrink)] if shrink else []),
-                    *policy_args(policy)]
+            args = baselines.workloads.args(policy, n, kind)
             baseline = baselines.of(policy)
             run = simulate(args, timeout)
             if run["status"] == "timeout":
@@ -294,7 +373,10 @@ def _rounded(value: float | None) -> float | None:
 def describe(row: dict) -> str:
     if "input" in row:
         return row["input"]
-    return f"lublin {row['n']}" + (f", shrink {row['shrink']}" if "shrink" in row else "")
+    model = f"{GRID_PRESET} grid" if row["policy"] in GRID_POLICIES else "lublin"
+    varied = (f", Ta {row['ta']:g}" if "ta" in row
+              else f", shrink {row['shrink']}" if "shrink" in row else "")
+    return f"{model} {row['n']}{varied}"
 
 
 def report(row: dict) -> None:
@@ -362,7 +444,8 @@ def figure(rows: list[dict], policies, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    colours = dict(zip(POLICIES, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
+    palette = plt.get_cmap("tab20").colors
+    colours = {policy: palette[k % len(palette)] for k, policy in enumerate(POLICIES)}
     fig, (by_jobs, by_jobs_bounded, by_queue) = plt.subplots(1, 3, figsize=(15, 4))
     for policy in policies:
         style = {"marker": "o", "label": policy, "color": colours.get(policy)}
@@ -376,18 +459,17 @@ def figure(rows: list[dict], policies, path: Path) -> None:
                        and r["policy"] == policy and "us_per_job" in r and r["us_per_job"] > 0)
         if queue:
             by_queue.plot(*zip(*queue), **style)
-    for kind, axes, workload, title in (
-            ("jobs", by_jobs, "lublin", "time against jobs"),
-            ("bounded", by_jobs_bounded, f"lublin, shrink {BOUNDED_SHRINK}",
-             "time against jobs, every backlog bounded")):
+    for kind, axes, title in (("jobs", by_jobs, "time against jobs"),
+                              ("bounded", by_jobs_bounded,
+                               "time against jobs, every backlog bounded")):
         counts = sorted({r["n"] for r in rows if r["sweep"] == kind})
         if counts:
             axes.plot([counts[0], counts[-1]], [1e-5 * counts[0], 1e-5 * counts[-1]], "--",
                       color="grey", label="10 µs per job")
-        axes.set(xscale="log", yscale="log", xlabel=f"jobs ({workload})",
+        axes.set(xscale="log", yscale="log", xlabel=f"jobs ({_workloads(kind)})",
                  ylabel="CPU s beyond start-up", title=title)
     by_queue.set(xscale="log", yscale="log",
-                 xlabel=f"mean queue length (lublin, shrink {QUEUE_SHRINK})",
+                 xlabel=f"mean queue length ({_workloads('queue')})",
                  ylabel="CPU µs per job beyond start-up", title="cost per job against the queue")
     for axes in (by_jobs, by_jobs_bounded, by_queue):
         axes.grid(True, which="both", alpha=0.3)
@@ -396,6 +478,13 @@ def figure(rows: list[dict], policies, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _workloads(kind: str) -> str:
+    """The workloads of one sweep, for an axis label."""
+    shrink = SHRINK[kind]
+    lublin = "lublin" + (f", shrink {shrink}" if shrink else "")
+    return f"{lublin}; grid Ta {GRID_TA[kind]:g}"
 
 
 def write_json(path: Path, quick: bool, load_before, rows: list[dict], fitted: list[dict]) -> None:
@@ -420,19 +509,15 @@ def run(options: argparse.Namespace, policies: list[str]) -> list[dict]:
         for row in checksums(options.timeout):
             save(row)
         return rows
-    baselines = Baselines(options.timeout)
-    if "jobs" in options.sweeps:
-        for row in sweep("jobs", QUICK_JOB_COUNTS if options.quick else JOB_COUNTS, policies,
-                         options.timeout, baselines):
-            save(row)
-    if "bounded" in options.sweeps:
-        for row in sweep("bounded", QUICK_JOB_COUNTS if options.quick else JOB_COUNTS, policies,
-                         options.timeout, baselines, shrink=BOUNDED_SHRINK):
-            save(row)
-    if "queue" in options.sweeps:
-        for row in sweep("queue", QUICK_QUEUE_JOB_COUNTS if options.quick else QUEUE_JOB_COUNTS,
-                         policies, options.timeout, baselines, shrink=QUEUE_SHRINK):
-            save(row)
+    counts = {"jobs": QUICK_JOB_COUNTS if options.quick else JOB_COUNTS,
+              "bounded": QUICK_JOB_COUNTS if options.quick else JOB_COUNTS,
+              "queue": QUICK_QUEUE_JOB_COUNTS if options.quick else QUEUE_JOB_COUNTS}
+    with tempfile.TemporaryDirectory() as scratch:
+        baselines = Baselines(options.timeout, Workloads(Path(scratch)))
+        for kind in SWEEPS:
+            if kind in options.sweeps:
+                for row in sweep(kind, counts[kind], policies, options.timeout, baselines):
+                    save(row)
     write_json(options.json, options.quick, load_before, rows, fits(rows, policies))
     return rows
 
@@ -442,7 +527,8 @@ def merged_rows(paths: list[Path]) -> list[dict]:
     rows: dict[tuple, dict] = {}
     for path in paths:
         for row in json.loads(path.read_text())["rows"]:
-            key = (row["sweep"], row.get("input"), row.get("n"), row.get("shrink"), row["policy"])
+            key = (row["sweep"], row.get("input"), row.get("n"), row.get("shrink"),
+                   row.get("ta"), row["policy"])
             rows.pop(key, None)
             rows[key] = row
     order = {policy: k for k, policy in enumerate(POLICIES)}

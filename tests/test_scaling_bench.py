@@ -59,6 +59,29 @@ def test_quick_sweep_writes_every_run_the_fits_and_the_figure(tmp_path: Path, be
     assert f"| slope, shrink {bench.BOUNDED_SHRINK} |" in process.stdout
 
 
+def test_a_grid_policy_runs_on_grid_jobs_of_its_platform(tmp_path: Path, bench) -> None:
+    """The grid jobs are written once per size and Ta (each sweep's own), then simulated."""
+    workloads = bench.Workloads(tmp_path)
+    args = workloads.args("bf-fcfs", 300, "queue")
+    assert args[0] == str(tmp_path / "grid-300-ta5.swf")
+    assert args[1:] == ["--platform", str(tmp_path / "thesis-4.3.toml"), "-p", "bf-fcfs",
+                        "--dispatch", "least-work"]
+    assert (tmp_path / "grid-300-ta5.grid.csv").exists()
+    written = (tmp_path / "grid-300-ta5.swf").stat().st_mtime_ns
+    assert workloads.args("grid-edf", 300, "queue")[0] == args[0]
+    assert (tmp_path / "grid-300-ta5.swf").stat().st_mtime_ns == written
+    run = bench.simulate(args, timeout=300)
+    assert run["status"] == "ok", run
+    assert run["jobs"] == 300 and run["longest_queue"] >= run["mean_queue"]
+    assert bench.Workloads.varied("bf-fcfs", "queue") == {"ta": 5.0}
+    assert bench.describe({"policy": "bf-fcfs", "n": 300, "ta": 5.0}) == (
+        "thesis-4.3 grid 300, Ta 5")
+    assert bench.Workloads.varied("msb", "bounded") == {"shrink": bench.BOUNDED_SHRINK}
+    assert bench.Workloads.varied("msb", "jobs") == {}
+    assert workloads.args("msb", 300, "jobs") == [
+        "lublin", "-n", "300", "-p", "msb", "--perfect-estimates", "--stringency", "0.2"]
+
+
 def test_a_run_past_its_timeout_is_recorded_as_a_timeout(bench) -> None:
     run = bench.simulate(["lublin", "-n", "2000", "-p", "fcfs"], timeout=0.05)
     assert run["status"] == "timeout"
@@ -74,7 +97,8 @@ def test_a_policy_that_timed_out_is_skipped_on_more_jobs(bench, monkeypatch) -> 
                 "status": "timeout", "error": "stopped"}
 
     monkeypatch.setattr(bench, "simulate", fake_simulate)
-    rows = list(bench.sweep("jobs", (10, 20, 30), ["fcfs"], 1.0, bench.Baselines(1.0)))
+    baselines = bench.Baselines(1.0, bench.Workloads(Path("unused")))
+    rows = list(bench.sweep("jobs", (10, 20, 30), ["fcfs"], 1.0, baselines))
     assert calls == ["200", "200", "10"]            # the baseline (twice: warm-up), then 10 jobs
     assert [r["status"] for r in rows] == ["timeout", "skipped", "skipped"]
     assert rows[1]["error"] == "timed out at 10 jobs"
