@@ -85,6 +85,17 @@ def test_the_periodic_main_pass_runs_sched_offset_past_the_minute() -> None:
     assert starts(jobs, slurm(**main, sched_offset=20, clock_origin=10)) == [0, 5, 10]
 
 
+def test_a_periodic_pass_that_found_no_job_pending_is_not_run_later() -> None:
+    # No job is pending at the periodic pass at 60 (job 1 ran [0, 10]).  Jobs 2 and 3
+    # come at 61: the pass of their submission tests one job (job 2 starts) and job 3
+    # waits for the next periodic pass, at 120 -- the pass at 60 is not run at 61.
+    # The same for the first submission of a run, at 61: the pass at 0 found none.
+    jobs = [(1, 0, 10, 1, 1), (2, 61, 100, 2, 2), (3, 61, 100, 2, 2)]
+    main = {"backfill": False, "default_queue_depth": 1}
+    assert starts(jobs, slurm(**main)) == [0, 61, 120]
+    assert starts([(1, 61, 100, 2, 2), (2, 61, 100, 2, 2)], slurm(**main)) == [61, 120]
+
+
 def test_the_will_run_test_frees_running_jobs_in_groups_of_close_ends() -> None:
     # Job 3 (12 CPUs) needs job 2's 8 CPUs, back at its limit, 60; job 1 holds 2 CPUs
     # until 120.  The will-run test frees ends together up to 30 s past the first

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from schedlab.api import simulate
@@ -150,8 +150,27 @@ def test_the_kept_multifactor_queue_is_the_queue_sorted_anew(workload, params, m
     run_both(with_users(workload), {**params, **multifactor})
 
 
+def small(processors: int, jobs: list[tuple[int, int, int, int]]) -> Workload:
+    """A workload of jobs ``(submit, runtime, estimate, CPUs)``, numbered from 1."""
+    return Workload(jobs=tuple(Job(id=k, submit=s, runtime=r, estimate=e, width=w)
+                               for k, (s, r, e, w) in enumerate(jobs, 1)),
+                    processors=processors, name="example")
+
+
+#: No job is pending at a periodic tick of the main scheduler (300 on the clock), then
+#: jobs come: the pass of their submission tests one job, and the backfill pass the next.
+EMPTY_TICK = {"cpus_per_node": 0, "sched_interval": 60, "bf_interval": 1,
+              "default_queue_depth": 1, "backfill": False, "priority_calc_period": 1}
+
+
 @settings(max_examples=60, deadline=None)
 @given(workloads(max_jobs=25), PARAMS, st.sampled_from([1, 2, 500]), st.sampled_from([0, 1]))
+@example(small(3, [(6, 0, 1, 3)] * 3 + [(6, 194, 194, 3), (6, 41, 41, 3), (120, 0, 1, 3),
+                   (301, 1, 1, 1), (301, 1, 1, 1), (301, 0, 1, 1), (301, 0, 1, 3)]),
+         {**EMPTY_TICK, "clock_origin": 0}, 1, 0)
+@example(small(2, [(0, 0, 1, 2)] * 3 + [(0, 194, 194, 2), (0, 41, 41, 2), (114, 0, 1, 2),
+                   (295, 0, 1, 1), (295, 0, 1, 1)]),
+         {**EMPTY_TICK, "clock_origin": 6}, 1, 0)
 def test_the_compiled_backfill_walk_starts_what_a_pass_job_by_job_starts(
         workload, params, max_job_test, max_job_user):
     run_both(with_users(workload), {**params, "backfill": True, "bf_max_job_test": max_job_test,

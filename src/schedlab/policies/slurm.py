@@ -283,7 +283,7 @@ class SlurmScheduling(Policy):
         self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
         self._changed = False        # something changed since the last backfill pass
-        self._next_full = 0          # the next periodic main-scheduler run
+        self._next_full = self._tick_after(-1)     # the next periodic main-scheduler run
         #: The priority time (:meth:`_calc_time`) at which the main scheduler's last pass
         #: started nothing, with nothing it reads changed since (None: not so); and
         #: whether its ticks are skipped meanwhile (:meth:`_wake`).
@@ -423,7 +423,9 @@ class SlurmScheduling(Policy):
         clock = now + self.clock_origin
         if self._asleep:
             self._skipped_ticks(clock)
-        full = clock >= self._next_full
+        elif self._next_full < clock:       # the ticks since found no job pending: no passes
+            self._next_full = self._tick_after(clock - 1)
+        full = clock == self._next_full
         if full:
             self._next_full = self._tick_after(clock)
         if ctx.waiting and (self._event or full):
