@@ -61,15 +61,12 @@ def test_a_grid_run_description_refuses_what_the_grid_engine_does_not_take():
 def test_a_space_sharing_run_does_not_load_the_grid_policies():
     """A run of a space-sharing policy, by name or mapping, decides it is no grid policy
     without importing the grid package."""
-    code = ("import sys\n"
-            "from schedlab.execution import execute\n"
+    code = ("from schedlab.execution import execute\n"
             "from schedlab.run import RunSpec\n"
             "from schedlab.workload.models import generate_builtin\n"
             "for policy in ('fcfs+easy', {'name': 'conservative'}):\n"
-            "    execute(RunSpec(generate_builtin('lublin', n_jobs=20), policy))\n"
-            "print('schedlab.policies.grid' in sys.modules)\n")
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert ran.stdout.strip() == "False"
+            "    execute(RunSpec(generate_builtin('lublin', n_jobs=20), policy))\n")
+    assert not imported_after(code, "schedlab.policies.grid")
 
 
 def test_a_grid_run_of_the_local_policies_does_not_import_scipy_optimize():
@@ -84,7 +81,13 @@ def test_a_grid_run_of_the_local_policies_does_not_import_scipy_optimize():
             "rows = [(0, 100, 100, 4, ('A',), 100), (10, 30, 30, 2, (), 100)]\n"
             "for policy in ('grid-fcfs', 'bf-fcfs', 'bf-unmod', 'bf-mod', 'grid-edf'):\n"
             "    execute(RunSpec(grid_workload(rows), policy, platform=two_clusters(),\n"
-            "                    dispatch='round-robin'))\n"
-            "print('scipy.optimize' in sys.modules)\n")
-    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert ran.stdout.strip() == "False"
+            "                    dispatch='round-robin'))\n")
+    assert not imported_after(code, "scipy.optimize")
+
+
+def imported_after(code: str, module: str) -> bool:
+    """Whether a fresh interpreter running ``code`` has imported ``module``."""
+    check = f"{code}import sys\nprint({module!r} in sys.modules)\n"
+    ran = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                         check=True)
+    return ran.stdout.strip() == "True"

@@ -39,6 +39,19 @@ from schedlab.predictors.base import asking, correction_rule, planner_calls, tel
 HISTORY = ((1, 0, 10, 100, 4, 7), (2, 0, 10, 100, 4, 7))
 
 
+def counted_passes(policy) -> list[int]:
+    """The instants of ``policy``'s scheduling passes, filled in as it runs."""
+    passes: list[int] = []
+    schedule = policy.schedule
+
+    def counted(ctx):
+        passes.append(ctx.now)
+        schedule(ctx)
+
+    policy.schedule = counted                         # type: ignore[method-assign]
+    return passes
+
+
 def run(rows, spec, *, every_pass: bool = False, processors: int = 4, full_loop: bool = False):
     """The run of ``rows`` under ``spec`` and the instants of its passes; ``every_pass``
     makes EASY never call a pass idle, so the engine skips none; ``full_loop`` sends it
@@ -48,14 +61,7 @@ def run(rows, spec, *, every_pass: bool = False, processors: int = 4, full_loop:
     jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
                  for i, s, r, e, w, u in rows)
     policy = schedlab.make_policy(spec)
-    passes: list[int] = []
-    schedule = policy.schedule
-
-    def counted(ctx):
-        passes.append(ctx.now)
-        schedule(ctx)
-
-    policy.schedule = counted                         # type: ignore[method-assign]
+    passes = counted_passes(policy)
     if every_pass:
         policy.idle_after_corrections = lambda ctx: False  # type: ignore[method-assign]
     options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
@@ -299,14 +305,7 @@ def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
     jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
                  for i, s, r, e, w, u in SKIPPED)
     policy = Woken(predictor="easy++")
-    passes: list[int] = []
-    schedule = policy.schedule
-
-    def counted(ctx):
-        passes.append(ctx.now)
-        schedule(ctx)
-
-    policy.schedule = counted                         # type: ignore[method-assign]
+    passes = counted_passes(policy)
     result = api_run(Workload(jobs=jobs, processors=8), policy)
     assert 31 in passes
     assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]
