@@ -181,10 +181,11 @@ class GangScheduler(Policy, TimeSharingPolicy):
         if self.backfill != "first-fit":
             return list(enumerate(waiting))
         if long_room < room:
-            is_long, known = self._is_long, self._long_of.get
+            is_long, long_of = self._is_long, self._long_of
             return [(position, job) for position, job in enumerate(waiting)
                     if job.width <= long_room
-                    or (job.width <= room and not (known(job.id) or is_long(job)))]
+                    or (job.width <= room
+                        and not (long_of[job.id] if job.id in long_of else is_long(job)))]
         return [(position, job) for position, job in enumerate(waiting) if job.width <= room]
 
     def is_express(self, job: Job) -> bool:
