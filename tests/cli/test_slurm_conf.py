@@ -89,7 +89,9 @@ NodeName=n[1-4] CPUs=4
 PartitionName=a Nodes=n[1-2] Default=YES
 PartitionName=b Nodes=n[3-4] PriorityTier=2 MaxTime=10
 """
-#: Job 2 (a, 4 CPUs) cannot start beside job 1 (a, 6 CPUs); job 3 (b) starts at once.
+#: Job 2 (a, 4 CPUs) cannot start beside job 1 (a, 6 CPUs); job 3 (b) starts at the main
+#: scheduler's next call, 3 s after its last (job 1's submission, at 0): at 3, not at its
+#: submission (batch_sched_delay; with it 0, at 2).
 HISTORY = """\
 JobID|Submit|Start|End|Timelimit|NCPUS|State|Partition
 1|1000|1000|1100|00:02:00|6|COMPLETED|a
@@ -107,6 +109,11 @@ def test_a_history_replays_in_its_partitions(tmp_path: Path) -> None:
     result = invoke("simulate", str(history), "--slurm-conf", str(conf), "--out", str(out))
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
+    rows = (out / "jobs.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[2] for row in rows] == ["0", "100", "3"]
+    conf.write_text(PARTITIONED + "SchedulerParameters=batch_sched_delay=0\n", encoding="utf-8")
+    result = invoke("simulate", str(history), "--slurm-conf", str(conf), "--out", str(out))
+    assert result.exit_code == 0 and result.stderr == "", result.output
     rows = (out / "jobs.csv").read_text().splitlines()[1:]
     assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
 
@@ -126,7 +133,8 @@ def test_a_history_without_partitions_under_partitions_exits_2(tmp_path: Path) -
 
 
 QOS_TABLE = "Name|Priority|MaxJobsPU\nnormal|10|\nsolo|20|1\n"
-#: Jobs 1 and 2 of alice in QOS solo: one at a time; job 3 (bob, normal) at once.
+#: Jobs 1 and 2 of alice in QOS solo: one at a time; job 3 (bob, normal) at the main
+#: scheduler's next call, 3 s after job 1's submission (as HISTORY's job 3).
 QOS_HISTORY = """\
 JobID|Submit|Start|End|Timelimit|NCPUS|State|User|QOS
 1|1000|1000|1100|00:02:00|2|COMPLETED|alice|solo
@@ -145,7 +153,7 @@ def test_a_history_replays_under_its_qos(tmp_path: Path) -> None:
                     "--out", str(out))
     assert result.exit_code == 0, result.output
     rows = (out / "jobs.csv").read_text().splitlines()[1:]
-    assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
+    assert [row.split(",")[2] for row in rows] == ["0", "100", "3"]
 
 
 def test_qos_needs_the_qos_column_and_the_slurm_policy(tmp_path: Path) -> None:
@@ -199,6 +207,6 @@ def test_compare_gives_every_conf_the_qos_table(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     for label in ("slurm_a.conf", "slurm_b.conf"):
         rows = (out / label / "jobs.csv").read_text().splitlines()[1:]
-        assert [row.split(",")[2] for row in rows] == ["0", "100", "2"]
+        assert [row.split(",")[2] for row in rows] == ["0", "100", "3"]
     alone = invoke("compare", str(history), "--slurm-qos", str(qos))
     assert alone.exit_code == 2 and "give at least one" in alone.stderr

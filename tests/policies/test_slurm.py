@@ -90,10 +90,46 @@ def test_a_periodic_pass_that_found_no_job_pending_is_not_run_later() -> None:
     # come at 61: the pass of their submission tests one job (job 2 starts) and job 3
     # waits for the next periodic pass, at 120 -- the pass at 60 is not run at 61.
     # The same for the first submission of a run, at 61: the pass at 0 found none.
+    # (batch_sched_delay=0: a submission's request is honoured at once.)
     jobs = [(1, 0, 10, 1, 1), (2, 61, 100, 2, 2), (3, 61, 100, 2, 2)]
-    main = {"backfill": False, "default_queue_depth": 1}
+    main = {"backfill": False, "default_queue_depth": 1, "batch_sched_delay": 0}
     assert starts(jobs, slurm(**main)) == [0, 61, 120]
     assert starts([(1, 61, 100, 2, 2), (2, 61, 100, 2, 2)], slurm(**main)) == [61, 120]
+
+
+def test_a_submission_waits_batch_sched_delay_after_the_last_call() -> None:
+    # The periodic pass at 60 is a call of the main scheduler (no job pending then: job 1
+    # ran [0, 10]).  Job 2, submitted at 61, is a request the background thread honours
+    # only 3 s after that call: it starts at 63.  Job 3, submitted at 62, waits with it
+    # (one pass, at 63: default_queue_depth=1 tests job 2 alone), and then for the next
+    # periodic pass, 120.  With a delay of 2 both requests are due at 62; honoured at
+    # once (batch_sched_delay=0), each submission has its own pass: 61 and 62.
+    jobs = [(1, 0, 10, 1, 1), (2, 61, 100, 2, 2), (3, 62, 100, 2, 2)]
+    main = {"backfill": False, "default_queue_depth": 1}
+    assert starts(jobs, slurm(**main)) == [0, 63, 120]
+    assert starts(jobs, slurm(**main, batch_sched_delay=2)) == [0, 62, 120]
+    assert starts(jobs, slurm(**main, batch_sched_delay=0)) == [0, 61, 62]
+
+
+def test_an_end_waits_batch_sched_delay_after_the_last_call() -> None:
+    # Job 2's submission at 8 is a call (8 s after the periodic pass at 0); it does not
+    # fit.  Job 1 ends at 10, 2 s after that call: job 2 starts at 11, the request's due
+    # second, where the policy wakes for it.  Job 3's submission at 12 is due at 14 (a
+    # call; it does not fit), job 2's end at 16 at 17: job 3 starts then.  Honoured at
+    # once: 10, and 15 at job 2's end.
+    jobs = [(1, 0, 10, 1, 16), (2, 8, 5, 1, 16), (3, 12, 5, 1, 16)]
+    main = {"backfill": False}
+    assert starts(jobs, slurm(**main)) == [0, 11, 17]
+    assert starts(jobs, slurm(**main, batch_sched_delay=0)) == [0, 10, 15]
+
+
+def test_a_request_due_while_no_job_waited_counts_as_the_last_call() -> None:
+    # Job 1's end at 10 comes 1 s after the call for its own submission at 9: that
+    # request is due at 12, when no job waits; it was honoured then, so job 2,
+    # submitted at 13, waits until 15.
+    jobs = [(1, 9, 1, 1, 16), (2, 13, 5, 1, 16)]
+    main = {"backfill": False}
+    assert starts(jobs, slurm(**main)) == [9, 15]
 
 
 def test_the_will_run_test_frees_running_jobs_in_groups_of_close_ends() -> None:
@@ -265,10 +301,11 @@ def placed(jobs: list[tuple[int, int, int, int, int, int]], names: tuple[str, ..
 def test_a_partition_that_cannot_start_its_job_stops_only_itself() -> None:
     # Job 2 (a, 4 CPUs) finds 2 free in a: a stops.  Job 3 (b, 8 CPUs) starts at once in
     # b.  On one partition of 16 CPUs job 2 starts at 1 and job 3 waits for its end.
+    # (batch_sched_delay=0: every submission's request is honoured at once.)
     jobs = [(1, 0, 100, 2, 6, 1), (2, 1, 10, 1, 4, 1), (3, 2, 10, 1, 8, 2)]
-    assert placed(jobs, ("a", "b"), backfill=False, partitions=(A, B)).start.tolist() \
-        == [0, 100, 2]
-    assert placed(jobs, ("a", "b"), backfill=False).start.tolist() == [0, 1, 11]
+    main = {"backfill": False, "batch_sched_delay": 0}
+    assert placed(jobs, ("a", "b"), **main, partitions=(A, B)).start.tolist() == [0, 100, 2]
+    assert placed(jobs, ("a", "b"), **main).start.tolist() == [0, 1, 11]
 
 
 def test_no_later_job_may_use_the_nodes_of_a_stopped_partition() -> None:

@@ -6,10 +6,11 @@ The ``slurm`` policy schedules the partitions of a cluster of
 slurm.conf, and ``schedlab simulate --slurm-conf`` reads them from a real
 file).  Its two schedulers:
 
-* **The main scheduler** runs at every instant a job is submitted or ends
-  (testing at most ``default_queue_depth`` jobs) and every
-  ``sched_interval`` seconds, ``sched_offset`` seconds past each multiple of
-  it on the wall clock (testing all; slurmctld times it from its own start,
+* **The main scheduler** runs when a job is submitted or ends, once
+  ``batch_sched_delay`` seconds have passed since it was last called (testing
+  at most ``default_queue_depth`` jobs), and every ``sched_interval``
+  seconds, ``sched_offset`` seconds past each multiple of it on the wall
+  clock (testing all; slurmctld times it from its own start,
   ``_slurmctld_background`` in ``src/slurmctld/controller.c``): pending jobs in priority order
   start while they fit in the free CPUs; the first that does not fit stops
   the partition (the Scheduling Configuration Guide: "once any job ... in a
@@ -49,10 +50,17 @@ no code of it is here), where the documentation says nothing:
   (``_will_run_test`` in ``src/plugins/select/cons_common/job_test.c``;
   :func:`~schedlab.policies.slurm_backfill.will_run`): a job that needs
   the first end's CPUs is planned from the last end of that end's group;
-* the main scheduler runs once an ended job has completed, a fraction of a
-  second after its end (at the end here); the backfill pass of that second
-  came before the end, so the policy's backfill pass sees an ended job's
-  CPUs as busy for ``completing`` seconds;
+* a batch job's submission or end only queues a request for the main
+  scheduler (``queue_job_scheduler``): slurmctld's background thread, which
+  wakes about once a second, calls it only once ``batch_sched_delay``
+  seconds have passed since it last did, its periodic pass included
+  (``_slurmctld_background``); the end reaches it through slurmd's answer
+  that the job is already complete (``_thread_per_group_rpc`` in
+  ``src/slurmctld/agent.c``), not through the epilog-complete message
+  that calls it at once.  A request honoured is honoured in its own second
+  here; the backfill pass of that second came before the end, so the
+  policy's backfill pass sees an ended job's CPUs as busy for
+  ``completing`` seconds;
 * time limits are whole minutes: a job's estimate is rounded up to one.
 
 ``over_time_limit`` (slurm.conf's OverTimeLimit, minutes; -1: UNLIMITED) lets a
@@ -151,7 +159,8 @@ class SlurmScheduling(Policy):
                  priority_calc_offset: int = 0, sched_offset: int = 0,
                  associations: tuple[Association, ...] = (),
                  account_names: tuple[str, ...] = (), user_names: tuple[str, ...] = (),
-                 weight_partition: int = 0, enforce_limits: bool = False) -> None:
+                 weight_partition: int = 0, enforce_limits: bool = False,
+                 batch_sched_delay: int = 3) -> None:
         owner = "policy 'slurm'"
         partitions = _checked_table(owner, "partitions", partitions, Partition,
                                     "slurm.conf's PartitionName lines")
@@ -194,12 +203,14 @@ class SlurmScheduling(Policy):
                                   ("decay_half_life", decay_half_life, 0),
                                   ("priority_calc_offset", priority_calc_offset, 0),
                                   ("sched_offset", sched_offset, 0),
+                                  ("batch_sched_delay", batch_sched_delay, 0),
                                   ("weight_partition", weight_partition, 0)):
             check_number(owner, param, value, int, low)
         self.backfill = backfill
         self.priority = priority
         self.sched_interval = sched_interval
         self.sched_offset = sched_offset
+        self.batch_sched_delay = batch_sched_delay
         self.default_queue_depth = default_queue_depth
         self.bf_interval = bf_interval
         self.bf_window = bf_window
@@ -282,6 +293,11 @@ class SlurmScheduling(Policy):
         #: (until, CPUs, where) of jobs that ended, where: their (node, CPUs) when tracked.
         self._completing: list[tuple[int, int, list[tuple[int, int]]]] = []
         self._event = False          # a submission or an end at this instant
+        #: The last second (on the clock) the background thread called the main scheduler
+        #: at a tick or for a request, and when a request it has not yet honoured will be
+        #: (None: none waits); see :meth:`_called`.
+        self._last_call = -MAX_TIME
+        self._due: int | None = None
         self._changed = False        # something changed since the last backfill pass
         self._next_full = self._tick_after(-1)     # the next periodic main-scheduler run
         #: The priority time (:meth:`_calc_time`) at which the main scheduler's last pass
@@ -428,18 +444,40 @@ class SlurmScheduling(Policy):
         full = clock == self._next_full
         if full:
             self._next_full = self._tick_after(clock)
-        if ctx.waiting and (self._event or full):
+        if self._called(clock, full) and ctx.waiting:
             if self._settled is not None and self._settled == self._calc_time(now):
                 self._passes["main"] += 1       # it would start nothing, as the last did
             else:
                 self._main(ctx, None if full else self.default_queue_depth)
-        self._event = False
         if self.backfill and self._changed and ctx.waiting and clock % self.bf_interval == 0:
             self._changed = bool(self._completing) and any(
                 until > now for until, _, _ in self._completing)
             self._backfill(ctx)
         if ctx.waiting:
             self._wake(ctx, clock)
+
+    def _called(self, clock: int, full: bool) -> bool:
+        """Whether slurmctld's background thread calls the main scheduler at wall-clock
+        second ``clock``: at its periodic pass (``full``), or for a submission or an end
+        asked for now or before, once ``batch_sched_delay`` seconds have passed since it
+        last called it (our reading of ``_slurmctld_background`` and
+        ``queue_job_scheduler`` in ``src/slurmctld/controller.c``: a batch submission and
+        a batch job's end only queue a request).  A request that must wait is due
+        ``batch_sched_delay`` seconds after the last call; one due while no job waited
+        was honoured then, and counts as the last call."""
+        if self._due is not None and self._due < clock:
+            self._last_call = self._due
+            self._due = None
+        asked = self._event or self._due is not None
+        self._event = False
+        last = max(self._last_call, self._tick_after(clock - 1) - self.sched_interval)
+        if full or (asked and clock - last >= self.batch_sched_delay):
+            self._last_call = clock
+            self._due = None
+            return True
+        if asked:
+            self._due = last + self.batch_sched_delay
+        return False
 
     def _wake(self, ctx: Context, clock: int) -> None:
         """Ask for the next pass: the main scheduler's next tick, the backfill scheduler's
@@ -462,6 +500,8 @@ class SlurmScheduling(Policy):
             wake = MAX_TIME
         if self.backfill and self._changed:
             wake = min(wake, (clock // self.bf_interval + 1) * self.bf_interval)
+        if self._due is not None:
+            wake = min(wake, self._due)
         if wake < MAX_TIME and wake != self._wake_asked:
             ctx.wake_at(wake - self.clock_origin)
             self._wake_asked = wake

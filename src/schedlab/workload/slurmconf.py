@@ -51,6 +51,7 @@ DAEMON_KEYS = frozenset(key.lower() for key in (
 SCHEDULER_PARAMETERS: dict[str, tuple[type, Any]] = {
     "sched_interval": (int, 60),
     "default_queue_depth": (int, 100),
+    "batch_sched_delay": (int, 3),
     "bf_interval": (int, 30),
     "bf_window": (int, 1440),
     "bf_resolution": (int, 60),
@@ -107,6 +108,7 @@ class SlurmConfig:
     priority: str = "priority/basic"
     sched_interval: int = 60
     default_queue_depth: int = 100
+    batch_sched_delay: int = 3
     bf_interval: int = 30
     bf_window: int = 1440
     bf_resolution: int = 60
@@ -347,7 +349,8 @@ class _Reader:
                 setattr(self.conf, name, True)
                 continue
             amount = self.integer(number, f"SchedulerParameters {name}", text)
-            if amount < 1 and name not in ("bf_max_job_user", "bf_min_prio_reserve"):
+            if amount < 1 and name not in ("bf_max_job_user", "bf_min_prio_reserve",
+                                             "batch_sched_delay"):
                 raise self.error(number, f"SchedulerParameters {name}",
                                  f"expected a whole number >= 1, got {text!r}")
             setattr(self.conf, name, amount)
