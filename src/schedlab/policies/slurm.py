@@ -444,7 +444,8 @@ class SlurmScheduling(Policy):
         full = clock == self._next_full
         if full:
             self._next_full = self._tick_after(clock)
-        if self._called(clock, full) and ctx.waiting:
+        if (full or self._event or self._due is not None) and self._called(clock, full) \
+                and ctx.waiting:
             if self._settled is not None and self._settled == self._calc_time(now):
                 self._passes["main"] += 1       # it would start nothing, as the last did
             else:
@@ -465,18 +466,19 @@ class SlurmScheduling(Policy):
         a batch job's end only queue a request).  A request that must wait is due
         ``batch_sched_delay`` seconds after the last call; one due while no job waited
         was honoured then, and counts as the last call."""
-        if self._due is not None and self._due < clock:
-            self._last_call = self._due
-            self._due = None
-        asked = self._event or self._due is not None
+        due = self._due
+        if due is not None and due < clock:
+            self._last_call = due
+            self._due = due = None
+            if not (full or self._event):
+                return False
         self._event = False
-        last = max(self._last_call, self._tick_after(clock - 1) - self.sched_interval)
-        if full or (asked and clock - last >= self.batch_sched_delay):
+        last = max(self._last_call, self._next_full - self.sched_interval)  # (when not full)
+        if full or clock - last >= self.batch_sched_delay:
             self._last_call = clock
             self._due = None
             return True
-        if asked:
-            self._due = last + self.batch_sched_delay
+        self._due = last + self.batch_sched_delay
         return False
 
     def _wake(self, ctx: Context, clock: int) -> None:
