@@ -473,7 +473,8 @@ class SlurmScheduling(Policy):
             if not (full or self._event):
                 return False
         self._event = False
-        last = max(self._last_call, self._next_full - self.sched_interval)  # (when not full)
+        # (not at a tick, the next one is the first after clock: the last was before it)
+        last = max(self._last_call, self._next_full - self.sched_interval)
         if full or clock - last >= self.batch_sched_delay:
             self._last_call = clock
             self._due = None
