@@ -8,6 +8,8 @@ and 31, and so does the policy.
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -24,6 +26,7 @@ from schedlab.testing import check_policy
 from schedlab.workload.job import Job, Workload
 from schedlab.workload.slurmconf import Partition
 from schedlab.workload.slurmqos import Qos
+from strategies import workloads
 
 #: A 12-CPU job waits for an 8-CPU one; a 1-CPU job that fits at once is kept off
 #: the node by the 4-CPU job's reservation (whole-node slots).
@@ -130,6 +133,18 @@ def test_a_request_due_while_no_job_waited_counts_as_the_last_call() -> None:
     jobs = [(1, 9, 1, 1, 16), (2, 13, 5, 1, 16)]
     main = {"backfill": False}
     assert starts(jobs, slurm(**main)) == [9, 15]
+
+
+@settings(max_examples=60, deadline=None)
+@given(workloads(max_jobs=20), st.sampled_from([1, 3, 10]), st.sampled_from([7, 60]))
+def test_main_scheduler_calls_between_ticks_are_batch_sched_delay_apart(
+        workload: Workload, delay: int, interval: int) -> None:
+    # Without backfill every start is a call of the main scheduler: one that is not at a
+    # periodic tick comes at least batch_sched_delay seconds after the start before it.
+    params = {"backfill": False, "batch_sched_delay": delay, "sched_interval": interval}
+    instants = sorted(set(simulate(workload, slurm(**params)).start.tolist()))
+    for before, at in pairwise(instants):
+        assert at % interval == 0 or at - before >= delay, (before, at)
 
 
 def test_the_will_run_test_frees_running_jobs_in_groups_of_close_ends() -> None:

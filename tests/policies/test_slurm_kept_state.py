@@ -112,6 +112,7 @@ PARAMS = st.fixed_dictionaries({
     "backfill": st.booleans(),
     "priority_calc_period": st.sampled_from([1, 13, 300]),
     "clock_origin": st.integers(0, 100),
+    "batch_sched_delay": st.sampled_from([0, 3, 10]),
 })
 MULTIFACTOR = st.fixed_dictionaries({
     "priority": st.just("multifactor"),
