@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -159,10 +159,11 @@ class GridTask:
     held: int = 0
     machine_runtime: int = -1
     machine_estimate: int = -1
+    #: ``job.id``, a field: the queues and the running set are keyed by it at every event.
+    id: int = field(init=False)
 
-    @property
-    def id(self) -> int:
-        return self.job.id
+    def __post_init__(self) -> None:
+        self.id = self.job.id
 
     @property
     def submit(self) -> int:
@@ -204,10 +205,10 @@ class TaskColumns:
         """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``) on a
         platform of ``licences`` licences and ``machines`` machines."""
         needs = np.zeros((len(tasks), licences), dtype=bool)
-        eligible = np.zeros((len(tasks), machines), dtype=bool)
-        for task in tasks:
-            needs[task.index, list(task.licences)] = True
-            eligible[task.index] = task.eligible
+        rows = [task.index for task in tasks for _ in task.licences]
+        needs[rows, [l for task in tasks for l in task.licences]] = True
+        eligible = (np.array([task.eligible for task in tasks], dtype=bool) if tasks
+                    else np.zeros((0, machines), dtype=bool))
         work = [t.estimate_left * t.rating for t in tasks]
         return cls(
             eligible=_read_only(eligible),
@@ -488,7 +489,8 @@ class GridContext:
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
-        self._update_room()
+        if self.exclusive or self._free_cpus[machine] + task.width >= self.largest_room:
+            self._update_room()         # the machine had the most room: look at every one
         self._engine.started(self, task, machine)
 
     def preempt(self, task: GridTask) -> None:
@@ -582,7 +584,11 @@ class GridContext:
         self._running_mask[task.index] = False
         if self._outages is not None:
             self._outages.released(self, machine)
-        self._update_room()
+            self._update_room()
+        elif self.exclusive:
+            self._update_room()
+        else:                           # only this machine's room grew
+            self.largest_room = max(self.largest_room, int(self._free_cpus[machine]))
 
     def _update_room(self) -> None:
         """Recompute :attr:`largest_room` after a start or an end."""
@@ -839,15 +845,32 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
-    """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine."""
+    """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine.
+
+    The jobs' licences and eligible machines are read off whole columns (one product of
+    the licence matrix with the machines' unusable licences, as :meth:`Platform.eligible`
+    decides job by job), not job by job: this runs once per run, for every job."""
     grid.check_on(platform)
-    columns = grid.licence_columns(platform)
-    tasks = []
-    for i, job in enumerate(grid.workload.jobs):
-        licences = tuple(int(columns[c]) for c in np.flatnonzero(grid.needs[i]))
-        tasks.append(GridTask(i, job, job.width, licences, int(grid.rating[i]),
-                              platform.eligible(job.width, licences), job.runtime, job.estimate,
-                              int(grid.user_class[i]), int(grid.owner_priority[i])))
+    jobs = grid.workload.jobs
+    rows, columns = np.nonzero(grid.needs)
+    licence_of = grid.licence_columns(platform)[columns]
+    ends = np.searchsorted(rows, np.arange(1, len(jobs) + 1)).tolist()
+    flat = licence_of.tolist()
+    widths = np.fromiter((job.width for job in jobs), np.int64, len(jobs))
+    needs = np.zeros((len(jobs), len(platform.licence_names)))
+    needs[rows, licence_of] = 1.0
+    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
+    blocked = needs @ (~platform.usable).astype(np.float64)
+    eligible = (platform.cpus[None, :] >= widths[:, None]) & (blocked == 0)
+    ratings = grid.rating.tolist()
+    classes = grid.user_class.tolist()
+    owners = grid.owner_priority.tolist()
+    tasks, begin = [], 0
+    for i, job in enumerate(jobs):
+        end = ends[i]
+        tasks.append(GridTask(i, job, job.width, tuple(flat[begin:end]), ratings[i],
+                              eligible[i], job.runtime, job.estimate, classes[i], owners[i]))
+        begin = end
     return tasks
 
 
