@@ -619,7 +619,8 @@ class MetaView:
     dispatcher that reads it knows more than §3.1.2 allows (and must say so).
     """
 
-    def __init__(self, platform: Platform, seed: int) -> None:
+    def __init__(self, platform: Platform, seed: int, eligible: np.ndarray | None = None
+                 ) -> None:
         self.platform = platform
         self.now = 0
         self.seed = seed
@@ -628,12 +629,22 @@ class MetaView:
         self.dispatched = [0] * count
         # each cluster's first machine index: machines are numbered cluster by cluster
         self._first_machines = np.searchsorted(platform.cluster_of, np.arange(count))
+        # with the run's TaskColumns.eligible: per job (workload position) and cluster,
+        # whether a machine of the cluster could run it, for all the jobs at once
+        self._clusters_of = None if eligible is None else \
+            np.logical_or.reduceat(eligible, self._first_machines, axis=1)
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
         """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
-        eligible: np.ndarray = np.flatnonzero(
-            np.logical_or.reduceat(task.eligible, self._first_machines))
+        eligible: np.ndarray = np.flatnonzero(self.cluster_mask(task))
         return eligible
+
+    def cluster_mask(self, task: GridTask) -> np.ndarray:
+        """Per cluster, whether it has a machine ``task`` could ever run on."""
+        if self._clusters_of is not None:
+            mask: np.ndarray = self._clusters_of[task.index]
+            return mask
+        return np.logical_or.reduceat(task.eligible, self._first_machines)
 
 
 class _Engine:
@@ -910,7 +921,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     engine = _Engine(platform, tasks, overrun, preemption_overhead)
     contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
                 for c, p in enumerate(local_policies)]
-    view = MetaView(platform, seed)
+    view = MetaView(platform, seed, engine.columns.eligible)
     engine.view, engine.dispatcher = view, dispatcher
     if failures is not None or windows:
         from schedlab.engine.grid_outages import GridOutages
@@ -1101,7 +1112,7 @@ def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
                           f"{cluster!r} at time {view.now}: expected a cluster index in "
                           f"[0, {len(clusters)})")
     cluster = int(cluster)
-    if not task.eligible[view.platform.cluster_of == cluster].any():
+    if not view.cluster_mask(task)[cluster]:
         raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
                           f"{clusters[cluster].name!r} at time {view.now}, which has no "
                           f"machine it can run on")
