@@ -480,12 +480,10 @@ class GridContext:
             raise PolicyError(f"policy {self.policy_name!r} started job {task.id} on machine "
                               f"{self._machine_name(machine)} at time {self.now}: {problem}")
         machine = int(machine)
-        platform = self.platform
         self._free_cpus[machine] -= task.width
         self._jobs_on[machine] += 1
-        for l in task.licences:
-            if not platform.feature[l, machine]:
-                self._free_copies[l] -= 1
+        for l in self._engine._floating(task, machine):
+            self._free_copies[l] -= 1
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
@@ -541,15 +539,16 @@ class GridContext:
         platform = self.platform
         if task.width > platform.cpus[machine]:
             return f"it needs {task.width} CPUs, the machine has {platform.cpus[machine]}"
+        usable, feature = self._engine.usable_on[machine], self._engine.feature_on[machine]
         for l in task.licences:
-            if not platform.usable[l, machine]:
+            if not usable[l]:
                 return f"licence {platform.licence_names[l]!r} cannot be activated there"
         if self.exclusive and self.jobs_on[machine]:
             return "the machine is busy (one job per machine)"
         if task.width > self.free_cpus[machine]:
             return f"it needs {task.width} CPUs, {self.free_cpus[machine]} are free"
         for l in task.licences:
-            if not platform.feature[l, machine] and self.free_copies[l] < 1:
+            if not feature[l] and self.free_copies[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
 
@@ -577,9 +576,8 @@ class GridContext:
         machine = task.machine
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
-        for l in task.licences:
-            if not self.platform.feature[l, machine]:
-                self._free_copies[l] += 1
+        for l in self._engine._floating(task, machine):
+            self._free_copies[l] += 1
         del self.running[task.id]
         self._running_mask[task.index] = False
         if self._outages is not None:
@@ -689,12 +687,16 @@ class _Engine:
         self.dispatcher: DispatcherLike | None = None
         #: Machine failures and maintenance windows (docs/reference/events.md); None without.
         self.outages: GridOutages | None = None
+        #: The platform's ``feature`` and ``usable`` by machine, as lists of the licences'
+        #: bools: the licence tests of every start and end read no numpy scalars.
+        self.feature_on: list[list[bool]] = platform.feature.T.tolist()
+        self.usable_on: list[list[bool]] = platform.usable.T.tolist()
 
     def _floating(self, task: GridTask, machine: int) -> list[int]:
         """The licences ``task`` holds a floating copy of on ``machine``: a machine feature
         (a non-floating licence) is no copy and is not counted in the licence usage."""
-        feature = self.platform.feature
-        return [l for l in task.licences if not feature[l, machine]]
+        feature = self.feature_on[machine]
+        return [l for l in task.licences if not feature[l]]
 
     def expected_time(self, task: GridTask, rating: int) -> int:
         """Seconds ``task`` would hold a machine of ``rating`` by its estimate if started
