@@ -225,3 +225,24 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
         licence_term(needs[at], policy.licence_pressure(), policy.licence_weight),
         wait_minimization(estimate[at], policy.priority_boost_value)))
     assert got.tobytes() == plain.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), jobs=st.integers(1, 40), shuffled=st.booleans())
+def test_edf_order_is_a_stable_sort_of_the_deadlines(data, jobs, shuffled):
+    """grid-edf's queue order, read off the run's ranks for a queue in workload order, is
+    the stable sort of the queue's deadlines (NaN last, ties in queue order)."""
+    deadline = np.array(data.draw(st.lists(st.one_of(st.just(np.nan),
+                                                     st.integers(0, 5).map(float)),
+                                           min_size=jobs, max_size=jobs)))
+    at = np.array(sorted(data.draw(st.sets(st.integers(0, jobs - 1)))), dtype=np.intp)
+    if shuffled:
+        at = np.array(data.draw(st.permutations(at.tolist())), dtype=np.intp)
+    columns = TaskColumns(submit=np.zeros(jobs), estimate=np.ones(jobs), deadline=deadline,
+                          rating=np.ones(jobs), width=np.ones(jobs, np.int64),
+                          needs=np.zeros((jobs, 0), bool), eligible=np.ones((jobs, 1), bool),
+                          estimate_work=np.ones(jobs, np.int64))
+    policy = GridEDF()
+    ctx = SimpleNamespace(columns=columns)
+    got = policy.by_deadline(ctx, at)  # type: ignore[arg-type]
+    assert got.tolist() == at[np.argsort(deadline[at], kind="stable")].tolist()

@@ -291,11 +291,34 @@ class GridEDF(LocalPolicy):
     eq. 3.9's (:func:`~.local.first_fits`)."""
 
     name = "grid-edf"
+    #: The run's columns, its jobs in the order of (deadline, workload position), and each
+    #: job's place in that order (:meth:`by_deadline`); None before the first pass.
+    _ranks: tuple[TaskColumns, np.ndarray, np.ndarray] | None = None
+
+    def by_deadline(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+        """The jobs at workload positions ``at`` (queue order) by deadline, earliest first,
+        those without one (NaN) last, ties in queue order: a stable sort of their deadlines.
+
+        A queue in workload order (every job queued at its arrival, none again out of
+        its place) is sorted by each job's place in the run's order of (deadline,
+        workload position), computed once: a sort of distinct integers, not a stable
+        sort of floats at every pass."""
+        columns = ctx.columns
+        if self._ranks is None or self._ranks[0] is not columns:
+            order = np.lexsort((np.arange(len(columns.deadline)), columns.deadline))
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            self._ranks = (columns, order, rank)
+        _, order, rank = self._ranks
+        if (at[1:] > at[:-1]).all():
+            ordered: np.ndarray = order[np.sort(rank.take(at))]
+            return ordered
+        # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
+        return at[np.argsort(columns.deadline[at], kind="stable")]
 
     def schedule(self, ctx: GridContext) -> None:
         at = ctx.queue_positions()
-        # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
-        ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
+        ordered = self.by_deadline(ctx, at)
         if ctx.times_from_columns():
             first_fits(ctx, ctx.tasks, ordered, ordered)
             return
