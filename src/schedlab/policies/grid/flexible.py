@@ -39,6 +39,7 @@ from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fi
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask, TaskColumns
+    from schedlab.engine.outages import OutageEvent
 
 
 class Priority(NamedTuple):
@@ -288,7 +289,13 @@ class GridEDF(LocalPolicy):
     while later jobs may start.  No reservation, no preemption.  The jobs that cannot
     start by width or licence copies (:meth:`GridContext.may_start`) are passed over
     without a search; the others are tried in one compiled call when their times are
-    eq. 3.9's (:func:`~.local.first_fits`)."""
+    eq. 3.9's (:func:`~.local.first_fits`).
+
+    A pass after submissions alone tries only the jobs submitted since the last pass:
+    every job queued before could not start then, with at least the CPUs and licence
+    copies free now (nothing ended, starts only take), so it cannot start now either,
+    whatever starts before it.  Any end (or outage) makes the next pass try the whole
+    queue."""
 
     name = "grid-edf"
     #: The run's columns, its jobs in the order of (deadline, workload position), and each
@@ -316,12 +323,31 @@ class GridEDF(LocalPolicy):
         # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
         return at[np.argsort(columns.deadline[at], kind="stable")]
 
+    def __init__(self) -> None:
+        #: Workload positions of the jobs submitted since the last pass, in queue order.
+        self._fresh: list[int] = []
+        #: Whether anything may have freed CPUs or copies since the last pass (or there
+        #: was none): the next pass tries the whole queue.
+        self._freed = True
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
+        self._fresh.append(task.index)
+
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
+        self._freed = True
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._freed = True
+
     def schedule(self, ctx: GridContext) -> None:
-        at = ctx.queue_positions()
-        ordered = self.by_deadline(ctx, at)
+        fresh, self._fresh = self._fresh, []
+        freed, self._freed = self._freed, False
         if ctx.times_from_columns():
+            at = ctx.queue_positions() if freed else np.array(fresh, dtype=np.intp)
+            ordered = self.by_deadline(ctx, at)
             first_fits(ctx, ctx.tasks, ordered, ordered)
             return
+        ordered = self.by_deadline(ctx, ctx.queue_positions())
         possible = ctx.may_start(ordered)
         for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
