@@ -274,3 +274,25 @@ def test_clusters_of_the_run_as_of_each_task(jobs):
         expected = [c for c, ok in enumerate((width <= 4, not licences)) if ok]
         assert of_run.eligible_clusters(task).tolist() == expected
         assert of_task.eligible_clusters(task).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10), st.sampled_from([(), ("A",), ("Z",), ("A", "Z")])),
+                min_size=1, max_size=6))
+def test_tasks_are_refused_as_the_workload_check_refuses(jobs):
+    """make_tasks refuses a workload exactly when GridWorkload.check_on does, with its
+    message (a job wider than any machine, needing a licence no cluster has, or whose
+    licences no machine with its CPUs can activate)."""
+    platform = two_clusters()
+    grid = grid_workload([(0, 10, 10, width, licences, 100) for width, licences in jobs])
+    try:
+        grid.check_on(platform)
+        expected = None
+    except InputError as err:
+        expected = str(err)
+    try:
+        make_tasks(grid, platform)
+        got = None
+    except InputError as err:
+        got = str(err)
+    assert got == expected

@@ -862,8 +862,11 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
 
     The jobs' licences and eligible machines are read off whole columns (one product of
     the licence matrix with the machines' unusable licences, as :meth:`Platform.eligible`
-    decides job by job), not job by job: this runs once per run, for every job."""
-    grid.check_on(platform)
+    decides job by job), not job by job: this runs once per run, for every job.  A job
+    with no eligible machine, or needing a licence the platform lacks, is what
+    :meth:`GridWorkload.check_on` refuses: it is asked only then, to name the job."""
+    if not set(grid.licence_names) <= set(platform.licence_names):
+        grid.check_on(platform)
     jobs = grid.workload.jobs
     rows, columns = np.nonzero(grid.needs)
     licence_of = grid.licence_columns(platform)[columns]
@@ -875,6 +878,8 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
     blocked = needs @ (~platform.usable).astype(np.float64)
     eligible = (platform.cpus[None, :] >= widths[:, None]) & (blocked == 0)
+    if not eligible.any(axis=1).all():
+        grid.check_on(platform)
     ratings = grid.rating.tolist()
     classes = grid.user_class.tolist()
     owners = grid.owner_priority.tolist()
