@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.engine.grid import run_grid
 from schedlab.errors import InputError
@@ -224,3 +226,26 @@ def test_a_licence_offered_load_counts_its_jobs_runtimes_at_the_mean_rating():
                                                       "licence_offered_load.B": 1.5}
     # CPUs: (100 x 200 + 100 x 100 + 10 x 100) / ((4 x 100 + 4 x 300) x 100)
     assert rating_weighted_load(result, platform) == pytest.approx(31_000 / 160_000)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**4), st.integers(1, 10**4), st.integers(1, 997),
+                          st.booleans()), min_size=2, max_size=40))
+def test_a_licence_offered_load_is_its_jobs_running_sum(jobs):
+    """The load of a licence is its jobs' seconds at the mean rating added up job after job
+    in workload order: the same float as Python's sum over them."""
+    from schedlab.metrics.grid import licence_offered_load, platform_capacity
+    from schedlab.platform.model import Cluster, Licence, Machine, Platform
+
+    cluster = Cluster("c", (Machine("m1", 4, 100), Machine("m2", 4, 300)),
+                      (Licence("B", 1, ("m1", "m2")),))
+    platform = Platform((cluster,), name="f")
+    rows = [(submit, runtime, runtime, 1, ("B",) if asks else (), rating)
+            for submit, runtime, rating, asks in sorted(jobs)]
+    result = run_grid(grid_workload(rows), platform, [GridFCFS()])
+    mean = platform_capacity(platform) / float(platform.cpus.sum())
+    seconds = result.runtime.astype(np.float64) * result.grid.rating / mean
+    asks = ["B" in names.split(";") for names in result.grid.job_licences]
+    span = float(result.submit.max() - result.submit.min())
+    expected = float(sum(s for s, a in zip(seconds, asks) if a)) / span if span else None
+    assert licence_offered_load(result, platform)["licence_offered_load.B"] == expected

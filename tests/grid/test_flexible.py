@@ -8,22 +8,36 @@ Machines: fast (4 CPUs, rating 200), mid (4, 100), small (2, 100).  Licence A:
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from schedlab.api import simulate_grid
 from schedlab.cli.app import app
-from schedlab.engine.grid import run_grid
+from schedlab.engine.grid import TaskColumns, run_grid
 from schedlab.errors import InputError
+from schedlab.platform.generator import PRESETS as PLATFORMS
+from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid import (
     FlexibleBackfillingMod,
     FlexibleBackfillingUnmod,
     GridEDF,
     GridFCFS,
+    make_dispatcher,
     make_local_policy,
 )
-from schedlab.policies.grid.flexible import deadline_term, licence_term
+from schedlab.policies.grid.flexible import (
+    anti_aging,
+    deadline_term,
+    licence_term,
+    wait_minimization,
+)
+from schedlab.workload.models.grid import PRESETS as JOBS
+from schedlab.workload.models.grid import generate_grid
 
 from .helpers import grid_workload, three_machines
 
@@ -180,3 +194,86 @@ def test_cli_bad_weight_exits_2_and_policies_lists_the_weights(tmp_path):
                               "--policy", "bf-mod", "--param", "deadline_k=0.5"])
     assert bad.exit_code == 2
     assert "deadline_k" in bad.output
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), jobs=st.integers(1, 30), licences=st.integers(0, 5),
+       now=st.integers(0, 10**6), k=st.floats(1.0, 3.0))
+def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
+    """A pass reads the terms' time-free parts precomputed for the run (``_Static``): the
+    same bits as the plain functions on the queue's own columns."""
+    times = st.integers(0, 10**6).map(float)
+    submit = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
+    estimate = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
+    deadline = np.array(data.draw(st.lists(st.one_of(st.just(np.nan), times),
+                                           min_size=jobs, max_size=jobs)))
+    needs = np.array(data.draw(st.lists(st.lists(st.booleans(), min_size=licences,
+                                                 max_size=licences),
+                                        min_size=jobs, max_size=jobs)), dtype=bool)
+    needs = needs.reshape(jobs, licences)
+    at = np.array(data.draw(st.lists(st.integers(0, jobs - 1), min_size=1, unique=True)))
+    columns = TaskColumns(submit=submit, estimate=estimate, deadline=deadline,
+                          rating=np.ones(jobs), width=np.ones(jobs, np.int64), needs=needs,
+                          eligible=np.ones((jobs, 1), bool),
+                          estimate_work=estimate.astype(np.int64))
+    policy = FlexibleBackfillingMod(deadline_k=k)
+    policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
+                                                min_size=licences, max_size=licences)))
+    policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
+                                                min_size=licences, max_size=licences)))
+    ctx = SimpleNamespace(now=now, columns=columns)
+    got = policy._terms(ctx, at)  # type: ignore[arg-type]
+    plain = np.column_stack((
+        anti_aging(now, submit[at], policy.age_factor),
+        deadline_term(now, estimate[at], deadline[at], policy.deadline_min,
+                      policy.deadline_max, k),
+        licence_term(needs[at], policy.licence_pressure(), policy.licence_weight),
+        wait_minimization(estimate[at], policy.priority_boost_value)))
+    assert got.tobytes() == plain.tobytes()
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), jobs=st.integers(1, 40), shuffled=st.booleans())
+def test_edf_order_is_a_stable_sort_of_the_deadlines(data, jobs, shuffled):
+    """grid-edf's queue order, read off the run's ranks for a queue in workload order, is
+    the stable sort of the queue's deadlines (NaN last, ties in queue order)."""
+    deadline = np.array(data.draw(st.lists(st.one_of(st.just(np.nan),
+                                                     st.integers(0, 5).map(float)),
+                                           min_size=jobs, max_size=jobs)))
+    at = np.array(sorted(data.draw(st.sets(st.integers(0, jobs - 1)))), dtype=np.intp)
+    if shuffled:
+        at = np.array(data.draw(st.permutations(at.tolist())), dtype=np.intp)
+    columns = TaskColumns(submit=np.zeros(jobs), estimate=np.ones(jobs), deadline=deadline,
+                          rating=np.ones(jobs), width=np.ones(jobs, np.int64),
+                          needs=np.zeros((jobs, 0), bool), eligible=np.ones((jobs, 1), bool),
+                          estimate_work=np.ones(jobs, np.int64))
+    policy = GridEDF()
+    ctx = SimpleNamespace(columns=columns)
+    got = policy.by_deadline(ctx, at)  # type: ignore[arg-type]
+    assert got.tolist() == at[np.argsort(deadline[at], kind="stable")].tolist()
+
+
+class EveryJobEveryPass(GridEDF):
+    """grid-edf trying the whole queue at every pass."""
+
+    def schedule(self, ctx):
+        self._freed = True
+        super().schedule(ctx)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
+       preset=st.sampled_from(["thesis-4.3", "thesis-4.2"]))
+def test_edf_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset):
+    """A grid-edf pass after submissions alone, trying only the new jobs, starts what a pass
+    over the whole queue starts."""
+    platform = generate_platform(PLATFORMS[preset], seed)
+    grid = generate_grid(platform, JOBS[preset], 150, ta, seed)
+    clusters = len(platform.clusters)
+    dispatch = make_dispatcher("round-robin") if clusters > 1 else None
+    runs = [run_grid(grid, platform, [cls() for _ in range(clusters)],
+                     dispatch if dispatch is None else dispatch.clone())
+            for cls in (GridEDF, EveryJobEveryPass)]
+    for column in ("start", "end"):
+        assert getattr(runs[0], column).tolist() == getattr(runs[1], column).tolist()
+    assert runs[0].grid.machine.tolist() == runs[1].grid.machine.tolist()

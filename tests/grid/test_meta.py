@@ -6,8 +6,10 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from schedlab.engine.grid import GridTask, MetaView, make_tasks, run_grid
+from schedlab.engine.grid import GridTask, MetaView, TaskColumns, make_tasks, run_grid
 from schedlab.errors import InputError
 from schedlab.policies.grid import BackfillingFCFS, Dispatcher, GridFCFS, make_dispatcher
 from schedlab.policies.grid.meta import (
@@ -253,3 +255,44 @@ def test_cluster_work_share_weighs_jobs_by_estimated_work():
     assert metrics["cluster_work_share.c1"] == pytest.approx(3000 / 9000)
     assert metrics["cluster_work_share.c2"] == pytest.approx(6000 / 9000)
     assert result.grid.priority.tolist() == [0, 0, 0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.one_of(st.integers(1, 8).map(lambda width: (width, ())),
+                          st.integers(1, 4).map(lambda width: (width, ("A",)))),
+                min_size=1, max_size=12))
+def test_clusters_of_the_run_as_of_each_task(jobs):
+    """The clusters a job could run in, read off the run's columns (all jobs at once) as
+    from the task's own eligible machines: on two_clusters, c1 for licence A, c2 for more
+    than 4 CPUs, both for the others."""
+    platform = two_clusters()
+    tasks = make_tasks(grid_workload([(0, 10, 10, width, licences, 100)
+                                      for width, licences in jobs]), platform)
+    columns = TaskColumns.of(tasks, len(platform.licence_names), len(platform.cpus))
+    of_run, of_task = MetaView(platform, 0, columns.eligible), MetaView(platform, 0)
+    for task, (width, licences) in zip(tasks, jobs):
+        expected = [c for c, ok in enumerate((width <= 4, not licences)) if ok]
+        assert of_run.eligible_clusters(task).tolist() == expected
+        assert of_task.eligible_clusters(task).tolist() == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 10), st.sampled_from([(), ("A",), ("Z",), ("A", "Z")])),
+                min_size=1, max_size=6))
+def test_tasks_are_refused_as_the_workload_check_refuses(jobs):
+    """make_tasks refuses a workload exactly when GridWorkload.check_on does, with its
+    message (a job wider than any machine, needing a licence no cluster has, or whose
+    licences no machine with its CPUs can activate)."""
+    platform = two_clusters()
+    grid = grid_workload([(0, 10, 10, width, licences, 100) for width, licences in jobs])
+    try:
+        grid.check_on(platform)
+        expected = None
+    except InputError as err:
+        expected = str(err)
+    try:
+        make_tasks(grid, platform)
+        got = None
+    except InputError as err:
+        got = str(err)
+    assert got == expected

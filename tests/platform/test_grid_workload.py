@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedlab.errors import InputError
 from schedlab.platform import Cluster, Licence, Machine, Platform
@@ -13,6 +15,8 @@ from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import generate_platform
 from schedlab.workload.grid import (
     GridWorkload,
+    _side_at_once,
+    _side_by_row,
     read_grid_workload,
     runnable,
     side_path,
@@ -207,3 +211,63 @@ def test_unknown_preset_and_setting():
         preset("x")
     with pytest.raises(InputError, match="unknown job setting"):
         preset("thesis-4.1", speed=(1, 2))
+
+
+def same_columns(one, other) -> bool:
+    """Two readings of side-file rows (:func:`_side_by_row`'s tuple) are the same values."""
+    arrays = all(a.dtype == b.dtype and np.array_equal(a, b) for a, b in zip(one[:4], other[:4]))
+    return arrays and one[4:] == other[4:]
+
+
+#: Per side-file column after the job id: values both readings take, then values that
+#: one of them or both refuse, or read otherwise (spaces, non-ASCII).
+VALUES = {
+    "rating": (["200", "+5", "007", "1000000000"], ["0", "1000000001", "9" * 20, "2 "]),
+    "deadline": (["", "500", "+500"], ["-5", "9007199254740993", "x", " 500"]),
+    "licences": (["", "fluent", "a;b"], ["a;;b", "a;a", "é", "a; b", ";", "a\xa0", "b\t"]),
+    "class": (["gold", "silver", "regular"], ["Gold", "", "gold\x1f"]),
+    "owner_priority": (["0", "3", "+2"], ["4", "-1", "٣"]),
+    "input": (["0", "7", "9007199254740992"], ["9007199254740993", "-1", "x"]),
+}
+GOOD_ROW = st.tuples(*(st.sampled_from(good) for good, _ in VALUES.values()))
+#: One value of the rows made bad (row, column, value), or (one time in five) none.
+BAD_VALUE = st.one_of(st.none(), *[
+    st.tuples(st.integers(0, 1), st.just(column), st.sampled_from(bad))
+    for column, (_, bad) in enumerate(VALUES.values())])
+#: The job ids of the rows: each job once, in either order, or a job missing, twice or
+#: unknown.
+SIDE_IDS = st.sampled_from([("1", "2"), ("2", "1"), ("+1", "02")] * 4 + [
+    ("1",), ("1", "1"), ("1", "2", "2"), ("1", "3"), ("1", " 2"), ("1", "2x")])
+
+
+@settings(max_examples=500, deadline=None)
+@given(SIDE_IDS, st.lists(GOOD_ROW, min_size=3, max_size=3), BAD_VALUE, st.integers(0, 9))
+def test_side_file_read_at_once_as_row_by_row(ids, rows, bad, short):
+    """Read a column at a time, a side file gives what the row-by-row reading gives, and it
+    reads nothing that reading refuses (which names the mistake); a file with nothing
+    wrong is read at once."""
+    rows = [list(row) for row in rows]
+    if bad is not None:
+        row, column, value = bad
+        rows[row][column] = value
+    workload = Workload((Job(1, 0, 100, 200, 4), Job(2, 10, 100, 200, 8)), processors=12)
+    lines = [(k + 2, ",".join((job_id, *row) if k != short else (job_id, *row[:-1])))
+             for k, (job_id, row) in enumerate(zip(ids, rows))]
+    at_once = _side_at_once(lines, workload)
+    try:
+        by_row = _side_by_row(lines, "f", workload)
+    except InputError:
+        by_row = None
+    assert at_once is None or (by_row is not None and same_columns(at_once, by_row))
+    if bad is None and short >= len(ids) and sorted(ids) in (["1", "2"], ["+1", "02"]):
+        assert at_once is not None
+
+
+def test_a_written_side_file_is_read_at_once(tmp_path):
+    platform = generate_platform(PLATFORMS["thesis-4.2"], seed=1)
+    grid = generate_grid(platform, PRESETS["thesis-4.2"], 200, 10, seed=1)
+    side = write_grid_workload(grid, tmp_path / "jobs.swf")
+    workload = read_grid_workload(tmp_path / "jobs.swf").workload
+    lines = list(enumerate(side.read_text().splitlines()[1:], start=2))
+    at_once = _side_at_once(lines, workload)
+    assert at_once is not None and same_columns(at_once, _side_by_row(lines, "f", workload))

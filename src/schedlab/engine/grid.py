@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time as wallclock
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from heapq import heappop, heappush
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -159,10 +159,11 @@ class GridTask:
     held: int = 0
     machine_runtime: int = -1
     machine_estimate: int = -1
+    #: ``job.id``, a field: the queues and the running set are keyed by it at every event.
+    id: int = field(init=False)
 
-    @property
-    def id(self) -> int:
-        return self.job.id
+    def __post_init__(self) -> None:
+        self.id = self.job.id
 
     @property
     def submit(self) -> int:
@@ -204,10 +205,10 @@ class TaskColumns:
         """The columns of ``tasks`` (in workload order: task ``k`` has ``index == k``) on a
         platform of ``licences`` licences and ``machines`` machines."""
         needs = np.zeros((len(tasks), licences), dtype=bool)
-        eligible = np.zeros((len(tasks), machines), dtype=bool)
-        for task in tasks:
-            needs[task.index, list(task.licences)] = True
-            eligible[task.index] = task.eligible
+        rows = [task.index for task in tasks for _ in task.licences]
+        needs[rows, [l for task in tasks for l in task.licences]] = True
+        eligible = (np.array([task.eligible for task in tasks], dtype=bool) if tasks
+                    else np.zeros((0, machines), dtype=bool))
         work = [t.estimate_left * t.rating for t in tasks]
         return cls(
             eligible=_read_only(eligible),
@@ -479,16 +480,15 @@ class GridContext:
             raise PolicyError(f"policy {self.policy_name!r} started job {task.id} on machine "
                               f"{self._machine_name(machine)} at time {self.now}: {problem}")
         machine = int(machine)
-        platform = self.platform
         self._free_cpus[machine] -= task.width
         self._jobs_on[machine] += 1
-        for l in task.licences:
-            if not platform.feature[l, machine]:
-                self._free_copies[l] -= 1
+        for l in self._engine._floating(task, machine):
+            self._free_copies[l] -= 1
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
-        self._update_room()
+        if self.exclusive or self._free_cpus[machine] + task.width >= self.largest_room:
+            self._update_room()         # the machine had the most room: look at every one
         self._engine.started(self, task, machine)
 
     def preempt(self, task: GridTask) -> None:
@@ -539,15 +539,16 @@ class GridContext:
         platform = self.platform
         if task.width > platform.cpus[machine]:
             return f"it needs {task.width} CPUs, the machine has {platform.cpus[machine]}"
+        usable, feature = self._engine.usable_on[machine], self._engine.feature_on[machine]
         for l in task.licences:
-            if not platform.usable[l, machine]:
+            if not usable[l]:
                 return f"licence {platform.licence_names[l]!r} cannot be activated there"
         if self.exclusive and self.jobs_on[machine]:
             return "the machine is busy (one job per machine)"
         if task.width > self.free_cpus[machine]:
             return f"it needs {task.width} CPUs, {self.free_cpus[machine]} are free"
         for l in task.licences:
-            if not platform.feature[l, machine] and self.free_copies[l] < 1:
+            if not feature[l] and self.free_copies[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
 
@@ -575,14 +576,17 @@ class GridContext:
         machine = task.machine
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
-        for l in task.licences:
-            if not self.platform.feature[l, machine]:
-                self._free_copies[l] += 1
+        for l in self._engine._floating(task, machine):
+            self._free_copies[l] += 1
         del self.running[task.id]
         self._running_mask[task.index] = False
         if self._outages is not None:
             self._outages.released(self, machine)
-        self._update_room()
+            self._update_room()
+        elif self.exclusive:
+            self._update_room()
+        else:                           # only this machine's room grew
+            self.largest_room = max(self.largest_room, int(self._free_cpus[machine]))
 
     def _update_room(self) -> None:
         """Recompute :attr:`largest_room` after a start or an end."""
@@ -613,7 +617,8 @@ class MetaView:
     dispatcher that reads it knows more than §3.1.2 allows (and must say so).
     """
 
-    def __init__(self, platform: Platform, seed: int) -> None:
+    def __init__(self, platform: Platform, seed: int, eligible: np.ndarray | None = None
+                 ) -> None:
         self.platform = platform
         self.now = 0
         self.seed = seed
@@ -622,12 +627,22 @@ class MetaView:
         self.dispatched = [0] * count
         # each cluster's first machine index: machines are numbered cluster by cluster
         self._first_machines = np.searchsorted(platform.cluster_of, np.arange(count))
+        # with the run's TaskColumns.eligible: per job (workload position) and cluster,
+        # whether a machine of the cluster could run it, for all the jobs at once
+        self._clusters_of = None if eligible is None else \
+            np.logical_or.reduceat(eligible, self._first_machines, axis=1)
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
         """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
-        eligible: np.ndarray = np.flatnonzero(
-            np.logical_or.reduceat(task.eligible, self._first_machines))
+        eligible: np.ndarray = np.flatnonzero(self.cluster_mask(task))
         return eligible
+
+    def cluster_mask(self, task: GridTask) -> np.ndarray:
+        """Per cluster, whether it has a machine ``task`` could ever run on."""
+        if self._clusters_of is not None:
+            mask: np.ndarray = self._clusters_of[task.index]
+            return mask
+        return np.logical_or.reduceat(task.eligible, self._first_machines)
 
 
 class _Engine:
@@ -672,12 +687,16 @@ class _Engine:
         self.dispatcher: DispatcherLike | None = None
         #: Machine failures and maintenance windows (docs/reference/events.md); None without.
         self.outages: GridOutages | None = None
+        #: The platform's ``feature`` and ``usable`` by machine, as lists of the licences'
+        #: bools: the licence tests of every start and end read no numpy scalars.
+        self.feature_on: list[list[bool]] = platform.feature.T.tolist()
+        self.usable_on: list[list[bool]] = platform.usable.T.tolist()
 
     def _floating(self, task: GridTask, machine: int) -> list[int]:
         """The licences ``task`` holds a floating copy of on ``machine``: a machine feature
         (a non-floating licence) is no copy and is not counted in the licence usage."""
-        feature = self.platform.feature
-        return [l for l in task.licences if not feature[l, machine]]
+        feature = self.feature_on[machine]
+        return [l for l in task.licences if not feature[l]]
 
     def expected_time(self, task: GridTask, rating: int) -> int:
         """Seconds ``task`` would hold a machine of ``rating`` by its estimate if started
@@ -839,15 +858,37 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
-    """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine."""
-    grid.check_on(platform)
-    columns = grid.licence_columns(platform)
-    tasks = []
-    for i, job in enumerate(grid.workload.jobs):
-        licences = tuple(int(columns[c]) for c in np.flatnonzero(grid.needs[i]))
-        tasks.append(GridTask(i, job, job.width, licences, int(grid.rating[i]),
-                              platform.eligible(job.width, licences), job.runtime, job.estimate,
-                              int(grid.user_class[i]), int(grid.owner_priority[i])))
+    """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine.
+
+    The jobs' licences and eligible machines are read off whole columns (one product of
+    the licence matrix with the machines' unusable licences, as :meth:`Platform.eligible`
+    decides job by job), not job by job: this runs once per run, for every job.  A job
+    with no eligible machine, or needing a licence the platform lacks, is what
+    :meth:`GridWorkload.check_on` refuses: it is asked only then, to name the job."""
+    if not set(grid.licence_names) <= set(platform.licence_names):
+        grid.check_on(platform)
+    jobs = grid.workload.jobs
+    rows, columns = np.nonzero(grid.needs)
+    licence_of = grid.licence_columns(platform)[columns]
+    ends = np.searchsorted(rows, np.arange(1, len(jobs) + 1)).tolist()
+    flat = licence_of.tolist()
+    widths = np.fromiter((job.width for job in jobs), np.int64, len(jobs))
+    needs = np.zeros((len(jobs), len(platform.licence_names)))
+    needs[rows, licence_of] = 1.0
+    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
+    blocked = needs @ (~platform.usable).astype(np.float64)
+    eligible = (platform.cpus[None, :] >= widths[:, None]) & (blocked == 0)
+    if not eligible.any(axis=1).all():
+        grid.check_on(platform)
+    ratings = grid.rating.tolist()
+    classes = grid.user_class.tolist()
+    owners = grid.owner_priority.tolist()
+    tasks, begin = [], 0
+    for i, job in enumerate(jobs):
+        end = ends[i]
+        tasks.append(GridTask(i, job, job.width, tuple(flat[begin:end]), ratings[i],
+                              eligible[i], job.runtime, job.estimate, classes[i], owners[i]))
+        begin = end
     return tasks
 
 
@@ -887,7 +928,7 @@ def run_grid(grid: GridWorkload, platform: Platform, local_policies: Sequence[Lo
     engine = _Engine(platform, tasks, overrun, preemption_overhead)
     contexts = [GridContext(platform, c, allocation, overrun, p.name, engine)
                 for c, p in enumerate(local_policies)]
-    view = MetaView(platform, seed)
+    view = MetaView(platform, seed, engine.columns.eligible)
     engine.view, engine.dispatcher = view, dispatcher
     if failures is not None or windows:
         from schedlab.engine.grid_outages import GridOutages
@@ -1078,7 +1119,7 @@ def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
                           f"{cluster!r} at time {view.now}: expected a cluster index in "
                           f"[0, {len(clusters)})")
     cluster = int(cluster)
-    if not task.eligible[view.platform.cluster_of == cluster].any():
+    if not view.cluster_mask(task)[cluster]:
         raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
                           f"{clusters[cluster].name!r} at time {view.now}, which has no "
                           f"machine it can run on")

@@ -216,10 +216,13 @@ def licence_offered_load(result: Result, platform: Platform) -> dict[str, float 
     span = float(result.submit.max() - result.submit.min())
     mean_rating = platform_capacity(platform) / float(platform.cpus.sum())
     seconds = result.runtime.astype(np.float64) * grid.rating / mean_rating
-    needs = [set(filter(None, text.split(";"))) for text in grid.job_licences]
+    needs = licence_needs(result, platform)
+    column = {name: l for l, name in enumerate(platform.licence_names)}
     loads: dict[str, float | None] = {}
     for k, name in floating:
-        asked = float(sum(s for s, need in zip(seconds, needs) if name in need))
+        # added up job after job, in workload order (a running sum)
+        asking = seconds[needs[:, column[name]]]
+        asked = float(np.cumsum(asking)[-1]) if len(asking) else 0.0
         loads[f"licence_offered_load.{name}"] = (asked / (float(grid.licence_copies[k]) * span)
                                                  if span > 0 else None)
     known = [v for v in loads.values() if v is not None]
@@ -401,9 +404,12 @@ def scheduling_cost(result: Result) -> dict[str, float]:
 def licence_needs(result: Result, platform) -> np.ndarray:
     """``needs[i, l]``: job ``i`` of a grid run needs licence ``l`` of ``platform``."""
     index = {name: l for l, name in enumerate(platform.licence_names)}
-    needs = np.zeros((len(result), len(index)), dtype=bool)
     assert result.grid is not None      # only called for grid runs
+    rows, columns = [], []
     for i, names in enumerate(result.grid.job_licences):
         for name in filter(None, names.split(";")):
-            needs[i, index[name]] = True
+            rows.append(i)
+            columns.append(index[name])
+    needs = np.zeros((len(result), len(index)), dtype=bool)
+    needs[rows, columns] = True
     return needs

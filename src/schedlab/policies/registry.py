@@ -212,15 +212,18 @@ _GRID: dict[str, tuple[str, str]] = {
 }
 
 
-@functools.cache
 def _grid_entries() -> dict[str, PolicyEntry]:
     """The entries of :data:`_GRID`, their classes imported on the first call."""
-    found = {}
-    for name, (reference, summary) in _GRID.items():
-        module, _, attribute = reference.partition(":")
-        cls = getattr(importlib.import_module(f"schedlab.policies.grid.{module}"), attribute)
-        found[name] = PolicyEntry(name, cls, {}, summary)
-    return found
+    return {name: _grid_entry(name) for name in _GRID}
+
+
+@functools.cache
+def _grid_entry(name: str) -> PolicyEntry:
+    """The entry of :data:`_GRID` ``name``, its module alone imported on the first call."""
+    reference, summary = _GRID[name]
+    module, _, attribute = reference.partition(":")
+    cls = getattr(importlib.import_module(f"schedlab.policies.grid.{module}"), attribute)
+    return PolicyEntry(name, cls, {}, summary)
 
 
 def _plugin_entries() -> dict[str, PolicyEntry]:
@@ -321,8 +324,13 @@ def _make_grid(spec: str | Mapping[str, Any], kind: str, what: str, field: str
     """Build ``spec`` from the grid entries of ``kind``; ``what`` and ``field`` name it in
     errors."""
     name, params = _name_and_params(spec, what)
-    table = entries(model=GRID, kind=kind)
     key = canonical_name(name)
+    # a built-in name is found without scanning the installed plug-ins (each cluster
+    # builds its own policy); a plug-in does not replace a built-in name
+    entry = _grid_entry(key) if key in _GRID else None
+    if entry is not None and entry.model == GRID and entry.kind == kind:
+        return entry.build(params, what)
+    table = entries(model=GRID, kind=kind)
     entry = table.get(key)
     if entry is not None:
         return entry.build(params, what)

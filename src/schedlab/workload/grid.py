@@ -26,14 +26,16 @@ file, line and field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 import numpy as np
 
 from schedlab.errors import InputError
+from schedlab.limits import MAX_TIME
 from schedlab.platform.model import MAX_RATING
 from schedlab.workload.deadlines import _integer
 from schedlab.workload.job import Job, Workload
@@ -245,9 +247,26 @@ def read_grid_workload(swf_path: str | Path, side: str | Path | None = None, *,
     return grid
 
 
+#: What one side-file row gives: rating, class, owner priority, input size, deadline (None:
+#: none) and licence names of each job by workload position, and each position's line.
+_SideColumns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list["int | None"],
+                     list[tuple[str, ...]], dict[int, int]]
+#: Decimal integers of at most 17 digits, one a line (longer ones are read row by row).
+_INTEGER_LINES = re.compile(r"(?:[+-]?[0-9]{1,17}\n)*[+-]?[0-9]{1,17}")
+#: Characters ``str.strip`` would remove from a value of an ASCII line (the others of
+#: ``string.whitespace`` end a line).
+_SPACES = re.compile(r"[ \t\x1f]")
+_CLASS_CODE = {name: code for code, name in enumerate(USER_CLASSES)}
+_DEADLINE_FIELD = Job._fields.index("deadline")
+
+
 def _parse_side(text: str, file: str,
                 workload: Workload) -> tuple[GridWorkload, dict[int, int]]:
-    """The grid columns of a side file's text for ``workload``, and each job id's line."""
+    """The grid columns of a side file's text for ``workload``, and each job id's line.
+
+    A file as :func:`write_grid_workload` writes it (ASCII, no spaces, every job once,
+    every value in range) is read column by column (:func:`_side_at_once`); any other is
+    read row by row (:func:`_side_by_row`), which names the first mistake."""
     numbered = [(k + 1, line.strip()) for k, line in enumerate(text.splitlines())]
     content = [(n, line) for n, line in numbered if line and not line.startswith("#")]
     header = ",".join(SIDE_COLUMNS)
@@ -255,6 +274,91 @@ def _parse_side(text: str, file: str,
         got = content[0][1] if content else "an empty file"
         raise InputError(f"expected the header {header!r}, got {got!r}", file=file,
                          line=content[0][0] if content else None, field="header")
+    rows = content[1:]
+    columns = _side_at_once(rows, workload) or _side_by_row(rows, file, workload)
+    rating, klass, owner, size, deadline, licences, line_of = columns
+    n = len(workload)
+    licence_names = sorted({name for row in licences for name in row})
+    column = {name: l for l, name in enumerate(licence_names)}
+    needs = np.zeros((n, len(licence_names)), bool)
+    needs[[i for i, row in enumerate(licences) for _ in row],
+          [column[name] for row in licences for name in row]] = True
+    jobs = [job if deadline[i] is None else
+            Job._make((*job[:_DEADLINE_FIELD], deadline[i], *job[_DEADLINE_FIELD + 1:]))
+            for i, job in enumerate(workload.jobs)]
+    grid = GridWorkload(workload.with_jobs(jobs), tuple(licence_names), needs, rating, klass, owner,
+                        size)
+    return grid, {workload.jobs[i].id: line for i, line in line_of.items()}
+
+
+def _side_at_once(rows: list[tuple[int, str]], workload: Workload) -> _SideColumns | None:
+    """The side file's rows (line number, text) read a column at a time; None if any row
+    is not as :func:`write_grid_workload` writes it -- a value with spaces around it,
+    non-ASCII text, a mistake -- for :func:`_side_by_row` to read (the same values, or
+    the error).  Accepts nothing :func:`_side_by_row` refuses."""
+    body = "\n".join(line for _, line in rows)
+    if not body.isascii() or _SPACES.search(body):
+        return None
+    fields = [line.split(",") for _, line in rows]
+    if any(len(values) != len(SIDE_COLUMNS) for values in fields):
+        return None
+    ids, ratings, deadlines, names, classes, owners, inputs = zip(*fields) if fields else \
+        ((),) * len(SIDE_COLUMNS)
+    given = [d for d in deadlines if d]
+    if not all(_INTEGER_LINES.fullmatch("\n".join(column))
+               for column in (ids, ratings, owners, inputs, given) if column):
+        return None
+    job_ids, rating, owner, size = (list(map(int, c)) for c in (ids, ratings, owners, inputs))
+    row_of = {job.id: i for i, job in enumerate(workload.jobs)}
+    found = [row_of.get(job_id) for job_id in job_ids]
+    n = len(workload)
+    if len(found) != n or None in found or len(set(found)) != n:
+        return None
+    at = cast("list[int]", found)
+    if (n and (min(job_ids) < -MAX_TIME or max(job_ids) > MAX_TIME
+               or min(rating) < 1 or max(rating) > MAX_RATING
+               or min(owner) < 0 or max(owner) > OWNER_PRIORITIES[-1]
+               or min(size) < 0 or max(size) > MAX_TIME)):
+        return None
+    jobs = workload.jobs
+    if any(max(jobs[i].runtime, jobs[i].estimate) * r > MAX_SCALED_TIME
+           for i, r in zip(at, rating)):
+        return None
+    deadline: list[int | None] = [None] * n
+    for i, d in zip(at, deadlines):
+        if d:
+            due = int(d)
+            if abs(due) > MAX_TIME or due < jobs[i].submit:
+                return None
+            deadline[i] = due
+    licences: list[tuple[str, ...]] = [()] * n
+    for i, text in zip(at, names):
+        if text:
+            row = tuple(text.split(LICENCE_SEPARATOR))
+            if "" in row or len(set(row)) != len(row):
+                return None
+            licences[i] = row
+    known = [_CLASS_CODE.get(name) for name in classes]
+    if None in known:
+        return None
+    codes = cast("list[int]", known)
+    order = np.array(at, dtype=np.intp)
+
+    def by_position(values: list[int], dtype: type) -> np.ndarray:
+        column: np.ndarray = np.zeros(n, dtype)
+        column[order] = values
+        return column
+
+    line_of = {i: line_no for i, (line_no, _) in zip(at, rows)}
+    return (by_position(rating, np.int64), by_position(codes, np.int8),
+            by_position(owner, np.int8), by_position(size, np.int64), deadline, licences,
+            line_of)
+
+
+def _side_by_row(rows: list[tuple[int, str]], file: str, workload: Workload) -> _SideColumns:
+    """The side file's rows (line number, text) read one at a time; an InputError naming
+    the file, line and field of the first mistake."""
+    header = ",".join(SIDE_COLUMNS)
     row_of = {job.id: i for i, job in enumerate(workload.jobs)}
     n = len(workload)
     rating = np.zeros(n, np.int64)
@@ -264,7 +368,7 @@ def _parse_side(text: str, file: str,
     deadline: list[int | None] = [None] * n
     licences: list[tuple[str, ...]] = [()] * n
     line_of: dict[int, int] = {}
-    for line_no, line in content[1:]:
+    for line_no, line in rows:
         values = [v.strip() for v in line.split(",")]
         if len(values) != len(SIDE_COLUMNS):
             raise InputError(f"expected {len(SIDE_COLUMNS)} fields ({header}), got "
@@ -310,16 +414,7 @@ def _parse_side(text: str, file: str,
         raise InputError(f"job {missing[0]} of the SWF file has no row"
                          + (f" (nor {len(missing) - 1} more)" if len(missing) > 1 else ""),
                          file=file, field="job_id")
-    licence_names = sorted({name for row in licences for name in row})
-    column = {name: l for l, name in enumerate(licence_names)}
-    needs = np.zeros((n, len(licence_names)), bool)
-    for i, row in enumerate(licences):
-        needs[i, [column[name] for name in row]] = True
-    jobs = [job if deadline[i] is None else job._replace(deadline=deadline[i])
-            for i, job in enumerate(workload.jobs)]
-    grid = GridWorkload(workload.with_jobs(jobs), tuple(licence_names), needs, rating, klass, owner,
-                        size)
-    return grid, {workload.jobs[i].id: line for i, line in line_of.items()}
+    return rating, klass, owner, size, deadline, licences, line_of
 
 
 def _bounded(text: str, file: str, line: int, field: str, *, low: int,

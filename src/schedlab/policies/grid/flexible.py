@@ -38,7 +38,8 @@ from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fits
 
 if TYPE_CHECKING:
-    from schedlab.engine.grid import GridContext, GridTask
+    from schedlab.engine.grid import GridContext, GridTask, TaskColumns
+    from schedlab.engine.outages import OutageEvent
 
 
 class Priority(NamedTuple):
@@ -69,9 +70,22 @@ def deadline_term(now: int, estimate: np.ndarray, deadline: np.ndarray, low: flo
     Estimated_i is the job's estimate still to run at its own rating: FB's
     classification uses no machine information (§3.2).
     """
-    extime = now + estimate
+    threshold, span = deadline_line(estimate, deadline, k)
+    return deadline_score(now, estimate, deadline, threshold, span, low, high)
+
+
+def deadline_line(estimate: np.ndarray, deadline: np.ndarray,
+                  k: float) -> tuple[np.ndarray, np.ndarray]:
+    """What of :func:`deadline_term` does not depend on the time: per job, T_i and the
+    span of the rising line, ``Deadline_i − T_i`` (k · Estimated_i, at least 1e-300)."""
     threshold = deadline - k * estimate
-    span = np.maximum(deadline - threshold, 1e-300)          # k · Estimated_i
+    return threshold, np.maximum(deadline - threshold, 1e-300)
+
+
+def deadline_score(now: int, estimate: np.ndarray, deadline: np.ndarray, threshold: np.ndarray,
+                   span: np.ndarray, low: float, high: float) -> np.ndarray:
+    """:func:`deadline_term` at ``now`` from its time-free part (:func:`deadline_line`)."""
+    extime = now + estimate
     rising = (high - low) * (extime - threshold) / span + low
     score = np.where(extime <= threshold, low, rising)
     return np.where(extime <= deadline, score, 0.0)         # NaN deadlines compare False
@@ -79,10 +93,10 @@ def deadline_term(now: int, estimate: np.ndarray, deadline: np.ndarray, low: flo
 
 def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarray:
     """Δ_L = W · (Σ_{l ∈ L_c̄(i)} ρ_l + d · Σ_{l ∈ L_c(i)} ρ_l), d = max(|L_c(i)|, 1), per
-    job (rows of ``needs``, jobs × licences): critical licences (ρ_l > 1, eq. 3.7) count
-    d times (our reading of d)."""
+    job (rows of ``needs``, jobs × licences, as 0/1 float64 or bool): critical licences
+    (ρ_l > 1, eq. 3.7) count d times (our reading of d)."""
     critical = rho > 1
-    needs = needs.astype(np.float64)        # once, not at each product
+    needs = needs.astype(np.float64, copy=False)        # once, not at each product
     plain = needs @ np.where(critical, 0.0, rho)
     heavy = needs @ np.where(critical, rho, 0.0)
     count = needs @ critical.astype(np.float64)
@@ -93,9 +107,31 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
 def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
     """Δ_WM = priority_boost_value · min_ex_t / Estimated_i (§3.2), min over the queue;
     estimates of 0 count as 1."""
-    estimate = np.maximum(estimate, 1.0)
+    return wait_score(np.maximum(estimate, 1.0), boost)
+
+
+def wait_score(estimate: np.ndarray, boost: float) -> np.ndarray:
+    """:func:`wait_minimization` of estimates already at least 1."""
     shortest: float = estimate.min()
     return boost * shortest / estimate
+
+
+class _Static:
+    """The parts of the priority terms that do not change during a run, per job of the run
+    (by workload position), computed once over the run's columns with the same operations
+    a pass would apply to its queue's rows: submit, estimate, deadline, the deadline
+    line (:func:`deadline_line`), the estimate of Wait Minimization (at least 1), side by
+    side so that a pass reads its queue's rows with one fancy index; and the licence
+    matrix as float64 (the operand of :func:`licence_term`'s products)."""
+
+    __slots__ = ("columns", "needs", "rows")
+
+    def __init__(self, columns: TaskColumns, k: float) -> None:
+        self.columns = columns
+        threshold, span = deadline_line(columns.estimate, columns.deadline, k)
+        self.rows = np.column_stack((columns.submit, columns.estimate, columns.deadline,
+                                     threshold, span, np.maximum(columns.estimate, 1.0)))
+        self.needs = columns.needs.astype(np.float64)
 
 
 class FlexibleBackfilling(LocalPolicy):
@@ -142,6 +178,7 @@ class FlexibleBackfilling(LocalPolicy):
         self._asked = np.zeros(0)
         self._offer = np.zeros(0)
         self._counting = False
+        self._static: _Static | None = None
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
@@ -178,15 +215,18 @@ class FlexibleBackfilling(LocalPolicy):
         """The four priority terms of the queued jobs at workload positions ``at``."""
         if not len(at):
             return np.zeros((0, 4))
-        fixed = ctx.columns
-        submit, estimate, deadline = fixed.submit[at], fixed.estimate[at], fixed.deadline[at]
-        needs = fixed.needs[at]
+        static = self._static
+        if static is None or static.columns is not ctx.columns:
+            static = self._static = _Static(ctx.columns, self.deadline_k)
+        rows = static.rows.take(at, axis=0)      # as rows[at], at a third of the cost
+        estimate = rows[:, 1]
         terms = np.empty((len(at), 4))
-        terms[:, 0] = anti_aging(ctx.now, submit, self.age_factor)
-        terms[:, 1] = deadline_term(ctx.now, estimate, deadline, self.deadline_min,
-                                    self.deadline_max, self.deadline_k)
-        terms[:, 2] = licence_term(needs, self.licence_pressure(), self.licence_weight)
-        terms[:, 3] = wait_minimization(estimate, self.priority_boost_value)
+        terms[:, 0] = anti_aging(ctx.now, rows[:, 0], self.age_factor)
+        terms[:, 1] = deadline_score(ctx.now, estimate, rows[:, 2], rows[:, 3], rows[:, 4],
+                                     self.deadline_min, self.deadline_max)
+        terms[:, 2] = licence_term(static.needs.take(at, axis=0), self.licence_pressure(),
+                                   self.licence_weight)
+        terms[:, 3] = wait_score(rows[:, 5], self.priority_boost_value)
         return terms
 
     def priorities(self, ctx: GridContext) -> dict[int, Priority]:
@@ -249,17 +289,65 @@ class GridEDF(LocalPolicy):
     while later jobs may start.  No reservation, no preemption.  The jobs that cannot
     start by width or licence copies (:meth:`GridContext.may_start`) are passed over
     without a search; the others are tried in one compiled call when their times are
-    eq. 3.9's (:func:`~.local.first_fits`)."""
+    eq. 3.9's (:func:`~.local.first_fits`).
+
+    A pass after submissions alone tries only the jobs submitted since the last pass:
+    every job queued before could not start then, with at least the CPUs and licence
+    copies free now (nothing ended, starts only take), so it cannot start now either,
+    whatever starts before it.  Any end (or outage) makes the next pass try the whole
+    queue."""
 
     name = "grid-edf"
+    #: The run's columns, its jobs in the order of (deadline, workload position), and each
+    #: job's place in that order (:meth:`by_deadline`); None before the first pass.
+    _ranks: tuple[TaskColumns, np.ndarray, np.ndarray] | None = None
+
+    def by_deadline(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+        """The jobs at workload positions ``at`` (queue order) by deadline, earliest first,
+        those without one (NaN) last, ties in queue order: a stable sort of their deadlines.
+
+        A queue in workload order (every job queued at its arrival, none again out of
+        its place) is sorted by each job's place in the run's order of (deadline,
+        workload position), computed once: a sort of distinct integers, not a stable
+        sort of floats at every pass."""
+        columns = ctx.columns
+        if self._ranks is None or self._ranks[0] is not columns:
+            order = np.lexsort((np.arange(len(columns.deadline)), columns.deadline))
+            rank = np.empty_like(order)
+            rank[order] = np.arange(len(order))
+            self._ranks = (columns, order, rank)
+        _, order, rank = self._ranks
+        if (at[1:] > at[:-1]).all():
+            ordered: np.ndarray = order[np.sort(rank.take(at))]
+            return ordered
+        # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
+        return at[np.argsort(columns.deadline[at], kind="stable")]
+
+    def __init__(self) -> None:
+        #: Workload positions of the jobs submitted since the last pass, in queue order.
+        self._fresh: list[int] = []
+        #: Whether anything may have freed CPUs or copies since the last pass (or there
+        #: was none): the next pass tries the whole queue.
+        self._freed = True
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
+        self._fresh.append(task.index)
+
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
+        self._freed = True
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._freed = True
 
     def schedule(self, ctx: GridContext) -> None:
-        at = ctx.queue_positions()
-        # NaN (no deadline) sorts last; the stable sort keeps arrival order among ties
-        ordered = at[np.argsort(ctx.columns.deadline[at], kind="stable")]
+        fresh, self._fresh = self._fresh, []
+        freed, self._freed = self._freed, False
         if ctx.times_from_columns():
+            at = ctx.queue_positions() if freed else np.array(fresh, dtype=np.intp)
+            ordered = self.by_deadline(ctx, at)
             first_fits(ctx, ctx.tasks, ordered, ordered)
             return
+        ordered = self.by_deadline(ctx, ctx.queue_positions())
         possible = ctx.may_start(ordered)
         for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
