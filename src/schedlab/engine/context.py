@@ -56,7 +56,7 @@ def with_estimate(job: Job, estimate: int) -> Job:
     return tuple.__new__(type(job), fields)
 
 
-def _as_submitted(job: Job) -> Job:
+def _as_submitted(job: Job, position: int) -> Job:
     """The job as the policy sees it without a runtime planner: itself."""
     return job
 
@@ -151,9 +151,9 @@ class Context:
         #: A per-user planner's news of a finish (``RuntimePlanner``'s ``per_user``):
         #: called by :meth:`_finish` in place of ``planner.ended``; None without.
         self._observe_user: Callable[[int, int], None] | None = None
-        #: A submitted job as the policy sees it: the job itself without a planner
-        #: (:meth:`_planned_view_of` with one).
-        self._planned_view: Callable[[Job], Job] = _as_submitted
+        #: A submitted job, at its position in the workload, as the policy sees it: the job
+        #: itself without a planner (:meth:`_planned_view_of` with one).
+        self._planned_view: Callable[[Job, int], Job] = _as_submitted
         #: Whether some job is cancelled by its user (``Job.cancel_after``).
         self.cancellations = any(job.cancel_after is not None for job in jobs)
         # Failures, maintenance windows and drains (docs/reference/events.md): None without.
@@ -188,7 +188,7 @@ class Context:
         per_user = getattr(planner, "per_user", None)
         self._observe_user = None if per_user is None else per_user[1]
 
-    def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job], Job]:
+    def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job, int], Job]:
         """``_planned_view`` with ``planner``: a submitted job as the policy sees it, its
         planned runtime in place of its estimate, first and last plan recorded.  One
         closure over the arrays it writes, called for every submitted job; with a
@@ -196,7 +196,7 @@ class Context:
         directly, one call fewer than through ``planner.planned``."""
         planned_of = planner.planned
         per_user = getattr(planner, "per_user", None)
-        index, first, last = self._index, self._first_plan, self._last_plan
+        first, last = self._first_plan, self._last_plan
         assert first is not None and last is not None      # made with the planner
         policy_name = self.policy_name
 
@@ -204,19 +204,17 @@ class Context:
             raise PolicyError(f"the runtime planner of policy {policy_name!r} planned job "
                               f"{job.id} to run {planned} s; a planned runtime is >= 1")
 
-        def planned_view(job: Job) -> Job:
+        def planned_view(job: Job, i: int) -> Job:
             planned = int(planned_of(job))
             if planned < 1:
                 below_one(job, planned)
-            i = index[job.id]
             first[i] = last[i] = planned
             return job if planned == job.estimate else with_estimate(job, planned)
 
-        def per_user_view(job: Job) -> Job:
+        def per_user_view(job: Job, i: int) -> Job:
             planned = int(predict_user(job.user, job.estimate))
             if planned < 1:
                 below_one(job, planned)
-            i = index[job.id]
             first[i] = last[i] = planned
             return job if planned == job.estimate else with_estimate(job, planned)
 
@@ -489,9 +487,10 @@ class Context:
                     self._outages.never_entered(job, self._index[job.id])
                 return None
             heappush(self._events, (cancel_at, CANCEL, job.id, 0))
+        i = self._index[job.id]
         if self._outages is not None:
-            job = self._attempt_jobs[self._index[job.id]]     # its first attempt
-        return self._planned_view(job)
+            job = self._attempt_jobs[i]     # its first attempt
+        return self._planned_view(job, i)
 
     def _withdraw(self, job: Job) -> None:
         """Record a job cancelled while it waited: it never runs."""
@@ -658,7 +657,7 @@ class Context:
         self._start[i] = -1
         self._attempt_jobs[i] = again
         first_plan = self._first_plan[i] if self._first_plan is not None else -1
-        view = self._planned_view(again)
+        view = self._planned_view(again, i)
         if self._first_plan is not None:
             self._first_plan[i] = first_plan
         self._requeue(view, i, outages.spec.requeue_order == "arrival")

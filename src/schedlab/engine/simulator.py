@@ -331,9 +331,9 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         # 4. submissions
         while submits[nxt] == now:
             job = entering[nxt]
-            nxt += 1
             if enter is not None:
-                job = enter(job)
+                job = enter(job, nxt)
+            nxt += 1
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)
