@@ -148,7 +148,7 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
        full_loop=st.booleans())
 def test_each_correction_is_told_before_the_next_of_its_instant_is_made(rows, predictor,
                                                                        full_loop):
-    """The engine makes an instant's corrections in one call (``Context._correct_due``):
+    """The engine makes an instant's corrections in one call (``Context._corrector``):
     the policy hears of each with the machine as one-by-one corrections leave it, the
     job told corrected and those due after it at the same instant not yet."""
     submits = np.cumsum([gap for gap, *_ in rows]).tolist()
