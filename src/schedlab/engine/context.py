@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, insort
+from bisect import insort
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from heapq import heappop, heappush
@@ -571,7 +571,10 @@ class Context:
                 running[job_id] = view
                 width = job.width
                 previous_end = expected_ends[job_id]
-                del by_end[bisect_left(by_end, (previous_end, job_id, width))]
+                # A scan from the front finds its entry in a step or two: it was to end
+                # now, and only jobs past their estimates (overrun="extend") are listed
+                # as ending earlier.
+                by_end.remove((previous_end, job_id, width))
                 expected_end = start + planned
                 expected_ends[job_id] = expected_end
                 insort(by_end, (expected_end, job_id, width))
