@@ -148,7 +148,7 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
        full_loop=st.booleans())
 def test_each_correction_is_told_before_the_next_of_its_instant_is_made(rows, predictor,
                                                                        full_loop):
-    """The engine makes an instant's corrections in one call (``Context._correct_due``):
+    """The engine makes an instant's corrections in one call (``Context._corrector``):
     the policy hears of each with the machine as one-by-one corrections leave it, the
     job told corrected and those due after it at the same instant not yet."""
     submits = np.cumsum([gap for gap, *_ in rows]).tolist()
@@ -281,6 +281,28 @@ def test_per_user_calls_predict_what_queries_predict(events, spec):
             job = Job(n + 1, 0, value, 6000, 2, user)
             ended(job, 100, 100 + value, 0)
             told(job, 100, 100 + value, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 40), st.integers(0, 300), st.integers(1, 300),
+                               st.integers(1, 8), st.integers(-1, 3)), min_size=1, max_size=40),
+       predictor=st.sampled_from(["easy++", "last", "user-quantile[q=0.25,window=3,min_jobs=1]"]),
+       backfill=st.sampled_from(["queue", "sjbf"]), full_loop=st.booleans())
+def test_the_engine_calling_a_per_user_predictor_directly_changes_nothing(rows, predictor,
+                                                                         backfill, full_loop):
+    """The engine asks and tells a per-user predictor itself (the planner's ``per_user``):
+    the run equals the one where it goes through the planner's ``planned`` and ``ended``,
+    jobs of unknown user (-1) among them."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    spec = {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill}
+    options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
+    direct, through_planner = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    assert direct.runtime_planner.per_user is not None
+    through_planner.runtime_planner.per_user = None
+    workload = Workload(jobs=jobs, processors=8)
+    same_run(api_run(workload, direct, **options), api_run(workload, through_planner, **options))
 
 
 def test_a_predictor_that_overrides_predict_is_asked_by_query():

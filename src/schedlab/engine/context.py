@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from array import array
-from bisect import bisect_left, insort
+from bisect import insort
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from heapq import heappop, heappush
@@ -51,10 +51,12 @@ MIN_COMPACT_AFTER = 1024
 def with_estimate(job: Job, estimate: int) -> Job:
     """``job`` with another ``estimate``: ``job._replace(estimate=...)`` built directly from
     the tuple, a few times faster (a view is made for every planned job)."""
-    return tuple.__new__(type(job), job[:3] + (estimate,) + job[4:])
+    fields = list(job)
+    fields[3] = estimate
+    return tuple.__new__(type(job), fields)
 
 
-def _as_submitted(job: Job) -> Job:
+def _as_submitted(job: Job, position: int) -> Job:
     """The job as the policy sees it without a runtime planner: itself."""
     return job
 
@@ -146,9 +148,12 @@ class Context:
         self._first_plan: array[int] | None = None
         self._last_plan: array[int] | None = None
         self._corrections: array[int] | None = None
-        #: A submitted job as the policy sees it: the job itself without a planner
-        #: (:meth:`_planned_view_of` with one).
-        self._planned_view: Callable[[Job], Job] = _as_submitted
+        #: A per-user planner's news of a finish (``RuntimePlanner``'s ``per_user``):
+        #: called by :meth:`_finish` in place of ``planner.ended``; None without.
+        self._observe_user: Callable[[int, int], None] | None = None
+        #: A submitted job, at its position in the workload, as the policy sees it: the job
+        #: itself without a planner (:meth:`_planned_view_of` with one).
+        self._planned_view: Callable[[Job, int], Job] = _as_submitted
         #: Whether some job is cancelled by its user (``Job.cancel_after``).
         self.cancellations = any(job.cancel_after is not None for job in jobs)
         # Failures, maintenance windows and drains (docs/reference/events.md): None without.
@@ -180,26 +185,43 @@ class Context:
         self._corrections = array("q", [0]) * n
         planner.begin(self._submitted_jobs)
         self._planned_view = self._planned_view_of(planner)
+        per_user = getattr(planner, "per_user", None)
+        self._observe_user = None if per_user is None else per_user[1]
 
-    def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job], Job]:
+    def _planned_view_of(self, planner: RuntimePlanner) -> Callable[[Job, int], Job]:
         """``_planned_view`` with ``planner``: a submitted job as the policy sees it, its
         planned runtime in place of its estimate, first and last plan recorded.  One
-        closure over the arrays it writes, called for every submitted job."""
+        closure over the arrays it writes, called for every submitted job; with a
+        per-user planner (``RuntimePlanner``'s ``per_user``) it asks the predictor
+        directly, one call fewer than through ``planner.planned``."""
         planned_of = planner.planned
-        index, first, last = self._index, self._first_plan, self._last_plan
+        per_user = getattr(planner, "per_user", None)
+        first, last = self._first_plan, self._last_plan
         assert first is not None and last is not None      # made with the planner
         policy_name = self.policy_name
 
-        def planned_view(job: Job) -> Job:
+        def below_one(job: Job, planned: int) -> None:
+            raise PolicyError(f"the runtime planner of policy {policy_name!r} planned job "
+                              f"{job.id} to run {planned} s; a planned runtime is >= 1")
+
+        def planned_view(job: Job, i: int) -> Job:
             planned = int(planned_of(job))
             if planned < 1:
-                raise PolicyError(f"the runtime planner of policy {policy_name!r} planned job "
-                                  f"{job.id} to run {planned} s; a planned runtime is >= 1")
-            i = index[job.id]
+                below_one(job, planned)
             first[i] = last[i] = planned
             return job if planned == job.estimate else with_estimate(job, planned)
 
-        return planned_view
+        def per_user_view(job: Job, i: int) -> Job:
+            planned = int(predict_user(job.user, job.estimate))
+            if planned < 1:
+                below_one(job, planned)
+            first[i] = last[i] = planned
+            return job if planned == job.estimate else with_estimate(job, planned)
+
+        if per_user is None:
+            return planned_view
+        predict_user = per_user[0]
+        return per_user_view
 
     def enable_reservations(self, requests: tuple[Reservation, ...]) -> None:
         """Take advance-reservation ``requests`` (sorted by creation).
@@ -465,9 +487,10 @@ class Context:
                     self._outages.never_entered(job, self._index[job.id])
                 return None
             heappush(self._events, (cancel_at, CANCEL, job.id, 0))
+        i = self._index[job.id]
         if self._outages is not None:
-            job = self._attempt_jobs[self._index[job.id]]     # its first attempt
-        return self._planned_view(job)
+            job = self._attempt_jobs[i]     # its first attempt
+        return self._planned_view(job, i)
 
     def _withdraw(self, job: Job) -> None:
         """Record a job cancelled while it waited: it never runs."""
@@ -499,61 +522,74 @@ class Context:
             self._planner.ended(self._jobs[i], self._start[i], self.now, CANCELLED)
         return True, job
 
-    def _correct_due(self, on_correction: Callable[[Context, Job, int], None] | None
-                     ) -> None:
-        """Make every correction due now, the first event on the heap being one: each
-        running job that reached its planned end and still runs is planned again
-        (:meth:`RuntimePlanner.corrected`), its expected end moved, and
-        ``on_correction`` told (the job as the policy now sees it, its previous expected
-        end) before the next is made; a stale event (the job ended or was suspended) is
-        dropped.
+    def _corrector(self, on_correction: Callable[[Context, Job, int], None] | None
+                   ) -> Callable[[], None]:
+        """The maker of an instant's corrections for the run's loop, made once when the loop
+        begins (its structures and ``on_correction`` looked up then, not per instant).
 
-        One call for the instant's corrections (12,841 on KTH-SP2 with ``easy++``), its
-        structures looked up once: the engine's loops make no call of their own per
+        Called when the first event on the heap is a correction due now, it makes
+        every correction due now: each running job that reached its planned end and
+        still runs is planned again (:meth:`RuntimePlanner.corrected`), its expected
+        end moved, and ``on_correction`` told (the job as the policy now sees it, its
+        previous expected end) before the next is made; a stale event (the job ended
+        or was suspended) is dropped.  One call for the instant's corrections (12,841
+        on KTH-SP2 with ``easy++``): the engine's loops make no call of their own per
         correction.  A correction may put the job's next one on the heap; it is later
         than now, so the instant's corrections end with those already there.
         """
         planner, last_plan, corrections = self._planner, self._last_plan, self._corrections
         assert planner is not None and last_plan is not None and corrections is not None
-        events, now = self._events, self.now
-        running, version_of, index = self.running, self._version, self._index
+        events, running, version_of, index = self._events, self.running, self._version, self._index
         started, suspended_for, submitted = self._start, self._suspended_for, self._jobs
         expected_ends, finish_at, by_end = self._expected_end, self._finish_at, self._by_end
-        corrected_by, kill_grace = planner.corrected, self.kill_grace
-        while events and events[0][0] == now and events[0][1] == CORRECT:
-            _, _, job_id, version = heappop(events)
-            job = running.get(job_id)
-            if job is None or version_of[job_id] != version:
-                continue
-            i = index[job_id]
-            start = started[i] + suspended_for[i]
-            elapsed = now - start
-            as_submitted = submitted[i]
-            estimate = as_submitted.estimate
-            planned = int(corrected_by(as_submitted, job.estimate, elapsed))
-            if planned <= elapsed:
-                raise PolicyError(f"the runtime planner of policy {self.policy_name!r} "
-                                  f"corrected job {job_id} to {planned} s after it ran "
-                                  f"{elapsed} s; a correction must be later than now")
-            # Planned at its estimate (the usual correction): the job as submitted is the
-            # view.
-            view = as_submitted if planned == estimate else with_estimate(job, planned)
-            running[job_id] = view
-            width = job.width
-            previous_end = expected_ends[job_id]
-            del by_end[bisect_left(by_end, (previous_end, job_id, width))]
-            expected_end = start + planned
-            expected_ends[job_id] = expected_end
-            insort(by_end, (expected_end, job_id, width))
-            last_plan[i] = planned
-            corrections[i] += 1
-            # Another correction when it outlives this plan too, before its end and its
-            # estimate; past its estimate (overrun="extend") it is expected "soon",
-            # now + 1, at every look, as without a planner (expected_end).
-            if expected_end < finish_at[job_id] and expected_end < start + estimate + kill_grace:
-                heappush(events, (expected_end, CORRECT, job_id, version))
-            if on_correction is not None:
-                on_correction(self, view, previous_end)
+        corrected_by, kill_grace, policy_name = planner.corrected, self.kill_grace, self.policy_name
+
+        def correct_due() -> None:
+            now = self.now
+            while events:
+                head = events[0]
+                if head[0] != now or head[1] != CORRECT:
+                    return
+                heappop(events)
+                job_id = head[2]
+                job = running.get(job_id)
+                if job is None or version_of[job_id] != head[3]:
+                    continue
+                i = index[job_id]
+                start = started[i] + suspended_for[i]
+                elapsed = now - start
+                as_submitted = submitted[i]
+                estimate = as_submitted.estimate
+                planned = int(corrected_by(as_submitted, job.estimate, elapsed))
+                if planned <= elapsed:
+                    raise PolicyError(f"the runtime planner of policy {policy_name!r} "
+                                      f"corrected job {job_id} to {planned} s after it ran "
+                                      f"{elapsed} s; a correction must be later than now")
+                # Planned at its estimate (the usual correction): the job as submitted is
+                # the view.
+                view = as_submitted if planned == estimate else with_estimate(job, planned)
+                running[job_id] = view
+                width = job.width
+                previous_end = expected_ends[job_id]
+                # A scan from the front finds its entry in a step or two: it was to end
+                # now, and only jobs past their estimates (overrun="extend") are listed
+                # as ending earlier.
+                by_end.remove((previous_end, job_id, width))
+                expected_end = start + planned
+                expected_ends[job_id] = expected_end
+                insort(by_end, (expected_end, job_id, width))
+                last_plan[i] = planned
+                corrections[i] += 1
+                # Another correction when it outlives this plan too, before its end and
+                # its estimate; past its estimate (overrun="extend") it is expected "soon",
+                # now + 1, at every look, as without a planner (expected_end).
+                if (expected_end < finish_at[job_id]
+                        and expected_end < start + estimate + kill_grace):
+                    heappush(events, (expected_end, CORRECT, job_id, head[3]))
+                if on_correction is not None:
+                    on_correction(self, view, previous_end)
+
+        return correct_due
 
     def _finish(self, job_id: int) -> Job:
         """A running job's finish event has come: free its processors, record its end
@@ -567,7 +603,11 @@ class Context:
             self._status[i] = KILLED
         self._done += 1
         if self._planner is not None:
-            self._planner.ended(self._jobs[i], self._start[i], now, self._status[i])
+            observe_user = self._observe_user
+            if observe_user is None:
+                self._planner.ended(self._jobs[i], self._start[i], now, self._status[i])
+            elif job.user != -1:              # unknown user (SWF -1): no one's history
+                observe_user(job.user, now - self._start[i])
         return job
 
     def _stop_running(self, job: Job) -> int:
@@ -620,7 +660,7 @@ class Context:
         self._start[i] = -1
         self._attempt_jobs[i] = again
         first_plan = self._first_plan[i] if self._first_plan is not None else -1
-        view = self._planned_view(again)
+        view = self._planned_view(again, i)
         if self._first_plan is not None:
             self._first_plan[i] = first_plan
         self._requeue(view, i, outages.spec.requeue_order == "arrival")

@@ -142,7 +142,14 @@ class RuntimePlanner(Protocol):
     the estimate, and expected ends follow it.  When a running job reaches
     its planned end and still runs, the engine asks for a correction at that
     instant and runs a scheduling pass (docs/reference/predictions.md).  A
-    policy offers one in ``runtime_planner``; the engine calls it:
+    policy offers one in ``runtime_planner``; the engine calls it as below.  A
+    planner whose prediction is a function of the job's user and estimate
+    alone, and whose news of an end is the user's runtime, may also offer
+    ``per_user = (predict_user, observe_user)`` (else None or no such
+    attribute): the engine then calls ``predict_user(job.user,
+    job.estimate)`` for ``planned`` and, at a job's finish, ``observe_user(user,
+    end - start)`` for ``ended`` (a job of unknown user, -1, is told to no one),
+    one call fewer per job (:class:`~schedlab.policies.predicting.PredictorPlanner`).
     """
 
     def begin(self, jobs: Sequence[Job]) -> None:

@@ -245,6 +245,10 @@ def _passes(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progres
     progress.close(ctx._done)
 
 
+def _no_corrections() -> None:
+    """The corrections of a run without a runtime planner: there are none."""
+
+
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                 series: StepSeries) -> Iterator[int]:
     """The event loop of a run without reservations, ticks, queue limit, cancellations or
@@ -287,7 +291,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     record = series.record
     capacity = ctx.processors
     finish = ctx._finish
-    correct_due = ctx._correct_due
+    correct_due = ctx._corrector(on_correction) if planning else _no_corrections
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
@@ -302,7 +306,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
                 # machine and the queue are as the last pass left them
                 ctx.now = now
                 ctx.corrections_only = True
-                correct_due(on_correction)
+                correct_due()
                 ctx.corrections_only = False
                 if idle_after_corrections(ctx):
                     continue                  # no pass (a wake-up now is still on the heap)
@@ -323,13 +327,13 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
             _outage(ctx, kind, key, on_finish, on_submit, on_outage)
         # 3. corrections of planned runtimes (only with a runtime planner)
         if events and events[0][0] == now and events[0][1] == CORRECT:
-            correct_due(on_correction)
+            correct_due()
         # 4. submissions
         while submits[nxt] == now:
             job = entering[nxt]
-            nxt += 1
             if enter is not None:
-                job = enter(job)
+                job = enter(job, nxt)
+            nxt += 1
             waiting[job.id] = job
             on_submit(ctx, job)
         # 5. wake-ups (several requests for one instant are one wake-up)
@@ -370,6 +374,8 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
     due = progress.due
     record = series.record
     capacity = ctx.processors
+    correct_due = (ctx._corrector(on_correction) if ctx._planner is not None
+                   else _no_corrections)
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
@@ -384,7 +390,7 @@ def _full_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Prog
         # runtimes and cancellations (the heap keeps this order)
         while events and events[0][0] == now and events[0][1] <= CANCEL:
             if events[0][1] == CORRECT:
-                ctx._correct_due(on_correction)
+                correct_due()
                 continue
             _, kind, key, ver = heappop(events)
             if kind != FINISH:

@@ -28,7 +28,7 @@ from schedlab.predictors import (
     make_predictor,
     query_of,
 )
-from schedlab.predictors.base import correction_rule, planner_calls
+from schedlab.predictors.base import correction_rule, planner_calls, user_calls
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -45,22 +45,27 @@ class PredictorPlanner:
     :func:`~schedlab.predictors.query_of`), and hears of it again only when
     it ends (:func:`~schedlab.predictors.base.telling`: its
     :func:`~schedlab.predictors.ended_job`); a per-user predictor is handed
-    just the fields it reads (:func:`~schedlab.predictors.base.planner_calls`).
-    Only the oracle, which says it looks ahead, is told the runtimes when the
-    run begins.  A
+    just the fields it reads (:func:`~schedlab.predictors.base.planner_calls`),
+    and offers its two calls to the engine as ``per_user``
+    (:func:`~schedlab.predictors.base.user_calls`).  Only the oracle, which
+    says it looks ahead, is told the runtimes when the run begins.  A
     predictor that keeps :meth:`Predictor.corrected
     <schedlab.predictors.Predictor.corrected>` as it is (every built-in one)
     is corrected by its rule directly
     (:func:`~schedlab.predictors.base.correction_rule`), no query built.
     """
 
-    __slots__ = ("corrected", "ended", "planned", "predictor")
+    __slots__ = ("corrected", "ended", "per_user", "planned", "predictor")
 
     def __init__(self, predictor: Predictor) -> None:
         self.predictor = predictor
         #: The prediction of a submitted job (``RuntimePlanner.planned``), and an ended job
         #: told to the predictor (``RuntimePlanner.ended``).
         self.planned, self.ended = planner_calls(predictor)
+        #: ``(predict_user, observe_user)`` of a per-user predictor, None for any other:
+        #: what ``planned`` and ``ended`` call, for the engine to call without them
+        #: (``RuntimePlanner``).
+        self.per_user = user_calls(predictor)
         #: A running job's new planned runtime (``RuntimePlanner.corrected``).
         self.corrected = (correction_rule(predictor.correction)
                           if type(predictor).corrected is Predictor.corrected

@@ -128,23 +128,34 @@ def telling(observe: Callable[[EndedJob], None]) -> Callable[[Job, int, int, int
     return ended
 
 
+def user_calls(predictor: Predictor) -> tuple[Callable[[int, int], int],
+                                              Callable[[int, int], None]] | None:
+    """``(predict_user, observe_user)`` of a :class:`UserHistoryPredictor` that keeps the
+    base ``predict`` and ``observe`` (its answers are those of the two numbers, the
+    job's user and estimate, and of the users' runtimes told at their ends); None for
+    any other predictor, which is asked and told by query."""
+    kind = type(predictor)
+    if (isinstance(predictor, UserHistoryPredictor)
+            and kind.predict is UserHistoryPredictor.predict
+            and kind.observe is UserHistoryPredictor.observe):
+        return predictor.predict_user, predictor.observe_user
+    return None
+
+
 def planner_calls(predictor: Predictor) -> tuple[Callable[[Job], int],
                                                  Callable[[Job, int, int, int], None]]:
     """The engine planner's two per-job calls to ``predictor``: the prediction of a
     submitted job, and the news of one that ended (``RuntimePlanner.planned`` and
     ``ended``).
 
-    A :class:`UserHistoryPredictor` that keeps the base ``predict`` and
-    ``observe`` is handed the job's user and estimate, and at its end its user
-    and runtime (``end - start``), directly; any other is asked and told
-    through :func:`asking` and :func:`telling`.  Both give the same answers
-    (a hypothesis property of the tests).
+    A per-user predictor (:func:`user_calls`) is handed the job's user and
+    estimate, and at its end its user and runtime (``end - start``), directly;
+    any other is asked and told through :func:`asking` and :func:`telling`.
+    Both give the same answers (a hypothesis property of the tests).
     """
-    kind = type(predictor)
-    if (isinstance(predictor, UserHistoryPredictor)
-            and kind.predict is UserHistoryPredictor.predict
-            and kind.observe is UserHistoryPredictor.observe):
-        predict_user, observe_user = predictor.predict_user, predictor.observe_user
+    per_user = user_calls(predictor)
+    if per_user is not None:
+        predict_user, observe_user = per_user
 
         def planned(job: Job) -> int:
             return predict_user(job.user, job.estimate)
