@@ -26,7 +26,6 @@ import time as wallclock
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from heapq import heappop, heappush
-from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -193,10 +192,9 @@ class Simulation:
         event loop, without calling the policy; progress is reported once, at the end."""
         from schedlab.engine.arrival_order import run_in_arrival_order
 
-        ctx, jobs = self.ctx, self.workload.jobs
-        n = len(jobs)
-        submit, width, runtime, estimate = (np.fromiter(map(attrgetter(k), jobs), np.int64, n)
-                                            for k in _ARRIVAL_COLUMNS)
+        ctx, columns = self.ctx, self.workload.to_arrays()
+        submit, width, runtime, estimate = (columns[name] for name in _ARRIVAL_COLUMNS)
+        n = len(submit)
         held = runtime if self.overrun == "extend" else \
             np.minimum(runtime, estimate + ctx.kill_grace)
         series = np.empty(3 * (2 * n + 1), np.int64)
