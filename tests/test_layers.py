@@ -19,8 +19,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 #: import its own layer and those below it, never one above.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("schedlab.errors", "schedlab.tomlio", "schedlab.atomic", "schedlab.outcomes",
-              "schedlab.limits", "schedlab.textio", "schedlab.specs", "schedlab.compiled",
-              "schedlab.collector")),
+              "schedlab.limits", "schedlab.textio", "schedlab.specs", "schedlab.compiled")),
     ("workload", ("schedlab.workload", "schedlab.platform")),
     ("engine", ("schedlab.engine",)),
     ("predictors", ("schedlab.predictors",)),

@@ -10,8 +10,7 @@ around the loops is here, once (docs/reference/engine.md, "One kernel"):
 * the checks of a run's input (:func:`check_one_of`, :func:`check_machine`,
   :func:`job_positions`) and the overrun modes (:data:`OVERRUN_MODES`);
 * one run per policy instance (:func:`claim`);
-* the cycle collector paused for the loop (:func:`~schedlab.collector.cyclic_gc_paused`,
-  named here for the engines);
+* the cycle collector paused for the loop (:func:`cyclic_gc_paused`);
 * the recorder of step functions (:class:`StepSeries`) and of progress
   (:class:`Progress`);
 * the error for a job a policy leaves waiting forever (:func:`never_starts`);
@@ -22,15 +21,16 @@ around the loops is here, once (docs/reference/engine.md, "One kernel"):
 
 from __future__ import annotations
 
+import gc
 import sys
 from array import array
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from schedlab import __version__
-from schedlab.collector import cyclic_gc_paused as cyclic_gc_paused  # for the engines
 from schedlab.engine.result import Result
 from schedlab.errors import InputError, PolicyError
 
@@ -107,6 +107,26 @@ def claim(policy: Any) -> None:
 
 
 # ------------------------------------------------------------------ the loop's frame
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cycle collector for the event loop, restoring its state after.
+
+    The loop makes and drops hundreds of thousands of small tuples; each
+    burst makes the collector walk every live object, the workload's jobs
+    included, looking for cycles the engine never creates.  Paused, the
+    loop runs about 30% faster on a trace of 28,000 jobs (bench/README.md).
+    Memory is still freed at once by reference counting; cycles a policy
+    might create are collected when the collector resumes.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class StepSeries:
     """Step functions of a run on one time axis: ``width`` values per instant at which
     any of them changed (the last values recorded at an instant win).

@@ -31,7 +31,6 @@ import numpy as np
 
 from schedlab import __version__
 from schedlab.atomic import atomic_write_bytes
-from schedlab.collector import cyclic_gc_paused
 from schedlab.errors import InputError
 from schedlab.limits import MAX_PROCESSORS, MAX_TIME, check_processors
 from schedlab.outcomes import (
@@ -683,12 +682,10 @@ def _make_jobs(table: np.ndarray, width: np.ndarray,
 def _jobs_of(fields: list[list[Any]]) -> tuple[Job, ...]:
     """One Job per row of ``fields``, the first fields of :class:`Job` column by column
     (the others take their defaults), made by ``tuple.__new__`` over ``zip`` in C: a
-    named tuple's own ``__new__``, in Python, would cost as much again; with the cycle
-    collector paused, which would otherwise walk the jobs made so far again and again."""
+    named tuple's own ``__new__``, in Python, would cost as much again."""
     count = len(fields[0])
     defaults = (repeat(Job._field_defaults[name], count) for name in Job._fields[len(fields):])
-    with cyclic_gc_paused():
-        return tuple(map(tuple.__new__, repeat(Job), zip(*fields, *defaults)))
+    return tuple(map(tuple.__new__, repeat(Job), zip(*fields, *defaults)))
 
 
 def _cancellation_columns(table: np.ndarray, runtime: np.ndarray, estimate: np.ndarray,
