@@ -37,6 +37,7 @@ runs = {
     "dynp": RunSpec("lublin", "dynp", jobs=1500, seed=3),
     "slurm": RunSpec("lublin", "slurm", jobs=1500, seed=3),
     "knn": RunSpec("lublin", {"name": "fcfs+easy", "predictor": "knn"}, jobs=1500, seed=3),
+    "fcfs": RunSpec("lublin", "fcfs", jobs=1500, seed=3),
     "failures": RunSpec("lublin", "fcfs", jobs=1500, seed=3,
                         failures="mtbf=1d,fate=requeue,allocation=any"),
 }
@@ -70,7 +71,7 @@ def current_extension() -> Path:
     return compiled.extension_dir()
 
 
-CASES = "conservative,conservative-extend,plan,dynp,slurm,knn,failures,qops,msb,mrt"
+CASES = "conservative,conservative-extend,plan,dynp,slurm,knn,fcfs,failures,qops,msb,mrt"
 
 
 def test_the_extension_and_numba_jit_make_the_same_schedules(current_extension):

@@ -215,7 +215,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     them, the others ignore them), calls every kernel the policy uses, under both overrun modes (a job that
     outlives its estimate takes other paths), and once more with every fifth job
     cancelled by its user (a withdrawn booking takes others again); with a warm
-    cache it only loads them.  The processor map of runs with failures and windows
+    cache it only loads them.  Plain FCFS's run in arrival order
+    (:mod:`schedlab.engine.arrival_order`) is compiled by one ``fcfs`` run (entry
+    ``fcfs``).  The processor map of runs with failures and windows
     (:mod:`schedlab.engine.processors`), which every policy uses, is compiled too, by one
     run with failures (entry ``processor map``), and so is the ``knn`` predictor's search
     (:mod:`schedlab.predictors.knn_kernel`), by one run planning with it (entry ``knn
@@ -257,6 +259,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
                             transforms=_PRECOMPILE_DEADLINES, overrun=overrun))
         execute(RunSpec(cancelling, name))
         taken[name] = time.perf_counter() - began
+    began = time.perf_counter()
+    execute(RunSpec(lublin, "fcfs"))
+    taken["fcfs"] = time.perf_counter() - began
     began = time.perf_counter()
     execute(RunSpec(lublin, "fcfs", failures="mtbf=1d,fate=requeue"))
     taken["processor map"] = time.perf_counter() - began

@@ -157,6 +157,11 @@ class StepSeries:
         flat.extend(values)
         self._last = values
 
+    def load(self, flat: np.ndarray) -> None:
+        """Take the rows a compiled loop recorded as :meth:`record` would have kept them:
+        ``flat`` (int64) holds each row's time, then its ``width`` values."""
+        self._flat = array("q", flat.tobytes())
+
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
         """The times (int64) and the values, one row per time, one column per value."""
         table = np.array(self._flat, dtype=np.int64).reshape(-1, self.width + 1)

@@ -179,6 +179,18 @@ class Policy(PolicyBase):
     #: still sees and plans with the estimate.  0: killed at the estimate.
     kill_grace: int = 0
 
+    def starts_in_arrival_order(self) -> bool:
+        """Whether every pass starts the waiting jobs strictly in arrival order, each as soon
+        as it fits, and the policy does nothing else (rejects nothing, keeps no state,
+        reports no statistics).
+
+        The engine then makes a run without reservations, ticks, queue limit,
+        cancellations, outages or planned runtimes in one compiled call over the
+        job arrays, without calling the policy (:mod:`schedlab.engine.arrival_order`).
+        Plain FCFS says True; a subclass that changes any reaction says False.
+        """
+        return False
+
     def on_cancel(self, ctx: Context, job: Job) -> None:
         """A waiting job was cancelled by its user (it has left ``ctx.waiting``; it never
         runs, docs/reference/events.md): a policy that keeps plans drops it.  A running

@@ -59,7 +59,7 @@ from schedlab.engine.kernel import (
 )
 from schedlab.engine.policy import Policy
 from schedlab.engine.reservation_rules import ReservationRules
-from schedlab.engine.result import ReservationTable, Result
+from schedlab.engine.result import KILLED, ReservationTable, Result
 from schedlab.errors import InputError, PolicyError
 from schedlab.workload.job import MACHINE_FROM_ARGUMENT, Job, Workload, cancel_column
 
@@ -70,6 +70,9 @@ if TYPE_CHECKING:
 
 #: ``ProgressCallback`` is the kernel's, named here too for the API and the run layer.
 __all__ = ["ProgressCallback", "Simulation", "run"]
+
+#: The job columns a run in arrival order reads (:meth:`Simulation.run_in_arrival_order`).
+_ARRIVAL_COLUMNS = ("submit", "width", "runtime", "estimate")
 
 
 def run(workload: Workload, policy: Policy, *, processors: int | None = None,
@@ -104,6 +107,9 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
                             progress=progress, reservations=reservations, tick=tick,
                             max_queued_per_user=max_queued_per_user, failures=failures,
                             windows=windows)
+    if simulation.in_arrival_order():
+        simulation.run_in_arrival_order()
+        return simulation.result()
     schedule, ctx = policy.schedule, simulation.ctx
     with cyclic_gc_paused():
         for _ in simulation.passes:
@@ -164,9 +170,41 @@ class Simulation:
         self._tick = tick
         self._queue_limit = max_queued_per_user
         self._series = StepSeries(2)
+        self._progress = Progress(progress, len(jobs))
         #: The instants of the scheduling passes, each returned once its events are processed.
-        self.passes: Iterator[int] = _passes(ctx, policy, jobs, Progress(progress, len(jobs)),
-                                             tick, self._series)
+        self.passes: Iterator[int] = _passes(ctx, policy, jobs, self._progress, tick,
+                                             self._series)
+
+    def in_arrival_order(self) -> bool:
+        """Whether :meth:`run_in_arrival_order` can make the whole run: the policy starts
+        jobs strictly in arrival order (``Policy.starts_in_arrival_order``) and nothing
+        happens but submissions and finishes (no reservations, tick, queue limit,
+        cancellations, outages or planned runtimes)."""
+        ctx = self.ctx
+        declared = getattr(self.policy, "starts_in_arrival_order", None)
+        return (declared is not None and declared() and self._requests is None
+                and not self._tick and self._queue_limit is None and not ctx.cancellations
+                and ctx._outages is None and ctx._planner is None)
+
+    def run_in_arrival_order(self) -> None:
+        """Make the whole run in one compiled call (:mod:`schedlab.engine.arrival_order`),
+        instead of :attr:`passes`: the same starts, ends, statuses and series as the
+        event loop, without calling the policy; progress is reported once, at the end."""
+        from schedlab.engine.arrival_order import run_in_arrival_order
+
+        ctx, columns = self.ctx, self.workload.to_arrays()
+        submit, width, runtime, estimate = (columns[name] for name in _ARRIVAL_COLUMNS)
+        n = len(submit)
+        held = runtime if self.overrun == "extend" else \
+            np.minimum(runtime, estimate + ctx.kill_grace)
+        series = np.empty(3 * (2 * n + 1), np.int64)
+        rows = run_in_arrival_order(submit, width, held, self.machine,
+                                    np.frombuffer(ctx._start, np.int64),
+                                    np.frombuffer(ctx._end, np.int64), series)
+        np.frombuffer(ctx._status, np.int8)[held < runtime] = KILLED
+        ctx._done = n
+        self._series.load(series[:3 * rows])
+        self._progress.close(n)
 
     def result(self) -> Result:
         """The :class:`Result` of the run, once :attr:`passes` is exhausted."""

@@ -45,6 +45,11 @@ class NoBackfilling(_Ordered):
 
     family = "none"
 
+    def starts_in_arrival_order(self) -> bool:
+        """FCFS itself: the waiting queue is kept in arrival order, so its head is FCFS's
+        (a subclass, which may change a reaction, takes the event loop)."""
+        return self.order == "fcfs" and type(self) is NoBackfilling
+
     def schedule(self, ctx: Context) -> None:
         waiting = ctx.waiting
         if self.order == "fcfs":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -159,12 +160,23 @@ class Workload:
     def to_arrays(self) -> dict[str, np.ndarray]:
         """Columnar int64 view: id, submit, runtime, estimate, width, user, group, queue.
 
-        One ``fromiter`` per column over the jobs' fields, which numpy fills
-        without building a row tuple per job.
+        Fresh copies of columns made once per workload (:attr:`_columns`): a run
+        reads them for its engine, its result and its offered load.
         """
+        return {name: column.copy() for name, column in self._columns.items()}
+
+    @cached_property
+    def _columns(self) -> dict[str, np.ndarray]:
+        """The columns of :meth:`to_arrays`: one ``fromiter`` per column over the jobs'
+        fields, which numpy fills without building a row tuple per job."""
         n = len(self.jobs)
         return {name: np.fromiter(map(attrgetter(name), self.jobs), np.int64, n)
                 for name in _INT_COLUMNS}
+
+    def __getstate__(self) -> dict[str, object]:
+        """The fields, without the columns made from them (a pickle sent to a sweep's
+        worker stays the size of the jobs)."""
+        return {name: value for name, value in vars(self).items() if name != "_columns"}
 
 
 def name_of(number: int, names: Sequence[str] | None) -> str | None:

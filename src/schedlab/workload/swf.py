@@ -220,26 +220,23 @@ def _comment_lines(data: bytes, source: str) -> list[tuple[int, str]]:
 
     A comment line is one whose first non-blank character is ';'.  A ';'
     after data on a record line is not a comment: the record is malformed and
-    the slow pass reports it.
+    the slow pass reports it.  The lines are found by ``bytes.find`` from one ';' to
+    the next, and numbered by counting the line ends in between: a trace's comments
+    are its header, so the records are only scanned, never split.
     """
-    buf = np.frombuffer(data, dtype=np.uint8)
-    semicolons = np.flatnonzero(buf == ord(";"))
-    if semicolons.size == 0:
-        return []
-    newlines = np.flatnonzero(buf == ord("\n"))
-    line_index = np.searchsorted(newlines, semicolons)
-    starts = np.concatenate(([0], newlines + 1))[line_index]
     comments: list[tuple[int, str]] = []
-    seen_line = -1
-    for pos, start, index in zip(semicolons.tolist(), starts.tolist(), line_index.tolist()):
-        if index == seen_line:
-            continue
+    pos = data.find(b";")
+    line, counted = 0, 0                    # line ends before ``counted``
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        line += data.count(b"\n", counted, start)
+        counted = start
         if data[start:pos].strip():
             _raise_first_record_error(data, source, "';' after data on a record line")
-        seen_line = index
         end = data.find(b"\n", pos)
         text = data[pos + 1:end if end >= 0 else len(data)]
-        comments.append((index + 1, text.decode("utf-8", errors="replace").rstrip()))
+        comments.append((line + 1, text.decode("utf-8", errors="replace").rstrip()))
+        pos = data.find(b";", end) if end >= 0 else -1
     return comments
 
 
