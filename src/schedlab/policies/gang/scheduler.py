@@ -79,6 +79,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
     #: Said here as :class:`Policy` (space sharing) precedes :class:`TimeSharingPolicy`.
     execution_model = TIME_SHARING
     categorical_parameters = ("strategy",)
+    #: The matrix holds the guests from one pass to the next (:class:`KeptGuests`).
+    keeps_guests = True
 
     def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
                  context_switch: int = 0, packing: str = "repack", switchable: bool = True,
@@ -115,6 +117,9 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self._long_mask = 0                 # the processors of those
         self._guests = KeptGuests()
         self._packed: list[tuple[int, int]] = []  # the rows' processors after the last pass
+        #: After the last pass: the waiting jobs it left, the id of the last of them, the
+        #: length of the matrix's journal and the processors in service (:meth:`_first_new`).
+        self._queue_left: tuple[int, int, int, int] = (0, 0, -1, 0)
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
@@ -129,7 +134,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
         long_room = packing.largest_spot(matrix, self.slots, long_mask)
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
-        for position, job in self._may_fit(waiting, room, long_room):
+        first = self._first_new(matrix, waiting)
+        for position, job in self._may_fit(waiting, room, long_room, first):
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
@@ -159,6 +165,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
                 self._backfilled += 1
             placed += 1
         self._packed = _layout(matrix)
+        self._queue_left = self._left_behind(matrix, waiting, placed)
         if self.switchable:
             self._guests.add(matrix)
 
@@ -171,22 +178,49 @@ class GangScheduler(Policy, TimeSharingPolicy):
             self._moves += packing.repack(matrix)
             matrix._drop_empty_rows()
 
-    def _may_fit(self, waiting: list[Job], room: int, long_room: int
+    def _may_fit(self, waiting: list[Job], room: int, long_room: int, first: int = 0
                  ) -> list[tuple[int, Job]]:
         """The waiting jobs a pass looks at, with their positions in the queue: with
-        first-fit backfilling only those no wider than ``room``, or ``long_room`` for a
-        long job (both only shrink during a pass, so a wider job is passed over anyway);
-        otherwise every one (the first that does not fit stops the queue or gets the
-        reservation)."""
+        first-fit backfilling only those from position ``first`` (:meth:`_first_new`) no
+        wider than ``room``, or ``long_room`` for a long job (both only shrink during a
+        pass, so a wider job is passed over anyway); otherwise every one (the first that
+        does not fit stops the queue or gets the reservation)."""
         if self.backfill != "first-fit":
             return list(enumerate(waiting))
+        jobs = enumerate(waiting[first:] if first else waiting, first)
         if long_room < room:
             is_long, long_of = self._is_long, self._long_of
-            return [(position, job) for position, job in enumerate(waiting)
+            return [(position, job) for position, job in jobs
                     if job.width <= long_room
                     or (job.width <= room
                         and not (long_of[job.id] if job.id in long_of else is_long(job)))]
-        return [(position, job) for position, job in enumerate(waiting) if job.width <= room]
+        return [(position, job) for position, job in jobs if job.width <= room]
+
+    def _first_new(self, matrix: Matrix, waiting: list[Job]) -> int:
+        """The queue position from which a first-fit pass must look: the jobs the last
+        pass left waiting found no spot in the matrix it left, so while no job was placed,
+        moved or left since (the journal), the processors in service are the same and no
+        window is ahead, they find none now and only the jobs that came since are looked
+        at.  The jobs it left are then the head of the queue, which ends with the last
+        of them at the same position."""
+        left, last, journal, usable = self._queue_left
+        if (left and len(matrix.journal) == journal and matrix.usable == usable
+                and not matrix.windows_ahead and len(waiting) >= left
+                and waiting[left - 1].id == last):
+            return left
+        return 0
+
+    @staticmethod
+    def _left_behind(matrix: Matrix, waiting: list[Job], placed: int
+                     ) -> tuple[int, int, int, int]:
+        """What :meth:`_first_new` reads at the next pass: the jobs this pass left
+        waiting (none counted when windows were ahead: it kept jobs off their processors),
+        the id of the last of them, the journal's length, the processors in service."""
+        left, last = (0 if matrix.windows_ahead else len(waiting) - placed), 0
+        if left:
+            masks = matrix.masks
+            last = next(job.id for job in reversed(waiting) if job.id not in masks)
+        return left, last, len(matrix.journal), matrix.usable
 
     def is_express(self, job: Job) -> bool:
         """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
