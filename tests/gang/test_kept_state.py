@@ -80,7 +80,7 @@ class CheckedGang(GangScheduler):
         self._guests = CheckedGuests()
 
     def _repack(self, matrix: Matrix) -> None:
-        if [(row.id, row.occupied) for row in matrix.rows] == self._packed:
+        if len(matrix.journal) == self._journal_seen:
             assert packing.repack(matrix) == 0      # skipped: re-packing moves nothing
             CheckedGang.skipped += 1
         super()._repack(matrix)

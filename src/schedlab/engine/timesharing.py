@@ -371,8 +371,6 @@ class Matrix:
         sorted; read once, at the pass's end.  Only the rows whose guests changed are
         compared."""
         before = self._guests_before
-        if not before:
-            return [], []
         self._guests_before = {}
         now = {row.id: row.guests for row in self.rows if row.id in before}
         old = {(job_id, row_id) for row_id, guests in before.items() for job_id in guests}
@@ -388,20 +386,21 @@ class Served(Mapping[int, int]):
     """The service each job in the matrix has received, read on demand from the
     engine's live state (a policy that never asks costs nothing per pass)."""
 
-    __slots__ = ("_held", "_index", "_remaining")
+    __slots__ = ("_simulation",)
 
-    def __init__(self, held: list[int], index: dict[int, int], remaining: dict[int, int]
-                 ) -> None:
-        self._held, self._index, self._remaining = held, index, remaining
+    def __init__(self, simulation: _Simulation) -> None:
+        self._simulation = simulation
 
     def __getitem__(self, job_id: int) -> int:
-        return self._held[self._index[job_id]] - self._remaining[job_id]
+        simulation = self._simulation
+        return (simulation.held[simulation.index[job_id]] - simulation.remaining[job_id]
+                + simulation.lag)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._remaining)
+        return iter(self._simulation.remaining)
 
     def __len__(self) -> int:
-        return len(self._remaining)
+        return len(self._simulation.remaining)
 
 
 #: The execution model of :func:`run_timesharing`: jobs take turns in the time
@@ -523,9 +522,13 @@ class _Simulation:
         self.end = [-1] * n
         self.placed = [-1] * n
         self.columns: list[tuple[tuple[int, int], ...]] = [()] * n
+        #: Each job's service still to come, plus ``lag``: the service the whole-round
+        #: jumps gave every matrix job and :meth:`settle` has not yet taken off (a chain of
+        #: jumps and passes lowers one counter, not every job).
         self.remaining: dict[int, int] = {}
+        self.lag = 0
         self.matrix = Matrix(machine, getattr(policy, "name", "policy"))
-        self.matrix.served = Served(self.held, self.index, self.remaining)
+        self.matrix.served = Served(self)
         self.waiting: dict[int, Job] = {}
         self.express: dict[int, Job] = {}
         self.submits = [job.submit for job in jobs] + [NEVER]
@@ -569,7 +572,6 @@ class _Simulation:
                                            for i, job in enumerate(self.jobs)]
         self.held = [min(j.runtime, j.estimate) if kill else j.runtime for j in jobs]
         self.status = [KILLED if kill and j.runtime > j.estimate else FINISHED for j in jobs]
-        self.matrix.served = Served(self.held, self.index, self.remaining)
         self.serve = self.serve_until_cut  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ the loop
@@ -633,7 +635,7 @@ class _Simulation:
             i = self.index[job_id]
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
-            self.remaining[job_id] = self.held[i]
+            self.remaining[job_id] = self.held[i] + self.lag
             self.fresh.append(job_id)
             if self.events is not None:
                 self.events.placed(self, job_id)
@@ -641,7 +643,7 @@ class _Simulation:
             stray = next(j for j in matrix._mask if j not in self.remaining)
             matrix._fail(stray, "place", "it is not waiting")
         matrix._drop_empty_rows()
-        lost, won = matrix._guest_changes()
+        lost, won = matrix._guest_changes() if matrix._guests_before else ((), ())
         if lost or won:
             # guests lost are logged before the pass's changes, guests won after them
             log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in lost]
@@ -662,6 +664,7 @@ class _Simulation:
         events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
         next begins with the row after the one cut.
         """
+        self.settle()
         if not rows:
             self.deliver()
             if not self.serve_express(rows, 0, 0):
@@ -982,8 +985,8 @@ class _Simulation:
         if switch and (self.last_row == rows[0].id) == (k > 1):
             return False
         duration = k * (switch + slot) if k > 1 else slot
-        remaining = self.remaining
-        rounds = -(-min(remaining.values()) // slot) - 1
+        remaining, lag = self.remaining, self.lag
+        rounds = -(-(min(remaining.values()) - lag) // slot) - 1
         arrival = self.submits[self.next_job]
         if arrival != NEVER:          # the round it arrives in, jumped too
             rounds = min(rounds, -(-(arrival - self.now) // duration))
@@ -998,21 +1001,33 @@ class _Simulation:
         if guests:
             left_of = remaining.__getitem__
             for count, job_ids in guests.items():
-                rounds = min(rounds, -(-min(map(left_of, job_ids)) // (count * slot)) - 1)
+                rounds = min(rounds, -(-(min(map(left_of, job_ids)) - lag) // (count * slot))
+                             - 1)
             if rounds <= 0:
                 return False
         if self.fresh:
             self.start_fresh(rows, switch + slot if k > 1 else 0, switch if k > 1 else 0)
         served = rounds * slot
-        remaining.update(zip(list(remaining), list(map(sub, remaining.values(), repeat(served)))))
+        self.lag += served
         for count, job_ids in guests.items():
             remaining.update(zip(job_ids, list(map(sub, map(remaining.__getitem__, job_ids),
                                                    repeat((count - 1) * served)))))
+        if self.events is not None:           # events read the remaining service
+            self.settle()
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k
         self.last_row = rows[-1].id
         return True
+
+    def settle(self) -> None:
+        """Take the service of the jumps (``lag``) off every job's remaining service, before
+        slots are served."""
+        lag = self.lag
+        if lag:
+            remaining = self.remaining
+            remaining.update(zip(list(remaining), list(map(sub, remaining.values(), repeat(lag)))))
+            self.lag = 0
 
     def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
         """The jobs that are guests somewhere, by the slots a round gives each (its own

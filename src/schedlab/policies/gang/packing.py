@@ -104,15 +104,24 @@ def clear_spot(matrix: Matrix, job: Job, slot_limit: int, avoid: int,
     return spot
 
 
-def largest_spot(matrix: Matrix, slot_limit: int, avoid: int = 0) -> int:
-    """The widest job :func:`first_fit_spot` can place now outside ``avoid``: the most free
-    processors in a row, or all allowed ones when a new row may open.  A wider job finds
-    no spot, so a pass over a long queue skips it without a search."""
-    allowed = matrix.usable & ~avoid
-    widest = allowed.bit_count() if len(matrix) < slot_limit else 0
+def largest_spots(matrix: Matrix, slot_limit: int, avoid: int) -> tuple[int, int]:
+    """The widest job :func:`first_fit_spot` can place now, anywhere and outside ``avoid``:
+    the most free processors in a row, or all allowed ones when a new row may open.  A
+    wider job finds no spot, so a pass over a long queue skips it without a search."""
+    usable = matrix.usable
+    allowed = usable & ~avoid
+    opens = len(matrix) < slot_limit
+    widest = usable.bit_count() if opens else 0
+    if not avoid:
+        for row in matrix.rows:
+            widest = max(widest, (usable & ~row.occupied).bit_count())
+        return widest, widest
+    widest_off = allowed.bit_count() if opens else 0
     for row in matrix.rows:
-        widest = max(widest, (allowed & ~row.occupied).bit_count())
-    return widest
+        free = usable & ~row.occupied
+        widest = max(widest, free.bit_count())
+        widest_off = max(widest_off, (free & allowed).bit_count())
+    return widest, widest_off
 
 
 def add_guests(matrix: Matrix) -> int:
