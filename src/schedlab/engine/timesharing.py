@@ -1042,8 +1042,9 @@ class _Simulation:
                 if places:
                     by_slots[2] = places
             else:
-                for job_id, count in Counter(places).items():
-                    by_slots.setdefault(count + 1, []).append(job_id)
+                counts = Counter(places)
+                for count in set(counts.values()):
+                    by_slots[count + 1] = [job_id for job_id, n in counts.items() if n == count]
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
