@@ -223,3 +223,26 @@ def test_kept_guests_are_chosen_again_when_processors_leave_service():
     matrix.usable = 0b0111                  # processor 3 leaves service, its job stays
     guests.add(matrix)
     assert matrix.row(0).guests == {} and matrix.row(1).guests == {1: 0b0011}
+
+
+def test_a_guest_yields_its_processors_to_a_job_of_the_row():
+    matrix = Matrix(4)
+    matrix.place(Job(1, 0, 9, 9, 2), 0, 0b0011)
+    matrix.place(Job(2, 0, 9, 9, 1), 1, 0b0100)
+    matrix.set_guests([2], 0)
+    matrix.set_guests([1], 1)
+    matrix._guest_changes()                 # a pass ends: the guests above are its own
+    matrix.place(Job(3, 0, 9, 9, 2), 0, 0b1100)     # onto job 2's processor in row 0
+    assert matrix.row(0).guests == {} and matrix.row(0).guest_mask == 0
+    assert matrix.row(1).guests == {1: 0b0011}
+    matrix.set_guests([1], 1)               # the same guests: nothing changes
+    assert matrix._guest_changes() == ([(2, 0)], [])
+    moved = Matrix(2)
+    moved.place(Job(1, 0, 9, 9, 1), 0, 0b01)
+    moved.place(Job(2, 0, 9, 9, 1), 1, 0b10)
+    moved.place(Job(3, 0, 9, 9, 1), 1, 0b01)
+    moved.set_guests([2], 0)
+    moved._guest_changes()
+    moved.move(2, 0)                        # job 2 joins the row it was a guest in
+    assert moved.row(0).own == {1: 0b01, 2: 0b10} and moved.row(0).guests == {}
+    assert moved._guest_changes() == ([(2, 0)], [])
