@@ -10,11 +10,14 @@ and cancellations (which change the processors in service and take jobs out).
 
 from __future__ import annotations
 
+from unittest import mock
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from events.test_gang_outages import events
-from schedlab.engine.timesharing import Matrix, run_timesharing
+from schedlab.engine import timesharing
+from schedlab.engine.timesharing import GUEST, LEAVE, UNGUEST, Matrix, run_timesharing
 from schedlab.policies.gang import GangScheduler, packing
 from schedlab.workload.job import Job, Workload
 from strategies import gang_policies, workloads
@@ -50,7 +53,8 @@ class PlainGang(GangScheduler):
         super().__init__(**params)
         self._guests = PlainGuests()
 
-    def _may_fit(self, waiting: list[Job], room: int, long_room: int) -> list[tuple[int, Job]]:
+    def _may_fit(self, waiting: list[Job], room: int, long_room: int, first: int = 0
+                 ) -> list[tuple[int, Job]]:
         return list(enumerate(waiting))
 
     def _repack(self, matrix: Matrix) -> None:
@@ -76,7 +80,7 @@ class CheckedGang(GangScheduler):
         self._guests = CheckedGuests()
 
     def _repack(self, matrix: Matrix) -> None:
-        if [(row.id, row.occupied) for row in matrix.rows] == self._packed:
+        if len(matrix.journal) == self._journal_seen:
             assert packing.repack(matrix) == 0      # skipped: re-packing moves nothing
             CheckedGang.skipped += 1
         super()._repack(matrix)
@@ -135,6 +139,63 @@ def test_kept_passes_match_the_plain_passes_under_failures_and_windows(data, par
     _same_runs(workload, params, failures=spec, windows=windows)
 
 
+def _guests_replayed(log: list[tuple[int, int, int, int]], start: int, stop: int,
+                    places: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The guest places ``(job id, row id)`` after the log's entries ``start:stop``: a guest
+    place won or lost as logged, every place of a job that left gone with it."""
+    for _, kind, job_id, row_id in log[start:stop]:
+        if kind == GUEST:
+            places.add((job_id, row_id))
+        elif kind == UNGUEST:
+            places.discard((job_id, row_id))
+        elif kind == LEAVE:
+            places = {place for place in places if place[0] != job_id}
+    return places
+
+
+def _guests_logged_as_kept(workload: Workload, params: dict, **events) -> int:
+    """Run with the guests kept in the matrix across passes and check, after every pass,
+    that replaying the matrix log gives the guests the rows hold; returns the passes."""
+    after_passes: list[tuple[int, set[tuple[int, int]]]] = []
+    arrange = timesharing._Simulation.arrange
+
+    def checked(simulation) -> None:
+        arrange(simulation)
+        after_passes.append((len(simulation.matrix.log),
+                             {(job_id, row.id) for row in simulation.matrix.rows
+                              for job_id in row.guests}))
+
+    with mock.patch.object(timesharing._Simulation, "arrange", checked):
+        result = run_timesharing(workload, GangScheduler(short=6, long=15, **params),
+                                 **events)
+    log = list(zip(result.timesharing.change_time.tolist(),
+                   result.timesharing.change_kind.tolist(),
+                   result.timesharing.change_job.tolist(),
+                   result.timesharing.change_row.tolist()))
+    places: set[tuple[int, int]] = set()
+    done = 0
+    for length, held in after_passes:
+        places = _guests_replayed(log, done, length, places)
+        assert places == held
+        done = length
+    return len(after_passes)
+
+
+@settings(max_examples=100, deadline=None)
+@given(crowded(), PARAMS)
+def test_the_log_names_every_change_of_the_kept_guests(workload, params):
+    _guests_logged_as_kept(workload, params)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data(), PARAMS)
+def test_the_log_names_every_change_of_the_kept_guests_under_failures_and_windows(data,
+                                                                                 params):
+    workload = data.draw(workloads(max_jobs=15, processors=data.draw(st.integers(1, 8))))
+    workload, spec, windows = data.draw(events(workload))
+    _guests_logged_as_kept(workload, params, failures=spec, windows=windows)
+
+
 def test_the_guests_are_compared_at_every_pass():
     """The checks run: a crowded run makes many passes that keep guests or skip
     re-packing."""
@@ -162,3 +223,26 @@ def test_kept_guests_are_chosen_again_when_processors_leave_service():
     matrix.usable = 0b0111                  # processor 3 leaves service, its job stays
     guests.add(matrix)
     assert matrix.row(0).guests == {} and matrix.row(1).guests == {1: 0b0011}
+
+
+def test_a_guest_yields_its_processors_to_a_job_of_the_row():
+    matrix = Matrix(4)
+    matrix.place(Job(1, 0, 9, 9, 2), 0, 0b0011)
+    matrix.place(Job(2, 0, 9, 9, 1), 1, 0b0100)
+    matrix.set_guests([2], 0)
+    matrix.set_guests([1], 1)
+    matrix._guest_changes()                 # a pass ends: the guests above are its own
+    matrix.place(Job(3, 0, 9, 9, 2), 0, 0b1100)     # onto job 2's processor in row 0
+    assert matrix.row(0).guests == {} and matrix.row(0).guest_mask == 0
+    assert matrix.row(1).guests == {1: 0b0011}
+    matrix.set_guests([1], 1)               # the same guests: nothing changes
+    assert matrix._guest_changes() == ([(2, 0)], [])
+    moved = Matrix(2)
+    moved.place(Job(1, 0, 9, 9, 1), 0, 0b01)
+    moved.place(Job(2, 0, 9, 9, 1), 1, 0b10)
+    moved.place(Job(3, 0, 9, 9, 1), 1, 0b01)
+    moved.set_guests([2], 0)
+    moved._guest_changes()
+    moved.move(2, 0)                        # job 2 joins the row it was a guest in
+    assert moved.row(0).own == {1: 0b01, 2: 0b10} and moved.row(0).guests == {}
+    assert moved._guest_changes() == ([(2, 0)], [])

@@ -132,11 +132,13 @@ class Matrix:
     """The Ousterhout matrix: processors (bit positions) x rows, with validated changes.
 
     A policy reads it (``len``, :meth:`row`, :meth:`mask_of`, :meth:`row_index`,
-    :meth:`job`, ``usable``, ``windows_ahead``) and changes it only with :meth:`place`, :meth:`move`
-    and :meth:`add_guest`; each change is checked at once (a processor holds at
-    most one process per row; a job keeps its processors for its lifetime; no
-    process goes on a processor outside ``usable``) and logged.  A violation is
-    a bug in the policy: :class:`PolicyError`.
+    :meth:`job`, ``usable``, ``windows_ahead``) and changes it only with :meth:`place`, :meth:`move`,
+    :meth:`add_guest`/:meth:`add_guests` and :meth:`set_guests`; each change is checked at
+    once (a processor holds at most one process per row; a job keeps its processors for
+    its lifetime; no process goes on a processor outside ``usable``) and logged.  A
+    violation is a bug in the policy: :class:`PolicyError`.  Guests yield to a row's own
+    jobs: a job placed or moved onto processors a guest holds in that row takes them, and
+    the guest leaves the row.
     """
 
     def __init__(self, processors: int, policy_name: str = "policy") -> None:
@@ -163,6 +165,9 @@ class Matrix:
         #: The service each matrix job has received, as of the policy's pass (what a
         #: scheduler knows: estimate - served is the most it needs); set by the engine.
         self.served: Mapping[int, int] = {}
+        #: Row id -> its guests when the pass began, for the rows whose guests the pass
+        #: changed (:meth:`_guest_changes`); every change gives the row a new dict.
+        self._guests_before: dict[int, dict[int, int]] = {}
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -223,8 +228,10 @@ class Matrix:
         elif not 0 <= index < len(self.rows):
             self._fail(job.id, "place", f"row {index} does not exist")
         row = self.rows[index]
-        if mask & (row.occupied | row.guest_mask):
+        if mask & row.occupied:
             self._fail(job.id, "place", f"its processors are taken in row {index}")
+        if mask & row.guest_mask:
+            self._displace_guests(row, mask)
         row.own[job.id] = mask
         row.occupied |= mask
         self._row_of[job.id] = row
@@ -242,8 +249,10 @@ class Matrix:
             return
         if mask & ~self.usable:
             self._fail(job_id, "move", "some of its processors are out of service")
-        if mask & (target.occupied | target.guest_mask):
+        if mask & target.occupied:
             self._fail(job_id, "move", f"its processors are taken in row {index}")
+        if mask & target.guest_mask:
+            self._displace_guests(target, mask)
         del source.own[job_id]
         source.occupied ^= mask
         target.own[job_id] = mask
@@ -260,9 +269,23 @@ class Matrix:
         """Let jobs also run in row ``index``, where their processors are free (in turn:
         each must find its processors free of the jobs added before it)."""
         row = self.rows[index]
-        guests = row.guests
-        out_of_service = ~self.usable
+        self._check_and_set_guests(row, index, row.guests, row.guest_mask, list(job_ids))
+
+    def set_guests(self, job_ids: Iterable[int], index: int) -> None:
+        """Make ``job_ids`` the guests of row ``index``, in this order, checked as
+        :meth:`add_guests` checks them; a row already holding exactly these is left as it
+        is (a policy keeping its guests across passes sets only what changed)."""
+        row = self.rows[index]
         job_ids = list(job_ids)
+        if list(row.guests) != job_ids:
+            self._check_and_set_guests(row, index, {}, 0, job_ids)
+
+    def _check_and_set_guests(self, row: Row, index: int, kept: dict[int, int],
+                              kept_mask: int, job_ids: list[int]) -> None:
+        """Row ``index``'s guests become ``kept`` (processors ``kept_mask``) and then
+        ``job_ids``: checked in one loop (disjoint, in service, free in the row), job by
+        job only to name what is wrong."""
+        out_of_service = ~self.usable
         masks = self._mask
         union = 0
         for job_id in job_ids:
@@ -271,21 +294,41 @@ class Matrix:
                 break
             union |= mask
         else:
-            if not union & (out_of_service | row.occupied | row.guest_mask):
-                # disjoint, in service and free here: no job of its own or guest already
+            if not union & (out_of_service | row.occupied | kept_mask):
+                guests = dict(kept)
                 guests.update({job_id: masks[job_id] for job_id in job_ids})
-                row.guest_mask |= union
+                self._replace_guests(row, guests, kept_mask | union)
                 return
+        guests = dict(kept)
         for job_id in job_ids:
-            mask = self._mask[job_id]
+            mask = masks[job_id]
             if self._row_of[job_id] is row or job_id in guests:
                 self._fail(job_id, "add as a guest", f"it already runs in row {index}")
             if mask & out_of_service:
                 self._fail(job_id, "add as a guest", "some of its processors are out of service")
-            if mask & (row.occupied | row.guest_mask):
+            if mask & (row.occupied | kept_mask):
                 self._fail(job_id, "add as a guest", f"its processors are taken in row {index}")
             guests[job_id] = mask
-            row.guest_mask |= mask
+            kept_mask |= mask
+        self._replace_guests(row, guests, kept_mask)
+
+    def _displace_guests(self, row: Row, mask: int) -> None:
+        """The guests of ``row`` on processors of ``mask`` leave it (a job of its own
+        takes them)."""
+        self._replace_guests(row, {job_id: guest for job_id, guest in row.guests.items()
+                                   if not guest & mask})
+
+    def _replace_guests(self, row: Row, guests: dict[int, int], mask: int | None = None
+                        ) -> None:
+        """Give ``row`` the guests ``guests`` (a new dict; ``mask`` their processors, if
+        known), keeping its guests from before the pass for :meth:`_guest_changes`."""
+        self._guests_before.setdefault(row.id, row.guests)
+        row.guests = guests
+        if mask is None:
+            mask = 0
+            for guest in guests.values():
+                mask |= guest
+        row.guest_mask = mask
 
     # ------------------------------------------------------- engine-only parts
     def _remove(self, job_id: int) -> None:
@@ -302,20 +345,37 @@ class Matrix:
         self.log.append((self.now, LEAVE, job_id, row.id))
         self.journal.append(job_id)
 
-    def _guests_by_row(self) -> list[tuple[int, dict[int, int]]]:
-        """Each row's id and guests (the dicts themselves: :meth:`_clear_guests` gives the
-        rows new ones, so a list taken before a pass keeps that pass's guests)."""
-        return [(row.id, row.guests) for row in self.rows]
-
     def _clear_guests(self) -> None:
+        """Every row without guests (a pass of a policy that does not keep them begins so)."""
         for row in self.rows:
-            row.guests = {}
-            row.guest_mask = 0
+            if row.guests:
+                self._replace_guests(row, {}, 0)
+
+    def _guests_in_service(self) -> None:
+        """Guests on processors that left service leave their rows."""
+        out_of_service = ~self.usable
+        for row in self.rows:
+            if row.guest_mask & out_of_service:
+                self._displace_guests(row, out_of_service)
 
     def _drop_empty_rows(self) -> None:
         """A row without jobs of its own is removed (it would only waste a slot)."""
         if not all(map(_OWN, self.rows)):
+            for row in self.rows:
+                if not row.own and row.guests:
+                    self._guests_before.setdefault(row.id, row.guests)
             self.rows = [row for row in self.rows if row.own]
+
+    def _guest_changes(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """The guest places ``(job id, row id)`` lost and won since the pass began, each
+        sorted; read once, at the pass's end.  Only the rows whose guests changed are
+        compared."""
+        before = self._guests_before
+        self._guests_before = {}
+        now = {row.id: row.guests for row in self.rows if row.id in before}
+        old = {(job_id, row_id) for row_id, guests in before.items() for job_id in guests}
+        new = {(job_id, row_id) for row_id, guests in now.items() for job_id in guests}
+        return sorted(old - new), sorted(new - old)
 
     def _fail(self, job_id: int, action: str, why: str) -> None:
         raise PolicyError(f"policy {self._policy_name!r} cannot {action} job {job_id} at "
@@ -326,20 +386,21 @@ class Served(Mapping[int, int]):
     """The service each job in the matrix has received, read on demand from the
     engine's live state (a policy that never asks costs nothing per pass)."""
 
-    __slots__ = ("_held", "_index", "_remaining")
+    __slots__ = ("_simulation",)
 
-    def __init__(self, held: list[int], index: dict[int, int], remaining: dict[int, int]
-                 ) -> None:
-        self._held, self._index, self._remaining = held, index, remaining
+    def __init__(self, simulation: _Simulation) -> None:
+        self._simulation = simulation
 
     def __getitem__(self, job_id: int) -> int:
-        return self._held[self._index[job_id]] - self._remaining[job_id]
+        simulation = self._simulation
+        return (simulation.held[simulation.index[job_id]] - simulation.remaining[job_id]
+                + simulation.lag)
 
     def __iter__(self) -> Iterator[int]:
-        return iter(self._remaining)
+        return iter(self._simulation.remaining)
 
     def __len__(self) -> int:
-        return len(self._remaining)
+        return len(self._simulation.remaining)
 
 
 #: The execution model of :func:`run_timesharing`: jobs take turns in the time
@@ -370,6 +431,11 @@ class TimeSharingPolicy(PolicyBase):
     #: for the next slot (``"next-slot"``) or starts at once on the processors the
     #: running slot leaves free, the slot lengthened until it completes (``"arrival"``).
     express_start = "next-slot"
+    #: Whether a pass begins with the guests the last one left (less those of jobs that
+    #: left and those on processors out of service), for a policy that changes only the
+    #: rows whose guests change (:meth:`Matrix.set_guests`); otherwise every pass begins
+    #: with no guests.
+    keeps_guests = False
 
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
         """Place waiting jobs (arrival order), move jobs between rows, add guests."""
@@ -456,9 +522,13 @@ class _Simulation:
         self.end = [-1] * n
         self.placed = [-1] * n
         self.columns: list[tuple[tuple[int, int], ...]] = [()] * n
+        #: Each job's service still to come, plus ``lag``: the service the whole-round
+        #: jumps gave every matrix job and :meth:`settle` has not yet taken off (a chain of
+        #: jumps and passes lowers one counter, not every job).
         self.remaining: dict[int, int] = {}
+        self.lag = 0
         self.matrix = Matrix(machine, getattr(policy, "name", "policy"))
-        self.matrix.served = Served(self.held, self.index, self.remaining)
+        self.matrix.served = Served(self)
         self.waiting: dict[int, Job] = {}
         self.express: dict[int, Job] = {}
         self.submits = [job.submit for job in jobs] + [NEVER]
@@ -502,7 +572,6 @@ class _Simulation:
                                            for i, job in enumerate(self.jobs)]
         self.held = [min(j.runtime, j.estimate) if kill else j.runtime for j in jobs]
         self.status = [KILLED if kill and j.runtime > j.estimate else FINISHED for j in jobs]
-        self.matrix.served = Served(self.held, self.index, self.remaining)
         self.serve = self.serve_until_cut  # type: ignore[method-assign]
 
     # ------------------------------------------------------------ the loop
@@ -551,13 +620,14 @@ class _Simulation:
         """The policy's pass at a round boundary; placed jobs leave the queue."""
         matrix = self.matrix
         matrix.now = self.now
-        guests_before = matrix._guests_by_row()
-        matrix._clear_guests()
+        if not self.policy.keeps_guests:
+            matrix._clear_guests()
         matrix._drop_empty_rows()
         log = matrix.log
         mark = len(log)
         if self.events is not None:
             self.events.fill(self)          # windows take the columns jobs have left
+            matrix._guests_in_service()
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
         for _, kind, job_id, _ in log[mark:]:
             if kind != PLACE or self.waiting.pop(job_id, None) is None:
@@ -565,7 +635,7 @@ class _Simulation:
             i = self.index[job_id]
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
-            self.remaining[job_id] = self.held[i]
+            self.remaining[job_id] = self.held[i] + self.lag
             self.fresh.append(job_id)
             if self.events is not None:
                 self.events.placed(self, job_id)
@@ -573,12 +643,11 @@ class _Simulation:
             stray = next(j for j in matrix._mask if j not in self.remaining)
             matrix._fail(stray, "place", "it is not waiting")
         matrix._drop_empty_rows()
-        guests_after = matrix._guests_by_row()
-        if guests_after != guests_before:
-            before, after = _guest_places(guests_before), _guest_places(guests_after)
+        lost, won = matrix._guest_changes() if matrix._guests_before else ((), ())
+        if lost or won:
             # guests lost are logged before the pass's changes, guests won after them
-            log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in sorted(before - after)]
-            log.extend((self.now, GUEST, job, row) for job, row in sorted(after - before))
+            log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in lost]
+            log.extend((self.now, GUEST, job, row) for job, row in won)
         elif self.guest_slots_mark == mark:     # the same guests: their slots per round hold
             self.guest_slots_mark = len(log)
         self.changed = False
@@ -595,6 +664,7 @@ class _Simulation:
         events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
         next begins with the row after the one cut.
         """
+        self.settle()
         if not rows:
             self.deliver()
             if not self.serve_express(rows, 0, 0):
@@ -915,8 +985,8 @@ class _Simulation:
         if switch and (self.last_row == rows[0].id) == (k > 1):
             return False
         duration = k * (switch + slot) if k > 1 else slot
-        remaining = self.remaining
-        rounds = -(-min(remaining.values()) // slot) - 1
+        remaining, lag = self.remaining, self.lag
+        rounds = -(-(min(remaining.values()) - lag) // slot) - 1
         arrival = self.submits[self.next_job]
         if arrival != NEVER:          # the round it arrives in, jumped too
             rounds = min(rounds, -(-(arrival - self.now) // duration))
@@ -931,21 +1001,33 @@ class _Simulation:
         if guests:
             left_of = remaining.__getitem__
             for count, job_ids in guests.items():
-                rounds = min(rounds, -(-min(map(left_of, job_ids)) // (count * slot)) - 1)
+                rounds = min(rounds, -(-(min(map(left_of, job_ids)) - lag) // (count * slot))
+                             - 1)
             if rounds <= 0:
                 return False
         if self.fresh:
             self.start_fresh(rows, switch + slot if k > 1 else 0, switch if k > 1 else 0)
         served = rounds * slot
-        remaining.update(zip(list(remaining), list(map(sub, remaining.values(), repeat(served)))))
+        self.lag += served
         for count, job_ids in guests.items():
             remaining.update(zip(job_ids, list(map(sub, map(remaining.__getitem__, job_ids),
                                                    repeat((count - 1) * served)))))
+        if self.events is not None:           # events read the remaining service
+            self.settle()
         self.now += rounds * duration
         self.rounds += rounds
         self.slots_served += rounds * k
         self.last_row = rows[-1].id
         return True
+
+    def settle(self) -> None:
+        """Take the service of the jumps (``lag``) off every job's remaining service, before
+        slots are served."""
+        lag = self.lag
+        if lag:
+            remaining = self.remaining
+            remaining.update(zip(list(remaining), list(map(sub, remaining.values(), repeat(lag)))))
+            self.lag = 0
 
     def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
         """The jobs that are guests somewhere, by the slots a round gives each (its own
@@ -960,8 +1042,9 @@ class _Simulation:
                 if places:
                     by_slots[2] = places
             else:
-                for job_id, count in Counter(places).items():
-                    by_slots.setdefault(count + 1, []).append(job_id)
+                counts = Counter(places)
+                for count in set(counts.values()):
+                    by_slots[count + 1] = [job_id for job_id, n in counts.items() if n == count]
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
@@ -1032,11 +1115,6 @@ class _Simulation:
         if result.outages is not None:     # the failure settings and readings, in metrics.json
             result.meta["outages"] = result.outages.settings
         return result
-
-
-def _guest_places(guests: list[tuple[int, dict[int, int]]]) -> set[tuple[int, int]]:
-    """``(job id, row id)`` of every guest place in a :meth:`Matrix._guests_by_row` list."""
-    return {(job_id, row_id) for row_id, row_guests in guests for job_id in row_guests}
 
 
 def _series(busy_time: np.ndarray, busy: np.ndarray, submit: np.ndarray, placed: np.ndarray

@@ -104,15 +104,24 @@ def clear_spot(matrix: Matrix, job: Job, slot_limit: int, avoid: int,
     return spot
 
 
-def largest_spot(matrix: Matrix, slot_limit: int, avoid: int = 0) -> int:
-    """The widest job :func:`first_fit_spot` can place now outside ``avoid``: the most free
-    processors in a row, or all allowed ones when a new row may open.  A wider job finds
-    no spot, so a pass over a long queue skips it without a search."""
-    allowed = matrix.usable & ~avoid
-    widest = allowed.bit_count() if len(matrix) < slot_limit else 0
+def largest_spots(matrix: Matrix, slot_limit: int, avoid: int) -> tuple[int, int]:
+    """The widest job :func:`first_fit_spot` can place now, anywhere and outside ``avoid``:
+    the most free processors in a row, or all allowed ones when a new row may open.  A
+    wider job finds no spot, so a pass over a long queue skips it without a search."""
+    usable = matrix.usable
+    allowed = usable & ~avoid
+    opens = len(matrix) < slot_limit
+    widest = usable.bit_count() if opens else 0
+    if not avoid:
+        for row in matrix.rows:
+            widest = max(widest, (usable & ~row.occupied).bit_count())
+        return widest, widest
+    widest_off = allowed.bit_count() if opens else 0
     for row in matrix.rows:
-        widest = max(widest, (allowed & ~row.occupied).bit_count())
-    return widest
+        free = usable & ~row.occupied
+        widest = max(widest, free.bit_count())
+        widest_off = max(widest_off, (free & allowed).bit_count())
+    return widest, widest_off
 
 
 def add_guests(matrix: Matrix) -> int:
@@ -120,16 +129,15 @@ def add_guests(matrix: Matrix) -> int:
 
     Rows in round order; candidates row by row, by lowest processor (the
     order the jobs hold in the matrix), each row chosen on its own
-    (:func:`row_guests`).  Returns the number of guest places.
+    (:func:`row_guests`) and its guests set to them.  Returns the number of guest places.
     """
     candidates = [job for row in matrix.rows for job in by_lowest_processor(row.own)]
     placed = 0
     out_of_service = ~matrix.usable
     for index, row in enumerate(matrix.rows):
         chosen = row_guests(candidates, row, out_of_service)
-        if chosen:
-            matrix.add_guests(chosen, index)
-            placed += len(chosen)
+        matrix.set_guests(chosen, index)
+        placed += len(chosen)
     return placed
 
 
@@ -137,9 +145,10 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
                ) -> list[int]:
     """The guests of one row: first fit of the ``candidates`` (every matrix job as
     :func:`by_lowest_processor` gives them, rows in order), in their order, onto the
-    processors in service that neither the row's jobs nor the guests chosen before hold.
-    A row's choice depends on no other row's."""
-    taken = out_of_service | row.occupied | row.guest_mask
+    processors in service that neither the row's jobs nor the guests chosen before hold
+    (the row's present guests do not count: they are chosen again).  A row's choice
+    depends on no other row's."""
+    taken = out_of_service | row.occupied
     chosen: list[int] = []
     if not ~taken:
         return chosen
@@ -153,11 +162,11 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
     return chosen
 
 
-def _touched(entry: tuple[int, list[int]], changed: dict[int, tuple[int, int] | None]
+def _touched(entry: tuple[int, list[int], dict[int, int]], changed: dict[int, tuple[int, int] | None]
              ) -> bool:
     """Whether the jobs that came, left or moved (and where they are now) may change a
     row's last choice of guests (:class:`KeptGuests`)."""
-    taken, chosen = entry
+    taken, chosen, _ = entry
     for job_id, place in changed.items():
         if (place is not None and not place[1] & taken) or job_id in chosen:
             return True
@@ -166,7 +175,9 @@ def _touched(entry: tuple[int, list[int]], changed: dict[int, tuple[int, int] | 
 
 class KeptGuests:
     """:func:`add_guests` kept across passes: a row's guests are chosen again only when
-    a change since the last pass could alter them, else the last pass's are added again.
+    a change since the last pass could alter them, else the row keeps the last pass's
+    (``TimeSharingPolicy.keeps_guests``: the matrix holds them from one pass to the next;
+    a row whose guests were cleared meanwhile gets them again).
 
     A row's choice (:func:`row_guests`) is fixed by its taken processors and the
     candidates in matrix order.  Between two passes the rows keep their relative order
@@ -185,8 +196,8 @@ class KeptGuests:
         self._seen = 0                      # the part of the matrix's journal read
         #: Every matrix job's (row id, processors) at the last pass.
         self._where: dict[int, tuple[int, int]] = {}
-        #: Row id -> (taken processors, guests chosen) at the last pass.
-        self._rows: dict[int, tuple[int, list[int]]] = {}
+        #: Row id -> (taken processors, guests chosen, the row's guests dict) at the last pass.
+        self._rows: dict[int, tuple[int, list[int], dict[int, int]]] = {}
         #: Row id -> its jobs by lowest processor (:func:`by_lowest_processor`).
         self._order: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -208,21 +219,23 @@ class KeptGuests:
             return 0
         out_of_service = ~self._usable
         kept = self._rows
-        fresh: dict[int, tuple[int, list[int]]] = {}
+        fresh: dict[int, tuple[int, list[int], dict[int, int]]] = {}
         candidates: list[tuple[int, int, int]] | None = None
         placed = 0
         for index, row in enumerate(rows):
-            taken = row.occupied | row.guest_mask
+            taken = row.occupied
             entry = kept.get(row.id)
             if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
                 if candidates is None:
                     candidates = self._candidates(rows)
-                entry = (taken, row_guests(candidates, row, out_of_service))
+                chosen = row_guests(candidates, row, out_of_service)
+                matrix.set_guests(chosen, index)
+                entry = (taken, chosen, row.guests)
+            elif row.guests is not entry[2]:
+                matrix.set_guests(entry[1], index)
+                entry = (taken, entry[1], row.guests)
             fresh[row.id] = entry
-            chosen = entry[1]
-            if chosen:
-                matrix.add_guests(chosen, index)
-                placed += len(chosen)
+            placed += len(entry[1])
         self._rows = fresh
         return placed
 

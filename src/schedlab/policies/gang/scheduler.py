@@ -36,6 +36,7 @@ PACKINGS = ("repack", "first-fit")
 BACKFILLS = ("first-fit", "reservation", "none")
 CLASSIFY_BY = ("estimate", "runtime")
 SHORT, MEDIUM, LONG = "short", "medium", "long"
+_NONE_LEFT = (0, 0, 0)          # a pass that left no job waiting (GangScheduler._left_behind)
 
 
 @dataclass(frozen=True)
@@ -49,11 +50,6 @@ class JobClasses:
     def of(self, job: Job) -> str:
         length = job.estimate if self.by == "estimate" else job.runtime
         return SHORT if length < self.short else LONG if length > self.long else MEDIUM
-
-
-def _layout(matrix: Matrix) -> list[tuple[int, int]]:
-    """Each row's id and the processors its own jobs hold."""
-    return [(row.id, row.occupied) for row in matrix.rows]
 
 
 class GangScheduler(Policy, TimeSharingPolicy):
@@ -79,6 +75,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
     #: Said here as :class:`Policy` (space sharing) precedes :class:`TimeSharingPolicy`.
     execution_model = TIME_SHARING
     categorical_parameters = ("strategy",)
+    #: The matrix holds the guests from one pass to the next (:class:`KeptGuests`).
+    keeps_guests = True
 
     def __init__(self, *, strategy: int = 1, slot: int = 1, slots: int = 5,
                  context_switch: int = 0, packing: str = "repack", switchable: bool = True,
@@ -114,7 +112,12 @@ class GangScheduler(Policy, TimeSharingPolicy):
         self._long_placed: dict[int, int] = {}
         self._long_mask = 0                 # the processors of those
         self._guests = KeptGuests()
-        self._packed: list[tuple[int, int]] = []  # the rows' processors after the last pass
+        #: The length of the matrix's journal after the last pass: while it is the same, no
+        #: job was placed, moved or left since, and every row holds what it held then.
+        self._journal_seen = 0
+        #: After the last pass: the waiting jobs it left, the id of the last of them and the
+        #: processors in service (:meth:`_first_new`).
+        self._queue_left = _NONE_LEFT
 
     # -------------------------------------------------- time-sharing engine
     def arrange(self, matrix: Matrix, waiting: list[Job], now: int) -> None:
@@ -125,11 +128,11 @@ class GangScheduler(Policy, TimeSharingPolicy):
         blocked = False                     # an earlier job waits: this one is backfilled
         placed = 0                          # jobs placed so far in this pass
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
-        room = packing.largest_spot(matrix, self.slots)
-        long_room = packing.largest_spot(matrix, self.slots, long_mask)
+        room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
-        for position, job in self._may_fit(waiting, room, long_room):
+        first = self._first_new(matrix, waiting)
+        for position, job in self._may_fit(waiting, room, long_room, first):
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
@@ -153,40 +156,67 @@ class GangScheduler(Policy, TimeSharingPolicy):
                 long_mask |= spot[1]
                 self._long_placed[job.id] = spot[1]
                 self._long_mask |= spot[1]
-            room = packing.largest_spot(matrix, self.slots)
-            long_room = packing.largest_spot(matrix, self.slots, long_mask)
+            room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
             if blocked or position > placed:
                 self._backfilled += 1
             placed += 1
-        self._packed = _layout(matrix)
+        self._journal_seen = len(matrix.journal)
+        left = len(waiting) - placed
+        self._queue_left = self._left_behind(matrix, waiting, left) if left else _NONE_LEFT
         if self.switchable:
             self._guests.add(matrix)
 
     def _repack(self, matrix: Matrix) -> None:
         """Job re-packing, skipped when every row holds the processors it held at the end
-        of the last pass: no job left since, and a re-packed matrix stays re-packed as
-        jobs are placed (each in the first row with room for it, so on processors taken
-        in every row before), so re-packing would move nothing."""
-        if _layout(matrix) != self._packed:
+        of the last pass (no job left since: the journal did not grow), and a re-packed
+        matrix stays re-packed as jobs are placed (each in the first row with room for it,
+        so on processors taken in every row before), so re-packing would move nothing."""
+        if len(matrix.journal) != self._journal_seen:
             self._moves += packing.repack(matrix)
             matrix._drop_empty_rows()
 
-    def _may_fit(self, waiting: list[Job], room: int, long_room: int
+    def _may_fit(self, waiting: list[Job], room: int, long_room: int, first: int = 0
                  ) -> list[tuple[int, Job]]:
         """The waiting jobs a pass looks at, with their positions in the queue: with
-        first-fit backfilling only those no wider than ``room``, or ``long_room`` for a
-        long job (both only shrink during a pass, so a wider job is passed over anyway);
-        otherwise every one (the first that does not fit stops the queue or gets the
-        reservation)."""
+        first-fit backfilling only those from position ``first`` (:meth:`_first_new`) no
+        wider than ``room``, or ``long_room`` for a long job (both only shrink during a
+        pass, so a wider job is passed over anyway); otherwise every one (the first that
+        does not fit stops the queue or gets the reservation)."""
         if self.backfill != "first-fit":
             return list(enumerate(waiting))
+        jobs = enumerate(waiting[first:] if first else waiting, first)
         if long_room < room:
             is_long, long_of = self._is_long, self._long_of
-            return [(position, job) for position, job in enumerate(waiting)
+            return [(position, job) for position, job in jobs
                     if job.width <= long_room
                     or (job.width <= room
                         and not (long_of[job.id] if job.id in long_of else is_long(job)))]
-        return [(position, job) for position, job in enumerate(waiting) if job.width <= room]
+        return [(position, job) for position, job in jobs if job.width <= room]
+
+    def _first_new(self, matrix: Matrix, waiting: list[Job]) -> int:
+        """The queue position from which a first-fit pass must look: the jobs the last
+        pass left waiting found no spot in the matrix it left, so while no job was placed,
+        moved or left since (the journal), the processors in service are the same and no
+        window is ahead, they find none now and only the jobs that came since are looked
+        at.  The jobs it left are then the head of the queue, which ends with the last
+        of them at the same position."""
+        left, last, usable = self._queue_left
+        if (left and len(matrix.journal) == self._journal_seen and matrix.usable == usable
+                and not matrix.windows_ahead and len(waiting) >= left
+                and waiting[left - 1].id == last):
+            return left
+        return 0
+
+    @staticmethod
+    def _left_behind(matrix: Matrix, waiting: list[Job], left: int) -> tuple[int, int, int]:
+        """What :meth:`_first_new` reads at the next pass: the ``left`` jobs this pass left
+        waiting (none counted when windows were ahead: it kept jobs off their processors),
+        the id of the last of them, the processors in service."""
+        if matrix.windows_ahead:
+            return _NONE_LEFT
+        masks = matrix.masks
+        return left, next(job.id for job in reversed(waiting) if job.id not in masks), \
+            matrix.usable
 
     def is_express(self, job: Job) -> bool:
         """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
@@ -213,6 +243,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
         """The processors holding a long job in any row (Strategy 2, §5): those of the long
         jobs this policy placed that are still in the matrix, gathered again only after
         one of them left."""
+        if len(matrix.journal) == self._journal_seen:
+            return self._long_mask
         placed = self._long_placed
         ended = placed.keys() - matrix.masks.keys()
         if ended:
