@@ -99,16 +99,25 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     and what becomes of the jobs on them; ``windows`` are maintenance
     windows and drains.  Either makes the engine keep which processor
     holds what (the ``allocation`` of ``failures``).
+
+    The cycle collector rests from the set-up to the result
+    (:func:`~schedlab.engine.kernel.cyclic_gc_paused`), and the run's state is
+    dropped before it resumes: the first attempts a checkpointed run makes at
+    its set-up (tens of thousands of jobs) would otherwise set off collections
+    that walk every job of the workload, and the run's objects left alive at
+    the resumption a collection that walks them all.
     """
-    simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
-                            progress=progress, reservations=reservations, tick=tick,
-                            max_queued_per_user=max_queued_per_user, failures=failures,
-                            windows=windows)
-    schedule, ctx = policy.schedule, simulation.ctx
     with cyclic_gc_paused():
+        simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
+                                progress=progress, reservations=reservations, tick=tick,
+                                max_queued_per_user=max_queued_per_user, failures=failures,
+                                windows=windows)
+        schedule, ctx = policy.schedule, simulation.ctx
         for _ in simulation.passes:
             schedule(ctx)
-    return simulation.result()
+        result = simulation.result()
+        del simulation, ctx         # the run's state freed before the collector resumes
+    return result
 
 
 class Simulation:
