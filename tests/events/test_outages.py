@@ -4,8 +4,10 @@ workloads for every space-sharing policy, the metrics, and bad input."""
 
 from __future__ import annotations
 
+import gc
 import json
 import math
+import weakref
 from dataclasses import replace
 from pathlib import Path
 
@@ -51,6 +53,40 @@ def three_jobs() -> Workload:
 
 def failing(fate: str, **more) -> FailureSpec:
     return FailureSpec(replayed=NODE_0_AT_30, fate=fate, **more)
+
+
+@pytest.mark.parametrize("windows", [(), (Window(5, 20, 40, 2),)])
+def test_a_run_with_outages_is_freed_by_reference_counting(windows):
+    """Once a run with outages is dropped nothing keeps its context alive: the outages keep
+    it by a weak reference (no cycle), so the run's state goes without the cycle
+    collector, which :func:`run` resumes only after dropping it."""
+    from schedlab.engine.simulator import Simulation
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        simulation = Simulation(three_jobs(), schedlab.make_policy("fcfs+easy"),
+                                failures=failing("checkpoint"), windows=windows)
+        for _ in simulation.passes:
+            simulation.policy.schedule(simulation.ctx)
+        simulation.result()
+        context = weakref.ref(simulation.ctx)
+        del simulation
+        assert context() is None
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_a_run_leaves_the_cycle_collector_as_it_found_it():
+    """:func:`run` pauses the collector for the whole run and restores its state, even when
+    the run's input is refused."""
+    assert gc.isenabled()
+    run(three_jobs(), schedlab.make_policy("fcfs+easy"), failures=failing("requeue"))
+    assert gc.isenabled()
+    with pytest.raises(InputError):
+        run(three_jobs(), schedlab.make_policy("fcfs+easy"), overrun="sometimes")
+    assert gc.isenabled()
 
 
 @pytest.mark.parametrize("policy", ["fcfs", "fcfs+easy", "fcfs+conservative", "fcfs+plan",

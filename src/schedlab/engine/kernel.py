@@ -116,7 +116,10 @@ def cyclic_gc_paused() -> Iterator[None]:
     included, looking for cycles the engine never creates.  Paused, the
     loop runs about 30% faster on a trace of 28,000 jobs (bench/README.md).
     Memory is still freed at once by reference counting; cycles a policy
-    might create are collected when the collector resumes.
+    might create are collected when the collector resumes.  The space-sharing
+    :func:`~schedlab.engine.simulator.run` keeps it paused from the run's set-up
+    to its result and drops the run's state before it resumes, so that a run's
+    objects are never walked (bench/OUTAGES.md).
     """
     enabled = gc.isenabled()
     gc.disable()

@@ -23,6 +23,7 @@ What the policy hears is an :class:`OutageEvent` (``Policy.on_outage``).
 
 from __future__ import annotations
 
+import weakref
 from array import array
 from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable, Sequence
@@ -145,8 +146,13 @@ class Outages:
                            line=window.line, column="node_ids")
 
     def begin(self, ctx: Context) -> None:
-        """Put the first failures and every window's notice on the context's heap."""
-        self._ctx = ctx
+        """Put the first failures and every window's notice on the context's heap.
+
+        The context, which holds this object, is kept by a weak reference: without a
+        cycle between them the run's state is freed as soon as the run is dropped,
+        by reference counting, instead of waiting for the cycle collector to walk it.
+        """
+        self._ctx = weakref.proxy(ctx)
         events = ctx._events
         model = self.spec.model
         if model is not None:

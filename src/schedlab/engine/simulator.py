@@ -102,19 +102,28 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
     and what becomes of the jobs on them; ``windows`` are maintenance
     windows and drains.  Either makes the engine keep which processor
     holds what (the ``allocation`` of ``failures``).
+
+    The cycle collector rests from the set-up to the result
+    (:func:`~schedlab.engine.kernel.cyclic_gc_paused`), and the run's state is
+    dropped before it resumes: the first attempts a checkpointed run makes at
+    its set-up (tens of thousands of jobs) would otherwise set off collections
+    that walk every job of the workload, and the run's objects left alive at
+    the resumption a collection that walks them all.
     """
-    simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
-                            progress=progress, reservations=reservations, tick=tick,
-                            max_queued_per_user=max_queued_per_user, failures=failures,
-                            windows=windows)
-    if simulation.in_arrival_order():
-        simulation.run_in_arrival_order()
-        return simulation.result()
-    schedule, ctx = policy.schedule, simulation.ctx
     with cyclic_gc_paused():
-        for _ in simulation.passes:
-            schedule(ctx)
-    return simulation.result()
+        simulation = Simulation(workload, policy, processors=processors, overrun=overrun,
+                                progress=progress, reservations=reservations, tick=tick,
+                                max_queued_per_user=max_queued_per_user, failures=failures,
+                                windows=windows)
+        if simulation.in_arrival_order():
+            simulation.run_in_arrival_order()
+        else:
+            schedule = policy.schedule
+            for _ in simulation.passes:
+                schedule(simulation.ctx)
+        result = simulation.result()
+        del simulation              # the run's state freed before the collector resumes
+    return result
 
 
 class Simulation:
