@@ -118,9 +118,10 @@ def run(workload: Workload, policy: Policy, *, processors: int | None = None,
         if simulation.in_arrival_order():
             simulation.run_in_arrival_order()
         else:
-            schedule = policy.schedule
+            schedule, ctx = policy.schedule, simulation.ctx
             for _ in simulation.passes:
-                schedule(simulation.ctx)
+                schedule(ctx)
+            del ctx
         result = simulation.result()
         del simulation              # the run's state freed before the collector resumes
     return result
