@@ -650,12 +650,15 @@ def check_gang_window_notices(result: Result) -> None:
     reading is stronger: it predicts the estimate times the rows in use, which the
     result does not keep, so this checks what holds for any number of rows.  A job's
     last attempt is checked (its estimate as the record keeps it, overheads
-    included); express jobs (Strategy 3), served in a slot of their own, are not.
+    included); express jobs (Strategy 3: logged ``express``, in a slot of their own or
+    on a row's free processors) are served at once on free columns, windows ahead or
+    not, and are not checked.
     """
     record, trace = result.outages, result.timesharing
     if record is None or record.notices is None or trace is None:
         return
-    express = set(trace.change_job[trace.change_row < 0].tolist())
+    express_kind = MATRIX_CHANGE_KINDS.index("express")
+    express = set(trace.change_job[trace.change_kind == express_kind].tolist())
     for i, placed in enumerate(trace.placed.tolist()):
         job_id = int(result.job_id[i])
         if placed < 0 or job_id in express:
