@@ -218,6 +218,15 @@ def events(draw, workload: Workload):
     return Workload(jobs, workload.processors, name=workload.name), spec, windows
 
 
+@st.composite
+def workloads_with_events(draw, max_jobs: int, max_processors: int):
+    """A random workload of up to ``max_jobs`` jobs on 1 to ``max_processors`` processors,
+    with :func:`events` against it: ``(workload, failure spec, windows)``."""
+    workload = draw(workloads(max_jobs=max_jobs,
+                              processors=draw(st.integers(1, max_processors))))
+    return draw(events(workload))
+
+
 GANGS = [{}, {"strategy": 2, "short": 10, "long": 30}, {"strategy": 3, "short": 20, "long": 40},
          {"strategy": 3, "short": 20, "express_start": "next-slot", "switchable": False},
          {"backfill": "reservation", "slots": 2, "context_switch": 1},
@@ -228,8 +237,7 @@ GANGS = [{}, {"strategy": 2, "short": 10, "long": 30}, {"strategy": 3, "short": 
 @settings(max_examples=15, deadline=None)
 @given(data=st.data())
 def test_events_keep_the_invariants_and_rerun_identically(params, data):
-    workload = data.draw(workloads(max_jobs=12, processors=data.draw(st.integers(1, 6))))
-    workload, spec, windows = data.draw(events(workload))
+    workload, spec, windows = data.draw(workloads_with_events(12, 6))
     for overrun in ("kill", "extend"):
         first = run_timesharing(workload, gang(**params), failures=spec, windows=windows,
                                 overrun=overrun)

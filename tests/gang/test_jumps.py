@@ -15,7 +15,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events.test_gang_outages import events
+from events.test_gang_outages import workloads_with_events
 from schedlab.engine import timesharing
 from schedlab.engine.timesharing import run_timesharing
 from schedlab.policies.gang import GangScheduler
@@ -79,8 +79,7 @@ def test_jumps_match_rounds_served_slot_by_slot_on_varied_workloads(data, params
 @settings(max_examples=60, deadline=None)
 @given(st.data(), PARAMS)
 def test_jumps_match_rounds_served_slot_by_slot_under_failures_and_windows(data, params):
-    workload = data.draw(workloads(max_jobs=15, processors=data.draw(st.integers(1, 8))))
-    workload, spec, windows = data.draw(events(workload))
+    workload, spec, windows = data.draw(workloads_with_events(15, 8))
     _same_runs(workload, params, failures=spec, windows=windows)
 
 

@@ -15,7 +15,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from events.test_gang_outages import events
+from events.test_gang_outages import workloads_with_events
 from schedlab.engine import timesharing
 from schedlab.engine.timesharing import GUEST, LEAVE, UNGUEST, Matrix, run_timesharing
 from schedlab.policies.gang import GangScheduler, packing
@@ -134,8 +134,7 @@ def test_kept_passes_match_the_plain_passes_on_varied_workloads(data, params):
 @settings(max_examples=60, deadline=None)
 @given(st.data(), PARAMS)
 def test_kept_passes_match_the_plain_passes_under_failures_and_windows(data, params):
-    workload = data.draw(workloads(max_jobs=15, processors=data.draw(st.integers(1, 8))))
-    workload, spec, windows = data.draw(events(workload))
+    workload, spec, windows = data.draw(workloads_with_events(15, 8))
     _same_runs(workload, params, failures=spec, windows=windows)
 
 
@@ -191,8 +190,7 @@ def test_the_log_names_every_change_of_the_kept_guests(workload, params):
 @given(st.data(), PARAMS)
 def test_the_log_names_every_change_of_the_kept_guests_under_failures_and_windows(data,
                                                                                  params):
-    workload = data.draw(workloads(max_jobs=15, processors=data.draw(st.integers(1, 8))))
-    workload, spec, windows = data.draw(events(workload))
+    workload, spec, windows = data.draw(workloads_with_events(15, 8))
     _guests_logged_as_kept(workload, params, failures=spec, windows=windows)
 
 
