@@ -2,7 +2,10 @@
 alternated in the same minutes, as CPU seconds; each case reported as a ratio.
 
 The base tree is a ``git worktree`` of ``--base`` (default ``HEAD``) in a
-temporary folder; the new one is the working tree this script stands in.
+temporary folder, or ``--base`` itself when it is a folder holding a source tree
+(one with its compiled extension built, which a fresh worktree lacks: its
+compiled kernels would run on numba's JIT); the new one is the working tree
+this script stands in.
 Both run with the same interpreter (``.venv`` by default), each with its own
 ``src`` first on ``PYTHONPATH``, so only the code differs. Every case runs
 once in each tree to warm numba's cache, then ``--repeat`` pairs, base and
@@ -14,6 +17,7 @@ different schedules.
 
     python bench/ab_bench.py                      # the default cases, HEAD as the base
     python bench/ab_bench.py --base HEAD~3 --repeat 7
+    python bench/ab_bench.py --base ../base-tree --only "KTH fcfs"   # a built tree
 """
 
 from __future__ import annotations
@@ -97,24 +101,28 @@ def make_grid_inputs(python: str, folder: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--base", default="HEAD", help="the commit to compare against")
+    parser.add_argument("--base", default="HEAD",
+                        help="the commit to compare against, or a source tree's folder")
     parser.add_argument("--repeat", type=int, default=5, help="pairs per case")
     parser.add_argument("--python", default=str(ROOT / ".venv" / "bin" / "python"))
     parser.add_argument("--only", help="run the cases whose label contains this text")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="schedlab-ab-") as scratch:
         folder = Path(scratch)
-        base = folder / "base"
-        subprocess.run(["git", "worktree", "add", "--detach", str(base), options.base],
-                       cwd=ROOT, check=True, capture_output=True)
+        made = not (Path(options.base) / "src" / "schedlab").is_dir()
+        base = folder / "base" if made else Path(options.base).resolve()
+        if made:
+            subprocess.run(["git", "worktree", "add", "--detach", str(base), options.base],
+                           cwd=ROOT, check=True, capture_output=True)
         try:
-            make_grid_inputs(options.python, folder)
+            chosen = [(label, args) for label, args in CASES
+                      if not options.only or options.only in label]
+            if any("grid.swf" in args for _, args in chosen):
+                make_grid_inputs(options.python, folder)
             (folder / "never.csv").write_text("time,nodes,duration\n1000000000000,0,1\n")
             print("| case | base CPU s | new CPU s | new / base | same schedule |\n"
                   "|---|---:|---:|---:|---|")
-            for label, args in CASES:
-                if options.only and options.only not in label:
-                    continue
+            for label, args in chosen:
                 trees = {"base": base, "new": ROOT}
                 seconds: dict[str, list[float]] = {"base": [], "new": []}
                 digests = {name: run_once(options.python, tree, args, folder / name)[1]
@@ -127,8 +135,9 @@ def main() -> None:
                 same = "yes" if digests["base"] == digests["new"] else "NO"
                 print(f"| {label} | {b:.2f} | {n:.2f} | {n / b:.3f} | {same} |", flush=True)
         finally:
-            subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT,
-                           check=False, capture_output=True)
+            if made:
+                subprocess.run(["git", "worktree", "remove", "--force", str(base)], cwd=ROOT,
+                               check=False, capture_output=True)
 
 
 if __name__ == "__main__":

@@ -171,9 +171,14 @@ def test_a_guarded_kernel_refuses_arguments_of_other_types(monkeypatch):
     """The extension's wrapper would read an int32 array as int64 (past its end) or a
     list as an array: every call is guarded, in every process, as numba's JIT would."""
     monkeypatch.setattr(compiled._state, "manifest", {"kernels": {"k": [
-        ["array", "int64", 1, "A"], ["int64"], ["float64"], ["bool"]]}})
+        ["array", "int64", 1, "A"], ["int64"], ["float64"], ["bool"]],
+        "bytes": [["array", "uint8", 1, "A"]]}})
     guarded = compiled._guarded(lambda *args: "called", "k")
     ints = np.arange(6, dtype=np.int64)
+    assert compiled._guarded(lambda *args: "called", "bytes")(np.frombuffer(b"ab", np.uint8)) \
+        == "called"
+    with pytest.raises(TypeError, match="kernel bytes compiled for"):
+        compiled._guarded(lambda *args: "called", "bytes")(np.frombuffer(b"ab", np.int8))
     assert guarded(ints, 1, 2.0, True) == "called"
     assert guarded(ints, np.int64(1), np.float64(2.0), np.bool_(False)) == "called"
     assert guarded(ints[::2], 1, 2.0, True) == "called"          # any layout

@@ -5,6 +5,10 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from schedlab.engine.simulator import run
 from schedlab.output import JOB_COLUMNS, jobs_csv_text
 from schedlab.policies import make_policy
@@ -56,3 +60,32 @@ def test_jobs_csv_made_block_by_block_is_the_same_text(tmp_path, monkeypatch):
         output.write_jobs_csv(result, tmp_path / f"jobs{rows_per_block}.csv")
         assert (tmp_path / f"jobs{rows_per_block}.csv").read_text() == whole
     assert list(tmp_path.iterdir()) and not list(tmp_path.glob(".*.tmp"))
+
+
+def plain_csv_lines(values, empty, named, names):
+    """The lines :func:`schedlab.output_kernels.csv_text` must write, made in Python."""
+    return "".join(",".join(names[v] if j == named else "" if blank else str(v)
+                            for j, (v, blank) in enumerate(zip(row, flags))) + "\n"
+                   for row, flags in zip(values.tolist(), empty.tolist()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 12), st.integers(1, 6), st.data())
+def test_compiled_csv_lines_are_the_plain_lines(rows, columns, data):
+    """Any int64 (the extremes but the least, which has no positive twin), empty cells
+    anywhere and names of any length (none included) in any column: the text of Python's
+    formatting."""
+    from schedlab.output_kernels import csv_text
+
+    names = tuple(data.draw(st.lists(st.text("abcxyz_", max_size=9), min_size=1, max_size=5)))
+    named = data.draw(st.integers(-1, columns - 1))
+    cell = st.one_of(st.integers(-20, 20), st.integers(-2**63 + 1, 2**63 - 1))
+    cells = data.draw(st.lists(cell, min_size=rows * columns, max_size=rows * columns))
+    values = np.array(cells, dtype=np.int64).reshape(rows, columns)
+    if named >= 0:
+        values[:, named] = data.draw(st.lists(st.integers(0, len(names) - 1),
+                                              min_size=rows, max_size=rows))
+    empty = np.array(data.draw(st.lists(st.booleans(), min_size=rows * columns,
+                                        max_size=rows * columns)), dtype=bool)
+    empty = empty.reshape(rows, columns)
+    assert csv_text(values, empty, named, names) == plain_csv_lines(values, empty, named, names)

@@ -217,7 +217,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     cancelled by its user (a withdrawn booking takes others again); with a warm
     cache it only loads them.  Plain FCFS's run in arrival order
     (:mod:`schedlab.engine.arrival_order`) is compiled by one ``fcfs`` run (entry
-    ``fcfs``).  The processor map of runs with failures and windows
+    ``fcfs``), whose schedule is then written as jobs.csv and as SWF and read back, which
+    compiles the writer's and the SWF reader's loops (:mod:`schedlab.output_kernels`,
+    :mod:`schedlab.workload.swf_kernels`).  The processor map of runs with failures and windows
     (:mod:`schedlab.engine.processors`), which every policy uses, is compiled too, by one
     run with failures (entry ``processor map``), and so is the ``knn`` predictor's search
     (:mod:`schedlab.predictors.knn_kernel`), by one run planning with it (entry ``knn
@@ -260,7 +262,7 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
         execute(RunSpec(cancelling, name))
         taken[name] = time.perf_counter() - began
     began = time.perf_counter()
-    execute(RunSpec(lublin, "fcfs"))
+    _write_and_read_back(execute(RunSpec(lublin, "fcfs")))
     taken["fcfs"] = time.perf_counter() - began
     began = time.perf_counter()
     execute(RunSpec(lublin, "fcfs", failures="mtbf=1d,fate=requeue"))
@@ -284,6 +286,21 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
         else:
             taken["ahead-of-time extension"] = time.perf_counter() - began
     return taken
+
+
+def _write_and_read_back(result: Result) -> None:
+    """Compile the SWF reader's number scan (:mod:`schedlab.workload.swf_kernels`) and
+    jobs.csv's writer (:mod:`schedlab.output_kernels`): ``result`` written as jobs.csv and
+    as an SWF schedule, which is read back."""
+    import tempfile
+
+    from schedlab.output import write_jobs_csv
+    from schedlab.workload.swf import read_swf, write_swf
+
+    with tempfile.TemporaryDirectory(prefix="schedlab-precompile-") as folder:
+        write_jobs_csv(result, Path(folder) / "jobs.csv")
+        write_swf(result, Path(folder) / "schedule.swf")
+        read_swf(Path(folder) / "schedule.swf")
 
 
 def _compile_convergent_scheduling() -> None:

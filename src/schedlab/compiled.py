@@ -48,7 +48,6 @@ signature and refuses a call with other types, as numba's JIT would.
 from __future__ import annotations
 
 import atexit
-import hashlib
 import importlib.util
 import json
 import os
@@ -61,12 +60,19 @@ from pathlib import Path
 from types import FunctionType, ModuleType
 from typing import Any
 
+try:        # CPython's own sha256: the same digests as hashlib's without loading OpenSSL (2 ms)
+    from _sha256 import sha256  # type: ignore[import-not-found]
+except ImportError:                                  # pragma: no cover - not CPython 3.11
+    from hashlib import sha256
+
 #: The extension module's name (its file: NAME + the interpreter's extension suffix).
 EXTENSION = "schedlab_kernels"
 #: The manifest next to it: fingerprint and exported signatures (JSON).
 MANIFEST = "schedlab_kernels.json"
 #: The extension's form and build rules: changing them (here) makes every extension stale.
 FORMAT = 3
+#: The dtypes of the arrays the extension's functions take (bytes as uint8).
+ARRAY_DTYPES = ("int64", "float64", "bool", "uint8")
 #: njit options the extension reproduces (``error_model``; ``nogil`` changes no result).
 AOT_OPTIONS = frozenset({"error_model", "nogil"})
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -171,7 +177,7 @@ def extension_dir() -> Path:
     if not any(PACKAGE_DIR.is_relative_to(place) for place in installed):
         return PACKAGE_DIR / "_aot"
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    tag = hashlib.sha256(str(PACKAGE_DIR).encode()).hexdigest()[:16]
+    tag = sha256(str(PACKAGE_DIR).encode()).hexdigest()[:16]
     return Path(cache) / "schedlab" / "aot" / tag
 
 
@@ -212,12 +218,12 @@ def _processor() -> str:
     except OSError:
         described = ""
     described = described or f"{platform.machine()} {platform.processor()}"
-    return hashlib.sha256(described.encode()).hexdigest()[:16]
+    return sha256(described.encode()).hexdigest()[:16]
 
 
 def _sha256(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return sha256(path.read_bytes()).hexdigest()
     except OSError:
         return None
 
@@ -418,8 +424,7 @@ def _describe(numba_type: Any) -> list[Any] | None:
     any layout, "A"), or None for one it does not (then its kernel stays JIT)."""
     from numba.core import types
 
-    if isinstance(numba_type, types.Array) and str(numba_type.dtype) in ("int64", "float64",
-                                                                        "bool"):
+    if isinstance(numba_type, types.Array) and str(numba_type.dtype) in ARRAY_DTYPES:
         return ["array", str(numba_type.dtype), numba_type.ndim, "A"]
     if isinstance(numba_type, types.Literal):
         return None

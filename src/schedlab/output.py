@@ -85,33 +85,35 @@ def jobs_csv_blocks(result: Result) -> Iterator[str]:
         yield _job_block(result, slice(first, first + CSV_BLOCK_ROWS))
 
 
-#: One line of the ``JOB_COLUMNS`` cells, each a ``%s``.
-_JOB_LINE = ",".join(["%s"] * len(JOB_COLUMNS)) + "\n"
-#: The status names, indexed by status code, as cells of an object table.
-_STATUS_CELLS = np.array(STATUS_NAMES, dtype=object)
+#: The ``JOB_COLUMNS`` of a Result's int64 columns, in order (the status names the codes
+#: of ``status``, and ``wait`` is made from ``start`` and ``submit``).
+_INT_JOB_COLUMNS = ("job_id", "submit", "start", "end", "width", "estimate", "runtime", "status")
+_STATUS, _WAIT, _PLANNED = (JOB_COLUMNS.index(name) for name in ("status", "wait",
+                                                                  "planned_start"))
+#: The cells left empty for a job that never ran.
+_RAN_ONLY = np.array([JOB_COLUMNS.index(name) for name in ("start", "end", "wait")])
 
 
 def _job_cells(result: Result, rows: slice) -> str:
     """The ``JOB_COLUMNS`` cells of the jobs in ``rows``, each line ended.
 
-    One ``%`` format of the whole block over an object table of its cells, so
-    that no Python code runs per row (a formatted string per row costs about a
-    third more).  A job that never ran has empty ``start``, ``end`` and
-    ``wait``; one never promised a start an empty ``planned_start``.
+    A table of their int64 values and of the cells left empty, written by one
+    compiled call (:func:`schedlab.output_kernels.csv_text`), so that no Python
+    code runs per row or cell.  A job that never ran has empty ``start``, ``end``
+    and ``wait``; one never promised a start an empty ``planned_start``.
     """
-    status, start, submit = result.status[rows], result.start[rows], result.submit[rows]
-    planned = result.planned_start[rows]
-    cells = np.empty((status.size, len(JOB_COLUMNS)), dtype=object)
-    for k, column in enumerate((result.job_id, result.submit, result.start, result.end,
-                                result.width, result.estimate, result.runtime)):
-        cells[:, k] = column[rows]
-    cells[:, 7] = _STATUS_CELLS[status]
-    cells[:, 8] = start - submit
-    cells[:, 9] = planned
-    never_ran = np.isin(status, NEVER_RAN)
-    cells[never_ran, 2] = cells[never_ran, 3] = cells[never_ran, 8] = ""
-    cells[planned < 0, 9] = ""
-    return _JOB_LINE * status.size % tuple(cells.ravel().tolist())
+    from schedlab.output_kernels import csv_text
+
+    status, planned = result.status[rows], result.planned_start[rows]
+    values = np.empty((status.size, len(JOB_COLUMNS)), np.int64)
+    for k, name in enumerate(_INT_JOB_COLUMNS):
+        values[:, k] = getattr(result, name)[rows]
+    values[:, _WAIT] = result.start[rows] - result.submit[rows]
+    values[:, _PLANNED] = planned
+    empty = np.zeros(values.shape, dtype=bool)
+    empty[np.ix_(np.isin(status, NEVER_RAN), _RAN_ONLY)] = True
+    empty[:, _PLANNED] = planned < 0
+    return csv_text(values, empty, _STATUS, STATUS_NAMES)
 
 
 def _job_block(result: Result, rows: slice) -> str:

@@ -21,6 +21,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+import numpy as np
+
 from schedlab.engine.simulator import ProgressCallback
 from schedlab.errors import InputError, did_you_mean
 from schedlab.limits import check_jobs, check_processors, check_seed
@@ -105,10 +107,11 @@ def schedule_horizon(workload: Workload, requests: Iterable[Reservation] | None 
     """A time by which any schedule of ``workload`` that never idles while a job waits has
     ended: the last submission or reservation end, plus every job's longest time (runtime or
     estimate) and a scheduling tick per job.  Only its size matters (:func:`check_capacity`)."""
-    jobs = workload.jobs
-    latest = max([jobs[-1].submit] if jobs else [0])
-    latest = max([latest, *(request.end for request in requests or ())])
-    return latest + sum(max(job.runtime, job.estimate) + tick for job in jobs)
+    columns = workload.to_arrays()
+    submit, longest = columns["submit"], np.maximum(columns["runtime"], columns["estimate"])
+    latest = max([int(submit[-1]) if len(submit) else 0,
+                  *(request.end for request in requests or ())])
+    return latest + sum(longest.tolist()) + tick * len(longest)
 
 
 def with_reservation_params(policy: Mapping[str, Any], params: Mapping[str, Any]

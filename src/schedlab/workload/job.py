@@ -152,6 +152,17 @@ class Workload:
         return offered_load(columns["submit"], columns["width"], columns["runtime"],
                             processors or self.processors, cancel_column(self.jobs))
 
+    @classmethod
+    def of_columns(cls, jobs: tuple[Job, ...], columns: Mapping[str, np.ndarray],
+                   **metadata: object) -> Workload:
+        """A workload of ``jobs`` made from ``columns`` (the int64 columns of
+        :meth:`to_arrays`, in the jobs' order): a reader that builds its jobs from arrays
+        hands them over, so that they are not rebuilt from the jobs (one ``fromiter`` per
+        column over every job)."""
+        workload = cls(jobs, **metadata)  # type: ignore[arg-type]
+        workload.__dict__["_columns"] = {name: columns[name] for name in INT_COLUMNS}
+        return workload
+
     def with_jobs(self, jobs: Sequence[Job], **changes) -> Workload:
         """A copy with other jobs (re-sorted by submit, id) and other metadata."""
         ordered = tuple(sorted(jobs, key=lambda j: (j.submit, j.id)))
@@ -171,7 +182,7 @@ class Workload:
         fields, which numpy fills without building a row tuple per job."""
         n = len(self.jobs)
         return {name: np.fromiter(map(attrgetter(name), self.jobs), np.int64, n)
-                for name in _INT_COLUMNS}
+                for name in INT_COLUMNS}
 
     def __getstate__(self) -> dict[str, object]:
         """The fields, without the columns made from them (a pickle sent to a sweep's
@@ -191,4 +202,5 @@ def name_of(number: int, names: Sequence[str] | None) -> str | None:
     return names[number - 1] if number <= len(names) else None
 
 
-_INT_COLUMNS = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")
+#: The int64 columns of :meth:`Workload.to_arrays`: the first fields of :class:`Job`.
+INT_COLUMNS = ("id", "submit", "runtime", "estimate", "width", "user", "group", "queue")

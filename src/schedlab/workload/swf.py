@@ -47,6 +47,7 @@ from schedlab.workload.job import (
     ESTIMATES_PARTLY_RUNTIME,
     ESTIMATES_REQUESTED,
     ESTIMATES_RUNTIME,
+    INT_COLUMNS,
     MACHINE_FROM_ARGUMENT,
     MACHINE_FROM_WIDEST_JOB,
     Job,
@@ -92,12 +93,8 @@ _MAX_MAGNITUDE = float(MAX_TIME)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 #: :func:`_plain_number_records`: at most this many digits per number (below 2**53, exact
-#: in a float64), and about this many bytes per block of lines.  A block of 256 KB keeps
-#: its temporary arrays (a few MB in all) in the cache and in memory the allocator
-#: reuses: in blocks of 4 MB each temporary came as fresh pages from the system, and
-#: reading KTH-SP2 took 1.3x as long (docs/reference/workloads.md, "Speed").
+#: in a float64).
 _EXACT_DIGITS = 15
-_BLOCK_BYTES = 1 << 18
 _NUMBER = re.compile(rb"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _HEADER_KEY = re.compile(r"\s*([A-Za-z][\w-]*)\s*:(?!//)\s*(.*?)\s*")
 
@@ -295,10 +292,11 @@ def _plain_number_records(data: bytes) -> np.ndarray | None:
     every value is exactly what ``numpy.loadtxt`` makes of it); None for any other
     file, which ``numpy.loadtxt`` then reads (or the slow pass reports).
 
-    About twice as fast as ``numpy.loadtxt``: the digits are read by array
-    operations on the bytes (:func:`_plain_number_block`), in blocks of about
-    :data:`_BLOCK_BYTES` ending at a line end, so that the index arrays stay small.
+    One compiled pass over the bytes (:func:`schedlab.workload.swf_kernels.plain_numbers`),
+    about ten times as fast as ``numpy.loadtxt``.
     """
+    from schedlab.workload.swf_kernels import plain_number_records
+
     start = 0
     while data.startswith((b";", b"\n"), start):
         start = data.find(b"\n", start) + 1
@@ -306,65 +304,7 @@ def _plain_number_records(data: bytes) -> np.ndarray | None:
             return None
     if data.find(b";", start) >= 0:
         return None
-    blocks = []
-    while start < len(data):
-        end = data.rfind(b"\n", start, start + _BLOCK_BYTES) + 1
-        end = end if end > start and len(data) - start > _BLOCK_BYTES else len(data)
-        block = _plain_number_block(np.frombuffer(data, dtype=np.uint8, count=end - start,
-                                                  offset=start))
-        if block is None:
-            return None
-        blocks.append(block)
-        start = end
-    return np.concatenate(blocks or [np.zeros(0)]).reshape(-1, N_FIELDS)
-
-
-def _plain_number_block(buf: np.ndarray) -> np.ndarray | None:
-    """The numbers of whole lines of records (bytes ``buf``) in file order, as float64, or
-    None when one is not a plain decimal number (:func:`_plain_number_records`) or a line
-    that is not blank holds other than 18 numbers.
-
-    A number is its digits read as an integer ``m`` (exact: at most 15 digits), divided
-    by ``10**k`` for its ``k`` digits after the point: one correctly rounded division
-    of two exact float64 values, so the nearest float64 to the decimal, as
-    ``numpy.loadtxt`` gives it.
-    """
-    blank = (buf == ord(" ")) | (buf == ord("\n")) | (buf == ord("\t"))
-    minus, point = buf == ord("-"), buf == ord(".")
-    if not (blank | minus | point | ((buf - np.uint8(ord("0"))) < 10)).all():
-        return None
-    points = np.flatnonzero(point)
-    if points.size:                                  # drop the points, keep where they were
-        buf, blank, minus = buf[~point], blank[~point], minus[~point]
-        points -= np.arange(points.size)             # the first digit after each point
-    edges = np.diff((~blank).view(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts, ends = np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)
-    if starts.size == 0:                             # blank lines only
-        return np.zeros(0)
-    negative = minus[starts]
-    first = starts + negative
-    lengths = ends - first
-    number_of_point = np.searchsorted(starts, points, side="right") - 1
-    line_ends = np.append(np.flatnonzero(buf == ord("\n")), buf.size)
-    per_line = np.diff(np.searchsorted(starts, line_ends), prepend=0)
-    if (lengths.min() < 1 or lengths.max() > _EXACT_DIGITS
-            or np.count_nonzero(minus) != np.count_nonzero(negative)
-            or ((per_line != 0) & (per_line != N_FIELDS)).any()
-            or (np.diff(number_of_point) == 0).any()
-            or (points <= first[number_of_point]).any()
-            or (points >= ends[number_of_point]).any()):
-        return None
-    digits = (buf[first] - np.uint8(ord("0"))).astype(np.int64)
-    longer = np.flatnonzero(lengths > 1)
-    position = 1
-    while longer.size:
-        digits[longer] = digits[longer] * 10 + (buf[first[longer] + position] - np.uint8(ord("0")))
-        position += 1
-        longer = longer[lengths[longer] > position]
-    values = digits.astype(np.float64)
-    values[number_of_point] /= 10.0 ** (ends[number_of_point] - points)
-    values[negative] *= -1
-    return values
+    return plain_number_records(data, start, N_FIELDS, _EXACT_DIGITS)
 
 
 def _values_in_range(table: np.ndarray) -> bool:
@@ -535,15 +475,15 @@ def _build_workload(table: np.ndarray, data: bytes, source: str, header: _Header
                          f"({counts})", file=source)
     _check_unique_ids(table[:, _JOB], keep, data, source)
     replayed = (table[keep, _STATUS] == SWF_CANCELLED) if cancellations == "replay" else None
-    jobs = _make_jobs(table[keep], width[keep], replayed)
+    jobs, columns = _make_jobs(table[keep], width[keep], replayed)
     facts = provenance(machine_source, table[keep, _REQ_TIME])
     fractional = _fractional_times(table[keep])
     if fractional:
         facts[FRACTIONAL_TIMES] = fractional
-    return Workload(jobs=jobs, processors=machine, name=_trace_name(source),
-                    header=header.values, skipped=skipped,
-                    unix_start_time=_header_int(header, "UnixStartTime", source),
-                    provenance=facts)
+    return Workload.of_columns(jobs, columns, processors=machine, name=_trace_name(source),
+                               header=header.values, skipped=skipped,
+                               unix_start_time=_header_int(header, "UnixStartTime", source),
+                               provenance=facts)
 
 
 def _fractional_times(table: np.ndarray) -> int:
@@ -650,9 +590,10 @@ def _raise_first_skip(masks: dict[str, np.ndarray], table: np.ndarray, width: np
                      field=field_label(column))
 
 
-def _make_jobs(table: np.ndarray, width: np.ndarray,
-               cancelled: np.ndarray | None = None) -> tuple[Job, ...]:
-    """Job objects (built once, column-wise) ordered by (submit, id).
+def _make_jobs(table: np.ndarray, width: np.ndarray, cancelled: np.ndarray | None = None
+               ) -> tuple[tuple[Job, ...], dict[str, np.ndarray]]:
+    """Job objects (built once, column-wise) ordered by (submit, id), and their int64
+    columns of :meth:`Workload.to_arrays` (the workload keeps them: :meth:`Workload.of_columns`).
 
     Times are truncated to whole seconds; estimate = requested time (>= 1 s)
     when given, else the runtime (>= 1 s).  The records marked ``cancelled``
@@ -665,15 +606,18 @@ def _make_jobs(table: np.ndarray, width: np.ndarray,
     estimate = np.maximum(estimate, 1).astype(np.int64)
     ids = table[:, _JOB].astype(np.int64)
     order = np.lexsort((ids, submit))
-    columns = (ids, submit, runtime, estimate, width, table[:, _USER].astype(np.int64),
-               table[:, _GROUP].astype(np.int64), table[:, _QUEUE].astype(np.int64))
-    if cancelled is None or not cancelled.any():
-        return _jobs_of([column[order].tolist() for column in columns])
-    runtime, cancel_after = _cancellation_columns(table, runtime, estimate, cancelled)
-    columns = (ids, submit, runtime, *columns[3:])
-    deadline = [None] * len(ids)
-    return _jobs_of([*(column[order].tolist() for column in columns), deadline,
-                     [False] * len(ids), cancel_after[order].tolist()])
+    replayed = cancelled is not None and bool(cancelled.any())
+    cancel_after = None
+    if replayed:
+        assert cancelled is not None
+        runtime, cancel_after = _cancellation_columns(table, runtime, estimate, cancelled)
+    columns = {name: column[order] for name, column in zip(
+        INT_COLUMNS, (ids, submit, runtime, estimate, width, table[:, _USER].astype(np.int64),
+                       table[:, _GROUP].astype(np.int64), table[:, _QUEUE].astype(np.int64)))}
+    fields = [column.tolist() for column in columns.values()]
+    if cancel_after is not None:
+        fields += [[None] * len(ids), [False] * len(ids), cancel_after[order].tolist()]
+    return _jobs_of(fields), columns
 
 
 def _jobs_of(fields: list[list[Any]]) -> tuple[Job, ...]:
