@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,7 @@ def test_a_named_command_is_registered_alone_anything_else_gets_every_command(ar
 
 LOADED = """
 import sys
+from pathlib import Path
 sys.argv = ["schedlab", *{argv!r}]
 from schedlab.cli.app import main
 try:
@@ -59,3 +61,32 @@ def test_help_lists_every_command():
     listed = {line.split()[1] for line in done.stdout.splitlines()
               if line.startswith("│ ") and len(line.split()) > 1}
     assert set(EVERY) <= listed
+
+
+COLLECTOR = """
+import gc, runpy, sys
+from schedlab.cli.loading import load
+before = gc.get_freeze_count()
+load({path!r}, procs=None)
+print("alone", gc.get_freeze_count() - before, gc.isenabled())
+sys.argv = ["schedlab", "simulate", {path!r}, "--policy", "fcfs"]
+try:
+    runpy.run_module("schedlab", run_name="__main__")
+except SystemExit:
+    pass
+frozen = gc.get_freeze_count()
+workload = load({path!r}, procs=None)
+print("command", gc.isenabled(), gc.get_freeze_count() - frozen >= len(workload))
+"""
+
+
+def test_the_command_freezes_its_start_up_and_input_and_leaves_the_collector_on():
+    """``python -m schedlab`` pauses the collector while its modules load and ``main``
+    turns it back on after freezing them; a command's input joins them, but only in such a
+    process: loading a workload elsewhere (a library, these tests) freezes nothing."""
+    path = str(Path(__file__).parents[1] / "workload" / "data" / "small.swf")
+    done = subprocess.run([sys.executable, "-c", COLLECTOR.format(path=path)],
+                          capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert "alone 0 True" in lines
+    assert "command True True" in lines

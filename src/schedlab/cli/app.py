@@ -122,8 +122,10 @@ def main() -> None:
     cyclic garbage collector tracks for ``schedlab simulate``) live as long as the
     process, so they are moved out of its reach (``gc.freeze``): a full collection
     during a run scans only what the run made (on KTH one cost 0.03 s, 0.15 s with
-    numba loaded, before).
+    numba loaded, before).  The collector is then on, also where ``python -m
+    schedlab`` paused it while the modules loaded.
     """
     cli = command_app(invoked(sys.argv[1:]))
     gc.freeze()
+    gc.enable()
     cli(prog_name="schedlab")
