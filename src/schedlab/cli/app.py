@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from schedlab import __version__
+from schedlab.cli import freeze_long_lived
 from schedlab.cli.consoles import err_console
 from schedlab.cli.conventions import SchedlabCommand
 from schedlab.cli.options import named_as_typed
@@ -120,12 +121,13 @@ def main() -> None:
 
     The objects made so far (modules, functions, the typer app: about 30,000 that the
     cyclic garbage collector tracks for ``schedlab simulate``) live as long as the
-    process, so they are moved out of its reach (``gc.freeze``): a full collection
+    process, so they are moved out of its reach (``gc.freeze``,
+    :func:`~schedlab.cli.freeze_long_lived`): a full collection
     during a run scans only what the run made (on KTH one cost 0.03 s, 0.15 s with
     numba loaded, before).  The collector is then on, also where ``python -m
     schedlab`` paused it while the modules loaded.
     """
     cli = command_app(invoked(sys.argv[1:]))
-    gc.freeze()
+    freeze_long_lived(command_starts=True)
     gc.enable()
     cli(prog_name="schedlab")

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from schedlab.cli import freeze_long_lived
 from schedlab.cli.consoles import console, err_console
 from schedlab.cli.options import option_name
 from schedlab.cli.progress import DelayedProgress
@@ -60,9 +60,9 @@ def prepare(spec: RunSpec) -> Workload | GridWorkload:
 
     The cycle collector rests while the input is read: its jobs (tens of thousands of
     tuples) would set off collections that walk them, in search of cycles a reader never
-    makes (on KTH-SP2 about 0.008 s of CPU).  In the command's own process, whose
-    start-up objects :func:`~schedlab.cli.app.main` moved out of the collector's reach
-    (``gc.freeze``), the input, which lives as long as the command, joins them.
+    makes (on KTH-SP2 about 0.008 s of CPU).  In the command's own process the input,
+    which lives as long as the command, is then moved out of the collector's reach with
+    the start-up objects (:func:`schedlab.cli.freeze_long_lived`).
     """
     from schedlab.api import prepare_workload
     from schedlab.engine.kernel import cyclic_gc_paused
@@ -74,8 +74,7 @@ def prepare(spec: RunSpec) -> Workload | GridWorkload:
         with cyclic_gc_paused():
             loaded: Workload | GridWorkload = prepare_workload(spec, label=option_name,
                                                                progress=bar)
-            if gc.get_freeze_count():
-                gc.freeze()
+            freeze_long_lived()
     finally:
         bar.close()
     if isinstance(loaded, Workload):
