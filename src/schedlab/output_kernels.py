@@ -2,7 +2,7 @@
 
 :func:`csv_lines` writes the lines of a table of integer cells and names,
 one pass over the cells into a byte buffer, instead of a Python object per
-cell formatted by ``%`` (about six times its time for KTH-SP2's 27,992 jobs).
+cell formatted by ``%`` (KTH-SP2's 27,992 jobs: 4 ms against 11 ms).
 
 This module imports numba (or the ahead-of-time extension), so the writer
 imports it at its first table.

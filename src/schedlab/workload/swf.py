@@ -293,7 +293,7 @@ def _plain_number_records(data: bytes) -> np.ndarray | None:
     file, which ``numpy.loadtxt`` then reads (or the slow pass reports).
 
     One compiled pass over the bytes (:func:`schedlab.workload.swf_kernels.plain_numbers`),
-    about ten times as fast as ``numpy.loadtxt``.
+    several times as fast as ``numpy.loadtxt``.
     """
     from schedlab.workload.swf_kernels import plain_number_records
 

@@ -2,8 +2,8 @@
 
 :func:`plain_numbers` reads the records of a trace whose lines hold plain
 decimal numbers only, one pass over the bytes, instead of the array
-operations over the bytes that such a scan takes in numpy (about ten times
-its time on KTH-SP2).  Anything else it refuses, and the reader takes
+operations over the bytes that such a scan takes in numpy (KTH-SP2's
+numbers: 4.8 ms against 11.5 ms).  Anything else it refuses, and the reader takes
 ``numpy.loadtxt`` and its slow pass, which name the first bad line and field.
 
 This module imports numba (or the ahead-of-time extension), so the reader
