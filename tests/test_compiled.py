@@ -84,10 +84,10 @@ def test_the_extension_and_numba_jit_make_the_same_schedules(current_extension):
 
 
 def test_a_conservative_run_on_a_current_extension_never_imports_numba(current_extension):
-    code = ("from schedlab.cli.app import main\nimport sys\nsys.argv = ['schedlab', "
+    code = ("from schedlab.cli.app import main\nimport atexit, sys\nsys.argv = ['schedlab', "
             "'simulate', 'lublin', '-n', '500', '--policy', 'fcfs+conservative']\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print('numba', 'numba' in sys.modules)")
+            "atexit.register(lambda: print('numba', 'numba' in sys.modules))\n"
+            "main()\n")
     ahead, stderr = run_python(code)
     assert ahead["numba"] == "False"
     assert "compiling" not in stderr

@@ -69,7 +69,7 @@ from schedlab.cli.loading import load
 before = gc.get_freeze_count()
 load({path!r}, procs=None)
 print("alone", gc.get_freeze_count() - before, gc.isenabled())
-sys.argv = ["schedlab", "simulate", {path!r}, "--policy", "fcfs"]
+sys.argv = ["schedlab", "policies"]
 try:
     runpy.run_module("schedlab", run_name="__main__")
 except SystemExit:
@@ -90,3 +90,31 @@ def test_the_command_freezes_its_start_up_and_input_and_leaves_the_collector_on(
     lines = done.stdout.splitlines()
     assert "alone 0 True" in lines
     assert "command True True" in lines
+
+
+QUICK = """
+import atexit, sys
+from schedlab.cli.app import main
+atexit.register(lambda: print("exit functions ran"))
+sys.argv = ["schedlab", *sys.argv[1:]]
+main()
+print("not reached")
+"""
+
+
+def test_simulate_ends_without_teardown_keeping_its_exit_code_output_and_exit_functions(
+        tmp_path):
+    """``simulate`` ends by ``quick_exit``: its files whole, its summary and its exit
+    code as ``sys.exit`` leaves them, the exit functions run."""
+    path = str(Path(__file__).parents[1] / "workload" / "data" / "small.swf")
+    ran = subprocess.run([sys.executable, "-c", QUICK, "simulate", path, "--policy", "fcfs",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert ran.returncode == 0
+    assert "wrote" in ran.stdout and "exit functions ran" in ran.stdout
+    assert "not reached" not in ran.stdout
+    assert (tmp_path / "out" / "jobs.csv").read_text().startswith("job_id,submit,")
+    refused = subprocess.run([sys.executable, "-c", QUICK, "simulate", path, "--procs", "-3"],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2
+    assert "schedlab: error: field --procs" in refused.stderr
+    assert "exit functions ran" in refused.stdout
