@@ -31,7 +31,7 @@ from real_traces import real_trace
 from schedlab.engine.result import FINISHED, KILLED, REJECTED, Result
 from schedlab.errors import InputError
 from schedlab.workload import swf
-from schedlab.workload.job import Job, Workload
+from schedlab.workload.job import INT_COLUMNS, Job, Workload
 from schedlab.workload.swf import SKIP_REASONS, read_swf, write_swf
 
 DATA = Path(__file__).parent / "data"
@@ -554,3 +554,21 @@ def test_plain_numbers_of_a_hand_written_record():
     data = b"; Note: x\n\n  7 120 -1 35.25 4 -1 -1 4 600 -1 1 3 2 -1 1 -1 -1 -0.5\n"
     assert swf._plain_number_records(data).tolist() == [
         [7, 120, -1, 35.25, 4, -1, -1, 4, 600, -1, 1, 3, 2, -1, 1, -1, -1, -0.5]]
+
+
+@pytest.mark.parametrize("cancellations", ["ignore", "replay", "drop"])
+def test_the_columns_the_reader_keeps_are_its_jobs_columns(tmp_path, cancellations):
+    """``to_arrays`` of a workload read from SWF gives the columns the reader made its jobs
+    from (kept, not rebuilt): the same as columns made from its jobs, in (submit, id)
+    order, with a cancelled job's runtime replayed."""
+    lines = [record(f1="2", f2="10", f4="-1", f9="40", f11="5", f3="6", f5="3", f8="-1"),
+             record(f1="3", f2="50", f4="7", f9="30", f12="2"),
+             record(f1="1", f2="50", f4="9", f11="5", f3="4"),
+             record(f1="4", f2="60", f4="5", f9="-1", f13="7", f15="2")]
+    workload = read_swf(write_text(tmp_path, "\n".join(lines) + "\n"),
+                        cancellations=cancellations)
+    columns = workload.to_arrays()
+    assert list(columns) == list(INT_COLUMNS)
+    for name in INT_COLUMNS:
+        made = np.array([getattr(job, name) for job in workload.jobs], dtype=np.int64)
+        assert columns[name].dtype == np.int64 and np.array_equal(columns[name], made), name
