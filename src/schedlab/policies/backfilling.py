@@ -224,6 +224,10 @@ def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
     where it was, so asking again after each start gives the same jobs as
     one pass.  ``reservation``, when given, is kept at the head's shadow time and
     the extra processors left.
+
+    In ``sjbf`` order the candidates' planned ends only grow, so once one that
+    fits ends after the shadow time every later one does too: with no extra
+    processor left none of them can start, and the choice ends there.
     """
     shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
     if reservation is not None:
@@ -242,6 +246,8 @@ def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
                 extra -= width
                 if reservation is not None:
                     reservation.extra = extra
+        elif extra < 1 and backfill_order == "sjbf":
+            return
         else:
             continue
         if ctx.free == 0:
