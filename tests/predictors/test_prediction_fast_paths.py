@@ -13,9 +13,6 @@
   among equals).
 * A predictor that keeps ``Predictor.corrected`` is corrected by its rule
   without a query; one that overrides it is still asked.
-* In ``sjbf`` order EASY ends its backfill choice at the first candidate
-  that fits but ends after the shadow time when no extra processor is left:
-  the run equals the one that looks at every candidate.
 * After a pass that left the first waiting job blocked, EASY's pass with
   nothing but arrivals since looks at the arrivals alone: the run equals the
   one whose every pass looks at the whole queue (any loop, cancellations,
@@ -28,7 +25,6 @@
 from __future__ import annotations
 
 import math
-from unittest.mock import patch
 
 import numpy as np
 import pytest
@@ -38,7 +34,6 @@ from hypothesis import strategies as st
 import schedlab
 from schedlab import Job, Workload
 from schedlab.api import run as api_run
-from schedlab.policies import backfilling
 from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.predicting import PredictorPlanner
 from schedlab.predictors import EndedJob, PredictionQuery, Predictor, make_predictor
@@ -341,54 +336,6 @@ def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
     result = api_run(Workload(jobs=jobs, processors=8), policy)
     assert 31 in passes
     assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]
-
-
-def every_candidate(ctx, queue, blocked, backfill_order="queue", reservation=None, *,
-                    known=False):
-    """EASY's backfill choice by its rule alone, every candidate looked at: each that fits
-    now and ends by the shadow time, or fits in the extra processors left (which it then
-    takes), in the order the pass tries them (the plain reading of ``backfill_choices``)."""
-    if known:
-        shadow, extra = reservation.shadow, reservation.extra
-    else:
-        shadow, extra = backfilling.shadow_and_extra(ctx, queue[blocked].width)
-        if reservation is not None:
-            reservation.shadow, reservation.extra = shadow, extra
-    for job in backfilling.backfill_candidates(queue, blocked, backfill_order):
-        if job.width > ctx.free:
-            continue
-        if ctx.now + job.estimate <= shadow:
-            yield job
-        elif job.width <= extra:
-            yield job
-            if job.id not in ctx.waiting:
-                extra -= job.width
-                if reservation is not None:
-                    reservation.extra = extra
-
-
-@settings(max_examples=80, deadline=None)
-# On 8 processors job 1 (6 wide, 100 s) runs; job 2 (7 wide) waits for it: shadow time
-# 100, one extra processor.  Job 3 (2 wide, 200 s) fits now but neither ends by 100 nor
-# fits in one: passed over, the choice goes on; job 4 (1 wide, 300 s) takes the extra one.
-@example(rows=[(0, 100, 100, 6, 0), (0, 10, 10, 7, 1), (0, 200, 200, 2, 2), (0, 300, 300, 1, 3)],
-         predictor="easy++", order="fcfs+easy", full_loop=False)
-@given(rows=rows_strategy,
-       predictor=st.sampled_from(["easy++", "last", "user-quantile[q=0.25,window=3,min_jobs=1]"]),
-       order=st.sampled_from(["fcfs+easy", "sjf+easy"]), full_loop=st.booleans())
-def test_sjbf_ending_its_choice_early_changes_no_schedule_and_no_count(rows, predictor, order,
-                                                                      full_loop):
-    """In ``sjbf`` order EASY stops looking at candidates once one that fits ends after the
-    shadow time with no extra processor left: the run equals, job for job and count for
-    count, the run that looks at every candidate."""
-    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
-    jobs = tuple((k + 1, s, r, e, w, u) for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
-    spec = {"name": order, "predictor": predictor, "backfill_order": "sjbf"}
-    stopping, stopping_passes = run(jobs, spec, processors=8, full_loop=full_loop)
-    with patch.object(backfilling, "backfill_choices", every_candidate):
-        looking, looking_passes = run(jobs, spec, processors=8, full_loop=full_loop)
-    same_run(stopping, looking)
-    assert stopping_passes == looking_passes
 
 
 #: The runs an arrivals-only pass must agree in: the plain loop, the full loop (a queue

@@ -231,10 +231,6 @@ def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
     one pass.  ``reservation``, when given, is kept at the head's shadow time and
     the extra processors left; ``known``: it holds them already, found by an
     earlier pass on the same machine (:meth:`EasyBackfilling._backfill_arrivals`).
-
-    In ``sjbf`` order the candidates' planned ends only grow, so once one that
-    fits ends after the shadow time every later one does too: with no extra
-    processor left none of them can start, and the choice ends there.
     """
     if not known:
         shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
@@ -257,8 +253,6 @@ def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
                 extra -= width
                 if reservation is not None:
                     reservation.extra = extra
-        elif extra < 1 and backfill_order == "sjbf":
-            return
         else:
             continue
         if ctx.free == 0:
@@ -313,12 +307,13 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             if self._backfill_arrivals(ctx):
                 return
             self._arrivals_only = False
-        self._left = None
         if ctx.reservations_enabled:
+            self._left = None
             queue = self._around_reservations(ctx)
             if queue is None:
                 return
         elif ctx.free == 0 or not ctx.waiting:
+            self._left = None
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
@@ -348,13 +343,12 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         the extra processors are those it found. Every job it passed over is passed over
         again: it is still wider than the free processors, or still ends after the shadow
         time (later now) and is wider than the extra processors, which are no more than
-        they were; so is every job it never looked at (no processor left, or past the
-        shadow time in ``sjbf`` order with no extra one). The head still does not fit. So
-        backfilling the arrivals alone, behind the head, with the shadow time and extra
-        processors the reservation holds, starts what a pass over the whole queue would,
-        in the same order: the arrivals keep their order among themselves in either
-        backfill order (fcfs: they are at the tail of ``ctx.waiting``). The reservation is
-        left as that pass would leave it.
+        they were; so is every job it never looked at (no processor left). The head still
+        does not fit. So backfilling the arrivals alone, behind the head, with the shadow
+        time and extra processors the reservation holds, starts what a pass over the
+        whole queue would, in the same order: the arrivals keep their order among
+        themselves in either backfill order (fcfs: they are at the tail of
+        ``ctx.waiting``). The reservation is left as that pass would leave it.
         """
         left = self._reservation
         waiting = ctx.waiting
