@@ -296,8 +296,9 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         #: the next pass may look at the arrivals alone (:meth:`_backfill_arrivals`).
         self._arrivals_only = False
         #: Whether a run's expected ends stay as a pass saw them until an event moves them
-        #: (fcfs order, jobs killed at their estimates, no grace): set at the first pass
-        #: that leaves a reservation.
+        #: and its passes see the queue as it is (fcfs order, jobs killed at their
+        #: estimates, no grace, no advance reservations): set at the first pass that leaves
+        #: a reservation.
         self._ends_hold: bool | None = None
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
@@ -321,12 +322,13 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             easy_pass(ctx, queue, self.backfill_order)
             return
         left = self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
-        if left is not None and not ctx.reservations_enabled:
+        if left is not None:
             left.free, left.queued = ctx.free, len(ctx.waiting)
             ends_hold = self._ends_hold
             if ends_hold is None:
                 ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
-                                               and not ctx.kill_grace)
+                                               and not ctx.kill_grace
+                                               and not ctx.reservations_enabled)
             self._arrivals_only = ends_hold
 
     def _backfill_arrivals(self, ctx: Context) -> bool:
