@@ -291,9 +291,10 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         #: planning on predictions; the one object every pass fills.
         self._left: HeadReservation | None = None
         self._reservation = HeadReservation()
-        #: Whether nothing but arrivals can have happened since the last pass, which left
-        #: the head's reservation (cleared by a correction, an outage or a cancellation):
-        #: the next pass may look at the arrivals alone (:meth:`_backfill_arrivals`).
+        #: Whether nothing but arrivals, and corrections that leave the head's reservation
+        #: exact, can have happened since the last pass, which left that reservation
+        #: (cleared by any other correction, an outage or a cancellation): the next pass
+        #: may look at the arrivals alone (:meth:`_backfill_arrivals`).
         self._arrivals_only = False
         #: Whether a run's expected ends stay as a pass saw them until an event moves them
         #: and its passes see the queue as it is (fcfs order, jobs killed at their
@@ -337,12 +338,13 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         must be looked at.
 
         Called when nothing but arrivals can have happened since the last pass, which left
-        the head's reservation (``_arrivals_only``: no correction, outage or cancellation
-        since, in a run where an expected end moves only by an event). No job left the
+        the head's reservation (``_arrivals_only``: no outage or cancellation since, and
+        no correction but those that left the reservation exact, :meth:`on_correction`,
+        in a run where an expected end moves only by an event). No job left the
         queue (only a pass starts one), so the head is the one that pass left blocked and
         the arrivals are the jobs behind the ones it saw. If the processors free are still
-        those that pass left, no job ended either, so the releases, the shadow time and
-        the extra processors are those it found. Every job it passed over is passed over
+        those that pass left, no job ended either, so the shadow time and the extra
+        processors are those the reservation holds. Every job it passed over is passed over
         again: it is still wider than the free processors, or still ends after the shadow
         time (later now) and is wider than the extra processors, which are no more than
         they were; so is every job it never looked at (no processor left). The head still
@@ -400,9 +402,12 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         When that reservation is the head's now (:meth:`_reservation_is_current`), it
         answers in O(1): the shadow time moves iff the job now ends after it and the
         extra processors were fewer than its width (what :func:`shadow_moved` finds by
-        a walk over the releases, which every other correction takes).
+        a walk over the releases, which every other correction takes).  The reservation
+        is then exact, so the next pass may still look at the arrivals alone
+        (:meth:`_backfill_arrivals`), unless the shadow time moved; then the pass comes
+        at once, with no arrival, over the whole queue.  After any other correction the
+        next pass looks at the whole queue.
         """
-        self._arrivals_only = False
         left = self._left
         if left is not None and previous_end <= left.shadow < ctx.expected_end(job):
             extra = left.extra
@@ -413,6 +418,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
                 return
         elif left is not None and left.extra >= 0 and self._reservation_is_current(ctx, left):
             return                                # it still ends by the shadow time
+        self._arrivals_only = False
         waiting = ctx.waiting
         if not waiting:
             return
