@@ -13,6 +13,10 @@
   among equals).
 * A predictor that keeps ``Predictor.corrected`` is corrected by its rule
   without a query; one that overrides it is still asked.
+* After a pass that left the first waiting job blocked, EASY's pass with
+  nothing but arrivals since looks at the arrivals alone: the run equals the
+  one whose every pass looks at the whole queue (any loop, cancellations,
+  failures, ticks, either overrun).
 * A per-user predictor is handed its job's user and estimate, and an ended
   job's user and runtime, by the planner (``planner_calls``): it predicts what
   the same predictor asked through queries and ended records predicts.
@@ -34,6 +38,7 @@ from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.policies.predicting import PredictorPlanner
 from schedlab.predictors import EndedJob, PredictionQuery, Predictor, make_predictor
 from schedlab.predictors.base import asking, correction_rule, planner_calls, telling
+from schedlab.workload.outages import Failure, FailureSpec
 
 #: (id, submit, runtime, estimate, width, user)
 HISTORY = ((1, 0, 10, 100, 4, 7), (2, 0, 10, 100, 4, 7))
@@ -331,3 +336,106 @@ def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
     result = api_run(Workload(jobs=jobs, processors=8), policy)
     assert 31 in passes
     assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]
+
+
+#: The runs an arrivals-only pass must agree in: the plain loop, the full loop (a queue
+#: limit no one reaches), a scheduling tick, users' cancellations, node failures.
+LOOPS = ("plain", "full", "tick", "cancellations", "failures")
+#: Rows (gap, runtime, estimate, width, user) of short jobs arriving in bursts, so that
+#: arrivals meet ends, corrections, cancellations and failures at the same instants.
+burst_rows = st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 3, 10]), st.integers(1, 60),
+                                st.integers(1, 60), st.integers(1, 8), st.integers(0, 2)),
+                      min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=burst_rows,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last",
+                                  "user-quantile[q=0.25,window=3,min_jobs=1]"]),
+       order=st.sampled_from(["fcfs+easy", "sjf+easy"]),
+       backfill=st.sampled_from(["queue", "sjbf"]), loop=st.sampled_from(LOOPS),
+       overrun=st.sampled_from(["kill", "extend"]), data=st.data())
+def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
+        rows, predictor, order, backfill, loop, overrun, data):
+    """After a pass that left the head blocked, a pass with nothing but arrivals since
+    looks at the arrivals alone (``EasyBackfilling._backfill_arrivals``): the run equals,
+    job for job and count for count, the run whose every pass looks at the whole queue,
+    in every loop of the engine and under either overrun."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    cancel = (data.draw(st.lists(st.one_of(st.none(), st.integers(0, 20)),
+                                 min_size=len(rows), max_size=len(rows)))
+              if loop == "cancellations" else [None] * len(rows))
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u,
+                     cancel_after=c)
+                 for k, (s, (_, r, e, w, u), c) in enumerate(zip(submits, rows, cancel)))
+    options: dict = {"overrun": overrun}
+    if loop == "full":
+        options["max_queued_per_user"] = 10 ** 6
+    elif loop == "tick":
+        options["tick"] = data.draw(st.integers(2, 30))
+    elif loop == "failures":
+        options["failures"] = FailureSpec(
+            replayed=tuple(Failure(data.draw(st.integers(0, submits[-1] + 60)), (node,),
+                                   data.draw(st.integers(1, 30)))
+                           for node in data.draw(st.lists(st.integers(0, 7), min_size=1,
+                                                          max_size=3, unique=True))),
+            fate=data.draw(st.sampled_from(["kill", "requeue"])))
+    spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
+    workload = Workload(jobs=jobs, processors=8)
+    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    whole_queue._ends_hold = False                    # never an arrivals-only pass
+    same_run(api_run(workload, arrivals_alone, **options),
+             api_run(workload, whole_queue, **options))
+
+
+def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
+    # On 8 processors job 2 (4 wide) is planned by ``last`` at 10 s, to end at 30; job 3
+    # (8 wide) waits for it: shadow time 30, no extra processor.  At 30 job 2 is corrected
+    # to its estimate (to end at 120, the shadow time with it) and job 4 (2 wide, 40 s)
+    # arrives: it ends by 120 and starts then.  With the shadow time of the pass before
+    # (30) it would wait.
+    jobs = tuple(Job(id=i, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for i, s, r, e, w, u in ((1, 0, 10, 10, 1, 0), (2, 20, 100, 100, 4, 0),
+                                          (3, 21, 50, 50, 8, 1), (4, 30, 40, 40, 2, 2)))
+    workload = Workload(jobs=jobs, processors=8)
+    spec = {"name": "fcfs+easy", "predictor": "last"}
+    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    whole_queue._ends_hold = False
+    result = api_run(workload, arrivals_alone)
+    same_run(result, api_run(workload, whole_queue))
+    assert result.start.tolist() == [0, 20, 120, 30]
+    assert result.stats["broken_reservations"] == 1
+
+
+def test_a_cancellation_among_arrivals_brings_a_pass_over_the_whole_queue():
+    # On 8 processors job 1 (6 wide) runs; job 2 (8 wide) waits for it.  At 10 its user
+    # cancels it and jobs 3 and 4 (2 wide each) arrive: job 3 is the head now and takes
+    # the 2 free processors; job 4 waits.  Behind the cancelled head, only job 4 would
+    # have been looked at, and backfilled.
+    jobs = (Job(1, 0, 100, 100, 6, 0), Job(2, 1, 10, 10, 8, 1, cancel_after=9),
+            Job(3, 10, 50, 50, 2, 2), Job(4, 10, 50, 50, 2, 2))
+    workload = Workload(jobs=jobs, processors=8)
+    spec = {"name": "fcfs+easy", "predictor": "last"}
+    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    whole_queue._ends_hold = False
+    result = api_run(workload, arrivals_alone)
+    same_run(result, api_run(workload, whole_queue))
+    assert result.start.tolist() == [0, -1, 10, 60]
+
+
+def test_a_failure_among_arrivals_brings_a_pass_over_the_whole_queue():
+    # On 8 processors jobs 1 (1 wide, on node 0, to end at 20) and 2 (5 wide) run; job 3
+    # (3 wide) waits for job 1: shadow time 20.  At 5 node 0 fails until 65, killing job
+    # 1 (the processors free stay 2), and job 4 (2 wide, 30 s) arrives: with node 0 back
+    # at 65 the shadow time is 65, so job 4 ends by it and starts at once.  With the
+    # shadow time of the pass before (20) it would wait.
+    jobs = (Job(1, 0, 20, 20, 1, 0), Job(2, 0, 100, 100, 5, 0), Job(3, 1, 10, 10, 3, 1),
+            Job(4, 5, 30, 30, 2, 2))
+    workload = Workload(jobs=jobs, processors=8)
+    failures = FailureSpec(replayed=(Failure(5, (0,), 60),), fate="kill")
+    spec = {"name": "fcfs+easy", "predictor": "last"}
+    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    whole_queue._ends_hold = False
+    result = api_run(workload, arrivals_alone, failures=failures)
+    same_run(result, api_run(workload, whole_queue, failures=failures))
+    assert result.start.tolist() == [0, 0, 65, 5]

@@ -7,6 +7,7 @@ Each class takes an ordering (``fcfs``, ``sjf``, ``ljf``; see
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -167,13 +168,16 @@ def backfill_candidates(queue: list[Job], after: int, order: str) -> list[Job]:
 
 class HeadReservation:
     """EASY's reservation for the first waiting job that cannot start, as a pass leaves it:
-    the job's width, its shadow time and the extra processors no backfilled job has taken
-    (:func:`backfill_choices` keeps it up to date as it hands out jobs)."""
+    the job and its width, its shadow time and the extra processors no backfilled job has
+    taken (:func:`backfill_choices` keeps it up to date as it hands out jobs); and, filled
+    in by :class:`EasyBackfilling`, the processors free and the number of jobs waiting when
+    the pass ended (:meth:`EasyBackfilling._backfill_arrivals`)."""
 
-    __slots__ = ("extra", "shadow", "width")
+    __slots__ = ("extra", "free", "job", "queued", "shadow", "width")
 
     def __init__(self) -> None:
-        self.width = self.shadow = self.extra = 0
+        self.width = self.shadow = self.extra = self.free = self.queued = 0
+        self.job: Job | None = None
 
 
 def easy_pass(ctx: Context, queue: list[Job], backfill_order: str = "queue",
@@ -190,7 +194,8 @@ def easy_pass(ctx: Context, queue: list[Job], backfill_order: str = "queue",
     if blocked == len(queue) or ctx.free == 0:
         return None
     if reservation is not None:
-        reservation.width = queue[blocked].width
+        reservation.job = head = queue[blocked]
+        reservation.width = head.width
     for job in backfill_choices(ctx, queue, blocked, backfill_order, reservation):
         ctx.start(job)
     return reservation
@@ -210,7 +215,8 @@ def start_heads(ctx: Context, queue: Sequence[Job]) -> int:
 
 def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
                      backfill_order: str = "queue",
-                     reservation: HeadReservation | None = None) -> Iterator[Job]:
+                     reservation: HeadReservation | None = None, *,
+                     known: bool = False) -> Iterator[Job]:
     """The jobs EASY backfills behind ``queue[blocked]``, the first job that cannot start,
     one at a time.
 
@@ -223,11 +229,16 @@ def backfill_choices(ctx: Context, queue: list[Job], blocked: int,
     then is.  Starting a job the shadow rule admits leaves the shadow time
     where it was, so asking again after each start gives the same jobs as
     one pass.  ``reservation``, when given, is kept at the head's shadow time and
-    the extra processors left.
+    the extra processors left; ``known``: it holds them already, found by an
+    earlier pass on the same machine (:meth:`EasyBackfilling._backfill_arrivals`).
     """
-    shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
-    if reservation is not None:
-        reservation.shadow, reservation.extra = shadow, extra
+    if not known:
+        shadow, extra = shadow_and_extra(ctx, queue[blocked].width)
+        if reservation is not None:
+            reservation.shadow, reservation.extra = shadow, extra
+    else:
+        assert reservation is not None               # known: the reservation holds them
+        shadow, extra = reservation.shadow, reservation.extra
     now = ctx.now
     waiting = ctx.waiting
     for job in backfill_candidates(queue, blocked, backfill_order):
@@ -280,23 +291,86 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         #: planning on predictions; the one object every pass fills.
         self._left: HeadReservation | None = None
         self._reservation = HeadReservation()
+        #: Whether nothing but arrivals, and corrections that leave the head's reservation
+        #: exact, can have happened since the last pass, which left that reservation
+        #: (cleared by any other correction, an outage or a cancellation): the next pass
+        #: may look at the arrivals alone (:meth:`_backfill_arrivals`).
+        self._arrivals_only = False
+        #: Whether a run's expected ends stay as a pass saw them until an event moves them
+        #: and its passes see the queue as it is (fcfs order, jobs killed at their
+        #: estimates, no grace, no advance reservations): set at the first pass that leaves
+        #: a reservation.
+        self._ends_hold: bool | None = None
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
 
     def schedule(self, ctx: Context) -> None:
-        self._left = None
+        if self._arrivals_only:
+            if self._backfill_arrivals(ctx):
+                return
+            self._arrivals_only = False
         if ctx.reservations_enabled:
+            self._left = None
             queue = self._around_reservations(ctx)
             if queue is None:
                 return
         elif ctx.free == 0 or not ctx.waiting:
+            self._left = None
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
         if self.runtime_planner is None:
             easy_pass(ctx, queue, self.backfill_order)
+            return
+        left = self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
+        if left is not None:
+            left.free, left.queued = ctx.free, len(ctx.waiting)
+            ends_hold = self._ends_hold
+            if ends_hold is None:
+                ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
+                                               and not ctx.kill_grace
+                                               and not ctx.reservations_enabled)
+            self._arrivals_only = ends_hold
+
+    def _backfill_arrivals(self, ctx: Context) -> bool:
+        """Make the pass by looking only at the jobs that arrived since the last one, with
+        the head's reservation that pass left; False (nothing done) when the whole queue
+        must be looked at.
+
+        Called when nothing but arrivals can have happened since the last pass, which left
+        the head's reservation (``_arrivals_only``: no outage or cancellation since, and
+        no correction but those that left the reservation exact, :meth:`on_correction`,
+        in a run where an expected end moves only by an event). No job left the
+        queue (only a pass starts one), so the head is the one that pass left blocked and
+        the arrivals are the jobs behind the ones it saw. If the processors free are still
+        those that pass left, no job ended either, so the shadow time and the extra
+        processors are those the reservation holds. Every job it passed over is passed over
+        again: it is still wider than the free processors, or still ends after the shadow
+        time (later now) and is wider than the extra processors, which are no more than
+        they were; so is every job it never looked at (no processor left). The head still
+        does not fit. So backfilling the arrivals alone, behind the head, with the shadow
+        time and extra processors the reservation holds, starts what a pass over the
+        whole queue would, in the same order: the arrivals keep their order among
+        themselves in either backfill order (fcfs: they are at the tail of
+        ``ctx.waiting``). The reservation is left as that pass would leave it.
+        """
+        left = self._reservation
+        waiting = ctx.waiting
+        arrived = len(waiting) - left.queued
+        if arrived < 1 or ctx.free != left.free or not left.free:
+            return False
+        head = left.job
+        assert head is not None                   # set by the pass that left it
+        if arrived == 1:                          # the usual case: one job since
+            queue = [head, next(reversed(waiting.values()))]
         else:
-            self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
+            queue = list(islice(reversed(waiting.values()), arrived))
+            queue.append(head)
+            queue.reverse()
+        for job in backfill_choices(ctx, queue, 0, self.backfill_order, left, known=True):
+            ctx.start(job)
+        left.free, left.queued = ctx.free, len(waiting)
+        return True
 
     def idle_after_corrections(self, ctx: Context) -> bool:
         """Whether a pass now would start nothing, when only corrections happened since the
@@ -328,7 +402,11 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         When that reservation is the head's now (:meth:`_reservation_is_current`), it
         answers in O(1): the shadow time moves iff the job now ends after it and the
         extra processors were fewer than its width (what :func:`shadow_moved` finds by
-        a walk over the releases, which every other correction takes).
+        a walk over the releases, which every other correction takes).  The reservation
+        is then exact, so the next pass may still look at the arrivals alone
+        (:meth:`_backfill_arrivals`), unless the shadow time moved; then the pass comes
+        at once, with no arrival, over the whole queue.  After any other correction the
+        next pass looks at the whole queue.
         """
         left = self._left
         if left is not None and previous_end <= left.shadow < ctx.expected_end(job):
@@ -340,6 +418,7 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
                 return
         elif left is not None and left.extra >= 0 and self._reservation_is_current(ctx, left):
             return                                # it still ends by the shadow time
+        self._arrivals_only = False
         waiting = ctx.waiting
         if not waiting:
             return
@@ -349,6 +428,15 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         if shadow_moved(ctx, job, previous_end, head.width):
             ctx.count("broken_reservations")
+
+    def on_cancel(self, ctx: Context, job: Job) -> None:
+        """A waiting job left the queue: the next pass looks at the whole queue."""
+        self._arrivals_only = False
+
+    def on_outage(self, ctx: Context, event: OutageEvent) -> None:
+        """Capacity changed (jobs may have been queued again): the next pass looks at the
+        whole queue."""
+        self._arrivals_only = False
 
     @staticmethod
     def _reservation_is_current(ctx: Context, left: HeadReservation) -> bool:
