@@ -20,14 +20,11 @@ from schedlab.api import simulate_grid
 from schedlab.cli.app import app
 from schedlab.engine.grid import TaskColumns, run_grid
 from schedlab.errors import InputError
-from schedlab.platform.generator import PRESETS as PLATFORMS
-from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid import (
     FlexibleBackfillingMod,
     FlexibleBackfillingUnmod,
     GridEDF,
     GridFCFS,
-    make_dispatcher,
     make_local_policy,
 )
 from schedlab.policies.grid.flexible import (
@@ -36,8 +33,6 @@ from schedlab.policies.grid.flexible import (
     licence_term,
     wait_minimization,
 )
-from schedlab.workload.models.grid import PRESETS as JOBS
-from schedlab.workload.models.grid import generate_grid
 
 from .helpers import grid_workload, three_machines
 
@@ -253,27 +248,3 @@ def test_edf_order_is_a_stable_sort_of_the_deadlines(data, jobs, shuffled):
     assert got.tolist() == at[np.argsort(deadline[at], kind="stable")].tolist()
 
 
-class EveryJobEveryPass(GridEDF):
-    """grid-edf trying the whole queue at every pass."""
-
-    def schedule(self, ctx):
-        self._freed = True
-        super().schedule(ctx)
-
-
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
-       preset=st.sampled_from(["thesis-4.3", "thesis-4.2"]))
-def test_edf_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset):
-    """A grid-edf pass after submissions alone, trying only the new jobs, starts what a pass
-    over the whole queue starts."""
-    platform = generate_platform(PLATFORMS[preset], seed)
-    grid = generate_grid(platform, JOBS[preset], 150, ta, seed)
-    clusters = len(platform.clusters)
-    dispatch = make_dispatcher("round-robin") if clusters > 1 else None
-    runs = [run_grid(grid, platform, [cls() for _ in range(clusters)],
-                     dispatch if dispatch is None else dispatch.clone())
-            for cls in (GridEDF, EveryJobEveryPass)]
-    for column in ("start", "end"):
-        assert getattr(runs[0], column).tolist() == getattr(runs[1], column).tolist()
-    assert runs[0].grid.machine.tolist() == runs[1].grid.machine.tolist()

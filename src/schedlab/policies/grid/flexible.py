@@ -35,7 +35,15 @@ from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
-from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fits
+from schedlab.policies.grid.local import (
+    RESERVE_BY,
+    InOrder,
+    Kept,
+    SinceLastPass,
+    backfill,
+    first_fits,
+    try_behind,
+)
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask, TaskColumns
@@ -179,12 +187,19 @@ class FlexibleBackfilling(LocalPolicy):
         self._offer = np.zeros(0)
         self._counting = False
         self._static: _Static | None = None
+        self._since = SinceLastPass()
+        self._kept: Kept | None = None
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
+        self._since.submitted(task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, -1)
+        self._since.ended()
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._since.ended()
 
     def _asked_by(self, ctx: GridContext, task: GridTask, step: int) -> None:
         """Keep the count of the cluster's jobs (waiting or running) asking for each licence
@@ -252,9 +267,26 @@ class FlexibleBackfilling(LocalPolicy):
         return InOrder(ctx.tasks, ordered), ordered
 
     def schedule(self, ctx: GridContext) -> None:
+        """One EASY pass over the queue in priority order (:func:`~.local.backfill`).
+
+        Under BF_UNMOD a pass after submissions alone tries only the new jobs
+        (in priority order), behind the holder's reservation, when it still
+        holds (:meth:`~.local.Kept.still_holds`): the holder, first in the
+        queue, still cannot start, and every other job the last pass refused
+        would be refused again, in whatever order.  A single new job needs no
+        priorities."""
+        fresh, freed = self._since.take()
+        kept, self._kept = self._kept, None
+        if self.keeps_reservation and kept is not None and kept.still_holds(ctx, freed):
+            if len(fresh) > 1:
+                ordered = self._ordered(ctx)[1]
+                fresh = ordered[np.isin(ordered, fresh)].tolist()
+            try_behind(ctx, kept, fresh)
+            self._kept = kept
+            return
         queue, at = self._ordered(ctx)
-        head = backfill(ctx, queue, self.reserve_by, at)
-        holder = None if head is None else head.id
+        self._kept = backfill(ctx, queue, self.reserve_by, at)
+        holder = None if self._kept is None else self._kept.head.id
         if holder is not None and holder != self.holder:
             self.holder_changes += 1
         self.holder = holder
@@ -324,24 +356,20 @@ class GridEDF(LocalPolicy):
         return at[np.argsort(columns.deadline[at], kind="stable")]
 
     def __init__(self) -> None:
-        #: Workload positions of the jobs submitted since the last pass, in queue order.
-        self._fresh: list[int] = []
-        #: Whether anything may have freed CPUs or copies since the last pass (or there
-        #: was none): the next pass tries the whole queue.
-        self._freed = True
+        #: The jobs submitted since the last pass; whether the next tries the whole queue.
+        self._since = SinceLastPass()
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
-        self._fresh.append(task.index)
+        self._since.submitted(task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        self._freed = True
+        self._since.ended()
 
     def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
-        self._freed = True
+        self._since.ended()
 
     def schedule(self, ctx: GridContext) -> None:
-        fresh, self._fresh = self._fresh, []
-        freed, self._freed = self._freed, False
+        fresh, freed = self._since.take()
         if ctx.times_from_columns():
             at = ctx.queue_positions() if freed else np.array(fresh, dtype=np.intp)
             ordered = self.by_deadline(ctx, at)
