@@ -30,9 +30,11 @@ from schedlab.policies.grid import (
 from schedlab.policies.grid.flexible import (
     anti_aging,
     deadline_term,
+    licence_sums,
     licence_term,
     wait_minimization,
 )
+from schedlab.policies.grid.flexible_kernels import priority_keys
 
 from .helpers import grid_workload, three_machines
 
@@ -191,12 +193,15 @@ def test_cli_bad_weight_exits_2_and_policies_lists_the_weights(tmp_path):
     assert "deadline_k" in bad.output
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(data=st.data(), jobs=st.integers(1, 30), licences=st.integers(0, 5),
-       now=st.integers(0, 10**6), k=st.floats(1.0, 3.0))
-def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
+       now=st.integers(0, 10**6), k=st.floats(1.0, 3.0),
+       weights=st.tuples(*[st.sampled_from([0.0, 0.01, 0.1, 0.3, 1 / 3, 2.0, 7.7])] * 4))
+def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k, weights):
     """A pass reads the terms' time-free parts precomputed for the run (``_Static``): the
-    same bits as the plain functions on the queue's own columns."""
+    same bits as the plain functions on the queue's own columns; and the compiled
+    priorities (:func:`.flexible_kernels.priority_keys`) are minus the terms' row sums, the
+    same bits, in the same stable order."""
     times = st.integers(0, 10**6).map(float)
     submit = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
     estimate = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
@@ -211,13 +216,23 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
                           rating=np.ones(jobs), width=np.ones(jobs, np.int64), needs=needs,
                           eligible=np.ones((jobs, 1), bool),
                           estimate_work=estimate.astype(np.int64))
-    policy = FlexibleBackfillingMod(deadline_k=k)
+    aging, low, weight, boost = weights
+    policy = FlexibleBackfillingMod(deadline_k=k, age_factor=aging, deadline_min=low,
+                                    deadline_max=low + 20.0, licence_weight=weight,
+                                    priority_boost_value=boost)
     policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
                                                 min_size=licences, max_size=licences)))
     policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
                                                 min_size=licences, max_size=licences)))
     ctx = SimpleNamespace(now=now, columns=columns)
     got = policy._terms(ctx, at)  # type: ignore[arg-type]
+    static, rho = policy._static_of(ctx), policy.licence_pressure()  # type: ignore[arg-type]
+    sums = licence_sums(static.needs.take(at, axis=0), rho)
+    keys = priority_keys(now, at, static.rows, *sums, needs, rho > 1, aging, low, low + 20.0,
+                         weight, boost)
+    assert keys.tobytes() == (-got.sum(axis=1)).tobytes()
+    assert policy._order(ctx, at).tolist() == \
+        np.argsort(-got.sum(axis=1), kind="stable").tolist()  # type: ignore[arg-type]
     plain = np.column_stack((
         anti_aging(now, submit[at], policy.age_factor),
         deadline_term(now, estimate[at], deadline[at], policy.deadline_min,

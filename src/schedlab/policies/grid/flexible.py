@@ -103,13 +103,19 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
     """Δ_L = W · (Σ_{l ∈ L_c̄(i)} ρ_l + d · Σ_{l ∈ L_c(i)} ρ_l), d = max(|L_c(i)|, 1), per
     job (rows of ``needs``, jobs × licences, as 0/1 float64 or bool): critical licences
     (ρ_l > 1, eq. 3.7) count d times (our reading of d)."""
-    critical = rho > 1
     needs = needs.astype(np.float64, copy=False)        # once, not at each product
-    plain = needs @ np.where(critical, 0.0, rho)
-    heavy = needs @ np.where(critical, rho, 0.0)
-    count = needs @ critical.astype(np.float64)
+    plain, heavy = licence_sums(needs, rho)
+    count = needs @ (rho > 1).astype(np.float64)
     term: np.ndarray = weight * (plain + np.maximum(count, 1.0) * heavy)
     return term
+
+
+def licence_sums(needs: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The products of :func:`licence_term` (``needs`` as float64): per job, the sum of
+    ρ_l over its non-critical licences and over its critical ones (ρ_l > 1), in BLAS's
+    order of additions."""
+    critical = rho > 1
+    return needs @ np.where(critical, 0.0, rho), needs @ np.where(critical, rho, 0.0)
 
 
 def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
@@ -230,9 +236,7 @@ class FlexibleBackfilling(LocalPolicy):
         """The four priority terms of the queued jobs at workload positions ``at``."""
         if not len(at):
             return np.zeros((0, 4))
-        static = self._static
-        if static is None or static.columns is not ctx.columns:
-            static = self._static = _Static(ctx.columns, self.deadline_k)
+        static = self._static_of(ctx)
         rows = static.rows.take(at, axis=0)      # as rows[at], at a third of the cost
         estimate = rows[:, 1]
         terms = np.empty((len(at), 4))
@@ -243,6 +247,29 @@ class FlexibleBackfilling(LocalPolicy):
                                    self.licence_weight)
         terms[:, 3] = wait_score(rows[:, 5], self.priority_boost_value)
         return terms
+
+    def _static_of(self, ctx: GridContext) -> _Static:
+        """The run's :class:`_Static`, computed at the first pass."""
+        static = self._static
+        if static is None or static.columns is not ctx.columns:
+            static = self._static = _Static(ctx.columns, self.deadline_k)
+        return static
+
+    def _order(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+        """The jobs at workload positions ``at`` (queue order) by priority, highest first,
+        ties in queue order (indices into ``at``): a stable sort of the negated sums of
+        :meth:`_terms`, in one compiled call (:func:`.flexible_kernels.priority_order`,
+        the same bits) beside the licence term's two products."""
+        from schedlab.policies.grid.flexible_kernels import priority_order
+
+        static = self._static_of(ctx)
+        rho = self.licence_pressure()
+        plain, heavy = licence_sums(static.needs.take(at, axis=0), rho)
+        order: np.ndarray = priority_order(
+            ctx.now, at, static.rows, plain, heavy, ctx.columns.needs, rho > 1,
+            self.age_factor, self.deadline_min, self.deadline_max, self.licence_weight,
+            self.priority_boost_value)
+        return order
 
     def priorities(self, ctx: GridContext) -> dict[int, Priority]:
         """Every queued job's priority now, by job id (for inspection and tests)."""
@@ -257,7 +284,7 @@ class FlexibleBackfilling(LocalPolicy):
     def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
         """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
         at = ctx.queue_positions()
-        order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
+        order = self._order(ctx, at)
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
