@@ -354,7 +354,12 @@ class BackfillingFCFS(LocalPolicy):
 
 def try_behind(ctx: GridContext, kept: Kept, fresh: Sequence[int]) -> None:
     """Start the jobs at workload positions ``fresh`` (in that order) behind ``kept``'s
-    reservation (:func:`first_fits`), which they leave as their starts leave it."""
+    reservation (:func:`first_fits`), which they leave as their starts leave it.  A job
+    with no machine with room now (:meth:`GridContext.machines_with_room`, most often
+    refused at once for want of a licence copy) is passed over without the compiled
+    call: it could not start, and starts only take."""
+    tasks = ctx.tasks
+    fresh = [i for i in fresh if ctx.machines_with_room(tasks[i]).size]
     if fresh:
         later = np.array(fresh, dtype=np.intp)
         first_fits(ctx, ctx.tasks, later, later, kept.reservation)
