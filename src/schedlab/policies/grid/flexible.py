@@ -350,11 +350,12 @@ class GridEDF(LocalPolicy):
     without a search; the others are tried in one compiled call when their times are
     eq. 3.9's (:func:`~.local.first_fits`).
 
-    A pass after submissions alone tries only the jobs submitted since the last pass:
-    every job queued before could not start then, with at least the CPUs and licence
-    copies free now (nothing ended, starts only take), so it cannot start now either,
-    whatever starts before it.  Any end (or outage) makes the next pass try the whole
-    queue."""
+    A pass after submissions alone tries only the jobs submitted since the last pass,
+    one by one (:meth:`GridContext.fastest_fit`: a compiled call costs more than the
+    few new jobs): every job queued before could not start then, with at least the
+    CPUs and licence copies free now (nothing ended, starts only take), so it cannot
+    start now either, whatever starts before it.  Any end (or outage) makes the next
+    pass try the whole queue."""
 
     name = "grid-edf"
     #: The run's columns, its jobs in the order of (deadline, workload position), and each
@@ -397,12 +398,19 @@ class GridEDF(LocalPolicy):
 
     def schedule(self, ctx: GridContext) -> None:
         fresh, freed = self._since.take()
-        if ctx.times_from_columns():
-            at = ctx.queue_positions() if freed else np.array(fresh, dtype=np.intp)
-            ordered = self.by_deadline(ctx, at)
-            first_fits(ctx, ctx.tasks, ordered, ordered)
+        compiled = ctx.times_from_columns()
+        if compiled and not freed:      # the few new jobs: each on its fastest fit
+            ordered = self.by_deadline(ctx, np.array(fresh, dtype=np.intp)).tolist() \
+                if len(fresh) > 1 else fresh
+            for task in map(ctx.tasks.__getitem__, ordered):
+                machine = ctx.fastest_fit(task)
+                if machine is not None:
+                    ctx.start(task, machine)
             return
         ordered = self.by_deadline(ctx, ctx.queue_positions())
+        if compiled:
+            first_fits(ctx, ctx.tasks, ordered, ordered)
+            return
         possible = ctx.may_start(ordered)
         for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)
