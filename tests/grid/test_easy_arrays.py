@@ -236,13 +236,13 @@ def test_the_compiled_admissions_give_the_schedule_of_the_plain_loop(seed, alloc
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
        preset=st.sampled_from(["thesis-4.3", "thesis-4.2", "contended"]),
-       policy=st.sampled_from(["grid-edf", "bf-fcfs", "bf-unmod"]),
+       policy=st.sampled_from(["grid-edf", "bf-fcfs", "bf-unmod", "bf-mod"]),
        by=st.sampled_from(["start", "end"]), allocation=st.sampled_from(["shared", "exclusive"]),
        overrun=st.sampled_from(["kill", "extend"]))
 def test_a_pass_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset, policy, by,
                                                                 allocation, overrun):
-    """A pass after submissions alone trying only the new jobs (grid-edf; bf-fcfs and
-    bf-unmod behind the kept reservation) starts what a pass over the whole queue starts:
+    """A pass after submissions alone trying only the new jobs (grid-edf; bf-fcfs, bf-unmod
+    and bf-mod behind the kept reservation) starts what a pass over the whole queue starts:
     the same schedule as with every pass told that something was freed; the reservation
     it keeps is the one :func:`reserve` gives at that pass.  ``contended``:
     few CPUs and licence copies, long queues."""

@@ -296,22 +296,27 @@ class FlexibleBackfilling(LocalPolicy):
     def schedule(self, ctx: GridContext) -> None:
         """One EASY pass over the queue in priority order (:func:`~.local.backfill`).
 
-        Under BF_UNMOD a pass after submissions alone tries only the new jobs
-        (in priority order), behind the holder's reservation, when it still
-        holds (:meth:`~.local.Kept.still_holds`): the holder, first in the
-        queue, still cannot start, and every other job the last pass refused
-        would be refused again, in whatever order.  A single new job needs no
-        priorities."""
+        A pass after submissions alone tries only the new jobs (in priority
+        order), behind the last pass's reservation, when it still holds
+        (:meth:`~.local.Kept.still_holds`) and its job is first in the queue
+        (under BF_UNMOD always, the holder; under BF_MOD when it still has the
+        highest priority): that job still cannot start, and every other job
+        the last pass refused would be refused again, in whatever order.
+        Under BF_UNMOD a single new job needs no priorities."""
         fresh, freed = self._since.take()
         kept, self._kept = self._kept, None
-        if self.keeps_reservation and kept is not None and kept.still_holds(ctx, freed):
-            if len(fresh) > 1:
-                ordered = self._ordered(ctx)[1]
-                fresh = ordered[np.isin(ordered, fresh)].tolist()
-            try_behind(ctx, kept, fresh)
-            self._kept = kept
-            return
-        queue, at = self._ordered(ctx)
+        if kept is not None and kept.still_holds(ctx, freed):
+            if self.keeps_reservation and len(fresh) <= 1:
+                try_behind(ctx, kept, fresh)
+                self._kept = kept
+                return
+            queue, at = self._ordered(ctx)
+            if at[0] == kept.head.index:
+                try_behind(ctx, kept, at[np.isin(at, fresh)].tolist())
+                self._kept = kept
+                return
+        else:
+            queue, at = self._ordered(ctx)
         self._kept = backfill(ctx, queue, self.reserve_by, at)
         holder = None if self._kept is None else self._kept.head.id
         if holder is not None and holder != self.holder:
