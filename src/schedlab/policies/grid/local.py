@@ -153,8 +153,8 @@ class SinceLastPass:
     jobs submitted (:attr:`fresh`, workload positions, in queue order) and whether
     anything may have freed CPUs or licence copies (:attr:`freed`: a job end, an outage,
     or no pass yet).  A pass after submissions alone need try only the new jobs when the
-    others could not start at the last pass (grid-edf; BF_FCFS and BF_UNMOD behind a
-    :class:`Kept` reservation)."""
+    others could not start at the last pass (grid-edf; BF_FCFS and Flexible Backfilling
+    behind a :class:`Kept` reservation)."""
 
     __slots__ = ("freed", "fresh")
 
