@@ -263,3 +263,11 @@ def test_edf_order_is_a_stable_sort_of_the_deadlines(data, jobs, shuffled):
     assert got.tolist() == at[np.argsort(deadline[at], kind="stable")].tolist()
 
 
+
+
+def test_a_pass_over_an_empty_queue_before_any_submission_orders_nothing():
+    """A cluster's first pass may come before any job was submitted to it (an outage):
+    no licence pressures yet, an empty order."""
+    policy = FlexibleBackfillingMod()
+    ctx = SimpleNamespace(now=0, columns=None)
+    assert policy._order(ctx, np.zeros(0, dtype=np.intp)).tolist() == []  # type: ignore[arg-type]

@@ -262,6 +262,8 @@ class FlexibleBackfilling(LocalPolicy):
         the same bits) beside the licence term's two products."""
         from schedlab.policies.grid.flexible_kernels import priority_order
 
+        if not len(at):               # no pressures yet at a pass before any submission
+            return np.zeros(0, dtype=np.intp)
         static = self._static_of(ctx)
         rho = self.licence_pressure()
         plain, heavy = licence_sums(static.needs.take(at, axis=0), rho)
