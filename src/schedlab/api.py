@@ -226,8 +226,9 @@ def precompile(policies: Iterable[str] = COMPILED_POLICIES) -> dict[str, float]:
     predictor``), and so are the ``cs`` pass's Job-Machine matrix and knapsack
     (:mod:`schedlab.policies.grid.convergent.kernels`), by one ``cs`` grid run and one
     knapsack (entry ``convergent scheduling``), and so are the grid EASY pass's
-    reservation and admissions (:mod:`schedlab.policies.grid.easy_kernels`), by one
-    ``bf-fcfs`` grid run (entry ``grid backfilling``).
+    reservation and admissions (:mod:`schedlab.policies.grid.easy_kernels`) and Flexible
+    Backfilling's priority order (:mod:`schedlab.policies.grid.flexible_kernels`), by one
+    ``bf-fcfs`` and one ``bf-mod`` grid run (entry ``grid backfilling``).
 
     For every policy (the default), the kernels those runs compiled are then built ahead
     of time into an extension module (:func:`schedlab.compiled.build`, entry
@@ -326,9 +327,10 @@ def _compile_convergent_scheduling() -> None:
 
 
 def _compile_grid_backfilling() -> None:
-    """Compile the grid EASY pass's kernels (:mod:`schedlab.policies.grid.easy_kernels`):
-    one ``bf-fcfs`` run of 100 jobs on the ``thesis-4.2`` cluster (its reservations and
-    the admissions behind them)."""
+    """Compile the grid EASY pass's kernels (:mod:`schedlab.policies.grid.easy_kernels`,
+    :mod:`schedlab.policies.grid.flexible_kernels`): one ``bf-fcfs`` and one ``bf-mod`` run
+    of 100 jobs on the ``thesis-4.2`` cluster (their reservations, the admissions behind
+    them, BF_MOD's priority order)."""
     from schedlab.engine.grid import run_grid
     from schedlab.platform.generator import generate_platform
     from schedlab.platform.generator import preset as platform_preset
@@ -337,7 +339,8 @@ def _compile_grid_backfilling() -> None:
 
     platform = generate_platform(platform_preset("thesis-4.2"), seed=1)
     grid = generate_grid(platform, PRESETS["thesis-4.2"], n_jobs=100, interarrival=1, seed=1)
-    run_grid(grid, platform, [make_local_policy("bf-fcfs")])
+    for name in ("bf-fcfs", "bf-mod"):
+        run_grid(grid, platform, [make_local_policy(name)])
 
 
 # ------------------------------------------------------------------ as tables

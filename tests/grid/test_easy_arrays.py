@@ -15,10 +15,12 @@ from hypothesis import strategies as st
 
 from schedlab.conformance import check_grid_invariants
 from schedlab.engine.grid import GridContext, positions, run_grid
+from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import PlatformSettings, generate_platform
-from schedlab.policies.grid import LeastWork, make_local_policy
+from schedlab.policies.grid import LeastWork, make_dispatcher, make_local_policy
 from schedlab.policies.grid.flexible import FlexibleBackfillingMod, GridEDF
-from schedlab.policies.grid.local import BackfillingFCFS, Reservation, reserve
+from schedlab.policies.grid.local import BackfillingFCFS, Kept, Reservation, SinceLastPass, reserve
+from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import JobSettings, generate_grid
 from schedlab.workload.outages import FailureModel, FailureSpec, Window
 
@@ -130,12 +132,15 @@ class CheckedEasy(BackfillingFCFS):
         super().schedule(ctx)
 
 
+#: Jobs for small platforms of few CPUs and licence copies: queues form.
+CONTENDED = JobSettings(estimate=(20, 400), margin=(0, 300), cpus=(1, 8), licence_need=0.5,
+                        runtime_ratio=(0.2, 1.3))
+
+
 def random_grid(seed, clusters=(4, 3)):
     platform = generate_platform(PlatformSettings(clusters=clusters, cpus=(1, 8), licences=4,
                                                   ratio=(0.3, 0.6)), seed)
-    jobs = JobSettings(estimate=(20, 400), margin=(0, 300), cpus=(1, 8), licence_need=0.5,
-                       runtime_ratio=(0.2, 1.3))
-    return platform, generate_grid(platform, jobs, 45, 6.0, seed)
+    return platform, generate_grid(platform, CONTENDED, 45, 6.0, seed)
 
 
 @settings(max_examples=12, deadline=None)
@@ -226,3 +231,54 @@ def test_the_compiled_admissions_give_the_schedule_of_the_plain_loop(seed, alloc
     for column in ("start", "end"):
         assert np.array_equal(getattr(compiled, column), getattr(plain, column))
     assert np.array_equal(compiled.grid.machine, plain.grid.machine)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
+       preset=st.sampled_from(["thesis-4.3", "thesis-4.2", "contended"]),
+       policy=st.sampled_from(["grid-edf", "bf-fcfs", "bf-unmod", "bf-mod"]),
+       by=st.sampled_from(["start", "end"]), allocation=st.sampled_from(["shared", "exclusive"]),
+       overrun=st.sampled_from(["kill", "extend"]))
+def test_a_pass_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset, policy, by,
+                                                                allocation, overrun):
+    """A pass after submissions alone trying only the new jobs (grid-edf; bf-fcfs, bf-unmod
+    and bf-mod behind the kept reservation) starts what a pass over the whole queue starts:
+    the same schedule as with every pass told that something was freed; the reservation
+    it keeps is the one :func:`reserve` gives at that pass.  ``contended``:
+    few CPUs and licence copies, long queues."""
+    if preset == "contended":
+        platform = generate_platform(PlatformSettings(clusters=(4, 3), cpus=(1, 8), licences=4,
+                                                      ratio=(0.3, 0.6)), seed)
+        grid = generate_grid(platform, CONTENDED, 150, ta, seed)
+    else:
+        platform = generate_platform(PLATFORMS[preset], seed)
+        grid = generate_grid(platform, JOBS[preset], 150, ta, seed)
+    spec = policy if policy == "grid-edf" else {"name": policy, "reserve_by": by}
+    clusters = len(platform.clusters)
+    kept = {"passes": 0}
+    still_holds, take = Kept.still_holds, SinceLastPass.take
+
+    def counted(self, ctx, freed):
+        holds = still_holds(self, ctx, freed)
+        if holds:               # the kept reservation is the one a pass would compute now
+            assert same(self.reservation, reserve(ctx, self.head, by))
+            kept["passes"] += 1
+        return holds
+
+    def run():
+        dispatch = make_dispatcher("round-robin") if clusters > 1 else None
+        policies = [make_local_policy(spec) for _ in range(clusters)]
+        return run_grid(grid, platform, policies, dispatch, allocation=allocation,
+                        overrun=overrun)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Kept, "still_holds", counted)
+        fast = run()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(SinceLastPass, "take", lambda self: (take(self)[0], True))
+        plain = run()
+    for column in ("start", "end"):
+        assert getattr(fast, column).tolist() == getattr(plain, column).tolist()
+    assert fast.grid.machine.tolist() == plain.grid.machine.tolist()
+    if policy != "grid-edf" and overrun == "kill" and ta > 0:
+        assert kept["passes"] > 0           # the kept reservation served some passes

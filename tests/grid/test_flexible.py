@@ -20,24 +20,21 @@ from schedlab.api import simulate_grid
 from schedlab.cli.app import app
 from schedlab.engine.grid import TaskColumns, run_grid
 from schedlab.errors import InputError
-from schedlab.platform.generator import PRESETS as PLATFORMS
-from schedlab.platform.generator import generate_platform
 from schedlab.policies.grid import (
     FlexibleBackfillingMod,
     FlexibleBackfillingUnmod,
     GridEDF,
     GridFCFS,
-    make_dispatcher,
     make_local_policy,
 )
 from schedlab.policies.grid.flexible import (
     anti_aging,
     deadline_term,
+    licence_sums,
     licence_term,
     wait_minimization,
 )
-from schedlab.workload.models.grid import PRESETS as JOBS
-from schedlab.workload.models.grid import generate_grid
+from schedlab.policies.grid.flexible_kernels import priority_keys
 
 from .helpers import grid_workload, three_machines
 
@@ -196,12 +193,15 @@ def test_cli_bad_weight_exits_2_and_policies_lists_the_weights(tmp_path):
     assert "deadline_k" in bad.output
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(data=st.data(), jobs=st.integers(1, 30), licences=st.integers(0, 5),
-       now=st.integers(0, 10**6), k=st.floats(1.0, 3.0))
-def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
+       now=st.integers(0, 10**6), k=st.floats(1.0, 3.0),
+       weights=st.tuples(*[st.sampled_from([0.0, 0.01, 0.1, 0.3, 1 / 3, 2.0, 7.7])] * 4))
+def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k, weights):
     """A pass reads the terms' time-free parts precomputed for the run (``_Static``): the
-    same bits as the plain functions on the queue's own columns."""
+    same bits as the plain functions on the queue's own columns; and the compiled
+    priorities (:func:`.flexible_kernels.priority_keys`) are minus the terms' row sums, the
+    same bits, in the same stable order."""
     times = st.integers(0, 10**6).map(float)
     submit = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
     estimate = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
@@ -216,13 +216,23 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k):
                           rating=np.ones(jobs), width=np.ones(jobs, np.int64), needs=needs,
                           eligible=np.ones((jobs, 1), bool),
                           estimate_work=estimate.astype(np.int64))
-    policy = FlexibleBackfillingMod(deadline_k=k)
+    aging, low, weight, boost = weights
+    policy = FlexibleBackfillingMod(deadline_k=k, age_factor=aging, deadline_min=low,
+                                    deadline_max=low + 20.0, licence_weight=weight,
+                                    priority_boost_value=boost)
     policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
                                                 min_size=licences, max_size=licences)))
     policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
                                                 min_size=licences, max_size=licences)))
     ctx = SimpleNamespace(now=now, columns=columns)
     got = policy._terms(ctx, at)  # type: ignore[arg-type]
+    static, rho = policy._static_of(ctx), policy.licence_pressure()  # type: ignore[arg-type]
+    sums = licence_sums(static.needs.take(at, axis=0), rho)
+    keys = priority_keys(now, at, static.rows, *sums, needs, rho > 1, aging, low, low + 20.0,
+                         weight, boost)
+    assert keys.tobytes() == (-got.sum(axis=1)).tobytes()
+    assert policy._order(ctx, at).tolist() == \
+        np.argsort(-got.sum(axis=1), kind="stable").tolist()  # type: ignore[arg-type]
     plain = np.column_stack((
         anti_aging(now, submit[at], policy.age_factor),
         deadline_term(now, estimate[at], deadline[at], policy.deadline_min,
@@ -253,27 +263,11 @@ def test_edf_order_is_a_stable_sort_of_the_deadlines(data, jobs, shuffled):
     assert got.tolist() == at[np.argsort(deadline[at], kind="stable")].tolist()
 
 
-class EveryJobEveryPass(GridEDF):
-    """grid-edf trying the whole queue at every pass."""
-
-    def schedule(self, ctx):
-        self._freed = True
-        super().schedule(ctx)
 
 
-@settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
-       preset=st.sampled_from(["thesis-4.3", "thesis-4.2"]))
-def test_edf_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset):
-    """A grid-edf pass after submissions alone, trying only the new jobs, starts what a pass
-    over the whole queue starts."""
-    platform = generate_platform(PLATFORMS[preset], seed)
-    grid = generate_grid(platform, JOBS[preset], 150, ta, seed)
-    clusters = len(platform.clusters)
-    dispatch = make_dispatcher("round-robin") if clusters > 1 else None
-    runs = [run_grid(grid, platform, [cls() for _ in range(clusters)],
-                     dispatch if dispatch is None else dispatch.clone())
-            for cls in (GridEDF, EveryJobEveryPass)]
-    for column in ("start", "end"):
-        assert getattr(runs[0], column).tolist() == getattr(runs[1], column).tolist()
-    assert runs[0].grid.machine.tolist() == runs[1].grid.machine.tolist()
+def test_a_pass_over_an_empty_queue_before_any_submission_orders_nothing():
+    """A cluster's first pass may come before any job was submitted to it (an outage):
+    no licence pressures yet, an empty order."""
+    policy = FlexibleBackfillingMod()
+    ctx = SimpleNamespace(now=0, columns=None)
+    assert policy._order(ctx, np.zeros(0, dtype=np.intp)).tolist() == []  # type: ignore[arg-type]

@@ -111,7 +111,7 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                by_power: np.ndarray, rating: np.ndarray, free_cpus: np.ndarray,
                jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
                reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
-               tracked: np.ndarray) -> np.ndarray:
+               tracked: np.ndarray) -> tuple[np.ndarray, int]:
     """The machine each job of ``later`` (workload positions, in queue order) starts on
     behind a reservation, -1 for none: the first of ``by_power`` it is ``eligible`` for
     with its ``widths`` CPUs free (exclusive: idle) and a free copy of each floating
@@ -131,11 +131,14 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
     without a search (:meth:`~schedlab.engine.grid.GridContext.may_start`'s test).
     With ``shadow`` past every end (and ``reserved`` -1), each job starts on the first
     machine with room: EDF's first fit.
+
+    Also returns what is left of ``spare_cpus``; ``spare`` is updated in place: the
+    reservation as the starts leave it, kept by a pass that tries only new jobs
+    behind it (:meth:`~.local.BackfillingFCFS.schedule`).
     """
     free = free_cpus.copy()
     busy = jobs_on.copy()
     copies = free_copies.copy()
-    spare = spare.copy()
     n_licences = needs.shape[1]
     floating_here = np.ones(n_licences, dtype=np.bool_)
     for lic in range(n_licences):
@@ -191,7 +194,7 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                 spare_cpus -= width
             largest = _largest_room(by_power, free, busy, exclusive)
             break
-    return chosen
+    return chosen, spare_cpus
 
 
 @njit(cache=True)

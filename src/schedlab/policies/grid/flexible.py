@@ -35,7 +35,15 @@ from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
 from schedlab.policies.grid.base import LocalPolicy
-from schedlab.policies.grid.local import RESERVE_BY, InOrder, backfill, first_fits
+from schedlab.policies.grid.local import (
+    RESERVE_BY,
+    InOrder,
+    Kept,
+    SinceLastPass,
+    backfill,
+    first_fits,
+    try_behind,
+)
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask, TaskColumns
@@ -95,13 +103,19 @@ def licence_term(needs: np.ndarray, rho: np.ndarray, weight: float) -> np.ndarra
     """Δ_L = W · (Σ_{l ∈ L_c̄(i)} ρ_l + d · Σ_{l ∈ L_c(i)} ρ_l), d = max(|L_c(i)|, 1), per
     job (rows of ``needs``, jobs × licences, as 0/1 float64 or bool): critical licences
     (ρ_l > 1, eq. 3.7) count d times (our reading of d)."""
-    critical = rho > 1
     needs = needs.astype(np.float64, copy=False)        # once, not at each product
-    plain = needs @ np.where(critical, 0.0, rho)
-    heavy = needs @ np.where(critical, rho, 0.0)
-    count = needs @ critical.astype(np.float64)
+    plain, heavy = licence_sums(needs, rho)
+    count = needs @ (rho > 1).astype(np.float64)
     term: np.ndarray = weight * (plain + np.maximum(count, 1.0) * heavy)
     return term
+
+
+def licence_sums(needs: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The products of :func:`licence_term` (``needs`` as float64): per job, the sum of
+    ρ_l over its non-critical licences and over its critical ones (ρ_l > 1), in BLAS's
+    order of additions."""
+    critical = rho > 1
+    return needs @ np.where(critical, 0.0, rho), needs @ np.where(critical, rho, 0.0)
 
 
 def wait_minimization(estimate: np.ndarray, boost: float) -> np.ndarray:
@@ -179,12 +193,19 @@ class FlexibleBackfilling(LocalPolicy):
         self._offer = np.zeros(0)
         self._counting = False
         self._static: _Static | None = None
+        self._since = SinceLastPass()
+        self._kept: Kept | None = None
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
+        self._since.submitted(task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, -1)
+        self._since.ended()
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._since.ended()
 
     def _asked_by(self, ctx: GridContext, task: GridTask, step: int) -> None:
         """Keep the count of the cluster's jobs (waiting or running) asking for each licence
@@ -215,9 +236,7 @@ class FlexibleBackfilling(LocalPolicy):
         """The four priority terms of the queued jobs at workload positions ``at``."""
         if not len(at):
             return np.zeros((0, 4))
-        static = self._static
-        if static is None or static.columns is not ctx.columns:
-            static = self._static = _Static(ctx.columns, self.deadline_k)
+        static = self._static_of(ctx)
         rows = static.rows.take(at, axis=0)      # as rows[at], at a third of the cost
         estimate = rows[:, 1]
         terms = np.empty((len(at), 4))
@@ -228,6 +247,31 @@ class FlexibleBackfilling(LocalPolicy):
                                    self.licence_weight)
         terms[:, 3] = wait_score(rows[:, 5], self.priority_boost_value)
         return terms
+
+    def _static_of(self, ctx: GridContext) -> _Static:
+        """The run's :class:`_Static`, computed at the first pass."""
+        static = self._static
+        if static is None or static.columns is not ctx.columns:
+            static = self._static = _Static(ctx.columns, self.deadline_k)
+        return static
+
+    def _order(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+        """The jobs at workload positions ``at`` (queue order) by priority, highest first,
+        ties in queue order (indices into ``at``): a stable sort of the negated sums of
+        :meth:`_terms`, in one compiled call (:func:`.flexible_kernels.priority_order`,
+        the same bits) beside the licence term's two products."""
+        from schedlab.policies.grid.flexible_kernels import priority_order
+
+        if not len(at):               # no pressures yet at a pass before any submission
+            return np.zeros(0, dtype=np.intp)
+        static = self._static_of(ctx)
+        rho = self.licence_pressure()
+        plain, heavy = licence_sums(static.needs.take(at, axis=0), rho)
+        order: np.ndarray = priority_order(
+            ctx.now, at, static.rows, plain, heavy, ctx.columns.needs, rho > 1,
+            self.age_factor, self.deadline_min, self.deadline_max, self.licence_weight,
+            self.priority_boost_value)
+        return order
 
     def priorities(self, ctx: GridContext) -> dict[int, Priority]:
         """Every queued job's priority now, by job id (for inspection and tests)."""
@@ -242,7 +286,7 @@ class FlexibleBackfilling(LocalPolicy):
     def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
         """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
         at = ctx.queue_positions()
-        order = np.argsort(-self._terms(ctx, at).sum(axis=1), kind="stable")
+        order = self._order(ctx, at)
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
         if holder is not None:
@@ -252,9 +296,31 @@ class FlexibleBackfilling(LocalPolicy):
         return InOrder(ctx.tasks, ordered), ordered
 
     def schedule(self, ctx: GridContext) -> None:
-        queue, at = self._ordered(ctx)
-        head = backfill(ctx, queue, self.reserve_by, at)
-        holder = None if head is None else head.id
+        """One EASY pass over the queue in priority order (:func:`~.local.backfill`).
+
+        A pass after submissions alone tries only the new jobs (in priority
+        order), behind the last pass's reservation, when it still holds
+        (:meth:`~.local.Kept.still_holds`) and its job is first in the queue
+        (under BF_UNMOD always, the holder; under BF_MOD when it still has the
+        highest priority): that job still cannot start, and every other job
+        the last pass refused would be refused again, in whatever order.
+        Under BF_UNMOD a single new job needs no priorities."""
+        fresh, freed = self._since.take()
+        kept, self._kept = self._kept, None
+        if kept is not None and kept.still_holds(ctx, freed):
+            if self.keeps_reservation and len(fresh) <= 1:
+                try_behind(ctx, kept, fresh)
+                self._kept = kept
+                return
+            queue, at = self._ordered(ctx)
+            if at[0] == kept.head.index:
+                try_behind(ctx, kept, at[np.isin(at, fresh)].tolist())
+                self._kept = kept
+                return
+        else:
+            queue, at = self._ordered(ctx)
+        self._kept = backfill(ctx, queue, self.reserve_by, at)
+        holder = None if self._kept is None else self._kept.head.id
         if holder is not None and holder != self.holder:
             self.holder_changes += 1
         self.holder = holder
@@ -291,11 +357,12 @@ class GridEDF(LocalPolicy):
     without a search; the others are tried in one compiled call when their times are
     eq. 3.9's (:func:`~.local.first_fits`).
 
-    A pass after submissions alone tries only the jobs submitted since the last pass:
-    every job queued before could not start then, with at least the CPUs and licence
-    copies free now (nothing ended, starts only take), so it cannot start now either,
-    whatever starts before it.  Any end (or outage) makes the next pass try the whole
-    queue."""
+    A pass after submissions alone tries only the jobs submitted since the last pass,
+    one by one (:meth:`GridContext.fastest_fit`: a compiled call costs more than the
+    few new jobs): every job queued before could not start then, with at least the
+    CPUs and licence copies free now (nothing ended, starts only take), so it cannot
+    start now either, whatever starts before it.  Any end (or outage) makes the next
+    pass try the whole queue."""
 
     name = "grid-edf"
     #: The run's columns, its jobs in the order of (deadline, workload position), and each
@@ -324,30 +391,33 @@ class GridEDF(LocalPolicy):
         return at[np.argsort(columns.deadline[at], kind="stable")]
 
     def __init__(self) -> None:
-        #: Workload positions of the jobs submitted since the last pass, in queue order.
-        self._fresh: list[int] = []
-        #: Whether anything may have freed CPUs or copies since the last pass (or there
-        #: was none): the next pass tries the whole queue.
-        self._freed = True
+        #: The jobs submitted since the last pass; whether the next tries the whole queue.
+        self._since = SinceLastPass()
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
-        self._fresh.append(task.index)
+        self._since.submitted(task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        self._freed = True
+        self._since.ended()
 
     def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
-        self._freed = True
+        self._since.ended()
 
     def schedule(self, ctx: GridContext) -> None:
-        fresh, self._fresh = self._fresh, []
-        freed, self._freed = self._freed, False
-        if ctx.times_from_columns():
-            at = ctx.queue_positions() if freed else np.array(fresh, dtype=np.intp)
-            ordered = self.by_deadline(ctx, at)
-            first_fits(ctx, ctx.tasks, ordered, ordered)
+        fresh, freed = self._since.take()
+        compiled = ctx.times_from_columns()
+        if compiled and not freed:      # the few new jobs: each on its fastest fit
+            ordered = self.by_deadline(ctx, np.array(fresh, dtype=np.intp)).tolist() \
+                if len(fresh) > 1 else fresh
+            for task in map(ctx.tasks.__getitem__, ordered):
+                machine = ctx.fastest_fit(task)
+                if machine is not None:
+                    ctx.start(task, machine)
             return
         ordered = self.by_deadline(ctx, ctx.queue_positions())
+        if compiled:
+            first_fits(ctx, ctx.tasks, ordered, ordered)
+            return
         possible = ctx.may_start(ordered)
         for task in compress(InOrder(ctx.tasks, ordered), possible.tolist()):
             machine = ctx.fastest_fit(task)

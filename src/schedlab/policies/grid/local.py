@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import compress
-from typing import TYPE_CHECKING, overload
+from typing import TYPE_CHECKING, NamedTuple, overload
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from schedlab.policies.grid.base import LocalPolicy
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask
+    from schedlab.engine.outages import OutageEvent
 
 #: What the head's reservation minimises over its eligible machines.
 RESERVE_BY = ("start", "end")
@@ -118,6 +119,60 @@ class Reservation:
                 if l in self.spare_copies and not feature[l, machine]:
                     self.spare_copies[l] -= 1
         return machine
+
+
+class Kept(NamedTuple):
+    """The job that got a pass's reservation, and that reservation as the pass's starts
+    left it (:func:`backfill`)."""
+
+    head: GridTask
+    reservation: Reservation
+
+    def still_holds(self, ctx: GridContext, freed: bool) -> bool:
+        """Whether a pass now may try only the jobs submitted since the pass that made
+        this reservation, behind it, and keep it.
+
+        True when nothing may have freed CPUs or licence copies since (``freed``
+        False: no end, no outage; :class:`SinceLastPass`), no running job is
+        past its estimate (``overrun="kill"``) and times are eq. 3.9's
+        (:meth:`GridContext.times_from_columns`: no failures, no windows, no
+        resumption), and the head is still queued.  Then the head still
+        cannot start; the reservation computed again would be this one (the
+        jobs started behind it end by the shadow time or hold only what was
+        spare, and the running jobs' expected ends have not moved); and every
+        job the last pass refused behind it would be refused again, whatever
+        starts before it: CPUs and copies free, and the spare, are at most
+        what they were then, and a job started now ends later.  The new jobs
+        entered the queue at its back, behind the head."""
+        return (not freed and ctx.overrun == "kill" and ctx.times_from_columns()
+                and self.head.id in ctx.waiting)
+
+
+class SinceLastPass:
+    """What happened in a cluster since its policy's last pass, as its hooks hear it: the
+    jobs submitted (:attr:`fresh`, workload positions, in queue order) and whether
+    anything may have freed CPUs or licence copies (:attr:`freed`: a job end, an outage,
+    or no pass yet).  A pass after submissions alone need try only the new jobs when the
+    others could not start at the last pass (grid-edf; BF_FCFS and Flexible Backfilling
+    behind a :class:`Kept` reservation)."""
+
+    __slots__ = ("freed", "fresh")
+
+    def __init__(self) -> None:
+        self.fresh: list[int] = []
+        self.freed = True
+
+    def submitted(self, task: GridTask) -> None:
+        self.fresh.append(task.index)
+
+    def ended(self) -> None:
+        self.freed = True
+
+    def take(self) -> tuple[list[int], bool]:
+        """:attr:`fresh` and :attr:`freed`, and start afresh for the next pass."""
+        fresh, freed = self.fresh, self.freed
+        self.fresh, self.freed = [], False
+        return fresh, freed
 
 
 def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
@@ -267,20 +322,54 @@ class BackfillingFCFS(LocalPolicy):
         check_choice(self.name, "order", order, QUEUE_ORDERS)
         self.reserve_by = reserve_by
         self.order = order
+        self._since = SinceLastPass()
+        self._kept: Kept | None = None
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
+        self._since.submitted(task)
+
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
+        self._since.ended()
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._since.ended()
 
     def schedule(self, ctx: GridContext) -> None:
+        """One EASY pass (:func:`backfill`).  In arrival order, a pass after submissions
+        alone tries only the new jobs, behind the last pass's reservation, when that
+        reservation still holds (:meth:`Kept.still_holds`)."""
+        fresh, freed = self._since.take()
+        kept, self._kept = self._kept, None
         if self.order == "priority":
             queue = sorted(ctx.waiting.values(), key=lambda task: -task.priority)
             backfill(ctx, queue, self.reserve_by)
             return
+        if kept is not None and kept.still_holds(ctx, freed):
+            try_behind(ctx, kept, fresh)
+            self._kept = kept
+            return
         at = ctx.queue_positions()
-        backfill(ctx, InOrder(ctx.tasks, at), self.reserve_by, at)
+        self._kept = backfill(ctx, InOrder(ctx.tasks, at), self.reserve_by, at)
+
+
+def try_behind(ctx: GridContext, kept: Kept, fresh: Sequence[int]) -> None:
+    """Start the jobs at workload positions ``fresh`` (in that order) behind ``kept``'s
+    reservation (:func:`first_fits`), which they leave as their starts leave it.  A job
+    with no machine with room now (:meth:`GridContext.machines_with_room`, most often
+    refused at once for want of a licence copy) is passed over without the compiled
+    call: it could not start, and starts only take."""
+    tasks = ctx.tasks
+    fresh = [i for i in fresh if ctx.machines_with_room(tasks[i]).size]
+    if fresh:
+        later = np.array(fresh, dtype=np.intp)
+        first_fits(ctx, ctx.tasks, later, later, kept.reservation)
 
 
 def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
-             at: np.ndarray | None = None) -> GridTask | None:
+             at: np.ndarray | None = None) -> Kept | None:
     """One EASY pass over ``queue`` in its order; returns the job that got the reservation
-    (None when every job that could be tried started).
+    and the reservation as the pass's starts leave it (None when every job that could be
+    tried started).
 
     Jobs start on the fastest machine with room until one cannot (the head):
     it gets a reservation (:func:`reserve`, ``by`` as there), and every later
@@ -317,13 +406,13 @@ def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
     if may is None:
         later = np.arange(position + 1, len(queue))
         first_fits(ctx, queue, later, at[later], reservation)
-        return head
+        return Kept(head, reservation)
     for task in compress(queue[position + 1:], may[position + 1:]):
         room = _clear_room(ctx, task) if ahead else ctx.machines_with_room(task)
         machine = reservation.first_admitting(ctx, task, room)
         if machine is not None:
             ctx.start(task, machine)
-    return head
+    return Kept(head, reservation)
 
 
 def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, at: np.ndarray,
@@ -335,7 +424,9 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     in one compiled call (:func:`.easy_kernels.admissions`), which passes over the jobs
     :meth:`GridContext.may_start` would refuse as jobs start.  For jobs whose times are
     eq. 3.9's (:meth:`GridContext.times_from_columns`); only the jobs that start are
-    touched as Python objects."""
+    touched as Python objects.  ``reservation`` is left as the starts leave it (what they
+    hold past the shadow time taken from its spare), as :meth:`Reservation.first_admitting`
+    leaves it."""
     from schedlab.policies.grid.easy_kernels import admissions
 
     platform, columns = ctx.platform, ctx.columns
@@ -346,11 +437,13 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
         reservation = Reservation(-1, _NO_SHADOW, 0, {})
     for l, copies in reservation.spare_copies.items():
         tracked[l], spare[l] = True, copies
-    chosen = admissions(ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
-                        columns.eligible, columns.needs, ctx.by_power, platform.rating,
-                        ctx.free_cpus, ctx.jobs_on, ctx.free_copies, platform.feature,
-                        reservation.machine, reservation.start, reservation.spare_cpus, spare,
-                        tracked)
+    chosen, reservation.spare_cpus = admissions(
+        ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
+        columns.eligible, columns.needs, ctx.by_power, platform.rating, ctx.free_cpus,
+        ctx.jobs_on, ctx.free_copies, platform.feature, reservation.machine, reservation.start,
+        reservation.spare_cpus, spare, tracked)
+    for l in reservation.spare_copies:
+        reservation.spare_copies[l] = int(spare[l])
     for q in np.flatnonzero(chosen >= 0).tolist():
         ctx.start(queue[int(later[q])], int(chosen[q]))
 

@@ -1,0 +1,80 @@
+"""Flexible Backfilling's priority order compiled (Pasquali thesis §3.2.1, P(i)).
+
+:func:`priority_order` gives, in one call over the queue, the order that
+:meth:`~.flexible.FlexibleBackfilling.priority_terms` and a stable sort of
+the negated row sums give with about twenty numpy calls.  The operations on
+each job's values are numpy's, in numpy's order (elementwise; the row sum
+adds the four terms left to right, as ``sum(axis=1)`` does over four
+columns), so the priorities are the same bits and the order is the same;
+the two products of the licence term stay numpy's (BLAS orders its own
+additions) and come in as arguments.  tests/grid/test_flexible.py compares
+it with the numpy terms over random queues.
+
+``cache=True`` keeps the machine code on disk and ``schedlab precompile``
+compiles it ahead (one BF_MOD grid run).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from schedlab.compiled import njit
+
+
+@njit(cache=True)
+def priority_order(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
+                   heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
+                   age_factor: float, low: float, high: float, weight: float,
+                   boost: float) -> np.ndarray:
+    """The queue's jobs (workload positions ``at``, queue order) by priority, highest
+    first, ties in queue order: indices into ``at``, a stable sort of
+    :func:`priority_keys`."""
+    order: np.ndarray = np.argsort(priority_keys(now, at, rows, plain, heavy, needs, critical,
+                                                 age_factor, low, high, weight, boost),
+                                   kind="mergesort")
+    return order
+
+
+@njit(cache=True, error_model="numpy")
+def priority_keys(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
+                  heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
+                  age_factor: float, low: float, high: float, weight: float,
+                  boost: float) -> np.ndarray:
+    """Minus the priority of each job of the queue (workload positions ``at``), the same
+    bits as ``-terms.sum(axis=1)`` of :meth:`~.flexible.FlexibleBackfilling.priority_terms`.
+
+    ``rows``: per job of the run, submit, estimate, deadline, the deadline line's
+    threshold and span (:func:`~.flexible.deadline_line`) and the estimate at least 1
+    (:class:`~.flexible._Static`); ``plain`` and ``heavy``: per queued job, the
+    products of its licence needs with the pressures of its non-critical and
+    critical licences (:func:`~.flexible.licence_sums`); ``needs``: the run's
+    licence matrix; ``critical``: the licences of pressure above 1.  The terms are
+    Anti-Aging, Deadline (Min ``low``, Max ``high``), Licence (W ``weight``) and
+    Wait Minimization (``boost``), as :func:`~.flexible.anti_aging`,
+    :func:`~.flexible.deadline_score`, :func:`~.flexible.licence_term` and
+    :func:`~.flexible.wait_score` compute them.
+    """
+    n = len(at)
+    shortest = np.inf
+    for q in range(n):
+        shortest = min(shortest, rows[at[q], 5])
+    lift = boost * shortest
+    rise = high - low
+    heavy_licences = np.flatnonzero(critical)
+    key = np.empty(n)
+    for q in range(n):
+        row = at[q]
+        estimate, deadline, threshold = rows[row, 1], rows[row, 2], rows[row, 3]
+        aging = (now - rows[row, 0]) * age_factor
+        extime = now + estimate
+        score = 0.0                           # past the deadline, or none (NaN)
+        if extime <= deadline:
+            score = low if extime <= threshold else \
+                rise * (extime - threshold) / rows[row, 4] + low
+        count = 0.0
+        for lic in heavy_licences:
+            if needs[row, lic]:
+                count += 1.0
+        licence = weight * (plain[q] + max(count, 1.0) * heavy[q])
+        key[q] = -(((aging + score) + licence) + lift / rows[row, 5])
+    return key
