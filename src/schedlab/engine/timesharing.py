@@ -837,17 +837,13 @@ class _Simulation:
     def serve_plain(self, members: list[int], length: int, service_start: int) -> int:
         """A slot without express jobs from ``service_start``: every member gets up to
         ``length`` seconds of service; those it completes end in order of the service they
-        had left, then of job id.  A slot where no member ends (most of a round) lowers
-        them all with one C-level update.  Returns the slot's end."""
+        had left, then of job id.  Returns the slot's end."""
         remaining = self.remaining
         lag = self.lag                  # ``remaining`` holds the service to come + lag
         limit = length + lag
-        lefts = list(map(remaining.__getitem__, members))
-        if min(lefts) > limit:
-            remaining.update(zip(members, map(sub, lefts, repeat(length))))
-            return service_start + length
         ending = []
-        for job_id, left in zip(members, lefts):
+        for job_id in members:
+            left = remaining[job_id]
             if left <= limit:
                 ending.append((left, job_id))
             else:
