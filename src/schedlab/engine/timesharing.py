@@ -40,6 +40,7 @@ the loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, repeat
@@ -384,12 +385,14 @@ class Matrix:
 
 class Served(Mapping[int, int]):
     """The service each job in the matrix has received, read on demand from the
-    engine's live state (a policy that never asks costs nothing per pass)."""
+    engine's live state (a policy that never asks costs nothing per pass).  It holds the
+    run through a weak reference: the run's state then makes no cycle and is freed as
+    soon as the run ends (:func:`run_timesharing`)."""
 
     __slots__ = ("_simulation",)
 
     def __init__(self, simulation: _Simulation) -> None:
-        self._simulation = simulation
+        self._simulation = weakref.proxy(simulation)
 
     def __getitem__(self, job_id: int) -> int:
         simulation = self._simulation
@@ -472,19 +475,26 @@ def run_timesharing(workload: Workload, policy: TimeSharingPolicy, *,
     a real machine (docs/reference/events.md, "Gang runs";
     :mod:`schedlab.engine.gang_events`); a run without them takes the path it
     always took.
+
+    The cycle collector rests from the set-up to the result
+    (:func:`~schedlab.engine.kernel.cyclic_gc_paused`) and the run's state is dropped
+    before it resumes: the matrix log and the series grow with the decisions, and left
+    alive they would make the collector's first pass after the run walk them all.
     """
     machine = workload.processors if processors is None else processors
     check_machine(workload.jobs, machine)
     check_one_of("overrun", overrun, OVERRUN_MODES)
     claim(policy)                   # one run per policy instance, as in space sharing
     began = wallclock.perf_counter()
-    simulation = _Simulation(workload, policy, machine, overrun, progress)
-    if failures is not None or windows or any(job.cancel_after is not None
-                                              for job in workload.jobs):
-        simulation.take_events(failures, tuple(windows))
     with cyclic_gc_paused():
+        simulation = _Simulation(workload, policy, machine, overrun, progress)
+        if failures is not None or windows or any(job.cancel_after is not None
+                                                  for job in workload.jobs):
+            simulation.take_events(failures, tuple(windows))
         simulation.run()
-    return simulation.result(wallclock.perf_counter() - began)
+        result = simulation.result(wallclock.perf_counter() - began)
+        del simulation              # the run's state freed before the collector resumes
+    return result
 
 
 class _SlotCut(Exception):
@@ -523,8 +533,9 @@ class _Simulation:
         self.placed = [-1] * n
         self.columns: list[tuple[tuple[int, int], ...]] = [()] * n
         #: Each job's service still to come, plus ``lag``: the service the whole-round
-        #: jumps gave every matrix job and :meth:`settle` has not yet taken off (a chain of
-        #: jumps and passes lowers one counter, not every job).
+        #: jumps gave every matrix job and :meth:`settle` has not yet taken off (a jump
+        #: raises one counter instead of lowering every job; slots served without express
+        #: jobs read through it, so only an express slot or a run with events settles).
         self.remaining: dict[int, int] = {}
         self.lag = 0
         self.matrix = Matrix(machine, getattr(policy, "name", "policy"))
@@ -556,7 +567,9 @@ class _Simulation:
         #: Failures, windows and cancellations (None: the run has none).
         self.events: GangEvents | None = None
         self.resume_after: int | None = None  # a round cut in this row resumes after it
-        self.fresh: list[int] = []    # jobs placed by a pass, perhaps not served yet
+        #: The jobs placed by a pass and perhaps not served yet; every matrix job not in it has
+        #: started (emptied by a jump, :meth:`start_fresh`, and by a whole round served).
+        self.fresh: list[int] = []
         self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of the log's
         self.guest_slots_mark = -1                   # length guest_slots_mark
 
@@ -664,7 +677,6 @@ class _Simulation:
         events, one that ends attempts cuts the round (:meth:`serve_until_cut`); the
         next begins with the row after the one cut.
         """
-        self.settle()
         if not rows:
             self.deliver()
             if not self.serve_express(rows, 0, 0):
@@ -697,6 +709,8 @@ class _Simulation:
                 self.serve(row.id, members, self.slot, self.take_express(chosen, row_free))
         except _SlotCut as cut:
             self.resume_after = cut.row_id
+        else:
+            self.fresh = []               # every row served: every matrix job has started
         self.rounds += 1
 
     def after_cut(self, rows: list[Row]) -> list[Row]:
@@ -787,7 +801,7 @@ class _Simulation:
             i = self.index[job.id]
             self.placed[i] = when
             self.columns[i] = column_ranges(mask)
-            self.remaining[job.id] = self.held[i]
+            self.remaining[job.id] = self.held[i] + self.lag
             placed.append((job.id, mask))
         return placed
 
@@ -800,35 +814,46 @@ class _Simulation:
         The express jobs ``shorts`` (job id, processors) start with the slot
         (:meth:`serve_with_express`), as do, when express jobs start on arrival,
         the express jobs submitted before the slot ends.  A slot without either, the
-        common case, is served here inline.
+        common case, is :meth:`serve_plain`.  Members the slot serves first start at its
+        service start: only jobs placed since the last jump or whole round (``fresh``) can.
         """
-        remaining = self.remaining
         service_start = self.now + (self.switch if row_id != self.last_row else 0)
-        index, start = self.index, self.start
-        for job_id in members:
-            i = index[job_id]
-            if start[i] < 0:
-                start[i] = service_start
+        if self.fresh:
+            index, start = self.index, self.start
+            for job_id in members:
+                i = index[job_id]
+                if start[i] < 0:
+                    start[i] = service_start
         if shorts or (self.join_on_arrival
                       and self.express_submits[self.next_job] < service_start + length):
             slot_end = self.serve_with_express(row_id, members, length, shorts or [],
                                              service_start)
         else:
-            ending = []
-            for job_id in members:
-                left = remaining[job_id]
-                if left <= length:
-                    ending.append((left, job_id))
-                else:
-                    remaining[job_id] = left - length
-            ending.sort()
-            slot_end = service_start + (ending[-1][0] if len(ending) == len(members)
-                                        else length)
-            for left, job_id in ending:
-                self.finish(job_id, service_start + left, in_matrix=True)
+            slot_end = self.serve_plain(members, length, service_start)
         self.last_row = row_id
         self.slots_served += 1
         self.now = slot_end
+
+    def serve_plain(self, members: list[int], length: int, service_start: int) -> int:
+        """A slot without express jobs from ``service_start``: every member gets up to
+        ``length`` seconds of service; those it completes end in order of the service they
+        had left, then of job id.  Returns the slot's end."""
+        remaining = self.remaining
+        lag = self.lag                  # ``remaining`` holds the service to come + lag
+        limit = length + lag
+        ending = []
+        for job_id in members:
+            left = remaining[job_id]
+            if left <= limit:
+                ending.append((left, job_id))
+            else:
+                remaining[job_id] = left - length
+        ending.sort()
+        slot_end = service_start + (ending[-1][0] - lag if len(ending) == len(members)
+                                    else length)
+        for left, job_id in ending:
+            self.finish(job_id, service_start + left - lag, in_matrix=True)
+        return slot_end
 
     def serve_until_cut(self, row_id: int, members: list[int], length: int,
                         shorts: list[tuple[int, int]] | None = None) -> None:
@@ -861,6 +886,7 @@ class _Simulation:
 
         Returns the slot's end.
         """
+        self.settle()
         remaining, index, start = self.remaining, self.index, self.start
         runs = [(service_start, job_id, mask) for job_id, mask in shorts]
         if self.events is not None:
@@ -1021,8 +1047,9 @@ class _Simulation:
         return True
 
     def settle(self) -> None:
-        """Take the service of the jumps (``lag``) off every job's remaining service, before
-        slots are served."""
+        """Take the service of the jumps (``lag``) off every job's remaining service: before
+        a slot with express jobs (:meth:`serve_with_express` reads the service to come
+        itself) and after every jump in a run with events (they read it too)."""
         lag = self.lag
         if lag:
             remaining = self.remaining

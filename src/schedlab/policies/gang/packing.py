@@ -28,11 +28,18 @@ def repack(matrix: Matrix) -> int:
     of neighbouring processors merge into the last rows, and rows left empty
     are then removed by the engine (Zhou et al. 1999; 2003, §2).  Returns the
     number of moves.
+
+    While a row's jobs are visited the rows before it only fill, so a row none of whose
+    jobs finds its processors free in an earlier row is passed over (checked at C level
+    against each earlier row): most rows, as most passes move nothing.
     """
     moves = 0
     rows = matrix.rows
     for index in range(1, len(rows)):
         row = rows[index]
+        masks = list(row.own.values())
+        if all(all(map(rows[target].occupied.__and__, masks)) for target in range(index)):
+            continue
         for _, job_id, mask in by_lowest_processor(row.own):
             for target in range(index):
                 if not mask & rows[target].occupied:
@@ -110,13 +117,14 @@ def largest_spots(matrix: Matrix, slot_limit: int, avoid: int) -> tuple[int, int
     wider job finds no spot, so a pass over a long queue skips it without a search."""
     usable = matrix.usable
     allowed = usable & ~avoid
-    opens = len(matrix) < slot_limit
-    widest = usable.bit_count() if opens else 0
+    if len(matrix) < slot_limit:            # a new row offers all: no row offers more
+        return usable.bit_count(), allowed.bit_count()
+    widest = 0
     if not avoid:
         for row in matrix.rows:
             widest = max(widest, (usable & ~row.occupied).bit_count())
         return widest, widest
-    widest_off = allowed.bit_count() if opens else 0
+    widest_off = 0
     for row in matrix.rows:
         free = usable & ~row.occupied
         widest = max(widest, free.bit_count())
