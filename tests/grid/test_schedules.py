@@ -12,6 +12,7 @@ import pytest
 
 from schedlab.engine.grid import run_grid
 from schedlab.engine.result import FINISHED, KILLED
+from schedlab.platform import Cluster, Machine, Platform
 from schedlab.policies.grid import BackfillingFCFS, GridFCFS
 from schedlab.policies.grid.local import reserve
 
@@ -162,3 +163,20 @@ def test_backfilling_on_the_reserved_machine_may_use_the_cpus_the_head_leaves_sp
     assert easy.start.tolist() == [0, 0, 0, 100, 2, 200]
     assert easy.end.tolist() == [100, 400, 400, 200, 502, 250]
     assert easy.grid.machine.tolist() == [FAST, MID, SMALL, FAST, FAST, FAST]
+
+
+def test_a_kept_reservation_loses_the_spare_cpus_a_backfilled_job_takes_past_its_start():
+    """One machine of 8 CPUs, shared.  The head (job 2, 7 CPUs) is reserved at 100, when job
+    1 ends, leaving 1 spare CPU past it.  Job 3 (1 CPU, to 502) takes that CPU, submitted
+    alone, so the pass tries it behind the kept reservation; job 4, submitted alone next,
+    finds no CPU spare and waits for the head to end.  A kept reservation that did not
+    lose job 3's CPU would start job 4 at once and hold the head back to 502."""
+    machines = (Machine("m", 8, 100),)
+    platform = Platform((Cluster("c", machines, ()),), name="one")
+    rows = [(0, 100, 100, 4, (), 100),      # 1: [0, 100], 4 CPUs left
+            (1, 100, 100, 7, (), 100),      # 2: the head, at 100
+            (2, 500, 500, 1, (), 100),      # 3: the one spare CPU, [2, 502]
+            (3, 500, 500, 1, (), 100)]      # 4: none spare; after the head
+    result = run_grid(grid_workload(rows), platform, [BackfillingFCFS()], allocation="shared")
+    assert result.start.tolist() == [0, 100, 2, 200]
+    assert result.end.tolist() == [100, 200, 502, 700]
