@@ -7,7 +7,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap
+from schedlab.engine.processors import (
+    FAILED,
+    FREE,
+    WINDOW,
+    ProcessorMap,
+    _first_fit,
+    _hold,
+    _lowest,
+    free_runs,
+)
 
 
 def model_take(owner: list[int], holder: int, width: int, allocation: str) -> None:
@@ -232,3 +241,31 @@ def test_a_strike_grows_the_pool_and_the_record_as_it_applies_the_journal():
     assert struck == ([1], twins[1].take_free_in(0, 64, FAILED)) == ([1], [(0, 64)])
     assert twins[0].used.tolist() == twins[1].used.tolist()
     assert len(twins[0].used) > 64 and twins[0].free_count() == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(1, 45))
+def test_first_fit_into_the_pool_is_the_lowest_rows_held(free, width):
+    """The journal's first-fit start (``_first_fit``, written straight into the pool)
+    against the plain path (``_lowest``'s rows, then ``_hold``): the same rows, holders
+    and free runs, from any free processors, for any width (more than are free too)."""
+    starts, lengths = free_runs(np.array(free))
+
+    def machine() -> tuple[np.ndarray, ...]:
+        owner = np.where(free, FREE, 99).astype(np.int64)
+        lo = np.zeros(len(free) // 2 + 2, dtype=np.int64)
+        hi = np.zeros_like(lo)
+        lo[:len(starts)], hi[:len(starts)] = starts, starts + lengths
+        return owner, lo, hi, np.array([len(starts), 0, 0, 1], dtype=np.int64)
+
+    fast, plain = machine(), machine()
+    pool = np.full((len(free) + 3, 2), -7, dtype=np.int64)
+    rows = _first_fit(*fast, pool, 2, width, 5)
+    expected = _hold(*plain, _lowest(*plain[1:], width), 5)
+    assert pool[2:2 + rows].tolist() == expected.tolist()
+    assert (pool[:2] == -7).all() and (pool[2 + rows:] == -7).all()
+    (owner, lo, hi, state), (owner_, lo_, hi_, state_) = fast, plain
+    runs = state[0]                   # the free runs: the first entries of lo and hi
+    assert (owner.tolist(), state.tolist()) == (owner_.tolist(), state_.tolist())
+    assert (lo[:runs].tolist(), hi[:runs].tolist()) == (lo_[:runs].tolist(),
+                                                        hi_[:runs].tolist())

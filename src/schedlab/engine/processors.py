@@ -190,12 +190,17 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
                 return k
-            ranges = _hold(owner, lo, hi, state, _choose(lo, hi, state, width, mode), position)
+            if mode == 0:
+                taken = _first_fit(owner, lo, hi, state, pool, top, width, position)
+            else:
+                ranges = _hold(owner, lo, hi, state, _choose(lo, hi, state, width, mode),
+                               position)
+                taken = len(ranges)
+                pool[top:top + taken] = ranges
             first[position] = top
-            count[position] = len(ranges)
+            count[position] = taken
             since[position] = ops[k, 3]
-            pool[top:top + len(ranges)] = ranges
-            state[_POOL_TOP] = top + len(ranges)
+            state[_POOL_TOP] = top + taken
         elif op == _FREE_RANGE:
             owner[ops[k, 1]:ops[k, 2]] = FREE
             _merge(lo, hi, state, ops[k, 1], ops[k, 2])
@@ -205,6 +210,35 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
             _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
                           ops[k, 2])
     return len(ops)
+
+
+@njit(cache=True)
+def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no cover
+    """The ``width`` lowest free processors (fewer if fewer are free) to ``position``,
+    written as rows ``[lo, hi)`` of ``pool`` from ``top``; returns how many rows.  The
+    free runs it takes whole leave the runs in one shift (:func:`_lowest` and
+    :func:`_hold` give the same, with an array of rows made for each start)."""
+    n = state[_RUNS]
+    whole = 0
+    m = 0
+    while width > 0 and whole < n:
+        a = lo[whole]
+        taken = min(width, hi[whole] - a)
+        pool[top + m, 0] = a
+        pool[top + m, 1] = a + taken
+        owner[a:a + taken] = position
+        width -= taken
+        m += 1
+        if a + taken == hi[whole]:
+            whole += 1
+        else:
+            lo[whole] = a + taken
+    if whole:
+        for j in range(n - whole):
+            lo[j] = lo[j + whole]
+            hi[j] = hi[j + whole]
+        state[_RUNS] = n - whole
+    return m
 
 
 @njit(cache=True)
