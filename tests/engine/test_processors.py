@@ -7,7 +7,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.engine.processors import FAILED, FREE, WINDOW, ProcessorMap
+from schedlab.engine.processors import (
+    FAILED,
+    FREE,
+    WINDOW,
+    ProcessorMap,
+    _first_fit,
+    _hold,
+    _lowest,
+    free_runs,
+)
 
 
 def model_take(owner: list[int], holder: int, width: int, allocation: str) -> None:
@@ -172,3 +181,91 @@ def test_failures_take_the_free_processors_of_their_range_and_give_them_back(his
             machine.release_job(position, t)
         assert machine.holders(0, processors).tolist() == owner
     assert machine.free_count() == owner.count(FREE)
+
+
+@settings(max_examples=150, deadline=None)
+@given(histories(), st.data())
+def test_a_strike_is_the_holders_read_their_jobs_released_and_the_free_taken(history, data):
+    """``strike`` (one compiled call) against the plain path on a twin map: read the
+    holders of the failed ranges, release each job on them (lowest position first),
+    take the free processors of each range.  The same jobs hit, ranges taken, holders
+    and record of uses, and None exactly when no processor is free or held by a job."""
+    processors, steps = history
+    machine = ProcessorMap(processors, "first-fit", seed=0, jobs=len(steps))
+    plain = ProcessorMap(processors, "first-fit", seed=0, jobs=len(steps))
+    running: set[int] = set()
+    for step in steps:
+        if data.draw(st.booleans()):
+            t = step[-1]
+            los = data.draw(st.lists(st.integers(0, processors - 1), min_size=1, max_size=3))
+            nodes = [(lo, min(processors, lo + data.draw(st.integers(1, 4)))) for lo in los]
+            holders = {h for lo, hi in nodes for h in plain.holders(lo, hi).tolist()}
+            struck = machine.strike(np.array(nodes, dtype=np.int64).reshape(-1, 2), t)
+            if not any(h == FREE or h >= 0 for h in holders):
+                assert struck is None
+            else:
+                hit = sorted(h for h in holders if h >= 0)
+                for position in hit:
+                    plain.release_job(position, t)
+                    running.discard(position)
+                taken = [part for lo, hi in nodes for part in plain.take_free_in(lo, hi, FAILED)]
+                assert struck == (hit, taken)
+        if step[0] == "start":
+            _, position, width, t = step
+            width = min(width, plain.free_count())
+            if width:
+                for twin in (machine, plain):
+                    twin.take(position, width, t)
+                running.add(position)
+        elif step[1] in running:
+            _, position, t = step
+            for twin in (machine, plain):
+                twin.release_job(position, t)
+            running.discard(position)
+        assert machine.holders(0, processors).tolist() == plain.holders(0, processors).tolist()
+    assert machine.used.tolist() == plain.used.tolist()
+    assert machine.free_count() == plain.free_count()
+
+
+def test_a_strike_grows_the_pool_and_the_record_as_it_applies_the_journal():
+    """A strike whose journal outgrows the first pool and record (jobs scattered over
+    many ranges, never read before) grows them and agrees with the plain path."""
+    twins = [ProcessorMap(64, "any", seed=3, jobs=2) for _ in range(2)]
+    for machine in twins:
+        for round_ in range(50):
+            machine.take(0, 40, round_)
+            machine.release_job(0, round_ + 1)
+        machine.take(1, 30, 60)
+    struck = twins[0].strike(np.array([[0, 64]], dtype=np.int64), 70)
+    twins[1].release_job(1, 70)
+    assert struck == ([1], twins[1].take_free_in(0, 64, FAILED)) == ([1], [(0, 64)])
+    assert twins[0].used.tolist() == twins[1].used.tolist()
+    assert len(twins[0].used) > 64 and twins[0].free_count() == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(1, 45))
+def test_first_fit_into_the_pool_is_the_lowest_rows_held(free, width):
+    """The journal's first-fit start (``_first_fit``, written straight into the pool)
+    against the plain path (``_lowest``'s rows, then ``_hold``): the same rows, holders
+    and free runs, from any free processors, for any width (more than are free too)."""
+    starts, lengths = free_runs(np.array(free))
+
+    def machine() -> tuple[np.ndarray, ...]:
+        owner = np.where(free, FREE, 99).astype(np.int64)
+        lo = np.zeros(len(free) // 2 + 2, dtype=np.int64)
+        hi = np.zeros_like(lo)
+        lo[:len(starts)], hi[:len(starts)] = starts, starts + lengths
+        return owner, lo, hi, np.array([len(starts), 0, 0, 1], dtype=np.int64)
+
+    fast, plain = machine(), machine()
+    pool = np.full((len(free) + 3, 2), -7, dtype=np.int64)
+    rows = _first_fit(*fast, pool, 2, width, 5)
+    expected = _hold(*plain, _lowest(*plain[1:], width), 5)
+    assert pool[2:2 + rows].tolist() == expected.tolist()
+    assert (pool[:2] == -7).all() and (pool[2 + rows:] == -7).all()
+    (owner, lo, hi, state), (owner_, lo_, hi_, state_) = fast, plain
+    runs = state[0]                   # the free runs: the first entries of lo and hi
+    assert (owner.tolist(), state.tolist()) == (owner_.tolist(), state_.tolist())
+    assert (lo[:runs].tolist(), hi[:runs].tolist()) == (lo_[:runs].tolist(),
+                                                        hi_[:runs].tolist())

@@ -129,8 +129,11 @@ class Outages:
         #: Every use of a range of processors by a failure or a window (those of jobs are the
         #: map's), flat: lo, hi, from, until, holder, ...
         self._used = array("q")
-        #: Whether windows wait to claim processors (while a failure ends attempts).
-        self._deferring = False
+        #: Whether a failure is ending the attempts on its processors: the map has freed
+        #: them (:meth:`ProcessorMap.strike`), and windows wait to claim any.
+        self._striking = False
+        #: The processors of each set of nodes that failed, as rows (:meth:`_node_rows`).
+        self._rows: dict[tuple[int, ...], np.ndarray] = {}
         self._outage_rows: list[tuple[int, int, int, int]] = []
         #: Processors out of service (failed or held by a window) over time.
         self._down_series = StepSeries(1)
@@ -194,10 +197,12 @@ class Outages:
 
     def released(self, ctx: Context, position: int) -> None:
         """A job's attempt left its processors: they are free again (and claimed by the
-        windows waiting for processors).  A failure ends the attempts on its processors
-        before it takes them (:meth:`outage`)."""
+        windows waiting for processors).  A failure has freed the processors of the
+        attempts it ends already, and takes those of its nodes (:meth:`outage`)."""
+        if self._striking:
+            return
         self.map.release_job(position, ctx.now)
-        if self._states and not self._deferring:
+        if self._states:
             self.fill(ctx)
 
     def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
@@ -221,18 +226,16 @@ class Outages:
         if key < 0:
             return self._start_window(ctx, -1 - key), [], []
         failure = self._failures[key]
-        nodes = self._node_ranges(failure.nodes)
-        holders = {holder for lo, hi in nodes for holder in self.map.holders(lo, hi).tolist()}
-        if not any(holder == FREE or holder >= 0 for holder in holders):
+        struck = self.map.strike(self._node_rows(failure.nodes), ctx.now)
+        if struck is None:
             if failure.node >= 0:
                 self._draw(ctx._events, failure.node, failure.end, self._rngs[failure.node])
             return None
-        jobs = ctx._jobs_at(sorted(holder for holder in holders if holder >= 0))
-        self._deferring = True             # no window claims the node as its jobs leave
+        positions, failure.ranges = struck
+        jobs = ctx._jobs_at(positions)
+        self._striking = True              # the map has freed their processors already
         requeued = [view for job in jobs if (view := ctx._end_attempt(job)) is not None]
-        self._deferring = False
-        failure.ranges = [part for lo, hi in nodes
-                          for part in self.map.take_free_in(lo, hi, FAILED)]
+        self._striking = False
         taken = failure.taken = sum(hi - lo for lo, hi in failure.ranges)
         self._active[key] = failure
         self._log(failure.ranges, failure.start, failure.end, HELD_BY_FAILURE)
@@ -250,6 +253,15 @@ class Outages:
     def _node_ranges(self, nodes: Sequence[int]) -> Ranges:
         """The processors of ``nodes`` as ranges."""
         return node_processors(nodes, self.node_size, self.machine)
+
+    def _node_rows(self, nodes: tuple[int, ...]) -> np.ndarray:
+        """The processors of ``nodes`` as rows ``[lo, hi)`` (:meth:`ProcessorMap.strike`),
+        made once for each set of nodes that fails."""
+        rows = self._rows.get(nodes)
+        if rows is None:
+            rows = self._rows[nodes] = np.array(self._node_ranges(nodes),
+                                                dtype=np.int64).reshape(-1, 2)
+        return rows
 
     def restore(self, ctx: Context, key: int) -> OutageEvent:
         """A failure's repair (key >= 0) or a window's end (key < 0) has come."""

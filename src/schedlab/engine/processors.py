@@ -69,6 +69,8 @@ class ProcessorMap:
         self._since = np.zeros(jobs, dtype=np.int64)
         self._used = np.zeros((max(64, 3 * jobs), 5), dtype=np.int64)
         self._journal = array("q")
+        #: What :meth:`strike` reads back from its kernel: two counts, positions, ranges.
+        self._out = np.zeros(2 + 3 * processors, dtype=np.int64)
 
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int, now: int) -> None:
@@ -81,17 +83,21 @@ class ProcessorMap:
 
     def flush(self) -> None:
         """Apply the journal (compiled), growing the pool and the record as they fill."""
-        journal = self._journal
-        if not journal:
+        if not self._journal:
             return
-        ops = np.frombuffer(journal, dtype=np.int64).reshape(-1, 4)
-        self._journal = array("q")
+        ops = self._drained()
         done = 0
         while done < len(ops):
             done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
                           self._first, self._count, self._since, self._used, self._mode)
             if done < len(ops):
                 self._grow(ops[done, 0] == _TAKE)
+
+    def _drained(self) -> np.ndarray:
+        """The journal's operations as rows of four, the journal emptied."""
+        ops = np.frombuffer(self._journal, dtype=np.int64).reshape(-1, 4)
+        self._journal = array("q")
+        return ops
 
     def _grow(self, pool: bool) -> None:
         """Double the pool of held ranges (a take found it full) or else the record of uses
@@ -136,6 +142,26 @@ class ProcessorMap:
         return _as_list(_take_free_in(self.owner, self._lo, self._hi, self._state, lo, hi,
                                       holder))
 
+    def strike(self, nodes: np.ndarray, now: int) -> tuple[list[int], Ranges] | None:
+        """A failure of the processors ``nodes`` (rows ``[lo, hi)``) now, in one compiled
+        call (:func:`_strike`): the jobs on any of them release all their processors,
+        then the failure takes every free one of ``nodes``.  Returns the positions of the
+        jobs hit, lowest first, and the ranges taken; None when every processor of
+        ``nodes`` is out of service already (nothing changes).  The journal is applied in
+        the same call."""
+        ops, out = self._drained(), self._out
+        while (done := _strike(ops, self.owner, self._lo, self._hi, self._state, self._pool,
+                               self._first, self._count, self._since, self._used, self._mode,
+                               nodes, now, out)) < 0:
+            applied = int(out[0])
+            self._grow(applied < len(ops) and ops[applied, 0] == _TAKE)
+            ops = ops[applied:]
+        if not done:
+            return None
+        hit, taken = int(out[0]), int(out[1])
+        rows = out[2 + hit:2 + hit + 2 * taken].tolist()
+        return out[2:2 + hit].tolist(), list(zip(rows[::2], rows[1::2], strict=True))
+
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
         for lo, hi in ranges:
@@ -164,31 +190,132 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
                 return k
-            ranges = _hold(owner, lo, hi, state, _choose(lo, hi, state, width, mode), position)
+            if mode == 0:
+                taken = _first_fit(owner, lo, hi, state, pool, top, width, position)
+            else:
+                ranges = _hold(owner, lo, hi, state, _choose(lo, hi, state, width, mode),
+                               position)
+                taken = len(ranges)
+                pool[top:top + taken] = ranges
             first[position] = top
-            count[position] = len(ranges)
+            count[position] = taken
             since[position] = ops[k, 3]
-            pool[top:top + len(ranges)] = ranges
-            state[_POOL_TOP] = top + len(ranges)
+            state[_POOL_TOP] = top + taken
         elif op == _FREE_RANGE:
             owner[ops[k, 1]:ops[k, 2]] = FREE
             _merge(lo, hi, state, ops[k, 1], ops[k, 2])
         else:
-            n = count[position]
-            top = state[_USED_TOP]
-            if top + n > len(used):
+            if state[_USED_TOP] + count[position] > len(used):
                 return k
-            now = ops[k, 2]
-            held = pool[first[position]:first[position] + n]
-            _free(owner, lo, hi, state, held)
-            if now > since[position]:
-                used[top:top + n, :2] = held
-                used[top:top + n, 2] = since[position]
-                used[top:top + n, 3] = now
-                used[top:top + n, 4] = position
-                state[_USED_TOP] = top + n
-            count[position] = 0
+            _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
+                          ops[k, 2])
     return len(ops)
+
+
+@njit(cache=True)
+def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no cover
+    """The ``width`` lowest free processors (fewer if fewer are free) to ``position``,
+    written as rows ``[lo, hi)`` of ``pool`` from ``top``; returns how many rows.  The
+    free runs it takes whole leave the runs in one shift (:func:`_lowest` and
+    :func:`_hold` give the same, with an array of rows made for each start)."""
+    n = state[_RUNS]
+    whole = 0
+    m = 0
+    while width > 0 and whole < n:
+        a = lo[whole]
+        taken = min(width, hi[whole] - a)
+        pool[top + m, 0] = a
+        pool[top + m, 1] = a + taken
+        owner[a:a + taken] = position
+        width -= taken
+        m += 1
+        if a + taken == hi[whole]:
+            whole += 1
+        else:
+            lo[whole] = a + taken
+    if whole:
+        for j in range(n - whole):
+            lo[j] = lo[j + whole]
+            hi[j] = hi[j + whole]
+        state[_RUNS] = n - whole
+    return m
+
+
+@njit(cache=True)
+def _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
+                  now):  # pragma: no cover
+    """The job at ``position`` gives its processors back ``now``; its use of them goes
+    to the record of uses (which has room for it) unless it lasted no time."""
+    n = count[position]
+    top = state[_USED_TOP]
+    held = pool[first[position]:first[position] + n]
+    _free(owner, lo, hi, state, held)
+    if now > since[position]:
+        used[top:top + n, :2] = held
+        used[top:top + n, 2] = since[position]
+        used[top:top + n, 3] = now
+        used[top:top + n, 4] = position
+        state[_USED_TOP] = top + n
+    count[position] = 0
+
+
+@njit(cache=True)
+def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, nodes, now,
+            out):  # pragma: no cover
+    """A failure of the processors ``nodes`` (rows ``[lo, hi)``) now, once the journal
+    ``ops`` is applied (:func:`_apply`): the jobs holding any of them give all their
+    processors back (by position, lowest first), then every free processor of
+    ``nodes`` goes to :data:`FAILED`.
+
+    Writes into ``out`` the number of jobs hit and of ranges taken, the jobs'
+    positions, then the ranges (``lo, hi`` each).  Returns 1; 0 when no processor
+    of ``nodes`` is free or held by a job (nothing else changes); -1 when the pool
+    of held ranges or the record of uses needs room first, the journal applied up
+    to row ``out[0]`` (the failure not yet).
+    """
+    applied = _apply(ops, 0, owner, lo, hi, state, pool, first, count, since, used, mode)
+    if applied < len(ops):
+        out[0] = applied
+        return -1
+    hit = 0
+    live = False
+    for r in range(len(nodes)):
+        for p in range(nodes[r, 0], nodes[r, 1]):
+            holder = owner[p]
+            if holder == FREE:
+                live = True
+            elif holder >= 0:
+                live = True
+                seen = False
+                for j in range(hit):
+                    if out[2 + j] == holder:
+                        seen = True
+                        break
+                if not seen:
+                    out[2 + hit] = holder
+                    hit += 1
+    if not live:
+        return 0
+    positions = np.sort(out[2:2 + hit])
+    ended = 0
+    for position in positions:
+        ended += count[position]
+    if state[_USED_TOP] + ended > len(used):
+        out[0] = applied
+        return -1
+    for position in positions:
+        _release_held(owner, lo, hi, state, pool, first, count, since, used, position, now)
+    out[2:2 + hit] = positions
+    m = 0
+    for r in range(len(nodes)):
+        taken = _take_free_in(owner, lo, hi, state, nodes[r, 0], nodes[r, 1], FAILED)
+        for k in range(len(taken)):
+            out[2 + hit + 2 * m] = taken[k, 0]
+            out[3 + hit + 2 * m] = taken[k, 1]
+            m += 1
+    out[0] = hit
+    out[1] = m
+    return 1
 
 
 @njit(cache=True)
