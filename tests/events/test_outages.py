@@ -681,3 +681,29 @@ def test_failures_drawn_ahead_are_those_drawn_one_by_one(mtbf, repair, distribut
     one_by_one = model.generator(node)
     assert [(model.time_to_failure(one_by_one), model.repair_time(one_by_one))
             for _ in range(count)] == expected
+
+
+def test_a_resumed_job_holds_processors_a_failure_can_hit():
+    """4 processors: job 1 (2 wide, 100 s) starts at 0, is suspended at 10 and resumed at
+    20, on processors 0-1 again; node 0 fails at 50 and ends its attempt there.  A resume
+    that took no processors in the map would leave job 1 out of the failure's reach."""
+    from schedlab.policies.base import Policy
+
+    class SuspendsJobOne(Policy):
+        name = "suspends-job-1"
+
+        def schedule(self, ctx) -> None:
+            if ctx.now == 0:
+                for job in list(ctx.waiting.values()):
+                    ctx.start(job)
+                ctx.wake_at(10)
+            elif ctx.now == 10:
+                ctx.suspend(ctx.running[1])
+                ctx.wake_at(20)
+            elif ctx.now == 20:
+                ctx.resume(ctx.suspended[1])
+
+    workload = Workload(jobs=(Job(1, 0, 100, 200, 2),), processors=4)
+    spec = FailureSpec(replayed=(Failure(50, (0,), 20),))
+    result = run(workload, SuspendsJobOne(), failures=spec)
+    assert result.status_names() == ["failed"] and result.end.tolist() == [50]

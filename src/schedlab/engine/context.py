@@ -384,7 +384,8 @@ class Context:
         self._version[job.id] += 1     # the pending finish event becomes stale
 
     def resume(self, job: Job) -> None:
-        """Run a suspended job again for the work it still has to do."""
+        """Run a suspended job again for the work it still has to do, on processors it takes
+        anew (in a run with outages, the processor map's, as :meth:`start` does)."""
         if job.id not in self.suspended:
             self._fail(job, "resume", "it is not suspended")
         if job.width > self.free:
@@ -395,6 +396,8 @@ class Context:
         self._suspended_for[i] += self.now - self._suspended_at.pop(job.id)
         remaining = self._remaining.pop(job.id)
         expected_shift = self._suspended_for[i]
+        if self._outages is not None:
+            self._outages.map.take(i, job.width, self.now)
         self._run(job, self.now + remaining, self._start[i] + expected_shift + job.estimate)
 
     def wake_at(self, t: int) -> None:
