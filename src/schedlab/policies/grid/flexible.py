@@ -34,12 +34,11 @@ import numpy as np
 from schedlab.engine.grid import positions
 from schedlab.errors import InputError
 from schedlab.policies.base import check_choice, check_number
-from schedlab.policies.grid.base import LocalPolicy
 from schedlab.policies.grid.local import (
     RESERVE_BY,
     InOrder,
     Kept,
-    SinceLastPass,
+    TracksSinceLastPass,
     backfill,
     first_fits,
     try_behind,
@@ -47,7 +46,6 @@ from schedlab.policies.grid.local import (
 
 if TYPE_CHECKING:
     from schedlab.engine.grid import GridContext, GridTask, TaskColumns
-    from schedlab.engine.outages import OutageEvent
 
 
 class Priority(NamedTuple):
@@ -148,7 +146,7 @@ class _Static:
         self.needs = columns.needs.astype(np.float64)
 
 
-class FlexibleBackfilling(LocalPolicy):
+class FlexibleBackfilling(TracksSinceLastPass):
     """Flexible Backfilling (thesis §3.2.1): EASY over the queue in priority order, the
     priorities recomputed at every scheduling event.  Subclasses say whether the job
     holding the reservation keeps it (BF_UNMOD) or loses it to a higher priority (BF_MOD).
@@ -193,19 +191,16 @@ class FlexibleBackfilling(LocalPolicy):
         self._offer = np.zeros(0)
         self._counting = False
         self._static: _Static | None = None
-        self._since = SinceLastPass()
+        super().__init__()
         self._kept: Kept | None = None
 
     def on_submit(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, +1)
-        self._since.submitted(task)
+        super().on_submit(ctx, task)
 
     def on_finish(self, ctx: GridContext, task: GridTask) -> None:
         self._asked_by(ctx, task, -1)
-        self._since.ended()
-
-    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
-        self._since.ended()
+        super().on_finish(ctx, task)
 
     def _asked_by(self, ctx: GridContext, task: GridTask, step: int) -> None:
         """Keep the count of the cluster's jobs (waiting or running) asking for each licence
@@ -348,7 +343,7 @@ class FlexibleBackfillingMod(FlexibleBackfilling):
     keeps_reservation = False
 
 
-class GridEDF(LocalPolicy):
+class GridEDF(TracksSinceLastPass):
     """EDF as thesis §4.2 implements it: queued jobs by deadline, earliest first (jobs
     without deadline after, in arrival order); each starts on the fastest machine with room
     for it now (CPUs, licence copies); a job that cannot start waits for the next event
@@ -389,19 +384,6 @@ class GridEDF(LocalPolicy):
             return ordered
         # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
         return at[np.argsort(columns.deadline[at], kind="stable")]
-
-    def __init__(self) -> None:
-        #: The jobs submitted since the last pass; whether the next tries the whole queue.
-        self._since = SinceLastPass()
-
-    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
-        self._since.submitted(task)
-
-    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        self._since.ended()
-
-    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
-        self._since.ended()
 
     def schedule(self, ctx: GridContext) -> None:
         fresh, freed = self._since.take()

@@ -175,6 +175,23 @@ class SinceLastPass:
         return fresh, freed
 
 
+
+class TracksSinceLastPass(LocalPolicy):
+    """A local policy whose hooks keep :class:`SinceLastPass` (``_since``) for its passes:
+    a submission adds the job, an end or an outage marks the cluster freed."""
+
+    def __init__(self) -> None:
+        self._since = SinceLastPass()
+
+    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
+        self._since.submitted(task)
+
+    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
+        self._since.ended()
+
+    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
+        self._since.ended()
+
 def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     """The head's reservation: over its eligible machines, fastest first, the one where it
     can start earliest (``by="start"``) or end earliest (``by="end"``), assuming running
@@ -296,7 +313,7 @@ def _back_at(ctx: GridContext, candidates: np.ndarray) -> np.ndarray | None:
     return np.array([ctx.back_at(int(k)) for k in candidates.tolist()], dtype=np.int64)
 
 
-class BackfillingFCFS(LocalPolicy):
+class BackfillingFCFS(TracksSinceLastPass):
     """BF_FCFS: EASY backfilling on heterogeneous machines with licences (thesis §4.1).
 
     Jobs in arrival order start on the fastest machine with room; the first
@@ -322,17 +339,8 @@ class BackfillingFCFS(LocalPolicy):
         check_choice(self.name, "order", order, QUEUE_ORDERS)
         self.reserve_by = reserve_by
         self.order = order
-        self._since = SinceLastPass()
+        super().__init__()
         self._kept: Kept | None = None
-
-    def on_submit(self, ctx: GridContext, task: GridTask) -> None:
-        self._since.submitted(task)
-
-    def on_finish(self, ctx: GridContext, task: GridTask) -> None:
-        self._since.ended()
-
-    def on_outage(self, ctx: GridContext, event: OutageEvent) -> None:
-        self._since.ended()
 
     def schedule(self, ctx: GridContext) -> None:
         """One EASY pass (:func:`backfill`).  In arrival order, a pass after submissions
