@@ -84,6 +84,16 @@ def same_run(first, second) -> None:
     assert first.stats == second.stats
 
 
+def run_both_ways(workload, spec, **options):
+    """The run of ``spec``, checked equal, job for job and count for count, to the same run
+    with every pass over the whole queue (never an arrivals-only pass)."""
+    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
+    whole_queue._ends_hold = False
+    result = api_run(workload, arrivals_alone, **options)
+    same_run(result, api_run(workload, whole_queue, **options))
+    return result
+
+
 #: On 8 processors.  Job 3 (user 7, 2 wide, 30 s of 40) is predicted at 10 s and job 4
 #: (user 9, 4 wide, 50 s) at its estimate: both start at 21, expected to end at 31 and
 #: 71.  Job 5 (7 wide) waits for both: its shadow time is 71, with 1 extra processor.
@@ -382,10 +392,7 @@ def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
             fate=data.draw(st.sampled_from(["kill", "requeue"])))
     spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
     workload = Workload(jobs=jobs, processors=8)
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False                    # never an arrivals-only pass
-    same_run(api_run(workload, arrivals_alone, **options),
-             api_run(workload, whole_queue, **options))
+    run_both_ways(workload, spec, **options)
 
 
 def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
@@ -399,10 +406,7 @@ def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
                                           (3, 21, 50, 50, 8, 1), (4, 30, 40, 40, 2, 2)))
     workload = Workload(jobs=jobs, processors=8)
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False
-    result = api_run(workload, arrivals_alone)
-    same_run(result, api_run(workload, whole_queue))
+    result = run_both_ways(workload, spec)
     assert result.start.tolist() == [0, 20, 120, 30]
     assert result.stats["broken_reservations"] == 1
 
@@ -416,10 +420,7 @@ def test_a_cancellation_among_arrivals_brings_a_pass_over_the_whole_queue():
             Job(3, 10, 50, 50, 2, 2), Job(4, 10, 50, 50, 2, 2))
     workload = Workload(jobs=jobs, processors=8)
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False
-    result = api_run(workload, arrivals_alone)
-    same_run(result, api_run(workload, whole_queue))
+    result = run_both_ways(workload, spec)
     assert result.start.tolist() == [0, -1, 10, 60]
 
 
@@ -434,8 +435,5 @@ def test_a_failure_among_arrivals_brings_a_pass_over_the_whole_queue():
     workload = Workload(jobs=jobs, processors=8)
     failures = FailureSpec(replayed=(Failure(5, (0,), 60),), fate="kill")
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False
-    result = api_run(workload, arrivals_alone, failures=failures)
-    same_run(result, api_run(workload, whole_queue, failures=failures))
+    result = run_both_ways(workload, spec, failures=failures)
     assert result.start.tolist() == [0, 0, 65, 5]
