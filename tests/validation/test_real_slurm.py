@@ -15,7 +15,6 @@ root, slurm-wlm or munge not installed).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,6 +35,8 @@ from schedlab.validation.slurm_validation import (
 )
 from schedlab.workload.slurmconf import SlurmConfig
 
+from .parting import slurmctld_log, unexplained_parting
+
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
                                 reason=str(unavailable_reason()))
 
@@ -43,11 +44,14 @@ pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
 POLICY_PARAMS = {**VALIDATION_CONFIG.policy_params(), "cpus_per_node": VALIDATION_CPUS}
 
 
-def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int) -> list[SlurmJobRecord]:
+def replay(tmp_path_factory: pytest.TempPathFactory,
+           jobs: int) -> tuple[list[SlurmJobRecord], str]:
+    """Slurm's records of the jobs, and slurmctld's log."""
     directory = tmp_path_factory.mktemp("slurm")
     with SlurmCluster(directory, cpus=VALIDATION_CPUS,
                       scheduling=VALIDATION_CONFIG.conf_lines()) as cluster:
-        return cluster.replay(workload(jobs))
+        records = cluster.replay(workload(jobs))
+    return records, slurmctld_log(directory)
 
 
 def workload(jobs: int) -> list[SleepJob]:
@@ -56,8 +60,8 @@ def workload(jobs: int) -> list[SleepJob]:
 
 
 @pytest.fixture(scope="module")
-def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[SlurmJobRecord]]:
-    yield replay(tmp_path_factory, 24)
+def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[SlurmJobRecord], str]:
+    return replay(tmp_path_factory, 24)
 
 
 def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
@@ -65,17 +69,18 @@ def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
             "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"}
 
 
-def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
+def test_every_job_ran_as_submitted(ci_replay: tuple[list[SlurmJobRecord], str]) -> None:
+    records, _ = ci_replay
     jobs = workload(24)
-    assert [r.id for r in ci_replay] == [job.id for job in jobs]
-    for record, job in zip(ci_replay, jobs):
+    assert [r.id for r in records] == [job.id for job in jobs]
+    for record, job in zip(records, jobs):
         assert record.state == "COMPLETED"
         assert (record.cpus, record.limit_minutes) == (job.cpus, job.limit_minutes)
         assert job.runtime <= record.end - record.start <= job.runtime + 1
         assert record.start >= record.submit
 
 
-def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
+def test_slurm_policy_agrees_with_slurm(ci_replay: tuple[list[SlurmJobRecord], str]) -> None:
     # Measured on this form: 71 % of starts within 2 s, 98 % of pairs in order, a mean
     # wait 0.7 % off; EASY and conservative 84-87 % of pairs and a mean wait 40 % too low.
     # With the main scheduler's delay (batch_sched_delay), two replays: every start within
@@ -83,8 +88,12 @@ def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None
     # The bounds leave room for Slurm's own noise (docs/background/validation.md): on a
     # loaded machine the same form once gave 58 % of starts, 98 % of pairs and a mean
     # wait 12 % off, the mean of 24 waits moving with Slurm's second-by-second timing.
-    found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
+    records, log = ci_replay
+    found = compare_with_slurm(records, VALIDATION_CPUS, policies(records))
     slurm = found["slurm"]
+    parting = unexplained_parting(records, VALIDATION_CPUS,
+                                  slurm_policy_spec(POLICY_PARAMS, records), log)
+    assert parting is None, (parting, found)
     assert slurm.pairs_in_order >= 0.95, slurm
     assert abs(slurm.mean_wait_difference) <= 0.2, slurm
     assert slurm.starts_within >= 0.4, slurm
@@ -100,11 +109,14 @@ def test_full_validation_is_within_slurms_own_noise(
     # orders the jobs and waits as a second replay of Slurm does, and closer than textbook
     # backfilling.  Starts within 2 s vary from 23 % to 73 % between replays (as Slurm's
     # own, 10 % and 33 %): they are reported, not asserted.
-    first = replay(tmp_path_factory, 60)
-    second = replay(tmp_path_factory, 60)
+    first, log = replay(tmp_path_factory, 60)
+    second, _ = replay(tmp_path_factory, 60)
     noise = self_agreement(first, second)
     found = compare_with_slurm(first, VALIDATION_CPUS, policies(first))
     slurm = found["slurm"]
+    parting = unexplained_parting(first, VALIDATION_CPUS,
+                                  slurm_policy_spec(POLICY_PARAMS, first), log)
+    assert parting is None, (parting, found)
     assert slurm.pairs_in_order >= min(0.95, noise.pairs_in_order), (found, noise)
     assert abs(slurm.mean_wait_difference) <= max(0.06, 2 * abs(noise.mean_wait_difference))
     for textbook in ("fcfs+easy", "fcfs+conservative"):
@@ -155,11 +167,15 @@ def test_multifactor_priority_agrees(tmp_path_factory: pytest.TempPathFactory) -
     with SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=VALIDATION_CPUS,
                       scheduling=config.conf_lines()) as cluster:
         records = cluster.replay(validation_workload(24, max_runtime=40))
+        log = slurmctld_log(cluster.directory)
     params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS}
     found = compare_with_slurm(records, VALIDATION_CPUS, {
         "multifactor": slurm_policy_spec(params, records),
         "basic": slurm_policy_spec({**params, "priority": "basic"}, records)})
     multifactor = found["multifactor"]
+    parting = unexplained_parting(records, VALIDATION_CPUS,
+                                  slurm_policy_spec(params, records), log)
+    assert parting is None, (parting, found)
     assert multifactor.pairs_in_order >= 0.9, found
     assert multifactor.pairs_in_order >= found["basic"].pairs_in_order + 0.1, found
     assert abs(multifactor.mean_wait_difference) <= 0.12, found

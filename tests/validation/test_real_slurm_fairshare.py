@@ -40,6 +40,8 @@ from schedlab.validation.slurm_validation import (
 from schedlab.workload.slurmassoc import Association, read_associations
 from schedlab.workload.slurmconf import SlurmConfig
 
+from .parting import slurmctld_log, unexplained_parting
+
 pytestmark = pytest.mark.skipif(unavailable_reason(accounting=True) is not None,
                                 reason=str(unavailable_reason(accounting=True)))
 
@@ -47,13 +49,15 @@ pytestmark = pytest.mark.skipif(unavailable_reason(accounting=True) is not None,
 @dataclass(frozen=True)
 class Replay:
     """What one replay left: Slurm's records, its association and sacct exports, the
-    Unix times its decay thread ran and the fair-share factors it logged."""
+    Unix times its decay thread ran, the fair-share factors it logged and slurmctld's
+    log."""
 
     records: list[SlurmJobRecord]
     associations: Path
     history: Path
     decay_runs: list[int]
     factors: list[tuple[int, int, str, float]]
+    log: str
 
 
 def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int, max_runtime: int,
@@ -69,7 +73,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int, max_runtime: int
         history.write_text(cluster.sacct_text(min(r.submit for r in records)),
                            encoding="utf-8")
         return Replay(records, associations, history, cluster.decay_runs(),
-                      cluster.fair_share_factors())
+                      cluster.fair_share_factors(), slurmctld_log(directory))
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +82,14 @@ def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Replay:
 
 
 def compared(run: Replay, config: SlurmConfig = FAIR_SHARE_CONFIG) -> dict[str, Agreement]:
-    """The slurm policy with fair-share, without it, and fcfs+easy against Slurm."""
+    """The slurm policy with fair-share, without it, and fcfs+easy against Slurm, after
+    checking that its schedule parts from Slurm's first at the end's-second race
+    (tests/validation/parting.py), if at all."""
     params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS,
               "associations": tuple(read_associations(run.associations).associations)}
     fair = slurm_policy_spec(params, run.records, run.decay_runs)
+    parting = unexplained_parting(run.records, VALIDATION_CPUS, fair, run.log)
+    assert parting is None, parting
     return compare_with_slurm(run.records, VALIDATION_CPUS, {
         "fair-share": fair, "no fair-share": {**fair, "weight_fairshare": 0},
         "fcfs+easy": "fcfs+easy"})

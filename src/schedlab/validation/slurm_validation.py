@@ -98,13 +98,19 @@ def compare_with_slurm(records: Sequence[SlurmJobRecord], processors: int,
     reference = [by_id[i].start - origin for i in ids]
     found = {}
     for label, spec in policies.items():
-        if isinstance(spec, Mapping) and spec.get("name") == "slurm":
-            spec = {"account_names": workload.names.get("account", ()),
-                    "user_names": workload.names["user"], **spec}
-        result = simulate(workload, spec)
-        starts = dict(zip(result.job_id.tolist(), result.start.tolist()))
+        starts = simulated_starts(workload, spec)
         found[label] = agreement(submit, reference, [starts[i] for i in ids])
     return found
+
+
+def simulated_starts(workload: Workload, spec: Any) -> dict[int, int]:
+    """Each job's start under the policy ``spec`` on a :func:`recorded_workload`, by job
+    id (the ``slurm`` policy given the workload's account and user names)."""
+    if isinstance(spec, Mapping) and spec.get("name") == "slurm":
+        spec = {"account_names": workload.names.get("account", ()),
+                "user_names": workload.names["user"], **spec}
+    result = simulate(workload, spec)
+    return dict(zip(result.job_id.tolist(), result.start.tolist()))
 
 
 def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord],
