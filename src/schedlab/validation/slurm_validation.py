@@ -114,18 +114,23 @@ def simulated_starts(workload: Workload, spec: Any) -> dict[int, int]:
 
 
 def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord],
-                      decay_runs: Sequence[int] = ()) -> dict[str, Any]:
+                      decay_runs: Sequence[int] = (),
+                      controller_start: int | None = None) -> dict[str, Any]:
     """The ``slurm`` policy with ``params``, its clock aligned with the replay's wall clock
     (``clock_origin``: the first submission's Unix time) and, given the Unix times Slurm's
     decay thread ran, its priority recomputations on theirs (``priority_calc_offset``) and
     its main scheduler's periodic passes on slurmctld's start, the decay thread's first
-    run (``sched_offset``: both count from it)."""
+    run (``sched_offset``: both count from it); without decay runs, the periodic passes
+    count from ``controller_start``, the second slurmctld's background thread started in
+    (:meth:`SlurmCluster.controller_start`), when given."""
     spec = {"name": "slurm", **params,
             "clock_origin": min(record.submit for record in records)}
     if decay_runs:
         spec["priority_calc_offset"] = decay_runs[0] % int(spec.get("priority_calc_period",
                                                                      300))
         spec["sched_offset"] = decay_runs[0] % int(spec.get("sched_interval", 60))
+    elif controller_start is not None:
+        spec["sched_offset"] = controller_start % int(spec.get("sched_interval", 60))
     return spec
 
 
