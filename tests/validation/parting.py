@@ -30,29 +30,36 @@ _BACKFILLED = re.compile(_STAMP + r"sched/backfill: _start_job: Started JobId=(\
 class Parting:
     """The first second at which the two schedules differ (seconds from the first
     submission), the jobs started then by one of them and not the other, as
-    ``(job, Slurm's start, the policy's start)``, and the seconds Slurm's jobs ended."""
+    ``(job, Slurm's start, the policy's start)``, and the seconds Slurm's jobs ended
+    and were submitted in."""
 
     second: int
     jobs: tuple[tuple[int, int, int], ...]
     ends: frozenset[int]
+    submits: frozenset[int]
 
-    def at_an_end(self) -> bool:
-        """A job ended in the parting's second (Slurm's record)."""
-        return self.second in self.ends
+    def at_an_event(self) -> bool:
+        """A job ended or was submitted in the parting's second (Slurm's records)."""
+        return self.second in self.ends or self.second in self.submits
 
     def one_second(self) -> bool:
         """Every job parting there starts one second apart in the two schedules."""
         return all(abs(slurm - policy) == 1 for _, slurm, policy in self.jobs)
 
     def at_an_end_race(self, log: str, origin: int) -> bool:
-        """Whether the parting is the end's-second race: in the second of a job's end,
-        either every job parting there starts a second apart (the end and the next
-        scheduler call fell in the same second in one schedule, in the next in the
-        other), or slurmctld's ``log`` shows one started by Slurm's backfill pass after
-        that end in its second (``origin``: the first submission's Unix time)."""
-        backfilled = [job for job, slurm, _ in self.jobs if slurm == self.second]
-        return self.at_an_end() and (
-            self.one_second() or backfilled_after_an_end(log, self.second, origin, backfilled))
+        """Whether the parting is the event's-second race: in the second of a job's end
+        or submission, every job parting there starts a second apart (the event and the
+        next scheduler call fell in the same second in one schedule, in the next in the
+        other); or, in an end's second, the policy started it then and Slurm later (the
+        policy's call in the end's second, Slurm's after it), or slurmctld's ``log``
+        shows it started by Slurm's backfill pass after the end (``origin``: the first
+        submission's Unix time)."""
+        at_an_end = self.second in self.ends
+        return self.at_an_event() and all(
+            abs(slurm - policy) == 1
+            or (at_an_end and (policy == self.second or backfilled_after_an_end(
+                log, self.second, origin, [job])))
+            for job, slurm, policy in self.jobs)
 
 
 def slurmctld_log(directory: Path) -> str:
@@ -75,7 +82,8 @@ def first_parting(records: Sequence[SlurmJobRecord], processors: int,
     return Parting(second,
                    tuple((job, slurm[job], starts[job]) for at, job in sorted(differ)
                          if at == second),
-                   frozenset(record.end - origin for record in records))
+                   frozenset(record.end - origin for record in records),
+                   frozenset(record.submit - origin for record in records))
 
 
 def backfilled_after_an_end(log: str, second: int, origin: int,
