@@ -9,6 +9,7 @@ import pytest
 from schedlab.errors import InputError
 from schedlab.validation.agreement import agreement, agreement_by_id
 from schedlab.validation.slurm_cluster import SlurmCluster, parse_jobcomp_line
+from schedlab.validation.slurm_validation import slurm_policy_spec
 
 
 def test_three_measures_by_hand() -> None:
@@ -66,3 +67,24 @@ def test_a_submission_is_the_second_slurmctld_logged_it_in(tmp_path: Path) -> No
 def test_a_line_that_is_not_jobcomp_is_an_input_error() -> None:
     with pytest.raises(InputError, match="not a jobcomp/filetxt line"):
         parse_jobcomp_line("JobId=7 JobState=COMPLETED")
+
+
+def test_the_periodic_pass_counts_from_the_controllers_start(tmp_path: Path) -> None:
+    # slurmctld came up at 10:52:17 (Unix 1796640737): its main scheduler's periodic
+    # passes fall 17 s past each minute, unless the decay thread's runs give the second.
+    assert SlurmCluster(tmp_path).controller_start() is None
+    (tmp_path / "slurmctld.log").write_text(
+        "[2026-12-07T10:52:16.990] slurmctld version 22.05.8 started on cluster schedlab\n"
+        "[2026-12-07T10:52:17.020] Running as primary controller\n", encoding="utf-8")
+    started = SlurmCluster(tmp_path).controller_start()
+    assert started == 1796640737
+    record = parse_jobcomp_line(
+        "JobId=1 UserId=root(0) GroupId=root(0) Name=sleep JobState=COMPLETED "
+        "Partition=batch TimeLimit=1 StartTime=2026-12-07T10:52:30 "
+        "EndTime=2026-12-07T10:52:40 NodeList=schedlab1 NodeCnt=1 ProcCnt=1 "
+        "WorkDir=/ ReservationName= Tres=cpu=1 Account= QOS= WcKey= Cluster=schedlab "
+        "SubmitTime=2026-12-07T10:52:30 EligibleTime=2026-12-07T10:52:30")
+    assert slurm_policy_spec({}, [record], controller_start=started)["sched_offset"] == 17
+    assert "sched_offset" not in slurm_policy_spec({}, [record])
+    assert slurm_policy_spec({}, [record], [started + 1],
+                             controller_start=started)["sched_offset"] == 18

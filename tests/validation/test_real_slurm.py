@@ -15,11 +15,13 @@ root, slurm-wlm or munge not installed).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from schedlab.validation.agreement import Agreement
 from schedlab.validation.slurm_cluster import (
     SleepJob,
     SlurmCluster,
@@ -36,18 +38,31 @@ from schedlab.validation.slurm_validation import (
 )
 from schedlab.workload.slurmconf import SlurmConfig
 
+from .parting import slurmctld_log, unexplained_parting
+
 pytestmark = pytest.mark.skipif(unavailable_reason() is not None,
                                 reason=str(unavailable_reason()))
 
-#: The slurm policy's parameters for the validation's slurm.conf.
-POLICY_PARAMS = {**VALIDATION_CONFIG.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+@dataclass(frozen=True)
+class Replay:
+    """Slurm's records of the jobs, slurmctld's log, and the ``slurm`` policy of the
+    validation's slurm.conf on the replay's clock (:func:`slurm_policy_spec`)."""
+
+    records: list[SlurmJobRecord]
+    log: str
+    policy: dict[str, Any]
 
 
-def replay(tmp_path_factory: pytest.TempPathFactory, jobs: int) -> list[SlurmJobRecord]:
+def replay(tmp_path_factory: pytest.TempPathFactory, jobs: list[SleepJob],
+           config: SlurmConfig = VALIDATION_CONFIG) -> Replay:
     directory = tmp_path_factory.mktemp("slurm")
     with SlurmCluster(directory, cpus=VALIDATION_CPUS,
-                      scheduling=VALIDATION_CONFIG.conf_lines()) as cluster:
-        return cluster.replay(workload(jobs))
+                      scheduling=config.conf_lines()) as cluster:
+        records = cluster.replay(jobs)
+        started = cluster.controller_start()
+    params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS}
+    return Replay(records, slurmctld_log(directory),
+                  slurm_policy_spec(params, records, controller_start=started))
 
 
 def workload(jobs: int) -> list[SleepJob]:
@@ -56,34 +71,42 @@ def workload(jobs: int) -> list[SleepJob]:
 
 
 @pytest.fixture(scope="module")
-def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[SlurmJobRecord]]:
-    yield replay(tmp_path_factory, 24)
+def ci_replay(tmp_path_factory: pytest.TempPathFactory) -> Replay:
+    return replay(tmp_path_factory, workload(24))
 
 
-def policies(records: list[SlurmJobRecord]) -> dict[str, object]:
-    return {"slurm": slurm_policy_spec(POLICY_PARAMS, records),
-            "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"}
+def compared(run: Replay) -> dict[str, Agreement]:
+    """The slurm policy, fcfs+easy and fcfs+conservative against Slurm, after checking
+    that the policy's schedule parts from Slurm's first at the end's-second race
+    (tests/validation/parting.py), if at all."""
+    parting = unexplained_parting(run.records, VALIDATION_CPUS, run.policy, run.log)
+    assert parting is None, parting
+    return compare_with_slurm(run.records, VALIDATION_CPUS, {
+        "slurm": run.policy, "fcfs+easy": "fcfs+easy",
+        "fcfs+conservative": "fcfs+conservative"})
 
 
-def test_every_job_ran_as_submitted(ci_replay: list[SlurmJobRecord]) -> None:
+def test_every_job_ran_as_submitted(ci_replay: Replay) -> None:
     jobs = workload(24)
-    assert [r.id for r in ci_replay] == [job.id for job in jobs]
-    for record, job in zip(ci_replay, jobs):
+    assert [r.id for r in ci_replay.records] == [job.id for job in jobs]
+    for record, job in zip(ci_replay.records, jobs):
         assert record.state == "COMPLETED"
         assert (record.cpus, record.limit_minutes) == (job.cpus, job.limit_minutes)
         assert job.runtime <= record.end - record.start <= job.runtime + 1
         assert record.start >= record.submit
 
 
-def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None:
+def test_slurm_policy_agrees_with_slurm(ci_replay: Replay) -> None:
     # Measured on this form: 71 % of starts within 2 s, 98 % of pairs in order, a mean
     # wait 0.7 % off; EASY and conservative 84-87 % of pairs and a mean wait 40 % too low.
-    # With the main scheduler's delay (batch_sched_delay), two replays: every start within
-    # 2 s, every pair in order, mean waits 1.6 % and 0.6 % low.
+    # With the main scheduler's delay (batch_sched_delay) and its periodic pass counted
+    # from slurmctld's start, seven replays kept: every start within 2 s, every pair in
+    # order, mean waits 0.6 % to 2.4 % low; a CI run's replay, not kept, gave 67 % of
+    # starts, 96 % of pairs and a mean wait 7.6 % high.
     # The bounds leave room for Slurm's own noise (docs/background/validation.md): on a
     # loaded machine the same form once gave 58 % of starts, 98 % of pairs and a mean
     # wait 12 % off, the mean of 24 waits moving with Slurm's second-by-second timing.
-    found = compare_with_slurm(ci_replay, VALIDATION_CPUS, policies(ci_replay))
+    found = compared(ci_replay)
     slurm = found["slurm"]
     assert slurm.pairs_in_order >= 0.95, slurm
     assert abs(slurm.mean_wait_difference) <= 0.2, slurm
@@ -96,14 +119,17 @@ def test_slurm_policy_agrees_with_slurm(ci_replay: list[SlurmJobRecord]) -> None
 @pytest.mark.slow
 def test_full_validation_is_within_slurms_own_noise(
         tmp_path_factory: pytest.TempPathFactory) -> None:
-    # What holds on every replay so far (docs/background/validation.md): the policy
-    # orders the jobs and waits as a second replay of Slurm does, and closer than textbook
-    # backfilling.  Starts within 2 s vary from 23 % to 73 % between replays (as Slurm's
-    # own, 10 % and 33 %): they are reported, not asserted.
-    first = replay(tmp_path_factory, 60)
-    second = replay(tmp_path_factory, 60)
-    noise = self_agreement(first, second)
-    found = compare_with_slurm(first, VALIDATION_CPUS, policies(first))
+    # What holds on every replay kept (docs/background/validation.md, "The end's
+    # second"): the policy's schedule is Slurm's up to the first end whose order against
+    # the next scheduler call in its second whole seconds cannot carry (compared checks
+    # it); after it a chain of starts may move by a second, or by a bf_resolution slot
+    # where a job's window crosses one.  The order and the mean wait are then within
+    # Slurm's own noise and closer than textbook backfilling; starts within 2 s (23 % to
+    # 100 % so far, Slurm against itself 10 % and 33 %) are reported, not asserted.
+    first = replay(tmp_path_factory, workload(60))
+    second = replay(tmp_path_factory, workload(60))
+    noise = self_agreement(first.records, second.records)
+    found = compared(first)
     slurm = found["slurm"]
     assert slurm.pairs_in_order >= min(0.95, noise.pairs_in_order), (found, noise)
     assert abs(slurm.mean_wait_difference) <= max(0.06, 2 * abs(noise.mean_wait_difference))
@@ -152,14 +178,11 @@ def test_multifactor_priority_agrees(tmp_path_factory: pytest.TempPathFactory) -
     # FIFO priority on the same jobs 72 % and 78 % of pairs.
     config = SlurmConfig(bf_interval=1, priority="priority/multifactor",
                          weight_job_size=1000, max_age=600, priority_calc_period=60)
-    with SlurmCluster(tmp_path_factory.mktemp("slurm"), cpus=VALIDATION_CPUS,
-                      scheduling=config.conf_lines()) as cluster:
-        records = cluster.replay(validation_workload(24, max_runtime=40))
-    params = {**config.policy_params(), "cpus_per_node": VALIDATION_CPUS}
-    found = compare_with_slurm(records, VALIDATION_CPUS, {
-        "multifactor": slurm_policy_spec(params, records),
-        "basic": slurm_policy_spec({**params, "priority": "basic"}, records)})
-    multifactor = found["multifactor"]
+    run = replay(tmp_path_factory, validation_workload(24, max_runtime=40), config)
+    found = compared(run)
+    found.update(compare_with_slurm(run.records, VALIDATION_CPUS, {
+        "basic": {**run.policy, "priority": "basic"}}))
+    multifactor = found["slurm"]
     assert multifactor.pairs_in_order >= 0.9, found
     assert multifactor.pairs_in_order >= found["basic"].pairs_in_order + 0.1, found
     assert abs(multifactor.mean_wait_difference) <= 0.12, found

@@ -97,6 +97,7 @@ def validate_slurm(
                 "assoc.txt": cluster.associations_text(),
                 "history.sacct": cluster.sacct_text(min(r.submit for r in records))}
             decay_runs = cluster.decay_runs()
+            started = cluster.controller_start()
     except (RuntimeError, subprocess.SubprocessError) as err:
         raise InputError(f"the test Slurm failed: {err} (its files are kept in "
                          f"{directory})", field="validate slurm") from None
@@ -106,7 +107,7 @@ def validate_slurm(
         params["associations"] = tuple(parse_associations(
             exports["assoc.txt"], "sacctmgr show assoc").associations)
     found = compare_with_slurm(records, cpus, {
-        "slurm": slurm_policy_spec(params, records, decay_runs),
+        "slurm": slurm_policy_spec(params, records, decay_runs, started),
         "fcfs+easy": "fcfs+easy", "fcfs+conservative": "fcfs+conservative"})
     table = Table(title=f"agreement with Slurm ({jobs} jobs, {cpus} CPUs)")
     for column in ("policy", "starts within 2 s %", "pairs in order %", "mean wait s",

@@ -81,6 +81,10 @@ ASSOC_FORMAT = "Cluster,Account,User,Partition,Share,ParentName"
 _DECAY_RUN = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] .*"
                         r"(?:Fair Tree fairshare algorithm, starting at root|"
                         r"Decay factor over \S+ seconds)")
+#: The line slurmctld logs as its initialisation ends, just before its background thread
+#: starts counting the main scheduler's periodic passes.
+_CONTROLLER_UP = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] "
+                            r"Running as primary controller")
 #: The line slurmctld logs when it has accepted a batch job.
 _SUBMITTED = re.compile(r"^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.\d+)?\] "
                         r"_slurm_rpc_submit_batch_job: JobId=(\d+) ")
@@ -373,6 +377,14 @@ class SlurmCluster:
         before, a second earlier than it could have started."""
         return {int(job): _utc(time_text)
                 for time_text, job in self._log_matches(_SUBMITTED)}
+
+    def controller_start(self) -> int | None:
+        """The Unix second slurmctld's background thread started in, from its log (None
+        before it has): the main scheduler's periodic passes come every
+        ``sched_interval`` seconds from it (``last_full_sched_time`` in
+        ``_slurmctld_background``, ``src/slurmctld/controller.c``)."""
+        found = self._log_matches(_CONTROLLER_UP)
+        return _utc(found[0][0]) if found else None
 
     def decay_runs(self) -> list[int]:
         """The Unix times (whole seconds) at which slurmctld's decay thread ran, from its

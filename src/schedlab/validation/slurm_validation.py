@@ -98,28 +98,39 @@ def compare_with_slurm(records: Sequence[SlurmJobRecord], processors: int,
     reference = [by_id[i].start - origin for i in ids]
     found = {}
     for label, spec in policies.items():
-        if isinstance(spec, Mapping) and spec.get("name") == "slurm":
-            spec = {"account_names": workload.names.get("account", ()),
-                    "user_names": workload.names["user"], **spec}
-        result = simulate(workload, spec)
-        starts = dict(zip(result.job_id.tolist(), result.start.tolist()))
+        starts = simulated_starts(workload, spec)
         found[label] = agreement(submit, reference, [starts[i] for i in ids])
     return found
 
 
+def simulated_starts(workload: Workload, spec: Any) -> dict[int, int]:
+    """Each job's start under the policy ``spec`` on a :func:`recorded_workload`, by job
+    id (the ``slurm`` policy given the workload's account and user names)."""
+    if isinstance(spec, Mapping) and spec.get("name") == "slurm":
+        spec = {"account_names": workload.names.get("account", ()),
+                "user_names": workload.names["user"], **spec}
+    result = simulate(workload, spec)
+    return dict(zip(result.job_id.tolist(), result.start.tolist()))
+
+
 def slurm_policy_spec(params: Mapping[str, Any], records: Sequence[SlurmJobRecord],
-                      decay_runs: Sequence[int] = ()) -> dict[str, Any]:
+                      decay_runs: Sequence[int] = (),
+                      controller_start: int | None = None) -> dict[str, Any]:
     """The ``slurm`` policy with ``params``, its clock aligned with the replay's wall clock
     (``clock_origin``: the first submission's Unix time) and, given the Unix times Slurm's
     decay thread ran, its priority recomputations on theirs (``priority_calc_offset``) and
     its main scheduler's periodic passes on slurmctld's start, the decay thread's first
-    run (``sched_offset``: both count from it)."""
+    run (``sched_offset``: both count from it); without decay runs, the periodic passes
+    count from ``controller_start``, the second slurmctld's background thread started in
+    (:meth:`SlurmCluster.controller_start`), when given."""
     spec = {"name": "slurm", **params,
             "clock_origin": min(record.submit for record in records)}
     if decay_runs:
         spec["priority_calc_offset"] = decay_runs[0] % int(spec.get("priority_calc_period",
                                                                      300))
         spec["sched_offset"] = decay_runs[0] % int(spec.get("sched_interval", 60))
+    elif controller_start is not None:
+        spec["sched_offset"] = controller_start % int(spec.get("sched_interval", 60))
     return spec
 
 
