@@ -118,3 +118,15 @@ def test_simulate_ends_without_teardown_keeping_its_exit_code_output_and_exit_fu
     assert refused.returncode == 2
     assert "schedlab: error: field --procs" in refused.stderr
     assert "exit functions ran" in refused.stdout
+
+
+def test_a_profiled_simulate_ends_as_usual_so_the_profiler_writes_its_file(tmp_path):
+    """Under ``python -m cProfile -o FILE`` (a profiler set: :func:`watched`) ``simulate``
+    returns from ``main`` and the interpreter ends the process, so the profile is written."""
+    path = str(Path(__file__).parents[1] / "workload" / "data" / "small.swf")
+    profile = tmp_path / "simulate.prof"
+    ran = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), "-m",
+                          "schedlab", "simulate", path, "--policy", "fcfs",
+                          "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert profile.stat().st_size > 0

@@ -130,13 +130,15 @@ def main() -> None:
     schedlab`` paused it while the modules loaded.
 
     A command of :data:`QUICK_EXIT` ends the process without the interpreter's teardown
-    (:func:`quick_exit`).
+    (:func:`quick_exit`), unless a profiler or a tracer watches the process
+    (``python -m cProfile -o FILE -m schedlab simulate ...``, coverage, a debugger): they
+    write what they found after ``main`` returns.
     """
     names = invoked(sys.argv[1:])
     cli = command_app(names)
     freeze_long_lived(command_starts=True)
     gc.enable()
-    if not set(names) <= set(QUICK_EXIT):
+    if not set(names) <= set(QUICK_EXIT) or watched():
         cli(prog_name="schedlab")
         return
     try:
@@ -150,6 +152,12 @@ def main() -> None:
 #: written whole and closed before they return (the atomic writers of
 #: :mod:`schedlab.atomic`), and they start no process or thread that outlives them.
 QUICK_EXIT = ("simulate",)
+
+
+def watched() -> bool:
+    """Whether a profiler or a tracer is set in this process (``sys.setprofile``,
+    ``sys.settrace``: cProfile, coverage, a debugger)."""
+    return sys.getprofile() is not None or sys.gettrace() is not None
 
 
 def quick_exit(code: object) -> NoReturn:
