@@ -16,10 +16,11 @@ def precompile(
         "--policies", help="Comma-separated policies to compile for (default: every policy "
         "with compiled loops).", rich_help_panel=POLICY_PANEL)] = None,
 ) -> None:
-    """Compile the hot loops (numba) of conservative backfilling, planning, dynP, QoPS,
-    MSB and MRT now, ahead of time into an extension module when every policy is chosen
-    (the default), so that a run loads them without numba; nothing to do when that
-    extension is current."""
+    """Compile the hot loops (numba) now: of plain FCFS, conservative backfilling, planning,
+    dynP, QoPS, MSB, MRT, the slurm policy, runs with failures, the knn predictor, the grid
+    policies and the trace reader and writer, ahead of time into an extension module when
+    every policy is chosen (the default), so that a run loads them without numba; nothing
+    to do when that extension is current."""
     from schedlab.api import COMPILED_POLICIES
     from schedlab.api import precompile as compile_policies
     from schedlab.compiled import extension_dir, extension_is_current
