@@ -395,6 +395,47 @@ def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
     run_both_ways(workload, spec, **options)
 
 
+#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s, so that an arrival often
+#: ends, by its planned runtime, exactly at the blocked head's shadow time.
+grid_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10]),
+                               st.sampled_from([5, 10, 15, 20, 30]),
+                               st.sampled_from([5, 10, 20, 30]), st.integers(1, 8),
+                               st.integers(0, 2)),
+                     min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+# Job 11 (3 wide, 5 s) arrives at 10 and ends at 15, the shadow time of job 10 (6 wide),
+# which leaves 2 extra processors: it starts at 10.
+@example(rows=[(0, 5, 5, 1, 0)] * 8 + [(0, 10, 10, 3, 0), (0, 5, 5, 6, 0), (10, 5, 5, 3, 0)],
+         predictor="easy++", backfill="queue")
+@given(rows=grid_rows, predictor=st.sampled_from(["easy++", "last"]),
+       backfill=st.sampled_from(["queue", "sjbf"]))
+def test_one_arrival_is_backfilled_as_by_a_pass_over_the_whole_queue(rows, predictor,
+                                                                     backfill):
+    """An arrivals-only pass with one arrival decides it in place
+    (``EasyBackfilling._backfill_one``): on times that meet (an arrival ending exactly
+    at the shadow time, one wider than the extra processors), the run equals the run
+    whose every pass looks at the whole queue."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    run_both_ways(Workload(jobs=jobs, processors=8),
+                  {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill})
+
+
+def test_an_arrival_backfilled_on_the_extra_processors_takes_them():
+    # On 8 processors job 1 (4 wide) runs until 100; job 2 (6 wide) waits for it: shadow
+    # time 100, 2 extra processors.  Job 3 (2 wide, 200 s) arrives at 10 and takes them;
+    # job 4 (2 wide, 200 s) arrives at 20: it fits the 2 free processors, but would delay
+    # job 2, so it waits until job 2 ends at 150.
+    jobs = (Job(1, 0, 100, 100, 4, 0), Job(2, 1, 50, 50, 6, 1), Job(3, 10, 200, 200, 2, 2),
+            Job(4, 20, 200, 200, 2, 3))
+    result = run_both_ways(Workload(jobs=jobs, processors=8),
+                           {"name": "fcfs+easy", "predictor": "easy++"})
+    assert result.start.tolist() == [0, 100, 10, 150]
+
+
 def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
     # On 8 processors job 2 (4 wide) is planned by ``last`` at 10 s, to end at 30; job 3
     # (8 wide) waits for it: shadow time 30, no extra processor.  At 30 job 2 is corrected
