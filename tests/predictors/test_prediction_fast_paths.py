@@ -157,6 +157,42 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     assert walked_passes == all_passes
 
 
+#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s, runtimes beyond their
+#: users' earlier ones: corrections of several jobs follow one another at instants of
+#: their own, between ends and arrivals at instants they share with corrections.
+correcting_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10, 20]),
+                                     st.sampled_from([5, 10, 20, 40, 60]),
+                                     st.sampled_from([20, 40, 60, 80]), st.integers(1, 8),
+                                     st.integers(0, 2)),
+                           min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+# An instant of corrections whose pass is needed, then a correction at an instant with an
+# end: ``ctx.corrections_only`` is False again, and EASY counts by a walk over the releases.
+@example(rows=[(2, 3, 2, 3, 0), (2, 3, 16, 1, 0), (0, 1, 8, 8, 0), (5, 5, 16, 1, 0),
+               (0, 2, 2, 8, 1), (2, 3, 8, 2, 1), (2, 8, 4, 4, 0), (0, 5, 2, 6, 1),
+               (0, 8, 4, 5, 1)], predictor="last", backfill="queue")
+@given(rows=correcting_rows,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
+       backfill=st.sampled_from(["queue", "sjbf"]))
+def test_instants_of_corrections_in_a_row_change_no_schedule_and_no_count(rows, predictor,
+                                                                          backfill):
+    """The plain loop makes a run of instants of nothing but corrections in one call
+    (``simulator._corrections_only``): the run equals, job for job and count for count,
+    the full loop's, which makes a pass at every instant and never says that only
+    corrections happened, and the plain loop's with no pass called idle."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple((k + 1, s, r, e, w, u) for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    spec = {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill}
+    skipping, passes = run(jobs, spec, processors=8)
+    walked, walked_passes = run(jobs, spec, processors=8, full_loop=True)
+    same_run(skipping, walked)
+    assert set(passes) <= set(walked_passes)
+    every, _ = run(jobs, spec, every_pass=True, processors=8)
+    same_run(skipping, every)
+
+
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy,
        predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
