@@ -157,9 +157,9 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     assert walked_passes == all_passes
 
 
-#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s, runtimes beyond their
-#: users' earlier ones: corrections of several jobs follow one another at instants of
-#: their own, between ends and arrivals at instants they share with corrections.
+#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s: corrections of several
+#: jobs follow one another at instants of their own, between ends and arrivals at
+#: instants they share with corrections.
 correcting_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10, 20]),
                                      st.sampled_from([5, 10, 20, 40, 60]),
                                      st.sampled_from([20, 40, 60, 80]), st.integers(1, 8),
@@ -176,12 +176,13 @@ correcting_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10, 20]),
 @given(rows=correcting_rows,
        predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
        backfill=st.sampled_from(["queue", "sjbf"]))
-def test_instants_of_corrections_in_a_row_change_no_schedule_and_no_count(rows, predictor,
-                                                                          backfill):
-    """The plain loop makes a run of instants of nothing but corrections in one call
-    (``simulator._corrections_only``): the run equals, job for job and count for count,
-    the full loop's, which makes a pass at every instant and never says that only
-    corrections happened, and the plain loop's with no pass called idle."""
+def test_instants_of_corrections_on_a_grid_change_no_schedule_and_no_count(rows, predictor,
+                                                                           backfill):
+    """Instants of nothing but corrections among instants that also have ends and
+    arrivals: the plain loop's run (passes skipped, broken reservations counted in O(1)
+    at those instants alone) equals, job for job and count for count, the full loop's,
+    which makes a pass at every instant and never says that only corrections happened,
+    and the plain loop's with no pass called idle."""
     submits = np.cumsum([gap for gap, *_ in rows]).tolist()
     jobs = tuple((k + 1, s, r, e, w, u) for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
     spec = {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill}

@@ -23,7 +23,7 @@ loop (input checks, the series, progress, the result) is the kernel's
 from __future__ import annotations
 
 import time as wallclock
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict
 from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any
@@ -297,43 +297,6 @@ def _no_corrections() -> None:
     """The corrections of a run without a runtime planner: there are none."""
 
 
-def _corrections_only(ctx: Context, correct_due: Callable[[], None],
-                      idle: Callable[[Context], bool]) -> Callable[[int], bool]:
-    """The maker of the plain loop's instants of nothing but corrections, in a run that may
-    skip their passes (``Policy.idle_after_corrections``).
-
-    Called at the first such instant (``ctx.now``; the heap's first event a correction
-    due then, no submission then), with the next submission's time: it makes that
-    instant's corrections (``ctx.corrections_only`` True while it does) and asks
-    ``idle``; while the policy says the pass would start nothing, it goes on to the
-    next instant if that is one of nothing but corrections too, before the next
-    submission.  True: the pass of instant ``ctx.now`` must be made (its corrections
-    made, nothing else left in it but a wake-up); False: the heap's first event is no
-    longer a correction before that submission.  One call for a run of such instants
-    (10,245 of EASY++'s on KTH-SP2, a few in a row between two other events), where
-    the loop would take each in a round of its own.
-    """
-    events = ctx._events
-
-    def corrections_only(before: int) -> bool:
-        ctx.corrections_only = True
-        while True:
-            correct_due()
-            if not idle(ctx):
-                ctx.corrections_only = False
-                return True
-            if not events:
-                break
-            head = events[0]
-            if head[1] != CORRECT or head[0] >= before:
-                break
-            ctx.now = head[0]
-        ctx.corrections_only = False
-        return False
-
-    return corrections_only
-
-
 def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Progress,
                 series: StepSeries) -> Iterator[int]:
     """The event loop of a run without reservations, ticks, queue limit, cancellations or
@@ -350,8 +313,7 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     (killed at its estimate, no grace, no outages).  Such an instant is told
     by its first event, a correction, and no submission; it is handled before
     the steps of the others (``ctx.corrections_only`` True for its
-    corrections, False for every other), which then never ask the policy,
-    together with the such instants that follow it (:func:`_corrections_only`).  A
+    corrections, False for every other), which then never ask the policy.  A
     wake-up at that instant stays on the heap: the next round takes the
     instant again, with nothing left in it but the wake-up, and makes the pass.
     """
@@ -378,8 +340,6 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
     capacity = ctx.processors
     finish = ctx._finish
     correct_due = ctx._corrector(on_correction) if planning else _no_corrections
-    corrections_only = (None if idle_after_corrections is None
-                        else _corrections_only(ctx, correct_due, idle_after_corrections))
     submits = [job.submit for job in jobs]
     submits.append(NEVER)                   # sentinel: no submission left
     while nxt < n or events:
@@ -389,13 +349,15 @@ def _plain_loop(ctx: Context, policy: Policy, jobs: Sequence[Job], progress: Pro
         if events and events[0][0] <= now:
             head = events[0]
             now = head[0]
-            if corrections_only is not None and head[1] == CORRECT and now != submits[nxt]:
-                # 0. instants that begin with corrections and have no submission: the
+            if idle_after_corrections is not None and head[1] == CORRECT and now != submits[nxt]:
+                # 0. an instant that begins with corrections and has no submission: the
                 # machine and the queue are as the last pass left them
                 ctx.now = now
-                if not corrections_only(submits[nxt]):
-                    continue                  # no pass (a wake-up is still on the heap)
-                now = ctx.now                 # the first of them that needs its pass
+                ctx.corrections_only = True
+                correct_due()
+                ctx.corrections_only = False
+                if idle_after_corrections(ctx):
+                    continue                  # no pass (a wake-up now is still on the heap)
         ctx.now = now
         # 1. finishes
         while events:
