@@ -157,6 +157,43 @@ def test_skipping_idle_passes_changes_no_schedule_and_no_count(rows, predictor, 
     assert walked_passes == all_passes
 
 
+#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s: corrections of several
+#: jobs follow one another at instants of their own, between ends and arrivals at
+#: instants they share with corrections.
+correcting_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10, 20]),
+                                     st.sampled_from([5, 10, 20, 40, 60]),
+                                     st.sampled_from([20, 40, 60, 80]), st.integers(1, 8),
+                                     st.integers(0, 2)),
+                           min_size=1, max_size=40)
+
+
+@settings(max_examples=150, deadline=None)
+# An instant of corrections whose pass is needed, then a correction at an instant with an
+# end: ``ctx.corrections_only`` is False again, and EASY counts by a walk over the releases.
+@example(rows=[(2, 3, 2, 3, 0), (2, 3, 16, 1, 0), (0, 1, 8, 8, 0), (5, 5, 16, 1, 0),
+               (0, 2, 2, 8, 1), (2, 3, 8, 2, 1), (2, 8, 4, 4, 0), (0, 5, 2, 6, 1),
+               (0, 8, 4, 5, 1)], predictor="last", backfill="queue")
+@given(rows=correcting_rows,
+       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
+       backfill=st.sampled_from(["queue", "sjbf"]))
+def test_instants_of_corrections_on_a_grid_change_no_schedule_and_no_count(rows, predictor,
+                                                                           backfill):
+    """Instants of nothing but corrections among instants that also have ends and
+    arrivals: the plain loop's run (passes skipped, broken reservations counted in O(1)
+    at those instants alone) equals, job for job and count for count, the full loop's,
+    which makes a pass at every instant and never says that only corrections happened,
+    and the plain loop's with no pass called idle."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple((k + 1, s, r, e, w, u) for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    spec = {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill}
+    skipping, passes = run(jobs, spec, processors=8)
+    walked, walked_passes = run(jobs, spec, processors=8, full_loop=True)
+    same_run(skipping, walked)
+    assert set(passes) <= set(walked_passes)
+    every, _ = run(jobs, spec, every_pass=True, processors=8)
+    same_run(skipping, every)
+
+
 @settings(max_examples=60, deadline=None)
 @given(rows=rows_strategy,
        predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last"]),
@@ -393,6 +430,47 @@ def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
     spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
     workload = Workload(jobs=jobs, processors=8)
     run_both_ways(workload, spec, **options)
+
+
+#: Rows (gap, runtime, estimate, width, user) on a grid of 5 s, so that an arrival often
+#: ends, by its planned runtime, exactly at the blocked head's shadow time.
+grid_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10]),
+                               st.sampled_from([5, 10, 15, 20, 30]),
+                               st.sampled_from([5, 10, 20, 30]), st.integers(1, 8),
+                               st.integers(0, 2)),
+                     min_size=1, max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+# Job 11 (3 wide, 5 s) arrives at 10 and ends at 15, the shadow time of job 10 (6 wide),
+# which leaves 2 extra processors: it starts at 10.
+@example(rows=[(0, 5, 5, 1, 0)] * 8 + [(0, 10, 10, 3, 0), (0, 5, 5, 6, 0), (10, 5, 5, 3, 0)],
+         predictor="easy++", backfill="queue")
+@given(rows=grid_rows, predictor=st.sampled_from(["easy++", "last"]),
+       backfill=st.sampled_from(["queue", "sjbf"]))
+def test_one_arrival_is_backfilled_as_by_a_pass_over_the_whole_queue(rows, predictor,
+                                                                     backfill):
+    """An arrivals-only pass with one arrival decides it in place
+    (``EasyBackfilling._backfill_one``): on times that meet (an arrival ending exactly
+    at the shadow time, one wider than the extra processors), the run equals the run
+    whose every pass looks at the whole queue."""
+    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u)
+                 for k, (s, (_, r, e, w, u)) in enumerate(zip(submits, rows)))
+    run_both_ways(Workload(jobs=jobs, processors=8),
+                  {"name": "fcfs+easy", "predictor": predictor, "backfill_order": backfill})
+
+
+def test_an_arrival_backfilled_on_the_extra_processors_takes_them():
+    # On 8 processors job 1 (4 wide) runs until 100; job 2 (6 wide) waits for it: shadow
+    # time 100, 2 extra processors.  Job 3 (2 wide, 200 s) arrives at 10 and takes them;
+    # job 4 (2 wide, 200 s) arrives at 20: it fits the 2 free processors, but would delay
+    # job 2, so it waits until job 2 ends at 150.
+    jobs = (Job(1, 0, 100, 100, 4, 0), Job(2, 1, 50, 50, 6, 1), Job(3, 10, 200, 200, 2, 2),
+            Job(4, 20, 200, 200, 2, 3))
+    result = run_both_ways(Workload(jobs=jobs, processors=8),
+                           {"name": "fcfs+easy", "predictor": "easy++"})
+    assert result.start.tolist() == [0, 100, 10, 150]
 
 
 def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
