@@ -445,10 +445,16 @@ class GridContext:
         says only that the task may find a machine."""
         columns = self.columns
         ok: np.ndarray = columns.width[at] <= self.largest_room
-        blocked = (self._free_copies < 1) & self._floating_here
+        blocked = self.blocked_licences()
         if blocked.any():
             ok &= ~columns.needs[at][:, blocked].any(axis=1)
         return ok
+
+    def blocked_licences(self) -> np.ndarray:
+        """Per platform licence, True where this cluster has no copy free and no machine
+        holding it as a feature: a task needing one cannot start now (:meth:`may_start`)."""
+        blocked: np.ndarray = (self._free_copies < 1) & self._floating_here
+        return blocked
 
     def machines_with_room(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` can start on now, fastest first: eligible, with
