@@ -258,12 +258,13 @@ def _compiled_reserve(ctx: GridContext, head: GridTask, by: str, running: np.nda
     licences = np.array(head.licences, dtype=np.int64)
     found = reservation(ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus,
                         platform.cpus, running, machines, widths, ends, ctx.columns.needs,
-                        licences, platform.feature, ctx.free_copies)
+                        licences, platform.feature, ctx.free_copies).tolist()
     machine = int(candidates[found[0]])
-    floating = ~platform.feature[licences, machine]
-    spare = platform.copies[ctx.cluster, licences] - 1 - found[3:]
-    spare_copies = dict(zip(licences[floating].tolist(), spare[floating].tolist()))
-    return Reservation(machine, int(found[1]), int(found[2]), spare_copies)
+    feature = platform.feature
+    copies = platform.copies[ctx.cluster]
+    spare_copies = {l: int(copies[l]) - 1 - found[3 + i]
+                    for i, l in enumerate(head.licences) if not feature[l, machine]}
+    return Reservation(machine, found[1], found[2], spare_copies)
 
 
 def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines: np.ndarray,
@@ -442,20 +443,17 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     spare = np.zeros(licences, dtype=np.int64)
     if reservation is None:       # no job ends past a shadow time that never comes
         reservation = Reservation(-1, _NO_SHADOW, 0, {})
-    held = list(reservation.spare_copies)
-    if held:
-        tracked[held] = True
-        spare[held] = list(reservation.spare_copies.values())
+    for l, copies in reservation.spare_copies.items():
+        tracked[l], spare[l] = True, copies
     chosen, reservation.spare_cpus = admissions(
         ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
         columns.eligible, columns.needs, ctx.by_power, platform.rating, ctx.free_cpus,
         ctx.jobs_on, ctx.free_copies, platform.feature, reservation.machine, reservation.start,
         reservation.spare_cpus, spare, tracked)
-    if held:
-        reservation.spare_copies = dict(zip(held, spare[held].tolist()))
-    started = np.flatnonzero(chosen >= 0)
-    for i, machine in zip(later[started].tolist(), chosen[started].tolist()):
-        ctx.start(queue[i], machine)
+    for l in reservation.spare_copies:
+        reservation.spare_copies[l] = int(spare[l])
+    for q in np.flatnonzero(chosen >= 0).tolist():
+        ctx.start(queue[int(later[q])], int(chosen[q]))
 
 
 def _clear_room(ctx: GridContext, task: GridTask) -> np.ndarray:
