@@ -18,7 +18,7 @@ from schedlab.engine.grid import GridContext, positions, run_grid
 from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import PlatformSettings, generate_platform
 from schedlab.policies.grid import LeastWork, make_dispatcher, make_local_policy
-from schedlab.policies.grid.flexible import FlexibleBackfillingMod, GridEDF
+from schedlab.policies.grid.flexible import FlexibleBackfilling, FlexibleBackfillingMod, GridEDF
 from schedlab.policies.grid.local import BackfillingFCFS, Kept, Reservation, SinceLastPass, reserve
 from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import JobSettings, generate_grid
@@ -282,3 +282,43 @@ def test_a_pass_after_submissions_alone_tries_only_the_new_jobs(seed, ta, preset
     assert fast.grid.machine.tolist() == plain.grid.machine.tolist()
     if policy != "grid-edf" and overrun == "kill" and ta > 0:
         assert kept["passes"] > 0           # the kept reservation served some passes
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**16), ta=st.sampled_from([0, 2, 5]),
+       policy=st.sampled_from(["bf-unmod", "bf-mod"]), by=st.sampled_from(["start", "end"]),
+       allocation=st.sampled_from(["shared", "exclusive"]), outages=st.booleans())
+def test_flexible_backfilling_orders_only_the_jobs_a_pass_can_use(seed, ta, policy, by,
+                                                                  allocation, outages):
+    """Flexible Backfilling's passes, ordering only the jobs that may start and the first
+    of the others (:meth:`FlexibleBackfilling._candidates`), give the schedule, and the
+    reservation holders, of passes over the whole queue in priority order; with
+    failures and a window too (the numpy pass).  Contended grids: long queues."""
+    platform = generate_platform(PlatformSettings(clusters=(4, 3), cpus=(1, 8), licences=4,
+                                                  ratio=(0.3, 0.6)), seed)
+    grid = generate_grid(platform, CONTENDED, 150, ta, seed)
+    options = {}
+    if outages:
+        options = {"failures": FailureSpec(model=FailureModel(mtbf=3000.0, repair=300.0,
+                                                              seed=seed), fate="requeue"),
+                   "windows": (Window(0, 200, 900, 2),)}
+
+    def run():
+        policies = [make_local_policy({"name": policy, "reserve_by": by})
+                    for _ in platform.clusters]
+        result = run_grid(grid, platform, policies, make_dispatcher("round-robin"),
+                          allocation=allocation, **options)
+        return result, [p.statistics() for p in policies]
+
+    def whole(self, ctx, at, skip):
+        order = self._order(ctx, at)
+        return order[order != skip]
+
+    fast, fast_holders = run()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(FlexibleBackfilling, "_candidates", whole)
+        plain, plain_holders = run()
+    for column in ("start", "end"):
+        assert getattr(fast, column).tolist() == getattr(plain, column).tolist()
+    assert fast.grid.machine.tolist() == plain.grid.machine.tolist()
+    assert fast_holders == plain_holders

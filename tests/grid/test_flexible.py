@@ -34,7 +34,7 @@ from schedlab.policies.grid.flexible import (
     licence_term,
     wait_minimization,
 )
-from schedlab.policies.grid.flexible_kernels import priority_keys
+from schedlab.policies.grid.flexible_kernels import candidates_order, priority_keys
 
 from .helpers import grid_workload, three_machines
 
@@ -240,6 +240,47 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k, weights)
         licence_term(needs[at], policy.licence_pressure(), policy.licence_weight),
         wait_minimization(estimate[at], policy.priority_boost_value)))
     assert got.tobytes() == plain.tobytes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), jobs=st.integers(1, 30), licences=st.integers(0, 4),
+       now=st.integers(0, 2000), largest=st.integers(0, 4))
+def test_a_pass_orders_the_jobs_that_may_start_and_the_first_other(data, jobs, licences, now,
+                                                                   largest):
+    """The order a pass backfills (:func:`.flexible_kernels.candidates_order`) is the whole
+    queue's priority order (:func:`.flexible_kernels.priority_order`, the job ``skip``
+    left out) kept to the jobs that may start -- no wider than the largest room, needing
+    no blocked licence -- and the first of the others, with ties (few distinct times)
+    in queue order."""
+    times = st.integers(0, 3).map(float)
+    submit = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
+    estimate = np.array(data.draw(st.lists(times, min_size=jobs, max_size=jobs)))
+    deadline = np.array(data.draw(st.lists(st.one_of(st.just(np.nan), times),
+                                           min_size=jobs, max_size=jobs)))
+    needs = np.array(data.draw(st.lists(st.booleans(), min_size=jobs * licences,
+                                        max_size=jobs * licences)), dtype=bool)
+    needs = needs.reshape(jobs, licences)
+    width = np.array(data.draw(st.lists(st.integers(1, 5), min_size=jobs, max_size=jobs)))
+    blocked = np.array(data.draw(st.lists(st.booleans(), min_size=licences,
+                                          max_size=licences)), dtype=bool)
+    at = np.array(data.draw(st.lists(st.integers(0, jobs - 1), min_size=1, unique=True)))
+    skip = data.draw(st.integers(-1, len(at) - 1))
+    columns = TaskColumns(submit=submit, estimate=estimate, deadline=deadline,
+                          rating=np.ones(jobs), width=width, needs=needs,
+                          eligible=np.ones((jobs, 1), bool),
+                          estimate_work=estimate.astype(np.int64))
+    policy = FlexibleBackfillingMod()
+    policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
+                                                min_size=licences, max_size=licences)))
+    policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
+                                                min_size=licences, max_size=licences)))
+    ctx = SimpleNamespace(now=now, columns=columns)
+    arguments = policy._key_arguments(ctx, at)  # type: ignore[arg-type]
+    got = candidates_order(*arguments, width, largest, blocked, skip)
+    whole = [q for q in policy._order(ctx, at).tolist() if q != skip]  # type: ignore[arg-type]
+    may = (width[at] <= largest) & ~(needs[at] & blocked).any(axis=1)
+    first = [q for q in whole if not may[q]][:1]
+    assert got.tolist() == [q for q in whole if may[q] or q in first]
 
 
 @settings(max_examples=100, deadline=None)

@@ -445,10 +445,16 @@ class GridContext:
         says only that the task may find a machine."""
         columns = self.columns
         ok: np.ndarray = columns.width[at] <= self.largest_room
-        blocked = (self._free_copies < 1) & self._floating_here
+        blocked = self.blocked_licences()
         if blocked.any():
             ok &= ~columns.needs[at][:, blocked].any(axis=1)
         return ok
+
+    def blocked_licences(self) -> np.ndarray:
+        """Per platform licence, True where this cluster has no copy free and no machine
+        holding it as a feature: a task needing one cannot start now (:meth:`may_start`)."""
+        blocked: np.ndarray = (self._free_copies < 1) & self._floating_here
+        return blocked
 
     def machines_with_room(self, task: GridTask) -> np.ndarray:
         """This cluster's machines ``task`` can start on now, fastest first: eligible, with
@@ -482,14 +488,15 @@ class GridContext:
         machine = int(machine)
         self._free_cpus[machine] -= task.width
         self._jobs_on[machine] += 1
-        for l in self._engine._floating(task, machine):
+        floating = self._engine._floating(task, machine)
+        for l in floating:
             self._free_copies[l] -= 1
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
         if self.exclusive or self._free_cpus[machine] + task.width >= self.largest_room:
             self._update_room()         # the machine had the most room: look at every one
-        self._engine.started(self, task, machine)
+        self._engine.started(self, task, machine, floating)
 
     def preempt(self, task: GridTask) -> None:
         """Stop running ``task`` now: its CPUs and licence copies are free at once, it keeps
@@ -571,12 +578,14 @@ class GridContext:
         self._queue_at = positions(waiting)
         self._resumed_waiting = sum(task.first_start >= 0 for task in waiting)
 
-    def _release(self, task: GridTask) -> None:
-        """Give back the CPUs and licence copies of running ``task`` (an end or a preemption)."""
+    def _release(self, task: GridTask) -> list[int]:
+        """Give back the CPUs and licence copies of running ``task`` (an end or a
+        preemption); returns the licences it held a floating copy of."""
         machine = task.machine
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
-        for l in self._engine._floating(task, machine):
+        floating = self._engine._floating(task, machine)
+        for l in floating:
             self._free_copies[l] += 1
         del self.running[task.id]
         self._running_mask[task.index] = False
@@ -587,6 +596,7 @@ class GridContext:
             self._update_room()
         else:                           # only this machine's room grew
             self.largest_room = max(self.largest_room, int(self._free_cpus[machine]))
+        return floating
 
     def _update_room(self) -> None:
         """Recompute :attr:`largest_room` after a start or an end."""
@@ -679,8 +689,10 @@ class _Engine:
         self.reasons: dict[int, str] = {}
         self.busy = 0
         self.in_system_cpus = 0
-        self.licences_used = np.zeros(len(platform.licence_names), dtype=np.int64)
-        self.licences_needed = np.zeros(len(platform.licence_names), dtype=np.int64)
+        # per licence, the copies in use and the jobs in the system needing one: Python
+        # lists, changed a licence at a time at every start and end, read whole per instant
+        self.licences_used = [0] * len(platform.licence_names)
+        self.licences_needed = [0] * len(platform.licence_names)
         self.dirty: set[int] = set()
         self.done = 0
         self.view: MetaView | None = None
@@ -707,7 +719,10 @@ class _Engine:
                 task, -(-self.estimate_work[task.index] // rating), resumes)
         return resumes - (-self.estimate_work[task.index] // rating)
 
-    def started(self, ctx: GridContext, task: GridTask, machine: int) -> None:
+    def started(self, ctx: GridContext, task: GridTask, machine: int,
+                floating: list[int]) -> None:
+        """``task`` started on ``machine`` now, holding a floating copy of the licences
+        ``floating`` (:meth:`_floating`): its end is due."""
         i = task.index
         rating = int(self.platform.rating[machine])
         run_for = -(-self.work[i] // rating)
@@ -736,7 +751,7 @@ class _Engine:
         self.expected_end_of[i] = task.expected_end
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
-        for l in self._floating(task, machine):
+        for l in floating:
             self.licences_used[l] += 1
         heappush(self.events, (task.end, FINISH, i, self.version[i]))
 
@@ -773,8 +788,7 @@ class _Engine:
 
     def _ended(self, ctx: GridContext, task: GridTask) -> None:
         """Running ``task`` has left the system: its CPUs and copies are free."""
-        ctx._release(task)
-        for l in self._floating(task, task.machine):
+        for l in ctx._release(task):
             self.licences_used[l] -= 1
         self.busy -= task.width
         self._leave(task)
@@ -1041,8 +1055,7 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             passes += 1
         dirty.clear()
         series.record(now, engine.busy, sum(len(c.waiting) for c in contexts),
-                      engine.in_system_cpus, *engine.licences_used.tolist(),
-                      *engine.licences_needed.tolist())
+                      engine.in_system_cpus, *engine.licences_used, *engine.licences_needed)
         if engine.done >= due:
             due = progress.report(engine.done)
     stuck = [t for c in contexts for t in c.waiting.values()]

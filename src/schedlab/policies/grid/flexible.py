@@ -27,7 +27,7 @@ ambiguous we chose; the choices are "our reading" in docs/reference/policies/gri
 from __future__ import annotations
 
 from itertools import compress
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -259,14 +259,31 @@ class FlexibleBackfilling(TracksSinceLastPass):
 
         if not len(at):               # no pressures yet at a pass before any submission
             return np.zeros(0, dtype=np.intp)
+        order: np.ndarray = priority_order(*self._key_arguments(ctx, at))
+        return order
+
+    def _candidates(self, ctx: GridContext, at: np.ndarray, skip: int) -> np.ndarray:
+        """:meth:`_order` of the jobs a pass can start or reserve for, but index ``skip``
+        (-1: none): those :meth:`GridContext.may_start` lets through and the first of the
+        others (:func:`.flexible_kernels.candidates_order`); the rest would be passed over."""
+        from schedlab.policies.grid.flexible_kernels import candidates_order
+
+        if not len(at):
+            return np.zeros(0, dtype=np.intp)
+        order: np.ndarray = candidates_order(*self._key_arguments(ctx, at), ctx.columns.width,
+                                             ctx.largest_room, ctx.blocked_licences(), skip)
+        return order
+
+    def _key_arguments(self, ctx: GridContext, at: np.ndarray) -> tuple[Any, ...]:
+        """The arguments of :func:`.flexible_kernels.priority_keys` for the queue ``at``
+        now: the run's static rows, the licence term's two products (numpy's), the
+        critical licences and the weights."""
         static = self._static_of(ctx)
         rho = self.licence_pressure()
         plain, heavy = licence_sums(static.needs.take(at, axis=0), rho)
-        order: np.ndarray = priority_order(
-            ctx.now, at, static.rows, plain, heavy, ctx.columns.needs, rho > 1,
-            self.age_factor, self.deadline_min, self.deadline_max, self.licence_weight,
-            self.priority_boost_value)
-        return order
+        return (ctx.now, at, static.rows, plain, heavy, ctx.columns.needs, rho > 1,
+                self.age_factor, self.deadline_min, self.deadline_max, self.licence_weight,
+                self.priority_boost_value)
 
     def priorities(self, ctx: GridContext) -> dict[int, Priority]:
         """Every queued job's priority now, by job id (for inspection and tests)."""
@@ -278,15 +295,22 @@ class FlexibleBackfilling(TracksSinceLastPass):
         reservation's holder first under BF_UNMOD."""
         return list(self._ordered(ctx)[0])
 
-    def _ordered(self, ctx: GridContext) -> tuple[InOrder, np.ndarray]:
-        """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions."""
+    def _ordered(self, ctx: GridContext, candidates: bool = False) -> tuple[InOrder, np.ndarray]:
+        """:meth:`queue` (as :class:`InOrder`) and its jobs' workload positions; with
+        ``candidates``, only the jobs a pass can start or reserve for (:meth:`_candidates`),
+        in the same order."""
         at = ctx.queue_positions()
-        order = self._order(ctx, at)
         holder = (ctx.waiting.get(self.holder)
                   if self.keeps_reservation and self.holder is not None else None)
-        if holder is not None:
-            first = int(np.flatnonzero(at == holder.index)[0])
-            order = np.concatenate(([first], order[order != first]))
+        first = -1 if holder is None else int(np.flatnonzero(at == holder.index)[0])
+        if candidates:
+            order = self._candidates(ctx, at, first)
+            if first >= 0:
+                order = np.concatenate(([first], order))
+        else:
+            order = self._order(ctx, at)
+            if first >= 0:
+                order = np.concatenate(([first], order[order != first]))
         ordered = at[order]
         return InOrder(ctx.tasks, ordered), ordered
 
@@ -299,7 +323,11 @@ class FlexibleBackfilling(TracksSinceLastPass):
         (under BF_UNMOD always, the holder; under BF_MOD when it still has the
         highest priority): that job still cannot start, and every other job
         the last pass refused would be refused again, in whatever order.
-        Under BF_UNMOD a single new job needs no priorities."""
+        Under BF_UNMOD a single new job needs no priorities.
+
+        A pass orders only the jobs it can start or reserve for
+        (:meth:`_ordered` with ``candidates``): the queue is mostly jobs that
+        wait for a licence copy, which no start of the pass can free."""
         fresh, freed = self._since.take()
         kept, self._kept = self._kept, None
         if kept is not None and kept.still_holds(ctx, freed):
@@ -307,13 +335,14 @@ class FlexibleBackfilling(TracksSinceLastPass):
                 try_behind(ctx, kept, fresh)
                 self._kept = kept
                 return
-            queue, at = self._ordered(ctx)
+            queue, at = self._ordered(ctx, candidates=True)
             if at[0] == kept.head.index:
-                try_behind(ctx, kept, at[np.isin(at, fresh)].tolist())
+                new = set(fresh)
+                try_behind(ctx, kept, [i for i in at.tolist() if i in new])
                 self._kept = kept
                 return
         else:
-            queue, at = self._ordered(ctx)
+            queue, at = self._ordered(ctx, candidates=True)
         self._kept = backfill(ctx, queue, self.reserve_by, at)
         holder = None if self._kept is None else self._kept.head.id
         if holder is not None and holder != self.holder:

@@ -35,6 +35,63 @@ def priority_order(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray
     return order
 
 
+@njit(cache=True)
+def candidates_order(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
+                     heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
+                     age_factor: float, low: float, high: float, weight: float,
+                     boost: float, width: np.ndarray, largest: int, blocked: np.ndarray,
+                     skip: int) -> np.ndarray:
+    """The jobs of the queue (workload positions ``at``, queue order) a pass can start or
+    give the reservation to, in :func:`priority_order`'s order (indices into ``at``): those
+    that may start now -- no wider (``width``, the run's column) than the ``largest``
+    room, needing no ``blocked`` licence (:meth:`GridContext.may_start`) -- and the
+    first by priority of the others.  Index ``skip`` (the job BF_UNMOD puts first; -1:
+    none) is left out.
+
+    A job that may not start now stays so for the whole pass (starts only take CPUs and
+    copies): of those, only the first in priority order matters, as the head when
+    every job before it starts; the others are passed over.  The order of the jobs
+    kept is their order in the whole queue: a stable sort of the same keys
+    (:func:`priority_keys`) over fewer jobs.
+    """
+    key = priority_keys(now, at, rows, plain, heavy, needs, critical, age_factor, low, high,
+                        weight, boost)
+    n_licences = needs.shape[1]
+    kept = np.empty(len(at) + 1, dtype=np.intp)
+    count, first = 0, -1
+    for q in range(len(at)):
+        if q == skip:
+            continue
+        row = at[q]
+        may = width[row] <= largest
+        if may:
+            for lic in range(n_licences):
+                if blocked[lic] and needs[row, lic]:
+                    may = False
+                    break
+        if may:
+            kept[count] = q
+            count += 1
+        elif first < 0 or _before(key[q], key[first]):
+            first = q
+    if first >= 0:                      # in its place by queue index
+        place = count
+        while place > 0 and kept[place - 1] > first:
+            kept[place] = kept[place - 1]
+            place -= 1
+        kept[place] = first
+        count += 1
+    chosen = kept[:count]
+    order: np.ndarray = chosen[np.argsort(key[chosen], kind="mergesort")]
+    return order
+
+
+@njit(cache=True)
+def _before(a: float, b: float) -> bool:
+    """Whether key ``a`` sorts strictly before key ``b`` (NaN last, as argsort puts it)."""
+    return a < b or (b != b and a == a)
+
+
 @njit(cache=True, error_model="numpy")
 def priority_keys(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
                   heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
