@@ -287,8 +287,8 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         super().__init__(order=order)
         check_choice(self.name, "backfill_order", backfill_order, BACKFILL_ORDERS)
         self.backfill_order = backfill_order
-        #: The head's reservation as the last pass left it (None: it left none), when
-        #: planning on predictions; the one object every pass fills.
+        #: The head's reservation as the last pass left it (None: it left none); the one
+        #: object every pass fills.
         self._left: HeadReservation | None = None
         self._reservation = HeadReservation()
         #: Whether nothing but arrivals, and corrections that leave the head's reservation
@@ -319,9 +319,6 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
-        if self.runtime_planner is None:
-            easy_pass(ctx, queue, self.backfill_order)
-            return
         left = self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
         if left is not None:
             left.free, left.queued = ctx.free, len(ctx.waiting)
