@@ -6,8 +6,9 @@ backfills the arrivals alone behind that head, with the shadow time and extra
 processors the last pass found (``EasyBackfilling._backfill_arrivals``): a
 run equals, job for job and count for count, the run whose every pass looks
 at the whole queue, in every loop of the engine, under failures of every
-fate and either requeue order, and with an overrun or a kill grace (which
-keep every pass over the whole queue).
+fate and either requeue order, under a queue limit, and with jobs that may
+outlive their estimates (``overrun="extend"``, which keeps every pass over
+the whole queue).
 """
 
 from __future__ import annotations
