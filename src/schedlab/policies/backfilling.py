@@ -329,6 +329,16 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
                                                and not ctx.reservations_enabled)
             self._arrivals_only = ends_hold
 
+    def forget_between_passes(self) -> None:
+        """Keep nothing from one pass to the next: every pass looks at the whole queue.
+
+        For a caller that makes EASY's pass among other policies' passes and does not tell
+        it of every event (``schedlab/PickPolicy``): a pass over the arrivals alone
+        (:meth:`_backfill_arrivals`) needs the last pass to have been EASY's and every
+        outage and cancellation since to have been heard.
+        """
+        self._ends_hold = False
+
     def _backfill_arrivals(self, ctx: Context) -> bool:
         """Make the pass by looking only at the jobs that arrived since the last one, with
         the head's reservation that pass left; False (nothing done) when the whole queue
