@@ -298,8 +298,8 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         self._arrivals_only = False
         #: Whether a run's expected ends stay as a pass saw them until an event moves them
         #: and its passes see the queue as it is (fcfs order, jobs killed at their
-        #: estimates, no grace, no advance reservations): set at the first pass that leaves
-        #: a reservation.
+        #: estimates, no grace, no advance reservations): set at the first pass over the
+        #: queue.  On estimates, a run where they do not keeps nothing between passes.
         self._ends_hold: bool | None = None
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
@@ -319,14 +319,17 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
+        ends_hold = self._ends_hold
+        if ends_hold is None:
+            ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
+                                           and not ctx.kill_grace
+                                           and not ctx.reservations_enabled)
+        if not ends_hold and self.runtime_planner is None:
+            easy_pass(ctx, queue, self.backfill_order)    # nothing kept for the next pass
+            return
         left = self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
         if left is not None:
             left.free, left.queued = ctx.free, len(ctx.waiting)
-            ends_hold = self._ends_hold
-            if ends_hold is None:
-                ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
-                                               and not ctx.kill_grace
-                                               and not ctx.reservations_enabled)
             self._arrivals_only = ends_hold
 
     def forget_between_passes(self) -> None:
