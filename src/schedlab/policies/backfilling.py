@@ -269,7 +269,9 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
     later than the shadow time (intervals are half-open, so ending exactly at
     it is allowed) or uses no more than the remaining extra processors.
     The reservation is recomputed at every pass, so an early finish moves it
-    forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2).
+    forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2); a pass with
+    nothing but arrivals since one that left the head blocked finds it where
+    that pass left it, and looks at the arrivals alone (:meth:`_backfill_arrivals`).
 
     With advance reservations granted (Margo et al.) the same rules run on
     an availability profile that holds them (:meth:`_backfill_around`) —
