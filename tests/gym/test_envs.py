@@ -298,3 +298,26 @@ def test_any_agent_makes_a_schedule_that_keeps_the_engines_rules(env_id, seed, a
     _, _, result = play(env, random_agent(agent_seed), seed=seed)
     check_invariants(result, env.episodes.workload(env.window))
     assert (result.start >= 0).all()
+
+
+
+def test_an_easy_pass_among_other_policies_passes_reads_the_machine_as_it_is():
+    # On 8 processors jobs 1 (3 wide, expected to end at 100, ends at 20), 2 (2 wide, to
+    # 30) and 3 (1 wide) run; at 1 EASY finds job 4 (3 wide) blocked: shadow time 30, 1
+    # extra processor.  At 20 job 1 ends and fcfs's pass starts job 4: 2 processors free
+    # again.  Job 5 (8 wide) blocks; job 6 (2 wide, 100 s) and, at 21, job 7 arrive.  At 21
+    # EASY's pass on the machine as it is reserves job 5 at 400 and starts job 6, which
+    # the reservation of the pass at 1 (shadow 30, 1 extra processor) would keep waiting.
+    from schedlab import Job, Workload
+    from schedlab.engine.simulator import Simulation
+    from schedlab.gym.envs import switchable_policy
+
+    jobs = (Job(1, 0, 20, 100, 3, 0), Job(2, 0, 30, 30, 2, 0), Job(3, 0, 400, 400, 1, 0),
+            Job(4, 1, 300, 300, 3, 0), Job(5, 20, 10, 10, 8, 0), Job(6, 20, 100, 100, 2, 0),
+            Job(7, 21, 10, 10, 8, 0))
+    easy, fcfs = switchable_policy("fcfs+easy"), make_policy("fcfs")
+    simulation = Simulation(Workload(jobs=jobs, processors=8), easy)
+    for now in simulation.passes:
+        (fcfs if now == 20 else easy).schedule(simulation.ctx)
+    result = simulation.result()
+    assert dict(zip(result.job_id.tolist(), result.start.tolist()))[6] == 21

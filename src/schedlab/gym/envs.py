@@ -364,6 +364,8 @@ def switchable_policy(spec: str) -> Policy:
         raise InputError(f"{spec!r} keeps a plan of its own between passes; schedlab/PickPolicy "
                          f"switches among policies whose pass reads only the machine: an "
                          f"ordering (fcfs, sjf, ljf) alone or with +easy", field="policies")
+    if isinstance(policy, EasyBackfilling):
+        policy.forget_between_passes()          # a pass of its own reads only the machine
     return policy
 
 

@@ -269,7 +269,9 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
     later than the shadow time (intervals are half-open, so ending exactly at
     it is allowed) or uses no more than the remaining extra processors.
     The reservation is recomputed at every pass, so an early finish moves it
-    forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2).
+    forward at once (Lifka 1995; Mu'alem & Feitelson 2001, §2); a pass with
+    nothing but arrivals since one that left the head blocked finds it where
+    that pass left it, and looks at the arrivals alone (:meth:`_backfill_arrivals`).
 
     With advance reservations granted (Margo et al.) the same rules run on
     an availability profile that holds them (:meth:`_backfill_around`) —
@@ -287,8 +289,8 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         super().__init__(order=order)
         check_choice(self.name, "backfill_order", backfill_order, BACKFILL_ORDERS)
         self.backfill_order = backfill_order
-        #: The head's reservation as the last pass left it (None: it left none), when
-        #: planning on predictions; the one object every pass fills.
+        #: The head's reservation as the last pass left it (None: it left none); the one
+        #: object every pass fills.
         self._left: HeadReservation | None = None
         self._reservation = HeadReservation()
         #: Whether nothing but arrivals, and corrections that leave the head's reservation
@@ -298,8 +300,8 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
         self._arrivals_only = False
         #: Whether a run's expected ends stay as a pass saw them until an event moves them
         #: and its passes see the queue as it is (fcfs order, jobs killed at their
-        #: estimates, no grace, no advance reservations): set at the first pass that leaves
-        #: a reservation.
+        #: estimates, no grace, no advance reservations): set at the first pass over the
+        #: queue.  On estimates, a run where they do not keeps nothing between passes.
         self._ends_hold: bool | None = None
         self.init_predictor(predictor)
         self.init_reservation_params(**reservation)
@@ -321,18 +323,28 @@ class EasyBackfilling(PredictedRuntimes, CatalinaReservations, _Ordered):
             return
         else:
             queue = in_order(ctx.waiting.values(), self.order)
-        if self.runtime_planner is None:
-            easy_pass(ctx, queue, self.backfill_order)
+        ends_hold = self._ends_hold
+        if ends_hold is None:
+            ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
+                                           and not ctx.kill_grace
+                                           and not ctx.reservations_enabled)
+        if not ends_hold and self.runtime_planner is None:
+            easy_pass(ctx, queue, self.backfill_order)    # nothing kept for the next pass
             return
         left = self._left = easy_pass(ctx, queue, self.backfill_order, self._reservation)
         if left is not None:
             left.free, left.queued = ctx.free, len(ctx.waiting)
-            ends_hold = self._ends_hold
-            if ends_hold is None:
-                ends_hold = self._ends_hold = (self.order == "fcfs" and ctx.overrun == "kill"
-                                               and not ctx.kill_grace
-                                               and not ctx.reservations_enabled)
             self._arrivals_only = ends_hold
+
+    def forget_between_passes(self) -> None:
+        """Keep nothing from one pass to the next: every pass looks at the whole queue.
+
+        For a caller that makes EASY's pass among other policies' passes and does not tell
+        it of every event (``schedlab/PickPolicy``): a pass over the arrivals alone
+        (:meth:`_backfill_arrivals`) needs the last pass to have been EASY's and every
+        outage and cancellation since to have been heard.
+        """
+        self._ends_hold = False
 
     def _backfill_arrivals(self, ctx: Context) -> None:
         """Make the pass by looking only at the jobs that arrived since the last one, with
