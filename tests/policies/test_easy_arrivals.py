@@ -18,47 +18,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab
+from easy_passes import run_both_ways
 from schedlab import Job, Workload
 from schedlab.api import run as api_run
-from schedlab.policies.backfilling import EasyBackfilling
 from schedlab.workload.outages import Checkpointing, Failure, FailureSpec
-
-
-def arrivals_passes(policy: EasyBackfilling) -> list[int]:
-    """The instants at which ``policy`` made a pass over the arrivals alone, filled in as
-    it runs."""
-    instants: list[int] = []
-    backfill_arrivals = policy._backfill_arrivals
-
-    def counted(ctx):
-        made = backfill_arrivals(ctx)
-        if made:
-            instants.append(ctx.now)
-        return made
-
-    policy._backfill_arrivals = counted                 # type: ignore[method-assign]
-    return instants
-
-
-def same_run(first, second) -> None:
-    assert first.start.tolist() == second.start.tolist()
-    assert first.end.tolist() == second.end.tolist()
-    assert first.status.tolist() == second.status.tolist()
-    assert first.stats == second.stats
-    if first.outages is not None:
-        assert first.outages.attempts.tolist() == second.outages.attempts.tolist()
-        assert first.outages.intervals.tolist() == second.outages.intervals.tolist()
-
-
-def run_both_ways(workload: Workload, spec: dict, **options) -> list[int]:
-    """The instants of the arrivals-only passes of ``spec``'s run, checked equal to the
-    same run with every pass over the whole queue."""
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False
-    instants = arrivals_passes(arrivals_alone)
-    same_run(api_run(workload, arrivals_alone, **options),
-             api_run(workload, whole_queue, **options))
-    return instants
 
 
 def test_an_arrival_behind_a_blocked_head_is_backfilled_by_itself():
@@ -70,7 +33,7 @@ def test_an_arrival_behind_a_blocked_head_is_backfilled_by_itself():
     jobs = (Job(1, 0, 100, 100, 6, 0), Job(2, 1, 50, 50, 4, 1), Job(3, 10, 200, 200, 2, 2),
             Job(4, 20, 10, 10, 1, 3))
     workload = Workload(jobs=jobs, processors=8)
-    instants = run_both_ways(workload, {"name": "fcfs+easy"})
+    _, instants = run_both_ways(workload, {"name": "fcfs+easy"})
     assert instants == [10]
     result = api_run(workload, schedlab.make_policy("fcfs+easy"))
     assert result.start.tolist() == [0, 100, 10, 100]
@@ -81,7 +44,7 @@ def test_an_end_among_arrivals_brings_a_pass_over_the_whole_queue():
     # last pass left, so the head (job 2, 4 wide) is looked at again, and starts.
     jobs = (Job(1, 0, 10, 100, 6, 0), Job(2, 1, 50, 50, 4, 1), Job(3, 10, 200, 200, 2, 2))
     workload = Workload(jobs=jobs, processors=8)
-    assert run_both_ways(workload, {"name": "fcfs+easy"}) == []
+    assert run_both_ways(workload, {"name": "fcfs+easy"})[1] == []
     assert api_run(workload, schedlab.make_policy("fcfs+easy")).start.tolist() == [0, 10, 10]
 
 
@@ -96,7 +59,7 @@ def test_a_failure_among_arrivals_brings_a_pass_over_the_whole_queue():
             Job(4, 10, 500, 500, 2, 3))
     workload = Workload(jobs=jobs, processors=8)
     failures = FailureSpec(replayed=(Failure(10, (0,), 1000),), node_size=2)
-    assert run_both_ways(workload, {"name": "fcfs+easy"}, failures=failures) == []
+    assert run_both_ways(workload, {"name": "fcfs+easy"}, failures=failures)[1] == []
     result = api_run(workload, schedlab.make_policy("fcfs+easy"), failures=failures)
     assert result.start.tolist()[2:] == [100, 150]
 

@@ -32,6 +32,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import schedlab
+from easy_passes import run_both_ways, same_run
 from schedlab import Job, Workload
 from schedlab.api import run as api_run
 from schedlab.policies.backfilling import EasyBackfilling
@@ -72,26 +73,6 @@ def run(rows, spec, *, every_pass: bool = False, processors: int = 4, full_loop:
     options = {"max_queued_per_user": 10 ** 6} if full_loop else {}
     result = api_run(Workload(jobs=jobs, processors=processors), policy, **options)
     return result, passes
-
-
-def same_run(first, second) -> None:
-    assert first.start.tolist() == second.start.tolist()
-    assert first.end.tolist() == second.end.tolist()
-    assert first.status.tolist() == second.status.tolist()
-    assert first.predicted.tolist() == second.predicted.tolist()
-    assert first.final_prediction.tolist() == second.final_prediction.tolist()
-    assert first.corrections.tolist() == second.corrections.tolist()
-    assert first.stats == second.stats
-
-
-def run_both_ways(workload, spec, **options):
-    """The run of ``spec``, checked equal, job for job and count for count, to the same run
-    with every pass over the whole queue (never an arrivals-only pass)."""
-    arrivals_alone, whole_queue = schedlab.make_policy(spec), schedlab.make_policy(spec)
-    whole_queue._ends_hold = False
-    result = api_run(workload, arrivals_alone, **options)
-    same_run(result, api_run(workload, whole_queue, **options))
-    return result
 
 
 #: On 8 processors.  Job 3 (user 7, 2 wide, 30 s of 40) is predicted at 10 s and job 4
@@ -468,7 +449,7 @@ def test_an_arrival_backfilled_on_the_extra_processors_takes_them():
     # job 2, so it waits until job 2 ends at 150.
     jobs = (Job(1, 0, 100, 100, 4, 0), Job(2, 1, 50, 50, 6, 1), Job(3, 10, 200, 200, 2, 2),
             Job(4, 20, 200, 200, 2, 3))
-    result = run_both_ways(Workload(jobs=jobs, processors=8),
+    result, _ = run_both_ways(Workload(jobs=jobs, processors=8),
                            {"name": "fcfs+easy", "predictor": "easy++"})
     assert result.start.tolist() == [0, 100, 10, 150]
 
@@ -484,7 +465,7 @@ def test_a_correction_among_arrivals_brings_a_pass_over_the_whole_queue():
                                           (3, 21, 50, 50, 8, 1), (4, 30, 40, 40, 2, 2)))
     workload = Workload(jobs=jobs, processors=8)
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    result = run_both_ways(workload, spec)
+    result, _ = run_both_ways(workload, spec)
     assert result.start.tolist() == [0, 20, 120, 30]
     assert result.stats["broken_reservations"] == 1
 
@@ -498,7 +479,7 @@ def test_a_cancellation_among_arrivals_brings_a_pass_over_the_whole_queue():
             Job(3, 10, 50, 50, 2, 2), Job(4, 10, 50, 50, 2, 2))
     workload = Workload(jobs=jobs, processors=8)
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    result = run_both_ways(workload, spec)
+    result, _ = run_both_ways(workload, spec)
     assert result.start.tolist() == [0, -1, 10, 60]
 
 
@@ -513,5 +494,5 @@ def test_a_failure_among_arrivals_brings_a_pass_over_the_whole_queue():
     workload = Workload(jobs=jobs, processors=8)
     failures = FailureSpec(replayed=(Failure(5, (0,), 60),), fate="kill")
     spec = {"name": "fcfs+easy", "predictor": "last"}
-    result = run_both_ways(workload, spec, failures=failures)
+    result, _ = run_both_ways(workload, spec, failures=failures)
     assert result.start.tolist() == [0, 0, 65, 5]
