@@ -170,14 +170,26 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
     return chosen
 
 
-def _touched(entry: tuple[int, list[int], dict[int, int]], changed: dict[int, tuple[int, int] | None]
-             ) -> bool:
-    """Whether the jobs that came, left or moved (and where they are now) may change a
-    row's last choice of guests (:class:`KeptGuests`)."""
-    taken, chosen, _ = entry
+def _touched(taken: int, chosen: list[int], changed: dict[int, tuple[int, int] | None],
+             rank: dict[int, int], where: dict[int, tuple[int, int]]) -> bool:
+    """Whether the jobs that came, left or moved (and where they are now) may change the
+    choice ``chosen`` of a row whose own jobs hold ``taken`` (:class:`KeptGuests`): one of
+    its guests changed, or a job now stands where first fit would take it, its processors
+    free of the row's own jobs and of the guests chosen before it (``rank``: row id -> the
+    row's place in the matrix; ``where``: every matrix job's row id and processors)."""
     for job_id, place in changed.items():
-        if (place is not None and not place[1] & taken) or job_id in chosen:
+        if job_id in chosen:
             return True
+        if place is not None and not place[1] & taken:
+            mask = place[1]
+            key = (rank[place[0]], mask & -mask, job_id)
+            before = 0
+            for guest in chosen:
+                row_id, guest_mask = where[guest]
+                if (rank[row_id], guest_mask & -guest_mask, guest) < key:
+                    before |= guest_mask
+            if not mask & before:
+                return True
     return False
 
 
@@ -193,9 +205,11 @@ class KeptGuests:
     (``Matrix.journal``) keeps its place among the others; a job that came, left or moved
     is one candidate taken out and one put in.  Taking out a job the row did not choose
     changes nothing (it added no processor); putting in one whose processors meet the
-    row's own changes nothing (it is passed over wherever it stands).  Any other change,
-    a row whose processors changed, or a change of the processors in service chooses
-    again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
+    row's own or those of a guest chosen before its place changes nothing (it is passed
+    over); a row whose own jobs only gained processors none of its guests held keeps its
+    choice (a candidate passed over still is, a guest still fits).  Any other change,
+    a row whose own jobs lost processors, or a change of the processors in service
+    chooses again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
     at every pass).
     """
 
@@ -204,8 +218,9 @@ class KeptGuests:
         self._seen = 0                      # the part of the matrix's journal read
         #: Every matrix job's (row id, processors) at the last pass.
         self._where: dict[int, tuple[int, int]] = {}
-        #: Row id -> (taken processors, guests chosen, the row's guests dict) at the last pass.
-        self._rows: dict[int, tuple[int, list[int], dict[int, int]]] = {}
+        #: Row id -> (its own jobs' processors, guests chosen, the row's guests dict, their
+        #: processors) at the last pass.
+        self._rows: dict[int, tuple[int, list[int], dict[int, int], int]] = {}
         #: Row id -> its jobs by lowest processor (:func:`by_lowest_processor`).
         self._order: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -227,21 +242,24 @@ class KeptGuests:
             return 0
         out_of_service = ~self._usable
         kept = self._rows
-        fresh: dict[int, tuple[int, list[int], dict[int, int]]] = {}
+        fresh: dict[int, tuple[int, list[int], dict[int, int], int]] = {}
         candidates: list[tuple[int, int, int]] | None = None
         placed = 0
+        rank = {row.id: index for index, row in enumerate(rows)} if changed else {}
         for index, row in enumerate(rows):
             taken = row.occupied
             entry = kept.get(row.id)
-            if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
+            if entry is None or (taken != entry[0] and (entry[0] & ~taken or taken & entry[3])
+                                 ) or (changed and _touched(taken, entry[1], changed, rank,
+                                                            self._where)):
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
                 matrix.set_guests(chosen, index)
-                entry = (taken, chosen, row.guests)
-            elif row.guests is not entry[2]:
+                entry = (taken, chosen, row.guests, row.guest_mask)
+            elif row.guests is not entry[2] or taken != entry[0]:
                 matrix.set_guests(entry[1], index)
-                entry = (taken, entry[1], row.guests)
+                entry = (taken, entry[1], row.guests, row.guest_mask)
             fresh[row.id] = entry
             placed += len(entry[1])
         self._rows = fresh
