@@ -690,7 +690,7 @@ class _Simulation:
             express_open = True           # this round has not served its express slot yet
             for index, row in enumerate(rows):
                 self.deliver()
-                members = [j for j in row.members() if j in self.remaining]
+                members = row.members()     # a job that ended has left its rows
                 if not members:
                     continue              # a row emptied mid-round is skipped
                 if not self.express:
@@ -701,7 +701,7 @@ class _Simulation:
                     express_open = False
                     self.serve_express(rows, index, len(rows))
                     self.deliver()
-                    members = [j for j in row.members() if j in self.remaining]
+                    members = row.members()
                     if not members:
                         continue
                     chosen = self.pack_into(row) if self.express else []
@@ -1069,9 +1069,11 @@ class _Simulation:
                 if places:
                     by_slots[2] = places
             else:
-                counts = Counter(places)
-                for count in set(counts.values()):
-                    by_slots[count + 1] = [job_id for job_id, n in counts.items() if n == count]
+                for job_id, count in Counter(places).items():
+                    if count + 1 in by_slots:
+                        by_slots[count + 1].append(job_id)
+                    else:
+                        by_slots[count + 1] = [job_id]
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
