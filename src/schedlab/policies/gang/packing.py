@@ -10,7 +10,7 @@ docs/reference/policies/gang.md.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from schedlab.engine.timesharing import Matrix, Row, lowest_bits
@@ -170,6 +170,20 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
     return chosen
 
 
+def _keeps_choice(before: int, taken: int, guest_mask: int, out_of_service: int,
+                  masks: Mapping[int, int]) -> bool:
+    """Whether a row whose own jobs held ``before`` and now hold ``taken`` keeps its guests
+    (on ``guest_mask``) as far as its own processors go (:class:`KeptGuests`): the
+    processors it gained held no guest (a candidate passed over still is, a guest still
+    fits), and every matrix job (``masks``) on a processor it lost still meets its own
+    jobs or processors out of service (such a job is passed over, before as now)."""
+    if taken & guest_mask:
+        return False
+    freed = before & ~taken
+    return not freed or all(map((taken | out_of_service).__and__,
+                                filter(freed.__and__, masks.values())))
+
+
 def _touched(taken: int, chosen: list[int], changed: dict[int, tuple[int, int] | None],
              rank: dict[int, int], where: dict[int, tuple[int, int]]) -> bool:
     """Whether the jobs that came, left or moved (and where they are now) may change the
@@ -206,9 +220,9 @@ class KeptGuests:
     is one candidate taken out and one put in.  Taking out a job the row did not choose
     changes nothing (it added no processor); putting in one whose processors meet the
     row's own or those of a guest chosen before its place changes nothing (it is passed
-    over); a row whose own jobs only gained processors none of its guests held keeps its
-    choice (a candidate passed over still is, a guest still fits).  Any other change,
-    a row whose own jobs lost processors, or a change of the processors in service
+    over); a row whose own jobs gained processors none of its guests held, or lost
+    processors on which every job still meets its own, keeps its choice
+    (:func:`_keeps_choice`).  Any other change, or a change of the processors in service,
     chooses again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
     at every pass).
     """
@@ -249,9 +263,9 @@ class KeptGuests:
         for index, row in enumerate(rows):
             taken = row.occupied
             entry = kept.get(row.id)
-            if entry is None or (taken != entry[0] and (entry[0] & ~taken or taken & entry[3])
-                                 ) or (changed and _touched(taken, entry[1], changed, rank,
-                                                            self._where)):
+            if entry is None or (taken != entry[0] and not _keeps_choice(
+                    entry[0], taken, entry[3], out_of_service, masks)) or (
+                    changed and _touched(taken, entry[1], changed, rank, self._where)):
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
