@@ -271,9 +271,11 @@ class KeptGuests:
                 chosen = row_guests(candidates, row, out_of_service)
                 matrix.set_guests(chosen, index)
                 entry = (taken, chosen, row.guests, row.guest_mask)
-            elif row.guests is not entry[2] or taken != entry[0]:
+            elif row.guests is not entry[2]:
                 matrix.set_guests(entry[1], index)
                 entry = (taken, entry[1], row.guests, row.guest_mask)
+            elif taken != entry[0]:
+                entry = (taken, *entry[1:])
             fresh[row.id] = entry
             placed += len(entry[1])
         self._rows = fresh
