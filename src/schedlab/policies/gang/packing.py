@@ -259,7 +259,9 @@ class KeptGuests:
         fresh: dict[int, tuple[int, list[int], dict[int, int], int]] = {}
         candidates: list[tuple[int, int, int]] | None = None
         placed = 0
-        rank = {row.id: index for index, row in enumerate(rows)} if changed else {}
+        # rows' places, for a job that came or moved (:func:`_touched` reads them)
+        rank = ({row.id: index for index, row in enumerate(rows)}
+                if any(place is not None for place in changed.values()) else {})
         for index, row in enumerate(rows):
             taken = row.occupied
             entry = kept.get(row.id)
