@@ -97,9 +97,8 @@ def test_largest_spots_match_the_plain_maximum(drawn, slot_limit, avoid):
                                       st.integers(0, 5), st.integers(1, (1 << 12) - 1)),
                             max_size=12))
 def test_kept_guests_match_the_plain_choice_after_each_change(drawn, changes):
-    """``KeptGuests`` keeps a row's guests when its own jobs only gained processors none
-    of its guests held, or when a job came onto processors of the row's own jobs or of
-    guests first fit takes before it; after every change its choice is the plain one."""
+    """After every job placed, gone or moved, the rows ``KeptGuests`` chooses again and
+    those it keeps hold the guests a choice from scratch gives."""
     processors, rows, _ = drawn
     matrix = build((processors, rows, (1 << processors) - 1))
     kept = packing.KeptGuests()

@@ -10,7 +10,7 @@ docs/reference/policies/gang.md.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from schedlab.engine.timesharing import Matrix, Row, lowest_bits
@@ -170,40 +170,14 @@ def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service:
     return chosen
 
 
-def _keeps_choice(before: int, taken: int, guest_mask: int, out_of_service: int,
-                  masks: Mapping[int, int]) -> bool:
-    """Whether a row whose own jobs held ``before`` and now hold ``taken`` keeps its guests
-    (on ``guest_mask``) as far as its own processors go (:class:`KeptGuests`): the
-    processors it gained held no guest (a candidate passed over still is, a guest still
-    fits), and every matrix job (``masks``) on a processor it lost still meets its own
-    jobs or processors out of service (such a job is passed over, before as now)."""
-    if taken & guest_mask:
-        return False
-    freed = before & ~taken
-    return not freed or all(map((taken | out_of_service).__and__,
-                                filter(freed.__and__, masks.values())))
-
-
-def _touched(taken: int, chosen: list[int], changed: dict[int, tuple[int, int] | None],
-             rank: dict[int, int], where: dict[int, tuple[int, int]]) -> bool:
-    """Whether the jobs that came, left or moved (and where they are now) may change the
-    choice ``chosen`` of a row whose own jobs hold ``taken`` (:class:`KeptGuests`): one of
-    its guests changed, or a job now stands where first fit would take it, its processors
-    free of the row's own jobs and of the guests chosen before it (``rank``: row id -> the
-    row's place in the matrix; ``where``: every matrix job's row id and processors)."""
+def _touched(entry: tuple[int, list[int], dict[int, int]], changed: dict[int, tuple[int, int] | None]
+             ) -> bool:
+    """Whether the jobs that came, left or moved (and where they are now) may change a
+    row's last choice of guests (:class:`KeptGuests`)."""
+    taken, chosen, _ = entry
     for job_id, place in changed.items():
-        if job_id in chosen:
+        if (place is not None and not place[1] & taken) or job_id in chosen:
             return True
-        if place is not None and not place[1] & taken:
-            mask = place[1]
-            key = (rank[place[0]], mask & -mask, job_id)
-            before = 0
-            for guest in chosen:
-                row_id, guest_mask = where[guest]
-                if (rank[row_id], guest_mask & -guest_mask, guest) < key:
-                    before |= guest_mask
-            if not mask & before:
-                return True
     return False
 
 
@@ -219,11 +193,9 @@ class KeptGuests:
     (``Matrix.journal``) keeps its place among the others; a job that came, left or moved
     is one candidate taken out and one put in.  Taking out a job the row did not choose
     changes nothing (it added no processor); putting in one whose processors meet the
-    row's own or those of a guest chosen before its place changes nothing (it is passed
-    over); a row whose own jobs gained processors none of its guests held, or lost
-    processors on which every job still meets its own, keeps its choice
-    (:func:`_keeps_choice`).  Any other change, or a change of the processors in service,
-    chooses again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
+    row's own changes nothing (it is passed over wherever it stands).  Any other change,
+    a row whose processors changed, or a change of the processors in service chooses
+    again.  The result is the plain pass's (tests/gang/test_kept_state.py compares them
     at every pass).
     """
 
@@ -232,9 +204,8 @@ class KeptGuests:
         self._seen = 0                      # the part of the matrix's journal read
         #: Every matrix job's (row id, processors) at the last pass.
         self._where: dict[int, tuple[int, int]] = {}
-        #: Row id -> (its own jobs' processors, guests chosen, the row's guests dict, their
-        #: processors) at the last pass.
-        self._rows: dict[int, tuple[int, list[int], dict[int, int], int]] = {}
+        #: Row id -> (taken processors, guests chosen, the row's guests dict) at the last pass.
+        self._rows: dict[int, tuple[int, list[int], dict[int, int]]] = {}
         #: Row id -> its jobs by lowest processor (:func:`by_lowest_processor`).
         self._order: dict[int, list[tuple[int, int, int]]] = {}
 
@@ -256,28 +227,21 @@ class KeptGuests:
             return 0
         out_of_service = ~self._usable
         kept = self._rows
-        fresh: dict[int, tuple[int, list[int], dict[int, int], int]] = {}
+        fresh: dict[int, tuple[int, list[int], dict[int, int]]] = {}
         candidates: list[tuple[int, int, int]] | None = None
         placed = 0
-        # rows' places, for a job that came or moved (:func:`_touched` reads them)
-        rank = ({row.id: index for index, row in enumerate(rows)}
-                if any(place is not None for place in changed.values()) else {})
         for index, row in enumerate(rows):
             taken = row.occupied
             entry = kept.get(row.id)
-            if entry is None or (taken != entry[0] and not _keeps_choice(
-                    entry[0], taken, entry[3], out_of_service, masks)) or (
-                    changed and _touched(taken, entry[1], changed, rank, self._where)):
+            if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
                 matrix.set_guests(chosen, index)
-                entry = (taken, chosen, row.guests, row.guest_mask)
+                entry = (taken, chosen, row.guests)
             elif row.guests is not entry[2]:
                 matrix.set_guests(entry[1], index)
-                entry = (taken, entry[1], row.guests, row.guest_mask)
-            elif taken != entry[0]:
-                entry = (taken, *entry[1:])
+                entry = (taken, entry[1], row.guests)
             fresh[row.id] = entry
             placed += len(entry[1])
         self._rows = fresh
