@@ -1,6 +1,6 @@
 """Speed and memory of gang scheduling: whole processes, jobs per second, peak memory.
 
-    python bench/gang_bench.py [--repeat 3] [--skip-kth]
+    python bench/gang_bench.py [--repeat 3] [--skip-kth] [--against OTHER_TREE]
 
 Two parts (bench/GANG.md has the results):
 
@@ -17,9 +17,13 @@ Every measurement is a fresh process (``--worker``) timed whole from the
 parent: interpreter start, imports, loading or generating the workload, the
 simulation and its metrics.  The worker also reports the simulation alone
 (``run()``), the rounds it served and its peak resident memory
-(``ru_maxrss``).  Rounds are interleaved (every configuration once, then
-again) so that load from elsewhere spreads over all of them; medians are
-reported.  Results: a markdown table on stdout (copied into bench/GANG.md).
+(``ru_maxrss``).  Times are wall clock and CPU seconds (the child process's user and
+system time; the simulation's ``process_time``): under load from elsewhere only the CPU
+seconds compare.  Rounds are interleaved (every configuration once, then again) so
+that load from elsewhere spreads over all of them; medians are reported.
+``--against`` runs every measurement also with another tree's ``src`` first on the
+path (a commit to compare with), alternating which goes first, and adds a table of
+the CPU ratios.  Results: markdown tables on stdout (copied into bench/GANG.md).
 """
 
 from __future__ import annotations
@@ -62,25 +66,33 @@ def worker(config: dict) -> dict:
         workload = schedlab.load_workload(str(trace_file("gang benchmark", *KTH)))
     else:
         workload = schedlab.load_workload(config["workload"])
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     result = schedlab.simulate(workload, config["policy"])
-    simulate = time.perf_counter() - start
+    simulate, simulate_cpu = time.perf_counter() - start, time.process_time() - cpu
     metrics = compute_metrics(result)
-    return {"simulate": simulate, "jobs": len(result), "rounds": result.stats.get("rounds", 0),
+    return {"simulate": simulate, "simulate_cpu": simulate_cpu, "jobs": len(result),
+            "rounds": result.stats.get("rounds", 0),
             "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
             "slowdown": metrics.get("gang_slowdown", metrics["avg_slowdown"]),
             "utilization": metrics["utilization"]}
 
 
-def measure(config: dict) -> dict:
-    """Run one configuration in a fresh process; add the whole process's wall time."""
+def measure(config: dict, tree: Path | None = None) -> dict:
+    """Run one configuration in a fresh process (with ``tree``'s ``src`` first on the
+    path, if given); add the whole process's wall time and CPU seconds."""
+    env = os.environ.copy()
+    if tree is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), env.get("PYTHONPATH", "")])
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([sys.executable, __file__, "--worker", json.dumps(config)],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     whole = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"worker failed for {config}:\n{done.stderr}")
-    return {**json.loads(done.stdout), "process": whole}
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return {**json.loads(done.stdout), "process": whole, "process_cpu": cpu}
 
 
 def label(config: dict) -> str:
@@ -92,18 +104,34 @@ def label(config: dict) -> str:
 
 def report(configs: list[dict], runs: dict[str, list[dict]]) -> str:
     """The markdown table: medians of every configuration."""
-    lines = ["| run | jobs | rounds | process s | simulate s | jobs/s (process) | "
-             "peak MiB | slowdown | utilization |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = ["| run | jobs | rounds | process s | simulate s | process CPU s | "
+             "simulate CPU s | jobs/s (process) | peak MiB | slowdown | utilization |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for config in configs:
         mine = runs[label(config)]
         med = {key: statistics.median(r[key] for r in mine)
-               for key in ("process", "simulate", "peak_mib")}
+               for key in ("process", "simulate", "process_cpu", "simulate_cpu", "peak_mib")}
         first = mine[0]
         lines.append(f"| {label(config)} | {first['jobs']:,} | {first['rounds']:,} | "
                      f"{med['process']:.2f} | {med['simulate']:.2f} | "
+                     f"{med['process_cpu']:.2f} | {med['simulate_cpu']:.2f} | "
                      f"{first['jobs'] / med['process']:,.0f} | {med['peak_mib']:.0f} | "
                      f"{first['slowdown']:.2f} | {first['utilization']:.3f} |")
+    return "\n".join(lines)
+
+
+def ratios(configs: list[dict], runs: dict[str, list[dict]],
+           others: dict[str, list[dict]]) -> str:
+    """The markdown table of CPU medians against the other tree's, and their ratios."""
+    lines = ["| run | process CPU s | other | ratio | simulate CPU s | other | ratio |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for config in configs:
+        cells = []
+        for key in ("process_cpu", "simulate_cpu"):
+            mine = statistics.median(r[key] for r in runs[label(config)])
+            other = statistics.median(r[key] for r in others[label(config)])
+            cells.append(f"{mine:.3f} | {other:.3f} | {mine / other:.3f}")
+        lines.append(f"| {label(config)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -111,6 +139,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="rounds (default 3)")
     parser.add_argument("--skip-kth", action="store_true", help="only the w8 slot sweep")
+    parser.add_argument("--against", type=Path,
+                        help="another tree (project root) measured alternately, for ratios")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
@@ -118,14 +148,20 @@ def main() -> None:
         return
     configs = configurations(args.skip_kth)
     runs: dict[str, list[dict]] = {label(c): [] for c in configs}
+    others: dict[str, list[dict]] = {label(c): [] for c in configs}
     for round_ in range(args.repeat):
         for config in configs:
-            runs[label(config)].append(measure(config))
+            order = [(runs, None), (others, args.against)] if args.against else [(runs, None)]
+            for where, tree in order[::-1] if round_ % 2 else order:
+                where[label(config)].append(measure(config, tree))
             print(f"round {round_ + 1}: {label(config)}: "
-                  f"{runs[label(config)][-1]['process']:.2f} s", file=sys.stderr)
+                  f"{runs[label(config)][-1]['process_cpu']:.2f} CPU s", file=sys.stderr)
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores, "
           f"{args.repeat} rounds, medians\n")
     print(report(configs, runs))
+    if args.against:
+        print(f"\nagainst {args.against}:\n")
+        print(ratios(configs, runs, others))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Shortcuts of the gang policy agree with the plain loops they stand for.
 
 ``packing.repack`` passes over rows none of whose jobs fits an earlier row,
-and ``packing.largest_spots`` answers at once when a new row may open.  Each is compared
-with the plain loop, written out here, on random matrices (processors out of service
-included).
+``packing.largest_spots`` answers at once when a new row may open, and
+``packing.KeptGuests`` chooses again only the rows a change can touch.  Each is compared
+with the plain loop, written out here or in ``packing``, on random matrices (processors
+out of service included) and, for the guests, after random changes.
 """
 
 from __future__ import annotations
@@ -89,3 +90,39 @@ def test_largest_spots_match_the_plain_maximum(drawn, slot_limit, avoid):
     matrix = build(drawn)
     assert packing.largest_spots(matrix, slot_limit, avoid) == \
         plain_largest_spots(matrix, slot_limit, avoid)
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices(), st.lists(st.tuples(st.sampled_from(["place", "leave", "move"]),
+                                      st.integers(0, 5), st.integers(1, (1 << 12) - 1)),
+                            max_size=12))
+def test_kept_guests_match_the_plain_choice_after_each_change(drawn, changes):
+    """After every job placed, gone or moved, the rows ``KeptGuests`` chooses again and
+    those it keeps hold the guests a choice from scratch gives."""
+    processors, rows, _ = drawn
+    matrix = build((processors, rows, (1 << processors) - 1))
+    kept = packing.KeptGuests()
+    job_id = 100
+    for kind, row_pick, bits in [("none", 0, 0), *changes]:
+        jobs = list(matrix.masks)
+        if kind == "place":
+            index = row_pick % (len(matrix) + 1)
+            free = matrix.full & ~(matrix.rows[index].occupied if index < len(matrix) else 0)
+            mask = free & bits
+            if mask:
+                job_id += 1
+                matrix.place(Job(job_id, 0, 9, 9, mask.bit_count()), index, mask)
+        elif kind == "leave" and jobs:
+            matrix._remove(jobs[bits % len(jobs)])
+            matrix._drop_empty_rows()
+        elif kind == "move" and jobs:
+            moved = jobs[bits % len(jobs)]
+            target = row_pick % len(matrix)
+            if not matrix.mask_of(moved) & matrix.rows[target].occupied:
+                matrix.move(moved, target)
+                matrix._drop_empty_rows()
+        placed = kept.add(matrix)
+        guests = [dict(row.guests) for row in matrix.rows]
+        matrix._clear_guests()
+        assert packing.add_guests(matrix) == placed
+        assert [row.guests for row in matrix.rows] == guests

@@ -612,7 +612,7 @@ class _Simulation:
                 continue
             self.record_slots(len(rows))
             if not self.express and self.resume_after is None and self.jump(rows):
-                continue                  # back to the round boundary the jump landed on
+                continue                  # an arrival or event at the boundary it landed on
             self.serve_round(rows)
         self.progress.close(self.done)
 
@@ -690,7 +690,7 @@ class _Simulation:
             express_open = True           # this round has not served its express slot yet
             for index, row in enumerate(rows):
                 self.deliver()
-                members = [j for j in row.members() if j in self.remaining]
+                members = row.members()     # a job that ended has left its rows
                 if not members:
                     continue              # a row emptied mid-round is skipped
                 if not self.express:
@@ -701,7 +701,7 @@ class _Simulation:
                     express_open = False
                     self.serve_express(rows, index, len(rows))
                     self.deliver()
-                    members = [j for j in row.members() if j in self.remaining]
+                    members = row.members()
                     if not members:
                         continue
                     chosen = self.pack_into(row) if self.express else []
@@ -1006,6 +1006,10 @@ class _Simulation:
         placed start in the first slot that serves them (:meth:`start_fresh`); only a first
         slot whose switch overhead differs from the repeated round's (a switch into the
         single row, or none into the first of several) is served the usual way.
+
+        Returns whether the loop must look at the boundary the jump landed on (an arrival
+        or event bounded it); otherwise nothing happens there and the round that holds the
+        first end is served at once, as is a round that cannot be jumped.
         """
         slot, k, switch = self.slot, len(rows), self.switch
         if switch and (self.last_row == rows[0].id) == (k > 1):
@@ -1013,14 +1017,16 @@ class _Simulation:
         duration = k * (switch + slot) if k > 1 else slot
         remaining, lag = self.remaining, self.lag
         rounds = -(-(min(remaining.values()) - lag) // slot) - 1
+        bound = rounds + 1            # the rounds an arrival or event allows, if fewer
         arrival = self.submits[self.next_job]
         if arrival != NEVER:          # the round it arrives in, jumped too
-            rounds = min(rounds, -(-(arrival - self.now) // duration))
+            bound = min(bound, -(-(arrival - self.now) // duration))
         event = self.express_submits[self.next_job]
         if self.events is not None:
             event = min(event, self.events.next_time())
         if event != NEVER:            # the rounds before it
-            rounds = min(rounds, (event - self.now) // duration)
+            bound = min(bound, (event - self.now) // duration)
+        rounds = min(rounds, bound)
         if rounds <= 0:
             return False
         guests = self.guests_by_slots(rows)
@@ -1044,7 +1050,7 @@ class _Simulation:
         self.rounds += rounds
         self.slots_served += rounds * k
         self.last_row = rows[-1].id
-        return True
+        return rounds == bound
 
     def settle(self) -> None:
         """Take the service of the jumps (``lag``) off every job's remaining service: before
@@ -1069,9 +1075,11 @@ class _Simulation:
                 if places:
                     by_slots[2] = places
             else:
-                counts = Counter(places)
-                for count in set(counts.values()):
-                    by_slots[count + 1] = [job_id for job_id, n in counts.items() if n == count]
+                for job_id, count in Counter(places).items():
+                    if count + 1 in by_slots:
+                        by_slots[count + 1].append(job_id)
+                    else:
+                        by_slots[count + 1] = [job_id]
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
