@@ -4,6 +4,8 @@ every pass looks at the whole queue (``EasyBackfilling._backfill_arrivals``)."""
 
 from __future__ import annotations
 
+from hypothesis import strategies as st
+
 import schedlab
 from schedlab import Workload
 from schedlab.api import run as api_run
@@ -53,3 +55,13 @@ def run_both_ways(workload: Workload, spec: dict, **options: object) -> tuple[Re
     result = api_run(workload, arrivals_alone, **options)
     same_run(result, api_run(workload, whole_queue, **options))
     return result, instants
+
+
+#: The runs an arrivals-only pass must agree in: the plain loop, the full loop (a queue
+#: limit), a scheduling tick, users' cancellations, node failures.
+LOOPS = ("plain", "full", "tick", "cancellations", "failures")
+#: Rows (gap, runtime, estimate, width, user) of short jobs arriving in bursts, so that
+#: arrivals meet ends, corrections, cancellations and failures at the same instants.
+burst_rows = st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 3, 10]), st.integers(1, 60),
+                                st.integers(1, 60), st.integers(1, 8), st.integers(0, 2)),
+                      min_size=1, max_size=40)

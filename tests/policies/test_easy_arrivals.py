@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import schedlab
-from easy_passes import run_both_ways
+from easy_passes import LOOPS, burst_rows, run_both_ways
 from schedlab import Job, Workload
 from schedlab.api import run as api_run
 from schedlab.workload.outages import Checkpointing, Failure, FailureSpec
@@ -63,27 +63,27 @@ def test_a_failure_among_arrivals_brings_a_pass_over_the_whole_queue():
     result = api_run(workload, schedlab.make_policy("fcfs+easy"), failures=failures)
     assert result.start.tolist()[2:] == [100, 150]
 
-LOOPS = ("plain", "full", "tick", "cancellations", "failures")
-#: Rows (gap, runtime, estimate, width) of short jobs arriving in bursts, so that arrivals
-#: meet ends, cancellations and failures at the same instants.
-burst_rows = st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 3, 10]), st.integers(1, 60),
-                                st.integers(1, 60), st.integers(1, 8)),
-                      min_size=1, max_size=40)
-
-
-@settings(max_examples=200, deadline=None)
-@given(rows=burst_rows, order=st.sampled_from(["fcfs+easy", "sjf+easy"]),
+@settings(max_examples=300, deadline=None)
+@given(rows=burst_rows,
+       predictor=st.sampled_from(["estimate", "estimate", "easy++", "easy++[correction=graded]",
+                                  "last", "user-quantile[q=0.25,window=3,min_jobs=1]"]),
+       order=st.sampled_from(["fcfs+easy", "sjf+easy"]),
        backfill=st.sampled_from(["queue", "sjbf"]), loop=st.sampled_from(LOOPS),
        overrun=st.sampled_from(["kill", "kill", "extend"]), data=st.data())
-def test_backfilling_the_arrivals_alone_on_estimates_changes_no_schedule(
-        rows, order, backfill, loop, overrun, data):
+def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
+        rows, predictor, order, backfill, loop, overrun, data):
+    """After a pass that left the head blocked, a pass with nothing but arrivals since
+    looks at the arrivals alone (``EasyBackfilling._backfill_arrivals``), on estimates and
+    on predictions: the run equals, job for job and count for count, the run whose every
+    pass looks at the whole queue, in every loop of the engine, under failures of every
+    fate and either requeue order, and under either overrun."""
     submits = np.cumsum([gap for gap, *_ in rows]).tolist()
     cancel = (data.draw(st.lists(st.one_of(st.none(), st.integers(0, 20)),
                                  min_size=len(rows), max_size=len(rows)))
               if loop == "cancellations" else [None] * len(rows))
-    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=k % 3,
+    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u,
                      cancel_after=c)
-                 for k, (s, (_, r, e, w), c) in enumerate(zip(submits, rows, cancel)))
+                 for k, (s, (_, r, e, w, u), c) in enumerate(zip(submits, rows, cancel)))
     options: dict = {"overrun": overrun}
     if loop == "full":
         options["max_queued_per_user"] = data.draw(st.sampled_from([2, 10 ** 6]))
@@ -98,5 +98,5 @@ def test_backfilling_the_arrivals_alone_on_estimates_changes_no_schedule(
             fate=data.draw(st.sampled_from(["kill", "requeue", "checkpoint"])),
             requeue_order=data.draw(st.sampled_from(["arrival", "back"])),
             checkpointing=Checkpointing(cost=2, restart=3, interval=7), node_size=2)
-    workload = Workload(jobs=jobs, processors=8)
-    run_both_ways(workload, {"name": order, "backfill_order": backfill}, **options)
+    spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
+    run_both_ways(Workload(jobs=jobs, processors=8), spec, **options)

@@ -366,53 +366,6 @@ def test_a_wake_up_at_an_instant_of_corrections_brings_its_pass():
     assert result.corrections.tolist() == [0, 0, 1, 0, 0, 0]
 
 
-#: The runs an arrivals-only pass must agree in: the plain loop, the full loop (a queue
-#: limit no one reaches), a scheduling tick, users' cancellations, node failures.
-LOOPS = ("plain", "full", "tick", "cancellations", "failures")
-#: Rows (gap, runtime, estimate, width, user) of short jobs arriving in bursts, so that
-#: arrivals meet ends, corrections, cancellations and failures at the same instants.
-burst_rows = st.lists(st.tuples(st.sampled_from([0, 0, 0, 1, 3, 10]), st.integers(1, 60),
-                                st.integers(1, 60), st.integers(1, 8), st.integers(0, 2)),
-                      min_size=1, max_size=40)
-
-
-@settings(max_examples=150, deadline=None)
-@given(rows=burst_rows,
-       predictor=st.sampled_from(["easy++", "easy++[correction=graded]", "last",
-                                  "user-quantile[q=0.25,window=3,min_jobs=1]"]),
-       order=st.sampled_from(["fcfs+easy", "sjf+easy"]),
-       backfill=st.sampled_from(["queue", "sjbf"]), loop=st.sampled_from(LOOPS),
-       overrun=st.sampled_from(["kill", "extend"]), data=st.data())
-def test_backfilling_the_arrivals_alone_changes_no_schedule_and_no_count(
-        rows, predictor, order, backfill, loop, overrun, data):
-    """After a pass that left the head blocked, a pass with nothing but arrivals since
-    looks at the arrivals alone (``EasyBackfilling._backfill_arrivals``): the run equals,
-    job for job and count for count, the run whose every pass looks at the whole queue,
-    in every loop of the engine and under either overrun."""
-    submits = np.cumsum([gap for gap, *_ in rows]).tolist()
-    cancel = (data.draw(st.lists(st.one_of(st.none(), st.integers(0, 20)),
-                                 min_size=len(rows), max_size=len(rows)))
-              if loop == "cancellations" else [None] * len(rows))
-    jobs = tuple(Job(id=k + 1, submit=s, runtime=r, estimate=e, width=w, user=u,
-                     cancel_after=c)
-                 for k, (s, (_, r, e, w, u), c) in enumerate(zip(submits, rows, cancel)))
-    options: dict = {"overrun": overrun}
-    if loop == "full":
-        options["max_queued_per_user"] = 10 ** 6
-    elif loop == "tick":
-        options["tick"] = data.draw(st.integers(2, 30))
-    elif loop == "failures":
-        options["failures"] = FailureSpec(
-            replayed=tuple(Failure(data.draw(st.integers(0, submits[-1] + 60)), (node,),
-                                   data.draw(st.integers(1, 30)))
-                           for node in data.draw(st.lists(st.integers(0, 7), min_size=1,
-                                                          max_size=3, unique=True))),
-            fate=data.draw(st.sampled_from(["kill", "requeue"])))
-    spec = {"name": order, "predictor": predictor, "backfill_order": backfill}
-    workload = Workload(jobs=jobs, processors=8)
-    run_both_ways(workload, spec, **options)
-
-
 #: Rows (gap, runtime, estimate, width, user) on a grid of 5 s, so that an arrival often
 #: ends, by its planned runtime, exactly at the blocked head's shadow time.
 grid_rows = st.lists(st.tuples(st.sampled_from([0, 0, 5, 10]),
