@@ -193,6 +193,24 @@ def test_cli_bad_weight_exits_2_and_policies_lists_the_weights(tmp_path):
     assert "deadline_k" in bad.output
 
 
+def one_machine_columns(submit: np.ndarray, estimate: np.ndarray, deadline: np.ndarray,
+                        width: np.ndarray, needs: np.ndarray) -> TaskColumns:
+    """The task columns of jobs all eligible for one machine of rating 1."""
+    jobs = len(submit)
+    return TaskColumns(submit=submit, estimate=estimate, deadline=deadline,
+                       rating=np.ones(jobs), width=width, needs=needs,
+                       eligible=np.ones((jobs, 1), bool), estimate_work=estimate.astype(np.int64))
+
+
+def draw_licence_pressures(policy: FlexibleBackfillingMod, data: st.DataObject,
+                           licences: int) -> None:
+    """Give ``policy`` drawn licence copies asked and offered (its pressures' inputs)."""
+    policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
+                                                min_size=licences, max_size=licences)))
+    policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
+                                                min_size=licences, max_size=licences)))
+
+
 @settings(max_examples=80, deadline=None)
 @given(data=st.data(), jobs=st.integers(1, 30), licences=st.integers(0, 5),
        now=st.integers(0, 10**6), k=st.floats(1.0, 3.0),
@@ -212,18 +230,12 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k, weights)
                                         min_size=jobs, max_size=jobs)), dtype=bool)
     needs = needs.reshape(jobs, licences)
     at = np.array(data.draw(st.lists(st.integers(0, jobs - 1), min_size=1, unique=True)))
-    columns = TaskColumns(submit=submit, estimate=estimate, deadline=deadline,
-                          rating=np.ones(jobs), width=np.ones(jobs, np.int64), needs=needs,
-                          eligible=np.ones((jobs, 1), bool),
-                          estimate_work=estimate.astype(np.int64))
+    columns = one_machine_columns(submit, estimate, deadline, np.ones(jobs, np.int64), needs)
     aging, low, weight, boost = weights
     policy = FlexibleBackfillingMod(deadline_k=k, age_factor=aging, deadline_min=low,
                                     deadline_max=low + 20.0, licence_weight=weight,
                                     priority_boost_value=boost)
-    policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
-                                                min_size=licences, max_size=licences)))
-    policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
-                                                min_size=licences, max_size=licences)))
+    draw_licence_pressures(policy, data, licences)
     ctx = SimpleNamespace(now=now, columns=columns)
     got = policy._terms(ctx, at)  # type: ignore[arg-type]
     static, rho = policy._static_of(ctx), policy.licence_pressure()  # type: ignore[arg-type]
@@ -248,7 +260,7 @@ def test_pass_terms_equal_the_plain_terms(data, jobs, licences, now, k, weights)
 def test_a_pass_orders_the_jobs_that_may_start_and_the_first_other(data, jobs, licences, now,
                                                                    largest):
     """The order a pass backfills (:func:`.flexible_kernels.candidates_order`) is the whole
-    queue's priority order (:func:`.flexible_kernels.priority_order`, the job ``skip``
+    queue's priority order (``_order``: every job let through, the job ``skip``
     left out) kept to the jobs that may start -- no wider than the largest room, needing
     no blocked licence -- and the first of the others, with ties (few distinct times)
     in queue order."""
@@ -265,15 +277,9 @@ def test_a_pass_orders_the_jobs_that_may_start_and_the_first_other(data, jobs, l
                                           max_size=licences)), dtype=bool)
     at = np.array(data.draw(st.lists(st.integers(0, jobs - 1), min_size=1, unique=True)))
     skip = data.draw(st.integers(-1, len(at) - 1))
-    columns = TaskColumns(submit=submit, estimate=estimate, deadline=deadline,
-                          rating=np.ones(jobs), width=width, needs=needs,
-                          eligible=np.ones((jobs, 1), bool),
-                          estimate_work=estimate.astype(np.int64))
+    columns = one_machine_columns(submit, estimate, deadline, width, needs)
     policy = FlexibleBackfillingMod()
-    policy._asked = np.array(data.draw(st.lists(st.integers(0, 9).map(float),
-                                                min_size=licences, max_size=licences)))
-    policy._offer = np.array(data.draw(st.lists(st.integers(0, 4).map(float),
-                                                min_size=licences, max_size=licences)))
+    draw_licence_pressures(policy, data, licences)
     ctx = SimpleNamespace(now=now, columns=columns)
     arguments = policy._key_arguments(ctx, at)  # type: ignore[arg-type]
     got = candidates_order(*arguments, width, largest, blocked, skip)

@@ -253,25 +253,28 @@ class FlexibleBackfilling(TracksSinceLastPass):
     def _order(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
         """The jobs at workload positions ``at`` (queue order) by priority, highest first,
         ties in queue order (indices into ``at``): a stable sort of the negated sums of
-        :meth:`_terms`, in one compiled call (:func:`.flexible_kernels.priority_order`,
-        the same bits) beside the licence term's two products."""
-        from schedlab.policies.grid.flexible_kernels import priority_order
-
-        if not len(at):               # no pressures yet at a pass before any submission
-            return np.zeros(0, dtype=np.intp)
-        order: np.ndarray = priority_order(*self._key_arguments(ctx, at))
-        return order
+        :meth:`_terms`, the same bits, in one compiled call beside the licence term's two
+        products (:func:`.flexible_kernels.candidates_order` letting every job through)."""
+        return self._sorted(ctx, at, np.iinfo(np.int64).max, None, -1)
 
     def _candidates(self, ctx: GridContext, at: np.ndarray, skip: int) -> np.ndarray:
         """:meth:`_order` of the jobs a pass can start or reserve for, but index ``skip``
         (-1: none): those :meth:`GridContext.may_start` lets through and the first of the
         others (:func:`.flexible_kernels.candidates_order`); the rest would be passed over."""
+        return self._sorted(ctx, at, ctx.largest_room, ctx.blocked_licences(), skip)
+
+    def _sorted(self, ctx: GridContext, at: np.ndarray, largest: int,
+                blocked: np.ndarray | None, skip: int) -> np.ndarray:
+        """:func:`.flexible_kernels.candidates_order` of the queue ``at`` now (``blocked``
+        None: no licence blocked)."""
         from schedlab.policies.grid.flexible_kernels import candidates_order
 
-        if not len(at):
+        if not len(at):               # no pressures yet at a pass before any submission
             return np.zeros(0, dtype=np.intp)
+        if blocked is None:
+            blocked = np.zeros(ctx.columns.needs.shape[1], dtype=bool)
         order: np.ndarray = candidates_order(*self._key_arguments(ctx, at), ctx.columns.width,
-                                             ctx.largest_room, ctx.blocked_licences(), skip)
+                                             largest, blocked, skip)
         return order
 
     def _key_arguments(self, ctx: GridContext, at: np.ndarray) -> tuple[Any, ...]:

@@ -1,8 +1,9 @@
 """Flexible Backfilling's priority order compiled (Pasquali thesis §3.2.1, P(i)).
 
-:func:`priority_order` gives, in one call over the queue, the order that
+:func:`candidates_order` gives, in one call over the queue, the order that
 :meth:`~.flexible.FlexibleBackfilling.priority_terms` and a stable sort of
-the negated row sums give with about twenty numpy calls.  The operations on
+the negated row sums give with about twenty numpy calls, kept to the jobs a
+pass can use (all of them, for the whole queue's order).  The operations on
 each job's values are numpy's, in numpy's order (elementwise; the row sum
 adds the four terms left to right, as ``sum(axis=1)`` does over four
 columns), so the priorities are the same bits and the order is the same;
@@ -22,27 +23,14 @@ from schedlab.compiled import njit
 
 
 @njit(cache=True)
-def priority_order(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
-                   heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
-                   age_factor: float, low: float, high: float, weight: float,
-                   boost: float) -> np.ndarray:
-    """The queue's jobs (workload positions ``at``, queue order) by priority, highest
-    first, ties in queue order: indices into ``at``, a stable sort of
-    :func:`priority_keys`."""
-    order: np.ndarray = np.argsort(priority_keys(now, at, rows, plain, heavy, needs, critical,
-                                                 age_factor, low, high, weight, boost),
-                                   kind="mergesort")
-    return order
-
-
-@njit(cache=True)
 def candidates_order(now: int, at: np.ndarray, rows: np.ndarray, plain: np.ndarray,
                      heavy: np.ndarray, needs: np.ndarray, critical: np.ndarray,
                      age_factor: float, low: float, high: float, weight: float,
                      boost: float, width: np.ndarray, largest: int, blocked: np.ndarray,
                      skip: int) -> np.ndarray:
     """The jobs of the queue (workload positions ``at``, queue order) a pass can start or
-    give the reservation to, in :func:`priority_order`'s order (indices into ``at``): those
+    give the reservation to, in priority order, highest first, ties in queue order (a
+    stable sort of :func:`priority_keys`; indices into ``at``): those
     that may start now -- no wider (``width``, the run's column) than the ``largest``
     room, needing no ``blocked`` licence (:meth:`GridContext.may_start`) -- and the
     first by priority of the others.  Index ``skip`` (the job BF_UNMOD puts first; -1:
