@@ -103,8 +103,9 @@ def operations(runs) -> pd.DataFrame:
     """Figs. 23–24 in operations: per CS version and Ta, the matching's augmenting paths
     and matrix entries touched per scheduling event (IMFS counted as it runs, MFS from
     scratch by :func:`~schedlab.policies.grid.convergent.matching.scratch_work`), then the
-    wall-clock scheduling time per event [ms] (which compares Python IMFS with scipy's
-    compiled solver, so it cannot answer the thesis' question alone)."""
+    wall-clock scheduling time per event [ms] (both matchers compiled, so it measures
+    the implementations as much as the algorithms; the operations answer the thesis'
+    question)."""
     frame = _per_policy_and_ta(runs, design.CS_LABELS, {
         **OPERATIONS, "scheduling_time_per_event_us": "ms per event"})
     if frame.empty or not set(OPERATIONS.values()) & set(frame.columns):
