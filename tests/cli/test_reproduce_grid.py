@@ -22,7 +22,7 @@ from schedlab.experiments.runner import simulate_run
 from schedlab.experiments.store import load_results
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Row copies the killed process must have stored before it is killed.
+#: Row copies (``rows/*.json``) the killed process must have written before it is killed.
 STORED_BEFORE_KILL = 4
 
 
@@ -62,7 +62,9 @@ def test_a_recipe_killed_mid_way_resumes_computing_only_what_is_missing(tmp_path
     assert "computed again" in first
     stored = load_results(out)
     total = len(grid_fb.runs(True))
-    assert STORED_BEFORE_KILL <= len(stored) < total
+    # A row's copy is written before its row (the store's crash order), so with one worker
+    # the last copy the test saw may have no row yet: that run is computed again.
+    assert STORED_BEFORE_KILL - 1 <= len(stored) < total
     count = Count()
     with pytest.warns(UserWarning, match="earlier schedlab"):     # the library's notice
         reproduce("grid-fb", out, reduced=True, executor="serial", observer=count)
