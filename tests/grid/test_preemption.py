@@ -235,9 +235,9 @@ def test_the_check_catches_a_job_in_two_places_a_machine_over_capacity_and_lost_
 def test_the_check_catches_an_engine_that_forgets_the_progress_of_a_preempted_job(monkeypatch):
     original = _Engine.preempted
 
-    def forgetful(self, ctx, task, machine):
+    def forgetful(self, ctx, task, machine, floating):
         work, estimate = self.work[task.index], self.estimate_work[task.index]
-        original(self, ctx, task, machine)
+        original(self, ctx, task, machine, floating)
         self.work[task.index], self.estimate_work[task.index] = work, estimate
 
     monkeypatch.setattr(_Engine, "preempted", forgetful)

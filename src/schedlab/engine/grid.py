@@ -508,9 +508,9 @@ class GridContext:
             raise PolicyError(f"policy {self.policy_name!r} preempted job {task.id} at time "
                               f"{self.now}, but it is not running in cluster {self.cluster}")
         machine = task.machine
-        self._release(task)
+        floating = self._release(task)
         self._enqueue(task)
-        self._engine.preempted(self, task, machine)
+        self._engine.preempted(self, task, machine, floating)
 
     def reject(self, task: GridTask, reason: str = "rejected") -> None:
         """Refuse waiting ``task``: it never runs (e.g. deadline admission control); the
@@ -755,9 +755,11 @@ class _Engine:
             self.licences_used[l] += 1
         heappush(self.events, (task.end, FINISH, i, self.version[i]))
 
-    def preempted(self, ctx: GridContext, task: GridTask, machine: int) -> None:
-        """``task`` left ``machine`` now (its resources are released): keep the work its run
-        did after the overhead, cancel its end event, and queue it again."""
+    def preempted(self, ctx: GridContext, task: GridTask, machine: int,
+                  floating: list[int]) -> None:
+        """``task`` left ``machine`` now (its resources are released, ``floating`` the
+        licences it held a floating copy of): keep the work its run did after the overhead,
+        cancel its end event, and queue it again."""
         i, now = task.index, ctx.now
         rating = int(self.platform.rating[machine])
         if self.outages is None:
@@ -776,7 +778,7 @@ class _Engine:
         task.preempted_from, task.preempted_at = machine, now
         task.machine = task.start = task.expected_end = task.end = -1
         self.busy -= task.width
-        for l in self._floating(task, machine):
+        for l in floating:
             self.licences_used[l] -= 1
 
     def finished(self, ctx: GridContext, task: GridTask) -> None:

@@ -352,8 +352,7 @@ class GridOutages:
             self._attempts.append((i, attempt_start, now, off_machines))
             engine.ended_now(ctx, task, FAILED)
             return False
-        ctx._release(task)
-        engine.preempted(ctx, task, machine)           # the run's work and bookkeeping
+        engine.preempted(ctx, task, machine, ctx._release(task))   # the run's work and books
         task.preemptions -= 1                          # ... but no preemption
         off_machines = now - attempt_start - task.held
         self._attempts.append((i, attempt_start, now,
