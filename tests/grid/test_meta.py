@@ -263,8 +263,8 @@ def test_cluster_work_share_weighs_jobs_by_estimated_work():
                 min_size=1, max_size=12))
 def test_clusters_of_the_run_as_of_each_task(jobs):
     """The clusters a job could run in, read off the run's columns (all jobs at once) as
-    from the task's own eligible machines: on two_clusters, c1 for licence A, c2 for more
-    than 4 CPUs, both for the others."""
+    from the task's own eligible machines, as an array and as a tuple: on two_clusters,
+    c1 for licence A, c2 for more than 4 CPUs, both for the others."""
     platform = two_clusters()
     tasks = make_tasks(grid_workload([(0, 10, 10, width, licences, 100)
                                       for width, licences in jobs]), platform)
@@ -274,6 +274,7 @@ def test_clusters_of_the_run_as_of_each_task(jobs):
         expected = [c for c, ok in enumerate((width <= 4, not licences)) if ok]
         assert of_run.eligible_clusters(task).tolist() == expected
         assert of_task.eligible_clusters(task).tolist() == expected
+        assert of_run.cluster_indices(task) == of_task.cluster_indices(task) == tuple(expected)
 
 
 @settings(max_examples=60, deadline=None)

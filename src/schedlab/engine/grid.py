@@ -562,7 +562,7 @@ class GridContext:
     def _enqueue(self, task: GridTask) -> None:
         """``task`` enters the back of the queue."""
         self.waiting[task.id] = task
-        self._queue_at = np.append(self._queue_at, task.index)
+        self._queue_at = np.concatenate((self._queue_at, (task.index,)))
         self._resumed_waiting += task.first_start >= 0
 
     def _dequeue(self, task: GridTask) -> None:
@@ -641,11 +641,25 @@ class MetaView:
         # whether a machine of the cluster could run it, for all the jobs at once
         self._clusters_of = None if eligible is None else \
             np.logical_or.reduceat(eligible, self._first_machines, axis=1)
+        # per job (workload position), its eligible clusters as a tuple of ints, made at the
+        # first call of cluster_indices: one tuple per distinct row of _clusters_of
+        self._indices_of: list[tuple[int, ...]] | None = None
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
         """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
         eligible: np.ndarray = np.flatnonzero(self.cluster_mask(task))
         return eligible
+
+    def cluster_indices(self, task: GridTask) -> tuple[int, ...]:
+        """:meth:`eligible_clusters` as a tuple of ints: a dispatcher and the engine's check
+        of its choice read them with no numpy call per job."""
+        if self._clusters_of is None:
+            return tuple(self.eligible_clusters(task).tolist())
+        if self._indices_of is None:
+            rows, row_of = np.unique(self._clusters_of, axis=0, return_inverse=True)
+            kinds = [tuple(np.flatnonzero(row).tolist()) for row in rows]
+            self._indices_of = [kinds[k] for k in row_of.ravel().tolist()]
+        return self._indices_of[task.index]
 
     def cluster_mask(self, task: GridTask) -> np.ndarray:
         """Per cluster, whether it has a machine ``task`` could ever run on."""
@@ -1134,7 +1148,7 @@ def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
                           f"{cluster!r} at time {view.now}: expected a cluster index in "
                           f"[0, {len(clusters)})")
     cluster = int(cluster)
-    if not view.cluster_mask(task)[cluster]:
+    if cluster not in view.cluster_indices(task):
         raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
                           f"{clusters[cluster].name!r} at time {view.now}, which has no "
                           f"machine it can run on")
