@@ -292,6 +292,9 @@ class GridContext:
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
         self._queue_at = _NONE                  # the waiting tasks' positions, queue order
+        # whether _queue_at is ascending (the queue in workload order): every task entered
+        # behind a task of a lower position, since the queue was last empty or reordered
+        self._queue_ascending, self._queue_entered = True, -1
         self._resumed_waiting = 0               # waiting tasks that have run before
         self.running: dict[int, GridTask] = {}
         self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
@@ -342,6 +345,12 @@ class GridContext:
         :func:`positions` of ``list(waiting.values())``), kept as the queue changes: a
         pass reads its queue's columns without a loop over its tasks."""
         return _read_only(self._queue_at)
+
+    def queue_in_workload_order(self) -> bool:
+        """Whether :meth:`queue_positions` is ascending: kept as tasks enter the queue, so a
+        policy ordering a queue in workload order need not test it at every pass.  False
+        may be stale (the task out of order has left); True is always so."""
+        return self._queue_ascending
 
     def times_from_columns(self) -> bool:
         """Whether every queued task would hold a machine of rating ``r`` for
@@ -562,6 +571,11 @@ class GridContext:
     def _enqueue(self, task: GridTask) -> None:
         """``task`` enters the back of the queue."""
         self.waiting[task.id] = task
+        if not self._queue_at.size:
+            self._queue_ascending = True
+        elif task.index < self._queue_entered:
+            self._queue_ascending = False
+        self._queue_entered = task.index
         self._queue_at = np.concatenate((self._queue_at, (task.index,)))
         self._resumed_waiting += task.first_start >= 0
 
@@ -576,6 +590,8 @@ class GridContext:
         arrival, :mod:`~schedlab.engine.grid_outages`): read the positions again."""
         waiting = list(self.waiting.values())
         self._queue_at = positions(waiting)
+        self._queue_ascending = bool((self._queue_at[1:] > self._queue_at[:-1]).all())
+        self._queue_entered = int(self._queue_at[-1]) if len(waiting) else -1
         self._resumed_waiting = sum(task.first_start >= 0 for task in waiting)
 
     def _release(self, task: GridTask) -> list[int]:
@@ -1191,7 +1207,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: St
         series_licences_used=values[:, 3:3 + licences].copy(),
         series_licences_demand=values[:, 3 + licences:].copy(),
         allocation=allocation,
-        job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
+        job_licences=tuple(";".join(map(platform.licence_names.__getitem__, t.licences))
                            for t in tasks),
         priority=np.array([t.priority for t in tasks], dtype=np.int64),
         rating=np.array([t.rating for t in tasks], dtype=np.int64),
