@@ -109,13 +109,15 @@ def same(a, b):
 
 class CheckedEasy(BackfillingFCFS):
     """BF_FCFS that, before each pass, compares the array pieces with the loops for every
-    queued job (as the head, and as a job to backfill behind the first one)."""
+    queued job (as the head, and as a job to backfill behind the first one), and the
+    context's list of free copies with its array."""
 
     checked = 0
 
     def schedule(self, ctx):
         queue = list(ctx.waiting.values())
         assert ctx.queue_positions().tolist() == positions(queue).tolist()
+        assert ctx._copies_left == ctx.free_copies.tolist()
         assert ctx.times_from_columns() == (ctx._outages is None and
                                             all(t.first_start < 0 for t in queue))
         possible = ctx.may_start(positions(queue))

@@ -285,6 +285,9 @@ class GridContext:
         self.free_cpus = _read_only(self._free_cpus)
         self.jobs_on = _read_only(self._jobs_on)
         self.free_copies = _read_only(self._free_copies)
+        # _free_copies as a Python list, changed with it: the licence tests of a search and
+        # of a start read no numpy scalars
+        self._copies_left: list[int] = self._free_copies.tolist()
         self.largest_room = 0
         self._update_room()
         feature_here = platform.feature[:, in_cluster].any(axis=1)
@@ -471,8 +474,8 @@ class GridContext:
         there (not the machine it was preempted from at this instant)."""
         if task.width > self.largest_room:
             return _NONE
-        free_copies, local = self.free_copies, self._feature_here
-        if any(free_copies[l] < 1 and not local[l] for l in task.licences):
+        left, local = self._copies_left, self._feature_here
+        if any(left[l] < 1 and not local[l] for l in task.licences):
             return _NONE
         order = self.candidates(task)
         ok = self.free_cpus[order] >= task.width
@@ -481,7 +484,7 @@ class GridContext:
         room: np.ndarray = order[ok]
         feature = self.platform.feature
         for l in task.licences:
-            if self.free_copies[l] < 1:
+            if left[l] < 1:
                 room = room[feature[l, room]]
         if task.preempted_at == self.now:
             room = room[room != task.preempted_from]
@@ -498,8 +501,10 @@ class GridContext:
         self._free_cpus[machine] -= task.width
         self._jobs_on[machine] += 1
         floating = self._engine._floating(task, machine)
+        left = self._copies_left
         for l in floating:
             self._free_copies[l] -= 1
+            left[l] -= 1
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
@@ -563,8 +568,9 @@ class GridContext:
             return "the machine is busy (one job per machine)"
         if task.width > self.free_cpus[machine]:
             return f"it needs {task.width} CPUs, {self.free_cpus[machine]} are free"
+        left = self._copies_left
         for l in task.licences:
-            if not feature[l] and self.free_copies[l] < 1:
+            if not feature[l] and left[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
 
@@ -601,8 +607,10 @@ class GridContext:
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
         floating = self._engine._floating(task, machine)
+        left = self._copies_left
         for l in floating:
             self._free_copies[l] += 1
+            left[l] += 1
         del self.running[task.id]
         self._running_mask[task.index] = False
         if self._outages is not None:
