@@ -19,6 +19,7 @@ from schedlab.policies.grid.meta import (
     licence_contribution,
     user_contribution,
 )
+from schedlab.workload.grid import activates_all
 from schedlab.workload.job import Job
 
 from .helpers import grid_workload, two_clusters
@@ -297,3 +298,23 @@ def test_tasks_are_refused_as_the_workload_check_refuses(jobs):
     except InputError as err:
         got = str(err)
     assert got == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), jobs=st.integers(0, 12),
+       licences=st.sampled_from([0, 1, 7, 8, 9, 63, 64, 65, 100, 128, 140]),
+       machines=st.integers(1, 9), need=st.floats(0.0, 0.2), unusable=st.floats(0.0, 0.3))
+def test_the_licences_a_machine_activates_as_packed_words_are_the_loop(seed, jobs, licences,
+                                                                        machines, need,
+                                                                        unusable):
+    """activates_all (the needs and the unusable licences packed in 64-bit words) says
+    what a loop over each job's licences says: every one usable on the machine; with
+    more licences than one word holds, too."""
+    rng = np.random.default_rng(seed)
+    needs = rng.random((jobs, licences)) < need
+    usable = rng.random((licences, machines)) >= unusable
+    got = activates_all(needs, usable)
+    assert got.shape == (jobs, machines)
+    for i in range(jobs):
+        for k in range(machines):
+            assert got[i, k] == all(usable[l, k] for l in np.flatnonzero(needs[i]))

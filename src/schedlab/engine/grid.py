@@ -77,6 +77,7 @@ from schedlab.engine.result import (
 )
 from schedlab.errors import InputError, PolicyError
 from schedlab.platform.model import Platform
+from schedlab.workload.grid import activates_all
 from schedlab.workload.job import cancel_column
 
 if TYPE_CHECKING:
@@ -914,9 +915,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine.
 
-    The jobs' licences and eligible machines are read off whole columns (one product of
-    the licence matrix with the machines' unusable licences, as :meth:`Platform.eligible`
-    decides job by job), not job by job: this runs once per run, for every job.  A job
+    The jobs' licences and eligible machines are read off whole columns (the licence
+    matrix against the machines' usable licences, :func:`~schedlab.workload.grid.activates_all`,
+    as :meth:`Platform.eligible` decides job by job), not job by job: this runs once per
+    run, for every job.  A job
     with no eligible machine, or needing a licence the platform lacks, is what
     :meth:`GridWorkload.check_on` refuses: it is asked only then, to name the job."""
     if not set(grid.licence_names) <= set(platform.licence_names):
@@ -927,11 +929,9 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     ends = np.searchsorted(rows, np.arange(1, len(jobs) + 1)).tolist()
     flat = licence_of.tolist()
     widths = np.fromiter((job.width for job in jobs), np.int64, len(jobs))
-    needs = np.zeros((len(jobs), len(platform.licence_names)))
-    needs[rows, licence_of] = 1.0
-    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
-    blocked = needs @ (~platform.usable).astype(np.float64)
-    eligible = (platform.cpus[None, :] >= widths[:, None]) & (blocked == 0)
+    needs = np.zeros((len(jobs), len(platform.licence_names)), dtype=bool)
+    needs[rows, licence_of] = True
+    eligible = (platform.cpus[None, :] >= widths[:, None]) & activates_all(needs, platform.usable)
     if not eligible.any(axis=1).all():
         grid.check_on(platform)
     ratings = grid.rating.tolist()
