@@ -414,7 +414,9 @@ class GridEDF(TracksSinceLastPass):
             self._ranks = (columns, order, rank)
         _, order, rank = self._ranks
         if known_ascending or (at[1:] > at[:-1]).all():
-            ordered: np.ndarray = order[np.sort(rank.take(at))]
+            places = rank.take(at)
+            places.sort()
+            ordered: np.ndarray = order.take(places)
             return ordered
         # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
         return at[np.argsort(columns.deadline[at], kind="stable")]

@@ -446,13 +446,13 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     for l, copies in reservation.spare_copies.items():
         tracked[l], spare[l] = True, copies
     chosen, reservation.spare_cpus = admissions(
-        ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
+        ctx.now, ctx.exclusive, at, columns.width.take(at), columns.estimate_work.take(at),
         columns.eligible, columns.needs, ctx.by_power, platform.rating, ctx.free_cpus,
         ctx.jobs_on, ctx.free_copies, platform.feature, reservation.machine, reservation.start,
         reservation.spare_cpus, spare, tracked)
     for l in reservation.spare_copies:
         reservation.spare_copies[l] = int(spare[l])
-    for q in np.flatnonzero(chosen >= 0).tolist():
+    for q in (chosen >= 0).nonzero()[0].tolist():
         ctx.start(queue[int(later[q])], int(chosen[q]))
 
 
