@@ -354,7 +354,7 @@ def test_a_queue_known_in_workload_order_is_ascending(moves):
     platform = three_machines()
     tasks = make_tasks(grid_workload([(0, 10, 10, 1, (), 100)] * 6), platform)
     ctx = GridContext(platform, 0, "shared", "kill", "grid-edf",
-                      engine=SimpleNamespace(tasks=tasks))   # type: ignore[arg-type]
+                      engine=SimpleNamespace(tasks=tasks, queued=0))   # type: ignore[arg-type]
     entered: list[int] = []
     for enters, i in moves:
         task = tasks[i]

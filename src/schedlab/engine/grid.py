@@ -578,6 +578,7 @@ class GridContext:
     def _enqueue(self, task: GridTask) -> None:
         """``task`` enters the back of the queue."""
         self.waiting[task.id] = task
+        self._engine.queued += 1
         if not self._queue_at.size:
             self._queue_ascending = True
         elif task.index < self._queue_entered:
@@ -589,6 +590,7 @@ class GridContext:
     def _dequeue(self, task: GridTask) -> None:
         """``task`` leaves the queue (started, rejected or withdrawn)."""
         del self.waiting[task.id]
+        self._engine.queued -= 1
         self._queue_at = self._queue_at[self._queue_at != task.index]
         self._resumed_waiting -= task.first_start >= 0
 
@@ -607,7 +609,7 @@ class GridContext:
         machine = task.machine
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
-        floating = self._engine._floating(task, machine)
+        floating = self._engine.floating_held[task.index]
         left = self._copies_left
         for l in floating:
             self._free_copies[l] += 1
@@ -727,6 +729,10 @@ class _Engine:
         self.expected_end_of = np.full(len(tasks), -1, dtype=np.int64)
         self.reasons: dict[int, str] = {}
         self.busy = 0
+        self.queued = 0                 # jobs waiting in every cluster
+        #: per job (workload position), the licences it holds a floating copy of as of its
+        #: last start (:meth:`_floating`), given back when it leaves its machine
+        self.floating_held: list[list[int]] = [[]] * len(tasks)
         self.in_system_cpus = 0
         # per licence, the copies in use and the jobs in the system needing one: Python
         # lists, changed a licence at a time at every start and end, read whole per instant
@@ -790,6 +796,7 @@ class _Engine:
         self.expected_end_of[i] = task.expected_end
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
+        self.floating_held[i] = floating
         for l in floating:
             self.licences_used[l] += 1
         heappush(self.events, (task.end, FINISH, i, self.version[i]))
@@ -1094,8 +1101,8 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             call(policies[cluster].schedule, contexts[cluster])
             passes += 1
         dirty.clear()
-        series.record(now, engine.busy, sum(len(c.waiting) for c in contexts),
-                      engine.in_system_cpus, *engine.licences_used, *engine.licences_needed)
+        series.record(now, engine.busy, engine.queued, engine.in_system_cpus,
+                      *engine.licences_used, *engine.licences_needed)
         if engine.done >= due:
             due = progress.report(engine.done)
     stuck = [t for c in contexts for t in c.waiting.values()]
