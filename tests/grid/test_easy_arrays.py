@@ -370,3 +370,16 @@ def test_a_queue_known_in_workload_order_is_ascending(moves):
             assert (at[1:] > at[:-1]).all()
         if ctx.waiting and all(a < b for a, b in pairwise(entered)):
             assert ctx.queue_in_workload_order()
+
+
+def test_first_fits_without_a_reservation_leave_the_shared_spare_untouched():
+    """grid-edf's first fits share one spare and tracked array per licence count (none
+    tracked): after contended runs of both allocations they are still zeros."""
+    from schedlab.policies.grid.local import _untracked
+
+    for seed, allocation in ((1, "shared"), (2, "exclusive")):
+        platform, grid = random_grid(seed)
+        run_grid(grid, platform, [make_local_policy("grid-edf") for _ in platform.clusters],
+                 LeastWork(), allocation=allocation)
+        spare, tracked = _untracked(len(platform.licence_names))
+        assert not spare.any() and not tracked.any()
