@@ -915,7 +915,7 @@ _INDEX = attrgetter("index")
 def _read_only(array: np.ndarray) -> np.ndarray:
     """A view of ``array`` that cannot be written through (it follows the array's changes)."""
     view = array.view()
-    view.flags.writeable = False
+    view.setflags(write=False)
     return view
 
 
