@@ -7,6 +7,8 @@ with a preemption overhead."""
 from __future__ import annotations
 
 import copy
+from itertools import pairwise
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.conformance import check_grid_invariants
-from schedlab.engine.grid import GridContext, positions, run_grid
+from schedlab.engine.grid import GridContext, make_tasks, positions, run_grid
 from schedlab.platform.generator import PRESETS as PLATFORMS
 from schedlab.platform.generator import PlatformSettings, generate_platform
 from schedlab.policies.grid import LeastWork, make_dispatcher, make_local_policy
@@ -23,6 +25,8 @@ from schedlab.policies.grid.local import BackfillingFCFS, Kept, Reservation, Sin
 from schedlab.workload.models.grid import PRESETS as JOBS
 from schedlab.workload.models.grid import JobSettings, generate_grid
 from schedlab.workload.outages import FailureModel, FailureSpec, Window
+
+from .helpers import grid_workload, three_machines
 
 
 # ------------------------------------------------------------------ the loops, as read
@@ -105,13 +109,15 @@ def same(a, b):
 
 class CheckedEasy(BackfillingFCFS):
     """BF_FCFS that, before each pass, compares the array pieces with the loops for every
-    queued job (as the head, and as a job to backfill behind the first one)."""
+    queued job (as the head, and as a job to backfill behind the first one), and the
+    context's list of free copies with its array."""
 
     checked = 0
 
     def schedule(self, ctx):
         queue = list(ctx.waiting.values())
         assert ctx.queue_positions().tolist() == positions(queue).tolist()
+        assert ctx._copies_left == ctx.free_copies.tolist()
         assert ctx.times_from_columns() == (ctx._outages is None and
                                             all(t.first_start < 0 for t in queue))
         possible = ctx.may_start(positions(queue))
@@ -336,3 +342,44 @@ def test_flexible_backfilling_orders_only_the_jobs_a_pass_can_use(seed, ta, poli
         assert getattr(fast, column).tolist() == getattr(plain, column).tolist()
     assert fast.grid.machine.tolist() == plain.grid.machine.tolist()
     assert fast_holders == plain_holders
+
+
+@settings(max_examples=100, deadline=None)
+@given(moves=st.lists(st.tuples(st.booleans(), st.integers(0, 5)), max_size=30))
+def test_a_queue_known_in_workload_order_is_ascending(moves):
+    """:meth:`GridContext.queue_in_workload_order` as tasks enter the queue (at its back)
+    and leave it (anywhere), in any order: when it says so, the queue's positions
+    ascend; and it says so of a queue whose every task entered behind a lower position
+    since the queue was last empty."""
+    platform = three_machines()
+    tasks = make_tasks(grid_workload([(0, 10, 10, 1, (), 100)] * 6), platform)
+    ctx = GridContext(platform, 0, "shared", "kill", "grid-edf",
+                      engine=SimpleNamespace(tasks=tasks, queued=0))   # type: ignore[arg-type]
+    entered: list[int] = []
+    for enters, i in moves:
+        task = tasks[i]
+        if enters and task.id not in ctx.waiting:
+            ctx._enqueue(task)
+            entered.append(i)
+        elif not enters and task.id in ctx.waiting:
+            ctx._dequeue(task)
+        if not ctx.waiting:
+            entered = []
+        at = ctx.queue_positions()
+        if ctx.queue_in_workload_order():
+            assert (at[1:] > at[:-1]).all()
+        if ctx.waiting and all(a < b for a, b in pairwise(entered)):
+            assert ctx.queue_in_workload_order()
+
+
+def test_first_fits_without_a_reservation_leave_the_shared_spare_untouched():
+    """grid-edf's first fits share one spare and tracked array per licence count (none
+    tracked): after contended runs of both allocations they are still zeros."""
+    from schedlab.policies.grid.local import _untracked
+
+    for seed, allocation in ((1, "shared"), (2, "exclusive")):
+        platform, grid = random_grid(seed)
+        run_grid(grid, platform, [make_local_policy("grid-edf") for _ in platform.clusters],
+                 LeastWork(), allocation=allocation)
+        spare, tracked = _untracked(len(platform.licence_names))
+        assert not spare.any() and not tracked.any()

@@ -19,6 +19,7 @@ from schedlab.policies.grid.meta import (
     licence_contribution,
     user_contribution,
 )
+from schedlab.workload.grid import activates_all
 from schedlab.workload.job import Job
 
 from .helpers import grid_workload, two_clusters
@@ -263,8 +264,8 @@ def test_cluster_work_share_weighs_jobs_by_estimated_work():
                 min_size=1, max_size=12))
 def test_clusters_of_the_run_as_of_each_task(jobs):
     """The clusters a job could run in, read off the run's columns (all jobs at once) as
-    from the task's own eligible machines: on two_clusters, c1 for licence A, c2 for more
-    than 4 CPUs, both for the others."""
+    from the task's own eligible machines, as an array and as a tuple: on two_clusters,
+    c1 for licence A, c2 for more than 4 CPUs, both for the others."""
     platform = two_clusters()
     tasks = make_tasks(grid_workload([(0, 10, 10, width, licences, 100)
                                       for width, licences in jobs]), platform)
@@ -274,6 +275,7 @@ def test_clusters_of_the_run_as_of_each_task(jobs):
         expected = [c for c, ok in enumerate((width <= 4, not licences)) if ok]
         assert of_run.eligible_clusters(task).tolist() == expected
         assert of_task.eligible_clusters(task).tolist() == expected
+        assert of_run.cluster_indices(task) == of_task.cluster_indices(task) == tuple(expected)
 
 
 @settings(max_examples=60, deadline=None)
@@ -296,3 +298,23 @@ def test_tasks_are_refused_as_the_workload_check_refuses(jobs):
     except InputError as err:
         got = str(err)
     assert got == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), jobs=st.integers(0, 12),
+       licences=st.sampled_from([0, 1, 7, 8, 9, 63, 64, 65, 100, 128, 140]),
+       machines=st.integers(1, 9), need=st.floats(0.0, 0.2), unusable=st.floats(0.0, 0.3))
+def test_the_licences_a_machine_activates_as_packed_words_are_the_loop(seed, jobs, licences,
+                                                                        machines, need,
+                                                                        unusable):
+    """activates_all (the needs and the unusable licences packed in 64-bit words) says
+    what a loop over each job's licences says: every one usable on the machine; with
+    more licences than one word holds, too."""
+    rng = np.random.default_rng(seed)
+    needs = rng.random((jobs, licences)) < need
+    usable = rng.random((licences, machines)) >= unusable
+    got = activates_all(needs, usable)
+    assert got.shape == (jobs, machines)
+    for i in range(jobs):
+        for k in range(machines):
+            assert got[i, k] == all(usable[l, k] for l in np.flatnonzero(needs[i]))

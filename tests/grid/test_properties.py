@@ -1,5 +1,6 @@
 """Property: whatever the jobs, grid runs keep every rule (testing.check_grid_invariants),
-also when the local policy preempts and migrates jobs."""
+also when the local policy preempts and migrates jobs, and their queue series counts the
+jobs waiting."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedlab.engine.grid import run_grid
+from schedlab.engine.result import ran_mask
 from schedlab.platform import Cluster, Licence, Machine, Platform
 from schedlab.policies.grid import DISPATCHERS, LOCAL_POLICIES
 from schedlab.testing import check_grid_invariants
@@ -60,6 +62,21 @@ def test_grid_runs_never_oversubscribe_machines_or_licences(rows, policy, dispat
                       allocation=allocation, overrun=overrun, seed=seed,
                       preemption_overhead=overhead)
     check_grid_invariants(result, grid, PLATFORM)
+    if ran_mask(result.status).all():
+        assert result.series_queue.tolist() == waiting_at(result, result.series_time)
+
+
+def waiting_at(result, times):
+    """The jobs queued at each of ``times`` (after the passes of that instant), from the
+    runs of a run where every job ran: from its submission to its first run, and between
+    its runs."""
+    runs = result.grid.runs
+    waits = []                                  # [from, to) of each wait
+    for i, submit in enumerate(result.submit.tolist()):
+        mine = runs[runs[:, 0] == i]
+        waits.append((submit, int(mine[0, 2])))
+        waits += [(int(a), int(b)) for a, b in zip(mine[:-1, 3], mine[1:, 2])]
+    return [sum(a <= t < b for a, b in waits) for t in times.tolist()]
 
 
 def test_the_check_catches_a_machine_over_its_cpus_and_a_licence_over_its_copies():

@@ -77,6 +77,7 @@ from schedlab.engine.result import (
 )
 from schedlab.errors import InputError, PolicyError
 from schedlab.platform.model import Platform
+from schedlab.workload.grid import activates_all
 from schedlab.workload.job import cancel_column
 
 if TYPE_CHECKING:
@@ -285,6 +286,9 @@ class GridContext:
         self.free_cpus = _read_only(self._free_cpus)
         self.jobs_on = _read_only(self._jobs_on)
         self.free_copies = _read_only(self._free_copies)
+        # _free_copies as a Python list, changed with it: the licence tests of a search and
+        # of a start read no numpy scalars
+        self._copies_left: list[int] = self._free_copies.tolist()
         self.largest_room = 0
         self._update_room()
         feature_here = platform.feature[:, in_cluster].any(axis=1)
@@ -292,6 +296,9 @@ class GridContext:
         self._floating_here = ~feature_here
         self.waiting: dict[int, GridTask] = {}
         self._queue_at = _NONE                  # the waiting tasks' positions, queue order
+        # whether _queue_at is ascending (the queue in workload order): every task entered
+        # behind a task of a lower position, since the queue was last empty or reordered
+        self._queue_ascending, self._queue_entered = True, -1
         self._resumed_waiting = 0               # waiting tasks that have run before
         self.running: dict[int, GridTask] = {}
         self._running_mask = np.zeros(len(engine.tasks), dtype=bool)   # by workload position
@@ -342,6 +349,12 @@ class GridContext:
         :func:`positions` of ``list(waiting.values())``), kept as the queue changes: a
         pass reads its queue's columns without a loop over its tasks."""
         return _read_only(self._queue_at)
+
+    def queue_in_workload_order(self) -> bool:
+        """Whether :meth:`queue_positions` is ascending: kept as tasks enter the queue, so a
+        policy ordering a queue in workload order need not test it at every pass.  False
+        may be stale (the task out of order has left); True is always so."""
+        return self._queue_ascending
 
     def times_from_columns(self) -> bool:
         """Whether every queued task would hold a machine of rating ``r`` for
@@ -462,8 +475,8 @@ class GridContext:
         there (not the machine it was preempted from at this instant)."""
         if task.width > self.largest_room:
             return _NONE
-        free_copies, local = self.free_copies, self._feature_here
-        if any(free_copies[l] < 1 and not local[l] for l in task.licences):
+        left, local = self._copies_left, self._feature_here
+        if any(left[l] < 1 and not local[l] for l in task.licences):
             return _NONE
         order = self.candidates(task)
         ok = self.free_cpus[order] >= task.width
@@ -472,7 +485,7 @@ class GridContext:
         room: np.ndarray = order[ok]
         feature = self.platform.feature
         for l in task.licences:
-            if self.free_copies[l] < 1:
+            if left[l] < 1:
                 room = room[feature[l, room]]
         if task.preempted_at == self.now:
             room = room[room != task.preempted_from]
@@ -489,8 +502,10 @@ class GridContext:
         self._free_cpus[machine] -= task.width
         self._jobs_on[machine] += 1
         floating = self._engine._floating(task, machine)
+        left = self._copies_left
         for l in floating:
             self._free_copies[l] -= 1
+            left[l] -= 1
         self._dequeue(task)
         self.running[task.id] = task
         self._running_mask[task.index] = True
@@ -554,20 +569,28 @@ class GridContext:
             return "the machine is busy (one job per machine)"
         if task.width > self.free_cpus[machine]:
             return f"it needs {task.width} CPUs, {self.free_cpus[machine]} are free"
+        left = self._copies_left
         for l in task.licences:
-            if not feature[l] and self.free_copies[l] < 1:
+            if not feature[l] and left[l] < 1:
                 return f"no copy of licence {platform.licence_names[l]!r} is free"
         return None
 
     def _enqueue(self, task: GridTask) -> None:
         """``task`` enters the back of the queue."""
         self.waiting[task.id] = task
-        self._queue_at = np.append(self._queue_at, task.index)
+        self._engine.queued += 1
+        if not self._queue_at.size:
+            self._queue_ascending = True
+        elif task.index < self._queue_entered:
+            self._queue_ascending = False
+        self._queue_entered = task.index
+        self._queue_at = np.concatenate((self._queue_at, (task.index,)))
         self._resumed_waiting += task.first_start >= 0
 
     def _dequeue(self, task: GridTask) -> None:
         """``task`` leaves the queue (started, rejected or withdrawn)."""
         del self.waiting[task.id]
+        self._engine.queued -= 1
         self._queue_at = self._queue_at[self._queue_at != task.index]
         self._resumed_waiting -= task.first_start >= 0
 
@@ -576,6 +599,8 @@ class GridContext:
         arrival, :mod:`~schedlab.engine.grid_outages`): read the positions again."""
         waiting = list(self.waiting.values())
         self._queue_at = positions(waiting)
+        self._queue_ascending = bool((self._queue_at[1:] > self._queue_at[:-1]).all())
+        self._queue_entered = int(self._queue_at[-1]) if len(waiting) else -1
         self._resumed_waiting = sum(task.first_start >= 0 for task in waiting)
 
     def _release(self, task: GridTask) -> list[int]:
@@ -584,9 +609,11 @@ class GridContext:
         machine = task.machine
         self._free_cpus[machine] += task.width
         self._jobs_on[machine] -= 1
-        floating = self._engine._floating(task, machine)
+        floating = self._engine.floating_held[task.index]
+        left = self._copies_left
         for l in floating:
             self._free_copies[l] += 1
+            left[l] += 1
         del self.running[task.id]
         self._running_mask[task.index] = False
         if self._outages is not None:
@@ -641,11 +668,25 @@ class MetaView:
         # whether a machine of the cluster could run it, for all the jobs at once
         self._clusters_of = None if eligible is None else \
             np.logical_or.reduceat(eligible, self._first_machines, axis=1)
+        # per job (workload position), its eligible clusters as a tuple of ints, made at the
+        # first call of cluster_indices: one tuple per distinct row of _clusters_of
+        self._indices_of: list[tuple[int, ...]] | None = None
 
     def eligible_clusters(self, task: GridTask) -> np.ndarray:
         """Indices of the clusters with a machine ``task`` could ever run on (ascending)."""
         eligible: np.ndarray = np.flatnonzero(self.cluster_mask(task))
         return eligible
+
+    def cluster_indices(self, task: GridTask) -> tuple[int, ...]:
+        """:meth:`eligible_clusters` as a tuple of ints: a dispatcher and the engine's check
+        of its choice read them with no numpy call per job."""
+        if self._clusters_of is None:
+            return tuple(self.eligible_clusters(task).tolist())
+        if self._indices_of is None:
+            rows, row_of = np.unique(self._clusters_of, axis=0, return_inverse=True)
+            kinds = [tuple(np.flatnonzero(row).tolist()) for row in rows]
+            self._indices_of = [kinds[k] for k in row_of.ravel().tolist()]
+        return self._indices_of[task.index]
 
     def cluster_mask(self, task: GridTask) -> np.ndarray:
         """Per cluster, whether it has a machine ``task`` could ever run on."""
@@ -688,6 +729,10 @@ class _Engine:
         self.expected_end_of = np.full(len(tasks), -1, dtype=np.int64)
         self.reasons: dict[int, str] = {}
         self.busy = 0
+        self.queued = 0                 # jobs waiting in every cluster
+        #: per job (workload position), the licences it holds a floating copy of as of its
+        #: last start (:meth:`_floating`), given back when it leaves its machine
+        self.floating_held: list[list[int]] = [[]] * len(tasks)
         self.in_system_cpus = 0
         # per licence, the copies in use and the jobs in the system needing one: Python
         # lists, changed a licence at a time at every start and end, read whole per instant
@@ -751,6 +796,7 @@ class _Engine:
         self.expected_end_of[i] = task.expected_end
         self.status[i] = KILLED if killed else FINISHED
         self.busy += task.width
+        self.floating_held[i] = floating
         for l in floating:
             self.licences_used[l] += 1
         heappush(self.events, (task.end, FINISH, i, self.version[i]))
@@ -869,16 +915,17 @@ _INDEX = attrgetter("index")
 def _read_only(array: np.ndarray) -> np.ndarray:
     """A view of ``array`` that cannot be written through (it follows the array's changes)."""
     view = array.view()
-    view.flags.writeable = False
+    view.setflags(write=False)
     return view
 
 
 def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     """One :class:`GridTask` per job, in workload order; InputError if a job fits no machine.
 
-    The jobs' licences and eligible machines are read off whole columns (one product of
-    the licence matrix with the machines' unusable licences, as :meth:`Platform.eligible`
-    decides job by job), not job by job: this runs once per run, for every job.  A job
+    The jobs' licences and eligible machines are read off whole columns (the licence
+    matrix against the machines' usable licences, :func:`~schedlab.workload.grid.activates_all`,
+    as :meth:`Platform.eligible` decides job by job), not job by job: this runs once per
+    run, for every job.  A job
     with no eligible machine, or needing a licence the platform lacks, is what
     :meth:`GridWorkload.check_on` refuses: it is asked only then, to name the job."""
     if not set(grid.licence_names) <= set(platform.licence_names):
@@ -889,11 +936,9 @@ def make_tasks(grid: GridWorkload, platform: Platform) -> list[GridTask]:
     ends = np.searchsorted(rows, np.arange(1, len(jobs) + 1)).tolist()
     flat = licence_of.tolist()
     widths = np.fromiter((job.width for job in jobs), np.int64, len(jobs))
-    needs = np.zeros((len(jobs), len(platform.licence_names)))
-    needs[rows, licence_of] = 1.0
-    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
-    blocked = needs @ (~platform.usable).astype(np.float64)
-    eligible = (platform.cpus[None, :] >= widths[:, None]) & (blocked == 0)
+    needs = np.zeros((len(jobs), len(platform.licence_names)), dtype=bool)
+    needs[rows, licence_of] = True
+    eligible = (platform.cpus[None, :] >= widths[:, None]) & activates_all(needs, platform.usable)
     if not eligible.any(axis=1).all():
         grid.check_on(platform)
     ratings = grid.rating.tolist()
@@ -1056,8 +1101,8 @@ def _loop(engine: _Engine, contexts: list[GridContext], policies: Sequence[Local
             call(policies[cluster].schedule, contexts[cluster])
             passes += 1
         dirty.clear()
-        series.record(now, engine.busy, sum(len(c.waiting) for c in contexts),
-                      engine.in_system_cpus, *engine.licences_used, *engine.licences_needed)
+        series.record(now, engine.busy, engine.queued, engine.in_system_cpus,
+                      *engine.licences_used, *engine.licences_needed)
         if engine.done >= due:
             due = progress.report(engine.done)
     stuck = [t for c in contexts for t in c.waiting.values()]
@@ -1134,7 +1179,7 @@ def _dispatch(dispatcher: DispatcherLike, view: MetaView, task: GridTask,
                           f"{cluster!r} at time {view.now}: expected a cluster index in "
                           f"[0, {len(clusters)})")
     cluster = int(cluster)
-    if not view.cluster_mask(task)[cluster]:
+    if cluster not in view.cluster_indices(task):
         raise PolicyError(f"dispatcher {dispatcher.name!r} sent job {task.id} to cluster "
                           f"{clusters[cluster].name!r} at time {view.now}, which has no "
                           f"machine it can run on")
@@ -1177,7 +1222,7 @@ def _collect(grid: GridWorkload, platform: Platform, engine: _Engine, series: St
         series_licences_used=values[:, 3:3 + licences].copy(),
         series_licences_demand=values[:, 3 + licences:].copy(),
         allocation=allocation,
-        job_licences=tuple(";".join(platform.licence_names[l] for l in t.licences)
+        job_licences=tuple(";".join(map(platform.licence_names.__getitem__, t.licences))
                            for t in tasks),
         priority=np.array([t.priority for t in tasks], dtype=np.int64),
         rating=np.array([t.rating for t in tasks], dtype=np.int64),

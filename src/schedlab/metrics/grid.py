@@ -35,6 +35,7 @@ cluster's CPUs and licence copies), so it is not part of ``metrics.json``.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -402,14 +403,23 @@ def scheduling_cost(result: Result) -> dict[str, float]:
 
 
 def licence_needs(result: Result, platform) -> np.ndarray:
-    """``needs[i, l]``: job ``i`` of a grid run needs licence ``l`` of ``platform``."""
-    index = {name: l for l, name in enumerate(platform.licence_names)}
+    """``needs[i, l]``: job ``i`` of a grid run needs licence ``l`` of ``platform``
+    (read-only: the licence and the cluster metrics of a run share it)."""
     assert result.grid is not None      # only called for grid runs
+    return _needs_of(result.grid.job_licences, tuple(platform.licence_names))
+
+
+@lru_cache(maxsize=1)
+def _needs_of(job_licences: tuple[str, ...], licence_names: tuple[str, ...]) -> np.ndarray:
+    """:func:`licence_needs` of the jobs' licence names (each joined by ``;``), read once
+    per run."""
+    index = {name: l for l, name in enumerate(licence_names)}
     rows, columns = [], []
-    for i, names in enumerate(result.grid.job_licences):
+    for i, names in enumerate(job_licences):
         for name in filter(None, names.split(";")):
             rows.append(i)
             columns.append(index[name])
-    needs = np.zeros((len(result), len(index)), dtype=bool)
+    needs = np.zeros((len(job_licences), len(index)), dtype=bool)
     needs[rows, columns] = True
+    needs.setflags(write=False)
     return needs

@@ -175,12 +175,34 @@ def runnable(grid: GridWorkload, platform: Platform) -> np.ndarray:
     known = [name in platform.licence_names for name in grid.licence_names]
     needs = grid.needs[:, known]
     rows = platform.licence_index([n for n, k in zip(grid.licence_names, known) if k])
-    # counts of at most the licences a job needs: exact in float64, where BLAS multiplies
-    blocked = needs.astype(np.float64) @ (~platform.usable[rows]).astype(np.float64)
     widths = np.fromiter((j.width for j in grid.workload.jobs), np.int64, len(grid))
-    fits = (blocked == 0) & (platform.cpus[None, :] >= widths[:, None])
+    fits = activates_all(needs, platform.usable[rows]) & \
+        (platform.cpus[None, :] >= widths[:, None])
     missing = grid.needs[:, [not k for k in known]].any(axis=1)
-    return fits.any(axis=1) & ~missing
+    runs: np.ndarray = np.logical_and(fits.any(axis=1), ~missing)
+    return runs
+
+
+def activates_all(needs: np.ndarray, usable: np.ndarray) -> np.ndarray:
+    """``[i, k]``: machine ``k`` can activate every licence job ``i`` needs -- ``needs``
+    (jobs x licences) is within ``usable`` (licences x machines) -- as
+    :meth:`Platform.eligible` decides job by job, for every job and machine at once.
+
+    Each job's needs and each machine's unusable licences are packed into 64-bit words,
+    tested with a bitwise and: no floating-point product (BLAS would take several threads
+    for it, and their start-up, at every run)."""
+    words = -(-needs.shape[1] // 64)
+
+    def packed(bits: np.ndarray) -> np.ndarray:
+        padded = np.zeros((bits.shape[0], 64 * words), dtype=bool)
+        padded[:, :bits.shape[1]] = bits
+        return np.packbits(padded, axis=1).view(np.uint64)
+
+    wanted, unusable = packed(needs), packed(~usable.T)
+    clear = np.ones((len(wanted), len(unusable)), dtype=bool)
+    for w in range(words):
+        clear &= (wanted[:, w, None] & unusable[None, :, w]) == 0
+    return clear
 
 
 # ------------------------------------------------------------------ files

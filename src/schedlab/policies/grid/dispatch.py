@@ -32,9 +32,8 @@ class RoundRobin(Dispatcher):
         self._last = -1
 
     def dispatch(self, view: MetaView, task: GridTask) -> int:
-        eligible = view.eligible_clusters(task)
-        after = eligible[eligible > self._last]
-        self._last = int(after[0] if after.size else eligible[0])
+        eligible = view.cluster_indices(task)
+        self._last = next((c for c in eligible if c > self._last), eligible[0])
         return self._last
 
 

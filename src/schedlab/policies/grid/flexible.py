@@ -396,14 +396,16 @@ class GridEDF(TracksSinceLastPass):
     #: job's place in that order (:meth:`by_deadline`); None before the first pass.
     _ranks: tuple[TaskColumns, np.ndarray, np.ndarray] | None = None
 
-    def by_deadline(self, ctx: GridContext, at: np.ndarray) -> np.ndarray:
+    def by_deadline(self, ctx: GridContext, at: np.ndarray,
+                    known_ascending: bool = False) -> np.ndarray:
         """The jobs at workload positions ``at`` (queue order) by deadline, earliest first,
         those without one (NaN) last, ties in queue order: a stable sort of their deadlines.
 
         A queue in workload order (every job queued at its arrival, none again out of
         its place) is sorted by each job's place in the run's order of (deadline,
         workload position), computed once: a sort of distinct integers, not a stable
-        sort of floats at every pass."""
+        sort of floats at every pass.  ``known_ascending``: ``at`` is known to be in
+        workload order (:meth:`GridContext.queue_in_workload_order`); else it is tested."""
         columns = ctx.columns
         if self._ranks is None or self._ranks[0] is not columns:
             order = np.lexsort((np.arange(len(columns.deadline)), columns.deadline))
@@ -411,8 +413,10 @@ class GridEDF(TracksSinceLastPass):
             rank[order] = np.arange(len(order))
             self._ranks = (columns, order, rank)
         _, order, rank = self._ranks
-        if (at[1:] > at[:-1]).all():
-            ordered: np.ndarray = order[np.sort(rank.take(at))]
+        if known_ascending or (at[1:] > at[:-1]).all():
+            places = rank.take(at)
+            places.sort()
+            ordered: np.ndarray = order.take(places)
             return ordered
         # NaN (no deadline) sorts last; the stable sort keeps queue order among ties
         return at[np.argsort(columns.deadline[at], kind="stable")]
@@ -428,7 +432,7 @@ class GridEDF(TracksSinceLastPass):
                 if machine is not None:
                     ctx.start(task, machine)
             return
-        ordered = self.by_deadline(ctx, ctx.queue_positions())
+        ordered = self.by_deadline(ctx, ctx.queue_positions(), ctx.queue_in_workload_order())
         if compiled:
             first_fits(ctx, ctx.tasks, ordered, ordered)
             return

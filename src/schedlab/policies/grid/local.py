@@ -12,6 +12,7 @@ docs/reference/policies/grid.md ("BF_FCFS").
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from itertools import compress
 from typing import TYPE_CHECKING, NamedTuple, overload
 
@@ -438,22 +439,35 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     from schedlab.policies.grid.easy_kernels import admissions
 
     platform, columns = ctx.platform, ctx.columns
-    licences = len(platform.licence_names)
-    tracked = np.zeros(licences, dtype=bool)
-    spare = np.zeros(licences, dtype=np.int64)
     if reservation is None:       # no job ends past a shadow time that never comes
-        reservation = Reservation(-1, _NO_SHADOW, 0, {})
-    for l, copies in reservation.spare_copies.items():
-        tracked[l], spare[l] = True, copies
-    chosen, reservation.spare_cpus = admissions(
-        ctx.now, ctx.exclusive, at, columns.width[at], columns.estimate_work[at],
+        machine, shadow, spare_cpus = -1, _NO_SHADOW, 0
+        spare, tracked = _untracked(len(platform.licence_names))
+    else:
+        machine, shadow, spare_cpus = reservation.machine, reservation.start, \
+            reservation.spare_cpus
+        tracked = np.zeros(len(platform.licence_names), dtype=bool)
+        spare = np.zeros(len(platform.licence_names), dtype=np.int64)
+        for l, copies in reservation.spare_copies.items():
+            tracked[l], spare[l] = True, copies
+    chosen, spare_cpus = admissions(
+        ctx.now, ctx.exclusive, at, columns.width.take(at), columns.estimate_work.take(at),
         columns.eligible, columns.needs, ctx.by_power, platform.rating, ctx.free_cpus,
-        ctx.jobs_on, ctx.free_copies, platform.feature, reservation.machine, reservation.start,
-        reservation.spare_cpus, spare, tracked)
-    for l in reservation.spare_copies:
-        reservation.spare_copies[l] = int(spare[l])
-    for q in np.flatnonzero(chosen >= 0).tolist():
+        ctx.jobs_on, ctx.free_copies, platform.feature, machine, shadow, spare_cpus, spare,
+        tracked)
+    if reservation is not None:
+        reservation.spare_cpus = spare_cpus
+        for l in reservation.spare_copies:
+            reservation.spare_copies[l] = int(spare[l])
+    for q in (chosen >= 0).nonzero()[0].tolist():
         ctx.start(queue[int(later[q])], int(chosen[q]))
+
+
+@cache
+def _untracked(licences: int) -> tuple[np.ndarray, np.ndarray]:
+    """The spare copies and the tracked licences of no reservation, for ``licences``
+    licences: none tracked, so :func:`.easy_kernels.admissions` never writes the spare;
+    made once per size."""
+    return np.zeros(licences, dtype=np.int64), np.zeros(licences, dtype=bool)
 
 
 def _clear_room(ctx: GridContext, task: GridTask) -> np.ndarray:
