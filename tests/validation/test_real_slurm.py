@@ -105,10 +105,13 @@ def test_slurm_policy_agrees_with_slurm(ci_replay: Replay) -> None:
     # starts, 96 % of pairs and a mean wait 7.6 % high.
     # The bounds leave room for Slurm's own noise (docs/background/validation.md): on a
     # loaded machine the same form once gave 58 % of starts, 98 % of pairs and a mean
-    # wait 12 % off, the mean of 24 waits moving with Slurm's second-by-second timing.
+    # wait 12 % off, the mean of 24 waits moving with Slurm's second-by-second timing;
+    # under a load of five the same form gave 94.2 % of pairs, and two fresh replays of
+    # one Fair Tree form agree with each other on 91.0 % of pairs.  So the order's bound
+    # is Slurm's own agreement, and the textbook policies' 84-87 % stay below it.
     found = compared(ci_replay)
     slurm = found["slurm"]
-    assert slurm.pairs_in_order >= 0.95, slurm
+    assert slurm.pairs_in_order >= 0.9, slurm
     assert abs(slurm.mean_wait_difference) <= 0.2, slurm
     assert slurm.starts_within >= 0.4, slurm
     for textbook in ("fcfs+easy", "fcfs+conservative"):
