@@ -7,8 +7,9 @@ ranges.
 
 A job's start and end, and the end of a failure or a window, only append
 four integers to a journal (:meth:`ProcessorMap.take`,
-:meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`); compiled code
-(:func:`_apply`, numba) applies the journal when the map is read: at a
+:meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`; the engine's
+per-job path appends its rows to :attr:`ProcessorMap.journal` itself); compiled
+code (:func:`_apply`, numba) applies the journal when the map is read: at a
 failure, a window's claim, the end of the run.  Between outages a run pays
 no map work per job, so its cost follows its outages, not its jobs
 (bench/OUTAGES.md).
@@ -30,7 +31,9 @@ ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
 
-_TAKE, _RELEASE, _FREE_RANGE = 0, 1, 2          # journal operations, four integers each
+#: The journal's operations, four integers each: ``(TAKE, position, width, now)``,
+#: ``(GIVE_BACK, position, now, 0)`` and ``(_FREE_RANGE, lo, hi, 0)``.
+TAKE, GIVE_BACK, _FREE_RANGE = 0, 1, 2
 _RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
 _PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
@@ -68,22 +71,24 @@ class ProcessorMap:
         self._count = np.zeros(jobs, dtype=np.int64)
         self._since = np.zeros(jobs, dtype=np.int64)
         self._used = np.zeros((max(64, 3 * jobs), 5), dtype=np.int64)
-        self._journal = array("q")
+        #: The operations not applied yet (rows of four integers); emptied in place when
+        #: applied, so that a caller may keep its ``extend``.
+        self.journal = array("q")
         #: What :meth:`strike` reads back from its kernel: two counts, positions, ranges.
         self._out = np.zeros(2 + 3 * processors, dtype=np.int64)
 
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int, now: int) -> None:
         """The job at ``position`` takes ``width`` free processors now, by the allocation."""
-        self._journal.extend((_TAKE, position, width, now))
+        self.journal.extend((TAKE, position, width, now))
 
     def release_job(self, position: int, now: int) -> None:
         """The job at ``position`` gives its processors back now."""
-        self._journal.extend((_RELEASE, position, now, 0))
+        self.journal.extend((GIVE_BACK, position, now, 0))
 
     def flush(self) -> None:
         """Apply the journal (compiled), growing the pool and the record as they fill."""
-        if not self._journal:
+        if not self.journal:
             return
         ops = self._drained()
         done = 0
@@ -91,12 +96,13 @@ class ProcessorMap:
             done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
                           self._first, self._count, self._since, self._used, self._mode)
             if done < len(ops):
-                self._grow(ops[done, 0] == _TAKE)
+                self._grow(ops[done, 0] == TAKE)
 
     def _drained(self) -> np.ndarray:
-        """The journal's operations as rows of four, the journal emptied."""
-        ops = np.frombuffer(self._journal, dtype=np.int64).reshape(-1, 4)
-        self._journal = array("q")
+        """The journal's operations as rows of four (a copy), the journal emptied in place:
+        no view of it outlives the call, so that it stays free to grow."""
+        ops = np.frombuffer(self.journal, dtype=np.int64).reshape(-1, 4).copy()
+        del self.journal[:]
         return ops
 
     def _grow(self, pool: bool) -> None:
@@ -154,7 +160,7 @@ class ProcessorMap:
                                self._first, self._count, self._since, self._used, self._mode,
                                nodes, now, out)) < 0:
             applied = int(out[0])
-            self._grow(applied < len(ops) and ops[applied, 0] == _TAKE)
+            self._grow(applied < len(ops) and ops[applied, 0] == TAKE)
             ops = ops[applied:]
         if not done:
             return None
@@ -165,7 +171,7 @@ class ProcessorMap:
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
         for lo, hi in ranges:
-            self._journal.extend((_FREE_RANGE, lo, hi, 0))
+            self.journal.extend((_FREE_RANGE, lo, hi, 0))
 
     def free_count(self) -> int:
         self.flush()
@@ -185,7 +191,7 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
     all when the pool of held ranges or the record of uses needs room first."""
     for k in range(done, len(ops)):
         op, position = ops[k, 0], ops[k, 1]
-        if op == _TAKE:
+        if op == TAKE:
             width = ops[k, 2]
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
@@ -226,7 +232,8 @@ def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no 
         taken = min(width, hi[whole] - a)
         pool[top + m, 0] = a
         pool[top + m, 1] = a + taken
-        owner[a:a + taken] = position
+        for p in range(a, a + taken):
+            owner[p] = position
         width -= taken
         m += 1
         if a + taken == hi[whole]:
@@ -245,16 +252,25 @@ def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no 
 def _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
                   now):  # pragma: no cover
     """The job at ``position`` gives its processors back ``now``; its use of them goes
-    to the record of uses (which has room for it) unless it lasted no time."""
+    to the record of uses (which has room for it) unless it lasted no time.  A job that
+    holds none gives nothing back: the engine journals the end of an attempt a failure
+    has ended already (:func:`_strike` released it)."""
     n = count[position]
     top = state[_USED_TOP]
-    held = pool[first[position]:first[position] + n]
-    _free(owner, lo, hi, state, held)
-    if now > since[position]:
-        used[top:top + n, :2] = held
-        used[top:top + n, 2] = since[position]
-        used[top:top + n, 3] = now
-        used[top:top + n, 4] = position
+    at = first[position]
+    began = since[position]
+    for r in range(n):
+        a, b = pool[at + r, 0], pool[at + r, 1]
+        for p in range(a, b):
+            owner[p] = FREE
+        _merge(lo, hi, state, a, b)
+        if now > began:
+            used[top + r, 0] = a
+            used[top + r, 1] = b
+            used[top + r, 2] = began
+            used[top + r, 3] = now
+            used[top + r, 4] = position
+    if now > began:
         state[_USED_TOP] = top + n
     count[position] = 0
 
@@ -446,7 +462,9 @@ def _cut(lo, hi, state, a, b):  # pragma: no cover
 def _merge(lo, hi, state, a, b):  # pragma: no cover
     """``[a, b)`` free again, merged with the free runs around it."""
     n = state[_RUNS]
-    k = np.searchsorted(lo[:n], a)
+    k = 0
+    while k < n and lo[k] < a:
+        k += 1
     joins_below = k > 0 and hi[k - 1] == a
     joins_above = k < n and lo[k] == b
     if joins_below and joins_above:
