@@ -164,9 +164,9 @@ class ProcessorMap:
             ops = ops[applied:]
         if not done:
             return None
-        hit, taken = int(out[0]), int(out[1])
-        rows = out[2 + hit:2 + hit + 2 * taken].tolist()
-        return out[2:2 + hit].tolist(), list(zip(rows[::2], rows[1::2], strict=True))
+        hit, taken = out[:2].tolist()
+        rows = out[2:2 + hit + 2 * taken].tolist()          # the positions, then the ranges
+        return rows[:hit], list(zip(rows[hit::2], rows[hit + 1::2], strict=True))
 
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
