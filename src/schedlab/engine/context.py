@@ -34,7 +34,7 @@ from schedlab.engine.kernel import (
     WAKE,
     job_positions,
 )
-from schedlab.engine.processors import GIVE_BACK, TAKE
+from schedlab.engine.processors import GIVE_BACK, OPS, TAKE
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, REJECTED, WITHDRAWN
 from schedlab.errors import PolicyError
@@ -343,8 +343,10 @@ class Context:
             + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
         outages = self._outages
-        if outages is not None:
-            outages.journal((TAKE, i, width, now))
+        if outages is not None:               # the processor map's journal
+            note = outages.note
+            note(i * OPS + TAKE)
+            note(now)
         self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:
@@ -399,7 +401,8 @@ class Context:
         remaining = self._remaining.pop(job.id)
         expected_shift = self._suspended_for[i]
         if self._outages is not None:
-            self._outages.journal((TAKE, i, job.width, self.now))
+            self._outages.note(i * OPS + TAKE)
+            self._outages.note(self.now)
         self._run(job, self.now + remaining, self._start[i] + expected_shift + job.estimate)
 
     def wake_at(self, t: int) -> None:
@@ -622,8 +625,10 @@ class Context:
         self.free += width
         self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
         outages = self._outages
-        if outages is not None:
-            outages.journal((GIVE_BACK, self._index[job_id], self.now, 0))
+        if outages is not None:               # the processor map's journal
+            note = outages.note
+            note(self._index[job_id] * OPS + GIVE_BACK)
+            note(self.now)
             if outages.fills:
                 outages.fill(self)
         return self._finish_at.pop(job_id)

@@ -29,6 +29,7 @@ from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from heapq import heappush
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -114,10 +115,11 @@ class Outages:
         self.map = ProcessorMap(machine, self.spec.allocation,
                                 self.spec.model.seed if self.spec.model is not None else 0,
                                 len(jobs))
-        #: Appends to the map's journal (:attr:`ProcessorMap.journal`), bound once: the
-        #: context's starts and ends write their rows, ``(TAKE, position, width, now)``
-        #: and ``(GIVE_BACK, position, now, 0)``, without a call into the map each.
-        self.journal = self.map.journal.extend
+        self.map.widths[:] = np.fromiter(map(attrgetter("width"), jobs), np.int64, len(jobs))
+        #: Appends one integer to the map's journal (:attr:`ProcessorMap.journal`), bound
+        #: once: the context's starts and ends write their two, ``position * OPS + TAKE``
+        #: (or ``GIVE_BACK``) and the time, without a call into the map each.
+        self.note = self.map.journal.append
         self.windows = tuple(windows)
         self._states: dict[int, _WindowState] = {}
         self._announced: dict[int, _WindowState] = {}

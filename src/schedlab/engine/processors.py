@@ -6,9 +6,9 @@ processors are kept as sorted runs ``[lo, hi)`` and a job's processors as
 ranges.
 
 A job's start and end, and the end of a failure or a window, only append
-four integers to a journal (:meth:`ProcessorMap.take`,
+two integers to a journal (:meth:`ProcessorMap.take`,
 :meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`; the engine's
-per-job path appends its rows to :attr:`ProcessorMap.journal` itself); compiled
+per-job path appends them to :attr:`ProcessorMap.journal` itself); compiled
 code (:func:`_apply`, numba) applies the journal when the map is read: at a
 failure, a window's claim, the end of the run.  Between outages a run pays
 no map work per job, so its cost follows its outages, not its jobs
@@ -31,9 +31,12 @@ ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
 
-#: The journal's operations, four integers each: ``(TAKE, position, width, now)``,
-#: ``(GIVE_BACK, position, now, 0)`` and ``(_FREE_RANGE, lo, hi, 0)``.
+#: The journal's operations, two integers each, an operation's code (its subject times
+#: :data:`OPS` plus the operation) and a value: ``(position * OPS + TAKE, now)`` (the
+#: position's width is :attr:`ProcessorMap.widths`), ``(position * OPS + GIVE_BACK, now)``
+#: and ``(lo * OPS + _FREE_RANGE, hi)``.
 TAKE, GIVE_BACK, _FREE_RANGE = 0, 1, 2
+OPS = 4
 _RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
 _PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
@@ -74,17 +77,21 @@ class ProcessorMap:
         #: The operations not applied yet (rows of four integers); emptied in place when
         #: applied, so that a caller may keep its ``extend``.
         self.journal = array("q")
+        #: Each position's width, which its takes in the journal take (the engine's jobs'
+        #: widths, set once for the run; :meth:`take` sets it too).
+        self.widths = np.zeros(jobs, dtype=np.int64)
         #: What :meth:`strike` reads back from its kernel: two counts, positions, ranges.
         self._out = np.zeros(2 + 3 * processors, dtype=np.int64)
 
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int, now: int) -> None:
         """The job at ``position`` takes ``width`` free processors now, by the allocation."""
-        self.journal.extend((TAKE, position, width, now))
+        self.widths[position] = width
+        self.journal.extend((position * OPS + TAKE, now))
 
     def release_job(self, position: int, now: int) -> None:
         """The job at ``position`` gives its processors back now."""
-        self.journal.extend((GIVE_BACK, position, now, 0))
+        self.journal.extend((position * OPS + GIVE_BACK, now))
 
     def flush(self) -> None:
         """Apply the journal (compiled), growing the pool and the record as they fill."""
@@ -94,14 +101,15 @@ class ProcessorMap:
         done = 0
         while done < len(ops):
             done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
-                          self._first, self._count, self._since, self._used, self._mode)
+                          self._first, self._count, self._since, self._used, self._mode,
+                          self.widths)
             if done < len(ops):
-                self._grow(ops[done, 0] == TAKE)
+                self._grow(ops[done, 0] % OPS == TAKE)
 
     def _drained(self) -> np.ndarray:
-        """The journal's operations as rows of four (a copy), the journal emptied in place:
+        """The journal's operations as rows of two (a copy), the journal emptied in place:
         no view of it outlives the call, so that it stays free to grow."""
-        ops = np.frombuffer(self.journal, dtype=np.int64).reshape(-1, 4).copy()
+        ops = np.frombuffer(self.journal, dtype=np.int64).reshape(-1, 2).copy()
         del self.journal[:]
         return ops
 
@@ -158,9 +166,9 @@ class ProcessorMap:
         ops, out = self._drained(), self._out
         while (done := _strike(ops, self.owner, self._lo, self._hi, self._state, self._pool,
                                self._first, self._count, self._since, self._used, self._mode,
-                               nodes, now, out)) < 0:
+                               self.widths, nodes, now, out)) < 0:
             applied = int(out[0])
-            self._grow(applied < len(ops) and ops[applied, 0] == TAKE)
+            self._grow(applied < len(ops) and ops[applied, 0] % OPS == TAKE)
             ops = ops[applied:]
         if not done:
             return None
@@ -171,7 +179,7 @@ class ProcessorMap:
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
         for lo, hi in ranges:
-            self.journal.extend((_FREE_RANGE, lo, hi, 0))
+            self.journal.extend((lo * OPS + _FREE_RANGE, hi))
 
     def free_count(self) -> int:
         self.flush()
@@ -185,14 +193,16 @@ def _as_list(ranges: np.ndarray) -> Ranges:
 
 # ------------------------------------------------------------------ compiled parts
 @njit(cache=True)
-def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
-           mode):  # pragma: no cover
-    """Apply the journal ``ops`` from row ``done``; returns the rows applied, fewer than
-    all when the pool of held ranges or the record of uses needs room first."""
+def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used, mode,
+           widths):  # pragma: no cover
+    """Apply the journal ``ops`` from row ``done`` (a position takes ``widths[position]``
+    processors); returns the rows applied, fewer than all when the pool of held ranges or
+    the record of uses needs room first."""
     for k in range(done, len(ops)):
-        op, position = ops[k, 0], ops[k, 1]
+        code = ops[k, 0]
+        op, position = code % OPS, code // OPS
         if op == TAKE:
-            width = ops[k, 2]
+            width = widths[position]
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
                 return k
@@ -205,16 +215,16 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
                 pool[top:top + taken] = ranges
             first[position] = top
             count[position] = taken
-            since[position] = ops[k, 3]
+            since[position] = ops[k, 1]
             state[_POOL_TOP] = top + taken
         elif op == _FREE_RANGE:
-            owner[ops[k, 1]:ops[k, 2]] = FREE
-            _merge(lo, hi, state, ops[k, 1], ops[k, 2])
+            owner[position:ops[k, 1]] = FREE            # position: the range's first processor
+            _merge(lo, hi, state, position, ops[k, 1])
         else:
             if state[_USED_TOP] + count[position] > len(used):
                 return k
             _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
-                          ops[k, 2])
+                          ops[k, 1])
     return len(ops)
 
 
@@ -276,8 +286,8 @@ def _release_held(owner, lo, hi, state, pool, first, count, since, used, positio
 
 
 @njit(cache=True)
-def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, nodes, now,
-            out):  # pragma: no cover
+def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, widths,
+            nodes, now, out):  # pragma: no cover
     """A failure of the processors ``nodes`` (rows ``[lo, hi)``) now, once the journal
     ``ops`` is applied (:func:`_apply`): the jobs holding any of them give all their
     processors back (by position, lowest first), then every free processor of
@@ -289,7 +299,8 @@ def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, no
     of held ranges or the record of uses needs room first, the journal applied up
     to row ``out[0]`` (the failure not yet).
     """
-    applied = _apply(ops, 0, owner, lo, hi, state, pool, first, count, since, used, mode)
+    applied = _apply(ops, 0, owner, lo, hi, state, pool, first, count, since, used, mode,
+                     widths)
     if applied < len(ops):
         out[0] = applied
         return -1
