@@ -34,7 +34,6 @@ from schedlab.engine.kernel import (
     WAKE,
     job_positions,
 )
-from schedlab.engine.processors import GIVE_BACK, OPS, TAKE
 from schedlab.engine.profile import Profile
 from schedlab.engine.result import CANCELLED, FAILED, FINISHED, KILLED, REJECTED, WITHDRAWN
 from schedlab.errors import PolicyError
@@ -343,9 +342,9 @@ class Context:
             + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
         outages = self._outages
-        if outages is not None:               # the processor map's journal
+        if outages is not None:               # the processor map's journal: a take
             note = outages.note
-            note(i * OPS + TAKE)
+            note(i)
             note(now)
         self._run(job, now + held, now + planned)
 
@@ -401,7 +400,7 @@ class Context:
         remaining = self._remaining.pop(job.id)
         expected_shift = self._suspended_for[i]
         if self._outages is not None:
-            self._outages.note(i * OPS + TAKE)
+            self._outages.note(i)
             self._outages.note(self.now)
         self._run(job, self.now + remaining, self._start[i] + expected_shift + job.estimate)
 
@@ -625,9 +624,9 @@ class Context:
         self.free += width
         self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
         outages = self._outages
-        if outages is not None:               # the processor map's journal
+        if outages is not None:               # the processor map's journal: a give-back
             note = outages.note
-            note(self._index[job_id] * OPS + GIVE_BACK)
+            note(~self._index[job_id])
             note(self.now)
             if outages.fills:
                 outages.fill(self)

@@ -117,8 +117,9 @@ class Outages:
                                 len(jobs))
         self.map.widths[:] = np.fromiter(map(attrgetter("width"), jobs), np.int64, len(jobs))
         #: Appends one integer to the map's journal (:attr:`ProcessorMap.journal`), bound
-        #: once: the context's starts and ends write their two, ``position * OPS + TAKE``
-        #: (or ``GIVE_BACK``) and the time, without a call into the map each.
+        #: once: the context's starts and ends write their two, the job's position (its
+        #: complement ``~position`` for an end) and the time, without a call into the map
+        #: each.
         self.note = self.map.journal.append
         self.windows = tuple(windows)
         self._states: dict[int, _WindowState] = {}

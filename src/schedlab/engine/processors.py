@@ -31,12 +31,10 @@ ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
 
-#: The journal's operations, two integers each, an operation's code (its subject times
-#: :data:`OPS` plus the operation) and a value: ``(position * OPS + TAKE, now)`` (the
-#: position's width is :attr:`ProcessorMap.widths`), ``(position * OPS + GIVE_BACK, now)``
-#: and ``(lo * OPS + _FREE_RANGE, hi)``.
-TAKE, GIVE_BACK, _FREE_RANGE = 0, 1, 2
-OPS = 4
+# The journal's operations, two integers each: ``(position, now)``, the job at
+# ``position`` takes its width (:attr:`ProcessorMap.widths`) of free processors;
+# ``(~position, now)``, it gives them back; ``(~(jobs + lo), hi)``, the processors
+# ``[lo, hi)`` are free again (``jobs`` the number of positions).
 _RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
 _PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
@@ -87,11 +85,11 @@ class ProcessorMap:
     def take(self, position: int, width: int, now: int) -> None:
         """The job at ``position`` takes ``width`` free processors now, by the allocation."""
         self.widths[position] = width
-        self.journal.extend((position * OPS + TAKE, now))
+        self.journal.extend((position, now))
 
     def release_job(self, position: int, now: int) -> None:
         """The job at ``position`` gives its processors back now."""
-        self.journal.extend((position * OPS + GIVE_BACK, now))
+        self.journal.extend((~position, now))
 
     def flush(self) -> None:
         """Apply the journal (compiled), growing the pool and the record as they fill."""
@@ -104,7 +102,7 @@ class ProcessorMap:
                           self._first, self._count, self._since, self._used, self._mode,
                           self.widths)
             if done < len(ops):
-                self._grow(ops[done, 0] % OPS == TAKE)
+                self._grow(ops[done, 0] >= 0)
 
     def _drained(self) -> np.ndarray:
         """The journal's operations as rows of two (a copy), the journal emptied in place:
@@ -168,7 +166,7 @@ class ProcessorMap:
                                self._first, self._count, self._since, self._used, self._mode,
                                self.widths, nodes, now, out)) < 0:
             applied = int(out[0])
-            self._grow(applied < len(ops) and ops[applied, 0] % OPS == TAKE)
+            self._grow(applied < len(ops) and ops[applied, 0] >= 0)
             ops = ops[applied:]
         if not done:
             return None
@@ -179,7 +177,7 @@ class ProcessorMap:
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
         for lo, hi in ranges:
-            self.journal.extend((lo * OPS + _FREE_RANGE, hi))
+            self.journal.extend((~(len(self.widths) + lo), hi))
 
     def free_count(self) -> int:
         self.flush()
@@ -198,10 +196,11 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used, mod
     """Apply the journal ``ops`` from row ``done`` (a position takes ``widths[position]``
     processors); returns the rows applied, fewer than all when the pool of held ranges or
     the record of uses needs room first."""
+    jobs = len(widths)
     for k in range(done, len(ops)):
         code = ops[k, 0]
-        op, position = code % OPS, code // OPS
-        if op == TAKE:
+        position = code if code >= 0 else ~code
+        if code >= 0:
             width = widths[position]
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
@@ -217,9 +216,10 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used, mod
             count[position] = taken
             since[position] = ops[k, 1]
             state[_POOL_TOP] = top + taken
-        elif op == _FREE_RANGE:
-            owner[position:ops[k, 1]] = FREE            # position: the range's first processor
-            _merge(lo, hi, state, position, ops[k, 1])
+        elif position >= jobs:                          # a range free again
+            first_free = position - jobs
+            owner[first_free:ops[k, 1]] = FREE
+            _merge(lo, hi, state, first_free, ops[k, 1])
         else:
             if state[_USED_TOP] + count[position] > len(used):
                 return k
