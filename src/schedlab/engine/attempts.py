@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -82,19 +83,25 @@ class Attempts:
 
     def __init__(self, jobs: Sequence[Job], spec: FailureSpec) -> None:
         self.spec = spec
-        runtime = np.array([job.runtime for job in jobs], dtype=np.int64)
-        estimate = np.array([job.estimate for job in jobs], dtype=np.int64)
-        #: The seconds of work each job's first attempt must do: the smaller of its runtime
-        #: and estimate as submitted (the limit kills it at its estimate).
-        self._work = np.minimum(runtime, estimate).tolist()
+        n = len(jobs)
+        runtime = np.fromiter(map(attrgetter("runtime"), jobs), np.int64, n)
+        estimate = np.fromiter(map(attrgetter("estimate"), jobs), np.int64, n)
         #: The seconds each job's last attempt needed and was allowed (its first's once it
         #: enters: :meth:`entered`).
         self.final_runtime = runtime
         self.final_estimate = estimate
         #: The positions of the jobs whose first attempt needs other times than submitted.
         self._rewritten = np.zeros(0, dtype=np.int64)
+        #: Under ``checkpoint`` only (the other fates run every first attempt as submitted
+        #: and count no overhead): the seconds of work each job's first attempt must do,
+        #: the smaller of its runtime and estimate as submitted (the limit kills it at its
+        #: estimate); and the runtime and estimate of each job's first attempt, as lists
+        #: (read per job).
+        self._work: list[int] = []
+        self._first: tuple[list[int], list[int]] = ([], [])
         if spec.fate == "checkpoint":
-            widths = np.array([job.width for job in jobs], dtype=np.int64)
+            self._work = np.minimum(runtime, estimate).tolist()
+            widths = np.fromiter(map(attrgetter("width"), jobs), np.int64, n)
             self._intervals = checkpoint_intervals(widths, spec)
             cost = spec.checkpointing.cost
             submitted = runtime, estimate
@@ -102,8 +109,7 @@ class Attempts:
             estimate = wall_times(estimate, self._intervals, cost)
             self._rewritten = np.flatnonzero((runtime != submitted[0])
                                              | (estimate != submitted[1]))
-        #: The runtime and estimate of each job's first attempt, as lists (read per job).
-        self._first = (runtime.tolist(), estimate.tolist())
+            self._first = (runtime.tolist(), estimate.tolist())
         self.overhead = np.zeros(len(jobs), dtype=np.int64)
         #: Per job under a requeueing fate: (work left, limit left, restart seconds).
         self._left: dict[int, tuple[int, int, int]] = {}

@@ -341,8 +341,11 @@ class Context:
         estimate = (planned if self._planner is None else self._jobs[i].estimate) \
             + self.kill_grace
         held = runtime if runtime <= estimate or self.overrun == "extend" else estimate
-        if self._outages is not None:
-            self._outages.map.take(i, width, now)
+        outages = self._outages
+        if outages is not None:               # the processor map's journal: a take
+            note = outages.note
+            note(i)
+            note(now)
         self._run(job, now + held, now + planned)
 
     def _compact_waiting(self) -> None:
@@ -397,7 +400,8 @@ class Context:
         remaining = self._remaining.pop(job.id)
         expected_shift = self._suspended_for[i]
         if self._outages is not None:
-            self._outages.map.take(i, job.width, self.now)
+            self._outages.note(i)
+            self._outages.note(self.now)
         self._run(job, self.now + remaining, self._start[i] + expected_shift + job.estimate)
 
     def wake_at(self, t: int) -> None:
@@ -619,9 +623,13 @@ class Context:
         del self.running[job_id]
         self.free += width
         self._by_end.remove((self._expected_end.pop(job_id), job_id, width))
-        if self._outages is not None:
-            i = self._index[job_id]
-            self._outages.released(self, i)
+        outages = self._outages
+        if outages is not None:               # the processor map's journal: a give-back
+            note = outages.note
+            note(~self._index[job_id])
+            note(self.now)
+            if outages.fills:
+                outages.fill(self)
         return self._finish_at.pop(job_id)
 
     # ------------------------------------------------------------ failures and windows

@@ -29,6 +29,7 @@ from bisect import bisect_right, insort
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from heapq import heappush
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -114,6 +115,12 @@ class Outages:
         self.map = ProcessorMap(machine, self.spec.allocation,
                                 self.spec.model.seed if self.spec.model is not None else 0,
                                 len(jobs))
+        self.map.widths[:] = np.fromiter(map(attrgetter("width"), jobs), np.int64, len(jobs))
+        #: Appends one integer to the map's journal (:attr:`ProcessorMap.journal`), bound
+        #: once: the context's starts and ends write their two, the job's position (its
+        #: complement ``~position`` for an end) and the time, without a call into the map
+        #: each.
+        self.note = self.map.journal.append
         self.windows = tuple(windows)
         self._states: dict[int, _WindowState] = {}
         self._announced: dict[int, _WindowState] = {}
@@ -129,9 +136,11 @@ class Outages:
         #: Every use of a range of processors by a failure or a window (those of jobs are the
         #: map's), flat: lo, hi, from, until, holder, ...
         self._used = array("q")
-        #: Whether a failure is ending the attempts on its processors: the map has freed
-        #: them (:meth:`ProcessorMap.strike`), and windows wait to claim any.
-        self._striking = False
+        #: Whether the processors a job's attempt frees go to windows now (the context
+        #: calls :meth:`fill` then): a window has started, and no failure is ending the
+        #: attempts on its processors (the map has freed them, :meth:`ProcessorMap.strike`,
+        #: and the failure takes its nodes' first).
+        self.fills = False
         #: The processors of each set of nodes that failed, as rows (:meth:`_node_rows`).
         self._rows: dict[tuple[int, ...], np.ndarray] = {}
         self._outage_rows: list[tuple[int, int, int, int]] = []
@@ -195,16 +204,6 @@ class Outages:
         """A job withdrawn at its submission (:meth:`Attempts.never_entered`)."""
         self.attempts.never_entered(job, position)
 
-    def released(self, ctx: Context, position: int) -> None:
-        """A job's attempt left its processors: they are free again (and claimed by the
-        windows waiting for processors).  A failure has freed the processors of the
-        attempts it ends already, and takes those of its nodes (:meth:`outage`)."""
-        if self._striking:
-            return
-        self.map.release_job(position, ctx.now)
-        if self._states:
-            self.fill(ctx)
-
     def hit(self, ctx: Context, job: Job, original: Job) -> Job | None:
         """Decide the fate of ``job`` (as it ran; ``original`` as submitted), whose attempt a
         failure ended now: None when it is killed, else the job to queue again
@@ -233,9 +232,9 @@ class Outages:
             return None
         positions, failure.ranges = struck
         jobs = ctx._jobs_at(positions)
-        self._striking = True              # the map has freed their processors already
+        self.fills = False                 # the map has freed their processors already
         requeued = [view for job in jobs if (view := ctx._end_attempt(job)) is not None]
-        self._striking = False
+        self.fills = bool(self._states)
         taken = failure.taken = sum(hi - lo for lo, hi in failure.ranges)
         self._active[key] = failure
         self._log(failure.ranges, failure.start, failure.end, HELD_BY_FAILURE)
@@ -291,6 +290,7 @@ class Outages:
     def _start_window(self, ctx: Context, k: int) -> OutageEvent:
         state = self._announced.pop(k)
         self._states[k] = state
+        self.fills = True
         window = state.window
         insort(ctx._by_end, (window.end, _WINDOW_KEY - k, 0))
         heappush(ctx._events, (window.end, RESTORE, -1 - k, 0))
@@ -300,6 +300,7 @@ class Outages:
 
     def _end_window(self, ctx: Context, k: int) -> OutageEvent:
         state = self._states.pop(k)
+        self.fills = bool(self._states)
         window = state.window
         for ranges, taken_at in state.taken:
             self.map.release(ranges)
@@ -445,8 +446,10 @@ class Outages:
         finished = np.flatnonzero((status == FINISHED) | (status == KILLED))
         self.attempts.all_finished(finished, np.frombuffer(ctx._end, dtype=np.int64)[finished]
                                    - np.frombuffer(ctx._start, dtype=np.int64)[finished])
-        intervals = np.concatenate([self.map.used,
-                                    np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
+        intervals = self.map.used
+        if self._used:                     # the failures' and windows' uses too
+            intervals = np.concatenate(
+                [intervals, np.frombuffer(self._used, dtype=np.int64).reshape(-1, 5)])
         intervals = intervals[_by_start(intervals, self.machine)]
         return OutageRecord(
             outages=np.array(self._outage_rows, dtype=np.int64).reshape(-1, 4),

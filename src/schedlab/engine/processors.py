@@ -6,9 +6,10 @@ processors are kept as sorted runs ``[lo, hi)`` and a job's processors as
 ranges.
 
 A job's start and end, and the end of a failure or a window, only append
-four integers to a journal (:meth:`ProcessorMap.take`,
-:meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`); compiled code
-(:func:`_apply`, numba) applies the journal when the map is read: at a
+two integers to a journal (:meth:`ProcessorMap.take`,
+:meth:`ProcessorMap.release_job`, :meth:`ProcessorMap.release`; the engine's
+per-job path appends them to :attr:`ProcessorMap.journal` itself); compiled
+code (:func:`_apply`, numba) applies the journal when the map is read: at a
 failure, a window's claim, the end of the run.  Between outages a run pays
 no map work per job, so its cost follows its outages, not its jobs
 (bench/OUTAGES.md).
@@ -30,7 +31,10 @@ ALLOCATIONS = ("first-fit", "contiguous", "any")
 
 Ranges = list[tuple[int, int]]
 
-_TAKE, _RELEASE, _FREE_RANGE = 0, 1, 2          # journal operations, four integers each
+# The journal's operations, two integers each: ``(position, now)``, the job at
+# ``position`` takes its width (:attr:`ProcessorMap.widths`) of free processors;
+# ``(~position, now)``, it gives them back; ``(~(jobs + lo), hi)``, the processors
+# ``[lo, hi)`` are free again (``jobs`` the number of positions).
 _RUNS, _POOL_TOP, _USED_TOP, _RNG = range(4)    # slots of the kernel's state array
 _PARK_MILLER = 2**31 - 1                        # modulus of the draws of ``any``
 
@@ -68,35 +72,43 @@ class ProcessorMap:
         self._count = np.zeros(jobs, dtype=np.int64)
         self._since = np.zeros(jobs, dtype=np.int64)
         self._used = np.zeros((max(64, 3 * jobs), 5), dtype=np.int64)
-        self._journal = array("q")
+        #: The operations not applied yet (rows of four integers); emptied in place when
+        #: applied, so that a caller may keep its ``extend``.
+        self.journal = array("q")
+        #: Each position's width, which its takes in the journal take (the engine's jobs'
+        #: widths, set once for the run; :meth:`take` sets it too).
+        self.widths = np.zeros(jobs, dtype=np.int64)
         #: What :meth:`strike` reads back from its kernel: two counts, positions, ranges.
         self._out = np.zeros(2 + 3 * processors, dtype=np.int64)
 
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int, now: int) -> None:
         """The job at ``position`` takes ``width`` free processors now, by the allocation."""
-        self._journal.extend((_TAKE, position, width, now))
+        self.widths[position] = width
+        self.journal.extend((position, now))
 
     def release_job(self, position: int, now: int) -> None:
         """The job at ``position`` gives its processors back now."""
-        self._journal.extend((_RELEASE, position, now, 0))
+        self.journal.extend((~position, now))
 
     def flush(self) -> None:
         """Apply the journal (compiled), growing the pool and the record as they fill."""
-        if not self._journal:
+        if not self.journal:
             return
         ops = self._drained()
         done = 0
         while done < len(ops):
             done = _apply(ops, done, self.owner, self._lo, self._hi, self._state, self._pool,
-                          self._first, self._count, self._since, self._used, self._mode)
+                          self._first, self._count, self._since, self._used, self._mode,
+                          self.widths)
             if done < len(ops):
-                self._grow(ops[done, 0] == _TAKE)
+                self._grow(ops[done, 0] >= 0)
 
     def _drained(self) -> np.ndarray:
-        """The journal's operations as rows of four, the journal emptied."""
-        ops = np.frombuffer(self._journal, dtype=np.int64).reshape(-1, 4)
-        self._journal = array("q")
+        """The journal's operations as rows of two (a copy), the journal emptied in place:
+        no view of it outlives the call, so that it stays free to grow."""
+        ops = np.frombuffer(self.journal, dtype=np.int64).reshape(-1, 2).copy()
+        del self.journal[:]
         return ops
 
     def _grow(self, pool: bool) -> None:
@@ -152,20 +164,20 @@ class ProcessorMap:
         ops, out = self._drained(), self._out
         while (done := _strike(ops, self.owner, self._lo, self._hi, self._state, self._pool,
                                self._first, self._count, self._since, self._used, self._mode,
-                               nodes, now, out)) < 0:
+                               self.widths, nodes, now, out)) < 0:
             applied = int(out[0])
-            self._grow(applied < len(ops) and ops[applied, 0] == _TAKE)
+            self._grow(applied < len(ops) and ops[applied, 0] >= 0)
             ops = ops[applied:]
         if not done:
             return None
-        hit, taken = int(out[0]), int(out[1])
-        rows = out[2 + hit:2 + hit + 2 * taken].tolist()
-        return out[2:2 + hit].tolist(), list(zip(rows[::2], rows[1::2], strict=True))
+        hit, taken = out[:2].tolist()
+        rows = out[2:2 + hit + 2 * taken].tolist()          # the positions, then the ranges
+        return rows[:hit], list(zip(rows[hit::2], rows[hit + 1::2], strict=True))
 
     def release(self, ranges: Ranges) -> None:
         """``ranges`` (held by a failure or a window) free again."""
         for lo, hi in ranges:
-            self._journal.extend((_FREE_RANGE, lo, hi, 0))
+            self.journal.extend((~(len(self.widths) + lo), hi))
 
     def free_count(self) -> int:
         self.flush()
@@ -179,14 +191,17 @@ def _as_list(ranges: np.ndarray) -> Ranges:
 
 # ------------------------------------------------------------------ compiled parts
 @njit(cache=True)
-def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
-           mode):  # pragma: no cover
-    """Apply the journal ``ops`` from row ``done``; returns the rows applied, fewer than
-    all when the pool of held ranges or the record of uses needs room first."""
+def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used, mode,
+           widths):  # pragma: no cover
+    """Apply the journal ``ops`` from row ``done`` (a position takes ``widths[position]``
+    processors); returns the rows applied, fewer than all when the pool of held ranges or
+    the record of uses needs room first."""
+    jobs = len(widths)
     for k in range(done, len(ops)):
-        op, position = ops[k, 0], ops[k, 1]
-        if op == _TAKE:
-            width = ops[k, 2]
+        code = ops[k, 0]
+        position = code if code >= 0 else ~code
+        if code >= 0:
+            width = widths[position]
             top = state[_POOL_TOP]
             if top + (width if mode == 2 else min(width, state[_RUNS])) > len(pool):
                 return k
@@ -199,16 +214,17 @@ def _apply(ops, done, owner, lo, hi, state, pool, first, count, since, used,
                 pool[top:top + taken] = ranges
             first[position] = top
             count[position] = taken
-            since[position] = ops[k, 3]
+            since[position] = ops[k, 1]
             state[_POOL_TOP] = top + taken
-        elif op == _FREE_RANGE:
-            owner[ops[k, 1]:ops[k, 2]] = FREE
-            _merge(lo, hi, state, ops[k, 1], ops[k, 2])
+        elif position >= jobs:                          # a range free again
+            first_free = position - jobs
+            owner[first_free:ops[k, 1]] = FREE
+            _merge(lo, hi, state, first_free, ops[k, 1])
         else:
             if state[_USED_TOP] + count[position] > len(used):
                 return k
             _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
-                          ops[k, 2])
+                          ops[k, 1])
     return len(ops)
 
 
@@ -226,7 +242,8 @@ def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no 
         taken = min(width, hi[whole] - a)
         pool[top + m, 0] = a
         pool[top + m, 1] = a + taken
-        owner[a:a + taken] = position
+        for p in range(a, a + taken):
+            owner[p] = position
         width -= taken
         m += 1
         if a + taken == hi[whole]:
@@ -245,23 +262,32 @@ def _first_fit(owner, lo, hi, state, pool, top, width, position):  # pragma: no 
 def _release_held(owner, lo, hi, state, pool, first, count, since, used, position,
                   now):  # pragma: no cover
     """The job at ``position`` gives its processors back ``now``; its use of them goes
-    to the record of uses (which has room for it) unless it lasted no time."""
+    to the record of uses (which has room for it) unless it lasted no time.  A job that
+    holds none gives nothing back: the engine journals the end of an attempt a failure
+    has ended already (:func:`_strike` released it)."""
     n = count[position]
     top = state[_USED_TOP]
-    held = pool[first[position]:first[position] + n]
-    _free(owner, lo, hi, state, held)
-    if now > since[position]:
-        used[top:top + n, :2] = held
-        used[top:top + n, 2] = since[position]
-        used[top:top + n, 3] = now
-        used[top:top + n, 4] = position
+    at = first[position]
+    began = since[position]
+    for r in range(n):
+        a, b = pool[at + r, 0], pool[at + r, 1]
+        for p in range(a, b):
+            owner[p] = FREE
+        _merge(lo, hi, state, a, b)
+        if now > began:
+            used[top + r, 0] = a
+            used[top + r, 1] = b
+            used[top + r, 2] = began
+            used[top + r, 3] = now
+            used[top + r, 4] = position
+    if now > began:
         state[_USED_TOP] = top + n
     count[position] = 0
 
 
 @njit(cache=True)
-def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, nodes, now,
-            out):  # pragma: no cover
+def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, widths,
+            nodes, now, out):  # pragma: no cover
     """A failure of the processors ``nodes`` (rows ``[lo, hi)``) now, once the journal
     ``ops`` is applied (:func:`_apply`): the jobs holding any of them give all their
     processors back (by position, lowest first), then every free processor of
@@ -273,7 +299,8 @@ def _strike(ops, owner, lo, hi, state, pool, first, count, since, used, mode, no
     of held ranges or the record of uses needs room first, the journal applied up
     to row ``out[0]`` (the failure not yet).
     """
-    applied = _apply(ops, 0, owner, lo, hi, state, pool, first, count, since, used, mode)
+    applied = _apply(ops, 0, owner, lo, hi, state, pool, first, count, since, used, mode,
+                     widths)
     if applied < len(ops):
         out[0] = applied
         return -1
@@ -446,7 +473,9 @@ def _cut(lo, hi, state, a, b):  # pragma: no cover
 def _merge(lo, hi, state, a, b):  # pragma: no cover
     """``[a, b)`` free again, merged with the free runs around it."""
     n = state[_RUNS]
-    k = np.searchsorted(lo[:n], a)
+    k = 0
+    while k < n and lo[k] < a:
+        k += 1
     joins_below = k > 0 and hi[k - 1] == a
     joins_above = k < n and lo[k] == b
     if joins_below and joins_above:
