@@ -75,7 +75,6 @@ if TYPE_CHECKING:
     from schedlab.workload.outages import FailureSpec, Window
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
-_OWN = attrgetter("own")          # a row's own jobs
 _GUESTS = attrgetter("guests")    # a row's guests
 
 
@@ -169,6 +168,12 @@ class Matrix:
         #: Row id -> its guests when the pass began, for the rows whose guests the pass
         #: changed (:meth:`_guest_changes`); every change gives the row a new dict.
         self._guests_before: dict[int, dict[int, int]] = {}
+        #: Counts the changes of any row's guests (a row's guests given anew, a guest that
+        #: left, a row dropped with its guests): the engine's grouping of the guests by
+        #: their slots per round holds while it stays the same.
+        self.guests_changed = 0
+        #: Whether a row may have lost its last job of its own (:meth:`_drop_empty_rows`).
+        self._emptied = False
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -256,6 +261,8 @@ class Matrix:
             self._displace_guests(target, mask)
         del source.own[job_id]
         source.occupied ^= mask
+        if not source.own:
+            self._emptied = True
         target.own[job_id] = mask
         target.occupied |= mask
         self._row_of[job_id] = target
@@ -324,6 +331,7 @@ class Matrix:
         """Give ``row`` the guests ``guests`` (a new dict; ``mask`` their processors, if
         known), keeping its guests from before the pass for :meth:`_guest_changes`."""
         self._guests_before.setdefault(row.id, row.guests)
+        self.guests_changed += 1
         row.guests = guests
         if mask is None:
             mask = 0
@@ -339,10 +347,13 @@ class Matrix:
         del self._jobs[job_id]
         del row.own[job_id]
         row.occupied ^= mask
+        if not row.own:
+            self._emptied = True
         for other in self.rows:
             if job_id in other.guests:
                 del other.guests[job_id]
                 other.guest_mask ^= mask
+                self.guests_changed += 1
         self.log.append((self.now, LEAVE, job_id, row.id))
         self.journal.append(job_id)
 
@@ -360,11 +371,14 @@ class Matrix:
                 self._displace_guests(row, out_of_service)
 
     def _drop_empty_rows(self) -> None:
-        """A row without jobs of its own is removed (it would only waste a slot)."""
-        if not all(map(_OWN, self.rows)):
+        """A row without jobs of its own is removed (it would only waste a slot).  Rows lose
+        jobs only when a job leaves or moves, which note it: otherwise nothing is walked."""
+        if self._emptied:
+            self._emptied = False
             for row in self.rows:
                 if not row.own and row.guests:
                     self._guests_before.setdefault(row.id, row.guests)
+                    self.guests_changed += 1
             self.rows = [row for row in self.rows if row.own]
 
     def _guest_changes(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -570,8 +584,8 @@ class _Simulation:
         #: The jobs placed by a pass and perhaps not served yet; every matrix job not in it has
         #: started (emptied by a jump, :meth:`start_fresh`, and by a whole round served).
         self.fresh: list[int] = []
-        self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of the log's
-        self.guest_slots_mark = -1                   # length guest_slots_mark
+        self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of
+        self.guest_slots_mark = -1                   # Matrix.guests_changed == this
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -661,8 +675,6 @@ class _Simulation:
             # guests lost are logged before the pass's changes, guests won after them
             log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in lost]
             log.extend((self.now, GUEST, job, row) for job, row in won)
-        elif self.guest_slots_mark == mark:     # the same guests: their slots per round hold
-            self.guest_slots_mark = len(log)
         self.changed = False
         self.record_busy(self.now)
 
@@ -1064,10 +1076,9 @@ class _Simulation:
 
     def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
         """The jobs that are guests somewhere, by the slots a round gives each (its own
-        row's and one per guest place); kept until the matrix log grows (a pass that
-        changed guests, a job that left, an express slot), and across a pass that left
-        the guests as they were (:meth:`arrange`)."""
-        mark = len(self.matrix.log)
+        row's and one per guest place); kept while no row's guests change
+        (``Matrix.guests_changed``)."""
+        mark = self.matrix.guests_changed
         if self.guest_slots_mark != mark:
             places = list(chain.from_iterable(map(_GUESTS, rows)))
             by_slots: dict[int, list[int]] = {}
