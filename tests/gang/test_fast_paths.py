@@ -12,7 +12,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.engine.timesharing import Matrix
+from schedlab.engine.timesharing import Matrix, column_ranges, lowest_bits
 from schedlab.policies.gang import packing
 from schedlab.workload.job import Job
 
@@ -29,6 +29,39 @@ def plain_repack(matrix):
                     moves += 1
                     break
     return moves
+
+
+def plain_lowest_bits(mask, count):
+    """The lowest set bits of ``mask``, one at a time, ``count`` times."""
+    chosen = 0
+    for _ in range(count):
+        low = mask & -mask
+        chosen |= low
+        mask ^= low
+    return chosen
+
+
+def plain_column_ranges(mask):
+    """The runs of set bits of ``mask``, bit by bit."""
+    ranges, column, first = [], 0, None
+    while mask:
+        if mask & 1 and first is None:
+            first = column
+        if not mask & 1 and first is not None:
+            ranges.append((first, column))
+            first = None
+        mask >>= 1
+        column += 1
+    if first is not None:
+        ranges.append((first, column))
+    return tuple(ranges)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, (1 << 300) - 1), st.integers(0, 310))
+def test_lowest_bits_and_column_ranges_match_the_bit_by_bit_loops(mask, count):
+    assert lowest_bits(mask, count) == plain_lowest_bits(mask, count)
+    assert column_ranges(mask) == plain_column_ranges(mask)
 
 
 def plain_largest_spots(matrix, slot_limit, avoid):

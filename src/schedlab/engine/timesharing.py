@@ -79,31 +79,34 @@ _GUESTS = attrgetter("guests")    # a row's guests
 
 
 def lowest_bits(mask: int, count: int) -> int:
-    """The ``count`` lowest set bits of ``mask`` (the lowest-numbered free processors)."""
+    """The ``count`` lowest set bits of ``mask`` (the lowest-numbered free processors;
+    all of them when it has fewer), taken a run of consecutive bits at a time."""
     chosen = 0
-    for _ in range(count):
-        low = mask & -mask
-        chosen |= low
-        mask ^= low
+    while count and mask:
+        first, length = _lowest_run(mask)
+        take = ((1 << min(length, count)) - 1) << first
+        chosen |= take
+        mask ^= take
+        count -= min(length, count)
     return chosen
 
 
 def column_ranges(mask: int) -> tuple[tuple[int, int], ...]:
     """The processors of ``mask`` as half-open ``(first, stop)`` ranges."""
     ranges = []
-    column = 0
     while mask:
-        if mask & 1:
-            first = column
-            while mask & 1:
-                mask >>= 1
-                column += 1
-            ranges.append((first, column))
-        else:
-            skip = (mask & -mask).bit_length() - 1
-            mask >>= skip
-            column += skip
+        first, length = _lowest_run(mask)
+        ranges.append((first, first + length))
+        mask ^= ((1 << length) - 1) << first
     return tuple(ranges)
+
+
+def _lowest_run(mask: int) -> tuple[int, int]:
+    """The first bit and the length of the lowest run of consecutive set bits of a
+    nonzero ``mask``: the trailing ones of the mask shifted to its lowest set bit."""
+    first = (mask & -mask).bit_length() - 1
+    shifted = mask >> first
+    return first, (~shifted & (shifted + 1)).bit_length() - 1
 
 
 class Row:
@@ -384,13 +387,19 @@ class Matrix:
     def _guest_changes(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """The guest places ``(job id, row id)`` lost and won since the pass began, each
         sorted; read once, at the pass's end.  Only the rows whose guests changed are
-        compared."""
+        compared, each by its guests' ids."""
         before = self._guests_before
         self._guests_before = {}
         now = {row.id: row.guests for row in self.rows if row.id in before}
-        old = {(job_id, row_id) for row_id, guests in before.items() for job_id in guests}
-        new = {(job_id, row_id) for row_id, guests in now.items() for job_id in guests}
-        return sorted(old - new), sorted(new - old)
+        lost: list[tuple[int, int]] = []
+        won: list[tuple[int, int]] = []
+        for row_id, old in before.items():
+            new = now.get(row_id, {})
+            lost += zip(old.keys() - new.keys(), repeat(row_id))
+            won += zip(new.keys() - old.keys(), repeat(row_id))
+        lost.sort()
+        won.sort()
+        return lost, won
 
     def _fail(self, job_id: int, action: str, why: str) -> None:
         raise PolicyError(f"policy {self._policy_name!r} cannot {action} job {job_id} at "
@@ -1140,7 +1149,8 @@ class _Simulation:
                 extra["outages"] = events.record(self)
         busy_time, busy = self.busy.arrays()
         slots_time, slots = self.slots.arrays()
-        log = np.array(self.matrix.log, dtype=np.int64).reshape(-1, 4)
+        log = np.fromiter(chain.from_iterable(self.matrix.log), dtype=np.int64,
+                          count=4 * len(self.matrix.log)).reshape(-1, 4)
         trace = TimeSharingTrace(
             slot=self.slot, context_switch=self.switch, service=service, placed=placed,
             columns=tuple(self.columns), slots_time=slots_time, slots_count=slots[:, 0].copy(),
