@@ -36,7 +36,7 @@ PACKINGS = ("repack", "first-fit")
 BACKFILLS = ("first-fit", "reservation", "none")
 CLASSIFY_BY = ("estimate", "runtime")
 SHORT, MEDIUM, LONG = "short", "medium", "long"
-_NONE_LEFT = (0, 0, 0)          # a pass that left no job waiting (GangScheduler._left_behind)
+_NONE_LEFT = (0, 0, 0, 0)       # a pass that left no job waiting (GangScheduler._left_behind)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         #: job was placed, moved or left since, and every row holds what it held then.
         self._journal_seen = 0
         #: After the last pass: the waiting jobs it left, the id of the last of them and the
-        #: processors in service (:meth:`_first_new`).
+        #: widest jobs it could still place, any and long (:meth:`_first_new`).
         self._queue_left = _NONE_LEFT
 
     # -------------------------------------------------- time-sharing engine
@@ -131,7 +131,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
-        first = self._first_new(matrix, waiting)
+        first = self._first_new(waiting, room, long_room)
         for position, job in self._may_fit(waiting, room, long_room, first):
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
@@ -162,7 +162,8 @@ class GangScheduler(Policy, TimeSharingPolicy):
             placed += 1
         self._journal_seen = len(matrix.journal)
         left = len(waiting) - placed
-        self._queue_left = self._left_behind(matrix, waiting, left) if left else _NONE_LEFT
+        self._queue_left = (self._left_behind(matrix, waiting, left, room, long_room) if left
+                            else _NONE_LEFT)
         if self.switchable:
             self._guests.add(matrix)
 
@@ -193,30 +194,32 @@ class GangScheduler(Policy, TimeSharingPolicy):
                         and not (long_of[job.id] if job.id in long_of else is_long(job)))]
         return [(position, job) for position, job in jobs if job.width <= room]
 
-    def _first_new(self, matrix: Matrix, waiting: list[Job]) -> int:
-        """The queue position from which a first-fit pass must look: the jobs the last
-        pass left waiting found no spot in the matrix it left, so while no job was placed,
-        moved or left since (the journal), the processors in service are the same and no
-        window is ahead, they find none now and only the jobs that came since are looked
-        at.  The jobs it left are then the head of the queue, which ends with the last
-        of them at the same position."""
-        left, last, usable = self._queue_left
-        if (left and len(matrix.journal) == self._journal_seen and matrix.usable == usable
-                and not matrix.windows_ahead and len(waiting) >= left
+    def _first_new(self, waiting: list[Job], room: int, long_room: int) -> int:
+        """The queue position from which a first-fit pass must look.  Every job the last
+        pass left waiting is wider than the widest spot it left (``room``; a long job than
+        the widest outside the long jobs' processors, ``long_room``): a job no wider finds
+        a spot at once.  While the widest spots now are no wider (no job left since, or
+        those that left freed too little), the pass would pass over them all, and only the
+        jobs that came since are looked at.  The jobs it left are then the head of the
+        queue, which ends with the last of them at the same position."""
+        left, last, widest, widest_long = self._queue_left
+        if (left and room <= widest and long_room <= widest_long and len(waiting) >= left
                 and waiting[left - 1].id == last):
             return left
         return 0
 
     @staticmethod
-    def _left_behind(matrix: Matrix, waiting: list[Job], left: int) -> tuple[int, int, int]:
+    def _left_behind(matrix: Matrix, waiting: list[Job], left: int, room: int,
+                     long_room: int) -> tuple[int, int, int, int]:
         """What :meth:`_first_new` reads at the next pass: the ``left`` jobs this pass left
-        waiting (none counted when windows were ahead: it kept jobs off their processors),
-        the id of the last of them, the processors in service."""
+        waiting (none counted when windows were ahead: a job no wider than ``room`` may
+        then have found no spot clear of them), the id of the last of them, the widest
+        spots the pass left (any job, a long job)."""
         if matrix.windows_ahead:
             return _NONE_LEFT
         masks = matrix.masks
-        return left, next(job.id for job in reversed(waiting) if job.id not in masks), \
-            matrix.usable
+        return (left, next(job.id for job in reversed(waiting) if job.id not in masks), room,
+                long_room)
 
     def is_express(self, job: Job) -> bool:
         """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
