@@ -707,10 +707,12 @@ class _Simulation:
             return
         if self.resume_after is not None:
             rows = self.after_cut(rows)
+        submits = self.submits
         try:
             express_open = True           # this round has not served its express slot yet
             for index, row in enumerate(rows):
-                self.deliver()
+                if submits[self.next_job] <= self.now:
+                    self.deliver()
                 members = row.members()     # a job that ended has left its rows
                 if not members:
                     continue              # a row emptied mid-round is skipped

@@ -245,14 +245,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
     def _long_processors(self, matrix: Matrix) -> int:
         """The processors holding a long job in any row (Strategy 2, §5): those of the long
         jobs this policy placed that are still in the matrix, gathered again only after
-        one of them left."""
-        if len(matrix.journal) == self._journal_seen:
+        one of them left (a job that left is in the journal since the last pass)."""
+        journal = matrix.journal
+        if len(journal) == self._journal_seen:
             return self._long_mask
-        placed = self._long_placed
-        ended = placed.keys() - matrix.masks.keys()
+        placed, masks = self._long_placed, matrix.masks
+        ended = [job_id for job_id in journal[self._journal_seen:]
+                 if job_id in placed and job_id not in masks]
         if ended:
             for job_id in ended:
-                del placed[job_id]
+                placed.pop(job_id, None)
             mask = 0
             for job_mask in placed.values():
                 mask |= job_mask
