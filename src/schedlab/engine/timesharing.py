@@ -299,15 +299,15 @@ class Matrix:
         out_of_service = ~self.usable
         masks = self._mask
         union = 0
+        guests = dict(kept)
         for job_id in job_ids:
             mask = masks[job_id]
             if not mask or mask & union:
                 break
             union |= mask
+            guests[job_id] = mask
         else:
             if not union & (out_of_service | row.occupied | kept_mask):
-                guests = dict(kept)
-                guests.update({job_id: masks[job_id] for job_id in job_ids})
                 self._replace_guests(row, guests, kept_mask | union)
                 return
         guests = dict(kept)
