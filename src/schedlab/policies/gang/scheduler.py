@@ -125,14 +125,30 @@ class GangScheduler(Policy, TimeSharingPolicy):
         if self.packing == "repack":
             self._repack(matrix)
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
+        self._queue_left = self._serve_queue(matrix, waiting, long_mask, now) if waiting \
+            else _NONE_LEFT
+        self._journal_seen = len(matrix.journal)
+        if self.switchable:
+            self._guests.add(matrix)
+
+    def _serve_queue(self, matrix: Matrix, waiting: list[Job], long_mask: int, now: int
+                     ) -> tuple[int, int, int, int]:
+        """Place the waiting jobs that fit, in arrival order, under the backfill rule;
+        returns what :meth:`_first_new` reads at the next pass.  The widest spots are
+        found again after a placement only when a job still to look at or the jobs left
+        need them."""
         blocked = False                     # an earlier job waits: this one is backfilled
         placed = 0                          # jobs placed so far in this pass
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
         room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+        stale = False                       # a job was placed since room was found
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
         first = self._first_new(waiting, room, long_room)
         for position, job in self._may_fit(waiting, room, long_room, first):
+            if stale:
+                room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+                stale = False
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
@@ -156,16 +172,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
                 long_mask |= spot[1]
                 self._long_placed[job.id] = spot[1]
                 self._long_mask |= spot[1]
-            room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+            stale = True
             if blocked or position > placed:
                 self._backfilled += 1
             placed += 1
-        self._journal_seen = len(matrix.journal)
         left = len(waiting) - placed
-        self._queue_left = (self._left_behind(matrix, waiting, left, room, long_room) if left
-                            else _NONE_LEFT)
-        if self.switchable:
-            self._guests.add(matrix)
+        if not left:
+            return _NONE_LEFT
+        if stale:
+            room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+        return self._left_behind(matrix, waiting, left, room, long_room)
 
     def _repack(self, matrix: Matrix) -> None:
         """Job re-packing, skipped when every row holds the processors it held at the end
