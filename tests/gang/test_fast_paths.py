@@ -1,10 +1,13 @@
 """Shortcuts of the gang policy agree with the plain loops they stand for.
 
 ``packing.repack`` passes over rows none of whose jobs fits an earlier row,
-``packing.largest_spots`` answers at once when a new row may open, and
-``packing.KeptGuests`` chooses again only the rows a change can touch.  Each is compared
-with the plain loop, written out here or in ``packing``, on random matrices (processors
-out of service included) and, for the guests, after random changes.
+``packing.largest_spots`` answers at once when a new row may open,
+``packing.row_guests`` passes over the jobs of a row none of whose processors is free
+where it chooses, ``packing.KeptGuests`` chooses again only the rows a change can touch,
+and the engine's ``lowest_bits`` and ``column_ranges`` take a run of consecutive
+processors at a time.  Each is compared with the plain loop, written out here or in
+``packing``, on random matrices (processors out of service included), for the guests
+after random changes, and on random masks.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schedlab.engine.timesharing import Matrix
+from schedlab.engine.timesharing import Matrix, column_ranges, lowest_bits
 from schedlab.policies.gang import packing
 from schedlab.workload.job import Job
 
@@ -29,6 +32,39 @@ def plain_repack(matrix):
                     moves += 1
                     break
     return moves
+
+
+def plain_lowest_bits(mask, count):
+    """The lowest set bits of ``mask``, one at a time, ``count`` times."""
+    chosen = 0
+    for _ in range(count):
+        low = mask & -mask
+        chosen |= low
+        mask ^= low
+    return chosen
+
+
+def plain_column_ranges(mask):
+    """The runs of set bits of ``mask``, bit by bit."""
+    ranges, column, first = [], 0, None
+    while mask:
+        if mask & 1 and first is None:
+            first = column
+        if not mask & 1 and first is not None:
+            ranges.append((first, column))
+            first = None
+        mask >>= 1
+        column += 1
+    if first is not None:
+        ranges.append((first, column))
+    return tuple(ranges)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, (1 << 300) - 1), st.integers(0, 310))
+def test_lowest_bits_and_column_ranges_match_the_bit_by_bit_loops(mask, count):
+    assert lowest_bits(mask, count) == plain_lowest_bits(mask, count)
+    assert column_ranges(mask) == plain_column_ranges(mask)
 
 
 def plain_largest_spots(matrix, slot_limit, avoid):
@@ -90,6 +126,29 @@ def test_largest_spots_match_the_plain_maximum(drawn, slot_limit, avoid):
     matrix = build(drawn)
     assert packing.largest_spots(matrix, slot_limit, avoid) == \
         plain_largest_spots(matrix, slot_limit, avoid)
+
+
+def plain_row_guests(matrix, row):
+    """First fit of every other row's jobs (rows in order, each by lowest processor) onto
+    the processors in service the row's jobs and the guests chosen before leave free."""
+    taken = ~matrix.usable | row.occupied
+    chosen = []
+    for other in matrix.rows:
+        for _, job_id, mask in packing.by_lowest_processor(other.own):
+            if other is not row and not mask & taken:
+                chosen.append(job_id)
+                taken |= mask
+    return chosen
+
+
+@settings(max_examples=300, deadline=None)
+@given(matrices())
+def test_row_guests_match_the_plain_first_fit(drawn):
+    matrix = build(drawn)
+    candidates = [(row.occupied, packing.by_lowest_processor(row.own)) for row in matrix.rows]
+    for row in matrix.rows:
+        assert packing.row_guests(candidates, row, ~matrix.usable) == \
+            plain_row_guests(matrix, row)
 
 
 @settings(max_examples=300, deadline=None)

@@ -71,7 +71,8 @@ class PlainGang(GangScheduler):
 
 class CheckedGang(GangScheduler):
     """The gang policy, its long jobs' processors and skipped re-packings checked against
-    the plain pass's."""
+    the plain pass's, and the widest spots a pass leaves (what the next one reads to pass
+    over the jobs it left) against the matrix and the jobs left."""
 
     skipped = 0
 
@@ -89,6 +90,19 @@ class CheckedGang(GangScheduler):
         kept = super()._long_processors(matrix)
         assert kept == PlainGang._long_processors(self, matrix)
         return kept
+
+    def _serve_queue(self, matrix: Matrix, waiting: list[Job], long_mask: int, now: int
+                     ) -> tuple[int, int, int, int]:
+        left, _, room, long_room = state = super()._serve_queue(matrix, waiting,
+                                                                  long_mask, now)
+        if left:
+            assert (room, long_room) == packing.largest_spots(matrix, self.slots,
+                                                              self._long_mask)
+            if self.backfill == "first-fit":
+                for job in waiting:
+                    if job.id not in matrix:
+                        assert job.width > (long_room if self._is_long(job) else room)
+        return state
 
 
 def _same_runs(workload, params, **events) -> None:

@@ -75,36 +75,38 @@ if TYPE_CHECKING:
     from schedlab.workload.outages import FailureSpec, Window
 
 PLACE, MOVE, GUEST, UNGUEST, EXPRESS, LEAVE = range(len(MATRIX_CHANGE_KINDS))
-_OWN = attrgetter("own")          # a row's own jobs
 _GUESTS = attrgetter("guests")    # a row's guests
 
 
 def lowest_bits(mask: int, count: int) -> int:
-    """The ``count`` lowest set bits of ``mask`` (the lowest-numbered free processors)."""
+    """The ``count`` lowest set bits of ``mask`` (the lowest-numbered free processors;
+    all of them when it has fewer), taken a run of consecutive bits at a time."""
     chosen = 0
-    for _ in range(count):
-        low = mask & -mask
-        chosen |= low
-        mask ^= low
+    while count and mask:
+        first, length = _lowest_run(mask)
+        take = ((1 << min(length, count)) - 1) << first
+        chosen |= take
+        mask ^= take
+        count -= min(length, count)
     return chosen
 
 
 def column_ranges(mask: int) -> tuple[tuple[int, int], ...]:
     """The processors of ``mask`` as half-open ``(first, stop)`` ranges."""
     ranges = []
-    column = 0
     while mask:
-        if mask & 1:
-            first = column
-            while mask & 1:
-                mask >>= 1
-                column += 1
-            ranges.append((first, column))
-        else:
-            skip = (mask & -mask).bit_length() - 1
-            mask >>= skip
-            column += skip
+        first, length = _lowest_run(mask)
+        ranges.append((first, first + length))
+        mask ^= ((1 << length) - 1) << first
     return tuple(ranges)
+
+
+def _lowest_run(mask: int) -> tuple[int, int]:
+    """The first bit and the length of the lowest run of consecutive set bits of a
+    nonzero ``mask``: the trailing ones of the mask shifted to its lowest set bit."""
+    first = (mask & -mask).bit_length() - 1
+    shifted = mask >> first
+    return first, (~shifted & (shifted + 1)).bit_length() - 1
 
 
 class Row:
@@ -169,6 +171,12 @@ class Matrix:
         #: Row id -> its guests when the pass began, for the rows whose guests the pass
         #: changed (:meth:`_guest_changes`); every change gives the row a new dict.
         self._guests_before: dict[int, dict[int, int]] = {}
+        #: Counts the changes of any row's guests (a row's guests given anew, a guest that
+        #: left, a row dropped with its guests): the engine's grouping of the guests by
+        #: their slots per round holds while it stays the same.
+        self._guests_changed = 0
+        #: Whether a row may have lost its last job of its own (:meth:`_drop_empty_rows`).
+        self._emptied = False
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:
@@ -256,6 +264,8 @@ class Matrix:
             self._displace_guests(target, mask)
         del source.own[job_id]
         source.occupied ^= mask
+        if not source.own:
+            self._emptied = True
         target.own[job_id] = mask
         target.occupied |= mask
         self._row_of[job_id] = target
@@ -289,15 +299,15 @@ class Matrix:
         out_of_service = ~self.usable
         masks = self._mask
         union = 0
+        guests = dict(kept)
         for job_id in job_ids:
             mask = masks[job_id]
             if not mask or mask & union:
                 break
             union |= mask
+            guests[job_id] = mask
         else:
             if not union & (out_of_service | row.occupied | kept_mask):
-                guests = dict(kept)
-                guests.update({job_id: masks[job_id] for job_id in job_ids})
                 self._replace_guests(row, guests, kept_mask | union)
                 return
         guests = dict(kept)
@@ -324,6 +334,7 @@ class Matrix:
         """Give ``row`` the guests ``guests`` (a new dict; ``mask`` their processors, if
         known), keeping its guests from before the pass for :meth:`_guest_changes`."""
         self._guests_before.setdefault(row.id, row.guests)
+        self._guests_changed += 1
         row.guests = guests
         if mask is None:
             mask = 0
@@ -339,10 +350,13 @@ class Matrix:
         del self._jobs[job_id]
         del row.own[job_id]
         row.occupied ^= mask
+        if not row.own:
+            self._emptied = True
         for other in self.rows:
             if job_id in other.guests:
                 del other.guests[job_id]
                 other.guest_mask ^= mask
+                self._guests_changed += 1
         self.log.append((self.now, LEAVE, job_id, row.id))
         self.journal.append(job_id)
 
@@ -360,23 +374,32 @@ class Matrix:
                 self._displace_guests(row, out_of_service)
 
     def _drop_empty_rows(self) -> None:
-        """A row without jobs of its own is removed (it would only waste a slot)."""
-        if not all(map(_OWN, self.rows)):
+        """A row without jobs of its own is removed (it would only waste a slot).  Rows lose
+        jobs only when a job leaves or moves, which note it: otherwise nothing is walked."""
+        if self._emptied:
+            self._emptied = False
             for row in self.rows:
                 if not row.own and row.guests:
                     self._guests_before.setdefault(row.id, row.guests)
+                    self._guests_changed += 1
             self.rows = [row for row in self.rows if row.own]
 
     def _guest_changes(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """The guest places ``(job id, row id)`` lost and won since the pass began, each
         sorted; read once, at the pass's end.  Only the rows whose guests changed are
-        compared."""
+        compared, each by its guests' ids."""
         before = self._guests_before
         self._guests_before = {}
         now = {row.id: row.guests for row in self.rows if row.id in before}
-        old = {(job_id, row_id) for row_id, guests in before.items() for job_id in guests}
-        new = {(job_id, row_id) for row_id, guests in now.items() for job_id in guests}
-        return sorted(old - new), sorted(new - old)
+        lost: list[tuple[int, int]] = []
+        won: list[tuple[int, int]] = []
+        for row_id, old in before.items():
+            new = now.get(row_id, {})
+            lost += zip(old.keys() - new.keys(), repeat(row_id))
+            won += zip(new.keys() - old.keys(), repeat(row_id))
+        lost.sort()
+        won.sort()
+        return lost, won
 
     def _fail(self, job_id: int, action: str, why: str) -> None:
         raise PolicyError(f"policy {self._policy_name!r} cannot {action} job {job_id} at "
@@ -570,8 +593,8 @@ class _Simulation:
         #: The jobs placed by a pass and perhaps not served yet; every matrix job not in it has
         #: started (emptied by a jump, :meth:`start_fresh`, and by a whole round served).
         self.fresh: list[int] = []
-        self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of the log's
-        self.guest_slots_mark = -1                   # length guest_slots_mark
+        self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of
+        self.guest_slots_mark = -1                   # Matrix._guests_changed == this
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -661,8 +684,6 @@ class _Simulation:
             # guests lost are logged before the pass's changes, guests won after them
             log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in lost]
             log.extend((self.now, GUEST, job, row) for job, row in won)
-        elif self.guest_slots_mark == mark:     # the same guests: their slots per round hold
-            self.guest_slots_mark = len(log)
         self.changed = False
         self.record_busy(self.now)
 
@@ -686,10 +707,12 @@ class _Simulation:
             return
         if self.resume_after is not None:
             rows = self.after_cut(rows)
+        submits = self.submits
         try:
             express_open = True           # this round has not served its express slot yet
             for index, row in enumerate(rows):
-                self.deliver()
+                if submits[self.next_job] <= self.now:
+                    self.deliver()
                 members = row.members()     # a job that ended has left its rows
                 if not members:
                     continue              # a row emptied mid-round is skipped
@@ -1064,10 +1087,9 @@ class _Simulation:
 
     def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
         """The jobs that are guests somewhere, by the slots a round gives each (its own
-        row's and one per guest place); kept until the matrix log grows (a pass that
-        changed guests, a job that left, an express slot), and across a pass that left
-        the guests as they were (:meth:`arrange`)."""
-        mark = len(self.matrix.log)
+        row's and one per guest place); kept while no row's guests change
+        (``Matrix._guests_changed``)."""
+        mark = self.matrix._guests_changed
         if self.guest_slots_mark != mark:
             places = list(chain.from_iterable(map(_GUESTS, rows)))
             by_slots: dict[int, list[int]] = {}
@@ -1129,7 +1151,8 @@ class _Simulation:
                 extra["outages"] = events.record(self)
         busy_time, busy = self.busy.arrays()
         slots_time, slots = self.slots.arrays()
-        log = np.array(self.matrix.log, dtype=np.int64).reshape(-1, 4)
+        log = np.fromiter(chain.from_iterable(self.matrix.log), dtype=np.int64,
+                          count=4 * len(self.matrix.log)).reshape(-1, 4)
         trace = TimeSharingTrace(
             slot=self.slot, context_switch=self.switch, service=service, placed=placed,
             columns=tuple(self.columns), slots_time=slots_time, slots_count=slots[:, 0].copy(),

@@ -139,7 +139,7 @@ def add_guests(matrix: Matrix) -> int:
     order the jobs hold in the matrix), each row chosen on its own
     (:func:`row_guests`) and its guests set to them.  Returns the number of guest places.
     """
-    candidates = [job for row in matrix.rows for job in by_lowest_processor(row.own)]
+    candidates = [(row.occupied, by_lowest_processor(row.own)) for row in matrix.rows]
     placed = 0
     out_of_service = ~matrix.usable
     for index, row in enumerate(matrix.rows):
@@ -149,24 +149,29 @@ def add_guests(matrix: Matrix) -> int:
     return placed
 
 
-def row_guests(candidates: list[tuple[int, int, int]], row: Row, out_of_service: int
-               ) -> list[int]:
+def row_guests(candidates: list[tuple[int, list[tuple[int, int, int]]]], row: Row,
+               out_of_service: int) -> list[int]:
     """The guests of one row: first fit of the ``candidates`` (every matrix job as
-    :func:`by_lowest_processor` gives them, rows in order), in their order, onto the
-    processors in service that neither the row's jobs nor the guests chosen before hold
-    (the row's present guests do not count: they are chosen again).  A row's choice
-    depends on no other row's."""
+    :func:`by_lowest_processor` gives them, rows in order, given as each row's processors
+    and its jobs), in their order, onto the processors in service that neither the row's
+    jobs nor the guests chosen before hold (the row's present guests do not count: they
+    are chosen again).  A row's choice depends on no other row's.
+
+    A job's processors are among its row's, so the jobs of a row none of whose processors
+    is still free here are passed over together (the row itself among them)."""
     taken = out_of_service | row.occupied
     chosen: list[int] = []
     if not ~taken:
         return chosen
-    own = row.own
-    for _, job_id, mask in candidates:
-        if not mask & taken and job_id not in own:
-            chosen.append(job_id)
-            taken |= mask
-            if not ~taken:
-                break
+    for occupied, jobs in candidates:
+        if not occupied & ~taken:
+            continue
+        for _, job_id, mask in jobs:
+            if not mask & taken:
+                chosen.append(job_id)
+                taken |= mask
+                if not ~taken:
+                    return chosen
     return chosen
 
 
@@ -228,7 +233,7 @@ class KeptGuests:
         out_of_service = ~self._usable
         kept = self._rows
         fresh: dict[int, tuple[int, list[int], dict[int, int]]] = {}
-        candidates: list[tuple[int, int, int]] | None = None
+        candidates: list[tuple[int, list[tuple[int, int, int]]]] | None = None
         placed = 0
         for index, row in enumerate(rows):
             taken = row.occupied
@@ -264,15 +269,16 @@ class KeptGuests:
                     mask = after[1]
                     bisect.insort(order[after[0]], (mask & -mask, job_id, mask))
 
-    def _candidates(self, rows: list[Row]) -> list[tuple[int, int, int]]:
-        """Every matrix job as :func:`by_lowest_processor` gives them, rows in order."""
+    def _candidates(self, rows: list[Row]) -> list[tuple[int, list[tuple[int, int, int]]]]:
+        """Every matrix job as :func:`by_lowest_processor` gives them, rows in order, as
+        :func:`row_guests` takes them (each row's processors and its jobs)."""
         order = self._order
-        candidates: list[tuple[int, int, int]] = []
+        candidates = []
         for row in rows:
             jobs = order.get(row.id)
             if jobs is None:
                 jobs = order[row.id] = by_lowest_processor(row.own)
-            candidates += jobs
+            candidates.append((row.occupied, jobs))
         return candidates
 
 

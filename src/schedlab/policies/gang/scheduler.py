@@ -36,7 +36,7 @@ PACKINGS = ("repack", "first-fit")
 BACKFILLS = ("first-fit", "reservation", "none")
 CLASSIFY_BY = ("estimate", "runtime")
 SHORT, MEDIUM, LONG = "short", "medium", "long"
-_NONE_LEFT = (0, 0, 0)          # a pass that left no job waiting (GangScheduler._left_behind)
+_NONE_LEFT = (0, 0, 0, 0)       # a pass that left no job waiting (GangScheduler._left_behind)
 
 
 @dataclass(frozen=True)
@@ -116,7 +116,7 @@ class GangScheduler(Policy, TimeSharingPolicy):
         #: job was placed, moved or left since, and every row holds what it held then.
         self._journal_seen = 0
         #: After the last pass: the waiting jobs it left, the id of the last of them and the
-        #: processors in service (:meth:`_first_new`).
+        #: widest jobs it could still place, any and long (:meth:`_first_new`).
         self._queue_left = _NONE_LEFT
 
     # -------------------------------------------------- time-sharing engine
@@ -125,14 +125,30 @@ class GangScheduler(Policy, TimeSharingPolicy):
         if self.packing == "repack":
             self._repack(matrix)
         long_mask = self._long_processors(matrix) if self.strategy >= 2 else 0
+        self._queue_left = self._serve_queue(matrix, waiting, long_mask, now) if waiting \
+            else _NONE_LEFT
+        self._journal_seen = len(matrix.journal)
+        if self.switchable:
+            self._guests.add(matrix)
+
+    def _serve_queue(self, matrix: Matrix, waiting: list[Job], long_mask: int, now: int
+                     ) -> tuple[int, int, int, int]:
+        """Place the waiting jobs that fit, in arrival order, under the backfill rule;
+        returns what :meth:`_first_new` reads at the next pass.  The widest spots are
+        found again after a placement only when a job still to look at or the jobs left
+        need them."""
         blocked = False                     # an earlier job waits: this one is backfilled
         placed = 0                          # jobs placed so far in this pass
         head: HeadReservation | None = None  # backfill="reservation": the first blocked job's
         room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+        stale = False                       # a job was placed since room was found
         long_of = self._long_of
         windows = matrix.windows_ahead      # announced maintenance: placed around
-        first = self._first_new(matrix, waiting)
+        first = self._first_new(waiting, room, long_room)
         for position, job in self._may_fit(waiting, room, long_room, first):
+            if stale:
+                room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+                stale = False
             spot = None                     # room >= long_room: a job wider than room waits
             is_long = job.width <= room and long_of.get(job.id, None)
             if is_long is None:
@@ -156,15 +172,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
                 long_mask |= spot[1]
                 self._long_placed[job.id] = spot[1]
                 self._long_mask |= spot[1]
-            room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+            stale = True
             if blocked or position > placed:
                 self._backfilled += 1
             placed += 1
-        self._journal_seen = len(matrix.journal)
         left = len(waiting) - placed
-        self._queue_left = self._left_behind(matrix, waiting, left) if left else _NONE_LEFT
-        if self.switchable:
-            self._guests.add(matrix)
+        if not left:
+            return _NONE_LEFT
+        if stale:
+            room, long_room = packing.largest_spots(matrix, self.slots, long_mask)
+        return self._left_behind(matrix, waiting, left, room, long_room)
 
     def _repack(self, matrix: Matrix) -> None:
         """Job re-packing, skipped when every row holds the processors it held at the end
@@ -193,30 +210,32 @@ class GangScheduler(Policy, TimeSharingPolicy):
                         and not (long_of[job.id] if job.id in long_of else is_long(job)))]
         return [(position, job) for position, job in jobs if job.width <= room]
 
-    def _first_new(self, matrix: Matrix, waiting: list[Job]) -> int:
-        """The queue position from which a first-fit pass must look: the jobs the last
-        pass left waiting found no spot in the matrix it left, so while no job was placed,
-        moved or left since (the journal), the processors in service are the same and no
-        window is ahead, they find none now and only the jobs that came since are looked
-        at.  The jobs it left are then the head of the queue, which ends with the last
-        of them at the same position."""
-        left, last, usable = self._queue_left
-        if (left and len(matrix.journal) == self._journal_seen and matrix.usable == usable
-                and not matrix.windows_ahead and len(waiting) >= left
+    def _first_new(self, waiting: list[Job], room: int, long_room: int) -> int:
+        """The queue position from which a first-fit pass must look.  Every job the last
+        pass left waiting is wider than the widest spot it left (``room``; a long job than
+        the widest outside the long jobs' processors, ``long_room``): a job no wider finds
+        a spot at once.  While the widest spots now are no wider (no job left since, or
+        those that left freed too little), the pass would pass over them all, and only the
+        jobs that came since are looked at.  The jobs it left are then the head of the
+        queue, which ends with the last of them at the same position."""
+        left, last, widest, widest_long = self._queue_left
+        if (left and room <= widest and long_room <= widest_long and len(waiting) >= left
                 and waiting[left - 1].id == last):
             return left
         return 0
 
     @staticmethod
-    def _left_behind(matrix: Matrix, waiting: list[Job], left: int) -> tuple[int, int, int]:
+    def _left_behind(matrix: Matrix, waiting: list[Job], left: int, room: int,
+                     long_room: int) -> tuple[int, int, int, int]:
         """What :meth:`_first_new` reads at the next pass: the ``left`` jobs this pass left
-        waiting (none counted when windows were ahead: it kept jobs off their processors),
-        the id of the last of them, the processors in service."""
+        waiting (none counted when windows were ahead: a job no wider than ``room`` may
+        then have found no spot clear of them), the id of the last of them, the widest
+        spots the pass left (any job, a long job)."""
         if matrix.windows_ahead:
             return _NONE_LEFT
         masks = matrix.masks
-        return left, next(job.id for job in reversed(waiting) if job.id not in masks), \
-            matrix.usable
+        return (left, next(job.id for job in reversed(waiting) if job.id not in masks), room,
+                long_room)
 
     def is_express(self, job: Job) -> bool:
         """Strategy 3: a short job runs in the next slot, sized to complete it (§5)."""
@@ -242,14 +261,16 @@ class GangScheduler(Policy, TimeSharingPolicy):
     def _long_processors(self, matrix: Matrix) -> int:
         """The processors holding a long job in any row (Strategy 2, §5): those of the long
         jobs this policy placed that are still in the matrix, gathered again only after
-        one of them left."""
-        if len(matrix.journal) == self._journal_seen:
+        one of them left (a job that left is in the journal since the last pass)."""
+        journal = matrix.journal
+        if len(journal) == self._journal_seen:
             return self._long_mask
-        placed = self._long_placed
-        ended = placed.keys() - matrix.masks.keys()
+        placed, masks = self._long_placed, matrix.masks
+        ended = [job_id for job_id in journal[self._journal_seen:]
+                 if job_id in placed and job_id not in masks]
         if ended:
             for job_id in ended:
-                del placed[job_id]
+                placed.pop(job_id, None)
             mask = 0
             for job_mask in placed.values():
                 mask |= job_mask
