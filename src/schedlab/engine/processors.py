@@ -72,8 +72,8 @@ class ProcessorMap:
         self._count = np.zeros(jobs, dtype=np.int64)
         self._since = np.zeros(jobs, dtype=np.int64)
         self._used = np.zeros((max(64, 3 * jobs), 5), dtype=np.int64)
-        #: The operations not applied yet (rows of four integers); emptied in place when
-        #: applied, so that a caller may keep its ``extend``.
+        #: The operations not applied yet (two integers each, the module's format); emptied
+        #: in place when applied, so that a caller may keep its bound ``append``.
         self.journal = array("q")
         #: Each position's width, which its takes in the journal take (the engine's jobs'
         #: widths, set once for the run; :meth:`take` sets it too).
@@ -83,12 +83,17 @@ class ProcessorMap:
 
     # ------------------------------------------------------------------ jobs
     def take(self, position: int, width: int, now: int) -> None:
-        """The job at ``position`` takes ``width`` free processors now, by the allocation."""
+        """The job at ``position`` takes ``width`` free processors now, by the allocation.
+
+        The engine's starts write the same two integers through ``journal.append``
+        (:attr:`Outages.note <schedlab.engine.outages.Outages.note>`), the widths set
+        once for the run: this is that entry for a caller with no widths set."""
         self.widths[position] = width
         self.journal.extend((position, now))
 
     def release_job(self, position: int, now: int) -> None:
-        """The job at ``position`` gives its processors back now."""
+        """The job at ``position`` gives its processors back now (the entry the engine's
+        ends write through ``journal.append``)."""
         self.journal.extend((~position, now))
 
     def flush(self) -> None:
