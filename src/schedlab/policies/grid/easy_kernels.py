@@ -117,23 +117,31 @@ def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
 @njit(cache=True)
 def easy_pass(now: int, width: int, exclusive: bool, candidates: np.ndarray,
               extra: np.ndarray, free_cpus: np.ndarray, cpus: np.ndarray,
-              running: np.ndarray, machines: np.ndarray, widths: np.ndarray,
-              ends: np.ndarray, needs: np.ndarray, licences: np.ndarray,
+              running_mask: np.ndarray, machine_of: np.ndarray, widths_of: np.ndarray,
+              expected_end_of: np.ndarray, needs: np.ndarray, licences: np.ndarray,
               feature: np.ndarray, free_copies: np.ndarray, copies: np.ndarray,
-              later: np.ndarray, later_widths: np.ndarray, work: np.ndarray,
-              eligible: np.ndarray, by_power: np.ndarray, rating: np.ndarray,
+              later: np.ndarray, work_of: np.ndarray, eligible: np.ndarray,
+              by_power: np.ndarray, rating: np.ndarray,
               jobs_on: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The rest of an EASY pass once its head cannot start, in one call: the head's
-    :func:`reservation` (its arguments first), then the :func:`admissions` of the jobs
-    ``later`` behind it (``later_widths``, ``work``, ``eligible``, ``by_power``,
+    :func:`reservation` (its arguments first, the running jobs given as the run's columns:
+    ``running_mask``, ``machine_of``, ``widths_of``, ``expected_end_of``, by workload
+    position, as :meth:`~schedlab.engine.grid.GridContext.running_columns` reads them),
+    then the :func:`admissions` of the jobs at workload positions ``later`` behind it
+    (their widths and ``work_of`` estimates read here; ``eligible``, ``by_power``,
     ``rating``, ``jobs_on`` as there).  Returns ``[machine, start, spare CPUs]`` as the
     starts leave them, the spare copies and the tracked licences, and the machine each
     job of ``later`` starts on (-1: none)."""
+    running = np.flatnonzero(running_mask)
+    machines = machine_of[running]
+    widths = widths_of[running]
+    ends = np.maximum(expected_end_of[running], now + 1)
     found, spare, tracked = reservation(now, width, exclusive, candidates, extra, free_cpus,
                                          cpus, running, machines, widths, ends, needs,
                                          licences, feature, free_copies, copies)
     machine = candidates[found[0]]
-    chosen, spare_cpus = _admissions(now, exclusive, later, later_widths, work, eligible,
+    chosen, spare_cpus = _admissions(now, exclusive, later, widths_of[later],
+                                     work_of[later], eligible,
                                      needs, by_power, rating, free_cpus, jobs_on,
                                      free_copies, feature, machine, found[1], found[2],
                                      spare, tracked)

@@ -429,17 +429,15 @@ def reserve_and_fit(ctx: GridContext, queue: Sequence[GridTask], position: int, 
     from schedlab.policies.grid.easy_kernels import easy_pass
 
     platform, columns, head = ctx.platform, ctx.columns, queue[position]
-    running, machines, widths, ends = ctx.running_columns()
     candidates = ctx.candidates(head)
     extra = ctx.durations(head, candidates) if by == "end" else \
         np.zeros(len(candidates), dtype=np.int64)
     behind = at[position + 1:].copy()        # writable, as every caller's: one signature
     found, spare, tracked, chosen = easy_pass(
         ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus, platform.cpus,
-        running, machines, widths, ends, columns.needs, np.array(head.licences, dtype=np.int64),
+        *ctx.running_by_position(), columns.needs, np.array(head.licences, dtype=np.int64),
         platform.feature, ctx.free_copies, platform.copies[ctx.cluster], behind,
-        columns.width.take(behind), columns.estimate_work.take(behind), columns.eligible,
-        ctx.by_power, platform.rating, ctx.jobs_on)
+        columns.estimate_work, columns.eligible, ctx.by_power, platform.rating, ctx.jobs_on)
     machine, start, spare_cpus = found.tolist()
     _start_chosen(ctx, queue, range(position + 1, len(queue)), chosen)
     return Reservation(machine, start, spare_cpus, spare, tracked)
