@@ -9,6 +9,11 @@ needs free in the cluster), the machine minimising the start (or the end), and
 what is still spare at that time.  It serves runs without failures or
 maintenance windows; :func:`~.local.reserve` keeps the numpy reading for those,
 and tests/grid/test_easy_arrays.py compares both with the job-by-job loops.
+:func:`admissions` tries the jobs behind the head; :func:`easy_pass` does both
+in one call from Python, the running jobs read from the run's columns, so a
+pass after an end pays one call's fixed cost.  Kernels call the plain
+:func:`reservation` and :func:`_admissions`, so that each kernel Python calls
+keeps one signature (:func:`schedlab.compiled.exportable`).
 
 ``cache=True`` keeps the machine code on disk and ``schedlab precompile``
 compiles it ahead (one BF_FCFS run of each allocation).
