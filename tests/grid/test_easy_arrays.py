@@ -74,7 +74,8 @@ def loop_reserve(ctx, head, by):
     spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1
                     - sum(1 for t in holding if l in t.licences and not feature[l, t.machine])
                     for l in head.licences if not feature[l, machine]}
-    return Reservation(machine, start, spare_cpus, spare_copies)
+    return Reservation.of_copies(machine, start, spare_cpus, spare_copies,
+                                 len(ctx.platform.licence_names))
 
 
 def loop_admitting(reservation, ctx, task, room):
@@ -91,20 +92,19 @@ def loop_admitting(reservation, ctx, task, room):
             cpus = task.width
             if cpus > reservation.spare_cpus:
                 continue
-        held = [l for l in task.licences
-                if l in reservation.spare_copies and not feature[l, k]]
-        if any(reservation.spare_copies[l] < 1 for l in held):
+        held = [l for l in task.licences if reservation.tracked[l] and not feature[l, k]]
+        if any(reservation.spare[l] < 1 for l in held):
             continue
         reservation.spare_cpus -= cpus
         for l in held:
-            reservation.spare_copies[l] -= 1
+            reservation.spare[l] -= 1
         return k
     return None
 
 
 def same(a, b):
-    return (a.machine, a.start, a.spare_cpus, a.spare_copies) == \
-        (b.machine, b.start, b.spare_cpus, b.spare_copies)
+    return (a.machine, a.start, a.spare_cpus, a.spare.tolist(), a.tracked.tolist()) == \
+        (b.machine, b.start, b.spare_cpus, b.spare.tolist(), b.tracked.tolist())
 
 
 class CheckedEasy(BackfillingFCFS):

@@ -339,6 +339,14 @@ class GridContext:
         return (at, engine.machine_of[at], engine.columns.width[at],
                 np.maximum(engine.expected_end_of[at], self.now + 1))
 
+    def running_by_position(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What :meth:`running_columns` reads, for a compiled pass to read it there: whether
+        each task of the run is running, and every task's machine, width and expected end
+        (meaningful for the running ones), by workload position."""
+        engine = self._engine
+        return (self._running_mask, engine.machine_of, engine.columns.width,
+                engine.expected_end_of)
+
     @property
     def tasks(self) -> Sequence[GridTask]:
         """Every task of the run, by workload position (:attr:`GridTask.index`)."""

@@ -9,6 +9,11 @@ needs free in the cluster), the machine minimising the start (or the end), and
 what is still spare at that time.  It serves runs without failures or
 maintenance windows; :func:`~.local.reserve` keeps the numpy reading for those,
 and tests/grid/test_easy_arrays.py compares both with the job-by-job loops.
+:func:`admissions` tries the jobs behind the head; :func:`easy_pass` does both
+in one call from Python, the running jobs read from the run's columns, so a
+pass after an end pays one call's fixed cost.  Kernels call the plain
+:func:`reservation` and :func:`_admissions`, so that each kernel Python calls
+keeps one signature (:func:`schedlab.compiled.exportable`).
 
 ``cache=True`` keeps the machine code on disk and ``schedlab precompile``
 compiles it ahead (one BF_FCFS run of each allocation).
@@ -26,8 +31,10 @@ def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
                 extra: np.ndarray, free_cpus: np.ndarray, cpus: np.ndarray,
                 running: np.ndarray, machines: np.ndarray, widths: np.ndarray,
                 ends: np.ndarray, needs: np.ndarray, licences: np.ndarray,
-                feature: np.ndarray, free_copies: np.ndarray) -> np.ndarray:
-    """The head's reservation: ``[best, start, spare CPUs, held_0, held_1, ...]``.
+                feature: np.ndarray, free_copies: np.ndarray, copies: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The head's reservation: ``[best, start, spare CPUs]``, and per licence of the
+    platform the copies spare at the start and whether the reservation tracks them.
 
     ``best`` indexes ``candidates`` (the head's eligible machines, fastest
     first): the first whose start plus ``extra`` (zeros to minimise the start,
@@ -40,8 +47,9 @@ def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
     no copy is free (``free_copies``; ``needs`` and ``feature`` as
     :class:`~schedlab.engine.grid.TaskColumns` and the platform hold them).
     ``spare CPUs``: CPUs of the chosen machine not held past the start, less
-    the head's; ``held_i``: running jobs holding a floating copy of
-    ``licences[i]`` past the start.
+    the head's.  Tracked: the head's licences it floats on the chosen machine;
+    the spare of each is the cluster's ``copies`` less the head's and those of
+    the running jobs holding a floating copy past the start (untracked: 0).
     """
     n_running, n_licences = len(ends), len(licences)
     # floats[j, i]: running job j holds a floating copy of licences[i]
@@ -91,18 +99,59 @@ def reservation(now: int, width: int, exclusive: bool, candidates: np.ndarray,
         if best < 0 or key < best_key:
             best, best_key, best_start = c, key, start
     machine = candidates[best]
-    out = np.zeros(3 + n_licences, dtype=np.int64)
+    out = np.zeros(3, dtype=np.int64)
     out[0], out[1] = best, best_start
-    spare = cpus[machine] - width
+    spare_cpus = cpus[machine] - width
+    spare = np.zeros(feature.shape[0], dtype=np.int64)
+    tracked = np.zeros(feature.shape[0], dtype=np.bool_)
+    for i in range(n_licences):
+        if not feature[licences[i], machine]:
+            tracked[licences[i]] = True
+            spare[licences[i]] = copies[licences[i]] - 1
     for j in range(n_running):
         if ends[j] > best_start:
             if machines[j] == machine:
-                spare -= widths[j]
+                spare_cpus -= widths[j]
             for i in range(n_licences):
-                if floats[j, i]:
-                    out[3 + i] += 1
-    out[2] = spare
-    return out
+                if floats[j, i] and tracked[licences[i]]:
+                    spare[licences[i]] -= 1
+    out[2] = spare_cpus
+    return out, spare, tracked
+
+
+@njit(cache=True)
+def easy_pass(now: int, width: int, exclusive: bool, candidates: np.ndarray,
+              extra: np.ndarray, free_cpus: np.ndarray, cpus: np.ndarray,
+              running_mask: np.ndarray, machine_of: np.ndarray, widths_of: np.ndarray,
+              expected_end_of: np.ndarray, needs: np.ndarray, licences: np.ndarray,
+              feature: np.ndarray, free_copies: np.ndarray, copies: np.ndarray,
+              later: np.ndarray, work_of: np.ndarray, eligible: np.ndarray,
+              by_power: np.ndarray, rating: np.ndarray,
+              jobs_on: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rest of an EASY pass once its head cannot start, in one call: the head's
+    :func:`reservation` (its arguments first, the running jobs given as the run's columns:
+    ``running_mask``, ``machine_of``, ``widths_of``, ``expected_end_of``, by workload
+    position, as :meth:`~schedlab.engine.grid.GridContext.running_columns` reads them),
+    then the :func:`admissions` of the jobs at workload positions ``later`` behind it
+    (their widths and ``work_of`` estimates read here; ``eligible``, ``by_power``,
+    ``rating``, ``jobs_on`` as there).  Returns ``[machine, start, spare CPUs]`` as the
+    starts leave them, the spare copies and the tracked licences, and the machine each
+    job of ``later`` starts on (-1: none)."""
+    running = np.flatnonzero(running_mask)
+    machines = machine_of[running]
+    widths = widths_of[running]
+    ends = np.maximum(expected_end_of[running], now + 1)
+    found, spare, tracked = reservation(now, width, exclusive, candidates, extra, free_cpus,
+                                         cpus, running, machines, widths, ends, needs,
+                                         licences, feature, free_copies, copies)
+    machine = candidates[found[0]]
+    chosen, spare_cpus = _admissions(now, exclusive, later, widths_of[later],
+                                     work_of[later], eligible,
+                                     needs, by_power, rating, free_cpus, jobs_on,
+                                     free_copies, feature, machine, found[1], found[2],
+                                     spare, tracked)
+    found[0], found[2] = machine, spare_cpus
+    return found, spare, tracked, chosen
 
 
 @njit(cache=True)
@@ -112,6 +161,20 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
                reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
                tracked: np.ndarray) -> tuple[np.ndarray, int]:
+    """:func:`_admissions` called from Python (kernels call that one, so that this one
+    keeps the single signature of Python's calls: :func:`schedlab.compiled.exportable`)."""
+    return _admissions(now, exclusive, later, widths, work, eligible, needs, by_power, rating,
+                       free_cpus, jobs_on, free_copies, feature, reserved, shadow, spare_cpus,
+                       spare, tracked)
+
+
+@njit(cache=True)
+def _admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
+                work: np.ndarray, eligible: np.ndarray, needs: np.ndarray,
+                by_power: np.ndarray, rating: np.ndarray, free_cpus: np.ndarray,
+                jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
+                reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
+                tracked: np.ndarray) -> tuple[np.ndarray, int]:
     """The machine each job of ``later`` (workload positions, in queue order) starts on
     behind a reservation, -1 for none: the first of ``by_power`` it is ``eligible`` for
     with its ``widths`` CPUs free (exclusive: idle) and a free copy of each floating

@@ -79,16 +79,30 @@ class InOrder(Sequence["GridTask"]):
 class Reservation:
     """The head job's reservation: machine, start time (shadow time), and what is still
     free for other jobs at that time -- CPUs on the machine and copies of the head's
-    floating licences in the cluster."""
+    floating licences in the cluster: ``spare[l]`` for each licence ``l`` that
+    ``tracked[l]`` (arrays over the platform's licences, as the compiled pass reads and
+    leaves them: :func:`.easy_kernels.admissions`)."""
 
-    __slots__ = ("machine", "spare_copies", "spare_cpus", "start")
+    __slots__ = ("machine", "spare", "spare_cpus", "start", "tracked")
 
-    def __init__(self, machine: int, start: int, spare_cpus: int,
-                 spare_copies: dict[int, int]) -> None:
+    def __init__(self, machine: int, start: int, spare_cpus: int, spare: np.ndarray,
+                 tracked: np.ndarray) -> None:
         self.machine = machine
         self.start = start
         self.spare_cpus = spare_cpus
-        self.spare_copies = spare_copies
+        self.spare = spare
+        self.tracked = tracked
+
+    @classmethod
+    def of_copies(cls, machine: int, start: int, spare_cpus: int,
+                  spare_copies: dict[int, int], licences: int) -> Reservation:
+        """The reservation whose spare copies are ``spare_copies`` (licence: copies, the
+        tracked licences), on a platform of ``licences`` licences."""
+        spare = np.zeros(licences, dtype=np.int64)
+        tracked = np.zeros(licences, dtype=bool)
+        for l, copies in spare_copies.items():
+            tracked[l], spare[l] = True, copies
+        return cls(machine, start, spare_cpus, spare, tracked)
 
     def first_admitting(self, ctx: GridContext, task: GridTask, room: np.ndarray) -> int | None:
         """The first machine of ``room`` (machines where ``task`` can start now, in the
@@ -105,7 +119,8 @@ class Reservation:
         cpus_spare = not ctx.exclusive and task.width <= self.spare_cpus
         holds_past = ~on_reserved if not cpus_spare else np.ones(len(room), dtype=bool)
         feature = ctx.platform.feature
-        lacking = [l for l in task.licences if self.spare_copies.get(l, 1) < 1]
+        spare, tracked = self.spare, self.tracked
+        lacking = [l for l in task.licences if tracked[l] and spare[l] < 1]
         if lacking:
             holds_past &= feature[lacking][:, room].all(axis=0)
         admitted |= holds_past
@@ -117,8 +132,8 @@ class Reservation:
             if machine == self.machine:
                 self.spare_cpus -= task.width
             for l in task.licences:
-                if l in self.spare_copies and not feature[l, machine]:
-                    self.spare_copies[l] -= 1
+                if tracked[l] and not feature[l, machine]:
+                    spare[l] -= 1
         return machine
 
 
@@ -207,13 +222,13 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     drained machine); then, if the head would run into a window known to take
     ``m`` (:attr:`GridContext.windows_ahead`), the end of that window
     (:meth:`GridContext.clear_start`).  Computed over arrays of the running
-    jobs: in one compiled call (:func:`.easy_kernels.reservation`) while every
+    jobs: in one compiled call (:func:`reserve_and_fit`, no job behind) while every
     machine is in service and no window is announced, else with numpy.
     """
+    if not ctx.windows_ahead and not len(ctx.out_of_service):
+        return reserve_and_fit(ctx, [head], 0, by, np.array([head.index]))
     now = ctx.now
     running, machines, widths, ends = ctx.running_columns()
-    if not ctx.windows_ahead and not len(ctx.out_of_service):
-        return _compiled_reserve(ctx, head, by, running, machines, widths, ends)
     feature = ctx.platform.feature
     licences = list(head.licences)
     # floats[j, i]: running job j holds a floating copy of the head's licence licences[i]
@@ -243,29 +258,8 @@ def reserve(ctx: GridContext, head: GridTask, by: str = "start") -> Reservation:
     held = floats[holding].sum(axis=0)
     spare_copies = {l: int(ctx.platform.copies[ctx.cluster, l]) - 1 - int(held[i])
                     for i, l in enumerate(licences) if not feature[l, machine]}
-    return Reservation(machine, when, spare_cpus, spare_copies)
-
-
-def _compiled_reserve(ctx: GridContext, head: GridTask, by: str, running: np.ndarray,
-                      machines: np.ndarray, widths: np.ndarray, ends: np.ndarray) -> Reservation:
-    """:func:`reserve` on a cluster with every machine in service and no window announced,
-    by :func:`.easy_kernels.reservation`."""
-    from schedlab.policies.grid.easy_kernels import reservation
-
-    platform = ctx.platform
-    candidates = ctx.candidates(head)
-    extra = ctx.durations(head, candidates) if by == "end" else \
-        np.zeros(len(candidates), dtype=np.int64)
-    licences = np.array(head.licences, dtype=np.int64)
-    found = reservation(ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus,
-                        platform.cpus, running, machines, widths, ends, ctx.columns.needs,
-                        licences, platform.feature, ctx.free_copies).tolist()
-    machine = int(candidates[found[0]])
-    feature = platform.feature
-    copies = platform.copies[ctx.cluster]
-    spare_copies = {l: int(copies[l]) - 1 - found[3 + i]
-                    for i, l in enumerate(head.licences) if not feature[l, machine]}
-    return Reservation(machine, found[1], found[2], spare_copies)
+    return Reservation.of_copies(machine, when, spare_cpus, spare_copies,
+                                 len(ctx.platform.licence_names))
 
 
 def cpus_free_at(ctx: GridContext, width: int, candidates: np.ndarray, machines: np.ndarray,
@@ -411,17 +405,50 @@ def backfill(ctx: GridContext, queue: Sequence[GridTask], by: str = "start",
         ctx.start(task, machine)
     else:
         return None
-    head, reservation = queue[position], reserve(ctx, queue[position], by)
+    head = queue[position]
     if may is None:
-        later = np.arange(position + 1, len(queue))
-        first_fits(ctx, queue, later, at[later], reservation)
-        return Kept(head, reservation)
+        return Kept(head, reserve_and_fit(ctx, queue, position, by, at))
+    reservation = reserve(ctx, head, by)
     for task in compress(queue[position + 1:], may[position + 1:]):
         room = _clear_room(ctx, task) if ahead else ctx.machines_with_room(task)
         machine = reservation.first_admitting(ctx, task, room)
         if machine is not None:
             ctx.start(task, machine)
     return Kept(head, reservation)
+
+
+def reserve_and_fit(ctx: GridContext, queue: Sequence[GridTask], position: int, by: str,
+                    at: np.ndarray) -> Reservation:
+    """:func:`reserve` for the head ``queue[position]`` (``by`` as there), then
+    :func:`first_fits` of the jobs behind it (``at``: the queue's workload positions), in
+    one compiled call (:func:`.easy_kernels.easy_pass`); returns the reservation as the
+    starts leave it: one call's fixed cost, and no Python between the two.  For a
+    cluster with every machine in service and no window announced; with jobs behind the
+    head, for a pass whose times are eq. 3.9's (:meth:`GridContext.times_from_columns`,
+    which rules out failures).  :func:`reserve` calls it with the head alone."""
+    from schedlab.policies.grid.easy_kernels import easy_pass
+
+    platform, columns, head = ctx.platform, ctx.columns, queue[position]
+    candidates = ctx.candidates(head)
+    extra = ctx.durations(head, candidates) if by == "end" else \
+        np.zeros(len(candidates), dtype=np.int64)
+    behind = at[position + 1:].copy()        # writable, as every caller's: one signature
+    found, spare, tracked, chosen = easy_pass(
+        ctx.now, head.width, ctx.exclusive, candidates, extra, ctx.free_cpus, platform.cpus,
+        *ctx.running_by_position(), columns.needs, np.array(head.licences, dtype=np.int64),
+        platform.feature, ctx.free_copies, platform.copies[ctx.cluster], behind,
+        columns.estimate_work, columns.eligible, ctx.by_power, platform.rating, ctx.jobs_on)
+    machine, start, spare_cpus = found.tolist()
+    _start_chosen(ctx, queue, range(position + 1, len(queue)), chosen)
+    return Reservation(machine, start, spare_cpus, spare, tracked)
+
+
+def _start_chosen(ctx: GridContext, queue: Sequence[GridTask],
+                  later: Sequence[int] | np.ndarray, chosen: np.ndarray) -> None:
+    """Start each job ``queue[later[q]]`` on machine ``chosen[q]`` where that is not -1, in
+    order: the starts a compiled admission chose."""
+    for q in (chosen >= 0).nonzero()[0].tolist():
+        ctx.start(queue[int(later[q])], int(chosen[q]))
 
 
 def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, at: np.ndarray,
@@ -445,10 +472,7 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
     else:
         machine, shadow, spare_cpus = reservation.machine, reservation.start, \
             reservation.spare_cpus
-        tracked = np.zeros(len(platform.licence_names), dtype=bool)
-        spare = np.zeros(len(platform.licence_names), dtype=np.int64)
-        for l, copies in reservation.spare_copies.items():
-            tracked[l], spare[l] = True, copies
+        spare, tracked = reservation.spare, reservation.tracked
     chosen, spare_cpus = admissions(
         ctx.now, ctx.exclusive, at, columns.width.take(at), columns.estimate_work.take(at),
         columns.eligible, columns.needs, ctx.by_power, platform.rating, ctx.free_cpus,
@@ -456,10 +480,7 @@ def first_fits(ctx: GridContext, queue: Sequence[GridTask], later: np.ndarray, a
         tracked)
     if reservation is not None:
         reservation.spare_cpus = spare_cpus
-        for l in reservation.spare_copies:
-            reservation.spare_copies[l] = int(spare[l])
-    for q in (chosen >= 0).nonzero()[0].tolist():
-        ctx.start(queue[int(later[q])], int(chosen[q]))
+    _start_chosen(ctx, queue, later, chosen)
 
 
 @cache
