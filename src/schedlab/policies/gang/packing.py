@@ -246,7 +246,8 @@ class KeptGuests:
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
-                matrix.set_guests(chosen, index)
+                if entry is None or chosen != entry[1] or row.guests is not entry[2]:
+                    matrix.set_guests(chosen, index)    # else the row holds them still
                 entry = (taken, chosen, row.guests)
             elif row.guests is not entry[2]:
                 matrix.set_guests(entry[1], index)
