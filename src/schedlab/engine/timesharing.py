@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import time as wallclock
 import weakref
-from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, repeat
 from operator import attrgetter, sub
@@ -665,9 +664,11 @@ class _Simulation:
             self.events.fill(self)          # windows take the columns jobs have left
             matrix._guests_in_service()
         self.policy.arrange(matrix, list(self.waiting.values()), self.now)
+        placed = False
         for _, kind, job_id, _ in log[mark:]:
             if kind != PLACE or self.waiting.pop(job_id, None) is None:
                 continue
+            placed = True
             i = self.index[job_id]
             self.placed[i] = self.now
             self.columns[i] = column_ranges(matrix.mask_of(job_id))
@@ -685,7 +686,8 @@ class _Simulation:
             log[mark:mark] = [(self.now, UNGUEST, job, row) for job, row in lost]
             log.extend((self.now, GUEST, job, row) for job, row in won)
         self.changed = False
-        self.record_busy(self.now)
+        if placed or self.events is not None:
+            self.record_busy(self.now)      # moves keep processors; ends record themselves
 
     def serve_round(self, rows: list[Row]) -> None:
         """Serve one round slot by slot (Zhou et al. 2003, §5, Strategy 3; rule 4 of
@@ -1065,8 +1067,8 @@ class _Simulation:
         served = rounds * slot
         self.lag += served
         for count, job_ids in guests.items():
-            remaining.update(zip(job_ids, list(map(sub, map(remaining.__getitem__, job_ids),
-                                                   repeat((count - 1) * served)))))
+            remaining.update(zip(job_ids, map(sub, map(remaining.__getitem__, job_ids),
+                                              repeat((count - 1) * served))))
         if self.events is not None:           # events read the remaining service
             self.settle()
         self.now += rounds * duration
@@ -1097,11 +1099,14 @@ class _Simulation:
                 if places:
                     by_slots[2] = places
             else:
-                for job_id, count in Counter(places).items():
-                    if count + 1 in by_slots:
-                        by_slots[count + 1].append(job_id)
+                slots: dict[int, int] = {}
+                for job_id in places:
+                    slots[job_id] = slots.get(job_id, 1) + 1
+                for job_id, count in slots.items():
+                    if count in by_slots:
+                        by_slots[count].append(job_id)
                     else:
-                        by_slots[count + 1] = [job_id]
+                        by_slots[count] = [job_id]
             self.guest_slots, self.guest_slots_mark = by_slots, mark
         return self.guest_slots
 
@@ -1109,16 +1114,15 @@ class _Simulation:
         """The jobs the last pass placed and no slot has served yet start in the first slot
         of the coming round that serves them (row ``r``'s slot serves from
         ``now + r * step + overhead``)."""
-        start, index = self.start, self.index
-        pending = {job_id for job_id in self.fresh
-                   if job_id in self.remaining and start[index[job_id]] < 0}
+        start, index, remaining = self.start, self.index, self.remaining
+        for job_id in self.fresh:
+            i = index[job_id]
+            if start[i] < 0 and job_id in remaining:
+                for r, row in enumerate(rows):
+                    if job_id in row.own or job_id in row.guests:
+                        start[i] = self.now + r * step + overhead
+                        break
         self.fresh = []
-        for r, row in enumerate(rows):
-            if not pending:
-                break
-            for job_id in [j for j in pending if j in row.own or j in row.guests]:
-                start[index[job_id]] = self.now + r * step + overhead
-                pending.discard(job_id)
 
     # ---------------------------------------------------------- recording
     def record_busy(self, t: int) -> None:

@@ -37,8 +37,11 @@ def repack(matrix: Matrix) -> int:
     rows = matrix.rows
     for index in range(1, len(rows)):
         row = rows[index]
-        masks = list(row.own.values())
-        if all(all(map(rows[target].occupied.__and__, masks)) for target in range(index)):
+        masks = row.own.values()
+        for target in range(index):
+            if 0 in map(rows[target].occupied.__and__, masks):
+                break                       # a job of the row fits in an earlier one
+        else:
             continue
         for _, job_id, mask in by_lowest_processor(row.own):
             for target in range(index):
@@ -175,15 +178,14 @@ def row_guests(candidates: list[tuple[int, list[tuple[int, int, int]]]], row: Ro
     return chosen
 
 
-def _touched(entry: tuple[int, list[int], dict[int, int]], changed: dict[int, tuple[int, int] | None]
-             ) -> bool:
-    """Whether the jobs that came, left or moved (and where they are now) may change a
-    row's last choice of guests (:class:`KeptGuests`)."""
+def _touched(entry: tuple[int, list[int], dict[int, int]], changed: dict[int, tuple[int, int] | None],
+             masks_now: list[int]) -> bool:
+    """Whether the jobs that came, left or moved (and where they are now; ``masks_now``
+    the processors of those still in the matrix) may change a row's last choice of
+    guests (:class:`KeptGuests`): one of them is now on processors all free of the row's
+    own, or it was one of the guests chosen."""
     taken, chosen, _ = entry
-    for job_id, place in changed.items():
-        if (place is not None and not place[1] & taken) or job_id in chosen:
-            return True
-    return False
+    return 0 in map(taken.__and__, masks_now) or not changed.keys().isdisjoint(chosen)
 
 
 class KeptGuests:
@@ -230,6 +232,7 @@ class KeptGuests:
         if len(rows) < 2:                   # the only candidates are the row's own jobs
             self._rows = {}
             return 0
+        masks_now = [place[1] for place in changed.values() if place is not None]
         out_of_service = ~self._usable
         kept = self._rows
         fresh: dict[int, tuple[int, list[int], dict[int, int]]] = {}
@@ -238,11 +241,13 @@ class KeptGuests:
         for index, row in enumerate(rows):
             taken = row.occupied
             entry = kept.get(row.id)
-            if entry is None or entry[0] != taken or (changed and _touched(entry, changed)):
+            if (entry is None or entry[0] != taken
+                    or (changed and _touched(entry, changed, masks_now))):
                 if candidates is None:
                     candidates = self._candidates(rows)
                 chosen = row_guests(candidates, row, out_of_service)
-                matrix.set_guests(chosen, index)
+                if entry is None or chosen != entry[1] or row.guests is not entry[2]:
+                    matrix.set_guests(chosen, index)    # else the row holds them still
                 entry = (taken, chosen, row.guests)
             elif row.guests is not entry[2]:
                 matrix.set_guests(entry[1], index)
