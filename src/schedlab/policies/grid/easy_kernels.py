@@ -11,9 +11,9 @@ maintenance windows; :func:`~.local.reserve` keeps the numpy reading for those,
 and tests/grid/test_easy_arrays.py compares both with the job-by-job loops.
 :func:`admissions` tries the jobs behind the head; :func:`easy_pass` does both
 in one call from Python, the running jobs read from the run's columns, so a
-pass after an end pays one call's fixed cost.  Kernels call the plain
-:func:`reservation` and :func:`_admissions`, so that each kernel Python calls
-keeps one signature (:func:`schedlab.compiled.exportable`).
+pass after an end pays one call's fixed cost; it calls :func:`admissions` with
+the argument types Python's calls give it, so that kernel keeps one signature
+(:func:`schedlab.compiled.exportable`).
 
 ``cache=True`` keeps the machine code on disk and ``schedlab precompile``
 compiles it ahead (one BF_FCFS run of each allocation).
@@ -145,7 +145,7 @@ def easy_pass(now: int, width: int, exclusive: bool, candidates: np.ndarray,
                                          cpus, running, machines, widths, ends, needs,
                                          licences, feature, free_copies, copies)
     machine = candidates[found[0]]
-    chosen, spare_cpus = _admissions(now, exclusive, later, widths_of[later],
+    chosen, spare_cpus = admissions(now, exclusive, later, widths_of[later],
                                      work_of[later], eligible,
                                      needs, by_power, rating, free_cpus, jobs_on,
                                      free_copies, feature, machine, found[1], found[2],
@@ -161,20 +161,6 @@ def admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
                jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
                reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
                tracked: np.ndarray) -> tuple[np.ndarray, int]:
-    """:func:`_admissions` called from Python (kernels call that one, so that this one
-    keeps the single signature of Python's calls: :func:`schedlab.compiled.exportable`)."""
-    return _admissions(now, exclusive, later, widths, work, eligible, needs, by_power, rating,
-                       free_cpus, jobs_on, free_copies, feature, reserved, shadow, spare_cpus,
-                       spare, tracked)
-
-
-@njit(cache=True)
-def _admissions(now: int, exclusive: bool, later: np.ndarray, widths: np.ndarray,
-                work: np.ndarray, eligible: np.ndarray, needs: np.ndarray,
-                by_power: np.ndarray, rating: np.ndarray, free_cpus: np.ndarray,
-                jobs_on: np.ndarray, free_copies: np.ndarray, feature: np.ndarray,
-                reserved: int, shadow: int, spare_cpus: int, spare: np.ndarray,
-                tracked: np.ndarray) -> tuple[np.ndarray, int]:
     """The machine each job of ``later`` (workload positions, in queue order) starts on
     behind a reservation, -1 for none: the first of ``by_power`` it is ``eligible`` for
     with its ``widths`` CPUs free (exclusive: idle) and a free copy of each floating
