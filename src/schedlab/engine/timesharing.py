@@ -173,7 +173,7 @@ class Matrix:
         #: Counts the changes of any row's guests (a row's guests given anew, a guest that
         #: left, a row dropped with its guests): the engine's grouping of the guests by
         #: their slots per round holds while it stays the same.
-        self._guests_changed = 0
+        self.guests_changed = 0
         #: Whether a row may have lost its last job of its own (:meth:`_drop_empty_rows`).
         self._emptied = False
 
@@ -333,7 +333,7 @@ class Matrix:
         """Give ``row`` the guests ``guests`` (a new dict; ``mask`` their processors, if
         known), keeping its guests from before the pass for :meth:`_guest_changes`."""
         self._guests_before.setdefault(row.id, row.guests)
-        self._guests_changed += 1
+        self.guests_changed += 1
         row.guests = guests
         if mask is None:
             mask = 0
@@ -355,7 +355,7 @@ class Matrix:
             if job_id in other.guests:
                 del other.guests[job_id]
                 other.guest_mask ^= mask
-                self._guests_changed += 1
+                self.guests_changed += 1
         self.log.append((self.now, LEAVE, job_id, row.id))
         self.journal.append(job_id)
 
@@ -380,7 +380,7 @@ class Matrix:
             for row in self.rows:
                 if not row.own and row.guests:
                     self._guests_before.setdefault(row.id, row.guests)
-                    self._guests_changed += 1
+                    self.guests_changed += 1
             self.rows = [row for row in self.rows if row.own]
 
     def _guest_changes(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
@@ -593,7 +593,7 @@ class _Simulation:
         #: started (emptied by a jump, :meth:`start_fresh`, and by a whole round served).
         self.fresh: list[int] = []
         self.guest_slots: dict[int, list[int]] = {}  # :meth:`guests_by_slots`, as of
-        self.guest_slots_mark = -1                   # Matrix._guests_changed == this
+        self.guest_slots_mark = -1                   # Matrix.guests_changed == this
 
     def take_events(self, failures: FailureSpec | None, windows: tuple[Window, ...]) -> None:
         """Run with failures, windows and cancellations: jobs enter as the fate runs them
@@ -1090,8 +1090,8 @@ class _Simulation:
     def guests_by_slots(self, rows: list[Row]) -> dict[int, list[int]]:
         """The jobs that are guests somewhere, by the slots a round gives each (its own
         row's and one per guest place); kept while no row's guests change
-        (``Matrix._guests_changed``)."""
-        mark = self.matrix._guests_changed
+        (``Matrix.guests_changed``)."""
+        mark = self.matrix.guests_changed
         if self.guest_slots_mark != mark:
             places = list(chain.from_iterable(map(_GUESTS, rows)))
             by_slots: dict[int, list[int]] = {}
